@@ -1,0 +1,280 @@
+package config
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// DefaultScrollback is the number of lines a chat's terminal keeps above the
+// screen unless the config says otherwise.
+const DefaultScrollback = 10000
+
+// Config is the parsed config file. The zero value plus Defaults is what a
+// missing file means.
+type Config struct {
+	// DefaultHarness is the harness a new chat gets when none is named.
+	DefaultHarness string `toml:"default_harness"`
+	// Scrollback is the number of lines kept above each pty chat's screen.
+	Scrollback int `toml:"scrollback"`
+	// Harness overrides or adds harness table entries by name.
+	Harness map[string]HarnessConfig `toml:"harness"`
+	// Pool holds the prewarmed-harness settings.
+	Pool PoolConfig `toml:"pool"`
+	// Keys rebinds actions: action name to one key or a list of keys.
+	Keys map[string]KeyList `toml:"keys"`
+}
+
+// HarnessConfig is one `[harness.NAME]` table. Empty fields keep the built-in
+// value of a harness of that name.
+type HarnessConfig struct {
+	Command   string            `toml:"command"`
+	Args      []string          `toml:"args"`
+	Env       map[string]string `toml:"env"`
+	Kind      string            `toml:"kind"`
+	Transport string            `toml:"transport"`
+}
+
+// PoolConfig is the `[pool]` table.
+type PoolConfig struct {
+	// Size is how many prewarmed harnesses to keep: one number for every
+	// harness, or a table of harness name to number.
+	Size PoolSize `toml:"size"`
+}
+
+// PoolSize is a pool size for every harness, or per harness.
+type PoolSize struct {
+	All        int
+	PerHarness map[string]int
+}
+
+// For returns the pool size of one harness.
+func (p PoolSize) For(harness string) int {
+	if n, ok := p.PerHarness[harness]; ok {
+		return n
+	}
+	return p.All
+}
+
+// UnmarshalTOML reads `size = 2` or `size = { claude = 1, shell = 2 }`.
+func (p *PoolSize) UnmarshalTOML(v any) error {
+	switch v := v.(type) {
+	case int64:
+		if v < 0 || v > 16 {
+			return fmt.Errorf("pool size %d out of range 0-16", v)
+		}
+		p.All = int(v)
+	case map[string]any:
+		p.PerHarness = map[string]int{}
+		for name, n := range v {
+			i, ok := n.(int64)
+			if !ok || i < 0 || i > 16 {
+				return fmt.Errorf("pool size of %q: want a number 0-16, got %v", name, n)
+			}
+			p.PerHarness[name] = int(i)
+		}
+	default:
+		return fmt.Errorf("pool size: want a number or a table of harness = number, got %T", v)
+	}
+	return nil
+}
+
+// KeyList is one or more key names.
+type KeyList []string
+
+// UnmarshalTOML reads `quit = "q"` or `quit = ["q", "ctrl+c"]`.
+func (k *KeyList) UnmarshalTOML(v any) error {
+	switch v := v.(type) {
+	case string:
+		*k = KeyList{v}
+	case []any:
+		for _, e := range v {
+			s, ok := e.(string)
+			if !ok {
+				return fmt.Errorf("want key names, got %T", e)
+			}
+			*k = append(*k, s)
+		}
+	default:
+		return fmt.Errorf("want a key name or a list of them, got %T", v)
+	}
+	if len(*k) == 0 {
+		return errors.New("empty key list")
+	}
+	return nil
+}
+
+// Transports and kinds a harness may name.
+var (
+	Transports = []string{"pty", "acp"}
+	Kinds      = []string{"claude", "codex", "gemini", "plain", "acp"}
+)
+
+// Load reads the config file at path. A missing file means the built-in
+// defaults. An unknown key or a bad value is an error naming the key and its
+// line, never a silent default.
+func Load(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Defaults(), nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	c, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// Defaults returns the configuration a missing config file means.
+func Defaults() *Config {
+	return &Config{Scrollback: DefaultScrollback}
+}
+
+// Parse reads config file contents and checks every value.
+func Parse(data []byte) (*Config, error) {
+	c := Defaults()
+	md, err := toml.Decode(string(data), c)
+	if err != nil {
+		return nil, err
+	}
+	if undecoded := md.Undecoded(); len(undecoded) > 0 {
+		var msgs []string
+		for _, k := range undecoded {
+			msgs = append(msgs, fmt.Sprintf("line %d: unknown key %q", keyLine(data, k), k.String()))
+		}
+		return nil, errors.New(strings.Join(msgs, "; "))
+	}
+	if err := c.check(data); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Config) check(data []byte) error {
+	bad := func(key toml.Key, format string, args ...any) error {
+		return fmt.Errorf("line %d: %s: %s", keyLine(data, key), key.String(), fmt.Sprintf(format, args...))
+	}
+	if c.Scrollback < 0 || c.Scrollback > 1_000_000 {
+		return bad(toml.Key{"scrollback"}, "%d out of range 0-1000000", c.Scrollback)
+	}
+	names := make([]string, 0, len(c.Harness))
+	for name := range c.Harness {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		h := c.Harness[name]
+		if !validHarnessName(name) {
+			return bad(toml.Key{"harness", name}, "a harness name is 1-32 of [a-z0-9_-]")
+		}
+		if h.Transport != "" && !contains(Transports, h.Transport) {
+			return bad(toml.Key{"harness", name, "transport"}, "%q is not one of %s", h.Transport, strings.Join(Transports, ", "))
+		}
+		if h.Kind != "" && !contains(Kinds, h.Kind) {
+			return bad(toml.Key{"harness", name, "kind"}, "%q is not one of %s", h.Kind, strings.Join(Kinds, ", "))
+		}
+		if strings.ContainsRune(h.Command, 0) {
+			return bad(toml.Key{"harness", name, "command"}, "contains a NUL byte")
+		}
+		for k := range h.Env {
+			if k == "" || strings.ContainsAny(k, "=\x00") {
+				return bad(toml.Key{"harness", name, "env"}, "bad variable name %q", k)
+			}
+		}
+	}
+	if c.DefaultHarness != "" && !validHarnessName(c.DefaultHarness) {
+		return bad(toml.Key{"default_harness"}, "%q is not a harness name", c.DefaultHarness)
+	}
+	for action, keys := range c.Keys {
+		if !contains(Actions, action) {
+			return bad(toml.Key{"keys", action}, "unknown action; actions are %s", strings.Join(Actions, ", "))
+		}
+		for _, k := range keys {
+			if err := checkKeyName(k); err != nil {
+				return bad(toml.Key{"keys", action}, "%v", err)
+			}
+		}
+	}
+	return nil
+}
+
+func validHarnessName(s string) bool {
+	if s == "" || len(s) > 32 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+func contains(list []string, s string) bool {
+	for _, e := range list {
+		if e == s {
+			return true
+		}
+	}
+	return false
+}
+
+// keyLine finds the line a key is set on, for error messages. It tracks table
+// headers and matches the key's last part inside its table; 0 means unknown.
+func keyLine(data []byte, key toml.Key) int {
+	if len(key) == 0 {
+		return 0
+	}
+	table, last := strings.Join(key[:len(key)-1], "."), key[len(key)-1]
+	current := ""
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if strings.HasPrefix(line, "[") {
+			h := strings.Trim(line, "[] \t")
+			if i := strings.IndexByte(h, ']'); i >= 0 {
+				h = h[:i]
+			}
+			current = normaliseKey(h)
+			if current == normaliseKey(strings.Join(key, ".")) {
+				return n
+			}
+			continue
+		}
+		name, _, ok := strings.Cut(line, "=")
+		if !ok {
+			continue
+		}
+		name = normaliseKey(name)
+		if full := joinKey(current, name); full == normaliseKey(strings.Join(key, ".")) || (current == table && name == last) || strings.HasPrefix(full, normaliseKey(strings.Join(key, "."))+".") {
+			return n
+		}
+	}
+	return 0
+}
+
+func joinKey(table, name string) string {
+	if table == "" {
+		return name
+	}
+	return table + "." + name
+}
+
+func normaliseKey(k string) string {
+	parts := strings.Split(k, ".")
+	for i, p := range parts {
+		parts[i] = strings.Trim(strings.TrimSpace(p), `"'`)
+	}
+	return strings.Join(parts, ".")
+}

@@ -1,0 +1,99 @@
+package config
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/charmbracelet/bubbles/key"
+)
+
+// Actions are the names under `[keys]` that can be rebound.
+var Actions = []string{
+	"up", "down", "focus", "leave", "new", "add_folders", "fork", "side",
+	"handoff", "restart", "stop", "delete", "filter", "help", "quit",
+	"remove_missing",
+}
+
+// KeyMap holds every key binding of the app, built from the defaults of
+// DESIGN.md and the `[keys]` table of the config.
+type KeyMap struct {
+	Up, Down, Focus, Leave, New, AddFolders key.Binding
+	Fork, Side, Handoff, Restart, Stop      key.Binding
+	Delete, Filter, Help, Quit              key.Binding
+	RemoveMissing                           key.Binding
+}
+
+type actionDefault struct {
+	keys []string
+	help string
+	bind func(*KeyMap) *key.Binding
+}
+
+var defaults = map[string]actionDefault{
+	"up":             {[]string{"k", "up"}, "up", func(k *KeyMap) *key.Binding { return &k.Up }},
+	"down":           {[]string{"j", "down"}, "down", func(k *KeyMap) *key.Binding { return &k.Down }},
+	"focus":          {[]string{"enter"}, "open chat", func(k *KeyMap) *key.Binding { return &k.Focus }},
+	"leave":          {[]string{"ctrl+]"}, "back to list", func(k *KeyMap) *key.Binding { return &k.Leave }},
+	"new":            {[]string{"n"}, "new chat", func(k *KeyMap) *key.Binding { return &k.New }},
+	"add_folders":    {[]string{"a"}, "add folders", func(k *KeyMap) *key.Binding { return &k.AddFolders }},
+	"fork":           {[]string{"f"}, "fork", func(k *KeyMap) *key.Binding { return &k.Fork }},
+	"side":           {[]string{"s"}, "side chat", func(k *KeyMap) *key.Binding { return &k.Side }},
+	"handoff":        {[]string{"h"}, "hand off", func(k *KeyMap) *key.Binding { return &k.Handoff }},
+	"restart":        {[]string{"r"}, "restart", func(k *KeyMap) *key.Binding { return &k.Restart }},
+	"stop":           {[]string{"x"}, "stop", func(k *KeyMap) *key.Binding { return &k.Stop }},
+	"delete":         {[]string{"D"}, "delete", func(k *KeyMap) *key.Binding { return &k.Delete }},
+	"filter":         {[]string{"/"}, "filter", func(k *KeyMap) *key.Binding { return &k.Filter }},
+	"help":           {[]string{"?"}, "all keys", func(k *KeyMap) *key.Binding { return &k.Help }},
+	"quit":           {[]string{"q"}, "quit", func(k *KeyMap) *key.Binding { return &k.Quit }},
+	"remove_missing": {[]string{"M"}, "remove missing folders", func(k *KeyMap) *key.Binding { return &k.RemoveMissing }},
+}
+
+// Keys builds the key map: the defaults, with every action named under
+// `[keys]` replaced by the keys given there.
+func (c *Config) KeyMap() KeyMap {
+	var km KeyMap
+	for _, action := range Actions {
+		d := defaults[action]
+		keys := d.keys
+		if override, ok := c.Keys[action]; ok {
+			keys = override
+		}
+		*d.bind(&km) = key.NewBinding(key.WithKeys(keys...), key.WithHelp(strings.Join(keys, "/"), d.help))
+	}
+	return km
+}
+
+// namedKeys are the multi-character key names Bubble Tea reports.
+var namedKeys = map[string]bool{
+	"enter": true, "tab": true, "shift+tab": true, "esc": true, "backspace": true,
+	"delete": true, "insert": true, "space": true, " ": true, "up": true, "down": true,
+	"left": true, "right": true, "home": true, "end": true, "pgup": true, "pgdown": true,
+	"shift+up": true, "shift+down": true, "shift+left": true, "shift+right": true,
+	"ctrl+up": true, "ctrl+down": true, "ctrl+left": true, "ctrl+right": true,
+	"ctrl+home": true, "ctrl+end": true, "ctrl+pgup": true, "ctrl+pgdown": true,
+	"f1": true, "f2": true, "f3": true, "f4": true, "f5": true, "f6": true,
+	"f7": true, "f8": true, "f9": true, "f10": true, "f11": true, "f12": true,
+}
+
+// checkKeyName accepts the key names Bubble Tea reports: one character, a
+// named key, or ctrl+/alt+ with a character or named key.
+func checkKeyName(k string) error {
+	rest := k
+	if strings.HasPrefix(rest, "alt+") {
+		rest = rest[4:]
+	}
+	if c, ok := strings.CutPrefix(rest, "ctrl+"); ok {
+		if len(c) == 1 && (c[0] >= 'a' && c[0] <= 'z' || strings.IndexByte(`@[\]^_`, c[0]) >= 0) {
+			return nil
+		}
+		if namedKeys["ctrl+"+c] {
+			return nil
+		}
+		return fmt.Errorf("unknown key %q", k)
+	}
+	if namedKeys[rest] || (utf8.RuneCountInString(rest) == 1 && rest != "" && rest[0] >= ' ') {
+		return nil
+	}
+	return fmt.Errorf("unknown key %q (use names like \"q\", \"ctrl+n\", \"enter\", \"pgup\")", k)
+}

@@ -1,0 +1,235 @@
+// Package harness is the harness table: how each harness is started and how a
+// chat's folders reach it (argv flags, an environment variable, the ACP field
+// or a context note).
+package harness
+
+import (
+	"fmt"
+	"os/exec"
+	"sort"
+	"strings"
+
+	"github.com/acpmux/acpmux-tui/config"
+)
+
+// Transports.
+const (
+	TransportPty = "pty"
+	TransportACP = "acp"
+)
+
+// Kinds decide how folders and session ids reach a harness.
+const (
+	KindClaude = "claude"
+	KindCodex  = "codex"
+	KindGemini = "gemini"
+	KindPlain  = "plain"
+	KindACP    = "acp"
+)
+
+// Ways folders reach a harness, as reported in foldersVia.
+const (
+	ViaArgv = "argv"
+	ViaACP  = "acp"
+	ViaFlag = "flag"
+	ViaEnv  = "env"
+	ViaNote = "note"
+	ViaNone = "none"
+)
+
+// EnvAdditionalDirectories carries a plain harness's folders, colon-separated.
+const EnvAdditionalDirectories = "ACPMUX_ADDITIONAL_DIRECTORIES"
+
+// Spec is one entry of the harness table.
+type Spec struct {
+	Name      string
+	Command   string
+	Args      []string
+	Env       map[string]string
+	Kind      string
+	Transport string
+	// FolderFlag is the command-line flag given once per folder ("--add-dir"),
+	// or empty when folders go another way.
+	FolderFlag string
+	// AdvertisesFolders records what an ACP harness is known to do with the
+	// additionalDirectories field: true when it advertises the capability.
+	// The mux learns the truth at initialize; this is the table's expectation.
+	AdvertisesFolders bool
+	// Builtin is set for entries of the built-in table (even if overridden).
+	Builtin bool
+}
+
+// Builtins returns the built-in harness table of DESIGN.md.
+func Builtins() []Spec {
+	return []Spec{
+		{Name: "claude", Command: "claude", Kind: KindClaude, Transport: TransportPty, FolderFlag: "--add-dir"},
+		{Name: "codex", Command: "codex", Kind: KindCodex, Transport: TransportPty, FolderFlag: "--add-dir"},
+		{Name: "gemini", Command: "gemini", Kind: KindGemini, Transport: TransportPty, FolderFlag: "--include-directories"},
+		{Name: "shell", Command: "$SHELL", Kind: KindPlain, Transport: TransportPty},
+		{Name: "claude-acp", Command: "claude-agent-acp", Kind: KindACP, Transport: TransportACP, AdvertisesFolders: true},
+		{Name: "codex-acp", Command: "codex-acp", Kind: KindACP, Transport: TransportACP, AdvertisesFolders: true},
+		{Name: "gemini-acp", Command: "gemini", Args: []string{"--acp"}, Kind: KindACP, Transport: TransportACP, FolderFlag: "--include-directories"},
+		{Name: "opencode", Command: "opencode", Args: []string{"acp"}, Kind: KindACP, Transport: TransportACP},
+		{Name: "pi", Command: "pi-acp", Kind: KindACP, Transport: TransportACP},
+	}
+}
+
+// folderFlagOf is the flag a kind takes per folder.
+func folderFlagOf(kind string) string {
+	switch kind {
+	case KindClaude, KindCodex:
+		return "--add-dir"
+	case KindGemini:
+		return "--include-directories"
+	}
+	return ""
+}
+
+// Table is the harness table in effect: the built-ins with the config's
+// `[harness.NAME]` overrides and additions.
+type Table struct {
+	specs map[string]Spec
+	order []string
+}
+
+// NewTable builds the table from the built-ins and the config.
+func NewTable(cfg *config.Config) (*Table, error) {
+	t := &Table{specs: map[string]Spec{}}
+	for _, s := range Builtins() {
+		s.Builtin = true
+		t.specs[s.Name] = s
+		t.order = append(t.order, s.Name)
+	}
+	names := make([]string, 0, len(cfg.Harness))
+	for name := range cfg.Harness {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		o := cfg.Harness[name]
+		s, ok := t.specs[name]
+		if !ok {
+			if o.Command == "" {
+				return nil, fmt.Errorf("harness %s: a new harness needs a command", name)
+			}
+			s = Spec{Name: name, Kind: KindPlain, Transport: TransportPty}
+			t.order = append(t.order, name)
+		}
+		if o.Command != "" {
+			s.Command = o.Command
+		}
+		if o.Args != nil {
+			s.Args = append([]string(nil), o.Args...)
+		}
+		if o.Env != nil {
+			s.Env = o.Env
+		}
+		if o.Kind != "" && o.Kind != s.Kind {
+			s.Kind = o.Kind
+			s.FolderFlag = folderFlagOf(o.Kind)
+			s.AdvertisesFolders = false
+		}
+		if o.Transport != "" {
+			s.Transport = o.Transport
+		}
+		if s.Kind == KindACP && s.Transport != TransportACP {
+			return nil, fmt.Errorf("harness %s: kind acp needs transport acp", name)
+		}
+		if s.Transport == TransportACP && s.Kind != KindACP {
+			// An ACP transport speaks ACP whatever the kind says of its CLI.
+			s.Kind = KindACP
+		}
+		t.specs[name] = s
+	}
+	return t, nil
+}
+
+// Get returns the harness of that name.
+func (t *Table) Get(name string) (Spec, bool) {
+	s, ok := t.specs[name]
+	return s, ok
+}
+
+// All returns the table in order: the built-ins, then added harnesses.
+func (t *Table) All() []Spec {
+	out := make([]Spec, len(t.order))
+	for i, n := range t.order {
+		out[i] = t.specs[n]
+	}
+	return out
+}
+
+// Names returns the harness names in table order.
+func (t *Table) Names() []string { return append([]string(nil), t.order...) }
+
+// Default picks the harness of a new chat when none is named: the config's
+// default_harness, else the first agent found on PATH, else shell, so a new
+// user always sees a chat start.
+func (t *Table) Default(cfg *config.Config, getenv func(string) string) string {
+	if cfg.DefaultHarness != "" {
+		return cfg.DefaultHarness
+	}
+	for _, n := range []string{"claude", "codex", "gemini"} {
+		if s, ok := t.specs[n]; ok && s.Found(getenv) {
+			return n
+		}
+	}
+	return "shell"
+}
+
+// ResolveCommand returns the program to exec: $SHELL expanded (to /bin/sh when
+// unset), then looked up on PATH.
+func (s Spec) ResolveCommand(getenv func(string) string) (string, error) {
+	cmd := s.Command
+	if cmd == "$SHELL" {
+		cmd = getenv("SHELL")
+		if cmd == "" {
+			cmd = "/bin/sh"
+		}
+	}
+	if strings.HasPrefix(cmd, "$") {
+		cmd = getenv(cmd[1:])
+	}
+	if cmd == "" {
+		return "", fmt.Errorf("harness %s: empty command", s.Name)
+	}
+	path, err := exec.LookPath(cmd)
+	if err != nil {
+		return "", fmt.Errorf("harness %s: %w", s.Name, err)
+	}
+	return path, nil
+}
+
+// Found reports whether the harness's command is installed.
+func (s Spec) Found(getenv func(string) string) bool {
+	_, err := s.ResolveCommand(getenv)
+	return err == nil
+}
+
+// FoldersVia says how a chat's folders reach this harness: "argv", "env",
+// "acp", "flag", "note", or "none" when the chat has no folders.
+// advertised reports the agent's sessionCapabilities.additionalDirectories
+// where it is known (nil: not yet initialized, so the table's expectation).
+func (s Spec) FoldersVia(folders int, advertised *bool) string {
+	if folders == 0 {
+		return ViaNone
+	}
+	switch s.Kind {
+	case KindClaude, KindCodex, KindGemini:
+		return ViaArgv
+	case KindPlain:
+		return ViaEnv
+	}
+	adv := s.AdvertisesFolders
+	if advertised != nil {
+		adv = *advertised
+	}
+	switch {
+	case adv:
+		return ViaACP
+	case s.FolderFlag != "":
+		return ViaFlag
+	default:
+		return ViaNote
+	}
+}

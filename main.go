@@ -1,0 +1,272 @@
+// Command acpmux-tui is a terminal session manager for AI coding agents. This
+// file holds flag parsing and the subcommands only; the work is done by the
+// sessions, config, harness and mux packages.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "0.1.0-dev"
+
+// Exit statuses.
+const (
+	exitOK    = 0
+	exitError = 1
+	exitUsage = 2 // bad usage or refused input (-32602)
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// usageError is bad command-line usage: printed with a hint, exit status 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+type command struct {
+	name, args, help string
+	run              func(a *app, args []string) error
+}
+
+func commands() []command {
+	return []command{
+		{"new", "[--dir DIR]... [--cwd DIR] [--harness NAME] [--name NAME] [--json]", "create a chat", cmdNew},
+		{"ls", "[--json]", "list chats", cmdLs},
+		{"show", "ID [--json]", "show one chat", cmdShow},
+		{"add-dir", "ID DIR...", "add folders to a chat", cmdAddDir},
+		{"rm-dir", "ID DIR...", "remove folders from a chat", cmdRmDir},
+		{"rm", "ID [--force]", "delete a chat (never its project folder)", cmdRm},
+		{"harnesses", "", "list the harness table", cmdHarnesses},
+		{"version", "", "print the version", cmdVersion},
+	}
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	a := &app{stdout: stdout, stderr: stderr, getenv: os.Getenv}
+	err := dispatch(a, args)
+	if err == nil {
+		return exitOK
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	fmt.Fprintln(stderr, "acpmux-tui:", err)
+	var ue usageError
+	switch {
+	case errors.As(err, &ue):
+		return exitUsage
+	case isRefusal(err):
+		return exitUsage
+	}
+	return exitError
+}
+
+func dispatch(a *app, args []string) error {
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		for _, c := range commands() {
+			if c.name == args[0] {
+				return c.run(a, args[1:])
+			}
+		}
+		if args[0] == "help" {
+			printUsage(a.stdout)
+			return nil
+		}
+		return usagef("unknown command %q (try acpmux-tui help)", args[0])
+	}
+	return cmdLaunch(a, args)
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprintln(w, "usage: acpmux-tui [--dir DIR]... [--cwd DIR] [--harness NAME] [--name NAME]")
+	fmt.Fprintln(w, "       acpmux-tui COMMAND [ARGS]")
+	fmt.Fprintln(w, "\ncommands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-10s %-62s %s\n", c.name, c.args, c.help)
+	}
+}
+
+// newFlags returns a flag set that reports its errors instead of exiting.
+func newFlags(a *app, name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(a.stderr)
+	return fs
+}
+
+// parseInterleaved parses flags that may come before, between or after the
+// positional arguments (`show ID --json`), and returns the positionals.
+// Everything after "--" is positional.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, usageError{err.Error()}
+		}
+		rest := fs.Args()
+		consumed := len(args) - len(rest)
+		if consumed > 0 && args[consumed-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// stringList is a repeatable string flag (--dir A --dir B).
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+// chatFlags are the flags that describe a new chat, shared by the bare
+// command and `new`.
+type chatFlags struct {
+	dirs    stringList
+	cwd     string
+	harness string
+	name    string
+}
+
+func (c *chatFlags) register(fs *flag.FlagSet) {
+	fs.Var(&c.dirs, "dir", "an additional folder the chat can see (repeat for more)")
+	fs.StringVar(&c.cwd, "cwd", "", "the chat's project folder (default: none, an empty folder of its own)")
+	fs.StringVar(&c.harness, "harness", "", "the harness to run (see acpmux-tui harnesses)")
+	fs.StringVar(&c.name, "name", "", "the chat's name")
+}
+
+func (c *chatFlags) any() bool {
+	return len(c.dirs) > 0 || c.cwd != "" || c.harness != "" || c.name != ""
+}
+
+// cmdLaunch is the bare command. Until the TUI lands it creates the chat the
+// flags describe and prints it; with no flags it lists the chats.
+func cmdLaunch(a *app, args []string) error {
+	fs := newFlags(a, "acpmux-tui")
+	var cf chatFlags
+	cf.register(fs)
+	fs.Usage = func() { printUsage(a.stderr) }
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("unexpected argument %q", pos[0])
+	}
+	if !cf.any() {
+		return cmdLs(a, nil)
+	}
+	e, err := a.createChat(cf)
+	if err != nil {
+		return err
+	}
+	return a.printChat(e, false)
+}
+
+func cmdNew(a *app, args []string) error {
+	fs := newFlags(a, "new")
+	var cf chatFlags
+	cf.register(fs)
+	asJSON := fs.Bool("json", false, "print the chat as JSON")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("new: unexpected argument %q", pos[0])
+	}
+	e, err := a.createChat(cf)
+	if err != nil {
+		return err
+	}
+	return a.printChat(e, *asJSON)
+}
+
+func cmdLs(a *app, args []string) error {
+	fs := newFlags(a, "ls")
+	asJSON := fs.Bool("json", false, "print an array of chats as JSON")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("ls: unexpected argument %q", pos[0])
+	}
+	return a.list(*asJSON)
+}
+
+func cmdShow(a *app, args []string) error {
+	fs := newFlags(a, "show")
+	asJSON := fs.Bool("json", false, "print the chat as JSON")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("usage: acpmux-tui show ID [--json]")
+	}
+	e, err := a.resolve(pos[0])
+	if err != nil {
+		return err
+	}
+	return a.printChat(e, *asJSON)
+}
+
+func cmdAddDir(a *app, args []string) error {
+	pos, err := parseInterleaved(newFlags(a, "add-dir"), args)
+	if err != nil {
+		return err
+	}
+	if len(pos) < 2 {
+		return usagef("usage: acpmux-tui add-dir ID DIR...")
+	}
+	return a.addFolders(pos[0], pos[1:])
+}
+
+func cmdRmDir(a *app, args []string) error {
+	pos, err := parseInterleaved(newFlags(a, "rm-dir"), args)
+	if err != nil {
+		return err
+	}
+	if len(pos) < 2 {
+		return usagef("usage: acpmux-tui rm-dir ID DIR...")
+	}
+	return a.removeFolders(pos[0], pos[1:])
+}
+
+func cmdRm(a *app, args []string) error {
+	fs := newFlags(a, "rm")
+	force := fs.Bool("force", false, "also delete a home folder that has files in it")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("usage: acpmux-tui rm ID [--force]")
+	}
+	return a.remove(pos[0], *force)
+}
+
+func cmdHarnesses(a *app, args []string) error {
+	if len(args) > 0 {
+		return usagef("usage: acpmux-tui harnesses")
+	}
+	return a.harnesses()
+}
+
+func cmdVersion(a *app, args []string) error {
+	fmt.Fprintln(a.stdout, "acpmux-tui", version)
+	return nil
+}

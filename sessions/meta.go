@@ -1,0 +1,194 @@
+// Package sessions holds the chat model, the shared folder validator and the
+// TOML store of chats under the agent home. It knows nothing of the TUI or the
+// mux.
+package sessions
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// FormatVersion is the version of the chat file format this build writes.
+const FormatVersion = 1
+
+// Origins a chat can come from, kept in Meta.Origin.
+const (
+	OriginFork    = "fork"
+	OriginSide    = "side"
+	OriginHandoff = "handoff"
+	OriginImport  = "import"
+)
+
+var idPattern = regexp.MustCompile(`^[a-z0-9-]{1,64}$`)
+
+// ValidID reports whether id is usable as a chat id and so as a file name:
+// 1 to 64 of [a-z0-9-], never "." or "..".
+func ValidID(id string) bool { return idPattern.MatchString(id) }
+
+// Meta is one chat's metadata, the contents of chats/<id>.toml.
+type Meta struct {
+	Version               int       `toml:"version"`
+	ID                    string    `toml:"id"`
+	Name                  string    `toml:"name"`
+	Harness               string    `toml:"harness"`
+	Cwd                   string    `toml:"cwd"`
+	AdditionalDirectories []string  `toml:"additional_directories"`
+	Created               time.Time `toml:"created"`
+	Parent                string    `toml:"parent,omitempty"`
+	Origin                string    `toml:"origin,omitempty"`
+	AgentSessionID        string    `toml:"agent_session_id,omitempty"`
+
+	// extra holds keys this version does not know, kept on rewrite.
+	extra map[string]any
+}
+
+var knownKeys = map[string]bool{
+	"version": true, "id": true, "name": true, "harness": true, "cwd": true,
+	"additional_directories": true, "created": true, "parent": true,
+	"origin": true, "agent_session_id": true,
+}
+
+// Clone returns a deep copy of m.
+func (m *Meta) Clone() *Meta {
+	c := *m
+	c.AdditionalDirectories = append([]string(nil), m.AdditionalDirectories...)
+	if m.extra != nil {
+		c.extra = make(map[string]any, len(m.extra))
+		for k, v := range m.extra {
+			c.extra[k] = v
+		}
+	}
+	return &c
+}
+
+// ExtraKeys returns the names of the keys kept from a newer version.
+func (m *Meta) ExtraKeys() []string {
+	keys := make([]string, 0, len(m.extra))
+	for k := range m.extra {
+		keys = append(keys, k)
+	}
+	return keys
+}
+
+// ParseMeta reads a chat file's bytes. It checks the shape of every known key
+// and keeps unknown ones; it never touches the file system.
+func ParseMeta(data []byte) (*Meta, error) {
+	var m Meta
+	md, err := toml.Decode(string(data), &m)
+	if err != nil {
+		return nil, err
+	}
+	if undecoded := md.Undecoded(); len(undecoded) > 0 {
+		var all map[string]any
+		if _, err := toml.Decode(string(data), &all); err != nil {
+			return nil, err
+		}
+		for k, v := range all {
+			if !knownKeys[k] {
+				if m.extra == nil {
+					m.extra = map[string]any{}
+				}
+				m.extra[k] = v
+			}
+		}
+	}
+	if err := m.check(); err != nil {
+		return nil, err
+	}
+	return &m, nil
+}
+
+// check verifies what every stored chat must satisfy.
+func (m *Meta) check() error {
+	switch {
+	case m.Version == 0:
+		return errors.New("missing key version")
+	case m.Version > FormatVersion:
+		return fmt.Errorf("version %d is newer than this acpmux-tui reads (%d)", m.Version, FormatVersion)
+	case m.Version < 0:
+		return fmt.Errorf("bad version %d", m.Version)
+	case !ValidID(m.ID):
+		return fmt.Errorf("bad id %q: want 1-64 of [a-z0-9-]", m.ID)
+	case m.Harness == "":
+		return errors.New("missing key harness")
+	case m.Cwd == "" || !filepath.IsAbs(m.Cwd):
+		return fmt.Errorf("cwd %q is not an absolute path", m.Cwd)
+	case len(m.AdditionalDirectories) > MaxFolders:
+		return fmt.Errorf("%d additional_directories, at most %d", len(m.AdditionalDirectories), MaxFolders)
+	}
+	for i, d := range m.AdditionalDirectories {
+		if reason := syntaxProblem(d); reason != "" {
+			return fmt.Errorf("additional_directories[%d] %q: %s", i, d, reason)
+		}
+	}
+	switch m.Origin {
+	case "", OriginFork, OriginSide, OriginHandoff, OriginImport:
+	default:
+		return fmt.Errorf("unknown origin %q", m.Origin)
+	}
+	return nil
+}
+
+// Marshal writes m as TOML: the known keys in the order of DESIGN.md, then any
+// keys kept from a newer version.
+func (m *Meta) Marshal() ([]byte, error) {
+	var buf bytes.Buffer
+	c := *m
+	if c.AdditionalDirectories == nil {
+		c.AdditionalDirectories = []string{}
+	}
+	c.Created = c.Created.UTC().Truncate(time.Second)
+	enc := toml.NewEncoder(&buf)
+	enc.Indent = ""
+	if err := enc.Encode(c); err != nil {
+		return nil, fmt.Errorf("encode chat %s: %w", m.ID, err)
+	}
+	if len(m.extra) > 0 {
+		if err := enc.Encode(m.extra); err != nil {
+			return nil, fmt.Errorf("encode chat %s: kept keys: %w", m.ID, err)
+		}
+	}
+	if b := buf.Bytes(); len(b) > 0 && b[len(b)-1] != '\n' {
+		buf.WriteByte('\n')
+	}
+	return buf.Bytes(), nil
+}
+
+// ChatJSON is a chat as `--json` prints it: the fields of DESIGN.md.
+type ChatJSON struct {
+	ID                    string   `json:"id"`
+	Name                  string   `json:"name"`
+	Harness               string   `json:"harness"`
+	Cwd                   string   `json:"cwd"`
+	AdditionalDirectories []string `json:"additionalDirectories"`
+	Parent                string   `json:"parent"`
+	Origin                string   `json:"origin"`
+	AgentSessionID        string   `json:"agentSessionId"`
+	Status                string   `json:"status"`
+	FoldersVia            string   `json:"foldersVia"`
+	Created               string   `json:"created,omitempty"`
+	Broken                string   `json:"broken,omitempty"`
+}
+
+// JSON returns the entry as printed by `--json`; status and foldersVia come
+// from the mux and the harness table.
+func (e Entry) JSON(status, foldersVia string) ChatJSON {
+	j := ChatJSON{ID: e.ID, AdditionalDirectories: []string{}, Status: status, FoldersVia: foldersVia}
+	if e.Broken != nil {
+		j.Broken = e.Broken.Error()
+		j.Status = "broken"
+		return j
+	}
+	m := e.Meta
+	j.Name, j.Harness, j.Cwd = m.Name, m.Harness, m.Cwd
+	j.AdditionalDirectories = append(j.AdditionalDirectories, m.AdditionalDirectories...)
+	j.Parent, j.Origin, j.AgentSessionID = m.Parent, m.Origin, m.AgentSessionID
+	j.Created = m.Created.UTC().Format(time.RFC3339)
+	return j
+}

@@ -1,0 +1,507 @@
+package sessions
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// ErrNotFound is returned when no chat matches an id or name.
+var ErrNotFound = errors.New("no such chat")
+
+// Store keeps chat files under an agent home: chats/<id>.toml and the empty
+// homes/<id>/ folders of chats with no project. Writes are atomic and
+// serialised between processes with a lock file.
+type Store struct {
+	home string
+}
+
+// Entry is one listed chat: its metadata, or the parse error of a broken file.
+type Entry struct {
+	ID     string
+	Meta   *Meta
+	Broken error
+}
+
+// Name returns the chat's name, or its id when the file is broken.
+func (e Entry) Name() string {
+	if e.Meta != nil {
+		return e.Meta.Name
+	}
+	return e.ID
+}
+
+// OpenStore opens (creating if needed) the store under the agent home.
+func OpenStore(home string) (*Store, error) {
+	if home == "" || !filepath.IsAbs(home) {
+		return nil, fmt.Errorf("open agent home %q: not an absolute path", home)
+	}
+	for _, d := range []string{home, filepath.Join(home, "chats"), filepath.Join(home, "homes")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, fmt.Errorf("open agent home: %w", err)
+		}
+	}
+	s := &Store{home: home}
+	if err := s.removeStaleTemps(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// removeStaleTemps deletes temp files left by a writer that was killed
+// between creating and renaming them. Every writer holds the lock while its
+// temp file exists, so under the lock any temp file is stale.
+func (s *Store) removeStaleTemps() error {
+	unlock, err := s.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	stale, _ := filepath.Glob(filepath.Join(s.home, "chats", ".*.toml.tmp-*"))
+	for _, f := range stale {
+		os.Remove(f)
+	}
+	return nil
+}
+
+// Home returns the agent home folder.
+func (s *Store) Home() string { return s.home }
+
+// ChatPath returns the path of a chat's TOML file.
+func (s *Store) ChatPath(id string) string { return filepath.Join(s.home, "chats", id+".toml") }
+
+// HomeDir returns the empty folder a chat with no project runs in.
+func (s *Store) HomeDir(id string) string { return filepath.Join(s.home, "homes", id) }
+
+// NoProject reports whether the chat runs in its own home folder.
+func (s *Store) NoProject(m *Meta) bool { return m.Cwd == s.HomeDir(m.ID) }
+
+// lock takes the store-wide write lock, shared by every acpmux-tui process.
+func (s *Store) lock() (unlock func(), err error) {
+	f, err := os.OpenFile(filepath.Join(s.home, "chats", ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("lock chat store: %w", err)
+	}
+	for {
+		err = unix.Flock(int(f.Fd()), unix.LOCK_EX)
+		if err != unix.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("lock chat store: %w", err)
+	}
+	return func() { f.Close() }, nil
+}
+
+// NewChat is what a caller gives to create a chat.
+type NewChat struct {
+	Name    string
+	Harness string
+	// Cwd is the project folder; empty means no project: the chat runs in
+	// its own empty homes/<id> folder.
+	Cwd                   string
+	AdditionalDirectories []string
+	Parent                string
+	Origin                string
+	AgentSessionID        string
+}
+
+// Create validates the new chat's folders with ValidateFolders, then writes
+// its file under a fresh id (and creates its home folder when it has no
+// project). A refusal writes nothing.
+func (s *Store) Create(n NewChat) (*Meta, error) {
+	if n.Harness == "" {
+		return nil, errors.New("create chat: no harness given")
+	}
+	cwd := ""
+	if n.Cwd != "" {
+		c, err := Canonical(n.Cwd)
+		if err != nil {
+			return nil, fmt.Errorf("create chat: project folder %q: %w", n.Cwd, err)
+		}
+		cwd = c
+	}
+	unlock, err := s.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	id, err := s.freshID()
+	if err != nil {
+		return nil, err
+	}
+	home := ""
+	if cwd == "" {
+		home = s.HomeDir(id)
+		if err := os.Mkdir(home, 0o755); err != nil {
+			return nil, fmt.Errorf("create chat %s: home folder: %w", id, err)
+		}
+		// The home folder is already canonical only if the agent home is.
+		if c, err := filepath.EvalSymlinks(home); err == nil {
+			cwd = c
+		} else {
+			cwd = home
+		}
+	}
+	dirs, err := ValidateFolders(cwd, n.AdditionalDirectories)
+	if err != nil {
+		if home != "" {
+			os.Remove(home)
+		}
+		return nil, err
+	}
+	m := &Meta{
+		Version: FormatVersion, ID: id, Name: n.Name, Harness: n.Harness,
+		Cwd: cwd, AdditionalDirectories: dirs, Created: time.Now().UTC().Truncate(time.Second),
+		Parent: n.Parent, Origin: n.Origin, AgentSessionID: n.AgentSessionID,
+	}
+	if m.Name == "" {
+		m.Name = defaultName(n, cwd, id)
+	}
+	if err := m.check(); err != nil {
+		if home != "" {
+			os.Remove(home)
+		}
+		return nil, fmt.Errorf("create chat: %w", err)
+	}
+	if err := s.write(m); err != nil {
+		if home != "" {
+			os.Remove(home)
+		}
+		return nil, err
+	}
+	return m, nil
+}
+
+func defaultName(n NewChat, cwd, id string) string {
+	if n.Cwd != "" {
+		return filepath.Base(cwd) + " " + id
+	}
+	return n.Harness + " " + id
+}
+
+const idAlphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+
+// freshID returns an unused six-character id; called with the lock held.
+func (s *Store) freshID() (string, error) {
+	for range 100 {
+		var b [6]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return "", err
+		}
+		for i := range b {
+			b[i] = idAlphabet[int(b[i])%len(idAlphabet)]
+		}
+		id := string(b[:])
+		if _, err := os.Lstat(s.ChatPath(id)); errors.Is(err, fs.ErrNotExist) {
+			if _, err := os.Lstat(s.HomeDir(id)); errors.Is(err, fs.ErrNotExist) {
+				return id, nil
+			}
+		}
+	}
+	return "", errors.New("create chat: no free id after 100 tries")
+}
+
+// Load reads one chat by id. A file that does not parse is returned as an
+// error that names the chat.
+func (s *Store) Load(id string) (*Meta, error) {
+	if !ValidID(id) {
+		return nil, fmt.Errorf("load chat %q: %w", id, ErrNotFound)
+	}
+	data, err := os.ReadFile(s.ChatPath(id))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("load chat %s: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load chat %s: %w", id, err)
+	}
+	m, err := ParseMeta(data)
+	if err != nil {
+		return nil, fmt.Errorf("load chat %s: %w", id, err)
+	}
+	if m.ID != id {
+		return nil, fmt.Errorf("load chat %s: file names id %q", id, m.ID)
+	}
+	return m, nil
+}
+
+// List returns every chat, sorted by creation time then id. Broken files are
+// listed with their parse error and left as they are.
+func (s *Store) List() ([]Entry, error) {
+	dir := filepath.Join(s.home, "chats")
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("list chats: %w", err)
+	}
+	out := make([]Entry, 0, len(des))
+	for _, de := range des {
+		name := de.Name()
+		id, ok := strings.CutSuffix(name, ".toml")
+		if !ok || strings.HasPrefix(name, ".") || !de.Type().IsRegular() {
+			continue
+		}
+		e := Entry{ID: id}
+		e.Meta, e.Broken = s.Load(id)
+		out = append(out, e)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Meta != nil && b.Meta != nil && !a.Meta.Created.Equal(b.Meta.Created) {
+			return a.Meta.Created.Before(b.Meta.Created)
+		}
+		return a.ID < b.ID
+	})
+	return out, nil
+}
+
+// Resolve finds the chat an ID argument means: the exact id, the exact name,
+// or a unique prefix of either.
+func (s *Store) Resolve(ref string) (Entry, error) {
+	if ref == "" {
+		return Entry{}, fmt.Errorf("find chat: empty id: %w", ErrNotFound)
+	}
+	if ValidID(ref) {
+		if _, err := os.Lstat(s.ChatPath(ref)); err == nil {
+			m, err := s.Load(ref)
+			return Entry{ID: ref, Meta: m, Broken: err}, nil
+		}
+	}
+	entries, err := s.List()
+	if err != nil {
+		return Entry{}, err
+	}
+	var byName, byPrefix []Entry
+	for _, e := range entries {
+		if e.Meta != nil && e.Meta.Name == ref {
+			byName = append(byName, e)
+		}
+		if strings.HasPrefix(e.ID, ref) || (e.Meta != nil && strings.HasPrefix(e.Meta.Name, ref)) {
+			byPrefix = append(byPrefix, e)
+		}
+	}
+	for _, set := range [][]Entry{byName, byPrefix} {
+		switch len(set) {
+		case 0:
+		case 1:
+			return set[0], nil
+		default:
+			ids := make([]string, len(set))
+			for i, e := range set {
+				ids[i] = e.ID
+			}
+			return Entry{}, fmt.Errorf("find chat %q: ambiguous, matches %s", ref, strings.Join(ids, ", "))
+		}
+	}
+	return Entry{}, fmt.Errorf("find chat %q: %w", ref, ErrNotFound)
+}
+
+// Update applies change to the chat's stored metadata under the store lock and
+// writes the result atomically. The file is read again under the lock, so two
+// processes never lose each other's writes. A broken file is never rewritten.
+func (s *Store) Update(id string, change func(*Meta) error) (*Meta, error) {
+	unlock, err := s.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	m, err := s.Load(id)
+	if err != nil {
+		return nil, fmt.Errorf("update chat: %w", err)
+	}
+	next := m.Clone()
+	if err := change(next); err != nil {
+		return nil, err
+	}
+	next.ID, next.Version = m.ID, FormatVersion
+	if err := next.check(); err != nil {
+		return nil, fmt.Errorf("update chat %s: %w", id, err)
+	}
+	if err := s.write(next); err != nil {
+		return nil, err
+	}
+	return next, nil
+}
+
+// AddFolders validates dirs and appends them to the chat's folders; folders it
+// already has are kept in place. The whole new list goes through the
+// validator, so a refusal changes nothing.
+func (s *Store) AddFolders(id string, dirs []string) (*Meta, error) {
+	return s.Update(id, func(m *Meta) error {
+		if _, err := ValidateFolders(m.Cwd, dirs); err != nil {
+			return err
+		}
+		all, err := ValidateFolders(m.Cwd, append(append([]string(nil), m.AdditionalDirectories...), dirs...))
+		if err != nil {
+			return err
+		}
+		m.AdditionalDirectories = all
+		return nil
+	})
+}
+
+// RemoveFolders drops the named folders from the chat's list. A folder is
+// matched as given, cleaned, or canonical, so a folder that has gone can still
+// be removed; a name that matches nothing is an error and changes nothing.
+func (s *Store) RemoveFolders(id string, dirs []string) (*Meta, error) {
+	return s.Update(id, func(m *Meta) error {
+		drop := map[int]bool{}
+		var missing []string
+		for _, d := range dirs {
+			found := false
+			for i, have := range m.AdditionalDirectories {
+				if sameFolder(have, d) {
+					drop[i], found = true, true
+				}
+			}
+			if !found {
+				missing = append(missing, d)
+			}
+		}
+		if len(missing) > 0 {
+			return fmt.Errorf("chat %s has no folder %s", m.ID, strings.Join(quoteAll(missing), ", "))
+		}
+		kept := m.AdditionalDirectories[:0:0]
+		for i, have := range m.AdditionalDirectories {
+			if !drop[i] {
+				kept = append(kept, have)
+			}
+		}
+		m.AdditionalDirectories = kept
+		return nil
+	})
+}
+
+// RemoveMissingFolders drops every stored folder that no longer passes the
+// validator (the one-key fix for a refused start) and returns what it dropped.
+func (s *Store) RemoveMissingFolders(id string) (*Meta, []FolderProblem, error) {
+	var dropped []FolderProblem
+	m, err := s.Update(id, func(m *Meta) error {
+		dropped = CheckStoredFolders(m.Cwd, m.AdditionalDirectories)
+		bad := map[int]bool{}
+		for _, p := range dropped {
+			bad[p.Index] = true
+		}
+		kept := []string{}
+		for i, d := range m.AdditionalDirectories {
+			if !bad[i] {
+				kept = append(kept, d)
+			}
+		}
+		m.AdditionalDirectories = kept
+		return nil
+	})
+	return m, dropped, err
+}
+
+func sameFolder(stored, given string) bool {
+	if stored == given || (filepath.IsAbs(given) && stored == filepath.Clean(given)) {
+		return true
+	}
+	c, err := Canonical(given)
+	return err == nil && c == stored
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = quotePath(s)
+	}
+	return out
+}
+
+// Remove deletes a chat's file and its own home folder. It never touches a
+// project folder; a home folder with files in it is kept unless force is set.
+// A broken file is never deleted.
+func (s *Store) Remove(id string, force bool) error {
+	unlock, err := s.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if _, err := s.Load(id); err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return err
+		}
+		return fmt.Errorf("remove chat %s: refusing to delete a file that does not parse (%w); fix or move %s by hand", id, err, s.ChatPath(id))
+	}
+	home := s.HomeDir(id)
+	if des, err := os.ReadDir(home); err == nil && len(des) > 0 && !force {
+		return fmt.Errorf("remove chat %s: its home folder %s is not empty (%d entries); use --force to delete it too", id, home, len(des))
+	}
+	if err := os.Remove(s.ChatPath(id)); err != nil {
+		return fmt.Errorf("remove chat %s: %w", id, err)
+	}
+	if err := syncDir(filepath.Join(s.home, "chats")); err != nil {
+		return fmt.Errorf("remove chat %s: %w", id, err)
+	}
+	if force {
+		err = os.RemoveAll(home)
+	} else {
+		err = os.Remove(home)
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove chat %s: home folder: %w", id, err)
+	}
+	return nil
+}
+
+// write stores m atomically: a temp file in the same folder, fsync, rename,
+// fsync of the folder. Called with the lock held.
+func (s *Store) write(m *Meta) error {
+	data, err := m.Marshal()
+	if err != nil {
+		return err
+	}
+	return writeAtomic(s.ChatPath(m.ID), data)
+}
+
+func writeAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	fail := func(err error) error {
+		f.Close()
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if _, err := f.Write(data); err != nil {
+		return fail(err)
+	}
+	if err := f.Chmod(0o644); err != nil {
+		return fail(err)
+	}
+	if err := f.Sync(); err != nil {
+		return fail(err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return syncDir(dir)
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}

@@ -1,0 +1,249 @@
+package sessions
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// MaxFolders is the largest number of additional folders a chat may have.
+const MaxFolders = 64
+
+// CodeInvalidParams is the JSON-RPC error code of every folder refusal.
+const CodeInvalidParams = -32602
+
+// maxPathBytes is the longest path the validator looks at. Linux refuses longer
+// paths (PATH_MAX is 4096 including the NUL), so a longer entry is refused
+// without asking the file system.
+const maxPathBytes = 4095
+
+// maxListedProblems bounds how many bad entries one refusal spells out, so a
+// hostile list of 100,000 entries yields a short error; the rest are counted.
+const maxListedProblems = 100
+
+// FolderProblem is one refused entry: where it was in the list, its text as
+// given, and why it was refused.
+type FolderProblem struct {
+	Index  int    `json:"index"`
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// FolderError is a refusal of a folder list. It carries JSON-RPC code -32602
+// (invalid params) and every bad entry, so the CLI, the TUI and the ACP side
+// all show the same explanation.
+type FolderError struct {
+	// Count is the number of entries given.
+	Count int
+	// TooMany is set when more than MaxFolders entries were given.
+	TooMany bool
+	// Problems lists the refused entries in list order, at most
+	// maxListedProblems of them.
+	Problems []FolderProblem
+	// Unlisted counts the refused entries left out of Problems.
+	Unlisted int
+}
+
+// Code returns the JSON-RPC error code of the refusal, -32602.
+func (e *FolderError) Code() int { return CodeInvalidParams }
+
+// Error spells out the refusal on several lines: a header, then one line per
+// bad entry with its index, its text as given and the reason.
+func (e *FolderError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "invalid params (%d): additionalDirectories refused", CodeInvalidParams)
+	if e.TooMany {
+		fmt.Fprintf(&b, "\n  %d folders given, at most %d allowed", e.Count, MaxFolders)
+	}
+	for _, p := range e.Problems {
+		fmt.Fprintf(&b, "\n  [%d] %s: %s", p.Index, quotePath(p.Path), p.Reason)
+	}
+	if e.Unlisted > 0 {
+		fmt.Fprintf(&b, "\n  … and %d more bad entries", e.Unlisted)
+	}
+	return b.String()
+}
+
+// RPCError returns the refusal as a JSON-RPC error object: code, message and
+// data.entries with every listed bad entry.
+func (e *FolderError) RPCError() json.RawMessage {
+	type data struct {
+		Count    int             `json:"count"`
+		Max      int             `json:"max"`
+		Entries  []FolderProblem `json:"entries"`
+		Unlisted int             `json:"unlisted,omitempty"`
+	}
+	entries := e.Problems
+	if entries == nil {
+		entries = []FolderProblem{}
+	}
+	out, _ := json.Marshal(struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+		Data    data   `json:"data"`
+	}{CodeInvalidParams, "Invalid params: additionalDirectories", data{e.Count, MaxFolders, entries, e.Unlisted}})
+	return out
+}
+
+func (e *FolderError) add(i int, given, reason string) {
+	if len(e.Problems) >= maxListedProblems {
+		e.Unlisted++
+		return
+	}
+	e.Problems = append(e.Problems, FolderProblem{Index: i, Path: clip(given), Reason: reason})
+}
+
+// clip keeps a hostile 1 MB entry from turning into a 1 MB error message.
+func clip(s string) string {
+	const keep = 200
+	if len(s) <= keep {
+		return s
+	}
+	return s[:keep] + fmt.Sprintf("…(%d bytes)", len(s))
+}
+
+func quotePath(p string) string {
+	if strings.ContainsAny(p, "\"\\\x00\n\t") || strings.ContainsFunc(p, func(r rune) bool { return r < 0x20 }) {
+		return fmt.Sprintf("%q", p)
+	}
+	return `"` + p + `"`
+}
+
+// AsFolderError reports whether err is (or wraps) a folder refusal.
+func AsFolderError(err error) (*FolderError, bool) {
+	var fe *FolderError
+	ok := errors.As(err, &fe)
+	return fe, ok
+}
+
+// syntaxProblem checks what can be checked without the file system.
+func syntaxProblem(p string) string {
+	switch {
+	case p == "":
+		return "empty path"
+	case strings.IndexByte(p, 0) >= 0:
+		return "contains a NUL byte"
+	case len(p) > maxPathBytes:
+		return fmt.Sprintf("path is %d bytes, longer than the system allows (%d)", len(p), maxPathBytes)
+	case !filepath.IsAbs(p):
+		return "not an absolute path"
+	}
+	return ""
+}
+
+// Canonical returns the symlink-resolved, clean form of an absolute path to an
+// existing directory, or the reason it is not one.
+func Canonical(p string) (string, error) {
+	if reason := syntaxProblem(p); reason != "" {
+		return "", errors.New(reason)
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", errors.New(existenceReason(p, err))
+	}
+	info, err := os.Stat(real)
+	if err != nil {
+		return "", errors.New(existenceReason(p, err))
+	}
+	if !info.IsDir() {
+		return "", errors.New("not a directory")
+	}
+	return filepath.Clean(real), nil
+}
+
+func existenceReason(p string, err error) string {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if lfi, lerr := os.Lstat(filepath.Clean(p)); lerr == nil && lfi.Mode()&fs.ModeSymlink != 0 {
+			return "dangling symlink: its target does not exist"
+		}
+		return "does not exist"
+	case errors.Is(err, fs.ErrPermission):
+		return "permission denied"
+	case strings.Contains(err.Error(), "not a directory"):
+		return "does not exist (a parent is not a directory)"
+	case strings.Contains(err.Error(), "too many links"):
+		return "symlink loop"
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// ValidateFolders is the one folder validator behind every entry point: launch
+// flags, new, add-dir, the folder picker, imports and protocol endpoints. Given
+// the chat's own folder and the folders as given, it returns their canonical
+// forms in order, each listed once (first place kept), or a *FolderError naming
+// every bad entry. The chat's own folder is compared canonically, so a symlink
+// to it is caught too. A list longer than MaxFolders is refused before any
+// file-system call, so hostile input stays cheap.
+func ValidateFolders(cwd string, dirs []string) ([]string, error) {
+	ferr := &FolderError{Count: len(dirs)}
+	if len(dirs) > MaxFolders {
+		ferr.TooMany = true
+		for i, d := range dirs {
+			if reason := syntaxProblem(d); reason != "" {
+				ferr.add(i, d, reason)
+			}
+		}
+		return nil, ferr
+	}
+	own := canonicalOwn(cwd)
+	out := make([]string, 0, len(dirs))
+	seen := make(map[string]bool, len(dirs))
+	for i, d := range dirs {
+		c, err := Canonical(d)
+		switch {
+		case err != nil:
+			ferr.add(i, d, err.Error())
+		case c == own:
+			ferr.add(i, d, "is the chat's own folder")
+		case seen[c]:
+			// The same folder spelt another way: listed once, first place kept.
+		default:
+			seen[c] = true
+			out = append(out, c)
+		}
+	}
+	if len(ferr.Problems) > 0 || ferr.Unlisted > 0 {
+		return nil, ferr
+	}
+	return out, nil
+}
+
+// canonicalOwn resolves the chat's own folder; a folder that cannot be
+// resolved is still compared in its clean form.
+func canonicalOwn(cwd string) string {
+	if cwd == "" {
+		return ""
+	}
+	if c, err := Canonical(cwd); err == nil {
+		return c
+	}
+	return filepath.Clean(cwd)
+}
+
+// CheckStoredFolders checks a chat's stored folders again before a start. It
+// returns the folders that are no longer usable (gone, not a directory, or
+// resolving to somewhere else now) with the reason for each; an empty result
+// means the start may go ahead with the stored list as it is.
+func CheckStoredFolders(cwd string, dirs []string) []FolderProblem {
+	var bad []FolderProblem
+	own := canonicalOwn(cwd)
+	for i, d := range dirs {
+		c, err := Canonical(d)
+		switch {
+		case err != nil:
+			bad = append(bad, FolderProblem{Index: i, Path: d, Reason: err.Error()})
+		case c == own:
+			bad = append(bad, FolderProblem{Index: i, Path: d, Reason: "now resolves to the chat's own folder"})
+		}
+	}
+	return bad
+}
