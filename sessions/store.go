@@ -105,6 +105,9 @@ func (s *Store) lock() (unlock func(), err error) {
 
 // NewChat is what a caller gives to create a chat.
 type NewChat struct {
+	// ID is a preset id from ReserveHome (a pooled harness's folder); empty
+	// means a fresh one.
+	ID      string
 	Name    string
 	Harness string
 	// Cwd is the project folder; empty means no project: the chat runs in
@@ -136,15 +139,20 @@ func (s *Store) Create(n NewChat) (*Meta, error) {
 		return nil, err
 	}
 	defer unlock()
-	id, err := s.freshID()
-	if err != nil {
+	id, home := n.ID, ""
+	if id != "" {
+		if err := s.checkReserved(id, cwd); err != nil {
+			return nil, err
+		}
+	} else if id, err = s.freshID(); err != nil {
 		return nil, err
 	}
-	home := ""
 	if cwd == "" {
 		home = s.HomeDir(id)
-		if err := os.Mkdir(home, 0o755); err != nil {
-			return nil, fmt.Errorf("create chat %s: home folder: %w", id, err)
+		if n.ID == "" {
+			if err := os.Mkdir(home, 0o755); err != nil {
+				return nil, fmt.Errorf("create chat %s: home folder: %w", id, err)
+			}
 		}
 		// The home folder is already canonical only if the agent home is.
 		if c, err := filepath.EvalSymlinks(home); err == nil {
@@ -153,11 +161,14 @@ func (s *Store) Create(n NewChat) (*Meta, error) {
 			cwd = home
 		}
 	}
-	dirs, err := ValidateFolders(cwd, n.AdditionalDirectories)
-	if err != nil {
-		if home != "" {
+	cleanup := func() {
+		if home != "" && n.ID == "" {
 			os.Remove(home)
 		}
+	}
+	dirs, err := ValidateFolders(cwd, n.AdditionalDirectories)
+	if err != nil {
+		cleanup()
 		return nil, err
 	}
 	m := &Meta{
@@ -169,18 +180,69 @@ func (s *Store) Create(n NewChat) (*Meta, error) {
 		m.Name = defaultName(n, cwd, id)
 	}
 	if err := m.check(); err != nil {
-		if home != "" {
-			os.Remove(home)
-		}
+		cleanup()
 		return nil, fmt.Errorf("create chat: %w", err)
 	}
 	if err := s.write(m); err != nil {
-		if home != "" {
-			os.Remove(home)
-		}
+		cleanup()
 		return nil, err
 	}
 	return m, nil
+}
+
+// ReserveHome makes a fresh id's empty home folder without a chat file, for
+// a prewarmed harness that a new chat may later take (Create with NewChat.ID).
+func (s *Store) ReserveHome() (id, dir string, err error) {
+	unlock, err := s.lock()
+	if err != nil {
+		return "", "", err
+	}
+	defer unlock()
+	if id, err = s.freshID(); err != nil {
+		return "", "", err
+	}
+	dir = s.HomeDir(id)
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return "", "", fmt.Errorf("reserve home folder: %w", err)
+	}
+	if c, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = c
+	}
+	return id, dir, nil
+}
+
+// ReleaseHome removes a reserved home folder no chat took, and anything a
+// prewarmed harness wrote in it. A folder that belongs to a chat is kept.
+func (s *Store) ReleaseHome(id string) error {
+	if !ValidID(id) {
+		return fmt.Errorf("release home: bad id %q", id)
+	}
+	unlock, err := s.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if _, err := os.Lstat(s.ChatPath(id)); err == nil {
+		return nil
+	}
+	return os.RemoveAll(s.HomeDir(id))
+}
+
+// checkReserved verifies a preset id: a reserved home folder and no chat file.
+func (s *Store) checkReserved(id, cwd string) error {
+	if !ValidID(id) {
+		return fmt.Errorf("create chat: bad id %q", id)
+	}
+	if cwd != "" {
+		return fmt.Errorf("create chat %s: a reserved home is only for a chat with no project", id)
+	}
+	if _, err := os.Lstat(s.ChatPath(id)); err == nil {
+		return fmt.Errorf("create chat %s: id in use", id)
+	}
+	if fi, err := os.Stat(s.HomeDir(id)); err != nil || !fi.IsDir() {
+		return fmt.Errorf("create chat %s: no reserved home folder", id)
+	}
+	return nil
 }
 
 func defaultName(n NewChat, cwd, id string) string {

@@ -1,0 +1,124 @@
+// Command ptyfake is a fake terminal harness for tests. Each start appends one
+// JSON line to $ACPMUX_FAKE_RECORD with what it really received (argv, cwd,
+// environment, pid, process group, whether stdin is a terminal), then behaves
+// as $ACPMUX_FAKE_MODE says:
+//
+//	echo (default)  print "ready>" and echo each input line as "echo: LINE"
+//	exit:N          exit with status N at once
+//	cat:FILE        copy FILE to stdout, print "FLOOD-DONE", then wait
+//	stubborn        like echo, but ignore SIGTERM
+//	child           like echo, with a child process in the same group
+//	bell            print "ready>" then a BEL, then echo
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/term"
+)
+
+// Record is one start as the fake saw it.
+type Record struct {
+	Argv       []string `json:"argv"`
+	Cwd        string   `json:"cwd"`
+	Env        []string `json:"env"`
+	Pid        int      `json:"pid"`
+	Pgid       int      `json:"pgid"`
+	StdinIsTTY bool     `json:"stdinIsTTY"`
+	Cols       int      `json:"cols"`
+	Rows       int      `json:"rows"`
+	ChildPid   int      `json:"childPid,omitempty"`
+}
+
+func main() {
+	mode := os.Getenv("ACPMUX_FAKE_MODE")
+	if mode == "" {
+		mode = "echo"
+	}
+	if mode == "sleeper" {
+		// The child of "child" mode: sits in the harness's process group.
+		waitForever()
+	}
+	cwd, _ := os.Getwd()
+	pgid, _ := syscall.Getpgid(0)
+	rec := Record{Argv: os.Args, Cwd: cwd, Env: os.Environ(), Pid: os.Getpid(), Pgid: pgid,
+		StdinIsTTY: term.IsTerminal(int(os.Stdin.Fd()))}
+	rec.Cols, rec.Rows, _ = term.GetSize(int(os.Stdin.Fd()))
+	if mode == "child" {
+		child := exec.Command(os.Args[0])
+		child.Env = append(os.Environ(), "ACPMUX_FAKE_MODE=sleeper")
+		if err := child.Start(); err != nil {
+			fail(err)
+		}
+		rec.ChildPid = child.Process.Pid
+	}
+	record(rec)
+
+	switch {
+	case strings.HasPrefix(mode, "exit:"):
+		n, _ := strconv.Atoi(strings.TrimPrefix(mode, "exit:"))
+		os.Exit(n)
+	case strings.HasPrefix(mode, "cat:"):
+		f, err := os.Open(strings.TrimPrefix(mode, "cat:"))
+		if err != nil {
+			fail(err)
+		}
+		if _, err := io.Copy(os.Stdout, f); err != nil {
+			fail(err)
+		}
+		fmt.Print("\r\nFLOOD-DONE\r\n")
+		waitForever()
+	case mode == "stubborn":
+		signal.Ignore(syscall.SIGTERM)
+	}
+	fmt.Print("ready>")
+	if mode == "bell" {
+		fmt.Print("\a")
+	}
+	sc := bufio.NewScanner(os.Stdin)
+	for sc.Scan() {
+		fmt.Printf("\r\necho: %s\r\nready>", sc.Text())
+	}
+}
+
+// waitForever blocks until a signal ends the process. (A bare select{}
+// would be reported by the runtime as a deadlock.)
+func waitForever() {
+	for {
+		time.Sleep(time.Hour)
+	}
+}
+
+func record(r Record) {
+	path := os.Getenv("ACPMUX_FAKE_RECORD")
+	if path == "" {
+		return
+	}
+	line, err := json.Marshal(r)
+	if err != nil {
+		fail(err)
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		fail(err)
+	}
+	if _, err := f.Write(append(line, '\n')); err != nil {
+		fail(err)
+	}
+	f.Close()
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "ptyfake:", err)
+	os.Exit(3)
+}
