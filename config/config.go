@@ -236,7 +236,11 @@ func keyLine(data []byte, key toml.Key) int {
 		return 0
 	}
 	table, last := strings.Join(key[:len(key)-1], "."), key[len(key)-1]
+	want := normaliseKey(strings.Join(key, "."))
 	current := ""
+	// parent is the line that sets a table holding the key, as in
+	// `claude = { kind = "x" }`: the answer when the key has no line of its own.
+	parent := 0
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	for n := 1; sc.Scan(); n++ {
@@ -247,7 +251,7 @@ func keyLine(data []byte, key toml.Key) int {
 				h = h[:i]
 			}
 			current = normaliseKey(h)
-			if current == normaliseKey(strings.Join(key, ".")) {
+			if current == want {
 				return n
 			}
 			continue
@@ -257,11 +261,15 @@ func keyLine(data []byte, key toml.Key) int {
 			continue
 		}
 		name = normaliseKey(name)
-		if full := joinKey(current, name); full == normaliseKey(strings.Join(key, ".")) || (current == table && name == last) || strings.HasPrefix(full, normaliseKey(strings.Join(key, "."))+".") {
+		full := joinKey(current, name)
+		if full == want || (current == table && name == last) || strings.HasPrefix(full, want+".") {
 			return n
 		}
+		if parent == 0 && strings.HasPrefix(want, full+".") {
+			parent = n
+		}
 	}
-	return 0
+	return parent
 }
 
 func joinKey(table, name string) string {

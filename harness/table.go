@@ -5,7 +5,9 @@ package harness
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -193,11 +195,36 @@ func (s Spec) ResolveCommand(getenv func(string) string) (string, error) {
 	if cmd == "" {
 		return "", fmt.Errorf("harness %s: empty command", s.Name)
 	}
-	path, err := exec.LookPath(cmd)
+	path, err := lookPath(cmd, getenv("PATH"))
 	if err != nil {
 		return "", fmt.Errorf("harness %s: %w", s.Name, err)
 	}
 	return path, nil
+}
+
+// lookPath finds an executable as exec.LookPath does, but on the PATH given,
+// so the environment acpmux-tui passes on is the one searched.
+func lookPath(cmd, pathList string) (string, error) {
+	if strings.Contains(cmd, "/") {
+		if isExecutable(cmd) {
+			return cmd, nil
+		}
+		return "", fmt.Errorf("%s: %w", cmd, exec.ErrNotFound)
+	}
+	for _, dir := range filepath.SplitList(pathList) {
+		if dir == "" {
+			dir = "."
+		}
+		if p := filepath.Join(dir, cmd); isExecutable(p) {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%q not found on PATH: %w", cmd, exec.ErrNotFound)
+}
+
+func isExecutable(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && !fi.IsDir() && fi.Mode().Perm()&0o111 != 0
 }
 
 // Found reports whether the harness's command is installed.

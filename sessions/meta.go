@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"time"
+	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
 )
@@ -127,6 +128,13 @@ func (m *Meta) check() error {
 			return fmt.Errorf("additional_directories[%d] %q: %s", i, d, reason)
 		}
 	}
+	// TOML holds only UTF-8: a name with other bytes would make a file that
+	// no longer parses.
+	for _, kv := range [...][2]string{{"name", m.Name}, {"harness", m.Harness}, {"parent", m.Parent}, {"agent_session_id", m.AgentSessionID}} {
+		if !utf8.ValidString(kv[1]) {
+			return fmt.Errorf("%s %q is not valid UTF-8", kv[0], kv[1])
+		}
+	}
 	switch m.Origin {
 	case "", OriginFork, OriginSide, OriginHandoff, OriginImport:
 	default:
@@ -143,7 +151,7 @@ func (m *Meta) Marshal() ([]byte, error) {
 	if c.AdditionalDirectories == nil {
 		c.AdditionalDirectories = []string{}
 	}
-	c.Created = c.Created.UTC().Truncate(time.Second)
+	c.Created = c.Created.UTC()
 	enc := toml.NewEncoder(&buf)
 	enc.Indent = ""
 	if err := enc.Encode(c); err != nil {

@@ -49,6 +49,11 @@ func OpenStore(home string) (*Store, error) {
 			return nil, fmt.Errorf("open agent home: %w", err)
 		}
 	}
+	// Chat folders are stored canonical, so the home is too: a chat's cwd
+	// then equals HomeDir(id) even when the agent home is reached by a link.
+	if c, err := filepath.EvalSymlinks(home); err == nil {
+		home = c
+	}
 	s := &Store{home: home}
 	if err := s.removeStaleTemps(); err != nil {
 		return nil, err
@@ -316,9 +321,14 @@ func (s *Store) List() ([]Entry, error) {
 		e.Meta, e.Broken = s.Load(id)
 		out = append(out, e)
 	}
+	// Broken files have no creation time: they go last, by id, so the order
+	// stays a total one.
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
-		if a.Meta != nil && b.Meta != nil && !a.Meta.Created.Equal(b.Meta.Created) {
+		if (a.Meta == nil) != (b.Meta == nil) {
+			return b.Meta == nil
+		}
+		if a.Meta != nil && !a.Meta.Created.Equal(b.Meta.Created) {
 			return a.Meta.Created.Before(b.Meta.Created)
 		}
 		return a.ID < b.ID
@@ -401,6 +411,9 @@ func (s *Store) AddFolders(id string, dirs []string) (*Meta, error) {
 	return s.Update(id, func(m *Meta) error {
 		if _, err := ValidateFolders(m.Cwd, dirs); err != nil {
 			return err
+		}
+		if gone := CheckStoredFolders(m.Cwd, m.AdditionalDirectories); len(gone) > 0 {
+			return fmt.Errorf("chat %s: stored folder %s %s; remove it first (rm-dir)", m.ID, quotePath(gone[0].Path), gone[0].Reason)
 		}
 		all, err := ValidateFolders(m.Cwd, append(append([]string(nil), m.AdditionalDirectories...), dirs...))
 		if err != nil {

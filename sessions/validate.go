@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 )
 
 // MaxFolders is the largest number of additional folders a chat may have.
@@ -99,15 +100,18 @@ func (e *FolderError) add(i int, given, reason string) {
 
 // clip keeps a hostile 1 MB entry from turning into a 1 MB error message.
 func clip(s string) string {
-	const keep = 200
+	keep := 200
 	if len(s) <= keep {
 		return s
+	}
+	for keep > 0 && !utf8.RuneStart(s[keep]) {
+		keep--
 	}
 	return s[:keep] + fmt.Sprintf("…(%d bytes)", len(s))
 }
 
 func quotePath(p string) string {
-	if strings.ContainsAny(p, "\"\\\x00\n\t") || strings.ContainsFunc(p, func(r rune) bool { return r < 0x20 }) {
+	if strings.ContainsAny(p, "\"\\\x00\n\t") || strings.ContainsFunc(p, func(r rune) bool { return r < 0x20 }) || !utf8.ValidString(p) {
 		return fmt.Sprintf("%q", p)
 	}
 	return `"` + p + `"`
@@ -129,6 +133,9 @@ func syntaxProblem(p string) string {
 		return "contains a NUL byte"
 	case len(p) > maxPathBytes:
 		return fmt.Sprintf("path is %d bytes, longer than the system allows (%d)", len(p), maxPathBytes)
+	case !utf8.ValidString(p):
+		// A chat file is TOML and the ACP field is JSON: neither can hold it.
+		return "not valid UTF-8"
 	case !filepath.IsAbs(p):
 		return "not an absolute path"
 	}
@@ -151,6 +158,13 @@ func Canonical(p string) (string, error) {
 	}
 	if !info.IsDir() {
 		return "", errors.New("not a directory")
+	}
+	// EvalSymlinks drops a ".." after a regular file lexically; the kernel
+	// refuses "file/..", and so does the validator.
+	if real != filepath.Clean(p) {
+		if _, err := os.Stat(p); err != nil {
+			return "", errors.New(existenceReason(p, err))
+		}
 	}
 	return filepath.Clean(real), nil
 }
@@ -243,6 +257,8 @@ func CheckStoredFolders(cwd string, dirs []string) []FolderProblem {
 			bad = append(bad, FolderProblem{Index: i, Path: d, Reason: err.Error()})
 		case c == own:
 			bad = append(bad, FolderProblem{Index: i, Path: d, Reason: "now resolves to the chat's own folder"})
+		case c != filepath.Clean(d):
+			bad = append(bad, FolderProblem{Index: i, Path: d, Reason: "now resolves to " + quotePath(c)})
 		}
 	}
 	return bad
