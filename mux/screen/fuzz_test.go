@@ -1,0 +1,69 @@
+package screen
+
+import (
+	"strings"
+	"testing"
+)
+
+// FuzzScreenWrite feeds arbitrary bytes (split at a point of the input's
+// choosing, and again after resizes) and checks the screen stays consistent:
+// no panic, the cursor on the screen, every rendered line exactly as wide as
+// the screen. The seed corpus is in testdata/fuzz/FuzzScreenWrite.
+func FuzzScreenWrite(f *testing.F) {
+	f.Add([]byte("hello\r\nworld\x1b[2J\x1b[H"))
+	f.Add([]byte("\x1b[1;31m日本\u0301\x1b[0m\x1b[?1049h\x1b[5;2r\x1b[L\x1b[?1049l"))
+	f.Add([]byte("\x1b]0;title\x07\x1b]9;4;1;50\x1b\\\x1b[6n\x1b[c"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s := New(12, 5, 20)
+		var replies int
+		s.SetReplyFunc(func(b []byte) { replies += len(b) })
+		cut := 0
+		if len(data) > 0 {
+			cut = int(data[0]) % (len(data) + 1)
+		}
+		s.Write(data[:cut])
+		s.Write(data[cut:])
+		checkConsistent(t, s)
+		s.Resize(7, 3)
+		checkConsistent(t, s)
+		s.Write(data)
+		checkConsistent(t, s)
+		s.Resize(15, 6)
+		checkConsistent(t, s)
+		s.Write([]byte("\x1b[?1049l\x1b[r\r\n"))
+		s.Write(data)
+		checkConsistent(t, s)
+		s.Events()
+		_ = s.Title()
+		_ = s.Modes()
+	})
+}
+
+func checkConsistent(t *testing.T, s *Screen) {
+	t.Helper()
+	cols, rows := s.Size()
+	x, y, _ := s.Cursor()
+	if x < 0 || x >= cols || y < 0 || y >= rows {
+		t.Fatalf("cursor (%d,%d) outside %dx%d", x, y, cols, rows)
+	}
+	for _, off := range []int{0, s.ScrollbackLen()} {
+		lines := strings.Split(s.Render(off), "\n")
+		if len(lines) != rows {
+			t.Fatalf("Render(%d) has %d lines, want %d", off, len(lines), rows)
+		}
+		for i, line := range lines {
+			if w := visibleWidth(line); w != cols {
+				t.Fatalf("Render(%d) line %d is %d wide, want %d: %q", off, i, w, cols, line)
+			}
+		}
+	}
+	for i := range rows {
+		_ = s.PlainLine(i)
+		for c := range cols {
+			_ = s.Cell(c, i)
+		}
+	}
+	for i := range s.ScrollbackLen() {
+		_ = s.PlainScrollback(i)
+	}
+}
