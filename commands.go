@@ -1,14 +1,20 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
+	"github.com/acpmux/acpmux-tui/mux"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -64,6 +70,11 @@ func (a *app) createChat(cf chatFlags) (sessions.Entry, error) {
 	}
 	if _, ok := a.table.Get(name); !ok {
 		return sessions.Entry{}, usagef("unknown harness %q (known: %s)", name, strings.Join(a.table.Names(), ", "))
+	}
+	if cf.cwd != "" {
+		if _, err := sessions.Canonical(cf.cwd); err != nil {
+			return sessions.Entry{}, usagef("--cwd %q: %v", cf.cwd, err)
+		}
 	}
 	m, err := a.store.Create(sessions.NewChat{
 		Name: cf.name, Harness: name, Cwd: cf.cwd, AdditionalDirectories: cf.dirs,
@@ -210,6 +221,101 @@ func (a *app) remove(ref string, force bool) error {
 		return err
 	}
 	fmt.Fprintln(a.stdout, "removed", e.ID)
+	return nil
+}
+
+// logger opens the log file in the agent home; the log is where harness
+// stderr and mux events go, never the terminal a harness draws on.
+func (a *app) logger() (*slog.Logger, func(), error) {
+	path := a.paths.Log()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, nil, fmt.Errorf("open log: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open log: %w", err)
+	}
+	return slog.New(slog.NewTextHandler(f, nil)), func() { f.Close() }, nil
+}
+
+func (a *app) newMux() (*mux.Mux, func(), error) {
+	log, closeLog, err := a.logger()
+	if err != nil {
+		return nil, nil, err
+	}
+	m := mux.New(mux.Options{Store: a.store, Table: a.table, Config: a.cfg, Logger: log, Getenv: a.getenv})
+	return m, func() { m.Close(); closeLog() }, nil
+}
+
+func (a *app) attach(ref string) error {
+	e, err := a.resolve(ref)
+	if err != nil {
+		return err
+	}
+	if e.Broken != nil {
+		return e.Broken
+	}
+	m, done, err := a.newMux()
+	if err != nil {
+		return err
+	}
+	defer done()
+	how, err := m.Attach(e.ID, os.Stdin, os.Stdout)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stderr, "\r\n[acpmux-tui: %s %s]\r\n", e.ID, how)
+	return nil
+}
+
+// prompt runs one ACP turn from the command line: the reply streams to
+// stdout as plain text, permission requests are refused (each is printed on
+// stderr), and ctrl+c cancels the turn.
+func (a *app) prompt(ref, text string) error {
+	e, err := a.resolve(ref)
+	if err != nil {
+		return err
+	}
+	if e.Broken != nil {
+		return e.Broken
+	}
+	if spec, ok := a.table.Get(e.Meta.Harness); !ok || spec.Transport != harness.TransportACP {
+		return usagef("chat %s runs %s, which does not speak ACP; use attach", e.ID, e.Meta.Harness)
+	}
+	m, done, err := a.newMux()
+	if err != nil {
+		return err
+	}
+	defer done()
+	if err := m.SetPermissionPolicy(e.ID, func(p mux.Permission) string {
+		fmt.Fprintf(a.stderr, "acpmux-tui: refused permission for %s\n", p.Title)
+		return mux.RefuseAll(p)
+	}); err != nil {
+		return err
+	}
+	endsWithNewline := true
+	_ = m.Observe(e.ID, func(entry mux.Entry) {
+		if entry.Kind == mux.EntryAgent && entry.Text != "" {
+			io.WriteString(a.stdout, entry.Text)
+			endsWithNewline = strings.HasSuffix(entry.Text, "\n")
+		}
+	})
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		_ = m.Cancel(e.ID)
+	}()
+	reason, err := m.Prompt(context.Background(), e.ID, text)
+	if !endsWithNewline {
+		fmt.Fprintln(a.stdout)
+	}
+	if err != nil {
+		return err
+	}
+	if reason != "end_turn" {
+		fmt.Fprintf(a.stderr, "acpmux-tui: turn ended: %s\n", reason)
+	}
 	return nil
 }
 

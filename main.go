@@ -46,6 +46,8 @@ func commands() []command {
 		{"add-dir", "ID DIR...", "add folders to a chat", cmdAddDir},
 		{"rm-dir", "ID DIR...", "remove folders from a chat", cmdRmDir},
 		{"rm", "ID [--force]", "delete a chat (never its project folder)", cmdRm},
+		{"attach", "ID", "run a chat's harness in this terminal (ctrl+] detaches)", cmdAttach},
+		{"prompt", "ID TEXT", "send one prompt to an ACP chat and print the reply", cmdPrompt},
 		{"harnesses", "", "list the harness table", cmdHarnesses},
 		{"version", "", "print the version", cmdVersion},
 	}
@@ -257,6 +259,28 @@ func cmdRm(a *app, args []string) error {
 		return usagef("usage: acpmux-tui rm ID [--force]")
 	}
 	return a.remove(pos[0], *force)
+}
+
+func cmdAttach(a *app, args []string) error {
+	pos, err := parseInterleaved(newFlags(a, "attach"), args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("usage: acpmux-tui attach ID")
+	}
+	return a.attach(pos[0])
+}
+
+func cmdPrompt(a *app, args []string) error {
+	pos, err := parseInterleaved(newFlags(a, "prompt"), args)
+	if err != nil {
+		return err
+	}
+	if len(pos) < 2 {
+		return usagef("usage: acpmux-tui prompt ID TEXT")
+	}
+	return a.prompt(pos[0], strings.Join(pos[1:], " "))
 }
 
 func cmdHarnesses(a *app, args []string) error {

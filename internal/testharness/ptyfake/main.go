@@ -6,7 +6,7 @@
 //	echo (default)  print "ready>" and echo each input line as "echo: LINE"
 //	exit:N          exit with status N at once
 //	cat:FILE        copy FILE to stdout, print "FLOOD-DONE", then wait
-//	stubborn        like echo, but ignore SIGTERM
+//	stubborn        like echo, but ignore SIGTERM and SIGHUP
 //	child           like echo, with a child process in the same group
 //	bell            print "ready>" then a BEL, then echo
 package main
@@ -76,10 +76,10 @@ func main() {
 		if _, err := io.Copy(os.Stdout, f); err != nil {
 			fail(err)
 		}
-		fmt.Print("\r\nFLOOD-DONE\r\n")
+		fmt.Print("FLOOD-DONE\r\n")
 		waitForever()
 	case mode == "stubborn":
-		signal.Ignore(syscall.SIGTERM)
+		signal.Ignore(syscall.SIGTERM, syscall.SIGHUP)
 	}
 	fmt.Print("ready>")
 	if mode == "bell" {

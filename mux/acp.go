@@ -1,0 +1,535 @@
+package mux
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/acpmux/acpmux-tui/harness"
+	"github.com/acpmux/acpmux-tui/sessions"
+	acp "github.com/coder/acp-go-sdk"
+)
+
+// ClientName and ClientVersion are what initialize tells an agent.
+const (
+	ClientName    = "acpmux-tui"
+	ClientVersion = "0.1.0"
+)
+
+// handshakeTimeout bounds initialize and session setup.
+const handshakeTimeout = 2 * time.Minute
+
+// acpChat is one chat whose harness speaks ACP over stdio: one harness
+// process per chat, one session in it.
+type acpChat struct {
+	m       *Mux
+	id      string
+	pending atomic.Bool
+
+	mu       sync.Mutex
+	cols     int
+	rows     int
+	state    State
+	proc     *acpProcess
+	log      transcript
+	stopping bool
+	crashes  []time.Time
+	respawn  *time.Timer
+	starts   int
+	observer func(Entry) // streams entries as they arrive (the prompt command)
+	permit   PermissionPolicy
+	card     *permissionCard
+}
+
+// acpProcess is one running ACP harness.
+type acpProcess struct {
+	cmd    *exec.Cmd
+	conn   *acp.ClientSideConnection
+	roots  roots
+	done   chan struct{} // closed when the process has been reaped
+	ready  chan struct{} // closed when the session is set up (or failed)
+	err    error         // why setup failed, once ready is closed
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	sessionID  acp.SessionId
+	noteDue    bool // the folder note still has to head the first prompt
+	folders    []string
+	turnCancel context.CancelFunc
+	bad        atomic.Value // string: why the wire guard gave up
+}
+
+func newACPChat(m *Mux, id string) *acpChat {
+	return &acpChat{m: m, id: id, cols: defaultCols, rows: defaultRows}
+}
+
+func (c *acpChat) pendingNotice() *atomic.Bool { return &c.pending }
+func (c *acpChat) chatID() string              { return c.id }
+
+func (c *acpChat) start(cols, rows int, restart bool) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.proc != nil {
+		return nil
+	}
+	if restart {
+		c.crashes = nil
+	}
+	if cols > 0 && rows > 0 {
+		c.cols, c.rows = cols, rows
+	}
+	c.stopping = false
+	return c.spawnLocked()
+}
+
+// spawnLocked starts the harness and sets its session up in the background:
+// initialize, then session/new, load, resume or fork with the stored folders.
+func (c *acpChat) spawnLocked() error {
+	fail := func(err error) error {
+		c.state.Status, c.state.Reason, c.state.LastError, c.state.Pid = StatusFailed, err.Error(), err.Error(), 0
+		c.m.opt.Logger.Error("start ACP harness", "chat", c.id, "err", err)
+		c.m.notify(c)
+		return err
+	}
+	meta, err := c.m.opt.Store.Load(c.id)
+	if err != nil {
+		return fail(err)
+	}
+	spec, launch, err := c.m.launchFor(meta)
+	if err != nil {
+		return fail(err)
+	}
+	p, err := c.m.spawnACP(c, launch)
+	if err != nil {
+		return fail(err)
+	}
+	p.roots = newRoots(meta.Cwd, meta.AdditionalDirectories)
+	p.folders = meta.AdditionalDirectories
+	if c.starts > 0 {
+		c.state.Restarts++
+	}
+	c.starts++
+	c.proc = p
+	c.state.Status, c.state.Reason, c.state.ExitCode = StatusStarting, "", 0
+	c.state.Pid, c.state.Started, c.state.Argv = p.cmd.Process.Pid, time.Now(), launch.Argv
+	c.state.Transport = harness.TransportACP
+	c.m.opt.Logger.Info("started ACP harness", "chat", c.id, "pid", c.state.Pid, "launch", launch.String())
+	go c.reap(p)
+	go c.setup(p, spec, meta)
+	c.m.notify(c)
+	return nil
+}
+
+// spawnACP starts the harness with pipes for the protocol; its stderr goes to
+// the log, never the screen. It runs in its own process group.
+func (m *Mux) spawnACP(c *acpChat, l harness.Launch) (*acpProcess, error) {
+	cmd := &exec.Cmd{Path: l.Path, Args: l.Argv, Env: l.Env, Dir: l.Dir,
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true}}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stderr = &logWriter{log: m.opt.Logger, chat: c.id}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", l.Path, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &acpProcess{cmd: cmd, done: make(chan struct{}), ready: make(chan struct{}), ctx: ctx, cancel: cancel}
+	guard := newWireGuard(stdout, maxMessageBytes, func(reason string) {
+		p.bad.Store(reason)
+		m.opt.Logger.Error("bad message from agent", "chat", c.id, "reason", reason)
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	})
+	p.conn = acp.NewClientSideConnection(&acpClient{chat: c, proc: p}, stdin, guard)
+	p.conn.SetLogger(m.opt.Logger.With("chat", c.id))
+	return p, nil
+}
+
+// setup runs the handshake and records the session.
+func (c *acpChat) setup(p *acpProcess, spec harness.Spec, meta *sessions.Meta) {
+	err := c.handshake(p, spec, meta)
+	c.mu.Lock()
+	p.err = err
+	if c.proc == p {
+		if err != nil {
+			c.state.Status, c.state.Reason, c.state.LastError = StatusFailed, err.Error(), err.Error()
+		} else {
+			c.state.Status = StatusWaiting
+		}
+	}
+	c.mu.Unlock()
+	close(p.ready)
+	if err != nil {
+		c.m.opt.Logger.Error("ACP session setup", "chat", c.id, "err", err)
+		c.killProcess(p)
+	}
+	c.m.notify(c)
+}
+
+func (c *acpChat) handshake(p *acpProcess, spec harness.Spec, meta *sessions.Meta) error {
+	ctx, cancel := context.WithTimeout(p.ctx, handshakeTimeout)
+	defer cancel()
+	init, err := p.conn.Initialize(ctx, acp.InitializeRequest{
+		ProtocolVersion: acp.ProtocolVersionNumber,
+		ClientCapabilities: acp.ClientCapabilities{
+			Fs: acp.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true},
+		},
+		ClientInfo: &acp.Implementation{Name: ClientName, Version: ClientVersion},
+	})
+	if err != nil {
+		return c.explain("initialize", err, nil)
+	}
+	if init.ProtocolVersion != acp.ProtocolVersionNumber {
+		return fmt.Errorf("agent speaks ACP version %d, acpmux-tui speaks %d", init.ProtocolVersion, acp.ProtocolVersionNumber)
+	}
+	caps := init.AgentCapabilities
+	advertised := caps.SessionCapabilities.AdditionalDirectories != nil
+	via := spec.FoldersVia(len(meta.AdditionalDirectories), &advertised)
+	// The field goes on the wire only to an agent that advertises it, and
+	// never as an empty list.
+	var dirs []string
+	if advertised && len(meta.AdditionalDirectories) > 0 {
+		dirs = meta.AdditionalDirectories
+	}
+	c.mu.Lock()
+	c.state.FoldersVia = via
+	c.state.AgentName = agentName(init.AgentInfo)
+	c.mu.Unlock()
+
+	sid, how, err := c.openSession(ctx, p, caps, meta, dirs)
+	if err != nil {
+		return c.explain(how, err, init.AuthMethods)
+	}
+	c.mu.Lock()
+	p.sessionID = sid
+	c.state.SessionID = string(sid)
+	// The note heads the first prompt of a chat whose agent cannot take the
+	// folders any other way; a loaded session that already has a prompt has
+	// seen it.
+	p.noteDue = via == harness.ViaNote && !c.log.hasUserMessage()
+	c.mu.Unlock()
+	if string(sid) != meta.AgentSessionID {
+		if _, err := c.m.opt.Store.Update(c.id, func(m *sessions.Meta) error {
+			m.AgentSessionID = string(sid)
+			return nil
+		}); err != nil {
+			return fmt.Errorf("store session id: %w", err)
+		}
+	}
+	c.m.opt.Logger.Info("ACP session ready", "chat", c.id, "session", sid, "how", how, "foldersVia", via)
+	return nil
+}
+
+// openSession picks session/new, load, resume or fork for this start.
+func (c *acpChat) openSession(ctx context.Context, p *acpProcess, caps acp.AgentCapabilities, meta *sessions.Meta, dirs []string) (acp.SessionId, string, error) {
+	cwd := meta.Cwd
+	if meta.AgentSessionID != "" {
+		sid := acp.SessionId(meta.AgentSessionID)
+		switch {
+		case caps.LoadSession:
+			c.mu.Lock()
+			c.log = transcript{} // the agent replays the conversation
+			c.mu.Unlock()
+			_, err := p.conn.LoadSession(ctx, acp.LoadSessionRequest{SessionId: sid, Cwd: cwd, McpServers: []acp.McpServer{}, AdditionalDirectories: dirs})
+			return sid, "session/load", err
+		case caps.SessionCapabilities.Resume != nil:
+			_, err := p.conn.ResumeSession(ctx, acp.ResumeSessionRequest{SessionId: sid, Cwd: cwd, McpServers: []acp.McpServer{}, AdditionalDirectories: dirs})
+			return sid, "session/resume", err
+		}
+		c.note("the agent can neither load nor resume sessions: this is a new session")
+	} else if meta.Origin == sessions.OriginFork && meta.Parent != "" {
+		if parent, err := c.m.opt.Store.Load(meta.Parent); err == nil && parent.AgentSessionID != "" && caps.SessionCapabilities.Fork != nil {
+			resp, err := p.conn.UnstableForkSession(ctx, acp.UnstableForkSessionRequest{
+				SessionId: acp.SessionId(parent.AgentSessionID), Cwd: cwd, AdditionalDirectories: dirs, McpServers: []acp.UnstableMcpServer{},
+			})
+			return resp.SessionId, "session/fork", err
+		}
+	}
+	resp, err := p.conn.NewSession(ctx, acp.NewSessionRequest{Cwd: cwd, McpServers: []acp.McpServer{}, AdditionalDirectories: dirs})
+	return resp.SessionId, "session/new", err
+}
+
+// explain turns a protocol error into what the user should know; an
+// auth_required reply lists the agent's ways to log in.
+func (c *acpChat) explain(step string, err error, methods []acp.AuthMethod) error {
+	var re *acp.RequestError
+	if errors.As(err, &re) && re.Code == -32000 {
+		var ways []string
+		for _, m := range methods {
+			ways = append(ways, describeAuth(m))
+		}
+		msg := "the agent needs you to log in first"
+		if len(ways) > 0 {
+			msg += ": " + strings.Join(ways, "; ")
+		}
+		return errors.New(msg)
+	}
+	if errors.As(err, &re) {
+		return fmt.Errorf("%s: agent refused (%d): %s", step, re.Code, re.Message)
+	}
+	return fmt.Errorf("%s: %w", step, err)
+}
+
+func describeAuth(m acp.AuthMethod) string {
+	desc := func(name string, d *string) string {
+		if d != nil && *d != "" {
+			return name + " (" + *d + ")"
+		}
+		return name
+	}
+	switch {
+	case m.Agent != nil:
+		return desc(m.Agent.Name, m.Agent.Description)
+	case m.Terminal != nil:
+		return desc(m.Terminal.Name, m.Terminal.Description)
+	case m.EnvVar != nil:
+		var vars []string
+		for _, v := range m.EnvVar.Vars {
+			vars = append(vars, v.Name)
+		}
+		return desc(m.EnvVar.Name, m.EnvVar.Description) + ": set " + strings.Join(vars, ", ")
+	}
+	return "an unknown method"
+}
+
+func agentName(info *acp.Implementation) string {
+	if info == nil {
+		return ""
+	}
+	if info.Title != nil && *info.Title != "" {
+		return *info.Title + " " + info.Version
+	}
+	return info.Name + " " + info.Version
+}
+
+// note adds a line of acpmux-tui's own to the transcript.
+func (c *acpChat) note(text string) {
+	c.mu.Lock()
+	c.log.add(Entry{Kind: EntryNote, Text: text})
+	c.mu.Unlock()
+	c.m.notify(c)
+}
+
+// reap waits for the process, then records how it ended; a harness that died
+// is started again on the next prompt or with backoff, as a pty one is.
+func (c *acpChat) reap(p *acpProcess) {
+	err := p.cmd.Wait()
+	p.cancel()
+	// Anything left in its group goes with it.
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	<-p.conn.Done()
+	c.mu.Lock()
+	code, how := exitStatus(p.cmd, err)
+	if reason, ok := p.bad.Load().(string); ok {
+		how = "bad message from the agent: " + reason
+	}
+	current := c.proc == p
+	if current {
+		c.proc = nil
+		c.card = nil
+		c.state.Pid, c.state.ExitCode, c.state.Reason, c.state.TurnActive = 0, code, how, false
+		switch {
+		case c.stopping:
+			c.state.Status = StatusStopped
+		case p.err != nil:
+			// Setup failed and killed it; the reason is already shown.
+			c.state.Status, c.state.Reason = StatusFailed, p.err.Error()
+		case p.bad.Load() != nil:
+			c.state.Status, c.state.LastError = StatusFailed, how
+			c.log.add(Entry{Kind: EntryError, Text: how})
+		case code == 0:
+			c.state.Status = StatusExited
+		default:
+			c.state.Status, c.state.LastError = StatusExited, how
+			c.log.add(Entry{Kind: EntryError, Text: "the agent exited: " + how + "; the next start loads the session again"})
+			c.scheduleRespawnLocked(how)
+		}
+	}
+	c.mu.Unlock()
+	close(p.done)
+	c.m.opt.Logger.Info("ACP harness exited", "chat", c.id, "how", how)
+	c.m.notify(c)
+}
+
+func (c *acpChat) scheduleRespawnLocked(how string) {
+	now := time.Now()
+	kept := c.crashes[:0]
+	for _, t := range c.crashes {
+		if now.Sub(t) < c.m.opt.RespawnWindow {
+			kept = append(kept, t)
+		}
+	}
+	c.crashes = append(kept, now)
+	if len(c.crashes) > c.m.opt.MaxRespawns {
+		c.state.Status = StatusFailed
+		c.state.Reason = fmt.Sprintf("crashed %d times in %s; last: %s", len(c.crashes), c.m.opt.RespawnWindow, how)
+		c.state.LastError = c.state.Reason
+		return
+	}
+	delay := c.m.opt.BackoffBase << (len(c.crashes) - 1)
+	c.respawn = time.AfterFunc(delay, func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.m.mu.Lock()
+		closed := c.m.closed
+		c.m.mu.Unlock()
+		if c.stopping || c.proc != nil || closed {
+			return
+		}
+		_ = c.spawnLocked()
+	})
+}
+
+func (c *acpChat) killProcess(p *acpProcess) {
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+}
+
+// stop ends the harness: its stdin closes (an ACP agent's cue to exit), then
+// SIGTERM to its group, SIGKILL after the grace period; it waits for it.
+func (c *acpChat) stop() {
+	c.mu.Lock()
+	c.stopping = true
+	if c.respawn != nil {
+		c.respawn.Stop()
+	}
+	p := c.proc
+	c.mu.Unlock()
+	if p == nil {
+		return
+	}
+	pgid := p.cmd.Process.Pid
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(c.m.opt.Grace):
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		<-p.done
+	}
+}
+
+func (c *acpChat) waitExit() {
+	c.mu.Lock()
+	p := c.proc
+	c.mu.Unlock()
+	if p != nil {
+		<-p.done
+	}
+}
+
+// ready waits for the session to be set up, starting the harness first if
+// it is not running.
+func (c *acpChat) ready(ctx context.Context) (*acpProcess, error) {
+	c.mu.Lock()
+	if c.proc == nil {
+		c.stopping = false
+		if err := c.spawnLocked(); err != nil {
+			c.mu.Unlock()
+			return nil, err
+		}
+	}
+	p := c.proc
+	c.mu.Unlock()
+	select {
+	case <-p.ready:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if p.err != nil {
+		return nil, p.err
+	}
+	return p, nil
+}
+
+func (c *acpChat) snapshot() State {
+	c.pending.Store(false)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := c.state
+	s.Argv = append([]string(nil), c.state.Argv...)
+	if c.card != nil {
+		card := c.card.Permission
+		s.Permission = &card
+	}
+	return s
+}
+
+func (c *acpChat) entries() []Entry {
+	c.pending.Store(false)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.log.copyEntries()
+}
+
+// render lays the transcript out at the pane's width and shows its last
+// rows lines, scrolled up by scroll lines.
+func (c *acpChat) render(scroll int) string {
+	c.mu.Lock()
+	cols, rows := c.cols, c.rows
+	c.mu.Unlock()
+	lines := RenderTranscript(c.entries(), cols)
+	end := max(len(lines)-max(scroll, 0), 0)
+	start := max(end-rows, 0)
+	return strings.Join(lines[start:end], "\n")
+}
+
+func (c *acpChat) plainLines() []string {
+	c.mu.Lock()
+	cols := c.cols
+	c.mu.Unlock()
+	return RenderTranscript(c.entries(), cols)
+}
+
+// write sends text typed into an ACP chat as a prompt.
+func (c *acpChat) write(p []byte) error {
+	go func() { _, _ = c.prompt(context.Background(), string(p)) }()
+	return nil
+}
+
+func (c *acpChat) resize(cols, rows int) {
+	if cols <= 0 || rows <= 0 {
+		return
+	}
+	c.mu.Lock()
+	c.cols, c.rows = cols, rows
+	c.mu.Unlock()
+}
+
+func (c *acpChat) setTap(io.Writer) {}
+
+// logWriter sends a harness's stderr to the log, a line at a time.
+type logWriter struct {
+	log  interface{ Info(string, ...any) }
+	chat string
+	mu   sync.Mutex
+	buf  []byte
+}
+
+func (w *logWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, p...)
+	for {
+		i := strings.IndexByte(string(w.buf), '\n')
+		if i < 0 {
+			break
+		}
+		w.log.Info("harness stderr", "chat", w.chat, "line", string(w.buf[:i]))
+		w.buf = w.buf[i+1:]
+	}
+	if len(w.buf) > 64*1024 {
+		w.log.Info("harness stderr", "chat", w.chat, "line", string(w.buf))
+		w.buf = w.buf[:0]
+	}
+	return len(p), nil
+}

@@ -1,0 +1,108 @@
+package mux
+
+import (
+	"context"
+	"fmt"
+)
+
+func (m *Mux) acpChat(id string) (*acpChat, error) {
+	c, err := m.chat(id)
+	if err != nil {
+		return nil, err
+	}
+	a, ok := c.(*acpChat)
+	if !ok {
+		return nil, fmt.Errorf("chat %s does not speak ACP", id)
+	}
+	return a, nil
+}
+
+// Prompt runs one ACP turn with text, starting the harness and its session
+// first if needed, and returns the stop reason when the turn ends. The
+// transcript streams through Changes meanwhile.
+func (m *Mux) Prompt(ctx context.Context, id, text string) (string, error) {
+	c, err := m.acpChat(id)
+	if err != nil {
+		return "", err
+	}
+	reason, err := c.prompt(ctx, text)
+	return string(reason), err
+}
+
+// Cancel cancels the chat's running ACP turn (session/cancel).
+func (m *Mux) Cancel(id string) error {
+	c, err := m.acpChat(id)
+	if err != nil {
+		return err
+	}
+	return c.cancelTurn()
+}
+
+// AnswerPermission answers the chat's pending permission card with one of
+// its option ids, or "" to cancel it.
+func (m *Mux) AnswerPermission(id, optionID string) error {
+	c, err := m.acpChat(id)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	card := c.card
+	c.mu.Unlock()
+	if card == nil {
+		return fmt.Errorf("chat %s has no pending permission request", id)
+	}
+	select {
+	case card.answer <- optionID:
+	default:
+	}
+	return nil
+}
+
+// Transcript returns a copy of an ACP chat's transcript.
+func (m *Mux) Transcript(id string) []Entry {
+	c, err := m.existing(id)
+	if err != nil {
+		return nil
+	}
+	if a, ok := c.(*acpChat); ok {
+		return a.entries()
+	}
+	return nil
+}
+
+// SetPermissionPolicy makes an ACP chat answer permission requests with
+// policy instead of a card (nil restores the card).
+func (m *Mux) SetPermissionPolicy(id string, policy PermissionPolicy) error {
+	c, err := m.acpChat(id)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.permit = policy
+	c.mu.Unlock()
+	return nil
+}
+
+// Observe streams an ACP chat's transcript updates as they arrive (each
+// chunk as its own Entry) to fn; nil stops.
+func (m *Mux) Observe(id string, fn func(Entry)) error {
+	c, err := m.acpChat(id)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.observer = fn
+	c.mu.Unlock()
+	return nil
+}
+
+// WaitReady starts an ACP chat if needed and waits until its session is set
+// up, returning why it could not be.
+func (m *Mux) WaitReady(ctx context.Context, id string) error {
+	c, err := m.acpChat(id)
+	if err != nil {
+		return err
+	}
+	_, err = c.ready(ctx)
+	return err
+}

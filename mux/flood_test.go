@@ -1,0 +1,86 @@
+package mux
+
+import (
+	"bufio"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeFlood writes about size bytes of mixed ANSI colour and UTF-8 lines
+// (like ../shared/bench/flood.py), numbered so the last one is known, and
+// returns the last line's text as it appears on screen.
+func writeFlood(t testing.TB, path string, size int) string {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w := bufio.NewWriterSize(f, 1<<20)
+	words := []string{"alpha", "beta", "gamma", "\x1b[31mred\x1b[0m", "\x1b[1;32mbold-green\x1b[0m",
+		"\x1b[38;5;208morange\x1b[0m", "\x1b[38;2;10;20;30mtrue\x1b[0m", "λ", "日本語", "emoji🙂", "{}", "func"}
+	plain := map[string]string{}
+	for _, w := range words {
+		p := w
+		for strings.Contains(p, "\x1b[") {
+			i := strings.Index(p, "\x1b[")
+			j := strings.IndexByte(p[i:], 'm')
+			p = p[:i] + p[i+j+1:]
+		}
+		plain[w] = p
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var last string
+	for n, line := 0, 0; n < size; line++ {
+		var raw, shown strings.Builder
+		fmt.Fprintf(&raw, "%07d", line)
+		fmt.Fprintf(&shown, "%07d", line)
+		for range 10 {
+			w := words[rng.IntN(len(words))]
+			raw.WriteString(" " + w)
+			shown.WriteString(" " + plain[w])
+		}
+		raw.WriteString("\n")
+		n += raw.Len()
+		w.WriteString(raw.String())
+		last = shown.String()
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return last
+}
+
+func TestFloodIsDrainedWithoutLoss(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "flood.txt")
+	last := writeFlood(t, file, 50_000_000)
+	r := newRig(t, "cat:"+file, nil)
+	m := r.create("shell", nil)
+	if err := r.mux.Start(m.ID, 160, 45); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "FLOOD-DONE on screen", func() bool {
+		lines := r.mux.PlainLines(m.ID)
+		for i, l := range lines {
+			if l == "FLOOD-DONE" {
+				if i == 0 || lines[i-1] != last {
+					t.Fatalf("line before FLOOD-DONE is %q, want the last line written %q", lines[i-1], last)
+				}
+				return true
+			}
+		}
+		return false
+	})
+	runner, _ := r.mux.existing(m.ID)
+	c := runner.(*ptyChat)
+	c.mu.Lock()
+	sb := c.scr.ScrollbackLen()
+	c.mu.Unlock()
+	if sb != r.cfg.Scrollback {
+		t.Fatalf("scrollback holds %d lines, want the full %d", sb, r.cfg.Scrollback)
+	}
+}

@@ -1,0 +1,330 @@
+// Package mux is the embedded multiplexer: it spawns each chat's harness in a
+// pty, feeds its output to a terminal screen, forwards input and resizes,
+// respawns it with its stored folders, and reports status. It knows nothing
+// of Bubble Tea; the TUI reads it through Changes, State and Render.
+package mux
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/acpmux/acpmux-tui/config"
+	"github.com/acpmux/acpmux-tui/harness"
+	"github.com/acpmux/acpmux-tui/sessions"
+	"github.com/google/uuid"
+)
+
+// ErrUnknownChat is returned for an id the mux has never seen started.
+var ErrUnknownChat = errors.New("chat is not running")
+
+// Options configure a Mux.
+type Options struct {
+	Store  *sessions.Store
+	Table  *harness.Table
+	Config *config.Config
+	Logger *slog.Logger
+	// Getenv and Environ describe the environment harnesses inherit;
+	// os.Getenv and os.Environ when nil.
+	Getenv  func(string) string
+	Environ func() []string
+	// Grace is how long a stopped harness has between SIGTERM and SIGKILL
+	// (default 3 s).
+	Grace time.Duration
+	// QuietAfter is how long a chat is silent after output before it counts
+	// as waiting for input (default 1.5 s).
+	QuietAfter time.Duration
+	// MaxRespawns is how many crashes in RespawnWindow are respawned before
+	// the chat is marked failed (default 5 in a minute).
+	MaxRespawns   int
+	RespawnWindow time.Duration
+	// BackoffBase is the delay before the first respawn; it doubles with each
+	// crash in the window (default 250 ms).
+	BackoffBase time.Duration
+}
+
+// Mux runs the harnesses of chats. All methods are safe for concurrent use.
+type Mux struct {
+	opt     Options
+	changes chan string
+
+	mu     sync.Mutex
+	chats  map[string]chatRunner
+	pool   *pool
+	closed bool
+}
+
+// New returns a mux; nothing is spawned until Start (or the pool fills).
+func New(opt Options) *Mux {
+	if opt.Getenv == nil {
+		opt.Getenv = os.Getenv
+	}
+	if opt.Environ == nil {
+		opt.Environ = os.Environ
+	}
+	if opt.Logger == nil {
+		opt.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if opt.Config == nil {
+		opt.Config = config.Defaults()
+	}
+	if opt.Grace == 0 {
+		opt.Grace = 3 * time.Second
+	}
+	if opt.QuietAfter == 0 {
+		opt.QuietAfter = 1500 * time.Millisecond
+	}
+	if opt.MaxRespawns == 0 {
+		opt.MaxRespawns = 5
+	}
+	if opt.RespawnWindow == 0 {
+		opt.RespawnWindow = time.Minute
+	}
+	if opt.BackoffBase == 0 {
+		opt.BackoffBase = 250 * time.Millisecond
+	}
+	m := &Mux{opt: opt, changes: make(chan string, 1024), chats: map[string]chatRunner{}}
+	m.pool = newPool(m)
+	return m
+}
+
+// Changes delivers the id of a chat whose screen or state changed. A chat is
+// delivered at most once until the receiver calls State or Render for it, so
+// a flood of output is one message per frame, not one per read.
+func (m *Mux) Changes() <-chan string { return m.changes }
+
+// chat returns the chat's runtime, creating it on first use: a pty or an
+// ACP runtime as its harness's transport says.
+func (m *Mux) chat(id string) (chatRunner, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if c, ok := m.chats[id]; ok {
+		return c, nil
+	}
+	meta, err := m.opt.Store.Load(id)
+	if err != nil {
+		return nil, err
+	}
+	spec, ok := m.opt.Table.Get(meta.Harness)
+	if !ok {
+		return nil, fmt.Errorf("chat %s: unknown harness %q", id, meta.Harness)
+	}
+	var c chatRunner
+	if spec.Transport == harness.TransportACP {
+		c = newACPChat(m, id)
+	} else {
+		c = newPtyChat(m, id)
+	}
+	m.chats[id] = c
+	return c, nil
+}
+
+func (m *Mux) existing(id string) (chatRunner, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c, ok := m.chats[id]
+	if !ok {
+		return nil, fmt.Errorf("%s: %w", id, ErrUnknownChat)
+	}
+	return c, nil
+}
+
+// Start starts the chat's harness if it is not running, in a pty of
+// cols x rows, with the folders stored for it now. A stored folder that has
+// gone refuses the start (a *FoldersGoneError); nothing is dropped silently.
+func (m *Mux) Start(id string, cols, rows int) error {
+	m.mu.Lock()
+	closed := m.closed
+	m.mu.Unlock()
+	if closed {
+		return errors.New("mux is closed")
+	}
+	c, err := m.chat(id)
+	if err != nil {
+		return err
+	}
+	return c.start(cols, rows, false)
+}
+
+// Restart stops the chat's harness and starts it again with its stored
+// folders.
+func (m *Mux) Restart(id string, cols, rows int) error {
+	c, err := m.chat(id)
+	if err != nil {
+		return err
+	}
+	c.stop()
+	return c.start(cols, rows, true)
+}
+
+// Stop ends the chat's harness: SIGTERM to its process group, SIGKILL after
+// the grace period, and waits for it. A chat that is not running is left as
+// it is.
+func (m *Mux) Stop(id string) {
+	if c, err := m.existing(id); err == nil {
+		c.stop()
+	}
+}
+
+// Forget stops the chat and drops its screen, as when the chat is deleted.
+func (m *Mux) Forget(id string) {
+	m.mu.Lock()
+	c, ok := m.chats[id]
+	delete(m.chats, id)
+	m.mu.Unlock()
+	if ok {
+		c.stop()
+	}
+}
+
+// Write sends input to the chat's harness.
+func (m *Mux) Write(id string, p []byte) error {
+	c, err := m.existing(id)
+	if err != nil {
+		return err
+	}
+	return c.write(p)
+}
+
+// Resize sets the chat's pty and screen size.
+func (m *Mux) Resize(id string, cols, rows int) {
+	if c, err := m.existing(id); err == nil {
+		c.resize(cols, rows)
+	}
+}
+
+// ResizeAll sets every chat's pty and screen to one size, as on a change of
+// the terminal's size.
+func (m *Mux) ResizeAll(cols, rows int) {
+	m.mu.Lock()
+	all := make([]chatRunner, 0, len(m.chats))
+	for _, c := range m.chats {
+		all = append(all, c)
+	}
+	m.mu.Unlock()
+	for _, c := range all {
+		c.resize(cols, rows)
+	}
+}
+
+// State returns the chat's harness state; a chat never started is stopped.
+func (m *Mux) State(id string) State {
+	c, err := m.existing(id)
+	if err != nil {
+		return State{Status: StatusStopped}
+	}
+	return c.snapshot()
+}
+
+// Render returns the chat's screen as lines with SGR styling, scrolled up by
+// scroll lines into the scrollback (0 is the live screen).
+func (m *Mux) Render(id string, scroll int) string {
+	c, err := m.existing(id)
+	if err != nil {
+		return ""
+	}
+	return c.render(scroll)
+}
+
+// PlainLines returns the chat's live screen as plain text lines, for tests
+// and scripts.
+func (m *Mux) PlainLines(id string) []string {
+	c, err := m.existing(id)
+	if err != nil {
+		return nil
+	}
+	return c.plainLines()
+}
+
+// SetOutputTap copies every byte the chat's harness writes to w (nil to stop),
+// as `attach` does to show the harness in the current terminal.
+func (m *Mux) SetOutputTap(id string, w io.Writer) {
+	if c, err := m.chat(id); err == nil {
+		c.setTap(w)
+	}
+}
+
+// Wait blocks until the chat's current harness process has ended.
+func (m *Mux) Wait(id string) {
+	if c, err := m.existing(id); err == nil {
+		c.waitExit()
+	}
+}
+
+// Close stops every chat and pooled harness, and waits for them all. After
+// Close no process started by the mux remains.
+func (m *Mux) Close() {
+	m.mu.Lock()
+	m.closed = true
+	all := make([]chatRunner, 0, len(m.chats))
+	for _, c := range m.chats {
+		all = append(all, c)
+	}
+	m.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, c := range all {
+		wg.Add(1)
+		go func() { defer wg.Done(); c.stop() }()
+	}
+	wg.Add(1)
+	go func() { defer wg.Done(); m.pool.close() }()
+	wg.Wait()
+}
+
+// notify tells the UI the chat changed, unless it has not yet taken the last
+// notice for it.
+func (m *Mux) notify(c chatRunner) {
+	pending := c.pendingNotice()
+	if !pending.CompareAndSwap(false, true) {
+		return
+	}
+	select {
+	case m.changes <- c.chatID():
+	default:
+		// The receiver is far behind; it will hear of this chat with its
+		// next change.
+		pending.Store(false)
+	}
+}
+
+// launchFor builds the start of a chat's harness from its stored metadata,
+// checking the stored folders again first.
+func (m *Mux) launchFor(meta *sessions.Meta) (harness.Spec, harness.Launch, error) {
+	spec, ok := m.opt.Table.Get(meta.Harness)
+	if !ok {
+		return spec, harness.Launch{}, fmt.Errorf("chat %s: unknown harness %q", meta.ID, meta.Harness)
+	}
+	if gone := sessions.CheckStoredFolders(meta.Cwd, meta.AdditionalDirectories); len(gone) > 0 {
+		return spec, harness.Launch{}, &FoldersGoneError{ChatID: meta.ID, Problems: gone}
+	}
+	if _, err := sessions.Canonical(meta.Cwd); err != nil {
+		return spec, harness.Launch{}, fmt.Errorf("chat %s: its folder %s: %w", meta.ID, meta.Cwd, err)
+	}
+	l, err := spec.BuildLaunch(meta, harness.LaunchOptions{
+		Getenv: m.opt.Getenv, Environ: m.opt.Environ(), NewSessionID: func() string { return uuid.NewString() },
+	})
+	return spec, l, err
+}
+
+// FoldersGoneError refuses a start because stored folders are no longer
+// usable. It names each one and why; the chat's folders are left as stored.
+type FoldersGoneError struct {
+	ChatID   string
+	Problems []sessions.FolderProblem
+}
+
+// Error names every folder that stops the start.
+func (e *FoldersGoneError) Error() string {
+	s := fmt.Sprintf("chat %s not started: ", e.ChatID)
+	for i, p := range e.Problems {
+		if i > 0 {
+			s += "; "
+		}
+		s += fmt.Sprintf("folder %s %s", p.Path, p.Reason)
+	}
+	return s + " (remove the missing folders, or restore them)"
+}

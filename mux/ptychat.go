@@ -1,0 +1,445 @@
+package mux
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/acpmux/acpmux-tui/harness"
+	"github.com/acpmux/acpmux-tui/mux/screen"
+	"github.com/acpmux/acpmux-tui/sessions"
+	"github.com/creack/pty"
+)
+
+// Default pane size before the UI tells us better.
+const (
+	defaultCols = 80
+	defaultRows = 24
+)
+
+// ptyChat is one chat's harness in a pty, with its screen. Its fields are
+// guarded by mu; the reader goroutine feeds the screen under mu.
+type ptyChat struct {
+	m       *Mux
+	id      string
+	pending atomic.Bool // a change notice is waiting for the UI
+
+	mu       sync.Mutex
+	scr      *screen.Screen
+	cols     int
+	rows     int
+	state    State
+	proc     *process
+	tap      io.Writer
+	replies  []byte // the screen's answers to queries, sent after each feed
+	stopping bool
+	crashes  []time.Time
+	respawn  *time.Timer
+	quiet    *time.Timer
+	starts   int
+	pooled   *pooledLaunch // set while this is a prewarmed harness
+}
+
+// process is one running harness: its pty, its command, and a channel closed
+// when it has exited and its output is drained.
+type process struct {
+	cmd  *exec.Cmd
+	ptmx *os.File
+	done chan struct{}
+}
+
+func newPtyChat(m *Mux, id string) *ptyChat {
+	return &ptyChat{m: m, id: id, cols: defaultCols, rows: defaultRows}
+}
+
+// start spawns the harness unless one runs. restart marks it as a restart.
+func (c *ptyChat) start(cols, rows int, restart bool) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.proc != nil {
+		return nil
+	}
+	if restart {
+		c.crashes = nil
+	}
+	if cols > 0 && rows > 0 {
+		c.cols, c.rows = cols, rows
+	}
+	c.stopping = false
+	return c.spawnLocked()
+}
+
+// spawnLocked loads the chat's stored metadata and starts its harness.
+// Called with mu held; every start goes through here, so every start gets
+// the folders stored at that moment.
+func (c *ptyChat) spawnLocked() error {
+	fail := func(err error) error {
+		c.state.Status, c.state.Reason, c.state.LastError, c.state.Pid = StatusFailed, err.Error(), err.Error(), 0
+		c.m.opt.Logger.Error("start harness", "chat", c.id, "err", err)
+		c.m.notify(c)
+		return err
+	}
+	var meta *sessions.Meta
+	if c.pooled != nil {
+		meta = &sessions.Meta{Version: sessions.FormatVersion, ID: c.id, Harness: c.pooled.harness, Cwd: c.pooled.home, AgentSessionID: c.pooled.sessionID}
+	} else if m, err := c.m.opt.Store.Load(c.id); err == nil {
+		meta = m
+	} else {
+		return fail(err)
+	}
+	_, launch, err := c.m.launchFor(meta)
+	if err != nil {
+		return fail(err)
+	}
+	if launch.NewSessionID != "" && c.pooled != nil {
+		c.pooled.sessionID = launch.NewSessionID
+	} else if launch.NewSessionID != "" {
+		// Store the harness's session id before it starts, so a crash right
+		// after still resumes the same conversation.
+		if _, err := c.m.opt.Store.Update(c.id, func(m *sessions.Meta) error {
+			m.AgentSessionID = launch.NewSessionID
+			return nil
+		}); err != nil {
+			return fail(fmt.Errorf("store session id: %w", err))
+		}
+	}
+	p, err := c.m.spawn(launch, c.cols, c.rows)
+	if err != nil {
+		return fail(err)
+	}
+	if c.scr == nil {
+		c.scr = screen.New(c.cols, c.rows, c.m.opt.Config.Scrollback)
+		c.scr.SetReplyFunc(func(r []byte) { c.replies = append(c.replies, r...) })
+	}
+	if c.starts > 0 {
+		c.state.Restarts++
+	}
+	c.starts++
+	c.proc = p
+	c.state.Status, c.state.Reason, c.state.ExitCode = StatusStarting, "", 0
+	c.state.Pid, c.state.Started, c.state.Argv = p.cmd.Process.Pid, time.Now(), launch.Argv
+	c.state.Transport = harness.TransportPty
+	c.m.opt.Logger.Info("started harness", "chat", c.id, "pid", c.state.Pid, "launch", launch.String())
+	go c.pump(p)
+	c.m.notify(c)
+	return nil
+}
+
+// spawn starts a launch in a new pty of the given size. pty.Start makes the
+// harness a session leader, so it has its own process group.
+func (m *Mux) spawn(l harness.Launch, cols, rows int) (*process, error) {
+	cmd := &exec.Cmd{Path: l.Path, Args: l.Argv, Env: l.Env, Dir: l.Dir}
+	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: uint16(cols), Rows: uint16(rows)})
+	if err != nil {
+		return nil, fmt.Errorf("start %s: %w", cmd.Path, err)
+	}
+	return &process{cmd: cmd, ptmx: ptmx, done: make(chan struct{})}, nil
+}
+
+// pump reads the harness's output into the screen until the pty closes,
+// then reaps the process and decides what comes next.
+func (c *ptyChat) pump(p *process) {
+	reaped := make(chan error, 1)
+	go func() {
+		err := p.cmd.Wait()
+		// Output still buffered is read; a grandchild holding the pty open
+		// must not keep us reading forever.
+		_ = p.ptmx.SetReadDeadline(time.Now().Add(time.Second))
+		reaped <- err
+	}()
+	buf := make([]byte, 64*1024)
+	for {
+		n, err := p.ptmx.Read(buf)
+		if n > 0 {
+			c.feed(p, buf[:n])
+		}
+		if err != nil {
+			// EIO once the child side closes on Linux: the end of output.
+			break
+		}
+	}
+	waitErr := <-reaped
+	p.ptmx.Close()
+	c.exited(p, waitErr)
+}
+
+// feed hands output to the screen and the tap and updates the status.
+func (c *ptyChat) feed(p *process, b []byte) {
+	c.mu.Lock()
+	if c.proc != p {
+		c.mu.Unlock()
+		return
+	}
+	c.scr.Write(b)
+	replies := c.replies
+	c.replies = nil
+	tap := c.tap
+	c.detectWaitingLocked()
+	c.mu.Unlock()
+	if len(replies) > 0 {
+		// Answers to the harness's queries (DA, DSR), written outside the
+		// lock: a pty write may wait for the harness to read.
+		p.ptmx.Write(replies)
+	}
+	if tap != nil {
+		tap.Write(b)
+	}
+	c.m.notify(c)
+}
+
+// detectWaitingLocked decides between running and waiting for input from
+// what the harness printed, without polling:
+//   - a bell (BEL) or a desktop notification (OSC 9 / OSC 777) means it
+//     wants the user: waiting, with the attention mark;
+//   - OSC 9;4 progress set means busy (running, and quiet is not waiting);
+//     progress cleared means done: waiting;
+//   - any other output means running, and a timer of QuietAfter, reset by
+//     each output, turns it to waiting when the harness falls silent with no
+//     progress shown (a prompt drawn, nothing more to say).
+func (c *ptyChat) detectWaitingLocked() {
+	ev := c.scr.Events()
+	if ev.TitleChanged {
+		c.state.Title = c.scr.Title()
+	}
+	busy := ev.Progress.State != screen.ProgressNone
+	switch {
+	case ev.Bells > 0 || len(ev.Notifications) > 0:
+		c.setWaitingLocked()
+		return
+	case ev.ProgressChanged && !busy:
+		c.setWaitingLocked()
+		return
+	}
+	c.state.Status = StatusRunning
+	if busy {
+		if c.quiet != nil {
+			c.quiet.Stop()
+		}
+		return
+	}
+	if c.quiet == nil {
+		c.quiet = time.AfterFunc(c.m.opt.QuietAfter, c.quietElapsed)
+	} else {
+		c.quiet.Reset(c.m.opt.QuietAfter)
+	}
+}
+
+func (c *ptyChat) setWaitingLocked() {
+	if c.state.Status != StatusWaiting {
+		c.state.Attention = true
+	}
+	c.state.Status = StatusWaiting
+	if c.quiet != nil {
+		c.quiet.Stop()
+	}
+}
+
+func (c *ptyChat) quietElapsed() {
+	c.mu.Lock()
+	changed := c.proc != nil && c.state.Status == StatusRunning
+	if changed {
+		c.setWaitingLocked()
+	}
+	c.mu.Unlock()
+	if changed {
+		c.m.notify(c)
+	}
+}
+
+// exited records the end of a process and respawns a crashed harness with
+// backoff, up to MaxRespawns in RespawnWindow; past that the chat fails.
+// A clean exit (status 0) is left exited: the user ended it.
+func (c *ptyChat) exited(p *process, waitErr error) {
+	c.mu.Lock()
+	defer func() {
+		close(p.done)
+		c.m.notify(c)
+	}()
+	defer c.mu.Unlock()
+	if c.proc != p {
+		return
+	}
+	c.proc = nil
+	if c.quiet != nil {
+		c.quiet.Stop()
+	}
+	code, how := exitStatus(p.cmd, waitErr)
+	c.state.Pid, c.state.ExitCode, c.state.Reason = 0, code, how
+	c.m.opt.Logger.Info("harness exited", "chat", c.id, "how", how)
+	if c.stopping {
+		c.state.Status = StatusStopped
+		return
+	}
+	if c.pooled != nil {
+		// A prewarmed harness that died is not respawned; take skips it.
+		c.state.Status = StatusExited
+		return
+	}
+	if code == 0 {
+		c.state.Status = StatusExited
+		return
+	}
+	now := time.Now()
+	kept := c.crashes[:0]
+	for _, t := range c.crashes {
+		if now.Sub(t) < c.m.opt.RespawnWindow {
+			kept = append(kept, t)
+		}
+	}
+	c.crashes = append(kept, now)
+	if len(c.crashes) > c.m.opt.MaxRespawns {
+		c.state.Status = StatusFailed
+		c.state.Reason = fmt.Sprintf("crashed %d times in %s; last: %s", len(c.crashes), c.m.opt.RespawnWindow, how)
+		c.state.LastError = c.state.Reason
+		c.m.opt.Logger.Error("harness keeps crashing", "chat", c.id, "reason", c.state.Reason)
+		return
+	}
+	c.state.Status = StatusExited
+	c.state.LastError = how
+	delay := c.m.opt.BackoffBase << (len(c.crashes) - 1)
+	c.respawn = time.AfterFunc(delay, c.respawnNow)
+}
+
+func (c *ptyChat) respawnNow() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stopping || c.proc != nil {
+		return
+	}
+	c.m.mu.Lock()
+	closed := c.m.closed
+	c.m.mu.Unlock()
+	if closed {
+		return
+	}
+	_ = c.spawnLocked()
+}
+
+// exitStatus turns Wait's result into an exit code (-1 for a signal) and a
+// phrase for the user.
+func exitStatus(cmd *exec.Cmd, err error) (int, string) {
+	ps := cmd.ProcessState
+	if ps == nil {
+		return -1, fmt.Sprintf("wait failed: %v", err)
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return -1, "killed by " + ws.Signal().String()
+	}
+	return ps.ExitCode(), fmt.Sprintf("exit status %d", ps.ExitCode())
+}
+
+// stop ends the running harness: SIGHUP and SIGTERM to its process group
+// (SIGHUP is what a closing terminal sends, and interactive shells ignore
+// SIGTERM), SIGKILL to the group after the grace period (which also ends anything the harness
+// left behind in its group), and waits until it has been reaped.
+func (c *ptyChat) stop() {
+	c.mu.Lock()
+	c.stopping = true
+	if c.respawn != nil {
+		c.respawn.Stop()
+	}
+	p := c.proc
+	c.mu.Unlock()
+	if p == nil {
+		return
+	}
+	pgid := p.cmd.Process.Pid
+	_ = syscall.Kill(-pgid, syscall.SIGHUP)
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	_ = syscall.Kill(-pgid, syscall.SIGCONT)
+	select {
+	case <-p.done:
+	case <-time.After(c.m.opt.Grace):
+	}
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	<-p.done
+}
+
+func (c *ptyChat) waitExit() {
+	c.mu.Lock()
+	p := c.proc
+	c.mu.Unlock()
+	if p != nil {
+		<-p.done
+	}
+}
+
+func (c *ptyChat) write(b []byte) error {
+	c.mu.Lock()
+	p := c.proc
+	if p != nil && c.state.Attention {
+		c.state.Attention = false
+	}
+	c.mu.Unlock()
+	if p == nil {
+		return fmt.Errorf("chat %s: harness is not running", c.id)
+	}
+	_, err := p.ptmx.Write(b)
+	if err != nil && (errors.Is(err, os.ErrClosed) || errors.Is(err, syscall.EIO)) {
+		return fmt.Errorf("chat %s: harness has exited", c.id)
+	}
+	return err
+}
+
+func (c *ptyChat) resize(cols, rows int) {
+	if cols <= 0 || rows <= 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cols == c.cols && rows == c.rows {
+		return
+	}
+	c.cols, c.rows = cols, rows
+	if c.scr != nil {
+		c.scr.Resize(cols, rows)
+	}
+	if c.proc != nil {
+		_ = pty.Setsize(c.proc.ptmx, &pty.Winsize{Cols: uint16(cols), Rows: uint16(rows)})
+	}
+}
+
+func (c *ptyChat) snapshot() State {
+	c.pending.Store(false)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := c.state
+	s.Argv = append([]string(nil), c.state.Argv...)
+	return s
+}
+
+func (c *ptyChat) render(scroll int) string {
+	c.pending.Store(false)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.scr == nil {
+		return ""
+	}
+	return c.scr.Render(scroll)
+}
+
+func (c *ptyChat) plainLines() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.scr == nil {
+		return nil
+	}
+	_, rows := c.scr.Size()
+	out := make([]string, rows)
+	for i := range out {
+		out[i] = c.scr.PlainLine(i)
+	}
+	return out
+}
+
+func (c *ptyChat) setTap(w io.Writer) {
+	c.mu.Lock()
+	c.tap = w
+	c.mu.Unlock()
+}

@@ -1,0 +1,30 @@
+package mux
+
+import (
+	"io"
+	"sync/atomic"
+)
+
+// chatRunner is one chat's running harness, whatever its transport: a pty
+// (ptyChat) or an ACP connection (acpChat). The Mux routes every call
+// through it.
+type chatRunner interface {
+	// start spawns the harness unless one runs; restart marks a restart.
+	start(cols, rows int, restart bool) error
+	// stop ends the harness and waits for it.
+	stop()
+	// waitExit blocks until the current process has ended.
+	waitExit()
+	snapshot() State
+	render(scroll int) string
+	plainLines() []string
+	write(p []byte) error
+	resize(cols, rows int)
+	setTap(w io.Writer)
+	// pendingNotice is set while a change notice waits for the UI.
+	pendingNotice() *atomic.Bool
+	chatID() string
+}
+
+func (c *ptyChat) pendingNotice() *atomic.Bool { return &c.pending }
+func (c *ptyChat) chatID() string              { return c.id }

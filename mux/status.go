@@ -1,0 +1,77 @@
+package mux
+
+import (
+	"fmt"
+	"time"
+)
+
+// Status is where a chat's harness is in its life.
+type Status int
+
+// The statuses a chat reports.
+const (
+	// StatusStopped: not started yet, or stopped on request.
+	StatusStopped Status = iota
+	// StatusStarting: spawned, no output yet.
+	StatusStarting
+	// StatusRunning: producing output or working.
+	StatusRunning
+	// StatusWaiting: waiting for the user's input (see detectWaiting).
+	StatusWaiting
+	// StatusExited: the harness exited by itself; ExitCode says how.
+	StatusExited
+	// StatusFailed: it could not start, or kept crashing; Reason says why.
+	StatusFailed
+)
+
+var statusNames = [...]string{"stopped", "starting", "running", "waiting", "exited", "failed"}
+
+// String returns the status as shown in `ls` and `--json`.
+func (s Status) String() string {
+	if int(s) < len(statusNames) {
+		return statusNames[s]
+	}
+	return fmt.Sprintf("status(%d)", int(s))
+}
+
+// Live reports whether a harness process exists in this status.
+func (s Status) Live() bool {
+	return s == StatusStarting || s == StatusRunning || s == StatusWaiting
+}
+
+// State is a chat's harness as the UI shows it.
+type State struct {
+	Status Status
+	// ExitCode is the last exit status (-1 for a signal).
+	ExitCode int
+	// Reason says why the chat failed, or how it last exited.
+	Reason string
+	// Pid is the harness's process id while it runs.
+	Pid int
+	// Started is when the current process started.
+	Started time.Time
+	// Restarts counts starts after the first in this acpmux-tui process.
+	Restarts int
+	// LastError is the last error met starting or running the harness.
+	LastError string
+	// Title is the terminal title the harness set (OSC 0/2).
+	Title string
+	// Attention is set when the chat began waiting for input and no input has
+	// been sent since.
+	Attention bool
+	// Argv is the argument vector of the current or last start.
+	Argv []string
+	// Transport is "pty" or "acp".
+	Transport string
+	// FoldersVia says how the folders reached an ACP agent once it is
+	// initialized ("acp", "flag", "note", "none"); empty before.
+	FoldersVia string
+	// AgentName is the ACP agent's name and version.
+	AgentName string
+	// SessionID is the ACP session in use.
+	SessionID string
+	// TurnActive is set while an ACP prompt turn runs.
+	TurnActive bool
+	// Permission is the ACP agent's pending permission request, if any.
+	Permission *Permission
+}
