@@ -212,6 +212,34 @@ func (a *app) removeFolders(ref string, dirs []string) error {
 	return a.printChat(sessions.Entry{ID: m.ID, Meta: m}, false)
 }
 
+// derive makes a fork, side chat or handoff of a chat; it carries the
+// parent's folders. An ACP fork asks the agent for session/fork at its
+// first start.
+func (a *app) derive(ref string, d sessions.Derivation, asJSON bool) error {
+	e, err := a.resolve(ref)
+	if err != nil {
+		return err
+	}
+	if e.Broken != nil {
+		return e.Broken
+	}
+	if d.Harness != "" {
+		if _, ok := a.table.Get(d.Harness); !ok {
+			return usagef("unknown harness %q (known: %s)", d.Harness, strings.Join(a.table.Names(), ", "))
+		}
+	}
+	if d.Cwd != "" {
+		if _, err := sessions.Canonical(d.Cwd); err != nil {
+			return usagef("--cwd %q: %v", d.Cwd, err)
+		}
+	}
+	m, err := a.store.Derive(e.ID, d)
+	if err != nil {
+		return err
+	}
+	return a.printChat(sessions.Entry{ID: m.ID, Meta: m}, asJSON)
+}
+
 func (a *app) remove(ref string, force bool) error {
 	e, err := a.resolve(ref)
 	if err != nil {

@@ -10,6 +10,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/acpmux/acpmux-tui/sessions"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -45,6 +47,9 @@ func commands() []command {
 		{"show", "ID [--json]", "show one chat", cmdShow},
 		{"add-dir", "ID DIR...", "add folders to a chat", cmdAddDir},
 		{"rm-dir", "ID DIR...", "remove folders from a chat", cmdRmDir},
+		{"fork", "ID [--cwd DIR] [--json]", "fork a chat: same folders, the conversation so far", cmdFork},
+		{"side", "ID [--json]", "a side chat: same folders, a fresh conversation", cmdSide},
+		{"handoff", "ID --to HARNESS [--json]", "hand a chat off to another harness, with its folders", cmdHandoff},
 		{"rm", "ID [--force]", "delete a chat (never its project folder)", cmdRm},
 		{"attach", "ID", "run a chat's harness in this terminal (ctrl+] detaches)", cmdAttach},
 		{"prompt", "ID TEXT", "send one prompt to an ACP chat and print the reply", cmdPrompt},
@@ -246,6 +251,47 @@ func cmdRmDir(a *app, args []string) error {
 		return usagef("usage: acpmux-tui rm-dir ID DIR...")
 	}
 	return a.removeFolders(pos[0], pos[1:])
+}
+
+func cmdFork(a *app, args []string) error {
+	fs := newFlags(a, "fork")
+	cwd := fs.String("cwd", "", "the fork's project folder (default: the parent's)")
+	asJSON := fs.Bool("json", false, "print the new chat as JSON")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("usage: acpmux-tui fork ID [--cwd DIR] [--json]")
+	}
+	return a.derive(pos[0], sessions.Derivation{Origin: sessions.OriginFork, Cwd: *cwd}, *asJSON)
+}
+
+func cmdSide(a *app, args []string) error {
+	fs := newFlags(a, "side")
+	asJSON := fs.Bool("json", false, "print the new chat as JSON")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("usage: acpmux-tui side ID [--json]")
+	}
+	return a.derive(pos[0], sessions.Derivation{Origin: sessions.OriginSide}, *asJSON)
+}
+
+func cmdHandoff(a *app, args []string) error {
+	fs := newFlags(a, "handoff")
+	to := fs.String("to", "", "the harness to hand the chat to")
+	asJSON := fs.Bool("json", false, "print the new chat as JSON")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 || *to == "" {
+		return usagef("usage: acpmux-tui handoff ID --to HARNESS [--json]")
+	}
+	return a.derive(pos[0], sessions.Derivation{Origin: sessions.OriginHandoff, Harness: *to}, *asJSON)
 }
 
 func cmdRm(a *app, args []string) error {

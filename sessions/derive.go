@@ -1,0 +1,64 @@
+package sessions
+
+import (
+	"fmt"
+	"path/filepath"
+)
+
+// Derivation describes a chat made from another: a fork, a side chat or a
+// handoff.
+type Derivation struct {
+	// Origin is OriginFork, OriginSide or OriginHandoff.
+	Origin string
+	// Harness is the new chat's harness; empty keeps the parent's (a
+	// handoff names another).
+	Harness string
+	// Cwd is a project folder for the new chat; empty keeps the parent's
+	// project, or gives a chat with no project a fresh home of its own.
+	Cwd string
+	// Name is the new chat's name; empty derives one from the parent's.
+	Name string
+}
+
+// Derive creates a chat from parent that carries its folders. The new chat's
+// own folder is dropped from the list it inherits, and the list goes through
+// ValidateFolders again, so a folder that has gone refuses the derivation
+// with the reason rather than being dropped.
+func (s *Store) Derive(parentID string, d Derivation) (*Meta, error) {
+	switch d.Origin {
+	case OriginFork, OriginSide, OriginHandoff:
+	default:
+		return nil, fmt.Errorf("derive chat: unknown origin %q", d.Origin)
+	}
+	parent, err := s.Load(parentID)
+	if err != nil {
+		return nil, err
+	}
+	n := NewChat{Harness: d.Harness, Cwd: d.Cwd, Name: d.Name, Parent: parent.ID, Origin: d.Origin}
+	if n.Harness == "" {
+		n.Harness = parent.Harness
+	}
+	if n.Cwd == "" && !s.NoProject(parent) {
+		n.Cwd = parent.Cwd
+	}
+	if n.Name == "" {
+		n.Name = fmt.Sprintf("%s (%s)", parent.Name, d.Origin)
+	}
+	own := ""
+	if n.Cwd != "" {
+		if c, err := Canonical(n.Cwd); err == nil {
+			own = c
+		}
+	}
+	for _, dir := range parent.AdditionalDirectories {
+		if own != "" && filepath.Clean(dir) == own {
+			continue
+		}
+		n.AdditionalDirectories = append(n.AdditionalDirectories, dir)
+	}
+	m, err := s.Create(n)
+	if err != nil {
+		return nil, fmt.Errorf("%s of %s: %w", d.Origin, parent.ID, err)
+	}
+	return m, nil
+}
