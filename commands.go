@@ -10,6 +10,8 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"text/tabwriter"
 
 	"github.com/acpmux/acpmux-tui/config"
@@ -321,21 +323,27 @@ func (a *app) prompt(ref, text string) error {
 	}); err != nil {
 		return err
 	}
-	endsWithNewline := true
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	// Set the session up first: a loaded session replays the conversation,
+	// and only this turn's reply is printed.
+	if err := m.WaitReady(ctx, e.ID); err != nil {
+		return err
+	}
+	var endsWithNewline atomic.Bool
+	endsWithNewline.Store(true)
 	_ = m.Observe(e.ID, func(entry mux.Entry) {
 		if entry.Kind == mux.EntryAgent && entry.Text != "" {
 			io.WriteString(a.stdout, entry.Text)
-			endsWithNewline = strings.HasSuffix(entry.Text, "\n")
+			endsWithNewline.Store(strings.HasSuffix(entry.Text, "\n"))
 		}
 	})
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
 	go func() {
 		<-ctx.Done()
 		_ = m.Cancel(e.ID)
 	}()
 	reason, err := m.Prompt(context.Background(), e.ID, text)
-	if !endsWithNewline {
+	if !endsWithNewline.Load() {
 		fmt.Fprintln(a.stdout)
 	}
 	if err != nil {

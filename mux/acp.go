@@ -1,6 +1,7 @@
 package mux
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -151,7 +152,11 @@ func (m *Mux) spawnACP(c *acpChat, l harness.Launch) (*acpProcess, error) {
 		m.opt.Logger.Error("bad message from agent", "chat", c.id, "reason", reason)
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	})
-	p.conn = acp.NewClientSideConnection(&acpClient{chat: c, proc: p}, stdin, guard)
+	var toAgent io.Writer = stdin
+	if m.opt.Wire != nil {
+		toAgent = &wireTap{w: stdin, see: func(b []byte) { m.opt.Wire(c.id, b) }}
+	}
+	p.conn = acp.NewClientSideConnection(&acpClient{chat: c, proc: p}, toAgent, guard)
 	p.conn.SetLogger(m.opt.Logger.With("chat", c.id))
 	return p, nil
 }
@@ -506,6 +511,29 @@ func (c *acpChat) resize(cols, rows int) {
 }
 
 func (c *acpChat) setTap(io.Writer) {}
+
+// wireTap shows every message written to an agent to see, a line at a time.
+type wireTap struct {
+	w   io.Writer
+	see func([]byte)
+	buf []byte
+	mu  sync.Mutex
+}
+
+func (t *wireTap) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	t.buf = append(t.buf, p...)
+	for {
+		i := bytes.IndexByte(t.buf, '\n')
+		if i < 0 {
+			break
+		}
+		t.see(append([]byte(nil), t.buf[:i]...))
+		t.buf = t.buf[i+1:]
+	}
+	t.mu.Unlock()
+	return t.w.Write(p)
+}
 
 // logWriter sends a harness's stderr to the log, a line at a time.
 type logWriter struct {

@@ -45,6 +45,9 @@ type Options struct {
 	// BackoffBase is the delay before the first respawn; it doubles with each
 	// crash in the window (default 250 ms).
 	BackoffBase time.Duration
+	// Wire, when set, sees every message sent to an ACP agent, with the
+	// chat's id (tests validate them against the ACP schema).
+	Wire func(chatID string, message []byte)
 }
 
 // Mux runs the harnesses of chats. All methods are safe for concurrent use.

@@ -20,7 +20,9 @@ import (
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
-var fakeHarness string
+// fakeHarness and fakeACP are the fake pty harness and the fake ACP agent,
+// built once for the package's tests.
+var fakeHarness, fakeACP string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "acpmux-mux-test")
@@ -28,10 +30,13 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	fakeHarness = filepath.Join(dir, "ptyfake")
-	out, err := exec.Command("go", "build", "-o", fakeHarness, "../internal/testharness/ptyfake").CombinedOutput()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "build ptyfake: %v\n%s", err, out)
-		os.Exit(1)
+	fakeACP = filepath.Join(dir, "acpfake")
+	for bin, pkg := range map[string]string{fakeHarness: "ptyfake", fakeACP: "acpfake"} {
+		out, err := exec.Command("go", "build", "-o", bin, "../internal/testharness/"+pkg).CombinedOutput()
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "build %s: %v\n%s", pkg, err, out)
+			os.Exit(1)
+		}
 	}
 	code := m.Run()
 	os.RemoveAll(dir)

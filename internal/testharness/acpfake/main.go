@@ -1,0 +1,235 @@
+// Command acpfake is a fake ACP agent for tests, built on the agent side of
+// github.com/coder/acp-go-sdk. It speaks JSON-RPC over stdin and stdout,
+// writes a few log lines to stderr (never protocol), and behaves as a strict
+// agent would: session/new, session/load, session/resume and session/fork
+// refuse a relative cwd or a relative additionalDirectories entry with
+// -32602, refuse additionalDirectories altogether unless the capability is
+// advertised, answer an unadvertised method with -32601 and an unknown
+// session with -32002.
+//
+// Environment:
+//
+//	ACPMUX_FAKE_RECORD=FILE  append one JSON line per process start:
+//	                         {"argv":[...],"cwd":"...","env":[...],"pid":N,"pgid":N}
+//	ACPMUX_FAKE_WIRE=FILE    append every line received on stdin exactly as
+//	                         received, one per line (what the client sent)
+//	ACPMUX_FAKE_SENT=FILE    append every protocol line written to stdout
+//	                         (what the agent sent; not the garbage or huge lines),
+//	                         so a test can tell which agent request a client
+//	                         response in the WIRE file answers
+//	ACPMUX_FAKE_ADVERTISE=1  advertise agentCapabilities.sessionCapabilities.
+//	                         additionalDirectories = {} (else the field is absent,
+//	                         and a request carrying the field is refused with
+//	                         -32602 "additionalDirectories not supported")
+//	ACPMUX_FAKE_LOAD=0|1     advertise (and serve) session/load; unset or empty means 1
+//	ACPMUX_FAKE_RESUME=1     advertise (and serve) sessionCapabilities.resume
+//	ACPMUX_FAKE_FORK=1       advertise (and serve) sessionCapabilities.fork
+//	                         (session/fork is an unstable ACP method)
+//	ACPMUX_FAKE_STATE=DIR    keep sessions in DIR/<sessionId>.json (cwd, the
+//	                         additionalDirectories last received, the history of
+//	                         prompts and replies) so a later process can load,
+//	                         resume or fork them; without it sessions live only
+//	                         in this process
+//	ACPMUX_FAKE_AUTH=1       initialize lists the auth method "fake-login"
+//	                         ("Run `fake login` in a terminal") and session/new,
+//	                         load, resume and fork fail with auth_required
+//	                         (-32000) until authenticate is called with it
+//
+// A prompt's text blocks are joined with newlines. The agent replies with an
+// agent_message_chunk "echo: <prompt text>" and stopReason end_turn, unless
+// the prompt's last line is a command:
+//
+//	permission        a tool_call, then session/request_permission (options
+//	                  allow_once "Allow", reject_once "Reject"), then the reply
+//	                  "permission: <optionId>" or "permission: cancelled"
+//	read PATH         fs/read_text_file; "read: <content>" or "read error: <msg>"
+//	write PATH TEXT   fs/write_text_file (PATH has no spaces, TEXT is the rest);
+//	                  "wrote" or "write error: <msg>"
+//	tool              tool_call "Fake tool" pending, then tool_call_update
+//	                  in_progress, then completed
+//	plan              a plan update with two entries
+//	think             an agent_thought_chunk "pondering", then the echo
+//	slow              one chunk, then wait for session/cancel; stopReason cancelled
+//	crash             one chunk, then exit with status 3
+//	garbage           a non-JSON line straight to stdout, then the echo
+//	huge              a single 20 MiB session/update line, then the echo
+//
+// Option ids equal their kinds (allow_once, reject_once). The permission
+// request outlives session/cancel: the client must answer it (with the
+// cancelled outcome), as the spec requires. A client error in read or
+// write shows as its message, then its data as JSON if it has any.
+//
+// session/load replays the history (user_message_chunk then
+// agent_message_chunk per turn) before it answers; session/resume does not
+// replay; session/fork copies the history to a new session id.
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"sync"
+	"syscall"
+
+	"github.com/coder/acp-go-sdk"
+)
+
+// Record is one start as the fake saw it (the same shape as ptyfake's for
+// argv, cwd, env and pid).
+type Record struct {
+	Argv []string `json:"argv"`
+	Cwd  string   `json:"cwd"`
+	Env  []string `json:"env"`
+	Pid  int      `json:"pid"`
+	Pgid int      `json:"pgid"`
+}
+
+// config is what the environment asks of this process.
+type config struct {
+	advertiseDirs bool
+	load          bool
+	resume        bool
+	fork          bool
+	auth          bool
+	stateDir      string
+}
+
+func configFromEnv() config {
+	load := os.Getenv("ACPMUX_FAKE_LOAD")
+	return config{
+		advertiseDirs: os.Getenv("ACPMUX_FAKE_ADVERTISE") == "1",
+		load:          load == "" || load == "1",
+		resume:        os.Getenv("ACPMUX_FAKE_RESUME") == "1",
+		fork:          os.Getenv("ACPMUX_FAKE_FORK") == "1",
+		auth:          os.Getenv("ACPMUX_FAKE_AUTH") == "1",
+		stateDir:      os.Getenv("ACPMUX_FAKE_STATE"),
+	}
+}
+
+func main() {
+	cfg := configFromEnv()
+	cwd, _ := os.Getwd()
+	pgid, _ := syscall.Getpgid(0)
+	record(Record{Argv: os.Args, Cwd: cwd, Env: os.Environ(), Pid: os.Getpid(), Pgid: pgid})
+
+	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	logf("acpfake: starting pid %d in %s", os.Getpid(), cwd)
+	logf("acpfake: advertise additionalDirectories=%v loadSession=%v resume=%v fork=%v auth=%v state=%q",
+		cfg.advertiseDirs, cfg.load, cfg.resume, cfg.fork, cfg.auth, cfg.stateDir)
+
+	var in io.Reader = os.Stdin
+	if path := os.Getenv("ACPMUX_FAKE_WIRE"); path != "" {
+		in = &lineTee{r: os.Stdin, path: path}
+	}
+	out := &stdout{w: os.Stdout}
+	if path := os.Getenv("ACPMUX_FAKE_SENT"); path != "" {
+		out.sent = path
+	}
+
+	ag := newAgent(cfg, out)
+	conn := acp.NewAgentSideConnection(ag, out, in)
+	conn.SetLogger(logger)
+	ag.conn = conn
+	<-conn.Done()
+	logf("acpfake: stdin closed, exiting")
+}
+
+// logf writes one log line to stderr.
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, format+"\n", args...)
+}
+
+func record(r Record) {
+	path := os.Getenv("ACPMUX_FAKE_RECORD")
+	if path == "" {
+		return
+	}
+	line, err := json.Marshal(r)
+	if err != nil {
+		fail(err)
+	}
+	if err := appendFile(path, append(line, '\n')); err != nil {
+		fail(err)
+	}
+}
+
+// appendFile appends b to path in one write, so lines from several fake
+// processes sharing a file do not interleave.
+func appendFile(path string, b []byte) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "acpfake:", err)
+	os.Exit(3)
+}
+
+// lineTee passes stdin through to the SDK unchanged and appends each
+// complete line it carries, exactly as received, to a file.
+type lineTee struct {
+	r       io.Reader
+	path    string
+	pending []byte
+}
+
+func (t *lineTee) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if n > 0 {
+		t.pending = append(t.pending, p[:n]...)
+		if i := bytes.LastIndexByte(t.pending, '\n'); i >= 0 {
+			if werr := appendFile(t.path, t.pending[:i+1]); werr != nil {
+				logf("acpfake: record wire: %v", werr)
+			}
+			t.pending = append(t.pending[:0], t.pending[i+1:]...)
+		}
+	}
+	if err != nil && len(t.pending) > 0 {
+		// A last line without a newline is recorded with one.
+		if werr := appendFile(t.path, append(t.pending, '\n')); werr != nil {
+			logf("acpfake: record wire: %v", werr)
+		}
+		t.pending = nil
+	}
+	return n, err
+}
+
+// stdout serialises the SDK's writes (one whole message per Write) with the
+// raw lines the garbage and huge commands write, so no line is split, and
+// optionally records the protocol lines.
+type stdout struct {
+	mu   sync.Mutex
+	w    io.Writer
+	sent string
+}
+
+// Write writes one protocol message. It is recorded first, so a test that
+// has seen the message can rely on the record.
+func (s *stdout) Write(b []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sent != "" {
+		if err := appendFile(s.sent, b); err != nil {
+			logf("acpfake: record sent: %v", err)
+		}
+	}
+	return s.w.Write(b)
+}
+
+// writeRaw writes bytes that are not protocol, unrecorded.
+func (s *stdout) writeRaw(b []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, err := s.w.Write(b)
+	return err
+}
