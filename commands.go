@@ -285,6 +285,9 @@ func (a *app) attach(ref string) error {
 	if e.Broken != nil {
 		return e.Broken
 	}
+	if spec, ok := a.table.Get(e.Meta.Harness); ok && spec.Transport == harness.TransportACP {
+		return usagef("chat %s runs %s, which speaks ACP: use acpmux-tui prompt, or the TUI", e.ID, e.Meta.Harness)
+	}
 	m, done, err := a.newMux()
 	if err != nil {
 		return err

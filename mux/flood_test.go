@@ -8,6 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/acpmux/acpmux-tui/config"
+	"github.com/acpmux/acpmux-tui/harness"
+	"github.com/acpmux/acpmux-tui/sessions"
 )
 
 // writeFlood writes about size bytes of mixed ANSI colour and UTF-8 lines
@@ -82,5 +86,38 @@ func TestFloodIsDrainedWithoutLoss(t *testing.T) {
 	c.mu.Unlock()
 	if sb != r.cfg.Scrollback {
 		t.Fatalf("scrollback holds %d lines, want the full %d", sb, r.cfg.Scrollback)
+	}
+}
+
+// BenchmarkPtyThroughput measures output through a real pty into the screen:
+// cat of a flood file in a 160x45 chat, from start until the output is
+// drained (scripts/bench sets the same beside a tmux pane).
+func BenchmarkPtyThroughput(b *testing.B) {
+	file := filepath.Join(b.TempDir(), "flood.txt")
+	const size = 20_000_000
+	writeFlood(b, file, size)
+	store, err := sessions.OpenStore(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := config.Defaults()
+	cfg.Harness = map[string]config.HarnessConfig{"cat": {Command: "/bin/cat", Args: []string{file}}}
+	table, err := harness.NewTable(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := New(Options{Store: store, Table: table, Config: cfg})
+	defer m.Close()
+	meta, err := store.Create(sessions.NewChat{Harness: "cat"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(size)
+	b.ResetTimer()
+	for range b.N {
+		if err := m.Start(meta.ID, 160, 45); err != nil {
+			b.Fatal(err)
+		}
+		m.Wait(meta.ID)
 	}
 }
