@@ -30,20 +30,9 @@ const handshakeTimeout = 2 * time.Minute
 // acpChat is one chat whose harness speaks ACP over stdio: one harness
 // process per chat, one session in it.
 type acpChat struct {
-	m       *Mux
-	id      string
-	pending atomic.Bool
-
-	mu       sync.Mutex
-	cols     int
-	rows     int
-	state    State
+	base
 	proc     *acpProcess
 	log      transcript
-	stopping bool
-	crashes  []time.Time
-	respawn  *time.Timer
-	starts   int
 	observer func(Entry) // streams entries as they arrive (the prompt command)
 	permit   PermissionPolicy
 	card     *permissionCard
@@ -68,11 +57,8 @@ type acpProcess struct {
 }
 
 func newACPChat(m *Mux, id string) *acpChat {
-	return &acpChat{m: m, id: id, cols: defaultCols, rows: defaultRows}
+	return &acpChat{base: newBase(m, id)}
 }
-
-func (c *acpChat) pendingNotice() *atomic.Bool { return &c.pending }
-func (c *acpChat) chatID() string              { return c.id }
 
 func (c *acpChat) start(cols, rows int, restart bool) error {
 	c.mu.Lock()
@@ -80,25 +66,14 @@ func (c *acpChat) start(cols, rows int, restart bool) error {
 	if c.proc != nil {
 		return nil
 	}
-	if restart {
-		c.crashes = nil
-	}
-	if cols > 0 && rows > 0 {
-		c.cols, c.rows = cols, rows
-	}
-	c.stopping = false
+	c.prepareStartLocked(cols, rows, restart)
 	return c.spawnLocked()
 }
 
 // spawnLocked starts the harness and sets its session up in the background:
 // initialize, then session/new, load, resume or fork with the stored folders.
 func (c *acpChat) spawnLocked() error {
-	fail := func(err error) error {
-		c.state.Status, c.state.Reason, c.state.LastError, c.state.Pid = StatusFailed, err.Error(), err.Error(), 0
-		c.m.opt.Logger.Error("start ACP harness", "chat", c.id, "err", err)
-		c.m.notify(c)
-		return err
-	}
+	fail := c.failLocked
 	meta, err := c.m.opt.Store.Load(c.id)
 	if err != nil {
 		return fail(err)
@@ -113,14 +88,8 @@ func (c *acpChat) spawnLocked() error {
 	}
 	p.roots = newRoots(meta.Cwd, meta.AdditionalDirectories)
 	p.folders = meta.AdditionalDirectories
-	if c.starts > 0 {
-		c.state.Restarts++
-	}
-	c.starts++
 	c.proc = p
-	c.state.Status, c.state.Reason, c.state.ExitCode = StatusStarting, "", 0
-	c.state.Pid, c.state.Started, c.state.Argv = p.cmd.Process.Pid, time.Now(), launch.Argv
-	c.state.Transport = harness.TransportACP
+	c.startedLocked(p.cmd.Process.Pid, launch.Argv, harness.TransportACP)
 	c.m.opt.Logger.Info("started ACP harness", "chat", c.id, "pid", c.state.Pid, "launch", launch.String())
 	go c.reap(p)
 	go c.setup(p, spec, meta)
@@ -356,9 +325,8 @@ func (c *acpChat) reap(p *acpProcess) {
 		case code == 0:
 			c.state.Status = StatusExited
 		default:
-			c.state.Status, c.state.LastError = StatusExited, how
 			c.log.add(Entry{Kind: EntryError, Text: "the agent exited: " + how + "; the next start loads the session again"})
-			c.scheduleRespawnLocked(how)
+			c.crashedLocked(how, c.respawnNow)
 		}
 	}
 	c.mu.Unlock()
@@ -367,33 +335,12 @@ func (c *acpChat) reap(p *acpProcess) {
 	c.m.notify(c)
 }
 
-func (c *acpChat) scheduleRespawnLocked(how string) {
-	now := time.Now()
-	kept := c.crashes[:0]
-	for _, t := range c.crashes {
-		if now.Sub(t) < c.m.opt.RespawnWindow {
-			kept = append(kept, t)
-		}
-	}
-	c.crashes = append(kept, now)
-	if len(c.crashes) > c.m.opt.MaxRespawns {
-		c.state.Status = StatusFailed
-		c.state.Reason = fmt.Sprintf("crashed %d times in %s; last: %s", len(c.crashes), c.m.opt.RespawnWindow, how)
-		c.state.LastError = c.state.Reason
-		return
-	}
-	delay := c.m.opt.BackoffBase << (len(c.crashes) - 1)
-	c.respawn = time.AfterFunc(delay, func() {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		c.m.mu.Lock()
-		closed := c.m.closed
-		c.m.mu.Unlock()
-		if c.stopping || c.proc != nil || closed {
-			return
-		}
+func (c *acpChat) respawnNow() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.proc == nil && c.mayRespawnLocked() {
 		_ = c.spawnLocked()
-	})
+	}
 }
 
 func (c *acpChat) killProcess(p *acpProcess) {
@@ -404,10 +351,7 @@ func (c *acpChat) killProcess(p *acpProcess) {
 // SIGTERM to its group, SIGKILL after the grace period; it waits for it.
 func (c *acpChat) stop() {
 	c.mu.Lock()
-	c.stopping = true
-	if c.respawn != nil {
-		c.respawn.Stop()
-	}
+	c.stopRequestedLocked()
 	p := c.proc
 	c.mu.Unlock()
 	if p == nil {

@@ -280,7 +280,7 @@ func (m *Mux) Close() {
 
 // notify tells the UI the chat changed, unless it has not yet taken the last
 // notice for it.
-func (m *Mux) notify(c chatRunner) {
+func (m *Mux) notify(c noticer) {
 	pending := c.pendingNotice()
 	if !pending.CompareAndSwap(false, true) {
 		return

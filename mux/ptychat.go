@@ -6,8 +6,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -24,26 +22,15 @@ const (
 )
 
 // ptyChat is one chat's harness in a pty, with its screen. Its fields are
-// guarded by mu; the reader goroutine feeds the screen under mu.
+// guarded by base.mu; the reader goroutine feeds the screen under it.
 type ptyChat struct {
-	m       *Mux
-	id      string
-	pending atomic.Bool // a change notice is waiting for the UI
-
-	mu       sync.Mutex
-	scr      *screen.Screen
-	cols     int
-	rows     int
-	state    State
-	proc     *process
-	tap      io.Writer
-	replies  []byte // the screen's answers to queries, sent after each feed
-	stopping bool
-	crashes  []time.Time
-	respawn  *time.Timer
-	quiet    *time.Timer
-	starts   int
-	pooled   *pooledLaunch // set while this is a prewarmed harness
+	base
+	scr     *screen.Screen
+	proc    *process
+	tap     io.Writer
+	replies []byte        // the screen's answers to queries, sent after each feed
+	quiet   *time.Timer   // turns a silent running chat to waiting
+	pooled  *pooledLaunch // set while this is a prewarmed harness
 }
 
 // process is one running harness: its pty, its command, and a channel closed
@@ -55,7 +42,7 @@ type process struct {
 }
 
 func newPtyChat(m *Mux, id string) *ptyChat {
-	return &ptyChat{m: m, id: id, cols: defaultCols, rows: defaultRows}
+	return &ptyChat{base: newBase(m, id)}
 }
 
 // start spawns the harness unless one runs. restart marks it as a restart.
@@ -65,13 +52,7 @@ func (c *ptyChat) start(cols, rows int, restart bool) error {
 	if c.proc != nil {
 		return nil
 	}
-	if restart {
-		c.crashes = nil
-	}
-	if cols > 0 && rows > 0 {
-		c.cols, c.rows = cols, rows
-	}
-	c.stopping = false
+	c.prepareStartLocked(cols, rows, restart)
 	return c.spawnLocked()
 }
 
@@ -79,12 +60,7 @@ func (c *ptyChat) start(cols, rows int, restart bool) error {
 // Called with mu held; every start goes through here, so every start gets
 // the folders stored at that moment.
 func (c *ptyChat) spawnLocked() error {
-	fail := func(err error) error {
-		c.state.Status, c.state.Reason, c.state.LastError, c.state.Pid = StatusFailed, err.Error(), err.Error(), 0
-		c.m.opt.Logger.Error("start harness", "chat", c.id, "err", err)
-		c.m.notify(c)
-		return err
-	}
+	fail := c.failLocked
 	var meta *sessions.Meta
 	if c.pooled != nil {
 		meta = &sessions.Meta{Version: sessions.FormatVersion, ID: c.id, Harness: c.pooled.harness, Cwd: c.pooled.home, AgentSessionID: c.pooled.sessionID}
@@ -117,14 +93,8 @@ func (c *ptyChat) spawnLocked() error {
 		c.scr = screen.New(c.cols, c.rows, c.m.opt.Config.Scrollback)
 		c.scr.SetReplyFunc(func(r []byte) { c.replies = append(c.replies, r...) })
 	}
-	if c.starts > 0 {
-		c.state.Restarts++
-	}
-	c.starts++
 	c.proc = p
-	c.state.Status, c.state.Reason, c.state.ExitCode = StatusStarting, "", 0
-	c.state.Pid, c.state.Started, c.state.Argv = p.cmd.Process.Pid, time.Now(), launch.Argv
-	c.state.Transport = harness.TransportPty
+	c.startedLocked(p.cmd.Process.Pid, launch.Argv, harness.TransportPty)
 	c.m.opt.Logger.Info("started harness", "chat", c.id, "pid", c.state.Pid, "launch", launch.String())
 	go c.pump(p)
 	c.m.notify(c)
@@ -285,40 +255,15 @@ func (c *ptyChat) exited(p *process, waitErr error) {
 		c.state.Status = StatusExited
 		return
 	}
-	now := time.Now()
-	kept := c.crashes[:0]
-	for _, t := range c.crashes {
-		if now.Sub(t) < c.m.opt.RespawnWindow {
-			kept = append(kept, t)
-		}
-	}
-	c.crashes = append(kept, now)
-	if len(c.crashes) > c.m.opt.MaxRespawns {
-		c.state.Status = StatusFailed
-		c.state.Reason = fmt.Sprintf("crashed %d times in %s; last: %s", len(c.crashes), c.m.opt.RespawnWindow, how)
-		c.state.LastError = c.state.Reason
-		c.m.opt.Logger.Error("harness keeps crashing", "chat", c.id, "reason", c.state.Reason)
-		return
-	}
-	c.state.Status = StatusExited
-	c.state.LastError = how
-	delay := c.m.opt.BackoffBase << (len(c.crashes) - 1)
-	c.respawn = time.AfterFunc(delay, c.respawnNow)
+	c.crashedLocked(how, c.respawnNow)
 }
 
 func (c *ptyChat) respawnNow() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.stopping || c.proc != nil {
-		return
+	if c.proc == nil && c.mayRespawnLocked() {
+		_ = c.spawnLocked()
 	}
-	c.m.mu.Lock()
-	closed := c.m.closed
-	c.m.mu.Unlock()
-	if closed {
-		return
-	}
-	_ = c.spawnLocked()
 }
 
 // exitStatus turns Wait's result into an exit code (-1 for a signal) and a
@@ -340,10 +285,7 @@ func exitStatus(cmd *exec.Cmd, err error) (int, string) {
 // left behind in its group), and waits until it has been reaped.
 func (c *ptyChat) stop() {
 	c.mu.Lock()
-	c.stopping = true
-	if c.respawn != nil {
-		c.respawn.Stop()
-	}
+	c.stopRequestedLocked()
 	p := c.proc
 	c.mu.Unlock()
 	if p == nil {

@@ -26,5 +26,8 @@ type chatRunner interface {
 	chatID() string
 }
 
-func (c *ptyChat) pendingNotice() *atomic.Bool { return &c.pending }
-func (c *ptyChat) chatID() string              { return c.id }
+// noticer is what a change notice needs of a chat.
+type noticer interface {
+	pendingNotice() *atomic.Bool
+	chatID() string
+}

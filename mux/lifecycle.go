@@ -1,0 +1,106 @@
+package mux
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// base is what every chat runner shares, whatever its transport: identity,
+// pane size, state, and the start and respawn policy. Its fields are guarded
+// by mu, which the runner also uses for its own fields.
+type base struct {
+	m       *Mux
+	id      string
+	pending atomic.Bool // a change notice is waiting for the UI
+
+	mu       sync.Mutex
+	cols     int
+	rows     int
+	state    State
+	stopping bool
+	crashes  []time.Time
+	respawn  *time.Timer
+	starts   int
+}
+
+func newBase(m *Mux, id string) base {
+	return base{m: m, id: id, cols: defaultCols, rows: defaultRows}
+}
+
+func (b *base) pendingNotice() *atomic.Bool { return &b.pending }
+func (b *base) chatID() string              { return b.id }
+
+// prepareStartLocked records the pane size of a start; a restart on request
+// forgets earlier crashes.
+func (b *base) prepareStartLocked(cols, rows int, restart bool) {
+	if restart {
+		b.crashes = nil
+	}
+	if cols > 0 && rows > 0 {
+		b.cols, b.rows = cols, rows
+	}
+	b.stopping = false
+}
+
+// failLocked marks the chat failed with err, logs and reports it.
+func (b *base) failLocked(err error) error {
+	b.state.Status, b.state.Reason, b.state.LastError, b.state.Pid = StatusFailed, err.Error(), err.Error(), 0
+	b.m.opt.Logger.Error("start harness", "chat", b.id, "err", err)
+	b.m.notify(b)
+	return err
+}
+
+// startedLocked records a new process.
+func (b *base) startedLocked(pid int, argv []string, transport string) {
+	if b.starts > 0 {
+		b.state.Restarts++
+	}
+	b.starts++
+	b.state.Status, b.state.Reason, b.state.ExitCode = StatusStarting, "", 0
+	b.state.Pid, b.state.Started, b.state.Argv, b.state.Transport = pid, time.Now(), argv, transport
+}
+
+// crashedLocked records a crash: respawn runs after a backoff that doubles
+// with each crash in the window, and past MaxRespawns crashes in the window
+// the chat is marked failed instead: never a fork loop.
+func (b *base) crashedLocked(how string, respawn func()) {
+	now := time.Now()
+	kept := b.crashes[:0]
+	for _, t := range b.crashes {
+		if now.Sub(t) < b.m.opt.RespawnWindow {
+			kept = append(kept, t)
+		}
+	}
+	b.crashes = append(kept, now)
+	b.state.LastError = how
+	if len(b.crashes) > b.m.opt.MaxRespawns {
+		b.state.Status = StatusFailed
+		b.state.Reason = fmt.Sprintf("crashed %d times in %s; last: %s", len(b.crashes), b.m.opt.RespawnWindow, how)
+		b.state.LastError = b.state.Reason
+		b.m.opt.Logger.Error("harness keeps crashing", "chat", b.id, "reason", b.state.Reason)
+		return
+	}
+	b.state.Status = StatusExited
+	delay := b.m.opt.BackoffBase << (len(b.crashes) - 1)
+	b.respawn = time.AfterFunc(delay, respawn)
+}
+
+// mayRespawnLocked reports whether a scheduled respawn should still happen.
+func (b *base) mayRespawnLocked() bool {
+	if b.stopping {
+		return false
+	}
+	b.m.mu.Lock()
+	defer b.m.mu.Unlock()
+	return !b.m.closed
+}
+
+// stopRequestedLocked marks a stop on request: no respawn follows.
+func (b *base) stopRequestedLocked() {
+	b.stopping = true
+	if b.respawn != nil {
+		b.respawn.Stop()
+	}
+}
