@@ -15,6 +15,13 @@ import (
 	"github.com/creack/pty"
 )
 
+// A pty is read into readBuffers buffers of readBufferSize bytes (Linux hands
+// out at most 4 KiB a read), parsed by a second goroutine.
+const (
+	readBuffers    = 4
+	readBufferSize = 16 * 1024
+)
+
 // Default pane size before the UI tells us better.
 const (
 	defaultCols = 80
@@ -123,17 +130,35 @@ func (c *ptyChat) pump(p *process) {
 		_ = p.ptmx.SetReadDeadline(time.Now().Add(time.Second))
 		reaped <- err
 	}()
-	buf := make([]byte, 64*1024)
+	// Reading and parsing overlap: this goroutine keeps the pty drained
+	// while another feeds the screen, passing a few buffers back and forth.
+	full, free := make(chan []byte, readBuffers), make(chan []byte, readBuffers)
+	for range readBuffers {
+		free <- make([]byte, readBufferSize)
+	}
+	fed := make(chan struct{})
+	go func() {
+		defer close(fed)
+		for b := range full {
+			c.feed(p, b)
+			free <- b[:cap(b)]
+		}
+	}()
 	for {
+		buf := <-free
 		n, err := p.ptmx.Read(buf)
 		if n > 0 {
-			c.feed(p, buf[:n])
+			full <- buf[:n]
+		} else {
+			free <- buf
 		}
 		if err != nil {
 			// EIO once the child side closes on Linux: the end of output.
 			break
 		}
 	}
+	close(full)
+	<-fed
 	waitErr := <-reaped
 	p.ptmx.Close()
 	c.exited(p, waitErr)
