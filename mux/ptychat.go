@@ -112,8 +112,14 @@ func (c *ptyChat) spawnLocked() error {
 // harness a session leader, so it has its own process group.
 func (m *Mux) spawn(l harness.Launch, cols, rows int) (*process, error) {
 	cmd := &exec.Cmd{Path: l.Path, Args: l.Argv, Env: l.Env, Dir: l.Dir}
-	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: uint16(cols), Rows: uint16(rows)})
+	blocking, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: uint16(cols), Rows: uint16(rows)})
 	if err != nil {
+		return nil, fmt.Errorf("start %s: %w", cmd.Path, err)
+	}
+	ptmx, err := pollable(blocking)
+	if err != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
 		return nil, fmt.Errorf("start %s: %w", cmd.Path, err)
 	}
 	return &process{cmd: cmd, ptmx: ptmx, done: make(chan struct{})}, nil
@@ -368,7 +374,7 @@ func (c *ptyChat) resize(cols, rows int) {
 		c.scr.Resize(cols, rows)
 	}
 	if c.proc != nil {
-		_ = pty.Setsize(c.proc.ptmx, &pty.Winsize{Cols: uint16(cols), Rows: uint16(rows)})
+		_ = setWinsize(c.proc.ptmx, cols, rows)
 	}
 }
 
