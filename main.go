@@ -158,8 +158,9 @@ func (c *chatFlags) any() bool {
 	return len(c.dirs) > 0 || c.cwd != "" || c.harness != "" || c.name != ""
 }
 
-// cmdLaunch is the bare command. Until the TUI lands it creates the chat the
-// flags describe and prints it; with no flags it lists the chats.
+// cmdLaunch is the bare command: it opens the TUI. With chat flags it first
+// creates the chat they describe (validated before the screen opens, so a
+// refusal exits 2) and opens the TUI on it with its harness started.
 func cmdLaunch(a *app, args []string) error {
 	fs := newFlags(a, "acpmux-tui")
 	var cf chatFlags
@@ -173,13 +174,13 @@ func cmdLaunch(a *app, args []string) error {
 		return usagef("unexpected argument %q", pos[0])
 	}
 	if !cf.any() {
-		return cmdLs(a, nil)
+		return a.launch(nil)
 	}
 	e, err := a.createChat(cf)
 	if err != nil {
 		return err
 	}
-	return a.printChat(e, false)
+	return a.launch(&e)
 }
 
 func cmdNew(a *app, args []string) error {

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"errors"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/sessions"
+	"github.com/acpmux/acpmux-tui/tui"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+	"golang.org/x/term"
+)
+
+// launch runs the TUI. open is the chat the launch flags created, which the
+// TUI selects, starts and focuses; nil opens the list and starts nothing.
+// Without a terminal on stdin and stdout there is no screen to open: the
+// created chat, or the list, is printed as `new` and `ls` print them.
+func (a *app) launch(open *sessions.Entry) error {
+	if !a.interactive() {
+		if open != nil {
+			return a.printChat(*open, false)
+		}
+		return a.list(false)
+	}
+	if err := a.open(); err != nil {
+		return err
+	}
+	log, closeLog, err := a.logger()
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	// Anything a library logs goes to the log file, never the screen.
+	prev := slog.Default()
+	slog.SetDefault(log)
+	defer slog.SetDefault(prev)
+
+	entries, err := a.store.List()
+	if err != nil {
+		return err
+	}
+	m := mux.New(mux.Options{Store: a.store, Table: a.table, Config: a.cfg, Logger: log, Getenv: a.getenv})
+	defer m.Close()
+
+	noColor := a.getenv("NO_COLOR") != ""
+	renderer := lipgloss.NewRenderer(os.Stdout)
+	if noColor {
+		// The styles carry no colour then; this profile keeps bold, faint
+		// and reverse, which NO_COLOR allows.
+		renderer.SetColorProfile(termenv.ANSI)
+	} else {
+		// Ask the terminal for its background now: once Bubble Tea reads
+		// the keyboard, the answer would arrive as keys.
+		renderer.HasDarkBackground()
+	}
+	var harnesses []tui.HarnessInfo
+	for _, s := range a.table.All() {
+		harnesses = append(harnesses, tui.HarnessInfo{Name: s.Name, Transport: s.Transport, Installed: s.Found(a.getenv)})
+	}
+	opt := tui.Options{
+		Store: a.store, Table: a.table, Config: a.cfg, Mux: m, Logger: log,
+		Renderer: renderer, NoColor: noColor, Entries: entries,
+		DefaultHarness: a.table.Default(a.cfg, a.getenv), Harnesses: harnesses,
+		UserHome: a.getenv("HOME"),
+	}
+	if open != nil {
+		opt.Open = open.ID
+	}
+	model := tui.New(opt)
+	defer model.Close()
+
+	p := tea.NewProgram(model, tea.WithAltScreen(), tea.WithMouseCellMotion())
+	// A closed terminal (SIGHUP) ends the program, so the deferred Close
+	// stops every harness instead of leaving them behind.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer func() { signal.Stop(hup); close(hup) }()
+	go func() {
+		if _, ok := <-hup; ok {
+			p.Kill()
+		}
+	}()
+	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {
+		return err
+	}
+	return nil
+}
+
+// interactive reports whether stdin and stdout are a terminal the TUI can
+// draw on.
+func (a *app) interactive() bool {
+	out, ok := a.stdout.(*os.File)
+	return ok && out == os.Stdout && term.IsTerminal(int(os.Stdout.Fd())) && term.IsTerminal(int(os.Stdin.Fd()))
+}

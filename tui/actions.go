@@ -1,0 +1,193 @@
+package tui
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/sessions"
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// This file holds the commands that do the app's blocking work (store reads
+// and writes, starting and stopping harnesses) off the UI goroutine, and the
+// messages that bring their results back.
+
+// errMsg is an error to show in the status line and log.
+type errMsg struct {
+	what string
+	err  error
+}
+
+// errMsgOf returns an errMsg for err, or nil when err is nil.
+func errMsgOf(what string, err error) tea.Msg {
+	if err == nil {
+		return nil
+	}
+	return errMsg{what, err}
+}
+
+// infoMsg is a note for the status line.
+type infoMsg string
+
+// listLoadedMsg brings the chat list read from the store; selectID is the
+// chat to select once it is shown.
+type listLoadedMsg struct {
+	entries  []sessions.Entry
+	err      error
+	selectID string
+}
+
+// foldersCheckedMsg brings the stored folders of a chat that fail now.
+type foldersCheckedMsg struct {
+	id       string
+	problems []sessions.FolderProblem
+}
+
+// startedMsg reports the start of a chat's harness.
+type startedMsg struct {
+	id  string
+	err error
+}
+
+// chatCreatedMsg reports a chat created (and, for open, started). meta is
+// nil when nothing was created; then err says why.
+type chatCreatedMsg struct {
+	meta *sessions.Meta
+	err  error
+	open bool
+}
+
+// actionDoneMsg reports a store or harness action: a note or an error, and
+// whether the list must be read again.
+type actionDoneMsg struct {
+	info   string
+	err    error
+	reload bool
+	id     string // the chat acted on
+}
+
+// resizedMsg reports that every pty has its new size.
+type resizedMsg struct{}
+
+// tickMsg moves the clock uptimes are counted on.
+type tickMsg time.Time
+
+// closeDialogMsg closes the open dialog.
+type closeDialogMsg struct{}
+
+func closeDialog() tea.Msg { return closeDialogMsg{} }
+
+func loadList(store *sessions.Store, selectID string) tea.Cmd {
+	return func() tea.Msg {
+		entries, err := store.List()
+		return listLoadedMsg{entries, err, selectID}
+	}
+}
+
+func checkFolders(e sessions.Entry) tea.Cmd {
+	if e.Meta == nil || len(e.Meta.AdditionalDirectories) == 0 {
+		return nil
+	}
+	id, cwd, dirs := e.ID, e.Meta.Cwd, append([]string(nil), e.Meta.AdditionalDirectories...)
+	return func() tea.Msg {
+		return foldersCheckedMsg{id, sessions.CheckStoredFolders(cwd, dirs)}
+	}
+}
+
+// chatLoadedMsg brings one chat read again from the store.
+type chatLoadedMsg struct{ entry sessions.Entry }
+
+func reloadChat(store *sessions.Store, id string) tea.Cmd {
+	if store == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		m, err := store.Load(id)
+		if err != nil {
+			return nil // the list shows it as it was; a later reload says more
+		}
+		return chatLoadedMsg{sessions.Entry{ID: id, Meta: m}}
+	}
+}
+
+func startChat(m Mux, id string, cols, rows int, restart bool) tea.Cmd {
+	return func() tea.Msg {
+		if restart {
+			return startedMsg{id, m.Restart(id, cols, rows)}
+		}
+		return startedMsg{id, m.Start(id, cols, rows)}
+	}
+}
+
+func stopChat(m Mux, id, name string) tea.Cmd {
+	return func() tea.Msg {
+		m.Stop(id)
+		return actionDoneMsg{info: "stopped " + name, id: id}
+	}
+}
+
+func resizeAll(m Mux, cols, rows int) tea.Cmd {
+	return func() tea.Msg {
+		m.ResizeAll(cols, rows)
+		return resizedMsg{}
+	}
+}
+
+func fillPool(m Mux) tea.Cmd {
+	return func() tea.Msg { return errMsgOf("prewarm harnesses", m.Fill()) }
+}
+
+func createChat(m Mux, n sessions.NewChat, cols, rows int) tea.Cmd {
+	return func() tea.Msg {
+		meta, err := m.CreateAndStart(n, cols, rows)
+		return chatCreatedMsg{meta: meta, err: err, open: true}
+	}
+}
+
+func deriveChat(store *sessions.Store, parent string, d sessions.Derivation) tea.Cmd {
+	return func() tea.Msg {
+		meta, err := store.Derive(parent, d)
+		return chatCreatedMsg{meta: meta, err: err, open: true}
+	}
+}
+
+func deleteChat(m Mux, store *sessions.Store, id, name string) tea.Cmd {
+	return func() tea.Msg {
+		m.Forget(id)
+		if err := store.Remove(id, false); err != nil {
+			return actionDoneMsg{err: err, reload: true, id: id}
+		}
+		return actionDoneMsg{info: "deleted " + name, reload: true, id: id}
+	}
+}
+
+func removeMissing(store *sessions.Store, id string) tea.Cmd {
+	return func() tea.Msg {
+		_, dropped, err := store.RemoveMissingFolders(id)
+		if err != nil {
+			return actionDoneMsg{err: err, id: id}
+		}
+		if len(dropped) == 0 {
+			return actionDoneMsg{info: "no missing folders", reload: true, id: id}
+		}
+		return actionDoneMsg{info: fmt.Sprintf("removed %d missing folder(s)", len(dropped)), reload: true, id: id}
+	}
+}
+
+func tick(every time.Duration) tea.Cmd {
+	return tea.Tick(every, func(t time.Time) tea.Msg { return tickMsg(t) })
+}
+
+// describeErr turns an error into the status line's text.
+func describeErr(what string, err error) string {
+	var gone *mux.FoldersGoneError
+	switch {
+	case errors.As(err, &gone):
+		return err.Error()
+	case what == "":
+		return err.Error()
+	}
+	return what + ": " + err.Error()
+}

@@ -1,0 +1,142 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/sessions"
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// benchScreen is a busy terminal screen of cols x rows: coloured words on
+// every line, as a harness draws them.
+func benchScreen(cols, rows int) string {
+	var b strings.Builder
+	for r := range rows {
+		if r > 0 {
+			b.WriteByte('\n')
+		}
+		w := 0
+		for i := 0; w < cols; i++ {
+			word := fmt.Sprintf("word%d ", (r*31+i)%97)
+			if w+len(word) > cols {
+				word = strings.Repeat(" ", cols-w)
+			}
+			if i%3 == 0 {
+				fmt.Fprintf(&b, "\x1b[38;5;%dm%s\x1b[0m", 16+(i*7)%200, word)
+			} else {
+				b.WriteString(word)
+			}
+			w += len(word)
+		}
+	}
+	return b.String()
+}
+
+// benchEntries makes n chats in memory, every fifth one a fork of the one
+// before, each with two folders.
+func benchEntries(n int) []sessions.Entry {
+	out := make([]sessions.Entry, n)
+	for i := range out {
+		id := fmt.Sprintf("c%05d", i)
+		m := &sessions.Meta{ID: id, Name: fmt.Sprintf("chat number %d about something", i), Harness: "claude",
+			Cwd: "/home/me/src/project", AdditionalDirectories: []string{"/home/me/src/lib", "/home/me/notes"}}
+		if i%5 == 4 {
+			m.Parent, m.Origin = out[i-1].ID, "fork"
+		}
+		out[i] = sessions.Entry{ID: id, Meta: m}
+	}
+	return out
+}
+
+// benchModel is the app at 160x50 over 1,000 chats, all running and each
+// with a full screen to draw.
+func benchModel(b *testing.B, entries []sessions.Entry) *Model {
+	fake := newFakeMux(nil)
+	l := computeLayout(160, 50)
+	scr := benchScreen(l.chatCols, l.chatRows)
+	for _, e := range entries {
+		fake.set(e.ID, mux.State{Status: mux.StatusRunning, Pid: 4242, Started: time.Unix(0, 0)}, scr)
+		fake.terms[e.ID] = mux.Terminal{Cols: l.chatCols, Rows: l.chatRows, CursorVisible: true}
+	}
+	m := New(Options{Mux: fake, Renderer: asciiRenderer(), Entries: entries, Tick: -1})
+	b.Cleanup(m.Close)
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 50})
+	return m
+}
+
+// BenchmarkKeyPress1000 is one key press (j or k) on a home of 1,000 chats:
+// Update (the selection moves, the new chat's screen and summary are read
+// and laid out) and View (the whole frame). Goal: under 2 ms.
+func BenchmarkKeyPress1000(b *testing.B) {
+	m := benchModel(b, benchEntries(1000))
+	down, up := tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("j")}, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("k")}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		k := down
+		if (i/999)%2 == 1 {
+			k = up
+		}
+		i++
+		m.Update(k)
+		_ = m.View()
+	}
+}
+
+// BenchmarkRedraw1000 is one frame of pty output on the selected chat of a
+// home of 1,000 chats: the change notice, the screen read, the frame drawn.
+func BenchmarkRedraw1000(b *testing.B) {
+	entries := benchEntries(1000)
+	m := benchModel(b, entries)
+	msg := chatsChangedMsg{ids: []string{entries[0].ID}}
+	b.ReportAllocs()
+	for b.Loop() {
+		m.Update(msg)
+		_ = m.View()
+	}
+}
+
+// BenchmarkFirstFrame1000 is the start of the app on a home of 1,000
+// stored chats, up to its first frame: the store listed (every file read
+// and parsed), the model built, sized, and drawn.
+func BenchmarkFirstFrame1000(b *testing.B) {
+	r := newRig(b, nil)
+	lib, notes := r.dir("lib"), r.dir("notes")
+	for range 1000 {
+		r.create(sessions.NewChat{Harness: "claude", AdditionalDirectories: []string{lib, notes}})
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		entries, err := r.store.List()
+		if err != nil || len(entries) != 1000 {
+			b.Fatal(len(entries), err)
+		}
+		m := New(Options{Store: r.store, Table: r.table, Mux: r.fake, Renderer: asciiRenderer(), Entries: entries, Tick: -1})
+		m.Update(tea.WindowSizeMsg{Width: 160, Height: 50})
+		if v := m.View(); !strings.Contains(v, "chats 1000") {
+			b.Fatal(v)
+		}
+		m.Close()
+	}
+}
+
+// BenchmarkFirstFrameModel1000 is the TUI's share of the first frame over
+// 1,000 chats already listed: the model built (tree, filter, rows fitted),
+// sized, and drawn.
+func BenchmarkFirstFrameModel1000(b *testing.B) {
+	entries := benchEntries(1000)
+	fake := newFakeMux(nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		m := New(Options{Mux: fake, Renderer: asciiRenderer(), Entries: entries, Tick: -1})
+		m.Update(tea.WindowSizeMsg{Width: 160, Height: 50})
+		if v := m.View(); !strings.Contains(v, "chats 1000") {
+			b.Fatal(v)
+		}
+		m.Close()
+	}
+}

@@ -1,0 +1,342 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/acpmux/acpmux-tui/harness"
+	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/charmbracelet/bubbles/cursor"
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textarea"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// promptHeight is the height of an ACP chat's prompt input.
+const promptHeight = 3
+
+// promptDoneMsg reports the end of an ACP turn started from the prompt input.
+type promptDoneMsg struct {
+	id, reason string
+	err        error
+}
+
+// ChatPane shows the selected chat: a pty chat's terminal screen drawn live,
+// or an ACP chat's transcript with a prompt input and permission card. It
+// reads the mux only from Update (Refresh); View draws cached lines.
+type ChatPane struct {
+	c    *Common
+	mux  Mux
+	send func(id string, b []byte) // queues input for a harness, in order
+	w, h int
+
+	id, name, harnessName, transport string
+	focused                          bool
+	state                            mux.State
+	term                             mux.Terminal
+	scroll                           int // lines scrolled back; 0 is live
+
+	screen     []string // the lines drawn
+	transcript []string // an ACP chat's transcript at width w
+	input      textarea.Model
+}
+
+var (
+	keyPgUp  = key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup/pgdn", "scroll chat"))
+	keyPgDn  = key.NewBinding(key.WithKeys("pgdown"))
+	keySend  = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "send"))
+	keyNL    = key.NewBinding(key.WithKeys("alt+enter", "ctrl+j"), key.WithHelp("alt+enter", "new line"))
+	keyEsc   = key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel turn"))
+	keyDigit = key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-9", "answer"))
+)
+
+// NewChatPane returns a chat pane drawing chats of m; send queues input.
+func NewChatPane(c *Common, m Mux, send func(string, []byte)) *ChatPane {
+	in := textarea.New()
+	in.Placeholder = "Write a prompt; enter sends, alt+enter adds a line"
+	in.ShowLineNumbers = false
+	in.Prompt = "│ "
+	in.SetHeight(promptHeight)
+	in.KeyMap.InsertNewline = keyNL
+	in.Cursor.SetMode(cursor.CursorStatic)
+	in.FocusedStyle.CursorLine = c.Styles.Plain
+	in.FocusedStyle.Prompt = c.Styles.Accent
+	in.BlurredStyle.Prompt = c.Styles.Dim
+	in.FocusedStyle.Placeholder = c.Styles.Dim
+	in.BlurredStyle.Placeholder = c.Styles.Dim
+	return &ChatPane{c: c, mux: m, send: send, input: in}
+}
+
+// SetSize sets the inner size (the pty size of every chat) and redraws.
+func (p *ChatPane) SetSize(w, h int) {
+	p.w, p.h = w, h
+	p.input.SetWidth(max(w, 4))
+	p.Refresh()
+}
+
+// Show switches the pane to a chat (id "" shows nothing).
+func (p *ChatPane) Show(id, name, harnessName, transport string) {
+	if id != p.id {
+		p.scroll = 0
+		p.input.Reset()
+	}
+	p.id, p.name, p.harnessName, p.transport = id, name, harnessName, transport
+	p.Refresh()
+}
+
+// ID returns the chat shown.
+func (p *ChatPane) ID() string { return p.id }
+
+// IsACP reports whether the chat shown speaks ACP.
+func (p *ChatPane) IsACP() bool { return p.transport == harness.TransportACP }
+
+// SetFocus gives the pane the keyboard (or takes it away).
+func (p *ChatPane) SetFocus(on bool) {
+	p.focused = on
+	if on {
+		p.scroll = 0
+		p.input.Focus()
+	} else {
+		p.input.Blur()
+	}
+	p.Refresh()
+}
+
+// Focused reports whether keys go to the chat.
+func (p *ChatPane) Focused() bool { return p.focused }
+
+// State returns the shown chat's harness state as last read.
+func (p *ChatPane) State() mux.State { return p.state }
+
+// Refresh reads the shown chat from the mux (in-memory) and lays out its
+// lines. It is called on a change notice for the chat, never from View.
+func (p *ChatPane) Refresh() {
+	p.screen = p.screen[:0]
+	if p.id == "" || p.w <= 0 || p.h <= 0 {
+		return
+	}
+	p.state = p.mux.State(p.id)
+	if p.IsACP() {
+		p.refreshACP()
+		return
+	}
+	p.term = p.mux.Terminal(p.id)
+	p.scroll = min(p.scroll, p.term.Scrollback)
+	raw := p.mux.Render(p.id, p.scroll)
+	if raw == "" {
+		p.fitAll(p.placeholder())
+		return
+	}
+	// The screen's lines are exactly its width; they are measured only
+	// while the screen and the pane disagree (a resize on its way).
+	exact := p.term.Cols == p.w
+	for i, line := range strings.Split(raw, "\n") {
+		if i >= p.h {
+			break
+		}
+		if i == p.term.CursorRow && p.focused && p.scroll == 0 && p.term.CursorVisible && p.state.Status.Live() {
+			line = p.drawCursor(line, p.term.CursorCol)
+		}
+		if !exact {
+			line = fitLine(line, p.w)
+		}
+		p.screen = append(p.screen, line)
+	}
+}
+
+// fitAll sets the screen to lines fitted to the pane's width.
+func (p *ChatPane) fitAll(lines []string) {
+	for _, l := range lines {
+		p.screen = append(p.screen, fitLine(l, p.w))
+	}
+}
+
+// drawCursor shows the harness's cursor as a reversed cell at col.
+func (p *ChatPane) drawCursor(line string, col int) string {
+	if col < 0 || col >= p.w {
+		return line
+	}
+	ch := ansi.Strip(ansi.Cut(line, col, col+1))
+	if ch == "" {
+		ch = " "
+	}
+	return ansi.Truncate(line, col, "") + "\x1b[0m" + p.c.Styles.Cursor.Render(ch) + ansi.TruncateLeft(line, col+1, "")
+}
+
+// placeholder is drawn for a chat whose harness has not drawn anything.
+func (p *ChatPane) placeholder() []string {
+	st := p.c.Styles
+	var msg []string
+	switch p.state.Status {
+	case mux.StatusFailed:
+		msg = []string{st.Error.Render(p.harnessName + " could not start"), ""}
+		for _, l := range strings.Split(ansi.Wrap(p.state.Reason, max(p.w-4, 10), " "), "\n") {
+			msg = append(msg, st.Dim.Render(l))
+		}
+	case mux.StatusStarting, mux.StatusRunning, mux.StatusWaiting:
+		msg = []string{st.Dim.Render("starting " + p.harnessName + "…")}
+	default:
+		msg = []string{
+			p.harnessName + " is not running",
+			"",
+			st.Dim.Render("press " + p.c.Keys.Focus.Help().Key + " to start it and type to it"),
+		}
+	}
+	return centre(msg, p.w, p.h)
+}
+
+func (p *ChatPane) refreshACP() {
+	p.transcript = mux.RenderTranscript(p.mux.Transcript(p.id), p.w)
+	cardH := 0
+	if p.state.Permission != nil {
+		cardH = 2
+	}
+	th := max(p.h-promptHeight-1-cardH, 0)
+	p.scroll = min(p.scroll, max(len(p.transcript)-th, 0))
+	end := len(p.transcript) - p.scroll
+	start := max(end-th, 0)
+	if len(p.transcript) == 0 {
+		p.fitAll(centre([]string{p.c.Styles.Dim.Render("No messages yet: write a prompt below.")}, p.w, th))
+	} else {
+		for i := 0; i < th-(end-start); i++ {
+			p.screen = append(p.screen, strings.Repeat(" ", p.w))
+		}
+		for _, l := range p.transcript[start:end] {
+			p.screen = append(p.screen, fitLine(l, p.w))
+		}
+	}
+}
+
+// ScrollBy scrolls the scrollback (or transcript) by n lines; positive
+// looks back.
+func (p *ChatPane) ScrollBy(n int) {
+	p.scroll = max(p.scroll+n, 0)
+	p.Refresh()
+}
+
+// Scrolled returns how far the pane is scrolled back.
+func (p *ChatPane) Scrolled() int { return p.scroll }
+
+// Update handles a key while the pane is focused. A pty chat gets the key's
+// bytes; an ACP chat's prompt input, permission card and turn take theirs.
+func (p *ChatPane) Update(msg tea.KeyMsg) tea.Cmd {
+	if p.id == "" {
+		return nil
+	}
+	if !p.IsACP() {
+		if b := encodeKey(msg, p.term.Modes); len(b) > 0 {
+			p.send(p.id, b)
+		}
+		return nil
+	}
+	id, m := p.id, p.mux
+	if perm := p.state.Permission; perm != nil {
+		switch {
+		case key.Matches(msg, keyDigit):
+			n := int(msg.Runes[0] - '1')
+			if n < len(perm.Options) {
+				opt := perm.Options[n].ID
+				return func() tea.Msg { return errMsgOf("answer permission", m.AnswerPermission(id, opt)) }
+			}
+			return nil
+		case key.Matches(msg, keyEscape):
+			return func() tea.Msg { return errMsgOf("cancel permission", m.AnswerPermission(id, "")) }
+		}
+	}
+	switch {
+	case key.Matches(msg, keySend) && !msg.Paste:
+		text := strings.TrimSpace(p.input.Value())
+		if text == "" {
+			return nil
+		}
+		p.input.Reset()
+		return func() tea.Msg {
+			reason, err := m.Prompt(context.Background(), id, text)
+			return promptDoneMsg{id, reason, err}
+		}
+	case key.Matches(msg, keyEscape):
+		if p.state.TurnActive {
+			return func() tea.Msg { return errMsgOf("cancel turn", m.Cancel(id)) }
+		}
+		return nil
+	}
+	var cmd tea.Cmd
+	p.input, cmd = p.input.Update(typedText(msg))
+	return cmd
+}
+
+// Title is the pane's box title: the chat and where keys go.
+func (p *ChatPane) Title() string {
+	if p.id == "" {
+		return "chat"
+	}
+	t := p.name
+	switch {
+	case p.focused && !p.IsACP():
+		t += " · keys go to " + p.harnessName + " · " + p.c.Keys.Leave.Help().Key + " leaves"
+	case p.focused:
+		t += " · " + p.c.Keys.Leave.Help().Key + " leaves"
+	case p.scroll > 0:
+		t += fmt.Sprintf(" · scrolled back %d lines", p.scroll)
+	}
+	return t
+}
+
+// ShortHelp returns the bindings of the focused pane.
+func (p *ChatPane) ShortHelp() []key.Binding {
+	leave := p.c.Keys.Leave
+	if !p.IsACP() {
+		return []key.Binding{leave, key.NewBinding(key.WithKeys(""), key.WithHelp("keys", "go to "+p.harnessName))}
+	}
+	if p.state.Permission != nil {
+		return []key.Binding{keyDigit, key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "dismiss")), leave}
+	}
+	return []key.Binding{keySend, keyNL, keyEsc, leave}
+}
+
+// View returns the pane's lines.
+func (p *ChatPane) View() []string {
+	if !p.IsACP() || p.id == "" {
+		return p.screen
+	}
+	st := p.c.Styles
+	var extra []string
+	if perm := p.state.Permission; perm != nil {
+		extra = append(extra, st.Warn.Render(truncPlain("⚠ permission: "+perm.Title, p.w)))
+		var opts []string
+		for i, o := range perm.Options {
+			opts = append(opts, fmt.Sprintf("%d %s", i+1, o.Name))
+		}
+		extra = append(extra, truncPlain(strings.Join(opts, " · "), p.w))
+	}
+	sep := strings.Repeat("─", p.w)
+	if p.state.TurnActive {
+		sep = ansi.Truncate("── turn running · esc cancels "+sep, p.w, "")
+	}
+	extra = append(extra, st.Dim.Render(sep))
+	extra = append(extra, strings.Split(p.input.View(), "\n")...)
+	out := append([]string(nil), p.screen...)
+	for _, l := range extra {
+		out = append(out, fitLine(l, p.w))
+	}
+	return out
+}
+
+// centre places lines in the middle of a w x h area.
+func centre(lines []string, w, h int) []string {
+	out := make([]string, 0, h)
+	top := max((h-len(lines))/2, 0)
+	for range top {
+		out = append(out, "")
+	}
+	for _, l := range lines {
+		if len(out) >= h {
+			break
+		}
+		pad := max((w-ansi.StringWidth(l))/2, 0)
+		out = append(out, strings.Repeat(" ", pad)+l)
+	}
+	return out
+}

@@ -1,0 +1,197 @@
+package tui
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// Dialog is a modal box drawn over the screen; while one is open it gets
+// every key and every message the root model does not handle itself.
+type Dialog interface {
+	// Update handles a key or one of the dialog's own messages. A dialog
+	// closes itself by returning closeDialog.
+	Update(msg tea.Msg) tea.Cmd
+	// SetSize tells the dialog the size of the screen it is drawn on.
+	SetSize(w, h int)
+	// View returns the dialog's box, each line the same width.
+	View() []string
+	// ShortHelp returns the bindings shown in the help bar.
+	ShortHelp() []key.Binding
+}
+
+var (
+	keyYes    = key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "yes"))
+	keyNo     = key.NewBinding(key.WithKeys("n", "N", "esc"), key.WithHelp("n/esc", "no"))
+	keyChoose = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "choose"))
+	keyMove   = key.NewBinding(key.WithKeys("up", "down", "k", "j"), key.WithHelp("↑/↓", "move"))
+	keyClose  = key.NewBinding(key.WithKeys("esc", "q", "?"), key.WithHelp("esc", "close"))
+	keyItemUp = key.NewBinding(key.WithKeys("up", "k"))
+	keyItemDn = key.NewBinding(key.WithKeys("down", "j"))
+)
+
+// minDialogW is the narrowest a dialog is drawn; on a smaller screen its
+// right side is cut.
+const minDialogW = 24
+
+// Confirm asks a yes/no question; yes runs the command it was given.
+type Confirm struct {
+	c        *Common
+	title    string
+	lines    []string
+	yesLabel string
+	yes      tea.Cmd
+	w        int
+}
+
+// NewConfirm returns a confirmation dialog; yesLabel says what y does.
+func NewConfirm(c *Common, title string, lines []string, yesLabel string, yes tea.Cmd) *Confirm {
+	return &Confirm{c: c, title: title, lines: lines, yesLabel: yesLabel, yes: yes}
+}
+
+// SetSize sets the screen size.
+func (d *Confirm) SetSize(w, h int) { d.w = max(min(w-4, 72), minDialogW) }
+
+// Update answers y or n.
+func (d *Confirm) Update(msg tea.Msg) tea.Cmd {
+	k, ok := msg.(tea.KeyMsg)
+	if !ok {
+		return nil
+	}
+	switch {
+	case key.Matches(k, keyYes):
+		return tea.Batch(closeDialog, d.yes)
+	case key.Matches(k, keyNo):
+		return closeDialog
+	}
+	return nil
+}
+
+// ShortHelp returns y and n.
+func (d *Confirm) ShortHelp() []key.Binding { return []key.Binding{keyYes, keyNo} }
+
+// View draws the question.
+func (d *Confirm) View() []string {
+	st := d.c.Styles
+	lines := []string{""}
+	for _, l := range d.lines {
+		lines = append(lines, " "+truncPlain(l, d.w-4))
+	}
+	lines = append(lines, "", " "+st.HelpKey.Render("y")+st.Dim.Render(" "+d.yesLabel+"   ")+st.HelpKey.Render("n")+st.Dim.Render(" cancel"))
+	return st.Box(d.title, lines, d.w, len(lines)+2, true)
+}
+
+// Chooser picks one item of a list; choose makes the command for it.
+type Chooser struct {
+	c      *Common
+	title  string
+	items  []string
+	notes  []string
+	cur    int
+	choose func(string) tea.Cmd
+	w      int
+}
+
+// NewChooser returns a list dialog; notes (may be nil) are shown beside items.
+func NewChooser(c *Common, title string, items, notes []string, choose func(string) tea.Cmd) *Chooser {
+	return &Chooser{c: c, title: title, items: items, notes: notes, choose: choose}
+}
+
+// SetSize sets the screen size.
+func (d *Chooser) SetSize(w, h int) { d.w = max(min(w-4, 60), minDialogW) }
+
+// Update moves and chooses.
+func (d *Chooser) Update(msg tea.Msg) tea.Cmd {
+	k, ok := msg.(tea.KeyMsg)
+	if !ok {
+		return nil
+	}
+	switch {
+	case key.Matches(k, keyItemUp):
+		d.cur = max(d.cur-1, 0)
+	case key.Matches(k, keyItemDn):
+		d.cur = min(d.cur+1, len(d.items)-1)
+	case key.Matches(k, keyChoose) && len(d.items) > 0:
+		return tea.Batch(closeDialog, d.choose(d.items[d.cur]))
+	case key.Matches(k, keyCancel):
+		return closeDialog
+	}
+	return nil
+}
+
+// ShortHelp returns the chooser's keys.
+func (d *Chooser) ShortHelp() []key.Binding { return []key.Binding{keyMove, keyChoose, keyCancel} }
+
+// View draws the list.
+func (d *Chooser) View() []string {
+	st := d.c.Styles
+	var lines []string
+	for i, it := range d.items {
+		note := ""
+		if i < len(d.notes) && d.notes[i] != "" {
+			note = "  " + d.notes[i]
+		}
+		if i == d.cur {
+			lines = append(lines, st.SelectedName.Render("› "+fitPlain(it+note, d.w-4)))
+		} else {
+			lines = append(lines, "  "+it+st.Dim.Render(note))
+		}
+	}
+	return st.Box(d.title, lines, d.w, len(lines)+2, true)
+}
+
+// HelpDialog shows every key binding (the `?` key).
+type HelpDialog struct {
+	c      *Common
+	groups [][]key.Binding
+	help   help.Model
+	w      int
+}
+
+// NewHelpDialog returns the full help for groups of bindings.
+func NewHelpDialog(c *Common, groups [][]key.Binding) *HelpDialog {
+	return &HelpDialog{c: c, groups: groups, help: newHelp(c)}
+}
+
+// SetSize sets the screen size.
+func (d *HelpDialog) SetSize(w, h int) {
+	d.w = max(min(w-4, 100), minDialogW)
+	d.help.Width = d.w - 4
+}
+
+// Update closes on esc, q or ?.
+func (d *HelpDialog) Update(msg tea.Msg) tea.Cmd {
+	if k, ok := msg.(tea.KeyMsg); ok && key.Matches(k, keyClose) {
+		return closeDialog
+	}
+	return nil
+}
+
+// ShortHelp returns the close key.
+func (d *HelpDialog) ShortHelp() []key.Binding { return []key.Binding{keyClose} }
+
+// View draws the bindings in columns.
+func (d *HelpDialog) View() []string {
+	lines := []string{""}
+	for _, l := range strings.Split(d.help.FullHelpView(d.groups), "\n") {
+		lines = append(lines, " "+l)
+	}
+	lines = append(lines, "", " "+d.c.Styles.Dim.Render("Rebind any key under [keys] in the config file."))
+	return d.c.Styles.Box("keys", lines, d.w, len(lines)+2, true)
+}
+
+// newHelp returns a help model drawn with the app's styles.
+func newHelp(c *Common) help.Model {
+	h := help.New()
+	st := c.Styles
+	h.Styles.ShortKey = st.HelpKey
+	h.Styles.ShortDesc = st.HelpDesc
+	h.Styles.ShortSeparator = st.Dim
+	h.Styles.FullKey = st.HelpKey
+	h.Styles.FullDesc = st.HelpDesc
+	h.Styles.FullSeparator = st.Dim
+	h.Styles.Ellipsis = st.Dim
+	return h
+}

@@ -1,0 +1,300 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/acpmux/acpmux-tui/config"
+	"github.com/acpmux/acpmux-tui/harness"
+	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/sessions"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+)
+
+// fakeMux is the mux as the TUI sees it, with no processes: starting a chat
+// marks it running, its screen is what the test sets, and writes are
+// recorded.
+type fakeMux struct {
+	store   *sessions.Store
+	changes chan string
+	writes  chan writeReq
+
+	mu       sync.Mutex
+	states   map[string]mux.State
+	screens  map[string]string
+	terms    map[string]mux.Terminal
+	startErr map[string]error
+	// transcripts are the ACP chats' entries.
+	transcripts map[string][]mux.Entry
+	calls       []string // "start ID", "restart ID", "stop ID", "forget ID", "create NAME", "resize CxR"
+}
+
+func newFakeMux(store *sessions.Store) *fakeMux {
+	return &fakeMux{
+		store: store, changes: make(chan string, 64), writes: make(chan writeReq, 256),
+		states: map[string]mux.State{}, screens: map[string]string{}, terms: map[string]mux.Terminal{},
+		startErr: map[string]error{}, transcripts: map[string][]mux.Entry{},
+	}
+}
+
+func (f *fakeMux) call(s string) {
+	f.mu.Lock()
+	f.calls = append(f.calls, s)
+	f.mu.Unlock()
+}
+
+// Calls returns the blocking calls made so far.
+func (f *fakeMux) Calls() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.calls...)
+}
+
+func (f *fakeMux) Changes() <-chan string { return f.changes }
+
+func (f *fakeMux) State(id string) mux.State {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.states[id]
+}
+
+func (f *fakeMux) Render(id string, scroll int) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.screens[id]
+}
+
+func (f *fakeMux) Terminal(id string) mux.Terminal {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.terms[id]
+}
+
+func (f *fakeMux) Transcript(id string) []mux.Entry {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]mux.Entry(nil), f.transcripts[id]...)
+}
+
+func (f *fakeMux) set(id string, st mux.State, screen string) {
+	f.mu.Lock()
+	f.states[id], f.screens[id] = st, screen
+	f.mu.Unlock()
+}
+
+func (f *fakeMux) Start(id string, cols, rows int) error {
+	f.call("start " + id)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.startErr[id]; err != nil {
+		f.states[id] = mux.State{Status: mux.StatusFailed, Reason: err.Error(), LastError: err.Error()}
+		return err
+	}
+	f.states[id] = mux.State{Status: mux.StatusRunning, Pid: 4242, Transport: "pty"}
+	f.screens[id] = "ready>"
+	return nil
+}
+
+func (f *fakeMux) Restart(id string, cols, rows int) error {
+	f.call("restart " + id)
+	return nil
+}
+
+func (f *fakeMux) Stop(id string) {
+	f.call("stop " + id)
+	f.mu.Lock()
+	f.states[id] = mux.State{Status: mux.StatusStopped}
+	f.mu.Unlock()
+}
+
+func (f *fakeMux) Forget(id string) { f.call("forget " + id) }
+
+func (f *fakeMux) Write(id string, p []byte) error {
+	f.writes <- writeReq{id, append([]byte(nil), p...)}
+	return nil
+}
+
+func (f *fakeMux) ResizeAll(cols, rows int) { f.call(fmt.Sprintf("resize %dx%d", cols, rows)) }
+
+func (f *fakeMux) CreateAndStart(n sessions.NewChat, cols, rows int) (*sessions.Meta, error) {
+	f.call("create " + n.Harness)
+	m, err := f.store.Create(n)
+	if err != nil {
+		return nil, err
+	}
+	return m, f.Start(m.ID, cols, rows)
+}
+
+func (f *fakeMux) Fill() error { return nil }
+
+func (f *fakeMux) Prompt(ctx context.Context, id, text string) (string, error) {
+	f.call("prompt " + id + " " + text)
+	return "end_turn", nil
+}
+
+func (f *fakeMux) Cancel(id string) error { f.call("cancel " + id); return nil }
+func (f *fakeMux) AnswerPermission(id, optionID string) error {
+	f.call("answer " + optionID)
+	return nil
+}
+
+// rig is a model on a real store in a temp folder with the fake mux.
+type rig struct {
+	t     testing.TB
+	root  string
+	store *sessions.Store
+	fake  *fakeMux
+	m     *Model
+	cfg   *config.Config
+	table *harness.Table
+	quit  bool // the model asked to quit
+}
+
+// asciiRenderer draws with no colour or attributes, for stable text.
+func asciiRenderer() *lipgloss.Renderer {
+	r := lipgloss.NewRenderer(nil)
+	r.SetColorProfile(termenv.Ascii)
+	return r
+}
+
+func newRig(t testing.TB, cfg *config.Config) *rig {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := sessions.OpenStore(filepath.Join(root, "agent"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg == nil {
+		cfg = config.Defaults()
+	}
+	table, err := harness.NewTable(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &rig{t: t, root: root, store: store, fake: newFakeMux(store), cfg: cfg, table: table}
+}
+
+// open builds the model over the chats stored now and gives it a size.
+func (r *rig) open(opt Options) *Model {
+	r.t.Helper()
+	entries, err := r.store.List()
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	opt.Store, opt.Table, opt.Config, opt.Mux = r.store, r.table, r.cfg, r.fake
+	opt.Renderer, opt.Entries = asciiRenderer(), entries
+	opt.Tick = -1
+	if opt.UserHome == "" {
+		opt.UserHome = r.root
+	}
+	opt.Now = func() time.Time { return time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC) }
+	r.m = New(opt)
+	r.t.Cleanup(r.m.Close)
+	r.run(func() tea.Msg { return tea.WindowSizeMsg{Width: 100, Height: 30} })
+	return r.m
+}
+
+// create stores a chat.
+func (r *rig) create(n sessions.NewChat) *sessions.Meta {
+	r.t.Helper()
+	if n.Harness == "" {
+		n.Harness = "shell"
+	}
+	m, err := r.store.Create(n)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return m
+}
+
+// run delivers what cmd produces to the model, and what the model's
+// answers produce, until nothing is left: the commands of a key press run
+// to the end, as the program would run them. Commands that wait on the
+// mux's notices are not used here (tests send chatsChangedMsg themselves),
+// and ticks are off.
+func (r *rig) run(cmd tea.Cmd) {
+	r.t.Helper()
+	queue := []tea.Cmd{cmd}
+	for steps := 0; len(queue) > 0; steps++ {
+		if steps > 1000 {
+			r.t.Fatal("commands do not settle")
+		}
+		c := queue[0]
+		queue = queue[1:]
+		if c == nil {
+			continue
+		}
+		switch msg := c().(type) {
+		case nil:
+		case tea.BatchMsg:
+			queue = append(queue, msg...)
+		case tea.QuitMsg:
+			r.quit = true
+		default:
+			_, next := r.m.Update(msg)
+			queue = append(queue, next)
+		}
+	}
+}
+
+// key presses keys, each a key name as Bubble Tea reports it or text.
+func (r *rig) key(keys ...tea.KeyMsg) {
+	r.t.Helper()
+	for _, k := range keys {
+		r.run(func() tea.Msg { return k })
+	}
+}
+
+// typeText types text rune by rune.
+func (r *rig) typeText(s string) {
+	r.t.Helper()
+	for _, c := range s {
+		r.key(runeKey(c))
+	}
+}
+
+func runeKey(c rune) tea.KeyMsg {
+	if c == ' ' {
+		return tea.KeyMsg{Type: tea.KeySpace, Runes: []rune{' '}}
+	}
+	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{c}}
+}
+
+func keyOf(t tea.KeyType) tea.KeyMsg { return tea.KeyMsg{Type: t} }
+
+// selectedID returns the id of the selected chat.
+func (r *rig) selectedID() string {
+	e, _ := r.m.sidebar.Selected()
+	return e.ID
+}
+
+// order returns the ids in the sidebar's order, as filtered.
+func (r *rig) order() []string {
+	var ids []string
+	for _, i := range r.m.sidebar.rows {
+		ids = append(ids, r.m.sidebar.all[i].entry.ID)
+	}
+	return ids
+}
+
+// nextWrite waits (with a deadline) for the next input the fake harness
+// received.
+func (r *rig) nextWrite() writeReq {
+	r.t.Helper()
+	select {
+	case w := <-r.fake.writes:
+		return w
+	case <-time.After(10 * time.Second):
+		r.t.Fatal("no input reached the harness")
+	}
+	return writeReq{}
+}

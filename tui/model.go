@@ -1,0 +1,386 @@
+// Package tui is the Bubble Tea app of acpmux-tui: one root model that
+// routes messages to its components (the sidebar of chats, the summary pane,
+// the chat pane, dialogs and the help bar). It talks to the embedded mux
+// through the narrow Mux interface and to the chat store through tea.Cmds;
+// Update and View never do I/O.
+package tui
+
+import (
+	"errors"
+	"io"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/acpmux/acpmux-tui/config"
+	"github.com/acpmux/acpmux-tui/harness"
+	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/sessions"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+)
+
+// Options configure the app.
+type Options struct {
+	Store  *sessions.Store
+	Table  *harness.Table
+	Config *config.Config
+	Mux    Mux
+	Logger *slog.Logger
+	// Renderer draws the styles; nil is Lip Gloss's default. NoColor
+	// leaves colours out (NO_COLOR).
+	Renderer *lipgloss.Renderer
+	NoColor  bool
+	// Entries are the chats listed before the screen opened, so the first
+	// frame shows them; nil reads the list in a command at start.
+	Entries []sessions.Entry
+	// Open is a chat to select, start and focus once the screen has a size
+	// (the launch flags' chat).
+	Open string
+	// DefaultHarness is the harness of a first chat and the one the
+	// new-chat dialog offers first.
+	DefaultHarness string
+	// Harnesses are offered by the new-chat dialog and handoff; nil lists
+	// the table with nothing marked installed.
+	Harnesses []HarnessInfo
+	// UserHome is where the folder picker starts for a chat with no project
+	// and what "~" means.
+	UserHome string
+	// Now is the clock (time.Now when nil); Frame is how long change
+	// notices are gathered into one redraw (16 ms when 0); Tick is how often
+	// the uptime shown moves while the selected chat runs (1 s when 0,
+	// never when negative).
+	Now   func() time.Time
+	Frame time.Duration
+	Tick  time.Duration
+}
+
+// Model is the root model: it owns the components and routes messages.
+type Model struct {
+	opt   Options
+	c     *Common
+	mux   Mux
+	store *sessions.Store
+	table *harness.Table
+	in    *inputWriter
+
+	sidebar *Sidebar
+	summary *Summary
+	pane    *ChatPane
+	dialog  Dialog
+
+	problems   map[string][]sessions.FolderProblem
+	lay        layout
+	loaded     bool
+	status     string
+	isErr      bool
+	now        time.Time
+	ticking    bool
+	owners     int
+	selected   string // the chat the pane and summary show
+	footerKey  string // what the help line was drawn from
+	footerLine string
+	opening    string // a chat to open once it is listed and the screen has a size
+}
+
+// New builds the app. Nothing is started until the program runs it.
+func New(opt Options) *Model {
+	if opt.Logger == nil {
+		opt.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	if opt.Frame == 0 {
+		opt.Frame = 16 * time.Millisecond
+	}
+	if opt.Tick == 0 {
+		opt.Tick = time.Second
+	}
+	if opt.Config == nil {
+		opt.Config = config.Defaults()
+	}
+	if opt.DefaultHarness == "" {
+		opt.DefaultHarness = "shell"
+	}
+	if opt.Harnesses == nil && opt.Table != nil {
+		for _, s := range opt.Table.All() {
+			opt.Harnesses = append(opt.Harnesses, HarnessInfo{Name: s.Name, Transport: s.Transport})
+		}
+	}
+	c := &Common{Styles: NewStyles(opt.Renderer, !opt.NoColor), Keys: opt.Config.KeyMap(), Log: opt.Logger}
+	m := &Model{opt: opt, c: c, mux: opt.Mux, store: opt.Store, table: opt.Table, problems: map[string][]sessions.FolderProblem{}}
+	m.in = newInputWriter(opt.Mux)
+	m.sidebar = NewSidebar(c)
+	m.summary = NewSummary(c)
+	m.pane = NewChatPane(c, opt.Mux, func(id string, b []byte) {
+		if !m.in.send(id, b) {
+			m.setStatus("input dropped: the harness is not reading", true)
+		}
+	})
+	m.now = opt.Now()
+	m.opening = opt.Open
+	if opt.Entries != nil {
+		m.sidebar.SetEntries(opt.Entries, opt.Open)
+		m.loaded = true
+	}
+	m.selectionChanged()
+	m.prepareFooter()
+	return m
+}
+
+// Close stops the input writer; call it after the program has ended.
+func (m *Model) Close() { m.in.close() }
+
+// Init starts reading change notices and the list when it was not given.
+func (m *Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{waitChanges(m.mux.Changes(), m.opt.Frame), m.in.waitWriteErr(), fillPool(m.mux)}
+	if !m.loaded {
+		cmds = append(cmds, loadList(m.store, m.opt.Open))
+	}
+	if e, ok := m.sidebar.Selected(); ok {
+		cmds = append(cmds, checkFolders(e))
+	}
+	return tea.Batch(cmds...)
+}
+
+// Update routes a message, then prepares the help line for the frame.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.update(msg)
+	m.prepareFooter()
+	return m, cmd
+}
+
+func (m *Model) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		return m.resize(msg.Width, msg.Height)
+	case tea.KeyMsg:
+		return m.key(msg)
+	case tea.MouseMsg:
+		return m.mouse(msg)
+	case chatsChangedMsg:
+		for _, id := range msg.ids {
+			m.chatChanged(id)
+			if id == m.selected {
+				m.refreshSelected()
+			}
+		}
+		return tea.Batch(waitChanges(m.mux.Changes(), m.opt.Frame), m.startTick())
+	case resizedMsg:
+		m.pane.Refresh()
+		return nil
+	case tickMsg:
+		m.ticking = false
+		m.now = time.Time(msg)
+		m.summary.Tick(m.now)
+		return m.startTick()
+	case listLoadedMsg:
+		return m.listLoaded(msg)
+	case foldersCheckedMsg:
+		m.problems[msg.id] = msg.problems
+		if msg.id == m.selected {
+			m.refreshSelected()
+		}
+		return nil
+	case startedMsg:
+		return m.started(msg)
+	case chatLoadedMsg:
+		m.sidebar.UpdateEntry(msg.entry)
+		if msg.entry.ID == m.selected {
+			m.refreshSelected()
+		}
+		return nil
+	case chatCreatedMsg:
+		return m.created(msg)
+	case actionDoneMsg:
+		return m.actionDone(msg)
+	case foldersAddedMsg:
+		note := plural(msg.added, "folder") + " added"
+		if m.sidebar.states[msg.id].Status.Live() {
+			note += "; " + m.c.Keys.Restart.Help().Key + " restarts the harness with them"
+		}
+		m.setStatus(note, false)
+		return loadList(m.store, msg.id)
+	case promptDoneMsg:
+		if msg.err != nil {
+			m.fail("prompt", msg.err)
+		}
+		return nil
+	case writeErrMsg:
+		m.fail("send keys", msg.err)
+		return m.in.waitWriteErr()
+	case errMsg:
+		m.fail(msg.what, msg.err)
+		return nil
+	case infoMsg:
+		m.setStatus(string(msg), false)
+		return nil
+	case closeDialogMsg:
+		m.dialog = nil
+		return nil
+	}
+	if m.dialog != nil {
+		return m.dialog.Update(msg)
+	}
+	return nil
+}
+
+// chatChanged reads a chat the mux reported; State (or Render) must be
+// called so the mux sends the next notice.
+func (m *Model) chatChanged(id string) {
+	if id != "" {
+		m.sidebar.SetState(id, m.mux.State(id))
+	}
+}
+
+// refreshSelected reads the selected chat again and redraws its pane and
+// summary.
+func (m *Model) refreshSelected() {
+	e, ok := m.sidebar.Selected()
+	if !ok {
+		m.pane.Show("", "", "", "")
+		m.summary.Set(ChatInfo{}, false, m.now)
+		return
+	}
+	transport, via := "", harness.ViaNone
+	if e.Meta != nil && m.table != nil {
+		if spec, ok := m.table.Get(e.Meta.Harness); ok {
+			transport = spec.Transport
+			via = spec.FoldersVia(len(e.Meta.AdditionalDirectories), nil)
+		}
+	}
+	name, harnessName := e.Name(), ""
+	if e.Meta != nil {
+		harnessName = e.Meta.Harness
+	}
+	if e.Meta == nil {
+		m.pane.Show("", "", "", "")
+	} else {
+		m.pane.Show(e.ID, name, harnessName, transport)
+	}
+	st := m.pane.State()
+	if e.Meta == nil {
+		st = mux.State{}
+	}
+	if st.FoldersVia != "" {
+		via = st.FoldersVia
+	}
+	m.now = m.opt.Now()
+	noProject := e.Meta != nil && m.store != nil && m.store.NoProject(e.Meta)
+	m.summary.Set(ChatInfo{Entry: e, State: st, Problems: m.problems[e.ID], NoProject: noProject, Transport: transport, Via: via}, true, m.now)
+}
+
+// selectionChanged shows the newly selected chat and checks its folders.
+func (m *Model) selectionChanged() tea.Cmd {
+	e, ok := m.sidebar.Selected()
+	id := ""
+	if ok {
+		id = e.ID
+	}
+	changed := id != m.selected
+	m.selected = id
+	m.refreshSelected()
+	if !changed || !ok {
+		return m.startTick()
+	}
+	return tea.Batch(checkFolders(e), m.startTick())
+}
+
+// startTick keeps the uptime moving while the selected chat runs.
+func (m *Model) startTick() tea.Cmd {
+	if m.ticking || m.opt.Tick < 0 || !m.pane.State().Status.Live() {
+		return nil
+	}
+	m.ticking = true
+	return tick(m.opt.Tick)
+}
+
+func (m *Model) listLoaded(msg listLoadedMsg) tea.Cmd {
+	if msg.err != nil {
+		m.fail("list chats", msg.err)
+		return nil
+	}
+	m.loaded = true
+	m.sidebar.SetEntries(msg.entries, msg.selectID)
+	return tea.Batch(m.selectionChanged(), m.openPending())
+}
+
+func (m *Model) started(msg startedMsg) tea.Cmd {
+	if gone, ok := asFoldersGone(msg.err); ok {
+		m.problems[msg.id] = gone.Problems
+	}
+	if msg.err != nil {
+		m.fail("", msg.err)
+		if msg.id == m.selected {
+			m.pane.SetFocus(false)
+		}
+	}
+	m.chatChanged(msg.id)
+	if msg.id == m.selected {
+		m.refreshSelected()
+	}
+	if msg.err != nil {
+		return m.startTick()
+	}
+	// A first start may have stored the harness's session id.
+	return tea.Batch(m.startTick(), reloadChat(m.store, msg.id))
+}
+
+func (m *Model) created(msg chatCreatedMsg) tea.Cmd {
+	var cmds []tea.Cmd
+	if m.dialog != nil {
+		cmds = append(cmds, m.dialog.Update(msg))
+	}
+	if msg.meta == nil {
+		if m.dialog == nil && msg.err != nil {
+			m.fail("", msg.err)
+		}
+		return tea.Batch(cmds...)
+	}
+	if msg.err != nil {
+		m.fail("", msg.err)
+	} else {
+		m.setStatus("created "+msg.meta.Name, false)
+	}
+	m.opening = msg.meta.ID // started and focused once listed
+	return tea.Batch(append(cmds, loadList(m.store, msg.meta.ID))...)
+}
+
+func (m *Model) actionDone(msg actionDoneMsg) tea.Cmd {
+	if msg.err != nil {
+		m.fail("", msg.err)
+	} else if msg.info != "" {
+		m.setStatus(msg.info, false)
+	}
+	m.chatChanged(msg.id)
+	if msg.reload {
+		delete(m.problems, msg.id)
+		return loadList(m.store, "")
+	}
+	m.refreshSelected()
+	return nil
+}
+
+// setStatus shows a note or an error in the status line.
+func (m *Model) setStatus(text string, isErr bool) { m.status, m.isErr = text, isErr }
+
+// fail shows and logs an error.
+func (m *Model) fail(what string, err error) {
+	text := describeErr(what, err)
+	m.c.Log.Error("tui", "what", what, "err", err)
+	m.setStatus(firstLine(text), true)
+}
+
+func asFoldersGone(err error) (*mux.FoldersGoneError, bool) {
+	var gone *mux.FoldersGoneError
+	ok := errors.As(err, &gone)
+	return gone, ok
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
+}

@@ -1,0 +1,288 @@
+package tui
+
+import (
+	"fmt"
+
+	"github.com/acpmux/acpmux-tui/config"
+	"github.com/acpmux/acpmux-tui/sessions"
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// keyInterrupt quits from the sidebar whatever q is bound to.
+var keyInterrupt = key.NewBinding(key.WithKeys("ctrl+c"))
+
+// wheelLines is how far one step of the mouse wheel scrolls.
+const wheelLines = 3
+
+// typedText marks several runes that arrived in one read as text. Bubble
+// Tea reports them as one key whose name is the runes, so "up" or "end"
+// typed quickly would otherwise match the up or end binding of a text input.
+func typedText(msg tea.KeyMsg) tea.KeyMsg {
+	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 {
+		msg.Paste = true
+	}
+	return msg
+}
+
+// key routes a key: to the open dialog, else to the focused chat (all but
+// the leave key), else to the app's bindings and the sidebar.
+func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
+	if m.dialog != nil {
+		return m.dialog.Update(typedText(msg))
+	}
+	km := m.c.Keys
+	if m.pane.Focused() {
+		if key.Matches(msg, km.Leave) {
+			m.pane.SetFocus(false)
+			return nil
+		}
+		return m.pane.Update(msg)
+	}
+	m.setStatus("", false)
+	if m.sidebar.Filtering() {
+		_, cmd := m.sidebar.Update(msg)
+		return tea.Batch(cmd, m.selectionChanged())
+	}
+	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste {
+		// Keys typed faster than one read (or sent by a script) arrive as
+		// one message; here each is its own command.
+		cmds := make([]tea.Cmd, 0, len(msg.Runes))
+		for _, r := range msg.Runes {
+			cmds = append(cmds, m.key(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}))
+		}
+		return tea.Batch(cmds...)
+	}
+	e, ok := m.sidebar.Selected()
+	usable := ok && e.Meta != nil
+	switch {
+	case key.Matches(msg, km.Quit), key.Matches(msg, keyInterrupt):
+		return tea.Quit
+	case key.Matches(msg, km.Focus):
+		return m.openSelected()
+	case key.Matches(msg, km.Help):
+		return m.openDialog(NewHelpDialog(m.c, m.fullHelp()))
+	case key.Matches(msg, km.New):
+		return m.openNewChat()
+	case key.Matches(msg, keyPgUp):
+		m.pane.ScrollBy(max(m.lay.chatRows-1, 1))
+		return nil
+	case key.Matches(msg, keyPgDn):
+		m.pane.ScrollBy(-max(m.lay.chatRows-1, 1))
+		return nil
+	case !ok:
+		// Below: actions on the selected chat.
+	case !usable && isChatAction(km, msg):
+		m.setStatus(fmt.Sprintf("chat %s: its file does not parse; fix or move %s by hand", e.ID, m.chatPath(e.ID)), true)
+		return nil
+	case key.Matches(msg, km.AddFolders):
+		return m.openPicker(e)
+	case key.Matches(msg, km.Fork):
+		return deriveChat(m.store, e.ID, sessions.Derivation{Origin: sessions.OriginFork})
+	case key.Matches(msg, km.Side):
+		return deriveChat(m.store, e.ID, sessions.Derivation{Origin: sessions.OriginSide})
+	case key.Matches(msg, km.Handoff):
+		return m.openHandoff(e)
+	case key.Matches(msg, km.Restart):
+		m.setStatus("restarting "+e.Name()+"…", false)
+		return startChat(m.mux, e.ID, m.lay.chatCols, m.lay.chatRows, true)
+	case key.Matches(msg, km.Stop):
+		m.setStatus("stopping "+e.Name()+"…", false)
+		return stopChat(m.mux, e.ID, e.Name())
+	case key.Matches(msg, km.Delete):
+		return m.openDialog(m.deleteDialog(e))
+	case key.Matches(msg, km.RemoveMissing):
+		return removeMissing(m.store, e.ID)
+	}
+	if handled, cmd := m.sidebar.Update(msg); handled {
+		return tea.Batch(cmd, m.selectionChanged())
+	}
+	return nil
+}
+
+func isChatAction(km config.KeyMap, msg tea.KeyMsg) bool {
+	return key.Matches(msg, km.AddFolders, km.Fork, km.Side, km.Handoff, km.Restart, km.Stop, km.Delete, km.RemoveMissing)
+}
+
+func (m *Model) chatPath(id string) string {
+	if m.store == nil {
+		return id + ".toml"
+	}
+	return m.store.ChatPath(id)
+}
+
+// openSelected opens the selected chat: starts its harness if it is not
+// running and gives it the keyboard. On an empty home it creates a first
+// chat in its own empty folder with the default harness.
+func (m *Model) openSelected() tea.Cmd {
+	e, ok := m.sidebar.Selected()
+	switch {
+	case !ok && m.sidebar.Len() == 0 && m.loaded:
+		m.setStatus("starting a "+m.opt.DefaultHarness+" chat…", false)
+		return createChat(m.mux, sessions.NewChat{Harness: m.opt.DefaultHarness}, m.lay.chatCols, m.lay.chatRows)
+	case !ok:
+		return nil
+	case e.Meta == nil:
+		m.setStatus(fmt.Sprintf("chat %s: its file does not parse; fix or move %s by hand", e.ID, m.chatPath(e.ID)), true)
+		return nil
+	}
+	return m.open(e.ID)
+}
+
+// open focuses the chat pane on a chat and starts its harness unless it
+// runs.
+func (m *Model) open(id string) tea.Cmd {
+	m.pane.SetFocus(true)
+	if m.pane.State().Status.Live() {
+		return nil
+	}
+	return startChat(m.mux, id, m.lay.chatCols, m.lay.chatRows, false)
+}
+
+// openPending opens the chat of the launch flags (or one just created)
+// once it is listed and the screen has its size.
+func (m *Model) openPending() tea.Cmd {
+	if m.opening == "" || !m.lay.ready || !m.sidebar.Select(m.opening) {
+		return nil
+	}
+	id := m.opening
+	m.opening = ""
+	return tea.Batch(m.selectionChanged(), m.open(id))
+}
+
+func (m *Model) nextOwner() int {
+	m.owners += 2
+	return m.owners
+}
+
+func (m *Model) openDialog(d Dialog) tea.Cmd {
+	d.SetSize(m.lay.width, m.lay.height)
+	m.dialog = d
+	if p, ok := d.(*FolderPicker); ok {
+		return p.Init()
+	}
+	return nil
+}
+
+func (m *Model) openNewChat() tea.Cmd {
+	d := NewNewChatDialog(m.c, m.nextOwner(), m.store, m.opt.UserHome, m.opt.Harnesses, m.opt.DefaultHarness,
+		func(n sessions.NewChat) tea.Cmd { return createChat(m.mux, n, m.lay.chatCols, m.lay.chatRows) })
+	return m.openDialog(d)
+}
+
+func (m *Model) openPicker(e sessions.Entry) tea.Cmd {
+	start := e.Meta.Cwd
+	if m.store != nil && m.store.NoProject(e.Meta) {
+		start = m.opt.UserHome
+	}
+	title := fmt.Sprintf("add folders to %q", e.Meta.Name)
+	return m.openDialog(NewFolderPicker(m.c, m.nextOwner(), title, m.store, e.ID, e.Meta.Cwd, m.opt.UserHome, start, nil, e.Meta.AdditionalDirectories))
+}
+
+func (m *Model) openHandoff(e sessions.Entry) tea.Cmd {
+	var names, notes []string
+	for _, h := range m.opt.Harnesses {
+		if h.Name == e.Meta.Harness {
+			continue
+		}
+		note := h.Transport
+		if !h.Installed {
+			note += " · not found"
+		}
+		names, notes = append(names, h.Name), append(notes, note)
+	}
+	id := e.ID
+	return m.openDialog(NewChooser(m.c, "hand "+e.Meta.Name+" off to", names, notes, func(name string) tea.Cmd {
+		return deriveChat(m.store, id, sessions.Derivation{Origin: sessions.OriginHandoff, Harness: name})
+	}))
+}
+
+func (m *Model) deleteDialog(e sessions.Entry) Dialog {
+	lines := []string{
+		fmt.Sprintf("Delete %q (%s)?", e.Meta.Name, e.ID),
+		"",
+		"Its chat file goes, and its own folder when it has no project.",
+		"Its project folder and additional folders are never touched.",
+	}
+	if m.sidebar.states[e.ID].Status.Live() {
+		lines = append(lines, "Its harness is stopped first.")
+	}
+	return NewConfirm(m.c, "delete chat", lines, "delete", deleteChat(m.mux, m.store, e.ID, e.Meta.Name))
+}
+
+// mouse scrolls and selects: the wheel over the sidebar moves the
+// selection; over the chat it scrolls the scrollback (or goes to a focused
+// harness that tracks the mouse); a click selects a row or focuses the chat.
+func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
+	if m.dialog != nil || !m.lay.ready {
+		return nil
+	}
+	inSidebar := msg.X < m.lay.sideW
+	chatTop := m.lay.sumH
+	inChat := !inSidebar && msg.Y >= chatTop && msg.Y < m.lay.bodyH
+	wheelUp, wheelDown := msg.Button == tea.MouseButtonWheelUp, msg.Button == tea.MouseButtonWheelDown
+	switch {
+	case inSidebar && (wheelUp || wheelDown):
+		if wheelUp {
+			m.sidebar.Move(-1)
+		} else {
+			m.sidebar.Move(1)
+		}
+		return m.selectionChanged()
+	case inChat && (wheelUp || wheelDown):
+		if m.pane.Focused() && !m.pane.IsACP() {
+			col, row := msg.X-m.lay.sideW-1, msg.Y-chatTop-1
+			if b := encodeWheel(wheelUp, col, row, m.pane.term.Modes); b != nil {
+				m.pane.send(m.pane.ID(), b)
+				return nil
+			}
+		}
+		if wheelUp {
+			m.pane.ScrollBy(wheelLines)
+		} else {
+			m.pane.ScrollBy(-wheelLines)
+		}
+	case msg.Action == tea.MouseActionPress && msg.Button == tea.MouseButtonLeft && inSidebar:
+		if i, ok := m.sidebar.RowAt(msg.Y - 1); ok {
+			m.sidebar.SelectRow(i)
+			return m.selectionChanged()
+		}
+	case msg.Action == tea.MouseActionPress && msg.Button == tea.MouseButtonLeft && inChat:
+		if !m.pane.Focused() && m.pane.ID() != "" && m.pane.State().Status.Live() {
+			m.pane.SetFocus(true)
+		}
+	}
+	return nil
+}
+
+// fullHelp groups every binding for the `?` dialog.
+func (m *Model) fullHelp() [][]key.Binding {
+	km := m.c.Keys
+	return [][]key.Binding{
+		{km.Up, km.Down, km.Focus, km.Leave, km.Filter, keyPgUp},
+		{km.New, km.AddFolders, km.Fork, km.Side, km.Handoff},
+		{km.Restart, km.Stop, km.Delete, km.RemoveMissing},
+		{km.Help, km.Quit},
+	}
+}
+
+// shortHelp returns the bindings of whatever has the keyboard.
+func (m *Model) shortHelp() []key.Binding {
+	switch {
+	case m.dialog != nil:
+		return m.dialog.ShortHelp()
+	case m.pane.Focused():
+		return m.pane.ShortHelp()
+	case m.sidebar.Len() == 0:
+		km := m.c.Keys
+		return []key.Binding{
+			key.NewBinding(key.WithKeys("enter"), key.WithHelp(km.Focus.Help().Key, "start a "+m.opt.DefaultHarness+" chat")),
+			km.New, km.Help, km.Quit,
+		}
+	}
+	bindings := m.sidebar.ShortHelp()
+	if len(m.problems[m.selected]) > 0 && !m.sidebar.Filtering() {
+		bindings = append([]key.Binding{m.c.Keys.RemoveMissing}, bindings...)
+	}
+	return bindings
+}

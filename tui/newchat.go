@@ -1,0 +1,298 @@
+package tui
+
+import (
+	"strings"
+
+	"github.com/acpmux/acpmux-tui/sessions"
+	"github.com/charmbracelet/bubbles/cursor"
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// HarnessInfo is one harness offered by the new-chat dialog.
+type HarnessInfo struct {
+	Name, Transport string
+	// Installed is set when the harness's command was found on PATH.
+	Installed bool
+}
+
+// The fields of the new-chat dialog, in order.
+const (
+	fieldHarness = iota
+	fieldProject
+	fieldFolders
+	fieldName
+	fieldCreate
+	fieldCancel
+	numFields
+)
+
+var (
+	keyFieldNext = key.NewBinding(key.WithKeys("down", "tab"), key.WithHelp("↓/tab", "next field"))
+	keyFieldPrev = key.NewBinding(key.WithKeys("up", "shift+tab"), key.WithHelp("↑", "previous"))
+	keyCycle     = key.NewBinding(key.WithKeys("left", "right"), key.WithHelp("←/→", "harness"))
+	keyPick      = key.NewBinding(key.WithKeys("enter", " "), key.WithHelp("enter", "pick folders"))
+	keyDropLast  = key.NewBinding(key.WithKeys("backspace", "delete"), key.WithHelp("backspace", "drop last"))
+	keyCreate    = key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "create"))
+)
+
+// NewChatDialog asks for a new chat's harness, project folder (or none),
+// folders (through the folder picker) and name, then creates and opens it.
+// A refusal of the folders shows inline and nothing is created.
+type NewChatDialog struct {
+	c         *Common
+	owner     int
+	store     *sessions.Store
+	home      string
+	harnesses []HarnessInfo
+	hi        int
+	project   *PathInput
+	folders   []string
+	name      textinput.Model
+	field     int
+	picker    *FolderPicker
+	errText   string
+	busy      bool
+	create    func(sessions.NewChat) tea.Cmd
+	sw, sh, w int
+}
+
+// NewNewChatDialog returns the dialog; owner and owner+1 tag its listings;
+// create makes the command that creates the chat.
+func NewNewChatDialog(c *Common, owner int, store *sessions.Store, home string, harnesses []HarnessInfo, defaultHarness string, create func(sessions.NewChat) tea.Cmd) *NewChatDialog {
+	name := textinput.New()
+	name.Prompt = ""
+	name.Placeholder = "from the project folder, or the harness"
+	name.PlaceholderStyle = c.Styles.Dim
+	name.Cursor.SetMode(cursor.CursorStatic)
+	project := NewPathInput(c, owner, home, "")
+	project.input.Placeholder = "none: the chat gets an empty folder of its own"
+	d := &NewChatDialog{c: c, owner: owner, store: store, home: home, harnesses: harnesses, project: project, name: name, create: create}
+	for i, h := range harnesses {
+		if h.Name == defaultHarness {
+			d.hi = i
+		}
+	}
+	return d
+}
+
+// ErrText returns the error shown inline, if any.
+func (d *NewChatDialog) ErrText() string { return d.errText }
+
+// Picker returns the folder picker while it is open.
+func (d *NewChatDialog) Picker() *FolderPicker { return d.picker }
+
+// SetSize sets the screen size.
+func (d *NewChatDialog) SetSize(w, h int) {
+	d.sw, d.sh, d.w = w, h, max(min(w-4, 84), minDialogW)
+	d.project.SetWidth(d.w - 14)
+	d.name.Width = max(d.w-15, 1)
+	if d.picker != nil {
+		d.picker.SetSize(w, h)
+	}
+}
+
+func (d *NewChatDialog) setField(f int) {
+	d.field = (f + numFields) % numFields
+	d.project.Blur()
+	d.name.Blur()
+	switch d.field {
+	case fieldProject:
+		d.project.Focus()
+	case fieldName:
+		d.name.Focus()
+	}
+}
+
+// Update handles keys, the nested picker and the creation's result.
+func (d *NewChatDialog) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case dirListedMsg:
+		if mine, cmd := d.project.Listed(msg); mine {
+			return cmd
+		}
+	case pickerDoneMsg:
+		if d.picker != nil && msg.owner == d.picker.owner {
+			d.folders, d.picker = msg.folders, nil
+		}
+		return nil
+	case pickerCancelledMsg:
+		if d.picker != nil && msg.owner == d.picker.owner {
+			d.picker = nil
+		}
+		return nil
+	case chatCreatedMsg:
+		d.busy = false
+		if msg.meta == nil && msg.err != nil {
+			d.errText = msg.err.Error()
+			return nil
+		}
+		return closeDialog
+	case tea.KeyMsg:
+		if d.picker == nil {
+			return d.key(msg)
+		}
+	}
+	if d.picker != nil {
+		return d.picker.Update(msg)
+	}
+	return nil
+}
+
+func (d *NewChatDialog) key(msg tea.KeyMsg) tea.Cmd {
+	switch {
+	case key.Matches(msg, keyCancel):
+		return closeDialog
+	case key.Matches(msg, keyCreate):
+		return d.submit()
+	case d.field == fieldProject && key.Matches(msg, keyComplete):
+		return d.project.Complete()
+	case key.Matches(msg, keyFieldNext):
+		d.setField(d.field + 1)
+		return nil
+	case key.Matches(msg, keyFieldPrev):
+		d.setField(d.field - 1)
+		return nil
+	}
+	switch d.field {
+	case fieldHarness:
+		if key.Matches(msg, keyCycle) && len(d.harnesses) > 0 {
+			step := 1
+			if key.Matches(msg, keyLeft) {
+				step = -1
+			}
+			d.hi = (d.hi + step + len(d.harnesses)) % len(d.harnesses)
+		} else if key.Matches(msg, keyEnterKey) {
+			d.setField(d.field + 1)
+		}
+	case fieldProject:
+		if key.Matches(msg, keyEnterKey) {
+			d.setField(d.field + 1)
+			return nil
+		}
+		d.errText = ""
+		return d.project.Update(msg)
+	case fieldFolders:
+		switch {
+		case key.Matches(msg, keyPick):
+			start := d.project.Path()
+			if start == "" {
+				start = d.home
+			}
+			d.picker = NewFolderPicker(d.c, d.owner+1, "folders for the new chat", d.store, "", d.project.Path(), d.home, start, d.folders, nil)
+			d.picker.SetSize(d.sw, d.sh)
+			return d.picker.Init()
+		case key.Matches(msg, keyDropLast) && len(d.folders) > 0:
+			d.folders = d.folders[:len(d.folders)-1]
+		}
+	case fieldName:
+		if key.Matches(msg, keyEnterKey) {
+			d.setField(fieldCreate)
+			return nil
+		}
+		var cmd tea.Cmd
+		d.name, cmd = d.name.Update(msg)
+		return cmd
+	case fieldCreate:
+		if key.Matches(msg, keyEnterKey) {
+			return d.submit()
+		}
+	case fieldCancel:
+		if key.Matches(msg, keyEnterKey) {
+			return closeDialog
+		}
+	}
+	return nil
+}
+
+func (d *NewChatDialog) submit() tea.Cmd {
+	if d.busy || len(d.harnesses) == 0 {
+		return nil
+	}
+	d.busy, d.errText = true, ""
+	return d.create(sessions.NewChat{
+		Harness:               d.harnesses[d.hi].Name,
+		Cwd:                   d.project.Path(),
+		AdditionalDirectories: append([]string(nil), d.folders...),
+		Name:                  strings.TrimSpace(d.name.Value()),
+	})
+}
+
+// ShortHelp returns the keys of the focused field.
+func (d *NewChatDialog) ShortHelp() []key.Binding {
+	if d.picker != nil {
+		return d.picker.ShortHelp()
+	}
+	switch d.field {
+	case fieldHarness:
+		return []key.Binding{keyCycle, keyFieldNext, keyCreate, keyCancel}
+	case fieldProject:
+		return []key.Binding{keyComplete, keyFieldNext, keyCreate, keyCancel}
+	case fieldFolders:
+		return []key.Binding{keyPick, keyDropLast, keyFieldNext, keyCreate, keyCancel}
+	}
+	return []key.Binding{keyFieldNext, keyFieldPrev, keyCreate, keyCancel}
+}
+
+// View draws the form, or the picker while it is open.
+func (d *NewChatDialog) View() []string {
+	if d.picker != nil {
+		return d.picker.View()
+	}
+	st := d.c.Styles
+	iw := d.w - 4
+	label := func(f int, text string) string {
+		if f == d.field {
+			return st.Accent.Render("› " + fitPlain(text, 10))
+		}
+		return st.Dim.Render("  " + fitPlain(text, 10))
+	}
+	lines := []string{""}
+	h := "(none)"
+	note := ""
+	if len(d.harnesses) > 0 {
+		hi := d.harnesses[d.hi]
+		h = "‹ " + hi.Name + " ›"
+		note = hi.Transport
+		if !hi.Installed {
+			note += " · not found on PATH"
+		}
+	}
+	lines = append(lines, label(fieldHarness, "harness")+st.Bold.Render(h)+"  "+st.Dim.Render(note))
+	lines = append(lines, label(fieldProject, "project")+d.project.View())
+	folders := st.Dim.Render("none · enter picks some")
+	if len(d.folders) > 0 {
+		folders = truncPlain(strings.Join(d.folders, " · "), iw-12)
+	}
+	lines = append(lines, label(fieldFolders, "folders")+folders)
+	lines = append(lines, label(fieldName, "name")+d.name.View(), "")
+	if d.errText != "" {
+		errLines := strings.Split(d.errText, "\n")
+		if len(errLines) > maxErrLines {
+			errLines = append(errLines[:maxErrLines-1], "…")
+		}
+		for i, l := range errLines {
+			prefix := "  "
+			if i == 0 {
+				prefix = "✗ "
+			}
+			lines = append(lines, st.Error.Render(truncPlain(prefix+l, iw)))
+		}
+		lines = append(lines, "")
+	} else if d.busy {
+		lines = append(lines, st.Dim.Render("creating…"), "")
+	}
+	create, cancel := st.Button.Render("[ create ]"), st.Button.Render("[ cancel ]")
+	if d.field == fieldCreate {
+		create = st.ButtonFocused.Render("[ create ]")
+	}
+	if d.field == fieldCancel {
+		cancel = st.ButtonFocused.Render("[ cancel ]")
+	}
+	lines = append(lines, create+" "+cancel)
+	for i, l := range lines {
+		lines[i] = " " + l
+	}
+	return st.Box("new chat", lines, d.w, len(lines)+2, true)
+}

@@ -1,0 +1,475 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/sessions"
+	"github.com/charmbracelet/bubbles/cursor"
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// maxIndent bounds how deep forks of forks are indented.
+const maxIndent = 4
+
+// Sidebar is the list of chats: a status mark, an attention mark, the name
+// and the harness of each, forks, side chats and handoffs indented under
+// their parent, and a filter. Only the rows on screen are drawn, so a home of
+// thousands of chats costs no more per frame than a home of ten.
+type Sidebar struct {
+	c    *Common
+	w, h int
+
+	all    []sideRow      // every chat, in tree order
+	byID   map[string]int // index in all
+	rows   []int          // the rows the filter lets through, as indices in all
+	cur    int            // the selected row, an index in rows
+	off    int            // the first row on screen
+	states map[string]mux.State
+
+	filter    textinput.Model
+	filtering bool // keys go to the filter
+
+	harnessLabels map[string]string // rendered dim harness names
+}
+
+type sideRow struct {
+	entry  sessions.Entry
+	depth  int
+	label  string // the name as shown, with its tree indent
+	labelW int    // its width in cells
+	// name and harness are fitted to the sidebar's width by layoutRow.
+	name, harness string
+	hay           string // what the filter searches: name, harness, folders, lowercased
+}
+
+var (
+	keyHome = key.NewBinding(key.WithKeys("home"), key.WithHelp("home", "first"))
+	keyEnd  = key.NewBinding(key.WithKeys("end"), key.WithHelp("end", "last"))
+)
+
+// NewSidebar returns an empty sidebar.
+func NewSidebar(c *Common) *Sidebar {
+	f := textinput.New()
+	f.Prompt = "/ "
+	f.Placeholder = "name, harness or folder"
+	f.Cursor.SetMode(cursor.CursorStatic)
+	f.PromptStyle = c.Styles.Accent
+	f.PlaceholderStyle = c.Styles.Dim
+	return &Sidebar{c: c, byID: map[string]int{}, states: map[string]mux.State{}, filter: f}
+}
+
+// SetSize sets the inner size the sidebar draws in.
+func (s *Sidebar) SetSize(w, h int) {
+	if w != s.w {
+		s.w = w
+		for i := range s.all {
+			s.layoutRow(&s.all[i])
+		}
+	}
+	s.h = h
+	s.filter.Width = max(w-3, 1)
+	s.scrollIntoView()
+}
+
+// layoutRow fits a row's name and harness to the sidebar's width, once per
+// width or change of the chat, so drawing a row cuts nothing.
+func (s *Sidebar) layoutRow(r *sideRow) {
+	r.harness = "broken"
+	if r.entry.Meta != nil {
+		r.harness = r.entry.Meta.Harness
+	}
+	nameW := s.w - 5
+	if s.w >= 22 {
+		nameW -= len(r.harness) + 1
+	} else {
+		r.harness = ""
+	}
+	switch {
+	case nameW < 1:
+		r.name = ""
+	case r.labelW > nameW && r.labelW == len(r.label): // ASCII: cut by bytes
+		r.name = r.label[:nameW-1] + "…"
+	case r.labelW > nameW:
+		r.name = fitPlain(r.label, nameW)
+	default:
+		r.name = r.label + strings.Repeat(" ", nameW-r.labelW)
+	}
+}
+
+// SetEntries replaces the chats shown, keeping the selection on keepID (or
+// the chat selected now) when it is still there.
+func (s *Sidebar) SetEntries(entries []sessions.Entry, keepID string) {
+	if keepID == "" {
+		if e, ok := s.Selected(); ok {
+			keepID = e.ID
+		}
+	}
+	s.rows = s.rows[:0] // indices into the old list
+	s.all = buildTree(entries)
+	s.byID = make(map[string]int, len(s.all))
+	for i := range s.all {
+		s.byID[s.all[i].entry.ID] = i
+		s.layoutRow(&s.all[i])
+	}
+	s.applyFilter(keepID)
+}
+
+// buildTree orders chats as a tree: each chat with a parent in the list
+// follows that parent, indented; the rest are roots, in list order.
+func buildTree(entries []sessions.Entry) []sideRow {
+	present := make(map[string]bool, len(entries))
+	for _, e := range entries {
+		present[e.ID] = true
+	}
+	children := map[string][]int{}
+	var roots []int
+	for i, e := range entries {
+		if e.Meta != nil && e.Meta.Parent != "" && e.Meta.Parent != e.ID && present[e.Meta.Parent] {
+			children[e.Meta.Parent] = append(children[e.Meta.Parent], i)
+		} else {
+			roots = append(roots, i)
+		}
+	}
+	out := make([]sideRow, 0, len(entries))
+	done := make([]bool, len(entries))
+	var walk func(i, depth int)
+	walk = func(i, depth int) {
+		if done[i] {
+			return
+		}
+		done[i] = true
+		out = append(out, newSideRow(entries[i], depth))
+		for _, c := range children[entries[i].ID] {
+			walk(c, depth+1)
+		}
+	}
+	for _, i := range roots {
+		walk(i, 0)
+	}
+	for i := range entries { // chats in a parent cycle, from hand-edited files
+		walk(i, 0)
+	}
+	return out
+}
+
+func newSideRow(e sessions.Entry, depth int) sideRow {
+	r := sideRow{entry: e, depth: depth}
+	name := e.Name()
+	if e.Meta == nil {
+		name = e.ID + " (broken file)"
+	}
+	if depth > 0 {
+		name = strings.Repeat("  ", min(depth, maxIndent)-1) + "↳ " + name
+	}
+	r.label, r.labelW = name, ansi.StringWidth(name)
+	var hay strings.Builder
+	hay.WriteString(e.Name())
+	hay.WriteByte('\n')
+	hay.WriteString(e.ID)
+	if m := e.Meta; m != nil {
+		hay.WriteByte('\n')
+		hay.WriteString(m.Harness)
+		hay.WriteByte('\n')
+		hay.WriteString(m.Cwd)
+		for _, d := range m.AdditionalDirectories {
+			hay.WriteByte('\n')
+			hay.WriteString(d)
+		}
+	}
+	r.hay = strings.ToLower(hay.String())
+	return r
+}
+
+// applyFilter recomputes the rows the filter lets through and selects keepID
+// (by default the chat selected now) if it is among them, else the nearest
+// row.
+func (s *Sidebar) applyFilter(keepID string) {
+	if keepID == "" {
+		if e, ok := s.Selected(); ok {
+			keepID = e.ID
+		}
+	}
+	q := strings.ToLower(strings.TrimSpace(s.filter.Value()))
+	s.rows = s.rows[:0]
+	for i := range s.all {
+		if q == "" || strings.Contains(s.all[i].hay, q) {
+			s.rows = append(s.rows, i)
+		}
+	}
+	if i, ok := s.byID[keepID]; ok {
+		for j, r := range s.rows {
+			if r == i {
+				s.cur = j
+				s.scrollIntoView()
+				return
+			}
+		}
+	}
+	s.cur = min(s.cur, max(len(s.rows)-1, 0))
+	s.scrollIntoView()
+}
+
+// SetState records a chat's harness state for its mark.
+func (s *Sidebar) SetState(id string, st mux.State) { s.states[id] = st }
+
+// Len returns the number of chats listed.
+func (s *Sidebar) Len() int { return len(s.all) }
+
+// Shown returns the number of chats the filter lets through.
+func (s *Sidebar) Shown() int { return len(s.rows) }
+
+// Selected returns the selected chat.
+func (s *Sidebar) Selected() (sessions.Entry, bool) {
+	if s.cur < 0 || s.cur >= len(s.rows) {
+		return sessions.Entry{}, false
+	}
+	return s.all[s.rows[s.cur]].entry, true
+}
+
+// UpdateEntry replaces one listed chat's metadata (read again after a
+// start stored its session id, say); its place in the tree is kept.
+func (s *Sidebar) UpdateEntry(e sessions.Entry) {
+	i, ok := s.byID[e.ID]
+	if !ok {
+		return
+	}
+	row := newSideRow(e, s.all[i].depth)
+	s.layoutRow(&row)
+	s.all[i] = row
+}
+
+// Entry returns a listed chat by id.
+func (s *Sidebar) Entry(id string) (sessions.Entry, bool) {
+	i, ok := s.byID[id]
+	if !ok {
+		return sessions.Entry{}, false
+	}
+	return s.all[i].entry, true
+}
+
+// Select selects the chat with id, clearing a filter that hides it.
+func (s *Sidebar) Select(id string) bool {
+	if _, ok := s.byID[id]; !ok {
+		return false
+	}
+	if s.filter.Value() != "" {
+		s.filter.SetValue("")
+		s.filtering = false
+		s.filter.Blur()
+	}
+	s.applyFilter(id)
+	return true
+}
+
+// Filtering reports whether keys go to the filter.
+func (s *Sidebar) Filtering() bool { return s.filtering }
+
+// FilterText returns the filter in effect.
+func (s *Sidebar) FilterText() string { return s.filter.Value() }
+
+// Move moves the selection by n rows.
+func (s *Sidebar) Move(n int) {
+	if len(s.rows) == 0 {
+		return
+	}
+	s.cur = min(max(s.cur+n, 0), len(s.rows)-1)
+	s.scrollIntoView()
+}
+
+// listHeight is the number of rows on screen below the filter line.
+func (s *Sidebar) listHeight() int {
+	if s.filtering || s.filter.Value() != "" {
+		return max(s.h-1, 0)
+	}
+	return s.h
+}
+
+func (s *Sidebar) scrollIntoView() {
+	lh := s.listHeight()
+	if lh <= 0 {
+		return
+	}
+	if s.cur < s.off {
+		s.off = s.cur
+	}
+	if s.cur >= s.off+lh {
+		s.off = s.cur - lh + 1
+	}
+	s.off = min(s.off, max(len(s.rows)-lh, 0))
+	s.off = max(s.off, 0)
+}
+
+// Update handles a key for the sidebar and reports whether it used it.
+func (s *Sidebar) Update(msg tea.KeyMsg) (bool, tea.Cmd) {
+	km := s.c.Keys
+	if s.filtering {
+		switch {
+		case key.Matches(msg, keyEscape):
+			s.filter.SetValue("")
+			s.filtering = false
+			s.filter.Blur()
+			s.applyFilter("")
+			return true, nil
+		case key.Matches(msg, keyEnterKey):
+			s.filtering = false
+			s.filter.Blur()
+			s.scrollIntoView()
+			return true, nil
+		case key.Matches(msg, keyUp):
+			s.Move(-1)
+			return true, nil
+		case key.Matches(msg, keyDown):
+			s.Move(1)
+			return true, nil
+		}
+		keep := ""
+		if e, ok := s.Selected(); ok {
+			keep = e.ID
+		}
+		var cmd tea.Cmd
+		s.filter, cmd = s.filter.Update(msg)
+		s.applyFilter(keep)
+		return true, cmd
+	}
+	switch {
+	case key.Matches(msg, km.Up):
+		s.Move(-1)
+	case key.Matches(msg, km.Down):
+		s.Move(1)
+	case key.Matches(msg, keyHome):
+		s.Move(-len(s.rows))
+	case key.Matches(msg, keyEnd):
+		s.Move(len(s.rows))
+	case key.Matches(msg, km.Filter):
+		s.filtering = true
+		s.scrollIntoView()
+		return true, s.filter.Focus()
+	case key.Matches(msg, keyEscape) && s.filter.Value() != "":
+		s.filter.SetValue("")
+		s.applyFilter("")
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
+// RowAt returns the index in the shown rows of the line y of the sidebar's
+// inner area, for mouse clicks.
+func (s *Sidebar) RowAt(y int) (int, bool) {
+	if s.listHeight() != s.h {
+		y--
+	}
+	i := s.off + y
+	return i, y >= 0 && i < len(s.rows)
+}
+
+// SelectRow selects a shown row by index.
+func (s *Sidebar) SelectRow(i int) { s.Move(i - s.cur) }
+
+// Title is the sidebar's box title: the number of chats, and how many the
+// filter shows.
+func (s *Sidebar) Title() string {
+	if s.filter.Value() != "" {
+		return fmt.Sprintf("chats %d/%d", len(s.rows), len(s.all))
+	}
+	return fmt.Sprintf("chats %d", len(s.all))
+}
+
+// ShortHelp returns the sidebar's bindings for the help bar.
+func (s *Sidebar) ShortHelp() []key.Binding {
+	if s.filtering {
+		return []key.Binding{
+			key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "keep filter")),
+			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear")),
+			key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑/↓", "move")),
+		}
+	}
+	km := s.c.Keys
+	return []key.Binding{km.Focus, km.New, km.AddFolders, km.Fork, km.Filter, km.Help, km.Quit}
+}
+
+// View draws the visible rows, each exactly w cells wide.
+func (s *Sidebar) View() []string {
+	st := s.c.Styles
+	lines := make([]string, 0, s.h)
+	if s.listHeight() != s.h && s.h > 0 {
+		if s.filtering {
+			lines = append(lines, fitLine(s.filter.View(), s.w))
+		} else {
+			lines = append(lines, fitLine(st.Accent.Render("/ ")+truncPlain(s.filter.Value(), s.w-2), s.w))
+		}
+	}
+	lh := s.listHeight()
+	for i := s.off; i < len(s.rows) && i < s.off+lh; i++ {
+		lines = append(lines, s.row(s.all[s.rows[i]], i == s.cur))
+	}
+	if len(s.all) > 0 && len(s.rows) == 0 && lh > 0 {
+		lines = append(lines, fitLine(st.Dim.Render(truncPlain(" no chat matches", s.w)), s.w))
+	}
+	return lines
+}
+
+// harnessLabel returns a harness name drawn dim (or "broken" drawn as a
+// warning), rendered once per name.
+func (s *Sidebar) harnessLabel(name string, broken bool) string {
+	if broken {
+		return s.c.Styles.Warn.Render(name)
+	}
+	l, ok := s.harnessLabels[name]
+	if !ok {
+		if s.harnessLabels == nil {
+			s.harnessLabels = map[string]string{}
+		}
+		l = s.c.Styles.Dim.Render(name)
+		s.harnessLabels[name] = l
+	}
+	return l
+}
+
+// row draws one chat: pointer, mark, attention, name and harness.
+func (s *Sidebar) row(r sideRow, selected bool) string {
+	st := s.c.Styles
+	state := s.states[r.entry.ID]
+	broken := r.entry.Meta == nil
+	mk := markOf(state, broken)
+	name, harness := r.name, r.harness
+	if name == "" {
+		return fitPlain(" "+markGlyphs[mk], s.w)
+	}
+	attn := state.Attention && state.Status == mux.StatusWaiting
+	var b strings.Builder
+	if selected {
+		b.WriteString(st.pointer)
+		b.WriteString(st.selMarks[mk])
+		if attn {
+			b.WriteString(st.selAttn)
+		} else {
+			b.WriteString(st.Selected.Render(" "))
+		}
+		b.WriteString(st.SelectedName.Render(" " + name + " "))
+		if harness != "" {
+			b.WriteString(st.SelectedDim.Render(harness + " "))
+		}
+		return b.String()
+	}
+	b.WriteByte(' ')
+	b.WriteString(st.marks[mk])
+	if attn {
+		b.WriteString(st.attention)
+	} else {
+		b.WriteByte(' ')
+	}
+	b.WriteByte(' ')
+	b.WriteString(name)
+	b.WriteByte(' ')
+	if harness != "" {
+		b.WriteString(s.harnessLabel(harness, broken))
+		b.WriteByte(' ')
+	}
+	return b.String()
+}

@@ -1,0 +1,314 @@
+package tui
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/sessions"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// labelWidth is the width of the summary's left column of labels.
+const labelWidth = 9
+
+// ChatInfo is what the summary pane shows of one chat, gathered by the root
+// model from the list, the mux and the last folder check.
+type ChatInfo struct {
+	Entry sessions.Entry
+	State mux.State
+	// Problems are the stored folders that fail the validator now.
+	Problems []sessions.FolderProblem
+	// NoProject is set when the chat runs in its own home folder.
+	NoProject bool
+	// Transport is "pty" or "acp"; Via says how its folders reach it.
+	Transport, Via string
+}
+
+// Summary is the pane above the chat: the selected chat's harness, folders,
+// how the folders reach the harness, its session and its process.
+type Summary struct {
+	c     *Common
+	w, h  int
+	info  ChatInfo
+	has   bool
+	now   time.Time
+	lines []string
+}
+
+// NewSummary returns an empty summary pane.
+func NewSummary(c *Common) *Summary { return &Summary{c: c} }
+
+// SetSize sets the inner size and lays the pane out again.
+func (s *Summary) SetSize(w, h int) {
+	s.w, s.h = w, h
+	s.render()
+}
+
+// Set shows a chat (has false shows nothing) as of now.
+func (s *Summary) Set(info ChatInfo, has bool, now time.Time) {
+	s.info, s.has, s.now = info, has, now
+	s.render()
+}
+
+// Tick moves the clock the uptime is counted on.
+func (s *Summary) Tick(now time.Time) {
+	s.now = now
+	if s.has && s.info.State.Status.Live() {
+		s.render()
+	}
+}
+
+// View returns the pane's lines.
+func (s *Summary) View() []string { return s.lines }
+
+func (s *Summary) render() {
+	s.lines = s.lines[:0]
+	if !s.has || s.w < 12 || s.h < 1 {
+		return
+	}
+	st := s.c.Styles
+	cw := s.w - 1 // one column of left padding
+	row := func(label, text string) string {
+		return " " + st.Dim.Render(fmt.Sprintf("%-*s", labelWidth, label)) + text
+	}
+	vw := cw - labelWidth // width of a value
+	e, info := s.info.Entry, s.info
+	if e.Meta == nil {
+		s.lines = append(s.lines, " "+st.Bold.Render(truncPlain(e.ID, cw)))
+		msg := "broken file"
+		if e.Broken != nil {
+			msg = e.Broken.Error()
+		}
+		for _, l := range strings.Split(msg, "\n") {
+			if len(s.lines) < s.h {
+				s.lines = append(s.lines, row("broken", st.Warn.Render(truncPlain(strings.TrimSpace(l), vw))))
+			}
+		}
+		s.fit()
+		return
+	}
+	m := e.Meta
+	title := st.Bold.Render(truncPlain(m.Name, cw-10)) + "  " + st.Dim.Render(m.ID)
+	if m.Origin != "" {
+		origin := m.Origin
+		if m.Parent != "" {
+			origin += " of " + m.Parent
+		}
+		title += st.Dim.Render(" · " + origin)
+	}
+	h := m.Harness + " · " + info.Transport
+	if info.State.AgentName != "" {
+		h += " · " + info.State.AgentName
+	}
+	h += " · folders via " + info.Via
+	head := []string{" " + title, row("harness", truncPlain(h, vw))}
+	if s.h < 8+len(m.AdditionalDirectories) {
+		// Short of room: the harness goes on the title line.
+		name := truncPlain(m.Name, max(cw/3, 8))
+		title = st.Bold.Render(name) + "  " + st.Dim.Render(m.ID) + "  " + truncPlain(h, max(cw-ansi.StringWidth(name)-len(m.ID)-4, 0))
+		head = []string{" " + title}
+	}
+	if info.NoProject {
+		head = append(head, row("cwd", st.Dim.Render(truncPlain("no project · "+m.Cwd, vw))))
+	} else {
+		head = append(head, row("cwd", truncPlain(m.Cwd, vw)))
+	}
+
+	// The lines below the folders, least needed first: they are dropped in
+	// that order when the pane is short.
+	var session, command, errLine string
+	if sid := firstNonEmpty(info.State.SessionID, m.AgentSessionID); sid != "" {
+		session = row("session", truncPlain(sid, vw))
+	}
+	if argv := info.State.Argv; len(argv) > 0 {
+		// The program by its base name: the arguments matter more.
+		shown := append([]string{filepath.Base(argv[0])}, argv[1:]...)
+		command = row("command", st.Dim.Render(truncPlain(strings.Join(shown, " "), vw)))
+	}
+	if msg := firstNonEmpty(info.State.LastError, info.State.Reason); msg != "" && (info.State.Status == mux.StatusFailed || info.State.LastError != "") {
+		if info.State.Status.Live() {
+			errLine = row("last err", st.Dim.Render(truncPlain(firstLine(msg), vw)))
+		} else {
+			errLine = row("error", st.Error.Render(truncPlain(firstLine(msg), vw)))
+		}
+	}
+	optional := 0
+	for _, l := range []string{session, command, errLine} {
+		if l != "" {
+			optional++
+		}
+	}
+	room := s.h - len(head) - 2 // the process line and one folder line
+	if optional > room && command != "" {
+		command, optional = "", optional-1
+	}
+	if optional > room && session != "" {
+		session = ""
+	}
+	var tail []string
+	for _, l := range []string{session, row("process", s.process(vw)), command, errLine} {
+		if l != "" {
+			tail = append(tail, l)
+		}
+	}
+	budget := s.h - len(head) - len(tail)
+	folders := s.folderLines(row, vw, max(budget, 1))
+	s.lines = append(s.lines, head...)
+	s.lines = append(s.lines, folders...)
+	s.lines = append(s.lines, tail...)
+	if len(s.lines) > s.h {
+		s.lines = s.lines[:s.h]
+	}
+	s.fit()
+}
+
+// fit pads or cuts every line to the pane's width once, so frames need not
+// measure them.
+func (s *Summary) fit() {
+	for i, l := range s.lines {
+		s.lines[i] = fitLine(l, s.w)
+	}
+}
+
+// folderLines lists the additional folders in at most n lines, a missing
+// one flagged with its reason and the key that removes it.
+func (s *Summary) folderLines(row func(string, string) string, vw, n int) []string {
+	st := s.c.Styles
+	m := s.info.Meta()
+	if len(m.AdditionalDirectories) == 0 {
+		return []string{row("folders", st.Dim.Render("none"))}
+	}
+	bad := map[int]string{}
+	for _, p := range s.info.Problems {
+		bad[p.Index] = p.Reason
+	}
+	removeKey := s.c.Keys.RemoveMissing.Help().Key
+	// When they do not all fit, the missing ones are listed first.
+	order := make([]int, 0, len(m.AdditionalDirectories))
+	if n < len(m.AdditionalDirectories) {
+		for i := range m.AdditionalDirectories {
+			if _, missing := bad[i]; missing {
+				order = append(order, i)
+			}
+		}
+	}
+	for i := range m.AdditionalDirectories {
+		if _, missing := bad[i]; !missing || n >= len(m.AdditionalDirectories) {
+			order = append(order, i)
+		}
+	}
+	var out []string
+	for k, i := range order {
+		d := m.AdditionalDirectories[i]
+		label := ""
+		if k == 0 {
+			label = "folders"
+		}
+		if len(out) == n-1 && k < len(order)-1 {
+			more := len(order) - k
+			missingLeft := 0
+			for _, j := range order[k:] {
+				if _, missing := bad[j]; missing {
+					missingLeft++
+				}
+			}
+			note := fmt.Sprintf("… %d more", more)
+			if missingLeft > 0 {
+				note += fmt.Sprintf(" (%d missing: %s removes them)", missingLeft, removeKey)
+			}
+			out = append(out, row(label, st.Dim.Render(truncPlain(note, vw))))
+			break
+		}
+		reason, missing := bad[i]
+		if !missing {
+			out = append(out, row(label, truncPlain(d, vw)))
+			continue
+		}
+		flag := "✗ " + reason + " · " + removeKey + " removes it"
+		pathW := min(ansi.StringWidth(d), max(vw-ansi.StringWidth(flag)-2, vw/2))
+		text := truncPlain(d, pathW)
+		if rest := vw - ansi.StringWidth(text) - 2; rest > 3 {
+			text = st.Warn.Render(text) + "  " + st.Warn.Render(truncPlain(flag, rest))
+		} else {
+			text = st.Warn.Render(text)
+		}
+		out = append(out, row(label, text))
+	}
+	return out
+}
+
+// Meta returns the chat's metadata; only called for chats that parse.
+func (i ChatInfo) Meta() *sessions.Meta { return i.Entry.Meta }
+
+// process describes the harness process: status, pid, uptime, restarts.
+func (s *Summary) process(vw int) string {
+	st := s.c.Styles
+	state := s.info.State
+	mark := st.Mark(state, false)
+	var parts []string
+	switch state.Status {
+	case mux.StatusStopped:
+		if state.Pid == 0 && state.Started.IsZero() {
+			parts = append(parts, "not started · "+s.c.Keys.Focus.Help().Key+" starts it")
+		} else {
+			parts = append(parts, "stopped")
+		}
+	case mux.StatusExited:
+		parts = append(parts, "exited ("+firstNonEmpty(state.Reason, fmt.Sprintf("exit status %d", state.ExitCode))+")")
+	case mux.StatusFailed:
+		parts = append(parts, "failed")
+	default:
+		word := state.Status.String()
+		if state.Status == mux.StatusWaiting {
+			word = "waiting for input"
+			if state.Attention {
+				word += " !"
+			}
+		}
+		if state.TurnActive {
+			word += " · turn running"
+		}
+		parts = append(parts, word)
+		if state.Pid > 0 {
+			parts = append(parts, fmt.Sprintf("pid %d", state.Pid))
+		}
+		if !state.Started.IsZero() && !s.now.IsZero() {
+			parts = append(parts, "up "+formatUptime(s.now.Sub(state.Started)))
+		}
+	}
+	if state.Restarts > 0 {
+		parts = append(parts, fmt.Sprintf("%d restarts", state.Restarts))
+	}
+	return mark + " " + truncPlain(strings.Join(parts, " · "), vw-2)
+}
+
+// formatUptime writes a duration as 45s, 3m12s, 2h05m or 3d04h.
+func formatUptime(d time.Duration) string {
+	d = max(d, 0).Truncate(time.Second)
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	}
+	return fmt.Sprintf("%dd%02dh", int(d.Hours())/24, int(d.Hours())%24)
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
