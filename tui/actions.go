@@ -3,6 +3,8 @@ package tui
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/acpmux/acpmux-tui/mux"
@@ -78,6 +80,24 @@ type tickMsg time.Time
 type closeDialogMsg struct{}
 
 func closeDialog() tea.Msg { return closeDialogMsg{} }
+
+// storeWatchMsg is the chats folder's modification time, read every few
+// seconds: every write to the store (an atomic rename) changes it.
+type storeWatchMsg struct{ mod time.Time }
+
+func watchStore(store *sessions.Store, every time.Duration) tea.Cmd {
+	if store == nil || every <= 0 {
+		return nil
+	}
+	dir := filepath.Join(store.Home(), "chats")
+	return tea.Tick(every, func(time.Time) tea.Msg {
+		fi, err := os.Stat(dir)
+		if err != nil {
+			return nil
+		}
+		return storeWatchMsg{fi.ModTime()}
+	})
+}
 
 func loadList(store *sessions.Store, selectID string) tea.Cmd {
 	return func() tea.Msg {

@@ -53,6 +53,9 @@ type Options struct {
 	Now   func() time.Time
 	Frame time.Duration
 	Tick  time.Duration
+	// WatchEvery is how often the chats folder is looked at for changes
+	// made by other acpmux-tui processes (0: never).
+	WatchEvery time.Duration
 }
 
 // Model is the root model: it owns the components and routes messages.
@@ -80,7 +83,8 @@ type Model struct {
 	selected   string // the chat the pane and summary show
 	footerKey  string // what the help line was drawn from
 	footerLine string
-	opening    string // a chat to open once it is listed and the screen has a size
+	opening    string    // a chat to open once it is listed and the screen has a size
+	storeMod   time.Time // the chats folder's modification time last seen
 }
 
 // New builds the app. Nothing is started until the program runs it.
@@ -134,7 +138,8 @@ func (m *Model) Close() { m.in.close() }
 
 // Init starts reading change notices and the list when it was not given.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{waitChanges(m.mux.Changes(), m.opt.Frame), m.in.waitWriteErr(), fillPool(m.mux)}
+	cmds := []tea.Cmd{waitChanges(m.mux.Changes(), m.opt.Frame), m.in.waitWriteErr(), fillPool(m.mux),
+		watchStore(m.store, m.opt.WatchEvery)}
 	if !m.loaded {
 		cmds = append(cmds, loadList(m.store, m.opt.Open))
 	}
@@ -177,6 +182,16 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.startTick()
 	case listLoadedMsg:
 		return m.listLoaded(msg)
+	case storeWatchMsg:
+		// Another process (acpmux-tui add-dir, new, rm, or a second TUI)
+		// changed the chats folder: read the list again.
+		changed := !m.storeMod.IsZero() && !msg.mod.Equal(m.storeMod)
+		m.storeMod = msg.mod
+		next := watchStore(m.store, m.opt.WatchEvery)
+		if changed {
+			return tea.Batch(next, loadList(m.store, m.selected))
+		}
+		return next
 	case foldersCheckedMsg:
 		m.problems[msg.id] = msg.problems
 		if msg.id == m.selected {

@@ -660,3 +660,22 @@ func TestAnySizeDraws(t *testing.T) {
 		r.key(keyEscK)
 	}
 }
+
+func TestListFollowsOtherProcessesWrites(t *testing.T) {
+	r := newRig(t, nil)
+	a := r.create(sessions.NewChat{Name: "first"})
+	r.open(Options{})
+	r.run(func() tea.Msg { return storeWatchMsg{time.Unix(100, 0)} })
+	// Another process adds a chat and a folder to the first one.
+	r.create(sessions.NewChat{Name: "from elsewhere"})
+	if _, err := r.store.AddFolders(a.ID, []string{r.dir("lib")}); err != nil {
+		t.Fatal(err)
+	}
+	r.run(func() tea.Msg { return storeWatchMsg{time.Unix(200, 0)} })
+	if got := len(r.order()); got != 2 {
+		t.Fatalf("%d chats listed after another process wrote one, want 2", got)
+	}
+	if r.selectedID() != a.ID || !strings.Contains(r.m.View(), filepath.Join(r.root, "lib")) {
+		t.Fatalf("selection %s; the folder added elsewhere is not shown:\n%s", r.selectedID(), r.m.View())
+	}
+}
