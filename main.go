@@ -99,7 +99,10 @@ func printUsage(w io.Writer) {
 	fmt.Fprintln(w, "       acpmux-tui COMMAND [ARGS]")
 	fmt.Fprintln(w, "\ncommands:")
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-10s %-62s %s\n", c.name, c.args, c.help)
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.help)
+		if c.args != "" {
+			fmt.Fprintf(w, "  %-10s   acpmux-tui %s %s\n", "", c.name, c.args)
+		}
 	}
 }
 
@@ -117,6 +120,9 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
 			return nil, usageError{err.Error()}
 		}
 		rest := fs.Args()
