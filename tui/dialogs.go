@@ -195,3 +195,22 @@ func newHelp(c *Common) help.Model {
 	h.Styles.Ellipsis = st.Dim
 	return h
 }
+
+// errorLines shows an error (such as a -32602 refusal, one bad entry a line)
+// in a dialog of inner width w: a mark on the first line, at most
+// maxErrLines lines.
+func errorLines(st *Styles, text string, w int) []string {
+	lines := strings.Split(text, "\n")
+	if len(lines) > maxErrLines {
+		lines = append(lines[:maxErrLines-1], "…")
+	}
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		prefix := "  "
+		if i == 0 {
+			prefix = "✗ "
+		}
+		out[i] = st.Error.Render(truncPlain(prefix+l, w))
+	}
+	return out
+}

@@ -268,17 +268,7 @@ func (d *NewChatDialog) View() []string {
 	lines = append(lines, label(fieldFolders, "folders")+folders)
 	lines = append(lines, label(fieldName, "name")+d.name.View(), "")
 	if d.errText != "" {
-		errLines := strings.Split(d.errText, "\n")
-		if len(errLines) > maxErrLines {
-			errLines = append(errLines[:maxErrLines-1], "…")
-		}
-		for i, l := range errLines {
-			prefix := "  "
-			if i == 0 {
-				prefix = "✗ "
-			}
-			lines = append(lines, st.Error.Render(truncPlain(prefix+l, iw)))
-		}
+		lines = append(lines, errorLines(st, d.errText, iw)...)
 		lines = append(lines, "")
 	} else if d.busy {
 		lines = append(lines, st.Dim.Render("creating…"), "")

@@ -353,17 +353,7 @@ func (p *FolderPicker) View() []string {
 	bottom = append(bottom, st.Dim.Render(strings.Repeat("─", iw)))
 	bottom = append(bottom, st.Dim.Render("selected ")+chosen)
 	if p.errText != "" {
-		lines := strings.Split(p.errText, "\n")
-		if len(lines) > maxErrLines {
-			lines = append(lines[:maxErrLines-1], "…")
-		}
-		for i, l := range lines {
-			prefix := "  "
-			if i == 0 {
-				prefix = "✗ "
-			}
-			bottom = append(bottom, st.Error.Render(truncPlain(prefix+l, iw)))
-		}
+		bottom = append(bottom, errorLines(st, p.errText, iw)...)
 	} else if p.busy {
 		bottom = append(bottom, st.Dim.Render("checking…"))
 	}
