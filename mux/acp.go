@@ -347,8 +347,8 @@ func (c *acpChat) killProcess(p *acpProcess) {
 	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 }
 
-// stop ends the harness: its stdin closes (an ACP agent's cue to exit), then
-// SIGTERM to its group, SIGKILL after the grace period; it waits for it.
+// stop ends the harness: SIGTERM to its group, SIGKILL to the group once it
+// has exited or after the grace period; it waits until the group is gone.
 func (c *acpChat) stop() {
 	c.mu.Lock()
 	c.stopRequestedLocked()
@@ -357,14 +357,7 @@ func (c *acpChat) stop() {
 	if p == nil {
 		return
 	}
-	pgid := p.cmd.Process.Pid
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
-	select {
-	case <-p.done:
-	case <-time.After(c.m.opt.Grace):
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		<-p.done
-	}
+	endGroup(p.cmd.Process.Pid, p.done, c.m.opt.Grace, syscall.SIGTERM)
 }
 
 func (c *acpChat) waitExit() {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -102,5 +103,30 @@ func (b *base) stopRequestedLocked() {
 	b.stopping = true
 	if b.respawn != nil {
 		b.respawn.Stop()
+	}
+}
+
+// endGroup ends a harness's process group: the polite signals to the whole
+// group, then SIGKILL to the group once the leader has been reaped (done) or
+// the grace period is over, which also ends whatever the leader left behind.
+// It returns when no process of the group is left: orphans are reaped by
+// init, so it waits (at most a second) for the group to be empty.
+func endGroup(pgid int, done <-chan struct{}, grace time.Duration, polite ...syscall.Signal) {
+	for _, sig := range polite {
+		_ = syscall.Kill(-pgid, sig)
+	}
+	timer := time.NewTimer(grace)
+	defer timer.Stop()
+	select {
+	case <-done:
+	case <-timer.C:
+	}
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	<-done
+	for range 200 {
+		if syscall.Kill(-pgid, 0) != nil {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }

@@ -322,16 +322,7 @@ func (c *ptyChat) stop() {
 	if p == nil {
 		return
 	}
-	pgid := p.cmd.Process.Pid
-	_ = syscall.Kill(-pgid, syscall.SIGHUP)
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
-	_ = syscall.Kill(-pgid, syscall.SIGCONT)
-	select {
-	case <-p.done:
-	case <-time.After(c.m.opt.Grace):
-	}
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
-	<-p.done
+	endGroup(p.cmd.Process.Pid, p.done, c.m.opt.Grace, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGCONT)
 }
 
 func (c *ptyChat) waitExit() {
