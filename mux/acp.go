@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -41,6 +42,7 @@ type acpChat struct {
 // acpProcess is one running ACP harness.
 type acpProcess struct {
 	cmd    *exec.Cmd
+	stdout *os.File // the agent's messages, read by the connection
 	conn   *acp.ClientSideConnection
 	roots  roots
 	done   chan struct{} // closed when the process has been reaped
@@ -106,16 +108,22 @@ func (m *Mux) spawnACP(c *acpChat, l harness.Launch) (*acpProcess, error) {
 	if err != nil {
 		return nil, err
 	}
-	stdout, err := cmd.StdoutPipe()
+	// Our own pipe, not StdoutPipe: Wait closes that one as soon as the
+	// process exits, even while its last messages are still being read.
+	stdout, childOut, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
+	cmd.Stdout = childOut
 	cmd.Stderr = &logWriter{log: m.opt.Logger, chat: c.id}
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	childOut.Close()
+	if err != nil {
+		stdout.Close()
 		return nil, fmt.Errorf("start %s: %w", l.Path, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &acpProcess{cmd: cmd, done: make(chan struct{}), ready: make(chan struct{}), ctx: ctx, cancel: cancel}
+	p := &acpProcess{cmd: cmd, stdout: stdout, done: make(chan struct{}), ready: make(chan struct{}), ctx: ctx, cancel: cancel}
 	guard := newWireGuard(stdout, maxMessageBytes, func(reason string) {
 		p.bad.Store(reason)
 		m.opt.Logger.Error("bad message from agent", "chat", c.id, "reason", reason)
@@ -299,10 +307,14 @@ func (c *acpChat) note(text string) {
 // is started again on the next prompt or with backoff, as a pty one is.
 func (c *acpChat) reap(p *acpProcess) {
 	err := p.cmd.Wait()
+	// Its last messages are still read; a grandchild holding the pipe open
+	// must not keep the connection waiting forever.
+	_ = p.stdout.SetReadDeadline(time.Now().Add(time.Second))
 	p.cancel()
 	// Anything left in its group goes with it.
 	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 	<-p.conn.Done()
+	p.stdout.Close()
 	c.mu.Lock()
 	code, how := exitStatus(p.cmd, err)
 	if reason, ok := p.bad.Load().(string); ok {

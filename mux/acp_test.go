@@ -445,6 +445,11 @@ func TestACPHarnessDyingMidTurnLoadsAgain(t *testing.T) {
 	if _, err := r.prompt(m.ID, "crash"); err == nil {
 		t.Fatal("a turn whose agent died reported no error")
 	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("state %+v\nlog:\n%s", r.mux.State(m.ID), r.logBuf.String())
+		}
+	})
 	waitFor(t, "the agent to be started again", func() bool { return len(r.requests("session/load")) == 1 })
 	load := r.requests("session/load")[0]
 	if got := decodeStrings(t, load["additionalDirectories"]); !slices.Equal(got, dirs) {

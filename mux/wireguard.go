@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 )
 
 // maxMessageBytes bounds one JSON-RPC message from an agent (8 MiB).
@@ -37,7 +38,8 @@ func (g *wireGuard) Read(p []byte) (int, error) {
 		line, err := g.readLine()
 		if err != nil {
 			g.done = true
-			if errors.Is(err, io.EOF) {
+			if errors.Is(err, io.EOF) || errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, os.ErrClosed) {
+				// The agent is gone (or only a grandchild holds the pipe).
 				return 0, io.EOF
 			}
 			g.bad(err.Error())
