@@ -57,8 +57,6 @@ type Spec struct {
 	// additionalDirectories field: true when it advertises the capability.
 	// The mux learns the truth at initialize; this is the table's expectation.
 	AdvertisesFolders bool
-	// Builtin is set for entries of the built-in table (even if overridden).
-	Builtin bool
 }
 
 // Builtins returns the built-in harness table of DESIGN.md.
@@ -98,7 +96,6 @@ type Table struct {
 func NewTable(cfg *config.Config) (*Table, error) {
 	t := &Table{specs: map[string]Spec{}}
 	for _, s := range Builtins() {
-		s.Builtin = true
 		t.specs[s.Name] = s
 		t.order = append(t.order, s.Name)
 	}

@@ -444,10 +444,9 @@ func (c *acpChat) plainLines() []string {
 	return RenderTranscript(c.entries(), cols)
 }
 
-// write sends text typed into an ACP chat as a prompt.
-func (c *acpChat) write(p []byte) error {
-	go func() { _, _ = c.prompt(context.Background(), string(p)) }()
-	return nil
+// write refuses raw input: an ACP chat takes whole prompts (Mux.Prompt).
+func (c *acpChat) write([]byte) error {
+	return fmt.Errorf("chat %s speaks ACP: send it a prompt, not keys", c.id)
 }
 
 func (c *acpChat) resize(cols, rows int) {
