@@ -41,11 +41,10 @@ type acpChat struct {
 
 // acpProcess is one running ACP harness.
 type acpProcess struct {
-	cmd    *exec.Cmd
+	procCore
 	stdout *os.File // the agent's messages, read by the connection
 	conn   *acp.ClientSideConnection
 	roots  roots
-	done   chan struct{} // closed when the process has been reaped
 	ready  chan struct{} // closed when the session is set up (or failed)
 	err    error         // why setup failed, once ready is closed
 	ctx    context.Context
@@ -59,17 +58,9 @@ type acpProcess struct {
 }
 
 func newACPChat(m *Mux, id string) *acpChat {
-	return &acpChat{base: newBase(m, id)}
-}
-
-func (c *acpChat) start(cols, rows int, restart bool) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.proc != nil {
-		return nil
-	}
-	c.prepareStartLocked(cols, rows, restart)
-	return c.spawnLocked()
+	c := &acpChat{}
+	c.base = newBase(m, id, c.spawnLocked, syscall.SIGTERM)
+	return c
 }
 
 // spawnLocked starts the harness and sets its session up in the background:
@@ -91,7 +82,7 @@ func (c *acpChat) spawnLocked() error {
 	p.roots = newRoots(meta.Cwd, meta.AdditionalDirectories)
 	p.folders = meta.AdditionalDirectories
 	c.proc = p
-	c.startedLocked(p.cmd.Process.Pid, launch.Argv, harness.TransportACP)
+	c.startedLocked(&p.procCore, launch.Argv, harness.TransportACP)
 	c.m.opt.Logger.Info("started ACP harness", "chat", c.id, "pid", c.state.Pid, "launch", launch.String())
 	go c.reap(p)
 	go c.setup(p, spec, meta)
@@ -123,7 +114,7 @@ func (m *Mux) spawnACP(c *acpChat, l harness.Launch) (*acpProcess, error) {
 		return nil, fmt.Errorf("start %s: %w", l.Path, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &acpProcess{cmd: cmd, stdout: stdout, done: make(chan struct{}), ready: make(chan struct{}), ctx: ctx, cancel: cancel}
+	p := &acpProcess{procCore: procCore{cmd: cmd, done: make(chan struct{})}, stdout: stdout, ready: make(chan struct{}), ctx: ctx, cancel: cancel}
 	guard := newWireGuard(stdout, maxMessageBytes, func(reason string) {
 		p.bad.Store(reason)
 		m.opt.Logger.Error("bad message from agent", "chat", c.id, "reason", reason)
@@ -322,7 +313,7 @@ func (c *acpChat) reap(p *acpProcess) {
 	}
 	current := c.proc == p
 	if current {
-		c.proc = nil
+		c.proc, c.core = nil, nil
 		c.card = nil
 		c.state.Pid, c.state.ExitCode, c.state.Reason, c.state.TurnActive = 0, code, how, false
 		switch {
@@ -338,7 +329,7 @@ func (c *acpChat) reap(p *acpProcess) {
 			c.state.Status = StatusExited
 		default:
 			c.log.add(Entry{Kind: EntryError, Text: "the agent exited: " + how + "; the next start loads the session again"})
-			c.crashedLocked(how, c.respawnNow)
+			c.crashedLocked(how)
 		}
 	}
 	c.mu.Unlock()
@@ -347,38 +338,8 @@ func (c *acpChat) reap(p *acpProcess) {
 	c.m.notify(c)
 }
 
-func (c *acpChat) respawnNow() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.proc == nil && c.mayRespawnLocked() {
-		_ = c.spawnLocked()
-	}
-}
-
 func (c *acpChat) killProcess(p *acpProcess) {
 	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
-}
-
-// stop ends the harness: SIGTERM to its group, SIGKILL to the group once it
-// has exited or after the grace period; it waits until the group is gone.
-func (c *acpChat) stop() {
-	c.mu.Lock()
-	c.stopRequestedLocked()
-	p := c.proc
-	c.mu.Unlock()
-	if p == nil {
-		return
-	}
-	endGroup(p.cmd.Process.Pid, p.done, c.m.opt.Grace, syscall.SIGTERM)
-}
-
-func (c *acpChat) waitExit() {
-	c.mu.Lock()
-	p := c.proc
-	c.mu.Unlock()
-	if p != nil {
-		<-p.done
-	}
 }
 
 // ready waits for the session to be set up, starting the harness first if

@@ -2,21 +2,36 @@ package mux
 
 import (
 	"fmt"
+	"os/exec"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 )
 
+// procCore is what every harness process has, whatever its transport: its
+// command, and a channel closed once it has been reaped (and its output
+// read to the end).
+type procCore struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
 // base is what every chat runner shares, whatever its transport: identity,
-// pane size, state, and the start and respawn policy. Its fields are guarded
-// by mu, which the runner also uses for its own fields.
+// pane size, state, and the start, stop and respawn policy. Its fields are
+// guarded by mu, which the runner also uses for its own fields.
 type base struct {
 	m       *Mux
 	id      string
 	pending atomic.Bool // a change notice is waiting for the UI
 
+	// spawn starts the runner's harness (called with mu held); polite are
+	// the signals that ask it to stop before SIGKILL.
+	spawn  func() error
+	polite []syscall.Signal
+
 	mu       sync.Mutex
+	core     *procCore // the running process, nil when none
 	cols     int
 	rows     int
 	state    State
@@ -26,8 +41,51 @@ type base struct {
 	starts   int
 }
 
-func newBase(m *Mux, id string) base {
-	return base{m: m, id: id, cols: defaultCols, rows: defaultRows}
+func newBase(m *Mux, id string, spawn func() error, polite ...syscall.Signal) base {
+	return base{m: m, id: id, spawn: spawn, polite: polite, cols: defaultCols, rows: defaultRows}
+}
+
+// start spawns the harness unless one runs, in a pane of cols x rows; a
+// restart on request forgets earlier crashes.
+func (b *base) start(cols, rows int, restart bool) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.core != nil {
+		return nil
+	}
+	b.prepareStartLocked(cols, rows, restart)
+	return b.spawn()
+}
+
+// waitExit blocks until the current process has ended.
+func (b *base) waitExit() {
+	b.mu.Lock()
+	core := b.core
+	b.mu.Unlock()
+	if core != nil {
+		<-core.done
+	}
+}
+
+// stop ends the harness and its process group (see endGroup) and waits for
+// them; no respawn follows.
+func (b *base) stop() {
+	b.mu.Lock()
+	b.stopRequestedLocked()
+	core := b.core
+	b.mu.Unlock()
+	if core != nil {
+		endGroup(core.cmd.Process.Pid, core.done, b.m.opt.Grace, b.polite...)
+	}
+}
+
+// respawnNow is the respawn a crash scheduled.
+func (b *base) respawnNow() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.core == nil && b.mayRespawnLocked() {
+		_ = b.spawn()
+	}
 }
 
 func (b *base) pendingNotice() *atomic.Bool { return &b.pending }
@@ -54,7 +112,9 @@ func (b *base) failLocked(err error) error {
 }
 
 // startedLocked records a new process.
-func (b *base) startedLocked(pid int, argv []string, transport string) {
+func (b *base) startedLocked(core *procCore, argv []string, transport string) {
+	b.core = core
+	pid := core.cmd.Process.Pid
 	if b.starts > 0 {
 		b.state.Restarts++
 	}
@@ -66,7 +126,7 @@ func (b *base) startedLocked(pid int, argv []string, transport string) {
 // crashedLocked records a crash: respawn runs after a backoff that doubles
 // with each crash in the window, and past MaxRespawns crashes in the window
 // the chat is marked failed instead: never a fork loop.
-func (b *base) crashedLocked(how string, respawn func()) {
+func (b *base) crashedLocked(how string) {
 	now := time.Now()
 	kept := b.crashes[:0]
 	for _, t := range b.crashes {
@@ -85,7 +145,7 @@ func (b *base) crashedLocked(how string, respawn func()) {
 	}
 	b.state.Status = StatusExited
 	delay := b.m.opt.BackoffBase << (len(b.crashes) - 1)
-	b.respawn = time.AfterFunc(delay, respawn)
+	b.respawn = time.AfterFunc(delay, b.respawnNow)
 }
 
 // mayRespawnLocked reports whether a scheduled respawn should still happen.

@@ -43,24 +43,16 @@ type ptyChat struct {
 // process is one running harness: its pty, its command, and a channel closed
 // when it has exited and its output is drained.
 type process struct {
-	cmd  *exec.Cmd
+	procCore
 	ptmx *os.File
-	done chan struct{}
 }
 
+// newPtyChat makes a pty runner; stopping it sends SIGHUP (what a closing
+// terminal sends; interactive shells ignore SIGTERM) and SIGTERM first.
 func newPtyChat(m *Mux, id string) *ptyChat {
-	return &ptyChat{base: newBase(m, id)}
-}
-
-// start spawns the harness unless one runs. restart marks it as a restart.
-func (c *ptyChat) start(cols, rows int, restart bool) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.proc != nil {
-		return nil
-	}
-	c.prepareStartLocked(cols, rows, restart)
-	return c.spawnLocked()
+	c := &ptyChat{}
+	c.base = newBase(m, id, c.spawnLocked, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGCONT)
+	return c
 }
 
 // spawnLocked loads the chat's stored metadata and starts its harness.
@@ -101,7 +93,7 @@ func (c *ptyChat) spawnLocked() error {
 		c.scr.SetReplyFunc(func(r []byte) { c.replies = append(c.replies, r...) })
 	}
 	c.proc = p
-	c.startedLocked(p.cmd.Process.Pid, launch.Argv, harness.TransportPty)
+	c.startedLocked(&p.procCore, launch.Argv, harness.TransportPty)
 	c.m.opt.Logger.Info("started harness", "chat", c.id, "pid", c.state.Pid, "launch", launch.String())
 	go c.pump(p)
 	c.m.notify(c)
@@ -122,7 +114,7 @@ func (m *Mux) spawn(l harness.Launch, cols, rows int) (*process, error) {
 		_ = cmd.Wait()
 		return nil, fmt.Errorf("start %s: %w", cmd.Path, err)
 	}
-	return &process{cmd: cmd, ptmx: ptmx, done: make(chan struct{})}, nil
+	return &process{procCore: procCore{cmd: cmd, done: make(chan struct{})}, ptmx: ptmx}, nil
 }
 
 // pump reads the harness's output into the screen until the pty closes,
@@ -266,7 +258,7 @@ func (c *ptyChat) exited(p *process, waitErr error) {
 	if c.proc != p {
 		return
 	}
-	c.proc = nil
+	c.proc, c.core = nil, nil
 	if c.quiet != nil {
 		c.quiet.Stop()
 	}
@@ -286,15 +278,7 @@ func (c *ptyChat) exited(p *process, waitErr error) {
 		c.state.Status = StatusExited
 		return
 	}
-	c.crashedLocked(how, c.respawnNow)
-}
-
-func (c *ptyChat) respawnNow() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.proc == nil && c.mayRespawnLocked() {
-		_ = c.spawnLocked()
-	}
+	c.crashedLocked(how)
 }
 
 // exitStatus turns Wait's result into an exit code (-1 for a signal) and a
@@ -308,30 +292,6 @@ func exitStatus(cmd *exec.Cmd, err error) (int, string) {
 		return -1, "killed by " + ws.Signal().String()
 	}
 	return ps.ExitCode(), fmt.Sprintf("exit status %d", ps.ExitCode())
-}
-
-// stop ends the running harness: SIGHUP and SIGTERM to its process group
-// (SIGHUP is what a closing terminal sends, and interactive shells ignore
-// SIGTERM), SIGKILL to the group after the grace period (which also ends anything the harness
-// left behind in its group), and waits until it has been reaped.
-func (c *ptyChat) stop() {
-	c.mu.Lock()
-	c.stopRequestedLocked()
-	p := c.proc
-	c.mu.Unlock()
-	if p == nil {
-		return
-	}
-	endGroup(p.cmd.Process.Pid, p.done, c.m.opt.Grace, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGCONT)
-}
-
-func (c *ptyChat) waitExit() {
-	c.mu.Lock()
-	p := c.proc
-	c.mu.Unlock()
-	if p != nil {
-		<-p.done
-	}
 }
 
 func (c *ptyChat) write(b []byte) error {
