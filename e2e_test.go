@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -14,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpmux/acpmux-tui/internal/testharness/startrecord"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -123,34 +122,13 @@ func buildFakeHarness(t testing.TB) string {
 	return path
 }
 
-// fakeRecord is one start of the fake harness, as it recorded it.
-type fakeRecord struct {
-	Argv []string `json:"argv"`
-	Cwd  string   `json:"cwd"`
-	Pid  int      `json:"pid"`
-}
-
-func readRecords(t *testing.T, path string) []fakeRecord {
+func readRecords(t *testing.T, path string) []startrecord.Record {
 	t.Helper()
-	f, err := os.Open(path)
-	if os.IsNotExist(err) {
-		return nil
-	}
+	recs, err := startrecord.Read(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	var out []fakeRecord
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var r fakeRecord
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatalf("record %q: %v", sc.Text(), err)
-		}
-		out = append(out, r)
-	}
-	return out
+	return recs
 }
 
 // TestE2ELaunchFlagsAndPicker starts the real binary in tmux with two

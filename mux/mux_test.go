@@ -1,8 +1,6 @@
 package mux
 
 import (
-	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -17,6 +15,7 @@ import (
 
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
+	"github.com/acpmux/acpmux-tui/internal/testharness/startrecord"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -44,26 +43,7 @@ func TestMain(m *testing.M) {
 }
 
 // record is what the fake harness wrote about one start.
-type record struct {
-	Argv       []string `json:"argv"`
-	Cwd        string   `json:"cwd"`
-	Env        []string `json:"env"`
-	Pid        int      `json:"pid"`
-	Pgid       int      `json:"pgid"`
-	StdinIsTTY bool     `json:"stdinIsTTY"`
-	Cols       int      `json:"cols"`
-	Rows       int      `json:"rows"`
-	ChildPid   int      `json:"childPid"`
-}
-
-func (r record) env(name string) (string, bool) {
-	for _, kv := range r.Env {
-		if k, v, ok := strings.Cut(kv, "="); ok && k == name {
-			return v, true
-		}
-	}
-	return "", false
-}
+type record = startrecord.Record
 
 // rig is one test's agent home, config and mux, with the fake harness in
 // place of claude, gemini and shell.
@@ -113,25 +93,11 @@ func (r *rig) reopen() {
 }
 
 func (r *rig) records() []record {
-	f, err := os.Open(r.recFile)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
+	recs, err := startrecord.Read(r.recFile)
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	defer f.Close()
-	var out []record
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for sc.Scan() {
-		var rec record
-		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-			r.t.Fatalf("bad record %q: %v", sc.Text(), err)
-		}
-		out = append(out, rec)
-	}
-	return out
+	return recs
 }
 
 // waitRecords waits until the fake has recorded n starts.
@@ -214,7 +180,7 @@ func TestClaudeGetsFoldersAndSessionOnEveryStart(t *testing.T) {
 	if first.Cwd != m.Cwd || !first.StdinIsTTY || first.Pgid != first.Pid || first.Cols != 100 || first.Rows != 30 {
 		t.Fatalf("first start: cwd %q (want %q), tty %v, pgid %d pid %d, size %dx%d", first.Cwd, m.Cwd, first.StdinIsTTY, first.Pgid, first.Pid, first.Cols, first.Rows)
 	}
-	if v, _ := first.env("ACPMUX_CHAT_ID"); v != m.ID {
+	if v, _ := first.Getenv("ACPMUX_CHAT_ID"); v != m.ID {
 		t.Fatalf("ACPMUX_CHAT_ID = %q", v)
 	}
 
@@ -279,7 +245,7 @@ func TestFoldersReachEachKind(t *testing.T) {
 	if len(rec.Argv) != 1 {
 		t.Fatalf("shell argv %q: folders must not be on the command line", rec.Argv)
 	}
-	if v, _ := rec.env(harness.EnvAdditionalDirectories); v != strings.Join(dirs, ":") {
+	if v, _ := rec.Getenv(harness.EnvAdditionalDirectories); v != strings.Join(dirs, ":") {
 		t.Fatalf("%s = %q, want %q", harness.EnvAdditionalDirectories, v, strings.Join(dirs, ":"))
 	}
 
@@ -290,7 +256,7 @@ func TestFoldersReachEachKind(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec = r.waitRecords(3)[2]
-	if v, ok := rec.env(harness.EnvAdditionalDirectories); ok {
+	if v, ok := rec.Getenv(harness.EnvAdditionalDirectories); ok {
 		t.Fatalf("chat without folders got %s=%q", harness.EnvAdditionalDirectories, v)
 	}
 }
@@ -355,7 +321,7 @@ func TestPoolIsTakenOnlyByChatsWithoutFolders(t *testing.T) {
 	if rec.Pid == pooled.Pid || rec.Cwd != withDirs.Cwd {
 		t.Fatalf("chat with folders: pid %d cwd %q; pooled pid %d", rec.Pid, rec.Cwd, pooled.Pid)
 	}
-	if _, ok := rec.env(harness.EnvAdditionalDirectories); !ok {
+	if _, ok := rec.Getenv(harness.EnvAdditionalDirectories); !ok {
 		t.Fatal("chat with folders started without them")
 	}
 
@@ -464,7 +430,7 @@ func TestCrashLoopIsMarkedFailed(t *testing.T) {
 		t.Fatalf("%d starts, want the first and 5 respawns", len(recs))
 	}
 	for i, rec := range recs {
-		if _, ok := rec.env(harness.EnvAdditionalDirectories); !ok {
+		if _, ok := rec.Getenv(harness.EnvAdditionalDirectories); !ok {
 			t.Fatalf("start %d had no folders", i)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acpmux/acpmux-tui/internal/testharness/startrecord"
 	"github.com/coder/acp-go-sdk"
 )
 
@@ -66,7 +67,7 @@ func TestRecordsEachStartAndLogsToStderr(t *testing.T) {
 	if len(lines) != 1 {
 		t.Fatalf("record has %d lines, want 1", len(lines))
 	}
-	var rec Record
+	var rec startrecord.Record
 	if err := json.Unmarshal(lines[0], &rec); err != nil {
 		t.Fatal(err)
 	}

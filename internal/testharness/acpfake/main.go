@@ -66,26 +66,15 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"sync"
-	"syscall"
 
+	"github.com/acpmux/acpmux-tui/internal/testharness/startrecord"
 	"github.com/coder/acp-go-sdk"
 )
-
-// Record is one start as the fake saw it (the same shape as ptyfake's for
-// argv, cwd, env and pid).
-type Record struct {
-	Argv []string `json:"argv"`
-	Cwd  string   `json:"cwd"`
-	Env  []string `json:"env"`
-	Pid  int      `json:"pid"`
-	Pgid int      `json:"pgid"`
-}
 
 // config is what the environment asks of this process.
 type config struct {
@@ -111,9 +100,11 @@ func configFromEnv() config {
 
 func main() {
 	cfg := configFromEnv()
-	cwd, _ := os.Getwd()
-	pgid, _ := syscall.Getpgid(0)
-	record(Record{Argv: os.Args, Cwd: cwd, Env: os.Environ(), Pid: os.Getpid(), Pgid: pgid})
+	rec := startrecord.Current()
+	if err := startrecord.Append(rec); err != nil {
+		fail(err)
+	}
+	cwd := rec.Cwd
 
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	logf("acpfake: starting pid %d in %s", os.Getpid(), cwd)
@@ -140,20 +131,6 @@ func main() {
 // logf writes one log line to stderr.
 func logf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, format+"\n", args...)
-}
-
-func record(r Record) {
-	path := os.Getenv("ACPMUX_FAKE_RECORD")
-	if path == "" {
-		return
-	}
-	line, err := json.Marshal(r)
-	if err != nil {
-		fail(err)
-	}
-	if err := appendFile(path, append(line, '\n')); err != nil {
-		fail(err)
-	}
 }
 
 // appendFile appends b to path in one write, so lines from several fake

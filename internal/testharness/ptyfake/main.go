@@ -13,7 +13,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -24,21 +23,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/acpmux/acpmux-tui/internal/testharness/startrecord"
 	"golang.org/x/term"
 )
-
-// Record is one start as the fake saw it.
-type Record struct {
-	Argv       []string `json:"argv"`
-	Cwd        string   `json:"cwd"`
-	Env        []string `json:"env"`
-	Pid        int      `json:"pid"`
-	Pgid       int      `json:"pgid"`
-	StdinIsTTY bool     `json:"stdinIsTTY"`
-	Cols       int      `json:"cols"`
-	Rows       int      `json:"rows"`
-	ChildPid   int      `json:"childPid,omitempty"`
-}
 
 func main() {
 	mode := os.Getenv("ACPMUX_FAKE_MODE")
@@ -49,10 +36,8 @@ func main() {
 		// The child of "child" mode: sits in the harness's process group.
 		waitForever()
 	}
-	cwd, _ := os.Getwd()
-	pgid, _ := syscall.Getpgid(0)
-	rec := Record{Argv: os.Args, Cwd: cwd, Env: os.Environ(), Pid: os.Getpid(), Pgid: pgid,
-		StdinIsTTY: term.IsTerminal(int(os.Stdin.Fd()))}
+	rec := startrecord.Current()
+	rec.StdinIsTTY = term.IsTerminal(int(os.Stdin.Fd()))
 	rec.Cols, rec.Rows, _ = term.GetSize(int(os.Stdin.Fd()))
 	if mode == "child" {
 		child := exec.Command(os.Args[0])
@@ -62,7 +47,9 @@ func main() {
 		}
 		rec.ChildPid = child.Process.Pid
 	}
-	record(rec)
+	if err := startrecord.Append(rec); err != nil {
+		fail(err)
+	}
 
 	switch {
 	case strings.HasPrefix(mode, "exit:"):
@@ -97,25 +84,6 @@ func waitForever() {
 	for {
 		time.Sleep(time.Hour)
 	}
-}
-
-func record(r Record) {
-	path := os.Getenv("ACPMUX_FAKE_RECORD")
-	if path == "" {
-		return
-	}
-	line, err := json.Marshal(r)
-	if err != nil {
-		fail(err)
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-	if err != nil {
-		fail(err)
-	}
-	if _, err := f.Write(append(line, '\n')); err != nil {
-		fail(err)
-	}
-	f.Close()
 }
 
 func fail(err error) {
