@@ -9,6 +9,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/BurntSushi/toml"
 )
@@ -30,6 +31,37 @@ type Config struct {
 	Pool PoolConfig `toml:"pool"`
 	// Keys rebinds actions: action name to one key or a list of keys.
 	Keys map[string]KeyList `toml:"keys"`
+	// ACP holds the limits put on ACP agents.
+	ACP ACPConfig `toml:"acp"`
+}
+
+// Default limits on ACP agents.
+const (
+	DefaultInitTimeout  = 30 * time.Second
+	DefaultMaxFileBytes = 10 << 20
+)
+
+// ACPConfig is the `[acp]` table: how long an agent may take to answer
+// initialize, and the largest file fs/read_text_file serves.
+type ACPConfig struct {
+	// InitTimeout bounds the wait for an agent's answer to initialize.
+	InitTimeout Duration `toml:"init_timeout"`
+	// MaxFileBytes is the largest file an agent may read or write through
+	// fs/read_text_file and fs/write_text_file.
+	MaxFileBytes int64 `toml:"max_file_bytes"`
+}
+
+// Duration is a time.Duration written as "30s" or "2m" in the config file.
+type Duration struct{ time.Duration }
+
+// UnmarshalText reads a Go duration such as "30s".
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return err
+	}
+	d.Duration = v
+	return nil
 }
 
 // HarnessConfig is one `[harness.NAME]` table. Empty fields keep the built-in
@@ -137,7 +169,10 @@ func Load(path string) (*Config, error) {
 
 // Defaults returns the configuration a missing config file means.
 func Defaults() *Config {
-	return &Config{Scrollback: DefaultScrollback}
+	return &Config{Scrollback: DefaultScrollback, ACP: ACPConfig{
+		InitTimeout:  Duration{DefaultInitTimeout},
+		MaxFileBytes: DefaultMaxFileBytes,
+	}}
 }
 
 // Parse reads config file contents and checks every value.
@@ -166,6 +201,12 @@ func (c *Config) check(data []byte) error {
 	}
 	if c.Scrollback < 0 || c.Scrollback > 1_000_000 {
 		return bad(toml.Key{"scrollback"}, "%d out of range 0-1000000", c.Scrollback)
+	}
+	if d := c.ACP.InitTimeout.Duration; d < time.Second || d > time.Hour {
+		return bad(toml.Key{"acp", "init_timeout"}, "%v out of range 1s-1h", d)
+	}
+	if n := c.ACP.MaxFileBytes; n < 1 || n > 1<<30 {
+		return bad(toml.Key{"acp", "max_file_bytes"}, "%d out of range 1-1073741824", n)
 	}
 	names := make([]string, 0, len(c.Harness))
 	for name := range c.Harness {

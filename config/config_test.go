@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -326,4 +327,23 @@ func FuzzConfigParse(f *testing.F) {
 			t.Fatal("no quit key")
 		}
 	})
+}
+
+func TestACPLimits(t *testing.T) {
+	c, err := Parse([]byte("[acp]\ninit_timeout = \"45s\"\nmax_file_bytes = 1024\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ACP.InitTimeout.Duration != 45*time.Second || c.ACP.MaxFileBytes != 1024 {
+		t.Fatalf("got %+v", c.ACP)
+	}
+	d := Defaults()
+	if d.ACP.InitTimeout.Duration != 30*time.Second || d.ACP.MaxFileBytes != 10<<20 {
+		t.Fatalf("defaults %+v", d.ACP)
+	}
+	for _, bad := range []string{"[acp]\ninit_timeout = \"soon\"\n", "[acp]\ninit_timeout = \"1ms\"\n", "[acp]\nmax_file_bytes = 0\n"} {
+		if _, err := Parse([]byte(bad)); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
 }

@@ -84,11 +84,18 @@ func (t *turnRun) stopReason() acp.StopReason {
 	return acp.StopReasonEndTurn
 }
 
+// attacks are the hostile commands, each in a file of its own (attack_*.go):
+// the prompt's last line is "NAME ARG", and the command runs with ARG.
+var attacks = map[string]func(t *turnRun, arg string) (acp.StopReason, error){}
+
 func (t *turnRun) run(text string) (acp.StopReason, error) {
 	line := lastLine(text)
 	cmd, arg, _ := strings.Cut(line, " ")
 	echo := func() (acp.StopReason, error) {
 		return t.stopReason(), t.say("echo: " + text)
+	}
+	if attack, ok := attacks[cmd]; ok {
+		return attack(t, arg)
 	}
 	switch {
 	case line == "permission":
