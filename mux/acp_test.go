@@ -147,7 +147,7 @@ func (r *acpRig) create(harnessName string, dirs []string) *sessions.Meta {
 
 func (r *acpRig) ready(id string) {
 	r.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangDeadline)
 	defer cancel()
 	if err := r.mux.WaitReady(ctx, id); err != nil {
 		r.t.Fatalf("session setup: %v", err)
@@ -155,7 +155,7 @@ func (r *acpRig) ready(id string) {
 }
 
 func (r *acpRig) prompt(id, text string) (string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangDeadline)
 	defer cancel()
 	return r.mux.Prompt(ctx, id, text)
 }
@@ -494,7 +494,7 @@ func TestACPMalformedMessagesFailTheChat(t *testing.T) {
 func TestACPAuthRequiredIsExplained(t *testing.T) {
 	r := newACPRig(t, map[string]string{"ACPMUX_FAKE_AUTH": "1"})
 	m := r.create("fake", nil)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangDeadline)
 	defer cancel()
 	err := r.mux.WaitReady(ctx, m.ID)
 	if err == nil || !strings.Contains(err.Error(), "log in") || !strings.Contains(err.Error(), "fake login") {

@@ -131,20 +131,28 @@ func (r *rig) create(harnessName string, dirs []string) *sessions.Meta {
 	return m
 }
 
-// waitFor waits for cond with a deadline; it checks on a short tick, as the
-// conditions are about other processes.
+// hangDeadline is how long a test waits for something before it calls it a
+// hang. It detects hangs, it does not measure speed: a loaded 2-core machine
+// running the race detector must never reach it.
+const hangDeadline = 3 * time.Minute
+
+// waitFor waits for cond with a deadline; it checks on a tick that starts
+// short and backs off to 100 ms, so a long wait (a flood under the race
+// detector) does not steal the CPU from the work it waits for.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.NewTimer(20 * time.Second)
+	deadline := time.NewTimer(hangDeadline)
 	defer deadline.Stop()
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
+	wait := time.Millisecond
 	for !cond() {
+		tick := time.NewTimer(wait)
 		select {
 		case <-deadline.C:
-			t.Fatalf("timed out waiting for %s", what)
+			tick.Stop()
+			t.Fatalf("timed out after %v waiting for %s", hangDeadline, what)
 		case <-tick.C:
 		}
+		wait = min(2*wait, 100*time.Millisecond)
 	}
 }
 
