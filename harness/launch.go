@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -23,6 +24,10 @@ type Launch struct {
 	// (Claude Code's --session-id) that the caller must store.
 	NewSessionID string
 }
+
+// TermProgram is what a pty harness finds in TERM_PROGRAM: the terminal it
+// runs in is acpmux-tui's.
+const TermProgram = "acpmux-tui"
 
 // LaunchOptions are the per-start inputs to BuildLaunch.
 type LaunchOptions struct {
@@ -50,12 +55,20 @@ func (s Spec) BuildLaunch(m *sessions.Meta, o LaunchOptions) (Launch, error) {
 		argv0 = path
 	}
 	l.Argv = append([]string{argv0}, s.Args...)
+	l.Env = s.environment(m, o.Environ)
 	if s.Kind == KindClaude {
-		if m.AgentSessionID == "" {
+		switch {
+		case m.AgentSessionID == "":
 			l.NewSessionID = o.NewSessionID()
 			l.Argv = append(l.Argv, "--session-id", l.NewSessionID)
-		} else {
+		case ClaudeHasSession(l.Env, m.AgentSessionID):
 			l.Argv = append(l.Argv, "--resume", m.AgentSessionID)
+		default:
+			// The first start died before Claude Code wrote the session
+			// (offline, not logged in): --resume would fail with "No
+			// conversation found" at every start. Start it again under the
+			// same id.
+			l.Argv = append(l.Argv, "--session-id", m.AgentSessionID)
 		}
 	}
 	if s.FolderFlag != "" {
@@ -63,8 +76,81 @@ func (s Spec) BuildLaunch(m *sessions.Meta, o LaunchOptions) (Launch, error) {
 			l.Argv = append(l.Argv, s.FolderFlag, d)
 		}
 	}
-	l.Env = s.environment(m, o.Environ)
 	return l, nil
+}
+
+// ClaudeHasSession reports whether Claude Code, run with the environment env,
+// has stored the session id: a file <id>.jsonl in one of the project folders
+// under ${CLAUDE_CONFIG_DIR:-$HOME/.claude}/projects/.
+func ClaudeHasSession(env []string, id string) bool {
+	if id == "" || strings.ContainsAny(id, "/\\\x00") || id == "." || id == ".." {
+		return false
+	}
+	root := lookupEnv(env, "CLAUDE_CONFIG_DIR")
+	if root == "" {
+		home := lookupEnv(env, "HOME")
+		if home == "" {
+			return false
+		}
+		root = filepath.Join(home, ".claude")
+	}
+	projects := filepath.Join(root, "projects")
+	entries, err := os.ReadDir(projects)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		fi, err := os.Stat(filepath.Join(projects, e.Name(), id+".jsonl"))
+		if err == nil && fi.Mode().IsRegular() {
+			return true
+		}
+	}
+	return false
+}
+
+// lookupEnv returns the last value of key in an environment list.
+func lookupEnv(env []string, key string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(env[i], "="); ok && k == key {
+			return v
+		}
+	}
+	return ""
+}
+
+// outerTerminalVars are the variables that describe the terminal or
+// multiplexer acpmux-tui itself runs in. A harness runs in acpmux-tui's pty,
+// not there: with TMUX set, Claude Code warns about tmux focus events and any
+// tool that calls tmux acts on the user's pane.
+var outerTerminalVars = []string{
+	"TMUX", "TMUX_PANE", "STY", "WINDOW", "TERM_PROGRAM", "TERM_PROGRAM_VERSION",
+	"TERM_SESSION_ID", "WEZTERM_PANE", "WEZTERM_EXECUTABLE", "WEZTERM_UNIX_SOCKET",
+	"WEZTERM_CONFIG_DIR", "WEZTERM_CONFIG_FILE", "KITTY_WINDOW_ID", "KITTY_PID",
+	"KITTY_LISTEN_ON", "KITTY_PUBLIC_KEY", "KITTY_INSTALLATION_DIR", "ITERM_SESSION_ID",
+	"ITERM_PROFILE", "LC_TERMINAL", "LC_TERMINAL_VERSION", "ALACRITTY_WINDOW_ID",
+	"ALACRITTY_SOCKET", "ALACRITTY_LOG", "GHOSTTY_RESOURCES_DIR", "GHOSTTY_BIN_DIR",
+	"VTE_VERSION", "KONSOLE_VERSION", "KONSOLE_DBUS_SESSION", "KONSOLE_DBUS_SERVICE",
+	"KONSOLE_DBUS_WINDOW", "TILIX_ID", "TERMINATOR_UUID", "WT_SESSION", "WT_PROFILE_ID",
+	"VSCODE_INJECTION", "VSCODE_GIT_IPC_HANDLE", "WINDOWID",
+}
+
+// outerTerminalPrefixes are families of such variables.
+var outerTerminalPrefixes = []string{"ZELLIJ", "WEZTERM_", "KITTY_", "ITERM_", "KONSOLE_", "GHOSTTY_"}
+
+// isOuterTerminalVar reports whether an inherited variable belongs to the
+// terminal or multiplexer acpmux-tui runs in.
+func isOuterTerminalVar(k string) bool {
+	for _, v := range outerTerminalVars {
+		if k == v {
+			return true
+		}
+	}
+	for _, p := range outerTerminalPrefixes {
+		if strings.HasPrefix(k, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // environment is the inherited environment without any variable this
@@ -76,6 +162,7 @@ func (s Spec) environment(m *sessions.Meta, inherited []string) []string {
 	if s.Transport == TransportPty {
 		set["TERM"] = "xterm-256color"
 		set["COLORTERM"] = "truecolor"
+		set["TERM_PROGRAM"] = TermProgram
 	}
 	for k, v := range s.Env {
 		set[k] = v
@@ -87,7 +174,7 @@ func (s Spec) environment(m *sessions.Meta, inherited []string) []string {
 	env := make([]string, 0, len(inherited)+len(set)+1)
 	for _, kv := range inherited {
 		k, _, _ := strings.Cut(kv, "=")
-		if _, ours := set[k]; ours || k == EnvAdditionalDirectories {
+		if _, ours := set[k]; ours || k == EnvAdditionalDirectories || isOuterTerminalVar(k) {
 			continue
 		}
 		env = append(env, kv)

@@ -1,6 +1,8 @@
 package harness
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -28,6 +30,13 @@ func TestBuildLaunchPerKind(t *testing.T) {
 	dirs := []string{"/src/lib", "/home/me/my notes"}
 	getenv := env(map[string]string{"SHELL": "/bin/sh", "PATH": "/usr/bin:/bin"})
 	newID := func() string { return "11111111-2222-3333-4444-555555555555" }
+	claudeHome := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(claudeHome, "projects", "-home-me-app"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(claudeHome, "projects", "-home-me-app", "abc.jsonl"), []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		harness, session string
 		dirs             []string
@@ -39,6 +48,8 @@ func TestBuildLaunchPerKind(t *testing.T) {
 		{"claude", "", dirs, []string{"/bin/true", "--session-id", newID(), "--add-dir", "/src/lib", "--add-dir", "/home/me/my notes"}, newID(), "", ViaArgv},
 		{"claude", "abc", dirs, []string{"/bin/true", "--resume", "abc", "--add-dir", "/src/lib", "--add-dir", "/home/me/my notes"}, "", "", ViaArgv},
 		{"claude", "abc", nil, []string{"/bin/true", "--resume", "abc"}, "", "", ViaNone},
+		// A session Claude Code never wrote is started again, not resumed.
+		{"claude", "gone", nil, []string{"/bin/true", "--session-id", "gone"}, "", "", ViaNone},
 		{"codex", "", dirs, []string{"/bin/true", "--full-auto", "--add-dir", "/src/lib", "--add-dir", "/home/me/my notes"}, "", "", ViaArgv},
 		{"gemini", "", dirs, []string{"/bin/true", "--include-directories", "/src/lib", "--include-directories", "/home/me/my notes"}, "", "", ViaArgv},
 		{"shell", "", dirs, []string{"/bin/sh"}, "", "/src/lib:/home/me/my notes", ViaEnv},
@@ -53,7 +64,7 @@ func TestBuildLaunchPerKind(t *testing.T) {
 				t.Fatalf("no harness %s", tt.harness)
 			}
 			m := &sessions.Meta{ID: "k3x9q2", Cwd: "/home/me/app", AdditionalDirectories: tt.dirs, AgentSessionID: tt.session}
-			l, err := spec.BuildLaunch(m, LaunchOptions{Getenv: getenv, Environ: []string{"HOME=/home/me", EnvAdditionalDirectories + "=/inherited"}, NewSessionID: newID})
+			l, err := spec.BuildLaunch(m, LaunchOptions{Getenv: getenv, Environ: []string{"HOME=/home/me", "CLAUDE_CONFIG_DIR=" + claudeHome, EnvAdditionalDirectories + "=/inherited"}, NewSessionID: newID})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -122,5 +133,94 @@ func TestDefaultHarness(t *testing.T) {
 	}
 	if got := table.Default(&config.Config{DefaultHarness: "codex"}, env(nil)); got != "codex" {
 		t.Fatalf("configured default = %q", got)
+	}
+}
+
+func TestClaudeHasSession(t *testing.T) {
+	home := t.TempDir()
+	config := t.TempDir()
+	write := func(root, project, name string) {
+		t.Helper()
+		dir := filepath.Join(root, "projects", project)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(home, ".claude"), "-src-app", "in-home.jsonl")
+	write(config, "-src-lib", "in-config.jsonl")
+	if err := os.Mkdir(filepath.Join(config, "projects", "-src-lib", "a-folder.jsonl"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		env  []string
+		id   string
+		want bool
+	}{
+		{[]string{"HOME=" + home}, "in-home", true},
+		{[]string{"HOME=" + home}, "in-config", false},
+		{[]string{"HOME=" + home, "CLAUDE_CONFIG_DIR=" + config}, "in-config", true},
+		{[]string{"HOME=" + home, "CLAUDE_CONFIG_DIR=" + config}, "in-home", false},
+		// The last value wins, as in an exec'd environment built by appending.
+		{[]string{"HOME=/nowhere", "HOME=" + home}, "in-home", true},
+		{[]string{"HOME=" + home}, "", false},
+		{[]string{"HOME=" + home}, "../-src-app/in-home", false},
+		{[]string{"CLAUDE_CONFIG_DIR=" + config}, "a-folder", false},
+		{nil, "in-home", false},
+	}
+	for _, tt := range tests {
+		if got := ClaudeHasSession(tt.env, tt.id); got != tt.want {
+			t.Errorf("ClaudeHasSession(%q, %q) = %v, want %v", tt.env, tt.id, got, tt.want)
+		}
+	}
+}
+
+func TestHarnessEnvironmentIsItsOwn(t *testing.T) {
+	table, err := NewTable(&config.Config{Harness: map[string]config.HarnessConfig{
+		"shell":    {Command: "/bin/true", Env: map[string]string{"MINE": "1"}},
+		"opencode": {Command: "/bin/true"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	outer := []string{
+		"PATH=/usr/bin", "HOME=/home/me", "LANG=C.UTF-8",
+		"TMUX=/tmp/tmux-0/default,1,0", "TMUX_PANE=%3", "STY=1.pts", "TERM_PROGRAM=tmux",
+		"TERM_PROGRAM_VERSION=3.4", "WEZTERM_PANE=2", "KITTY_WINDOW_ID=1", "ITERM_SESSION_ID=w0",
+		"ZELLIJ=0", "ZELLIJ_SESSION_NAME=s", "TERM=screen-256color",
+	}
+	for _, name := range []string{"shell", "opencode"} {
+		spec, _ := table.Get(name)
+		l, err := spec.BuildLaunch(&sessions.Meta{ID: "k3x9q2", Cwd: "/tmp"}, LaunchOptions{Getenv: env(nil), Environ: outer})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		for _, kv := range l.Env {
+			k, v, _ := strings.Cut(kv, "=")
+			if _, dup := got[k]; dup {
+				t.Errorf("%s: %s set twice", name, k)
+			}
+			got[k] = v
+		}
+		for _, k := range []string{"TMUX", "TMUX_PANE", "STY", "TERM_PROGRAM_VERSION", "WEZTERM_PANE", "KITTY_WINDOW_ID", "ITERM_SESSION_ID", "ZELLIJ", "ZELLIJ_SESSION_NAME"} {
+			if v, ok := got[k]; ok {
+				t.Errorf("%s: the outer terminal's %s=%s reached the harness", name, k, v)
+			}
+		}
+		for _, k := range []string{"PATH", "HOME", "LANG"} {
+			if got[k] == "" {
+				t.Errorf("%s: %s was dropped", name, k)
+			}
+		}
+		if spec.Transport == TransportPty {
+			if got["TERM_PROGRAM"] != TermProgram || got["TERM"] != "xterm-256color" || got["MINE"] != "1" {
+				t.Errorf("%s: TERM_PROGRAM=%q TERM=%q MINE=%q", name, got["TERM_PROGRAM"], got["TERM"], got["MINE"])
+			}
+		} else if v, ok := got["TERM_PROGRAM"]; ok {
+			t.Errorf("%s: an ACP harness got TERM_PROGRAM=%q", name, v)
+		}
 	}
 }

@@ -64,7 +64,8 @@ func newRig(t *testing.T, mode string, tweak func(*config.Config, *Options)) *ri
 		t.Fatal(err)
 	}
 	r := &rig{t: t, store: store, recFile: filepath.Join(t.TempDir(), "starts.jsonl")}
-	env := map[string]string{"ACPMUX_FAKE_RECORD": r.recFile, "ACPMUX_FAKE_MODE": mode}
+	env := map[string]string{"ACPMUX_FAKE_RECORD": r.recFile, "ACPMUX_FAKE_MODE": mode,
+		"CLAUDE_CONFIG_DIR": filepath.Join(t.TempDir(), "claude")}
 	r.cfg = config.Defaults()
 	r.cfg.Harness = map[string]config.HarnessConfig{
 		"claude": {Command: fakeHarness, Env: env},
@@ -229,6 +230,43 @@ func TestClaudeGetsFoldersAndSessionOnEveryStart(t *testing.T) {
 	again := r.waitRecords(4)[3]
 	if !slices.Equal(again.Argv, resume) {
 		t.Fatalf("start in a new mux argv\n got %q\nwant %q", again.Argv, resume)
+	}
+}
+
+// A Claude Code chat whose first start dies before Claude Code stores the
+// session is started again under the same id, never --resume'd into "No
+// conversation found" until it is marked failed.
+func TestClaudeFirstStartThatDiesIsStartedAgain(t *testing.T) {
+	r := newRig(t, "die-first", nil)
+	dirs := r.folders(1)
+	m := r.create("claude", dirs)
+	if err := r.mux.Start(m.ID, 100, 30); err != nil {
+		t.Fatal(err)
+	}
+	recs := r.waitRecords(2)
+	stored, err := r.store.Load(m.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sid := stored.AgentSessionID
+	fresh := append([]string{fakeHarness, "--session-id", sid}, wantFolderArgs("--add-dir", dirs)...)
+	for i, rec := range recs[:2] {
+		if !slices.Equal(rec.Argv, fresh) {
+			t.Fatalf("start %d argv\n got %q\nwant %q", i+1, rec.Argv, fresh)
+		}
+	}
+	waitFor(t, "the second start ready", func() bool {
+		return r.mux.State(m.ID).Pid == recs[1].Pid && slices.ContainsFunc(r.mux.PlainLines(m.ID), func(l string) bool { return strings.Contains(l, "ready>") })
+	})
+
+	// The second start stored the session: from now on it is resumed.
+	if err := r.mux.Restart(m.ID, 100, 30); err != nil {
+		t.Fatal(err)
+	}
+	third := r.waitRecords(3)[2]
+	resume := append([]string{fakeHarness, "--resume", sid}, wantFolderArgs("--add-dir", dirs)...)
+	if !slices.Equal(third.Argv, resume) {
+		t.Fatalf("restart argv\n got %q\nwant %q", third.Argv, resume)
 	}
 }
 

@@ -9,6 +9,11 @@
 //	stubborn        like echo, but ignore SIGTERM and SIGHUP
 //	child           like echo, with a child process in the same group
 //	bell            print "ready>" then a BEL, then echo
+//	die-first       exit with status 1 at the first start (before any
+//	                session is stored), then like echo
+//
+// Given --session-id X, it stores the session where Claude Code would (see
+// storeClaudeSession), so a later start may --resume it.
 package main
 
 import (
@@ -49,6 +54,9 @@ func main() {
 	}
 	if err := startrecord.Append(rec); err != nil {
 		fail(err)
+	}
+	if !strings.HasPrefix(mode, "exit:") && !storeClaudeSession(mode) {
+		os.Exit(1)
 	}
 
 	switch {
