@@ -6,9 +6,14 @@
 //
 // Usage:
 //
+//	benchtool flood OUT [MB]      write the standard flood input (default 50 MB)
 //	benchtool throughput FILE     one 160x45 chat running `cat FILE`
 //	benchtool memory FILE N       N 160x45 chats each running `cat FILE`
 //	benchtool idle N SECONDS      N idle chats held for SECONDS
+//
+// The flood (package flood) is deterministic: lines of 12 words drawn from
+// plain words, SGR colour, CJK and emoji by a fixed-seed generator, so every
+// figure is measured on the same bytes.
 //
 // Each subcommand prints machine-readable `key=value` lines on stdout and
 // exits non-zero with a message on stderr if the run is not valid (the
@@ -23,6 +28,7 @@ import (
 
 // usage is printed for a bad command line.
 const usage = `usage:
+  benchtool flood OUT [MB]
   benchtool throughput FILE
   benchtool memory FILE N
   benchtool idle N SECONDS`
@@ -39,6 +45,15 @@ func run(args []string) error {
 		return fmt.Errorf("no subcommand\n%s", usage)
 	}
 	switch cmd, rest := args[0], args[1:]; {
+	case cmd == "flood" && (len(rest) == 1 || len(rest) == 2):
+		mb := 50.0
+		if len(rest) == 2 {
+			var err error
+			if mb, err = parseMegabytes(rest[1]); err != nil {
+				return err
+			}
+		}
+		return writeFlood(rest[0], mb)
 	case cmd == "throughput" && len(rest) == 1:
 		return throughput(rest[0])
 	case cmd == "memory" && len(rest) == 2:
