@@ -15,7 +15,7 @@ import (
 )
 
 // writeFlood writes about size bytes of mixed ANSI colour and UTF-8 lines
-// (like ../shared/bench/flood.py), numbered so the last one is known, and
+// (like internal/benchtool/flood), numbered so the last one is known, and
 // returns the last line's text as it appears on screen.
 func writeFlood(t testing.TB, path string, size int) string {
 	t.Helper()

@@ -15,11 +15,11 @@ func writeChunks(s *Screen, data []byte, chunk int) {
 	}
 }
 
-// BenchmarkFlood feeds the standard 50 MB flood (flood.py, "\n" sent as
+// BenchmarkFlood feeds the standard 50 MB flood (benchtool flood, "\n" sent as
 // "\r\n" as through a pty) into a 160x45 screen with 10,000 lines of
 // scrollback.
 func BenchmarkFlood(b *testing.B) {
-	data := loadPythonFlood(b, 50)
+	data := loadFlood(b, 50)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
@@ -33,8 +33,8 @@ var goFlood struct {
 	data []byte
 }
 
-// BenchmarkFloodGo is BenchmarkFlood with the in-Go generator (about 10 MB),
-// for machines without python3.
+// BenchmarkFloodGo is BenchmarkFlood on about 10 MB of this package's own
+// generator, for a quicker run.
 func BenchmarkFloodGo(b *testing.B) {
 	goFlood.once.Do(func() { goFlood.data, _ = genFlood(110000, 1) })
 	data := goFlood.data

@@ -2,18 +2,16 @@ package screen
 
 import (
 	"bytes"
-	"fmt"
 	"math/rand/v2"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/acpmux/acpmux-tui/internal/benchtool/flood"
 )
 
-// floodWords are the words of /work/shared/bench/flood.py: plain words, SGR
+// floodWords are the words of the standard flood (internal/benchtool/flood): plain words, SGR
 // colours, CJK, a Greek letter and an emoji.
 var floodWords = []string{
 	"alpha", "beta", "gamma", "delta", "\x1b[31mred\x1b[0m", "\x1b[1;32mbold-green\x1b[0m",
@@ -45,52 +43,29 @@ var sgrPattern = regexp.MustCompile("\x1b\\[[0-9;:]*m")
 
 func stripSGR(s string) string { return sgrPattern.ReplaceAllString(s, "") }
 
-// pythonFlood runs flood.py once and caches its output with "\n" turned into
-// "\r\n" as a pty does; it skips the benchmark when python3 or the script is
-// missing.
-var pythonFlood struct {
+// standardFlood is the benchmarks' standard input (internal/benchtool/flood,
+// the same bytes scripts/bench measures), made once, with "\n" turned into
+// "\r\n" as a pty does.
+var standardFlood struct {
 	once sync.Once
 	data []byte
 	err  error
 }
 
-func loadPythonFlood(b *testing.B, megabytes int) []byte {
+func loadFlood(b *testing.B, megabytes int) []byte {
 	b.Helper()
-	script := floodScript()
-	if _, err := exec.LookPath("python3"); err != nil || script == "" {
-		b.Skip("python3 or flood.py not available")
-	}
-	pythonFlood.once.Do(func() {
-		out := filepath.Join(b.TempDir(), "flood.txt")
-		cmd := exec.Command("python3", script, out, fmt.Sprint(megabytes))
-		if msg, err := cmd.CombinedOutput(); err != nil {
-			pythonFlood.err = fmt.Errorf("flood.py: %v: %s", err, msg)
+	standardFlood.once.Do(func() {
+		var raw bytes.Buffer
+		if _, err := flood.Write(&raw, int64(megabytes)*1_000_000); err != nil {
+			standardFlood.err = err
 			return
 		}
-		raw, err := os.ReadFile(out)
-		if err != nil {
-			pythonFlood.err = err
-			return
-		}
-		pythonFlood.data = bytes.ReplaceAll(raw, []byte("\n"), []byte("\r\n"))
+		standardFlood.data = bytes.ReplaceAll(raw.Bytes(), []byte("\n"), []byte("\r\n"))
 	})
-	if pythonFlood.err != nil {
-		b.Fatal(pythonFlood.err)
+	if standardFlood.err != nil {
+		b.Fatal(standardFlood.err)
 	}
-	return pythonFlood.data
-}
-
-// floodScript finds flood.py: $FLOOD_PY, else the shared bench folder.
-func floodScript() string {
-	for _, p := range []string{os.Getenv("FLOOD_PY"), "/work/shared/bench/flood.py", "../../../shared/bench/flood.py"} {
-		if p == "" {
-			continue
-		}
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	return ""
+	return standardFlood.data
 }
 
 // feed returns a new screen after writing input to it.
