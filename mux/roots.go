@@ -1,74 +1,399 @@
 package mux
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 )
 
 // roots are the folders an ACP chat's file requests may touch: its own
-// folder and its additional folders, canonical.
-type roots []string
+// folder and its additional folders. Every file is opened through an os.Root
+// held on the folder, never by a checked path, so a symlink or a folder
+// swapped in between a check and the open cannot lead outside: os.Root walks
+// the path one component at a time below the folder's descriptor and refuses
+// a step out by ".." or by a symlink.
+//
+// A roots value is cheap to copy; the copies share the open folders and the
+// bound on requests in flight.
+type roots struct {
+	dirs  []fsRoot
+	state *rootsState
+}
+
+// fsRoot is one folder of a chat.
+type fsRoot struct {
+	// path is the folder's canonical (symlink-resolved, clean) path.
+	path string
+	// alias is the path as the chat was given it, when it differs: an agent
+	// may well spell its working folder the way it was started with.
+	alias string
+	// id is the folder as it was when the harness started; a folder
+	// replaced since (moved away, deleted and made again) is refused rather
+	// than silently followed.
+	id os.FileInfo
+}
+
+// rootsState is what the copies of a roots value share.
+type rootsState struct {
+	// slots bounds the file requests served at once; waiting counts those
+	// queued for a slot.
+	slots   chan struct{}
+	waiting chan struct{}
+
+	mu      sync.Mutex
+	handles []*os.Root // by index of dirs, opened on first use
+	closed  bool
+	bound   bool // a close is registered for the end of the process
+}
+
+// Limits on one chat's file requests.
+const (
+	// maxFSInFlight is how many fs/* requests of one chat are served at
+	// once. A blocking system call pins an OS thread, so this bounds the
+	// threads one agent can hold.
+	maxFSInFlight = 8
+	// maxFSWaiting is how many more may wait for a turn; beyond that a
+	// request is refused at once.
+	maxFSWaiting = 256
+)
 
 func newRoots(cwd string, dirs []string) roots {
-	var r roots
+	r := roots{state: &rootsState{
+		slots:   make(chan struct{}, maxFSInFlight),
+		waiting: make(chan struct{}, maxFSWaiting),
+	}}
 	for _, d := range append([]string{cwd}, dirs...) {
-		if c, err := filepath.EvalSymlinks(d); err == nil {
-			r = append(r, filepath.Clean(c))
+		c, err := filepath.EvalSymlinks(d)
+		if err != nil {
+			continue
 		}
+		root := fsRoot{path: filepath.Clean(c)}
+		if given := filepath.Clean(d); filepath.IsAbs(given) && given != root.path {
+			root.alias = given
+		}
+		fi, err := os.Stat(root.path)
+		if err != nil || !fi.IsDir() {
+			continue
+		}
+		root.id = fi
+		r.dirs = append(r.dirs, root)
 	}
+	r.state.handles = make([]*os.Root, len(r.dirs))
 	return r
 }
 
-// inside reports whether a canonical path is a root or below one, compared
-// component by component: /a/bc is not inside /a/b.
-func (r roots) inside(p string) bool {
-	for _, root := range r {
-		if p == root {
-			return true
-		}
-		prefix := root
-		if !strings.HasSuffix(prefix, string(filepath.Separator)) {
-			prefix += string(filepath.Separator)
-		}
-		if strings.HasPrefix(p, prefix) {
-			return true
-		}
-	}
-	return false
+// fsRefusal is why a file request was not served, in words that are safe to
+// give the agent: never a resolved path, never whether something exists
+// outside the chat's folders.
+type fsRefusal struct {
+	// code is the JSON-RPC error code the answer carries.
+	code int
+	text string
+	// cause is the underlying error, for the log only.
+	cause error
 }
 
-// resolve returns the real path a file request means, or refuses it: the
-// path must be absolute, and after every symlink is resolved (the file's own
-// too) it must be inside a root. For a write to a new file, its folder must
-// exist inside a root.
-func (r roots) resolve(p string, forWrite bool) (string, error) {
+func (e *fsRefusal) Error() string { return e.text }
+func (e *fsRefusal) Unwrap() error { return e.cause }
+
+// JSON-RPC error codes of file refusals (ACP's ErrorCode).
+const (
+	codeInvalidParams    = -32602
+	codeInternalError    = -32603
+	codeResourceNotFound = -32002
+)
+
+// refusalOutside is the one answer for a path outside every root, a path
+// that escapes by ".." or a symlink, and one whose existence outside is
+// unknown: the three are indistinguishable on purpose.
+const refusalOutside = "path is outside the chat's folders"
+
+func refuse(code int, text string, cause error) *fsRefusal {
+	return &fsRefusal{code: code, text: text, cause: cause}
+}
+
+func outside(cause error) *fsRefusal { return refuse(codeInvalidParams, refusalOutside, cause) }
+
+// cleanRequestPath checks a request's path and cleans it: it must be
+// absolute and free of NUL bytes.
+func cleanRequestPath(p string) (string, error) {
 	if p == "" || strings.IndexByte(p, 0) >= 0 || !filepath.IsAbs(p) {
-		return "", fmt.Errorf("path %q is not an absolute path", p)
+		return "", refuse(codeInvalidParams, "path is not an absolute path", nil)
 	}
-	real, err := filepath.EvalSymlinks(p)
-	switch {
-	case err == nil:
-	case forWrite && errors.Is(err, fs.ErrNotExist):
-		if _, lerr := os.Lstat(p); lerr == nil {
-			// A dangling symlink: writing would follow it somewhere
-			// unchecked.
-			return "", fmt.Errorf("%s is a symlink to a missing file", p)
+	return filepath.Clean(p), nil
+}
+
+// within returns p relative to root when p is root or below it, compared
+// component by component: /a/bc is not inside /a/b.
+func within(root, p string) (string, bool) {
+	if p == root {
+		return ".", true
+	}
+	prefix := root
+	if !strings.HasSuffix(prefix, string(filepath.Separator)) {
+		prefix += string(filepath.Separator)
+	}
+	if rest, ok := strings.CutPrefix(p, prefix); ok && rest != "" {
+		return rest, true
+	}
+	return "", false
+}
+
+// locate picks the root that lexically holds a clean absolute path (the
+// longest match, under either spelling of the root) and the path relative
+// to it.
+func (r roots) locate(p string) (int, string, bool) {
+	best, bestLen, rel := -1, -1, ""
+	for i, root := range r.dirs {
+		for _, spelling := range [...]string{root.path, root.alias} {
+			if spelling == "" || len(spelling) <= bestLen {
+				continue
+			}
+			if rest, ok := within(spelling, p); ok {
+				best, bestLen, rel = i, len(spelling), rest
+			}
 		}
-		dir, derr := filepath.EvalSymlinks(filepath.Dir(p))
-		if derr != nil {
-			return "", fmt.Errorf("folder of %s: %w", p, derr)
+	}
+	return best, rel, best >= 0
+}
+
+// bindTo closes the roots' folders when ctx ends (the harness process's
+// context). It may be called on every request; only the first counts.
+func (r roots) bindTo(ctx context.Context) {
+	s := r.state
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.bound || s.closed {
+		return
+	}
+	s.bound = true
+	context.AfterFunc(ctx, r.close)
+}
+
+// close closes the folders held open; later requests are refused.
+func (r roots) close() {
+	s := r.state
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	for i, h := range s.handles {
+		if h != nil {
+			h.Close()
+			s.handles[i] = nil
 		}
-		real = filepath.Join(dir, filepath.Base(p))
+	}
+}
+
+// handle returns the open folder of root i, opening it on first use. The
+// folder must still be the one the harness started with.
+func (r roots) handle(i int) (*os.Root, error) {
+	s := r.state
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, refuse(codeInternalError, "the agent's connection is closing", nil)
+	}
+	if h := s.handles[i]; h != nil {
+		return h, nil
+	}
+	root := r.dirs[i]
+	h, err := os.OpenRoot(root.path)
+	if err != nil {
+		return nil, refuse(codeResourceNotFound, "the chat's folder "+root.path+" is gone", err)
+	}
+	fi, err := h.Stat(".")
+	if err != nil || !os.SameFile(fi, root.id) {
+		h.Close()
+		return nil, refuse(codeResourceNotFound, "the chat's folder "+root.path+" was replaced since the agent started; restart the chat", err)
+	}
+	s.handles[i] = h
+	return h, nil
+}
+
+// acquire waits for a turn to serve one file request; release gives it back.
+// Waiting is a channel receive, which parks a goroutine, not an OS thread.
+func (r roots) acquire(ctx context.Context) error {
+	s := r.state
+	select {
+	case s.slots <- struct{}{}:
+		return nil
 	default:
+	}
+	select {
+	case s.waiting <- struct{}{}:
+	default:
+		return refuse(codeInternalError, fmt.Sprintf("too many file requests in flight (at most %d at once, %d waiting); retry", maxFSInFlight, maxFSWaiting), nil)
+	}
+	defer func() { <-s.waiting }()
+	select {
+	case s.slots <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return refuse(codeInternalError, "request cancelled", ctx.Err())
+	}
+}
+
+func (r roots) release() { <-r.state.slots }
+
+// escaped reports whether an error may mean that the path left its root (by
+// "..", an absolute symlink or a symlink out) rather than a plain error
+// inside it. os.Root reports an escape without an errno; too many symlinks
+// count as leaving too.
+func escaped(err error) bool {
+	var r *fsRefusal
+	if errors.As(err, &r) {
+		return r.text == refusalOutside
+	}
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		return errno == syscall.ELOOP
+	}
+	return !notDir(err)
+}
+
+// notDir reports an os.Root.OpenRoot of something that is not a folder,
+// which os.Root reports without an errno.
+func notDir(err error) bool {
+	return errors.Is(err, syscall.ENOTDIR) || strings.HasSuffix(err.Error(), "not a directory")
+}
+
+// inRootError turns an error of an operation inside a root into a refusal.
+// It never passes the error's text on: that names paths.
+func inRootError(err error) *fsRefusal {
+	var r *fsRefusal
+	switch {
+	case errors.As(err, &r):
+		return r
+	case escaped(err):
+		return outside(err)
+	case errors.Is(err, fs.ErrNotExist), notDir(err):
+		return refuse(codeResourceNotFound, "no such file", err)
+	case errors.Is(err, fs.ErrPermission):
+		return refuse(codeInvalidParams, "permission denied", err)
+	case errors.Is(err, syscall.EISDIR), errors.Is(err, syscall.ENXIO), errors.Is(err, syscall.ENODEV):
+		return refuse(codeInvalidParams, refusalNotRegular, err)
+	}
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		return refuse(codeInternalError, errno.Error(), err)
+	}
+	return outside(err)
+}
+
+// refusalNotRegular answers a FIFO, a device, a socket or a folder.
+const refusalNotRegular = "not a regular file"
+
+// openIn opens a clean absolute path through the root that lexically holds
+// it.
+func (r roots) openIn(p string, flag int, perm os.FileMode) (*os.File, error) {
+	i, rel, ok := r.locate(p)
+	if !ok {
+		return nil, outside(nil)
+	}
+	h, err := r.handle(i)
+	if err != nil {
+		return nil, err
+	}
+	return h.OpenFile(rel, flag, perm)
+}
+
+// openFile opens a request's path through a root. A path whose symlinks
+// lead out of the root it is spelled in (an absolute symlink, or one into
+// another of the chat's folders) is resolved once more and opened through
+// the root that holds the result, again race-free; anything else that
+// leaves the roots is refused with refusalOutside.
+func (r roots) openFile(p string, flag int, perm os.FileMode) (*os.File, error) {
+	clean, err := cleanRequestPath(p)
+	if err != nil {
+		return nil, err
+	}
+	f, err := r.openIn(clean, flag, perm)
+	if err == nil || !escaped(err) {
+		if err != nil {
+			return nil, inRootError(err)
+		}
+		return f, nil
+	}
+	// Only chooses where to look: the open below is through a root again.
+	real, rerr := filepath.EvalSymlinks(clean)
+	if rerr != nil {
+		// A missing file: where its folder really is.
+		dir, derr := filepath.EvalSymlinks(filepath.Dir(clean))
+		if derr != nil {
+			return nil, outside(err)
+		}
+		real = filepath.Join(dir, filepath.Base(clean))
+	}
+	f, err = r.openIn(filepath.Clean(real), flag, perm)
+	if err != nil {
+		return nil, inRootError(err)
+	}
+	return f, nil
+}
+
+// openParent opens the folder that holds a request's path, as an os.Root of
+// its own, and returns the last name in it. A write works inside that one
+// folder only, so nothing swapped above it later can move the write.
+func (r roots) openParent(p string) (*os.Root, string, error) {
+	clean, err := cleanRequestPath(p)
+	if err != nil {
+		return nil, "", err
+	}
+	if _, rel, ok := r.locate(clean); ok && rel == "." {
+		return nil, "", refuse(codeInvalidParams, refusalNotRegular, nil)
+	}
+	dir, base := filepath.Split(clean)
+	if base == "" {
+		return nil, "", outside(nil)
+	}
+	dir = filepath.Clean(dir)
+	open := func(dir string) (*os.Root, error) {
+		i, rel, ok := r.locate(dir)
+		if !ok {
+			return nil, outside(nil)
+		}
+		h, err := r.handle(i)
+		if err != nil {
+			return nil, err
+		}
+		return h.OpenRoot(rel)
+	}
+	sub, err := open(dir)
+	if err != nil && escaped(err) {
+		var rerr error
+		var real string
+		if real, rerr = filepath.EvalSymlinks(dir); rerr != nil {
+			return nil, "", outside(err)
+		}
+		sub, err = open(filepath.Clean(real))
+	}
+	if err != nil {
+		return nil, "", inRootError(err)
+	}
+	return sub, base, nil
+}
+
+// resolve reports where a request's path lands, opening it (or, for a
+// write, its folder) through the roots as the handlers do, or refuses it.
+func (r roots) resolve(p string, forWrite bool) (string, error) {
+	if forWrite {
+		sub, base, err := r.openParent(p)
+		if err != nil {
+			return "", err
+		}
+		defer sub.Close()
+		return filepath.Join(sub.Name(), base), nil
+	}
+	f, err := r.openFile(p, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if err != nil {
 		return "", err
 	}
-	real = filepath.Clean(real)
-	if !r.inside(real) {
-		return "", fmt.Errorf("%s is outside the chat's folders", p)
-	}
-	return real, nil
+	defer f.Close()
+	return f.Name(), nil
 }
