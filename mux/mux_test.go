@@ -112,6 +112,14 @@ func (r *rig) waitRecords(n int) []record {
 	return recs
 }
 
+// waitScreen waits until a line of the chat's screen holds text.
+func (r *rig) waitScreen(id, text string) {
+	r.t.Helper()
+	waitFor(r.t, fmt.Sprintf("%q on the screen", text), func() bool {
+		return slices.ContainsFunc(r.mux.PlainLines(id), func(l string) bool { return strings.Contains(l, text) })
+	})
+}
+
 func (r *rig) folders(n int) []string {
 	dirs := make([]string, n)
 	for i := range dirs {
@@ -194,7 +202,10 @@ func TestClaudeGetsFoldersAndSessionOnEveryStart(t *testing.T) {
 	}
 
 	resume := append([]string{fakeHarness, "--resume", sid}, wantFolderArgs("--add-dir", dirs)...)
-	// A crash: the harness is killed; the mux respawns it with the folders.
+	// A crash once the harness has stored its session (the fake, like
+	// Claude Code, does so before its prompt): the mux respawns it with the
+	// folders, resuming the session.
+	r.waitScreen(m.ID, "ready>")
 	if err := syscall.Kill(first.Pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -255,9 +266,8 @@ func TestClaudeFirstStartThatDiesIsStartedAgain(t *testing.T) {
 			t.Fatalf("start %d argv\n got %q\nwant %q", i+1, rec.Argv, fresh)
 		}
 	}
-	waitFor(t, "the second start ready", func() bool {
-		return r.mux.State(m.ID).Pid == recs[1].Pid && slices.ContainsFunc(r.mux.PlainLines(m.ID), func(l string) bool { return strings.Contains(l, "ready>") })
-	})
+	waitFor(t, "the second start running", func() bool { return r.mux.State(m.ID).Pid == recs[1].Pid })
+	r.waitScreen(m.ID, "ready>")
 
 	// The second start stored the session: from now on it is resumed.
 	if err := r.mux.Restart(m.ID, 100, 30); err != nil {
