@@ -2,8 +2,10 @@ package sessions
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 // BenchmarkValidate64 validates 64 real folders, the most a chat may have,
@@ -67,4 +69,64 @@ func BenchmarkList1000(b *testing.B) {
 			b.Fatal(len(entries), err)
 		}
 	}
+}
+
+// BenchmarkList1000With1MB lists a home of 1,000 chats, one of which is a
+// megabyte: a sound one (a newer version's key holding a large value) or one
+// over the size limit. "warm" is a store listing again, as the TUI does at
+// every change; "cold" opens the store each time, as `ls` does.
+func BenchmarkList1000With1MB(b *testing.B) {
+	created := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, bc := range []struct {
+		name   string
+		cold   bool
+		pad    int
+		broken int
+	}{
+		{"warm", false, MaxChatFileBytes - 400, 0},
+		{"cold", true, MaxChatFileBytes - 400, 0},
+		{"over-limit-warm", false, 2 << 20, 1},
+		{"over-limit-cold", true, 2 << 20, 1},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			s := openStore(b)
+			for i := range 999 {
+				id := fmt.Sprintf("c%05d", i)
+				if err := os.WriteFile(s.ChatPath(id), []byte(chatText(id, "chat "+id, "/", created.Add(time.Duration(i)*time.Second))), 0o644); err != nil {
+					b.Fatal(err)
+				}
+			}
+			big := chatText("big", "big", "/", created) + "notes = \"" + strings.Repeat("x", bc.pad) + "\"\n"
+			if err := os.WriteFile(s.ChatPath("big"), []byte(big), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				ls := s
+				if bc.cold {
+					var err error
+					if ls, err = OpenStore(s.Home()); err != nil {
+						b.Fatal(err)
+					}
+				}
+				entries, err := ls.List()
+				if err != nil || len(entries) != 1000 {
+					b.Fatal(len(entries), err)
+				}
+				if n := brokenCount(entries); n != bc.broken {
+					b.Fatalf("%d broken", n)
+				}
+			}
+		})
+	}
+}
+
+func brokenCount(entries []Entry) int {
+	n := 0
+	for _, e := range entries {
+		if e.Broken != nil {
+			n++
+		}
+	}
+	return n
 }

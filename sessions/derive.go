@@ -42,7 +42,7 @@ func (s *Store) Derive(parentID string, d Derivation) (*Meta, error) {
 		n.Cwd = parent.Cwd
 	}
 	if n.Name == "" {
-		n.Name = fmt.Sprintf("%s (%s)", parent.Name, d.Origin)
+		n.Name = FitName(parent.Name, " ("+d.Origin+")")
 	}
 	own := ""
 	if n.Cwd != "" {

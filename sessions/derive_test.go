@@ -79,3 +79,20 @@ func TestDeriveCarriesFolders(t *testing.T) {
 		t.Fatal("derive with origin import was accepted")
 	}
 }
+
+// A chat whose name is as long as a name may be is forked under a name that
+// still fits: the parent's is cut, the origin kept.
+func TestDeriveLongName(t *testing.T) {
+	s := openStore(t)
+	parent, err := s.Create(NewChat{Harness: "shell", Name: strings.Repeat("p", MaxNameBytes)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fork, err := s.Derive(parent.ID, Derivation{Origin: OriginFork})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.Repeat("p", MaxNameBytes-10) + "… (fork)"; fork.Name != want {
+		t.Errorf("name %q…, %d bytes", fork.Name[:10], len(fork.Name))
+	}
+}

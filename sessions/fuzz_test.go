@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/BurntSushi/toml"
 )
 
 // FuzzValidateFolders feeds the validator a cwd and a newline-separated list.
@@ -38,7 +40,7 @@ func FuzzValidateFolders(f *testing.F) {
 		}
 		out, err := ValidateFolders(cwd, dirs)
 		if err != nil {
-			checkRefusal(t, err, dirs)
+			checkRefusal(t, err, cwd, dirs)
 			return
 		}
 		if out == nil {
@@ -79,7 +81,7 @@ func FuzzValidateFolders(f *testing.F) {
 	})
 }
 
-func checkRefusal(t *testing.T, err error, dirs []string) {
+func checkRefusal(t *testing.T, err error, cwd string, dirs []string) {
 	t.Helper()
 	fe, ok := err.(*FolderError)
 	if !ok {
@@ -88,8 +90,24 @@ func checkRefusal(t *testing.T, err error, dirs []string) {
 	if fe.Code() != -32602 || fe.Count != len(dirs) {
 		t.Fatalf("code %d, count %d of %d", fe.Code(), fe.Count, len(dirs))
 	}
-	if fe.TooMany != (len(dirs) > MaxFolders) {
-		t.Fatalf("TooMany = %v with %d entries", fe.TooMany, len(dirs))
+	// Too many is counted on what the validator keeps: the distinct folders
+	// of the good entries, unless the list is too long to be read at all.
+	unread := len(dirs) > maxGivenFolders || pathBytes(dirs) > maxGivenBytes
+	kept := 0
+	if !unread {
+		own, seen := canonicalOwn(cwd), map[string]bool{}
+		for _, d := range dirs {
+			if c, err := Canonical(d); err == nil && c != own && !seen[c] {
+				seen[c] = true
+				kept++
+			}
+		}
+		if fe.Kept != kept {
+			t.Fatalf("Kept = %d, %d distinct folders in %q", fe.Kept, kept, dirs)
+		}
+	}
+	if fe.TooMany != (unread || kept > MaxFolders) {
+		t.Fatalf("TooMany = %v with %d entries, %d kept", fe.TooMany, len(dirs), kept)
 	}
 	if !fe.TooMany && len(fe.Problems) == 0 {
 		t.Fatal("a refusal names no entry")
@@ -168,4 +186,55 @@ func FuzzParseMeta(f *testing.F) {
 			t.Fatalf("Marshal not stable (%v):\n%s\n---\n%s", err, out, out2)
 		}
 	})
+}
+
+// FuzzCheckNesting holds the depth guard to the TOML parser itself. On text
+// the parser accepts, a refusal must mean the text really nests deeper than
+// maxNesting (so no string, comment or float read as structure ever refuses
+// a valid chat file), and an acceptance must mean the parser's recursion is
+// bounded: the header's levels plus a body's, each within maxNesting.
+func FuzzCheckNesting(f *testing.F) {
+	f.Add([]byte("a = [[1.5], {b.c = \"[[\"}]\n[t.u]\nv = '''{{'''\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		err := checkNesting(data)
+		if err != nil && len(data) > 512 {
+			// Too deep to give the parser: a dotted key of a few thousand
+			// parts takes it seconds, a megabyte of "[" its whole stack.
+			return
+		}
+		var v map[string]any
+		if _, perr := toml.Decode(string(data), &v); perr != nil {
+			return
+		}
+		d := depthOf(v)
+		if err != nil && d <= maxNesting {
+			t.Fatalf("refused valid text %d levels deep: %v\n%q", d, err, data)
+		}
+		if err == nil && d > 2*maxNesting+2 {
+			t.Fatalf("accepted text %d levels deep\n%q", d, data)
+		}
+	})
+}
+
+// depthOf counts the levels of tables and arrays in a decoded TOML value; the
+// top-level table is one.
+func depthOf(v any) int {
+	deepest := 0
+	switch v := v.(type) {
+	case map[string]any:
+		for _, c := range v {
+			deepest = max(deepest, depthOf(c))
+		}
+	case []map[string]any:
+		for _, c := range v {
+			deepest = max(deepest, depthOf(c))
+		}
+	case []any:
+		for _, c := range v {
+			deepest = max(deepest, depthOf(c))
+		}
+	default:
+		return 0
+	}
+	return deepest + 1
 }

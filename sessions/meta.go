@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
@@ -78,17 +80,29 @@ func (m *Meta) ExtraKeys() []string {
 }
 
 // ParseMeta reads a chat file's bytes. It checks the shape of every known key
-// and keeps unknown ones; it never touches the file system.
+// and keeps unknown ones; it never touches the file system. Text over
+// MaxChatFileBytes, text with a NUL byte and text nested deeper than the
+// parser can safely recurse are refused before they reach the TOML parser.
 func ParseMeta(data []byte) (*Meta, error) {
-	var m Meta
-	md, err := toml.Decode(string(data), &m)
-	if err != nil {
+	if len(data) > MaxChatFileBytes {
+		return nil, sizeError(int64(len(data)))
+	}
+	if i := bytes.IndexByte(data, 0); i >= 0 {
+		return nil, fmt.Errorf("NUL byte at offset %d: not a TOML text file", i)
+	}
+	if err := checkNesting(data); err != nil {
 		return nil, err
+	}
+	text := string(data)
+	var m Meta
+	md, err := toml.Decode(text, &m)
+	if err != nil {
+		return nil, clipError{err}
 	}
 	if undecoded := md.Undecoded(); len(undecoded) > 0 {
 		var all map[string]any
-		if _, err := toml.Decode(string(data), &all); err != nil {
-			return nil, err
+		if _, err := toml.Decode(text, &all); err != nil {
+			return nil, clipError{err}
 		}
 		for k, v := range all {
 			if !knownKeys[k] {
@@ -105,6 +119,71 @@ func ParseMeta(data []byte) (*Meta, error) {
 	return &m, nil
 }
 
+// maxErrorBytes bounds the text of a parse error: the TOML parser quotes the
+// last key it read, and a key may be a megabyte long.
+const maxErrorBytes = 1024
+
+// clipError keeps the parser's error, its text cut in the middle to about
+// maxErrorBytes: the head says where, the tail says what went wrong.
+type clipError struct{ err error }
+
+func (e clipError) Error() string {
+	msg := e.err.Error()
+	if len(msg) <= maxErrorBytes {
+		return msg
+	}
+	head := cutAtRune(msg, maxErrorBytes/2)
+	from := len(msg) - maxErrorBytes/2
+	for from < len(msg) && !utf8.RuneStart(msg[from]) {
+		from++
+	}
+	return fmt.Sprintf("%s…(%d bytes cut)…%s", head, from-len(head), msg[from:])
+}
+
+func (e clipError) Unwrap() error { return e.err }
+
+// MaxNameBytes is the longest chat name, in bytes. A name is one line of
+// text shown in lists, so it is bounded and holds no control characters.
+const MaxNameBytes = 1024
+
+// nameProblem returns why name cannot be a chat's name, or "".
+func nameProblem(name string) string {
+	if len(name) > MaxNameBytes {
+		return fmt.Sprintf("name is %d bytes, at most %d", len(name), MaxNameBytes)
+	}
+	if i := strings.IndexFunc(name, unicode.IsControl); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(name[i:])
+		return fmt.Sprintf("name %q has a control character (%U): a name is one line of printable text", clip(name), r)
+	}
+	return ""
+}
+
+// FitName returns base followed by suffix, with base cut on a character
+// boundary (and marked "…") when the whole would pass MaxNameBytes: the name
+// of a chat derived from another, "base (fork)", stays a valid name however
+// long base is.
+func FitName(base, suffix string) string {
+	if len(base)+len(suffix) <= MaxNameBytes {
+		return base + suffix
+	}
+	const mark = "…"
+	if room := MaxNameBytes - len(suffix) - len(mark); room >= 0 {
+		return cutAtRune(base, room) + mark + suffix
+	}
+	return cutAtRune(suffix, MaxNameBytes)
+}
+
+// cutAtRune returns s cut to at most n bytes, on a character boundary.
+func cutAtRune(s string, n int) string {
+	if n >= len(s) {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
 // check verifies what every stored chat must satisfy.
 func (m *Meta) check() error {
 	switch {
@@ -115,30 +194,33 @@ func (m *Meta) check() error {
 	case m.Version < 0:
 		return fmt.Errorf("bad version %d", m.Version)
 	case !ValidID(m.ID):
-		return fmt.Errorf("bad id %q: want 1-64 of [a-z0-9-]", m.ID)
+		return fmt.Errorf("bad id %q: want 1-64 of [a-z0-9-]", clip(m.ID))
 	case m.Harness == "":
 		return errors.New("missing key harness")
 	case m.Cwd == "" || !filepath.IsAbs(m.Cwd):
-		return fmt.Errorf("cwd %q is not an absolute path", m.Cwd)
+		return fmt.Errorf("cwd %q is not an absolute path", clip(m.Cwd))
 	case len(m.AdditionalDirectories) > MaxFolders:
 		return fmt.Errorf("%d additional_directories, at most %d", len(m.AdditionalDirectories), MaxFolders)
 	}
 	for i, d := range m.AdditionalDirectories {
 		if reason := syntaxProblem(d); reason != "" {
-			return fmt.Errorf("additional_directories[%d] %q: %s", i, d, reason)
+			return fmt.Errorf("additional_directories[%d] %q: %s", i, clip(d), reason)
 		}
 	}
 	// TOML holds only UTF-8: a name with other bytes would make a file that
 	// no longer parses.
 	for _, kv := range [...][2]string{{"name", m.Name}, {"harness", m.Harness}, {"parent", m.Parent}, {"agent_session_id", m.AgentSessionID}} {
 		if !utf8.ValidString(kv[1]) {
-			return fmt.Errorf("%s %q is not valid UTF-8", kv[0], kv[1])
+			return fmt.Errorf("%s %q is not valid UTF-8", kv[0], clip(kv[1]))
 		}
+	}
+	if reason := nameProblem(m.Name); reason != "" {
+		return errors.New(reason)
 	}
 	switch m.Origin {
 	case "", OriginFork, OriginSide, OriginHandoff, OriginImport:
 	default:
-		return fmt.Errorf("unknown origin %q", m.Origin)
+		return fmt.Errorf("unknown origin %q", clip(m.Origin))
 	}
 	return nil
 }

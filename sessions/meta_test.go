@@ -3,6 +3,8 @@ package sessions
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -27,24 +29,86 @@ func TestParseMetaRefusals(t *testing.T) {
 		{"65 folders", validChat + "additional_directories = [" + strings.Repeat(`"/a",`, 65) + "]\n", "65 additional_directories, at most 64"},
 		{"unknown origin", validChat + "origin = \"clone\"\n", `unknown origin "clone"`},
 		{"wrong type", validChat + "additional_directories = \"/a\"\n", "additional_directories"},
+		{"name too long", strings.Replace(validChat, `"fix"`, `"`+strings.Repeat("é", 513)+`"`, 1), "name is 1026 bytes, at most 1024"},
+		{"name on two lines", strings.Replace(validChat, `"fix"`, `"fix\nthe parser"`, 1), `name "fix\nthe parser" has a control character (U+000A): a name is one line of printable text`},
+		{"name with a tab", strings.Replace(validChat, `"fix"`, `"fix\tit"`, 1), "(U+0009)"},
+		{"name with an escape", strings.Replace(validChat, `"fix"`, `"\u001b[2J"`, 1), "(U+001B)"},
+		{"name with a C1 control", strings.Replace(validChat, `"fix"`, `"a\u009bb"`, 1), "(U+009B)"},
+		{"NUL byte", validChat + "# \x00\n", "NUL byte at offset 85: not a TOML text file"},
+		{"over the size limit", validChat + "pad = '" + strings.Repeat("x", 3<<20) + "'\n", "chat file is 3.0 MiB, over the 1 MiB limit"},
+		{"nested too deep", validChat + "a = " + strings.Repeat("[", 33) + strings.Repeat("]", 33) + "\n", "line 6: nested deeper than 32 levels"},
+		{"long bad id", strings.Replace(validChat, `"k3x9q2"`, `"`+strings.Repeat("x", 100_000)+`"`, 1), "…(100000 bytes)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m, err := ParseMeta([]byte(tt.text))
 			if err == nil || m != nil {
-				t.Fatalf("ParseMeta accepted:\n%s", tt.text)
+				t.Fatalf("ParseMeta accepted:\n%.500s", tt.text)
 			}
 			if !strings.Contains(err.Error(), tt.err) {
-				t.Errorf("error %q lacks %q", err, tt.err)
+				t.Errorf("error %.500q lacks %q", err, tt.err)
+			}
+			if len(err.Error()) > 2048 {
+				t.Errorf("error is %d bytes", len(err.Error()))
 			}
 		})
 	}
 }
 
+// A name is one line of printable text of at most 1024 bytes: any letters,
+// marks and symbols, but no control characters.
+func TestNames(t *testing.T) {
+	for _, name := range []string{"", "fix the parser", "目录 ünïcødé 🦀", "a\u200db", strings.Repeat("x", MaxNameBytes), strings.Repeat("é", MaxNameBytes/2)} {
+		if p := nameProblem(name); p != "" {
+			t.Errorf("nameProblem(%.40q) = %s", name, p)
+		}
+		if _, err := ParseMeta([]byte(strings.Replace(validChat, `"fix"`, fmt.Sprintf("%q", name), 1))); err != nil {
+			t.Errorf("ParseMeta with name %.40q: %v", name, err)
+		}
+	}
+	// Create refuses what a chat file may not hold, and writes nothing.
+	s := openStore(t)
+	for _, name := range []string{strings.Repeat("x", MaxNameBytes+1), "two\nlines", "bell\a"} {
+		if m, err := s.Create(NewChat{Harness: "shell", Name: name}); err == nil {
+			t.Errorf("Create with name %.40q made %s", name, m.ID)
+		}
+	}
+	if got := dirEntries(t, filepath.Join(s.Home(), "chats")); len(got) != 1 || got[0] != ".lock" {
+		t.Errorf("refused Create left %v", got)
+	}
+	if got := dirEntries(t, filepath.Join(s.Home(), "homes")); len(got) != 0 {
+		t.Errorf("refused Create left home folders %v", got)
+	}
+}
+
+func TestFitName(t *testing.T) {
+	long := strings.Repeat("é", MaxNameBytes) // 2048 bytes
+	tests := []struct {
+		base, suffix string
+		want         string
+	}{
+		{"parser", " (fork)", "parser (fork)"},
+		{strings.Repeat("x", MaxNameBytes-7), " (fork)", strings.Repeat("x", MaxNameBytes-7) + " (fork)"},
+		{strings.Repeat("x", MaxNameBytes), " (fork)", strings.Repeat("x", MaxNameBytes-10) + "… (fork)"},
+		// Cut on a character boundary: 1024-7-3 = 1014 bytes is 507 é.
+		{long, " (fork)", strings.Repeat("é", 507) + "… (fork)"},
+		{long, " (side)x", strings.Repeat("é", 506) + "… (side)x"},
+		{"", strings.Repeat("s", MaxNameBytes+5), strings.Repeat("s", MaxNameBytes)},
+	}
+	for _, tt := range tests {
+		got := FitName(tt.base, tt.suffix)
+		if got != tt.want || len(got) > MaxNameBytes || nameProblem(got) != "" {
+			t.Errorf("FitName(%.20q…, %.20q) = %.30q… (%d bytes), want %d bytes", tt.base, tt.suffix, got, len(got), len(tt.want))
+		}
+	}
+}
+
 func TestMarshalRoundTrip(t *testing.T) {
 	m := &Meta{
-		Version: 1, ID: "k3x9q2", Name: "fix \"the\" parser\n\ttab é 目录", Harness: "claude",
-		Cwd: "/home/me/src/app", AdditionalDirectories: []string{"/home/me/src/lib", "/with space/ü"},
+		// A name is one line of printable text; a path may hold any byte but
+		// NUL, so the escapes TOML needs are tried on the folder.
+		Version: 1, ID: "k3x9q2", Name: "fix \"the\" parser \\ é 目录", Harness: "claude",
+		Cwd: "/home/me/src/app\n\ttab", AdditionalDirectories: []string{"/home/me/src/lib", "/with space/ü"},
 		Created: time.Date(2026, 11, 30, 22, 0, 0, 500, time.FixedZone("x", 3600)),
 		Parent:  "a1b2c3", Origin: OriginFork, AgentSessionID: "s-1",
 	}

@@ -2,13 +2,14 @@ package sessions
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -22,6 +23,10 @@ var ErrNotFound = errors.New("no such chat")
 // serialised between processes with a lock file.
 type Store struct {
 	home string
+
+	// parsed remembers what List parsed, by the bytes parsed (see list.go).
+	mu     sync.Mutex
+	parsed map[[sha256.Size]byte]parsedChat
 }
 
 // Entry is one listed chat: its metadata, or the parse error of a broken file.
@@ -72,7 +77,10 @@ func (s *Store) removeStaleTemps() error {
 	defer unlock()
 	stale, _ := filepath.Glob(filepath.Join(s.home, "chats", ".*.toml.tmp-*"))
 	for _, f := range stale {
-		os.Remove(f)
+		// Only what a writer makes: a link or a FIFO of that name is not ours.
+		if fi, err := os.Lstat(f); err == nil && fi.Mode().IsRegular() {
+			os.Remove(f)
+		}
 	}
 	return nil
 }
@@ -188,7 +196,7 @@ func (s *Store) Create(n NewChat) (*Meta, error) {
 		cleanup()
 		return nil, fmt.Errorf("create chat: %w", err)
 	}
-	if err := s.write(m); err != nil {
+	if err := s.write(m, nil); err != nil {
 		cleanup()
 		return nil, err
 	}
@@ -280,101 +288,42 @@ func (s *Store) freshID() (string, error) {
 }
 
 // Load reads one chat by id. A file that does not parse is returned as an
-// error that names the chat.
+// error that names the chat; so is a chat file that is a symbolic link (never
+// followed), not a regular file, or over MaxChatFileBytes.
 func (s *Store) Load(id string) (*Meta, error) {
+	m, _, err := s.load(id)
+	return m, err
+}
+
+// load reads one chat and says which file it came from, so a writer can
+// check that it replaces or deletes that file and no other.
+func (s *Store) load(id string) (*Meta, fileIdentity, error) {
 	if !ValidID(id) {
-		return nil, fmt.Errorf("load chat %q: %w", id, ErrNotFound)
+		return nil, fileIdentity{}, fmt.Errorf("load chat %q: %w", clip(id), ErrNotFound)
 	}
-	data, err := os.ReadFile(s.ChatPath(id))
+	data, fid, err := readChatFile(s.ChatPath(id))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("load chat %s: %w", id, ErrNotFound)
+		return nil, fid, fmt.Errorf("load chat %s: %w", id, ErrNotFound)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("load chat %s: %w", id, err)
+		return nil, fid, fmt.Errorf("load chat %s: %w", id, err)
 	}
 	m, err := ParseMeta(data)
-	if err != nil {
-		return nil, fmt.Errorf("load chat %s: %w", id, err)
+	if err == nil {
+		err = checkFileID(id, m)
 	}
+	if err != nil {
+		return nil, fid, fmt.Errorf("load chat %s: %w", id, err)
+	}
+	return m, fid, nil
+}
+
+// checkFileID refuses a chat whose file is named for another id.
+func checkFileID(id string, m *Meta) error {
 	if m.ID != id {
-		return nil, fmt.Errorf("load chat %s: file names id %q", id, m.ID)
+		return fmt.Errorf("file names id %q", m.ID)
 	}
-	return m, nil
-}
-
-// List returns every chat, sorted by creation time then id. Broken files are
-// listed with their parse error and left as they are.
-func (s *Store) List() ([]Entry, error) {
-	dir := filepath.Join(s.home, "chats")
-	des, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, fmt.Errorf("list chats: %w", err)
-	}
-	out := make([]Entry, 0, len(des))
-	for _, de := range des {
-		name := de.Name()
-		id, ok := strings.CutSuffix(name, ".toml")
-		if !ok || strings.HasPrefix(name, ".") || !de.Type().IsRegular() {
-			continue
-		}
-		e := Entry{ID: id}
-		e.Meta, e.Broken = s.Load(id)
-		out = append(out, e)
-	}
-	// Broken files have no creation time: they go last, by id, so the order
-	// stays a total one.
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if (a.Meta == nil) != (b.Meta == nil) {
-			return b.Meta == nil
-		}
-		if a.Meta != nil && !a.Meta.Created.Equal(b.Meta.Created) {
-			return a.Meta.Created.Before(b.Meta.Created)
-		}
-		return a.ID < b.ID
-	})
-	return out, nil
-}
-
-// Resolve finds the chat an ID argument means: the exact id, the exact name,
-// or a unique prefix of either.
-func (s *Store) Resolve(ref string) (Entry, error) {
-	if ref == "" {
-		return Entry{}, fmt.Errorf("find chat: empty id: %w", ErrNotFound)
-	}
-	if ValidID(ref) {
-		if _, err := os.Lstat(s.ChatPath(ref)); err == nil {
-			m, err := s.Load(ref)
-			return Entry{ID: ref, Meta: m, Broken: err}, nil
-		}
-	}
-	entries, err := s.List()
-	if err != nil {
-		return Entry{}, err
-	}
-	var byName, byPrefix []Entry
-	for _, e := range entries {
-		if e.Meta != nil && e.Meta.Name == ref {
-			byName = append(byName, e)
-		}
-		if strings.HasPrefix(e.ID, ref) || (e.Meta != nil && strings.HasPrefix(e.Meta.Name, ref)) {
-			byPrefix = append(byPrefix, e)
-		}
-	}
-	for _, set := range [][]Entry{byName, byPrefix} {
-		switch len(set) {
-		case 0:
-		case 1:
-			return set[0], nil
-		default:
-			ids := make([]string, len(set))
-			for i, e := range set {
-				ids[i] = e.ID
-			}
-			return Entry{}, fmt.Errorf("find chat %q: ambiguous, matches %s", ref, strings.Join(ids, ", "))
-		}
-	}
-	return Entry{}, fmt.Errorf("find chat %q: %w", ref, ErrNotFound)
+	return nil
 }
 
 // Update applies change to the chat's stored metadata under the store lock and
@@ -386,7 +335,7 @@ func (s *Store) Update(id string, change func(*Meta) error) (*Meta, error) {
 		return nil, err
 	}
 	defer unlock()
-	m, err := s.Load(id)
+	m, fid, err := s.load(id)
 	if err != nil {
 		return nil, fmt.Errorf("update chat: %w", err)
 	}
@@ -398,7 +347,7 @@ func (s *Store) Update(id string, change func(*Meta) error) (*Meta, error) {
 	if err := next.check(); err != nil {
 		return nil, fmt.Errorf("update chat %s: %w", id, err)
 	}
-	if err := s.write(next); err != nil {
+	if err := s.write(next, &fid); err != nil {
 		return nil, err
 	}
 	return next, nil
@@ -503,7 +452,8 @@ func (s *Store) Remove(id string, force bool) error {
 		return err
 	}
 	defer unlock()
-	if _, err := s.Load(id); err != nil {
+	_, fid, err := s.load(id)
+	if err != nil {
 		if errors.Is(err, ErrNotFound) {
 			return err
 		}
@@ -512,6 +462,9 @@ func (s *Store) Remove(id string, force bool) error {
 	home := s.HomeDir(id)
 	if des, err := os.ReadDir(home); err == nil && len(des) > 0 && !force {
 		return fmt.Errorf("remove chat %s: its home folder %s is not empty (%d entries); use --force to delete it too", id, home, len(des))
+	}
+	if err := sameFile(s.ChatPath(id), fid); err != nil {
+		return fmt.Errorf("remove chat %s: %w", id, err)
 	}
 	if err := os.Remove(s.ChatPath(id)); err != nil {
 		return fmt.Errorf("remove chat %s: %w", id, err)
@@ -528,55 +481,4 @@ func (s *Store) Remove(id string, force bool) error {
 		return fmt.Errorf("remove chat %s: home folder: %w", id, err)
 	}
 	return nil
-}
-
-// write stores m atomically: a temp file in the same folder, fsync, rename,
-// fsync of the folder. Called with the lock held.
-func (s *Store) write(m *Meta) error {
-	data, err := m.Marshal()
-	if err != nil {
-		return err
-	}
-	return writeAtomic(s.ChatPath(m.ID), data)
-}
-
-func writeAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	fail := func(err error) error {
-		f.Close()
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if _, err := f.Write(data); err != nil {
-		return fail(err)
-	}
-	if err := f.Chmod(0o644); err != nil {
-		return fail(err)
-	}
-	if err := f.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return syncDir(dir)
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }

@@ -53,6 +53,38 @@ func TestAddFolders(t *testing.T) {
 	}
 }
 
+// add-dir counts the folders the chat would keep: adding folders it has,
+// spelt another way, does not count against the limit.
+func TestAddFoldersCountsDistinct(t *testing.T) {
+	s := openStore(t)
+	tr := newTree(t)
+	dirs := makeDirs(t, tr.p("many"), MaxFolders+1)
+	m, err := s.Create(NewChat{Harness: "shell", AdditionalDirectories: dirs[:60]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Ten entries: six folders it has (with a trailing slash), four new.
+	add := append([]string(nil), dirs[60:64]...)
+	for _, d := range dirs[:6] {
+		add = append(add, d+"/")
+	}
+	m, err = s.AddFolders(m.ID, add)
+	if err != nil {
+		t.Fatalf("64 in all: %v", err)
+	}
+	if fmt.Sprint(m.AdditionalDirectories) != fmt.Sprint(dirs[:64]) {
+		t.Errorf("folders %d, not the 64 in order", len(m.AdditionalDirectories))
+	}
+	before := readFile(t, s.ChatPath(m.ID))
+	_, err = s.AddFolders(m.ID, []string{dirs[0], dirs[64]})
+	if fe, ok := AsFolderError(err); !ok || !fe.TooMany || fe.Kept != 65 {
+		t.Errorf("65 in all: %v", err)
+	}
+	if !bytes.Equal(readFile(t, s.ChatPath(m.ID)), before) {
+		t.Error("refused AddFolders changed the file")
+	}
+}
+
 func TestRemoveFolders(t *testing.T) {
 	s := openStore(t)
 	tr := newTree(t)

@@ -22,6 +22,19 @@ const CodeInvalidParams = -32602
 // without asking the file system.
 const maxPathBytes = 4095
 
+// maxGivenFolders and maxGivenBytes bound the list the validator reads at
+// all. A longer list, or one whose paths add up to more bytes, is refused
+// before any file-system call, so hostile input stays cheap: resolving a path
+// costs a system call per component, and the byte bound keeps the worst case
+// where the old bound of MaxFolders entries of the longest path had it. A
+// list within both is resolved, and MaxFolders applies to the distinct
+// folders it keeps, so 70 entries that are 64 folders spelt several ways are
+// accepted.
+const (
+	maxGivenFolders = 16 * MaxFolders
+	maxGivenBytes   = MaxFolders * (maxPathBytes + 1)
+)
+
 // maxListedProblems bounds how many bad entries one refusal spells out, so a
 // hostile list of 100,000 entries yields a short error; the rest are counted.
 const maxListedProblems = 100
@@ -40,13 +53,21 @@ type FolderProblem struct {
 type FolderError struct {
 	// Count is the number of entries given.
 	Count int
-	// TooMany is set when more than MaxFolders entries were given.
+	// Kept is the number of distinct folders the good entries resolved to;
+	// zero when the list was refused on its length alone, unread.
+	Kept int
+	// TooMany is set when the entries resolved to more than MaxFolders
+	// distinct folders, or when more than maxGivenFolders entries were given.
 	TooMany bool
 	// Problems lists the refused entries in list order, at most
 	// maxListedProblems of them.
 	Problems []FolderProblem
 	// Unlisted counts the refused entries left out of Problems.
 	Unlisted int
+
+	// overBytes is set when the list was refused unread for the bytes of
+	// its paths rather than for its length.
+	overBytes bool
 }
 
 // Code returns the JSON-RPC error code of the refusal, -32602.
@@ -57,8 +78,13 @@ func (e *FolderError) Code() int { return CodeInvalidParams }
 func (e *FolderError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "invalid params (%d): additionalDirectories refused", CodeInvalidParams)
-	if e.TooMany {
+	switch {
+	case e.overBytes:
+		fmt.Fprintf(&b, "\n  %d folders given, with more than %d bytes of paths in all; at most %d folders allowed", e.Count, maxGivenBytes, MaxFolders)
+	case e.TooMany && (e.Kept == 0 || e.Kept == e.Count):
 		fmt.Fprintf(&b, "\n  %d folders given, at most %d allowed", e.Count, MaxFolders)
+	case e.TooMany:
+		fmt.Fprintf(&b, "\n  %d folders given, %d distinct, at most %d allowed", e.Count, e.Kept, MaxFolders)
 	}
 	for _, p := range e.Problems {
 		fmt.Fprintf(&b, "\n  [%d] %s: %s", p.Index, quotePath(p.Path), p.Reason)
@@ -74,6 +100,7 @@ func (e *FolderError) Error() string {
 func (e *FolderError) RPCError() json.RawMessage {
 	type data struct {
 		Count    int             `json:"count"`
+		Kept     int             `json:"kept,omitempty"`
 		Max      int             `json:"max"`
 		Entries  []FolderProblem `json:"entries"`
 		Unlisted int             `json:"unlisted,omitempty"`
@@ -86,7 +113,7 @@ func (e *FolderError) RPCError() json.RawMessage {
 		Code    int    `json:"code"`
 		Message string `json:"message"`
 		Data    data   `json:"data"`
-	}{CodeInvalidParams, "Invalid params: additionalDirectories", data{e.Count, MaxFolders, entries, e.Unlisted}})
+	}{CodeInvalidParams, "Invalid params: additionalDirectories", data{e.Count, e.Kept, MaxFolders, entries, e.Unlisted}})
 	return out
 }
 
@@ -195,12 +222,14 @@ func existenceReason(p string, err error) string {
 // the chat's own folder and the folders as given, it returns their canonical
 // forms in order, each listed once (first place kept), or a *FolderError naming
 // every bad entry. The chat's own folder is compared canonically, so a symlink
-// to it is caught too. A list longer than MaxFolders is refused before any
-// file-system call, so hostile input stays cheap.
+// to it is caught too. At most MaxFolders distinct folders are kept; a refusal
+// for too many still names every bad entry. A list longer than
+// maxGivenFolders is refused before any file-system call, so hostile input
+// stays cheap.
 func ValidateFolders(cwd string, dirs []string) ([]string, error) {
 	ferr := &FolderError{Count: len(dirs)}
-	if len(dirs) > MaxFolders {
-		ferr.TooMany = true
+	if len(dirs) > maxGivenFolders || pathBytes(dirs) > maxGivenBytes {
+		ferr.TooMany, ferr.overBytes = true, len(dirs) <= maxGivenFolders
 		for i, d := range dirs {
 			if reason := syntaxProblem(d); reason != "" {
 				ferr.add(i, d, reason)
@@ -209,13 +238,23 @@ func ValidateFolders(cwd string, dirs []string) ([]string, error) {
 		return nil, ferr
 	}
 	own := canonicalOwn(cwd)
-	out := make([]string, 0, len(dirs))
+	out := make([]string, 0, min(len(dirs), MaxFolders))
 	seen := make(map[string]bool, len(dirs))
+	// An entry given twice, byte for byte, is resolved once.
+	type resolved struct {
+		canonical string
+		err       error
+	}
+	asked := make(map[string]resolved, len(dirs))
 	for i, d := range dirs {
-		c, err := Canonical(d)
-		switch {
-		case err != nil:
-			ferr.add(i, d, err.Error())
+		r, ok := asked[d]
+		if !ok {
+			r.canonical, r.err = Canonical(d)
+			asked[d] = r
+		}
+		switch c := r.canonical; {
+		case r.err != nil:
+			ferr.add(i, d, r.err.Error())
 		case c == own:
 			ferr.add(i, d, "is the chat's own folder")
 		case seen[c]:
@@ -225,10 +264,28 @@ func ValidateFolders(cwd string, dirs []string) ([]string, error) {
 			out = append(out, c)
 		}
 	}
-	if len(ferr.Problems) > 0 || ferr.Unlisted > 0 {
+	ferr.Kept = len(out)
+	ferr.TooMany = len(out) > MaxFolders
+	if ferr.TooMany || len(ferr.Problems) > 0 || ferr.Unlisted > 0 {
 		return nil, ferr
 	}
 	return out, nil
+}
+
+// pathBytes adds up the lengths of the entries the file system would be
+// asked about (one longer than maxPathBytes is refused unasked), stopping
+// once past maxGivenBytes. MaxFolders entries never pass the bound.
+func pathBytes(dirs []string) int {
+	n := 0
+	for _, d := range dirs {
+		if len(d) > maxPathBytes {
+			continue
+		}
+		if n += len(d); n > maxGivenBytes {
+			break
+		}
+	}
+	return n
 }
 
 // canonicalOwn resolves the chat's own folder; a folder that cannot be

@@ -268,7 +268,7 @@ func TestValidateFoldersLimit(t *testing.T) {
 		t.Fatalf("64 folders gave %d", len(got))
 	}
 	fe := refuse(t, tr.p("own"), dirs)
-	if !fe.TooMany || fe.Count != 65 || len(fe.Problems) != 0 {
+	if !fe.TooMany || fe.Count != 65 || fe.Kept != 65 || len(fe.Problems) != 0 {
 		t.Fatalf("65 folders: %+v", fe)
 	}
 	if want := "65 folders given, at most 64 allowed"; !strings.Contains(fe.Error(), want) {
@@ -282,6 +282,112 @@ func TestValidateFoldersLimit(t *testing.T) {
 	}
 }
 
+// The limit is on the folders kept: the distinct canonical folders of the
+// good entries, not the entries given.
+func TestValidateFoldersCountsWhatItKeeps(t *testing.T) {
+	tr := newTree(t)
+	dirs := makeDirs(t, tr.p("many"), MaxFolders+1)
+	if err := os.Symlink(dirs[3], tr.p("link-d003")); err != nil {
+		t.Fatal(err)
+	}
+	// 70 entries, 64 folders: the six extra are the same folders again, spelt
+	// as given, with a trailing slash, through a link, with "..".
+	given := append([]string(nil), dirs[:64]...)
+	given = append(given, dirs[0], dirs[1]+"/", tr.p("link-d003"), tr.p("many/d010/../d010"), dirs[63], dirs[0])
+	got, err := ValidateFolders(tr.p("own"), given)
+	if err != nil {
+		t.Fatalf("70 entries that are 64 folders: %v", err)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(dirs[:64]) {
+		t.Errorf("kept %d folders, not the 64 in first-place order", len(got))
+	}
+
+	// 70 entries that are 65 folders: refused for the count kept.
+	given[69] = dirs[64]
+	fe := refuse(t, tr.p("own"), given)
+	if !fe.TooMany || fe.Count != 70 || fe.Kept != 65 || len(fe.Problems) != 0 {
+		t.Fatalf("65 distinct of 70: %+v", fe)
+	}
+	if want := "\n  70 folders given, 65 distinct, at most 64 allowed"; !strings.Contains(fe.Error(), want) {
+		t.Errorf("error lacks %q:\n%s", want, fe)
+	}
+
+	// More than 64 kept and bad entries of every kind: each bad one is named
+	// with its index, its text and the reason, as well as the count.
+	given = append(append([]string(nil), dirs...), tr.p("nope"), tr.p("file"), "rel", tr.p("link-own"), tr.p("dangling"), dirs[5])
+	fe = refuse(t, tr.p("own"), given)
+	want := []FolderProblem{
+		{65, tr.p("nope"), "does not exist"},
+		{66, tr.p("file"), "not a directory"},
+		{67, "rel", "not an absolute path"},
+		{68, tr.p("link-own"), "is the chat's own folder"},
+		{69, tr.p("dangling"), "dangling symlink: its target does not exist"},
+	}
+	if !fe.TooMany || fe.Kept != 65 || fmt.Sprint(fe.Problems) != fmt.Sprint(want) {
+		t.Errorf("refusal %+v\nwant problems %v", fe, want)
+	}
+	for _, line := range []string{"71 folders given, 65 distinct, at most 64 allowed", "[65] \"" + tr.p("nope") + "\": does not exist", "[69] "} {
+		if !strings.Contains(fe.Error(), line) {
+			t.Errorf("error lacks %q:\n%s", line, fe)
+		}
+	}
+	// 64 kept and bad ones: refused for the bad ones only.
+	given = append(append([]string(nil), dirs[:64]...), "rel", dirs[0])
+	fe = refuse(t, tr.p("own"), given)
+	if fe.TooMany || fe.Kept != 64 || len(fe.Problems) != 1 || strings.Contains(fe.Error(), "allowed") {
+		t.Errorf("64 and a bad one: %+v\n%s", fe, fe)
+	}
+
+	// Up to 1024 entries are read; one folder 1024 times is one folder.
+	same := make([]string, maxGivenFolders)
+	for i := range same {
+		same[i] = tr.p("a") + strings.Repeat("/", 1+i%3)
+	}
+	if got, err := ValidateFolders(tr.p("own"), same); err != nil || len(got) != 1 {
+		t.Errorf("one folder 1024 times: %q, %v", got, err)
+	}
+	// 1025 are refused unread, and entries bad on their face still named.
+	same = append(same, "rel")
+	fe = refuse(t, tr.p("own"), same)
+	if !fe.TooMany || fe.Kept != 0 || len(fe.Problems) != 1 || fe.Problems[0].Index != 1024 {
+		t.Errorf("1025 entries: %+v", fe)
+	}
+	if want := "1025 folders given, at most 64 allowed"; !strings.Contains(fe.Error(), want) {
+		t.Errorf("error lacks %q:\n%s", want, fe)
+	}
+}
+
+// The entries read are bounded in bytes too, where the old bound of 64
+// entries of the longest path put them: resolving costs a system call per
+// path component. 64 entries are never refused on their bytes.
+func TestValidateFoldersBoundsBytes(t *testing.T) {
+	tr := newTree(t)
+	long := tr.p("a") + strings.Repeat("/.", (maxPathBytes-len(tr.p("a")))/2)
+	if len(long) > maxPathBytes || len(long) < maxPathBytes-1 {
+		t.Fatalf("path of %d bytes", len(long))
+	}
+	dirs := make([]string, MaxFolders)
+	for i := range dirs {
+		dirs[i] = long
+	}
+	if got, err := ValidateFolders(tr.p("own"), dirs); err != nil || len(got) != 1 {
+		t.Fatalf("64 entries of %d bytes: %q, %v", len(long), got, err)
+	}
+	dirs = append(dirs, long, long)
+	var err error
+	allocs := testing.AllocsPerRun(5, func() { _, err = ValidateFolders(tr.p("own"), dirs) })
+	fe, ok := AsFolderError(err)
+	if !ok || !fe.TooMany || fe.Kept != 0 || len(fe.Problems) != 0 {
+		t.Fatalf("66 entries of %d bytes: %v", len(long), err)
+	}
+	if want := "66 folders given, with more than 262144 bytes of paths in all; at most 64 folders allowed"; !strings.Contains(fe.Error(), want) {
+		t.Errorf("error lacks %q:\n%s", want, fe)
+	}
+	if allocs > 10 {
+		t.Errorf("refusing on the bytes made %.0f allocations: the entries were resolved", allocs)
+	}
+}
+
 func TestFolderErrorRPCError(t *testing.T) {
 	tr := newTree(t)
 	fe := refuse(t, tr.p("own"), []string{"rel", tr.p("a"), tr.p("file")})
@@ -290,6 +396,7 @@ func TestFolderErrorRPCError(t *testing.T) {
 		Message *string `json:"message"`
 		Data    struct {
 			Count    *int              `json:"count"`
+			Kept     *int              `json:"kept"`
 			Max      *int              `json:"max"`
 			Entries  []json.RawMessage `json:"entries"`
 			Unlisted *int              `json:"unlisted"`
@@ -302,7 +409,7 @@ func TestFolderErrorRPCError(t *testing.T) {
 	if got.Code == nil || *got.Code != -32602 || got.Message == nil || *got.Message == "" {
 		t.Fatalf("code/message: %s", raw)
 	}
-	if *got.Data.Count != 3 || *got.Data.Max != 64 || got.Data.Unlisted != nil {
+	if *got.Data.Count != 3 || *got.Data.Max != 64 || got.Data.Unlisted != nil || *got.Data.Kept != 1 {
 		t.Errorf("data: %s", raw)
 	}
 	wantEntries := []string{
