@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/sessions"
 	acp "github.com/coder/acp-go-sdk"
@@ -25,8 +26,12 @@ const (
 	ClientVersion = "0.1.0"
 )
 
-// handshakeTimeout bounds initialize and session setup.
+// handshakeTimeout bounds session setup after initialize (initialize has
+// the config's [acp] init_timeout).
 const handshakeTimeout = 2 * time.Minute
+
+// recentProcs is how many of a chat's latest processes explain looks at.
+const recentProcs = 3
 
 // acpChat is one chat whose harness speaks ACP over stdio: one harness
 // process per chat, one session in it.
@@ -37,6 +42,7 @@ type acpChat struct {
 	observer func(Entry) // streams entries as they arrive (the prompt command)
 	permit   PermissionPolicy
 	card     *permissionCard
+	recent   []*acpProcess // the latest processes, oldest first (explain)
 }
 
 // acpProcess is one running ACP harness.
@@ -54,7 +60,16 @@ type acpProcess struct {
 	noteDue    bool // the folder note still has to head the first prompt
 	folders    []string
 	turnCancel context.CancelFunc
-	bad        atomic.Value // string: why the wire guard gave up
+	bad        atomic.Value // badMessage: why the wire guard gave up
+
+	guard        *wireGuard
+	stderr       *logWriter
+	exited       chan struct{} // closed when the process has been waited for
+	exitHow      string        // how it ended ("exited with status 3"), once exited is closed
+	exitSignaled bool          // a signal ended it, once exited is closed
+	writeFailed  atomic.Bool   // a write to its stdin failed
+	connGaveUp   atomic.Bool   // the connection ended while its output had not
+	lingered     atomic.Bool   // its output ended but it did not exit, so it was stopped
 }
 
 func newACPChat(m *Mux, id string) *acpChat {
@@ -82,6 +97,10 @@ func (c *acpChat) spawnLocked() error {
 	p.roots = newRoots(meta.Cwd, meta.AdditionalDirectories)
 	p.folders = meta.AdditionalDirectories
 	c.proc = p
+	c.recent = append(c.recent, p)
+	if len(c.recent) > recentProcs {
+		c.recent = append(c.recent[:0], c.recent[len(c.recent)-recentProcs:]...)
+	}
 	c.startedLocked(&p.procCore, launch.Argv, harness.TransportACP)
 	c.m.opt.Logger.Info("started ACP harness", "chat", c.id, "pid", c.state.Pid, "launch", launch.String())
 	go c.reap(p)
@@ -91,10 +110,15 @@ func (c *acpChat) spawnLocked() error {
 }
 
 // spawnACP starts the harness with pipes for the protocol; its stderr goes to
-// the log, never the screen. It runs in its own process group.
+// the log, never the screen, and its last lines to errors. It runs in its
+// own process group.
 func (m *Mux) spawnACP(c *acpChat, l harness.Launch) (*acpProcess, error) {
+	stderr := &logWriter{log: m.opt.Logger, chat: c.id}
 	cmd := &exec.Cmd{Path: l.Path, Args: l.Argv, Env: l.Env, Dir: l.Dir,
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true}}
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+		// A grandchild holding stderr open must not keep Wait waiting
+		// (nor make stopWhenSilent stop an agent that has exited).
+		WaitDelay: lingerGrace / 2}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -106,7 +130,7 @@ func (m *Mux) spawnACP(c *acpChat, l harness.Launch) (*acpProcess, error) {
 		return nil, err
 	}
 	cmd.Stdout = childOut
-	cmd.Stderr = &logWriter{log: m.opt.Logger, chat: c.id}
+	cmd.Stderr = io.MultiWriter(stderr, &stderrTap{chat: c}) // the log, and the prompt command
 	err = cmd.Start()
 	childOut.Close()
 	if err != nil {
@@ -114,19 +138,57 @@ func (m *Mux) spawnACP(c *acpChat, l harness.Launch) (*acpProcess, error) {
 		return nil, fmt.Errorf("start %s: %w", l.Path, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &acpProcess{procCore: procCore{cmd: cmd, done: make(chan struct{})}, stdout: stdout, ready: make(chan struct{}), ctx: ctx, cancel: cancel}
-	guard := newWireGuard(stdout, maxMessageBytes, func(reason string) {
-		p.bad.Store(reason)
-		m.opt.Logger.Error("bad message from agent", "chat", c.id, "reason", reason)
+	p := &acpProcess{procCore: procCore{cmd: cmd, done: make(chan struct{})}, stdout: stdout, ready: make(chan struct{}),
+		ctx: ctx, cancel: cancel, stderr: stderr, exited: make(chan struct{})}
+	log := m.opt.Logger.With("chat", c.id)
+	client := &acpClient{chat: c, proc: p}
+	p.guard = newWireGuard(stdout, maxMessageBytes, func(reason string) {
+		p.bad.Store(p.guard.why)
+		log.Error("bad message from agent", "reason", reason)
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	})
-	var toAgent io.Writer = stdin
+	p.guard.sink = &updateApplier{ctx: ctx, client: client, log: log.Warn}
+	var toAgent io.Writer = &agentInput{w: stdin, p: p}
 	if m.opt.Wire != nil {
-		toAgent = &wireTap{w: stdin, see: func(b []byte) { m.opt.Wire(c.id, b) }}
+		toAgent = &wireTap{w: toAgent, see: func(b []byte) { m.opt.Wire(c.id, b) }}
 	}
-	p.conn = acp.NewClientSideConnection(&acpClient{chat: c, proc: p}, toAgent, guard)
-	p.conn.SetLogger(m.opt.Logger.With("chat", c.id))
+	p.conn = acp.NewClientSideConnection(client, toAgent, p.guard)
+	p.conn.SetLogger(log)
+	go p.stopWhenSilent()
 	return p, nil
+}
+
+// stopWhenSilent stops an agent whose connection has ended (its output
+// closed, or the connection gave up on it) but which has not exited within
+// lingerGrace: it can do nothing more, and reap must see it go.
+func (p *acpProcess) stopWhenSilent() {
+	<-p.conn.Done()
+	if !p.guard.ended.Load() {
+		p.connGaveUp.Store(true)
+	}
+	t := time.NewTimer(lingerGrace)
+	defer t.Stop()
+	select {
+	case <-p.exited:
+	case <-t.C:
+		p.lingered.Store(true)
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	}
+}
+
+// agentInput is an agent's stdin, noting a failed write: the agent has
+// exited or stopped reading.
+type agentInput struct {
+	w io.Writer
+	p *acpProcess
+}
+
+func (a *agentInput) Write(b []byte) (int, error) {
+	n, err := a.w.Write(b)
+	if err != nil {
+		a.p.writeFailed.Store(true)
+	}
+	return n, err
 }
 
 // setup runs the handshake and records the session.
@@ -151,18 +213,28 @@ func (c *acpChat) setup(p *acpProcess, spec harness.Spec, meta *sessions.Meta) {
 }
 
 func (c *acpChat) handshake(p *acpProcess, spec harness.Spec, meta *sessions.Meta) error {
-	ctx, cancel := context.WithTimeout(p.ctx, handshakeTimeout)
-	defer cancel()
-	init, err := p.conn.Initialize(ctx, acp.InitializeRequest{
+	initTimeout := c.m.opt.Config.ACP.InitTimeout.Duration
+	if initTimeout <= 0 {
+		initTimeout = config.DefaultInitTimeout
+	}
+	ictx, cancel := context.WithTimeout(p.ctx, initTimeout)
+	init, err := p.conn.Initialize(ictx, acp.InitializeRequest{
 		ProtocolVersion: acp.ProtocolVersionNumber,
 		ClientCapabilities: acp.ClientCapabilities{
 			Fs: acp.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true},
 		},
 		ClientInfo: &acp.Implementation{Name: ClientName, Version: ClientVersion},
 	})
+	timedOut := errors.Is(ictx.Err(), context.DeadlineExceeded)
+	cancel()
 	if err != nil {
-		return c.explain("initialize", err, nil)
+		if timedOut && !p.connectionFailed(err) {
+			return p.timedOut("initialize", initTimeout)
+		}
+		return c.explainProc(p, "initialize", err, nil)
 	}
+	ctx, cancel := context.WithTimeout(p.ctx, handshakeTimeout)
+	defer cancel()
 	if init.ProtocolVersion != acp.ProtocolVersionNumber {
 		return fmt.Errorf("agent speaks ACP version %d, acpmux-tui speaks %d", init.ProtocolVersion, acp.ProtocolVersionNumber)
 	}
@@ -182,7 +254,10 @@ func (c *acpChat) handshake(p *acpProcess, spec harness.Spec, meta *sessions.Met
 
 	sid, how, err := c.openSession(ctx, p, caps, meta, dirs)
 	if err != nil {
-		return c.explain(how, err, init.AuthMethods)
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) && !p.connectionFailed(err) {
+			return p.timedOut(how, handshakeTimeout)
+		}
+		return c.explainProc(p, how, err, init.AuthMethods)
 	}
 	c.mu.Lock()
 	p.sessionID = sid
@@ -233,27 +308,6 @@ func (c *acpChat) openSession(ctx context.Context, p *acpProcess, caps acp.Agent
 	return resp.SessionId, "session/new", err
 }
 
-// explain turns a protocol error into what the user should know; an
-// auth_required reply lists the agent's ways to log in.
-func (c *acpChat) explain(step string, err error, methods []acp.AuthMethod) error {
-	var re *acp.RequestError
-	if errors.As(err, &re) && re.Code == -32000 {
-		var ways []string
-		for _, m := range methods {
-			ways = append(ways, describeAuth(m))
-		}
-		msg := "the agent needs you to log in first"
-		if len(ways) > 0 {
-			msg += ": " + strings.Join(ways, "; ")
-		}
-		return errors.New(msg)
-	}
-	if errors.As(err, &re) {
-		return fmt.Errorf("%s: agent refused (%d): %s", step, re.Code, re.Message)
-	}
-	return fmt.Errorf("%s: %w", step, err)
-}
-
 func describeAuth(m acp.AuthMethod) string {
 	desc := func(name string, d *string) string {
 		if d != nil && *d != "" {
@@ -298,6 +352,8 @@ func (c *acpChat) note(text string) {
 // is started again on the next prompt or with backoff, as a pty one is.
 func (c *acpChat) reap(p *acpProcess) {
 	err := p.cmd.Wait()
+	p.exitHow, p.exitSignaled = describeExit(p.cmd, err)
+	close(p.exited)
 	// Its last messages are still read; a grandchild holding the pipe open
 	// must not keep the connection waiting forever.
 	_ = p.stdout.SetReadDeadline(time.Now().Add(time.Second))
@@ -306,10 +362,13 @@ func (c *acpChat) reap(p *acpProcess) {
 	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 	<-p.conn.Done()
 	p.stdout.Close()
+	// Setup ends with the connection; whether it failed decides below
+	// between a failed chat (with setup's reason) and a crash to restart.
+	<-p.ready
 	c.mu.Lock()
 	code, how := exitStatus(p.cmd, err)
-	if reason, ok := p.bad.Load().(string); ok {
-		how = "bad message from the agent: " + reason
+	if b, ok := p.bad.Load().(badMessage); ok {
+		how = "bad message from the agent: " + strings.TrimPrefix(b.in(""), "agent ")
 	}
 	current := c.proc == p
 	if current {
@@ -442,31 +501,4 @@ func (t *wireTap) Write(p []byte) (int, error) {
 	}
 	t.mu.Unlock()
 	return t.w.Write(p)
-}
-
-// logWriter sends a harness's stderr to the log, a line at a time.
-type logWriter struct {
-	log  interface{ Info(string, ...any) }
-	chat string
-	mu   sync.Mutex
-	buf  []byte
-}
-
-func (w *logWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.buf = append(w.buf, p...)
-	for {
-		i := strings.IndexByte(string(w.buf), '\n')
-		if i < 0 {
-			break
-		}
-		w.log.Info("harness stderr", "chat", w.chat, "line", string(w.buf[:i]))
-		w.buf = w.buf[i+1:]
-	}
-	if len(w.buf) > 64*1024 {
-		w.log.Info("harness stderr", "chat", w.chat, "line", string(w.buf))
-		w.buf = w.buf[:0]
-	}
-	return len(p), nil
 }

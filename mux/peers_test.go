@@ -49,6 +49,9 @@ func peerRig(t *testing.T, command string, args []string) *acpRig {
 	}
 	home := t.TempDir()
 	cfg := config.Defaults()
+	// A real agent can take longer than the default init_timeout to start
+	// on a loaded machine: the test's bound is the hang detector's.
+	cfg.ACP.InitTimeout = config.Duration{Duration: hangDeadline}
 	cfg.Harness = map[string]config.HarnessConfig{"peer": {Command: command, Args: args, Transport: "acp", Env: map[string]string{
 		"HOME": home, "XDG_DATA_HOME": filepath.Join(home, ".local/share"), "XDG_CONFIG_HOME": filepath.Join(home, ".config"),
 		"XDG_CACHE_HOME": filepath.Join(home, ".cache"), "XDG_STATE_HOME": filepath.Join(home, ".local/state"),

@@ -1,0 +1,174 @@
+package mux
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acpmux/acpmux-tui/config"
+	"github.com/acpmux/acpmux-tui/sessions"
+	acp "github.com/coder/acp-go-sdk"
+)
+
+// newACPRigTweaked is newACPRig with a change to the config.
+func newACPRigTweaked(t *testing.T, env map[string]string, tweak func(*config.Config)) *acpRig {
+	t.Helper()
+	store, err := sessions.OpenStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := map[string]string{"ACPMUX_FAKE_STATE": t.TempDir()}
+	for k, v := range env {
+		full[k] = v
+	}
+	cfg := config.Defaults()
+	cfg.Harness = map[string]config.HarnessConfig{"fake": {Command: fakeACP, Transport: "acp", Env: full}}
+	tweak(cfg)
+	return newACPRigWith(t, store, cfg)
+}
+
+// checkShownError checks an error as the user sees it: it says want, it is
+// not the SDK's anonymous "Internal error", and it carries no control
+// character but newline (nothing from the agent's stderr that a terminal
+// would act on).
+func checkShownError(t *testing.T, what, got string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(got, w) {
+			t.Errorf("%s %q does not say %q", what, got, w)
+		}
+	}
+	if strings.Contains(got, "Internal error") || strings.Contains(got, "-32603") {
+		t.Errorf("%s %q is the SDK's anonymous internal error", what, got)
+	}
+	for _, r := range got {
+		if (r < 0x20 && r != '\n') || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			t.Errorf("%s %q holds control character %U", what, got, r)
+			break
+		}
+	}
+}
+
+// transcriptError is the last error entry of a chat's transcript.
+func transcriptError(r *acpRig, id string) string {
+	entries := r.mux.Transcript(id)
+	for i := len(entries) - 1; i >= 0; i-- {
+		if entries[i].Kind == EntryError {
+			return entries[i].Text
+		}
+	}
+	return ""
+}
+
+// TestACPTurnErrorsNameTheirCause: a turn that fails says why, in the
+// error the prompt command prints and in the transcript: the agent's bad
+// line, or its exit status with its last stderr lines.
+func TestACPTurnErrorsNameTheirCause(t *testing.T) {
+	cases := []struct {
+		prompt string
+		want   []string
+		// kept: the transcript keeps the error (a crashed chat is started
+		// again and its load replays the conversation instead).
+		kept bool
+	}{
+		{"huge", []string{"agent sent a line over 8 MiB during the turn"}, true},
+		{"garbage", []string{`agent sent invalid JSON during the turn: "this is not JSON {{{"`}, true},
+		{"crash", []string{"agent exited with status 3 during the turn", "last stderr lines", "acpfake: crashing mid-turn as asked"}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.prompt, func(t *testing.T) {
+			r := newACPRig(t, nil)
+			m := r.create("fake", nil)
+			r.ready(m.ID)
+			_, err := r.prompt(m.ID, c.prompt)
+			if err == nil {
+				t.Fatal("the turn reported no error")
+			}
+			t.Logf("shown as:\n%s", err)
+			checkShownError(t, "the prompt's error", err.Error(), c.want...)
+			if c.kept {
+				checkShownError(t, "the transcript's error", transcriptError(r, m.ID), c.want...)
+			}
+			if t.Failed() {
+				t.Logf("log:\n%s", tail(r.logBuf.String(), 4000))
+			}
+		})
+	}
+}
+
+// TestACPInitializeErrorsNameTheirCause: an agent that exits before it
+// answers initialize, or never answers it, is reported as such, with its
+// last stderr lines cleaned of control characters; one that never answers
+// is given up on after [acp] init_timeout and stopped.
+func TestACPInitializeErrorsNameTheirCause(t *testing.T) {
+	cases := []struct {
+		name, mode string
+		want       []string
+	}{
+		{"exit", "exit", []string{"agent exited with status 3 before answering initialize",
+			"acpfake: reading the config", "fatal: no config"}},
+		{"timeout", "mute", []string{"agent did not answer initialize within 1s", "acpfake: mute: never answering initialize"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := newACPRigTweaked(t, map[string]string{"ACPMUX_FAKE_INIT": c.mode}, func(cfg *config.Config) {
+				cfg.ACP.InitTimeout = config.Duration{Duration: time.Second}
+			})
+			m := r.create("fake", nil)
+			ctx, cancel := context.WithTimeout(context.Background(), hangDeadline)
+			defer cancel()
+			err := r.mux.WaitReady(ctx, m.ID)
+			if err == nil {
+				t.Fatal("session setup reported no error")
+			}
+			t.Logf("shown as:\n%s", err)
+			checkShownError(t, "the error", err.Error(), c.want...)
+			waitFor(t, "the chat to fail and its agent to go", func() bool {
+				st := r.mux.State(m.ID)
+				return st.Status == StatusFailed && st.Pid == 0
+			})
+			checkShownError(t, "the chat's reason", r.mux.State(m.ID).Reason, c.want...)
+			if t.Failed() {
+				t.Logf("log:\n%s", tail(r.logBuf.String(), 4000))
+			}
+		})
+	}
+}
+
+// TestExplainShowsTheAgentsRefusal: an error the agent itself sent is shown
+// with its code, message and data, cleaned.
+func TestExplainShowsTheAgentsRefusal(t *testing.T) {
+	c := newACPChat(New(Options{}), "x")
+	err := c.explain("session/new", refusal(-32602, "bad \x1b[31mcwd\x1b[0m\a", map[string]any{"path": "rel\x07"}), nil)
+	want := `session/new: agent refused (-32602): bad cwd {"path":"rel\u0007"}`
+	if err.Error() != want {
+		t.Fatalf("got %q, want %q", err, want)
+	}
+}
+
+// TestSanitize: escape sequences and C0, DEL and C1 controls go; newline,
+// tab and other text stay.
+func TestSanitize(t *testing.T) {
+	cases := map[string]string{
+		"plain\ttext\nnext":            "plain\ttext\nnext",
+		"\x1b[31mred\x1b[0m":           "red",
+		"bell\a back\b cr\r del\x7f":   "bell back cr del",
+		"c1 \u0085next \u009dosc":      "c1 next osc",
+		"bad \xff utf8":                "bad \uFFFD utf8",
+		"\x1b]0;title\x07after":        "after",
+		"日本語 🙂":                        "日本語 🙂",
+		"unterminated \x1b[":           "unterminated ",
+		"nul\x00byte":                  "nulbyte",
+		"\u009b31mc1 csi\u009b0m done": "31mc1 csi0m done", // C1 CSI: the control goes, its text stays
+	}
+	for in, want := range cases {
+		if got := sanitize(in); got != want {
+			t.Errorf("sanitize(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func refusal(code int, message string, data any) error {
+	return &acp.RequestError{Code: code, Message: message, Data: data}
+}
