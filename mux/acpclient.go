@@ -1,38 +1,115 @@
 package mux
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
 
+	"github.com/acpmux/acpmux-tui/internal/plaintext"
 	acp "github.com/coder/acp-go-sdk"
 )
 
 // Permission is a permission request from an agent, shown as a card the user
-// answers from the keyboard.
+// answers from the keyboard. Requests that arrive while one is shown wait
+// their turn: the chat shows the first, and says how many wait.
 type Permission struct {
-	// Title names the tool call that asks.
+	// Title names the tool call that asks, on one line.
 	Title string
 	// Options are the agent's choices, in its order.
 	Options []PermissionOption
+	// Pending is how many permission requests wait for an answer, this one
+	// included (1 when it is the only one).
+	Pending int
+	// Seq numbers the agent process's permission requests from 1: a card
+	// with another Seq is another request.
+	Seq uint64
 }
 
 // PermissionOption is one answer to a permission request.
 type PermissionOption struct {
-	ID   string
+	ID string
+	// Name is the option's label, on one line.
 	Name string
 	// Kind is allow_once, allow_always, reject_once or reject_always.
 	Kind string
 }
 
 // PermissionPolicy answers permission requests without asking (the prompt
-// command refuses them all). It returns the option id, or "" to cancel.
+// command refuses them all). It returns the option id, or "" to cancel. An
+// agent may ask several at once, so it may be called from several
+// goroutines at a time.
 type PermissionPolicy func(Permission) string
 
+// maxPendingPermissions bounds the permission requests that wait at once;
+// an agent that asks more at a time has the rest cancelled.
+const maxPendingPermissions = 256
+
+// permissionCard is one permission request waiting for the user. A chat's
+// waiting requests form a queue in the order they came: acpChat.card is its
+// head, the card shown, and each card links to the one asked after it.
 type permissionCard struct {
 	Permission
 	answer chan string
+	next   *permissionCard
+}
+
+// queueCardLocked puts card at the end of the chat's queue; false when the
+// queue is full.
+func (c *acpChat) queueCardLocked(card *permissionCard) bool {
+	n := 0
+	link := &c.card
+	for *link != nil {
+		link = &(*link).next
+		n++
+	}
+	if n >= maxPendingPermissions {
+		return false
+	}
+	*link = card
+	c.countCardsLocked()
+	return true
+}
+
+// dropCardLocked takes card out of the queue, wherever it is.
+func (c *acpChat) dropCardLocked(card *permissionCard) {
+	for link := &c.card; *link != nil; link = &(*link).next {
+		if *link == card {
+			*link = card.next
+			card.next = nil
+			break
+		}
+	}
+	c.countCardsLocked()
+}
+
+// takeCardsLocked empties the queue and returns what was in it.
+func (c *acpChat) takeCardsLocked() []*permissionCard {
+	var cards []*permissionCard
+	for k := c.card; k != nil; {
+		next := k.next
+		k.next = nil
+		cards = append(cards, k)
+		k = next
+	}
+	c.card = nil
+	return cards
+}
+
+// countCardsLocked records the queue's length on its head, the card that
+// State reports.
+func (c *acpChat) countCardsLocked() {
+	n := 0
+	for k := c.card; k != nil; k = k.next {
+		n++
+	}
+	if c.card != nil {
+		c.card.Pending = n
+	}
 }
 
 // RefuseAll is the PermissionPolicy of `acpmux-tui prompt`: the first reject
@@ -48,10 +125,13 @@ func RefuseAll(p Permission) string {
 
 // acpClient is the client side of one ACP connection: it takes the agent's
 // session updates into the transcript, asks the user for permissions, and
-// serves file reads and writes inside the chat's roots only.
+// serves file reads and writes inside the chat's roots only. What the agent
+// writes is cleaned (internal/plaintext) where it enters the transcript, so
+// no control sequence of its own reaches a terminal.
 type acpClient struct {
-	chat *acpChat
-	proc *acpProcess
+	chat  *acpChat
+	proc  *acpProcess
+	asked atomic.Uint64 // permission requests so far (Permission.Seq)
 }
 
 var _ acp.Client = (*acpClient)(nil)
@@ -60,43 +140,49 @@ func (a *acpClient) SessionUpdate(_ context.Context, n acp.SessionNotification) 
 	c := a.chat
 	u := n.Update
 	var entry *Entry
+	chunk := func(kind EntryKind, content acp.ContentBlock, messageID *string) {
+		e := Entry{Kind: kind, Text: plaintext.Clean(contentText(content))}
+		if messageID != nil {
+			e.MessageID = *messageID
+		}
+		c.log.appendText(e.Kind, e.Text, e.MessageID)
+		entry = &e
+	}
 	c.mu.Lock()
 	switch {
 	case u.UserMessageChunk != nil:
-		c.log.appendText(EntryUser, contentText(u.UserMessageChunk.Content))
-		entry = &Entry{Kind: EntryUser, Text: contentText(u.UserMessageChunk.Content)}
+		chunk(EntryUser, u.UserMessageChunk.Content, u.UserMessageChunk.MessageId)
 	case u.AgentMessageChunk != nil:
-		text := contentText(u.AgentMessageChunk.Content)
-		c.log.appendText(EntryAgent, text)
-		entry = &Entry{Kind: EntryAgent, Text: text}
+		chunk(EntryAgent, u.AgentMessageChunk.Content, u.AgentMessageChunk.MessageId)
 	case u.AgentThoughtChunk != nil:
-		text := contentText(u.AgentThoughtChunk.Content)
-		c.log.appendText(EntryThought, text)
-		entry = &Entry{Kind: EntryThought, Text: text}
+		chunk(EntryThought, u.AgentThoughtChunk.Content, u.AgentThoughtChunk.MessageId)
 	case u.ToolCall != nil:
-		c.log.tool(string(u.ToolCall.ToolCallId), u.ToolCall.Title, string(u.ToolCall.Status))
-		entry = &Entry{Kind: EntryTool, ToolCallID: string(u.ToolCall.ToolCallId), Title: u.ToolCall.Title, ToolStatus: string(u.ToolCall.Status)}
+		id, title, status := string(u.ToolCall.ToolCallId), plaintext.Line(u.ToolCall.Title), plaintext.Line(string(u.ToolCall.Status))
+		c.log.tool(id, title, status)
+		entry = &Entry{Kind: EntryTool, ToolCallID: id, Title: title, ToolStatus: status}
 	case u.ToolCallUpdate != nil:
 		title, status := "", ""
 		if u.ToolCallUpdate.Title != nil {
-			title = *u.ToolCallUpdate.Title
+			title = plaintext.Line(*u.ToolCallUpdate.Title)
 		}
 		if u.ToolCallUpdate.Status != nil {
-			status = string(*u.ToolCallUpdate.Status)
+			status = plaintext.Line(string(*u.ToolCallUpdate.Status))
 		}
-		c.log.tool(string(u.ToolCallUpdate.ToolCallId), title, status)
-		entry = &Entry{Kind: EntryTool, ToolCallID: string(u.ToolCallUpdate.ToolCallId), Title: title, ToolStatus: status}
+		id := string(u.ToolCallUpdate.ToolCallId)
+		c.log.tool(id, title, status)
+		entry = &Entry{Kind: EntryTool, ToolCallID: id, Title: title, ToolStatus: status}
 	case u.Plan != nil:
 		items := make([]string, len(u.Plan.Entries))
 		for i, e := range u.Plan.Entries {
-			items[i] = fmt.Sprintf("[%s] %s", e.Status, e.Content)
+			items[i] = plaintext.Line(fmt.Sprintf("[%s] %s", e.Status, e.Content))
 		}
 		c.log.plan(items)
-		entry = &Entry{Kind: EntryPlan, Plan: items}
+		entry = &Entry{Kind: EntryPlan, Plan: append([]string(nil), items...)}
 	}
 	observer := c.observer
 	c.mu.Unlock()
 	if entry != nil && observer != nil {
+		entry.At = time.Now()
 		observer(*entry)
 	}
 	c.m.notify(c)
@@ -119,29 +205,34 @@ func contentText(b acp.ContentBlock) string {
 	return ""
 }
 
-// RequestPermission shows a card and waits for the user's answer (or the
-// chat's policy, or the turn's end).
+// RequestPermission queues a card and waits for the user's answer (or the
+// chat's policy, or the turn's cancel, or the process's end). A request that
+// comes while the user is cancelling the turn is answered "cancelled" at
+// once.
 func (a *acpClient) RequestPermission(ctx context.Context, req acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
 	c := a.chat
-	perm := Permission{Title: "a tool call"}
-	if req.ToolCall.Title != nil && *req.ToolCall.Title != "" {
-		perm.Title = *req.ToolCall.Title
+	perm := Permission{Title: "a tool call", Seq: a.asked.Add(1)}
+	if req.ToolCall.Title != nil {
+		if title := strings.TrimSpace(plaintext.Line(*req.ToolCall.Title)); title != "" {
+			perm.Title = title
+		}
 	}
 	for _, o := range req.Options {
-		perm.Options = append(perm.Options, PermissionOption{ID: string(o.OptionId), Name: o.Name, Kind: string(o.Kind)})
+		perm.Options = append(perm.Options, PermissionOption{ID: string(o.OptionId), Name: plaintext.Line(o.Name), Kind: string(o.Kind)})
 	}
 	card := &permissionCard{Permission: perm, answer: make(chan string, 1)}
 	c.mu.Lock()
-	policy := c.permit
-	if policy == nil {
-		c.card = card
-		c.state.Attention = true
+	policy, cancelling, queued := c.permit, c.log.cancelled, false
+	if policy == nil && !cancelling {
+		queued = c.queueCardLocked(card)
+		c.state.Attention = c.state.Attention || queued
 	}
 	c.mu.Unlock()
 	var choice string
-	if policy != nil {
+	switch {
+	case policy != nil:
 		choice = policy(perm)
-	} else {
+	case queued:
 		c.m.notify(c)
 		select {
 		case choice = <-card.answer:
@@ -149,11 +240,11 @@ func (a *acpClient) RequestPermission(ctx context.Context, req acp.RequestPermis
 		case <-a.proc.ctx.Done():
 		}
 		c.mu.Lock()
-		if c.card == card {
-			c.card = nil
-		}
+		c.dropCardLocked(card)
 		c.mu.Unlock()
 		c.m.notify(c)
+	case !cancelling:
+		c.m.opt.Logger.Warn("too many permission requests at once: cancelled one", "chat", c.id, "title", perm.Title, "max", maxPendingPermissions)
 	}
 	if choice == "" {
 		return acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Cancelled: &acp.RequestPermissionOutcomeCancelled{Outcome: "cancelled"}}}, nil
@@ -188,7 +279,8 @@ func (a *acpClient) WaitForTerminalExit(context.Context, acp.WaitForTerminalExit
 }
 
 // prompt runs one turn: the folder note first when it is due, the user's
-// text, and waits for the turn to end.
+// text, and waits for the turn to end. The turn leaves one mark in the
+// transcript when it ends other than normally (see transcript.endTurn).
 func (c *acpChat) prompt(ctx context.Context, text string) (acp.StopReason, error) {
 	p, err := c.ready(ctx)
 	if err != nil {
@@ -208,50 +300,96 @@ func (c *acpChat) prompt(ctx context.Context, text string) (acp.StopReason, erro
 	turnCtx, cancel := context.WithCancel(ctx)
 	p.turnCancel = cancel
 	c.state.TurnActive, c.state.Status, c.state.Attention = true, StatusRunning, false
-	c.log.add(Entry{Kind: EntryUser, Text: text})
+	c.log.startTurn(text)
 	c.mu.Unlock()
 	c.m.notify(c)
 
 	resp, err := p.conn.Prompt(turnCtx, acp.PromptRequest{SessionId: p.sessionID, Prompt: blocks})
 	cancel()
+	if err != nil {
+		err = c.explain("session/prompt", err, nil)
+	}
 	c.mu.Lock()
 	if c.proc == p {
 		c.state.TurnActive = false
 		c.state.Status = StatusWaiting
 		c.state.Attention = true
 	}
-	switch {
-	case err != nil:
-		c.log.add(Entry{Kind: EntryError, Text: c.explain("session/prompt", err, nil).Error()})
-	case resp.StopReason != acp.StopReasonEndTurn:
-		c.log.add(Entry{Kind: EntryNote, Text: "turn ended: " + string(resp.StopReason)})
-	}
+	c.log.endTurn(string(resp.StopReason), err)
 	c.mu.Unlock()
 	c.m.notify(c)
 	if err != nil {
-		return "", c.explain("session/prompt", err, nil)
+		return "", err
 	}
 	return resp.StopReason, nil
 }
 
-// cancelTurn sends session/cancel for the running turn.
+// cancelTurn sends session/cancel for the running turn. Every permission
+// request waiting is answered "cancelled" first, as the spec asks, and so is
+// any the agent sends until the turn ends.
 func (c *acpChat) cancelTurn() error {
 	c.mu.Lock()
 	p := c.proc
 	active := c.state.TurnActive
-	card := c.card
+	var cards []*permissionCard
+	if p != nil && active {
+		c.log.cancel()
+		cards = c.takeCardsLocked()
+	}
 	c.mu.Unlock()
 	if p == nil || !active {
 		return nil
 	}
-	if card != nil {
-		// A pending permission is answered "cancelled", as the spec asks.
+	for _, card := range cards {
 		select {
 		case card.answer <- "":
 		default:
 		}
 	}
+	c.m.notify(c)
 	return p.conn.Cancel(context.Background(), acp.CancelNotification{SessionId: p.sessionID})
+}
+
+// stderrTap passes an agent's stderr, a line at a time and cleaned, to the
+// chat's observer as EntryStderr entries (the prompt command shows them);
+// without an observer the lines are dropped. The log gets them through
+// logWriter.
+type stderrTap struct {
+	chat *acpChat
+	mu   sync.Mutex
+	buf  []byte
+}
+
+// maxStderrLine is where a line with no newline is cut.
+const maxStderrLine = 64 * 1024
+
+func (w *stderrTap) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, p...)
+	for {
+		i := bytes.IndexByte(w.buf, '\n')
+		if i < 0 {
+			break
+		}
+		w.emit(string(w.buf[:i]))
+		w.buf = w.buf[i+1:]
+	}
+	if len(w.buf) > maxStderrLine {
+		w.emit(string(w.buf))
+		w.buf = w.buf[:0]
+	}
+	return len(p), nil
+}
+
+func (w *stderrTap) emit(line string) {
+	c := w.chat
+	c.mu.Lock()
+	observer := c.observer
+	c.mu.Unlock()
+	if observer != nil {
+		observer(Entry{Kind: EntryStderr, Text: plaintext.Clean(line), At: time.Now()})
+	}
 }
 
 // FolderNote is the context note that gives an agent without the

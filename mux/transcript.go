@@ -3,8 +3,10 @@ package mux
 import (
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
+	"github.com/acpmux/acpmux-tui/internal/plaintext"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -20,9 +22,22 @@ const (
 	EntryPlan
 	EntryNote  // said by acpmux-tui itself: a folder note, a turn's end, an error
 	EntryError // an error in the chat
+	// EntryStderr is a line the agent wrote on its stderr. It reaches
+	// observers (Mux.Observe) only and is never kept in the transcript.
+	EntryStderr
 )
 
-// Entry is one item of an ACP chat's transcript.
+// NoReplyAfter is how long a running turn may go without any update from
+// the agent before the chat pane and the prompt command say "no reply yet".
+const NoReplyAfter = 10 * time.Second
+
+// noteCancelled is the mark a turn the user cancelled leaves.
+const noteCancelled = "turn cancelled"
+
+// Entry is one item of an ACP chat's transcript. Everything in it that came
+// from the agent has been through plaintext: no control character but
+// newline and tab, and none at all in one-line fields (Title, ToolStatus,
+// Plan).
 type Entry struct {
 	Kind EntryKind
 	// Text is the message, thought or note text.
@@ -31,8 +46,13 @@ type Entry struct {
 	ToolCallID string
 	Title      string
 	ToolStatus string
-	// Plan holds a plan's entries as "status: text".
+	// Plan holds a plan's entries as "[status] text".
 	Plan []string
+	// MessageID is the agent's id for the message a chunk belongs to
+	// (ACP's unstable messageId), "" when the agent sends none.
+	MessageID string
+	// At is when the entry was added or last changed.
+	At time.Time
 }
 
 // maxTranscriptEntries bounds an ACP chat's transcript in memory; older
@@ -42,29 +62,53 @@ const maxTranscriptEntries = 5000
 // maxEntryText bounds one entry's text.
 const maxEntryText = 1 << 20
 
-// transcript is an ACP chat's conversation as streamed by the agent.
+// transcript is an ACP chat's conversation as streamed by the agent, and
+// where its running turn stands.
 type transcript struct {
 	entries []Entry
+	// cancelled is set when the user cancels the running turn, until the
+	// next turn starts: the turn's end leaves one mark, and permission
+	// requests that arrive meanwhile are answered "cancelled".
+	cancelled bool
 }
 
+// add appends an entry, cleaning what it shows.
 func (t *transcript) add(e Entry) {
+	e.Text = plaintext.Clean(e.Text)
+	e.Title, e.ToolStatus = plaintext.Line(e.Title), plaintext.Line(e.ToolStatus)
+	for i, p := range e.Plan {
+		e.Plan[i] = plaintext.Line(p)
+	}
+	if e.At.IsZero() {
+		e.At = time.Now()
+	}
 	t.entries = append(t.entries, e)
 	if len(t.entries) > maxTranscriptEntries {
 		t.entries = append(t.entries[:0:0], t.entries[len(t.entries)-maxTranscriptEntries:]...)
 	}
 }
 
-// appendText adds a streamed chunk to the last entry of that kind when it is
-// the last entry, else starts a new one.
-func (t *transcript) appendText(kind EntryKind, text string) {
-	if n := len(t.entries); n > 0 && t.entries[n-1].Kind == kind {
+// appendText adds a streamed chunk to the message it belongs to, else starts
+// a new one. A chunk belongs to the last entry when that entry is of its
+// kind and has its message id. Without message ids (ACP v1 stable has
+// none), agent messages and thoughts are streamed, so their chunks join;
+// a user message is sent whole (a session/load replays each prompt as its
+// own chunk), so each user chunk without an id is a message of its own:
+// two prompts replayed back to back stay two messages.
+func (t *transcript) appendText(kind EntryKind, text, messageID string) {
+	if n := len(t.entries); n > 0 {
 		e := &t.entries[n-1]
-		if len(e.Text)+len(text) <= maxEntryText {
-			e.Text += text
+		joins := e.Kind == kind && e.MessageID == messageID && (kind != EntryUser || messageID != "")
+		if joins {
+			text = plaintext.Clean(text)
+			if len(e.Text)+len(text) <= maxEntryText {
+				e.Text += text
+			}
+			e.At = time.Now()
+			return
 		}
-		return
 	}
-	t.add(Entry{Kind: kind, Text: text})
+	t.add(Entry{Kind: kind, Text: text, MessageID: messageID})
 }
 
 // tool records a tool call or an update to one.
@@ -73,11 +117,12 @@ func (t *transcript) tool(id, title, status string) {
 		e := &t.entries[i]
 		if e.Kind == EntryTool && e.ToolCallID == id {
 			if title != "" {
-				e.Title = title
+				e.Title = plaintext.Line(title)
 			}
 			if status != "" {
-				e.ToolStatus = status
+				e.ToolStatus = plaintext.Line(status)
 			}
+			e.At = time.Now()
 			return
 		}
 	}
@@ -89,10 +134,38 @@ func (t *transcript) tool(id, title, status string) {
 
 func (t *transcript) plan(items []string) {
 	if n := len(t.entries); n > 0 && t.entries[n-1].Kind == EntryPlan {
+		for i, p := range items {
+			items[i] = plaintext.Line(p)
+		}
 		t.entries[n-1].Plan = items
+		t.entries[n-1].At = time.Now()
 		return
 	}
 	t.add(Entry{Kind: EntryPlan, Plan: items})
+}
+
+// startTurn records the user's prompt at the start of a turn.
+func (t *transcript) startTurn(text string) {
+	t.cancelled = false
+	t.add(Entry{Kind: EntryUser, Text: text})
+}
+
+// cancel records that the user cancelled the running turn.
+func (t *transcript) cancel() { t.cancelled = true }
+
+// endTurn leaves the turn's one mark: "turn cancelled" when the user
+// cancelled it or the agent says it was, else the error, else a stop
+// reason other than end_turn.
+func (t *transcript) endTurn(reason string, err error) {
+	switch {
+	case t.cancelled || err == nil && reason == "cancelled":
+		t.add(Entry{Kind: EntryNote, Text: noteCancelled})
+	case err != nil:
+		t.add(Entry{Kind: EntryError, Text: err.Error()})
+	case reason != "end_turn":
+		t.add(Entry{Kind: EntryNote, Text: "turn ended: " + reason})
+	}
+	t.cancelled = false
 }
 
 func (t *transcript) hasUserMessage() bool {
@@ -111,6 +184,22 @@ func (t *transcript) copyEntries() []Entry {
 		out[i].Plan = append([]string(nil), out[i].Plan...)
 	}
 	return out
+}
+
+// LastUpdate is when the last turn in entries last heard from the agent:
+// the latest change to any entry since the last user message, or that
+// message itself. It is the zero time for an empty transcript.
+func LastUpdate(entries []Entry) time.Time {
+	var last time.Time
+	for i := len(entries) - 1; i >= 0; i-- {
+		if entries[i].At.After(last) {
+			last = entries[i].At
+		}
+		if entries[i].Kind == EntryUser {
+			break
+		}
+	}
+	return last
 }
 
 // RenderTranscript lays out entries as plain text lines wrapped to width:

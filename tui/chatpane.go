@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/acpmux/acpmux-tui/harness"
+	"github.com/acpmux/acpmux-tui/internal/plaintext"
 	"github.com/acpmux/acpmux-tui/mux"
 	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/key"
@@ -22,6 +24,14 @@ type promptDoneMsg struct {
 	id, reason string
 	err        error
 }
+
+// agentError is an error that may carry an agent's words, shown on one line
+// with no control sequence (the status line); errors.As still sees what it
+// wraps.
+type agentError struct{ err error }
+
+func (e agentError) Error() string { return plaintext.Line(e.err.Error()) }
+func (e agentError) Unwrap() error { return e.err }
 
 // ChatPane shows the selected chat: a pty chat's terminal screen drawn live,
 // or an ACP chat's transcript with a prompt input and permission card. It
@@ -41,6 +51,17 @@ type ChatPane struct {
 	screen     []string // the lines drawn
 	transcript []string // an ACP chat's transcript at width w
 	input      textarea.Model
+
+	// An ACP turn that goes quiet says so: now is the clock as of the last
+	// Tick, heardAt when the running turn last heard from the agent, cardAt
+	// when a permission card last showed (waiting for the user is not
+	// waiting for the agent).
+	now, heardAt, cardAt time.Time
+	// answered is set once a key answered the card numbered answeredSeq,
+	// until another card (or none) shows: a second key press must not
+	// answer a card the user has not seen.
+	answered    bool
+	answeredSeq uint64
 }
 
 var (
@@ -81,6 +102,7 @@ func (p *ChatPane) Show(id, name, harnessName, transport string) {
 	if id != p.id {
 		p.scroll = 0
 		p.input.Reset()
+		p.answered = false
 	}
 	p.id, p.name, p.harnessName, p.transport = id, name, harnessName, transport
 	p.Refresh()
@@ -188,10 +210,25 @@ func (p *ChatPane) placeholder() []string {
 }
 
 func (p *ChatPane) refreshACP() {
-	p.transcript = mux.RenderTranscript(p.mux.Transcript(p.id), p.w)
+	entries := p.mux.Transcript(p.id)
+	p.transcript = mux.RenderTranscript(entries, p.w)
+	p.heardAt = mux.LastUpdate(entries)
 	cardH := 0
-	if p.state.Permission != nil {
+	if perm := p.state.Permission; perm != nil {
 		cardH = 2
+		p.cardAt = p.now
+		// The mux cleans what agents write; a card is drawn on one line
+		// whatever reached it.
+		card := *perm
+		card.Title = plaintext.Line(card.Title)
+		card.Options = append([]mux.PermissionOption(nil), card.Options...)
+		for i := range card.Options {
+			card.Options[i].Name = plaintext.Line(card.Options[i].Name)
+		}
+		p.state.Permission = &card
+	}
+	if perm := p.state.Permission; perm == nil || perm.Seq != p.answeredSeq {
+		p.answered = false
 	}
 	th := max(p.h-promptHeight-1-cardH, 0)
 	p.scroll = min(p.scroll, max(len(p.transcript)-th, 0))
@@ -207,6 +244,30 @@ func (p *ChatPane) refreshACP() {
 			p.screen = append(p.screen, fitLine(l, p.w))
 		}
 	}
+}
+
+// Tick moves the clock a quiet ACP turn is counted on ("no reply yet").
+func (p *ChatPane) Tick(now time.Time) {
+	p.now = now
+	if p.state.Permission != nil {
+		p.cardAt = now
+	}
+}
+
+// quiet is how long the running ACP turn has not heard from the agent, as
+// of the last Tick; 0 while a permission card waits for the user.
+func (p *ChatPane) quiet() time.Duration {
+	if !p.state.TurnActive || p.state.Permission != nil || p.now.IsZero() {
+		return 0
+	}
+	since := p.heardAt
+	if p.cardAt.After(since) {
+		since = p.cardAt
+	}
+	if since.IsZero() {
+		return 0
+	}
+	return max(p.now.Sub(since), 0)
 }
 
 // ScrollBy scrolls the scrollback (or transcript) by n lines; positive
@@ -236,12 +297,17 @@ func (p *ChatPane) Update(msg tea.KeyMsg) tea.Cmd {
 		switch {
 		case key.Matches(msg, keyDigit):
 			n := int(msg.Runes[0] - '1')
-			if n < len(perm.Options) {
+			if n < len(perm.Options) && !p.answered {
 				opt := perm.Options[n].ID
+				p.answered, p.answeredSeq = true, perm.Seq
 				return func() tea.Msg { return errMsgOf("answer permission", m.AnswerPermission(id, opt)) }
 			}
 			return nil
 		case key.Matches(msg, keyEscape):
+			if p.answered {
+				return nil
+			}
+			p.answered, p.answeredSeq = true, perm.Seq
 			return func() tea.Msg { return errMsgOf("cancel permission", m.AnswerPermission(id, "")) }
 		}
 	}
@@ -254,6 +320,9 @@ func (p *ChatPane) Update(msg tea.KeyMsg) tea.Cmd {
 		p.input.Reset()
 		return func() tea.Msg {
 			reason, err := m.Prompt(context.Background(), id, text)
+			if err != nil {
+				err = agentError{err}
+			}
 			return promptDoneMsg{id, reason, err}
 		}
 	case key.Matches(msg, keyEscape):
@@ -304,7 +373,11 @@ func (p *ChatPane) View() []string {
 	st := p.c.Styles
 	var extra []string
 	if perm := p.state.Permission; perm != nil {
-		extra = append(extra, st.Warn.Render(truncPlain("⚠ permission: "+perm.Title, p.w)))
+		head := "⚠ permission: " + perm.Title
+		if perm.Pending > 1 {
+			head = fmt.Sprintf("⚠ permission 1 of %d: %s", perm.Pending, perm.Title)
+		}
+		extra = append(extra, st.Warn.Render(truncPlain(head, p.w)))
 		var opts []string
 		for i, o := range perm.Options {
 			opts = append(opts, fmt.Sprintf("%d %s", i+1, o.Name))
@@ -313,7 +386,11 @@ func (p *ChatPane) View() []string {
 	}
 	sep := strings.Repeat("─", p.w)
 	if p.state.TurnActive {
-		sep = ansi.Truncate("── turn running · esc cancels "+sep, p.w, "")
+		label := "── turn running · "
+		if d := p.quiet(); d >= mux.NoReplyAfter {
+			label += fmt.Sprintf("no reply yet (%ds) · ", int(d/time.Second))
+		}
+		sep = ansi.Truncate(label+"esc cancels "+sep, p.w, "")
 	}
 	extra = append(extra, st.Dim.Render(sep))
 	extra = append(extra, strings.Split(p.input.View(), "\n")...)

@@ -34,6 +34,7 @@
 //	                         ("Run `fake login` in a terminal") and session/new,
 //	                         load, resume and fork fail with auth_required
 //	                         (-32000) until authenticate is called with it
+//	ACPMUX_FAKE_INIT=mute|exit  mute: never answer initialize; exit: two stderr lines (with controls), then exit 3
 //
 // A prompt's text blocks are joined with newlines. The agent replies with an
 // agent_message_chunk "echo: <prompt text>" and stopReason end_turn, unless
@@ -53,6 +54,14 @@
 //	crash             one chunk, then exit with status 3
 //	garbage           a non-JSON line straight to stdout, then the echo
 //	huge              a single 20 MiB session/update line, then the echo
+//	burst N           N agent_message_chunk updates back to back ("u000001 ", "u000002 "…), then end_turn
+//	noise N           N _acpfake/noise extension notifications back to back, then "noise: N sent"
+//	perms N           N request_permission at once ("Tool 1".."Tool N"), then "perms: Tool 1=<answer>; ..."
+//	osc               escapes and C0/C1 controls in chunks, thought, tool, plan, permission, stderr; "osc: <answer>"
+//	read-lines PATH LINE LIMIT  fs/read_text_file with line and limit ("-" omits one)
+//	flood-fs N PATH...  N concurrent fs/read_text_file requests; the reply counts the answers
+//	race-read DIR OUT N  N reads of DIR/secret.txt while DIR swaps with a symlink to OUT
+//	race-write DIR OUT N  N writes into DIR while DIR swaps with a symlink to OUT
 //
 // Option ids equal their kinds (allow_once, reject_once). The permission
 // request outlives session/cancel: the client must answer it (with the
