@@ -17,20 +17,37 @@ const DetachKey = 0x1d
 // Attach runs one chat's harness in the current terminal through the mux:
 // the terminal in raw mode, the pty sized to it and resized with it, input
 // forwarded until ctrl+] detaches. Detaching stops the harness. It returns
-// when the user detaches or the harness ends for good (a clean exit, or a
-// failure after respawns).
-func (m *Mux) Attach(id string, in, out *os.File) (string, error) {
+// when the user detaches, the harness ends for good (a clean exit, or a
+// failure after respawns), or a fatal signal arrives (a *SignalError).
+//
+// Whichever way it returns, even by a panic, it gives the terminal back as
+// it found it: every mode the harness set (mouse tracking, keypad, cursor
+// keys, bracketed paste, a hidden cursor, the alternate screen...) reset,
+// then cooked mode. When it returns the harness is not running.
+func (m *Mux) Attach(id string, in, out *os.File) (how string, err error) {
 	cols, rows, err := term.GetSize(int(out.Fd()))
 	if err != nil {
 		cols, rows = defaultCols, defaultRows
 	}
-	state, err := term.MakeRaw(int(in.Fd()))
-	if err != nil {
-		return "", fmt.Errorf("attach: the terminal cannot go raw: %w", err)
-	}
-	defer term.Restore(int(in.Fd()), state)
+	// Caught before the terminal goes raw, so no fatal signal can end the
+	// process with the terminal left raw; released only once it is restored.
+	fatal := make(chan os.Signal, 1)
+	signal.Notify(fatal, fatalSignals...)
+	defer signal.Stop(fatal)
 
-	m.SetOutputTap(id, out)
+	t, err := borrowTerminal(in, out)
+	if err != nil {
+		return "", err
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			t.restore()
+			panic(r)
+		}
+		t.restore()
+	}()
+
+	m.SetOutputTap(id, t)
 	defer m.SetOutputTap(id, nil)
 	if err := m.Start(id, cols, rows); err != nil {
 		return "", err
@@ -41,13 +58,27 @@ func (m *Mux) Attach(id string, in, out *os.File) (string, error) {
 	defer signal.Stop(winch)
 
 	detached := make(chan struct{})
-	go forwardInput(in, detached, func(p []byte) { _ = m.Write(id, p) })
+	go func() {
+		defer t.restoreIfPanicking()
+		forwardInput(in, detached, func(p []byte) { _ = m.Write(id, p) })
+	}()
 
 	for {
 		select {
 		case <-detached:
+			// The terminal first: stopping may take the grace period.
+			t.restore()
 			m.Stop(id)
+			select {
+			case sig := <-fatal:
+				return "", &SignalError{Signal: sig.(syscall.Signal)}
+			default:
+			}
 			return "detached", nil
+		case sig := <-fatal:
+			t.restore()
+			m.Stop(id)
+			return "", &SignalError{Signal: sig.(syscall.Signal)}
 		case <-winch:
 			if c, r, err := term.GetSize(int(out.Fd())); err == nil {
 				m.Resize(id, c, r)

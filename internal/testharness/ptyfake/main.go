@@ -12,6 +12,10 @@
 //	die-first       exit with status 1 at the first start (before any
 //	                session is stored), then like echo
 //
+// With $ACPMUX_FAKE_TERMINAL_MODES set it first prints sequences that set
+// many terminal modes (alternate screen, mouse, keypad, cursor keys,
+// bracketed paste, hidden cursor...; see modes.go), in any mode.
+//
 // Given --session-id X, it stores the session where Claude Code would (see
 // storeClaudeSession), so a later start may --resume it.
 package main

@@ -1,0 +1,105 @@
+package mux
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"syscall"
+
+	"golang.org/x/term"
+)
+
+// fatalSignals end an attach: the terminal is restored, the harness
+// stopped, and Attach returns a *SignalError so the caller can end the
+// process the way the signal would have. (In raw mode ctrl+c and ctrl+\ are
+// keys for the harness, so these come from kill, or from the terminal
+// going away.)
+var fatalSignals = []os.Signal{syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT}
+
+// SignalError is returned by Attach when a fatal signal (SIGTERM, SIGHUP,
+// SIGINT or SIGQUIT) ended it. The terminal has been given back and the
+// harness stopped; the caller should end the process by the same signal.
+type SignalError struct {
+	// Signal is the signal that arrived.
+	Signal syscall.Signal
+}
+
+func (e *SignalError) Error() string { return fmt.Sprintf("attach: %v", e.Signal) }
+
+// borrowedTerminal is the terminal `attach` lends a harness: raw, with
+// everything the harness writes passing through it (it is the chat's output
+// tap), its modes followed so restore can give the terminal back as it was
+// found. Once restored it lets nothing more through, so no late output of
+// the harness can undo the reset.
+type borrowedTerminal struct {
+	in, out *os.File
+	saved   *term.State
+
+	mu       sync.Mutex
+	restored bool
+	modes    *outputModes
+}
+
+// borrowTerminal puts in into raw mode and pushes the terminal's titles; the
+// result must be restored on every way out.
+func borrowTerminal(in, out *os.File) (*borrowedTerminal, error) {
+	saved, err := term.MakeRaw(int(in.Fd()))
+	if err != nil {
+		return nil, fmt.Errorf("attach: the terminal cannot go raw: %w", err)
+	}
+	_, _ = out.WriteString(saveTitles)
+	return &borrowedTerminal{in: in, out: out, saved: saved, modes: newOutputModes()}, nil
+}
+
+// Write passes harness output to the terminal, following the modes it sets.
+// After restore it drops the output.
+func (t *borrowedTerminal) Write(p []byte) (int, error) {
+	defer t.restoreIfPanicking()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.restored {
+		return len(p), nil
+	}
+	t.modes.scan(p)
+	return t.out.Write(p)
+}
+
+// restore gives the terminal back: every mode the harness changed reset,
+// then the saved termios (cooked mode). Only the first call does anything.
+// Errors are ignored: a terminal that has gone (SIGHUP) cannot be restored.
+func (t *borrowedTerminal) restore() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.restored {
+		return
+	}
+	t.restored = true
+	_, _ = t.out.Write(t.modes.reset())
+	_ = term.Restore(int(t.in.Fd()), t.saved)
+}
+
+// restoreIfPanicking, deferred first in a goroutine that touches the
+// terminal, gives the terminal back before a panic ends the process (a
+// panic in one goroutine runs only that goroutine's deferred calls), then
+// lets the panic go on.
+func (t *borrowedTerminal) restoreIfPanicking() {
+	if r := recover(); r != nil {
+		t.restore()
+		panic(r)
+	}
+}
+
+// restoreTapIfPanicking, deferred directly by code that feeds a chat's
+// screen or writes to its output tap (`defer restoreTapIfPanicking(tap)`),
+// gives an attached terminal back before a panic there ends the process,
+// then lets the panic go on. It takes no lock of the chat's, which the
+// panic may have left held.
+func restoreTapIfPanicking(tap io.Writer) {
+	if r := recover(); r != nil {
+		if t, ok := tap.(*borrowedTerminal); ok {
+			t.restore()
+		}
+		panic(r)
+	}
+}
