@@ -78,11 +78,16 @@ func (s *tmuxSession) text(text string) {
 	s.tmux("send-keys", "-t", "e2e", "-l", text)
 }
 
+// e2eDeadline is how long a wait lasts before it is called a hang. It
+// detects hangs, it does not measure speed: a loaded machine running the
+// race detector must never reach it.
+const e2eDeadline = 3 * time.Minute
+
 // waitFor waits, with a deadline, until cond holds; what names it in the
 // failure, with the screen as it was.
 func (s *tmuxSession) waitFor(what string, cond func(screen string) bool) string {
 	s.t.Helper()
-	deadline := time.NewTimer(20 * time.Second)
+	deadline := time.NewTimer(e2eDeadline)
 	defer deadline.Stop()
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()

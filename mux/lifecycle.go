@@ -39,6 +39,32 @@ type base struct {
 	crashes  []time.Time
 	respawn  *time.Timer
 	starts   int
+	// why says what the start under way is: a screen that already shows an
+	// earlier run marks it with a divider naming it (see ptyChat).
+	why startKind
+}
+
+// startKind says why a harness is being started.
+type startKind int
+
+const (
+	// startAsked is a start on request (open, start, a first start).
+	startAsked startKind = iota
+	// startRestart is a restart on request (`r`).
+	startRestart
+	// startRespawn is the respawn that follows a crash.
+	startRespawn
+)
+
+// word is how a divider names the start.
+func (k startKind) word() string {
+	switch k {
+	case startRestart:
+		return "restarted"
+	case startRespawn:
+		return "respawned"
+	}
+	return "started again"
 }
 
 func newBase(m *Mux, id string, spawn func() error, polite ...syscall.Signal) base {
@@ -84,6 +110,7 @@ func (b *base) respawnNow() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.core == nil && b.mayRespawnLocked() {
+		b.why = startRespawn
 		_ = b.spawn()
 	}
 }
@@ -92,15 +119,36 @@ func (b *base) pendingNotice() *atomic.Bool { return &b.pending }
 func (b *base) chatID() string              { return b.id }
 
 // prepareStartLocked records the pane size of a start; a restart on request
-// forgets earlier crashes.
+// forgets earlier crashes. A start on request is a fresh attempt: the last
+// error shown (a refused restart, an earlier crash) is from before it.
 func (b *base) prepareStartLocked(cols, rows int, restart bool) {
+	b.why = startAsked
+	b.state.LastError = ""
 	if restart {
 		b.crashes = nil
+		b.why = startRestart
 	}
 	if cols > 0 && rows > 0 {
 		b.cols, b.rows = cols, rows
 	}
 	b.stopping = false
+}
+
+// noteRefusal records a restart refused before anything was stopped: the
+// harness keeps running, and the refusal shows as its last error.
+func (b *base) noteRefusal(err error) {
+	b.mu.Lock()
+	b.state.LastError = err.Error()
+	b.m.opt.Logger.Error("restart refused", "chat", b.id, "err", err)
+	b.mu.Unlock()
+	b.m.notify(b)
+}
+
+// live reports whether a harness process runs now.
+func (b *base) live() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.core != nil
 }
 
 // failLocked marks the chat failed with err, logs and reports it.

@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -154,14 +155,51 @@ func (m *Mux) Start(id string, cols, rows int) error {
 }
 
 // Restart stops the chat's harness and starts it again with its stored
-// folders.
+// folders. A running harness is stopped only once the new start has passed
+// every check a start makes (the harness, the chat's folder, the stored
+// folders through the shared validator): a refusal is returned and recorded
+// as the chat's last error, and the running harness is left as it is, so `r`
+// on a chat whose folder has gone never leaves it stopped.
 func (m *Mux) Restart(id string, cols, rows int) error {
 	c, err := m.chat(id)
 	if err != nil {
 		return err
 	}
+	if r, ok := c.(restartChecker); ok && r.live() {
+		if err := m.checkRestart(id); err != nil {
+			r.noteRefusal(err)
+			return err
+		}
+	}
 	c.stop()
 	return c.start(cols, rows, true)
+}
+
+// restartChecker is what Restart needs of a runner to check before it
+// stops; every runner has it through base.
+type restartChecker interface {
+	live() bool
+	noteRefusal(err error)
+}
+
+// checkRestart makes the checks of a start without starting anything, and
+// phrases a refusal as a restart's: the harness keeps running.
+func (m *Mux) checkRestart(id string) error {
+	meta, err := m.opt.Store.Load(id)
+	if err != nil {
+		return fmt.Errorf("chat %s not restarted (its harness keeps running): %w", id, err)
+	}
+	_, _, err = m.launchFor(meta)
+	var gone *FoldersGoneError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &gone):
+		refused := *gone
+		refused.Running = true
+		return &refused
+	}
+	return fmt.Errorf("chat %s not restarted (its harness keeps running): %w", id, err)
 }
 
 // Stop ends the chat's harness: SIGTERM to its process group, SIGKILL after
@@ -301,7 +339,9 @@ func (m *Mux) launchFor(meta *sessions.Meta) (harness.Spec, harness.Launch, erro
 	if !ok {
 		return spec, harness.Launch{}, fmt.Errorf("chat %s: unknown harness %q", meta.ID, meta.Harness)
 	}
-	if gone := sessions.CheckStoredFolders(meta.Cwd, meta.AdditionalDirectories); len(gone) > 0 {
+	if gone, err := storedFolderProblems(meta); err != nil {
+		return spec, harness.Launch{}, fmt.Errorf("chat %s: %w", meta.ID, err)
+	} else if len(gone) > 0 {
 		return spec, harness.Launch{}, &FoldersGoneError{ChatID: meta.ID, Problems: gone}
 	}
 	if _, err := sessions.Canonical(meta.Cwd); err != nil {
@@ -313,16 +353,51 @@ func (m *Mux) launchFor(meta *sessions.Meta) (harness.Spec, harness.Launch, erro
 	return spec, l, err
 }
 
+// storedFolderProblems checks a chat's stored folders as every start does:
+// through the shared validator (each must exist, be a folder, and not be the
+// chat's own), and then that each still resolves to the folder stored, so a
+// folder swapped for a symlink elsewhere is not followed silently. The
+// problems are in list order, one per folder; a list the validator refuses
+// as a whole (too many) is an error.
+func storedFolderProblems(meta *sessions.Meta) ([]sessions.FolderProblem, error) {
+	_, err := sessions.ValidateFolders(meta.Cwd, meta.AdditionalDirectories)
+	var problems []sessions.FolderProblem
+	if err != nil {
+		fe, ok := sessions.AsFolderError(err)
+		if !ok || fe.TooMany || fe.Unlisted > 0 {
+			return nil, fmt.Errorf("stored folders: %w", err)
+		}
+		problems = fe.Problems
+	}
+	seen := map[int]bool{}
+	for _, p := range problems {
+		seen[p.Index] = true
+	}
+	for _, p := range sessions.CheckStoredFolders(meta.Cwd, meta.AdditionalDirectories) {
+		if !seen[p.Index] {
+			problems = append(problems, p)
+		}
+	}
+	slices.SortStableFunc(problems, func(a, b sessions.FolderProblem) int { return a.Index - b.Index })
+	return problems, nil
+}
+
 // FoldersGoneError refuses a start because stored folders are no longer
 // usable. It names each one and why; the chat's folders are left as stored.
 type FoldersGoneError struct {
 	ChatID   string
 	Problems []sessions.FolderProblem
+	// Running is set when a restart was refused and the harness it would
+	// have stopped keeps running.
+	Running bool
 }
 
 // Error names every folder that stops the start.
 func (e *FoldersGoneError) Error() string {
 	s := fmt.Sprintf("chat %s not started: ", e.ChatID)
+	if e.Running {
+		s = fmt.Sprintf("chat %s not restarted, its harness keeps running: ", e.ChatID)
+	}
 	for i, p := range e.Problems {
 		if i > 0 {
 			s += "; "

@@ -6,8 +6,10 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/mux/screen"
@@ -91,6 +93,8 @@ func (c *ptyChat) spawnLocked() error {
 	if c.scr == nil {
 		c.scr = screen.New(c.cols, c.rows, c.m.opt.Config.Scrollback)
 		c.scr.SetReplyFunc(func(r []byte) { c.replies = append(c.replies, r...) })
+	} else {
+		c.dividerLocked(c.why.word(), time.Now())
 	}
 	c.proc = p
 	c.startedLocked(&p.procCore, launch.Argv, harness.TransportPty)
@@ -98,6 +102,43 @@ func (c *ptyChat) spawnLocked() error {
 	go c.pump(p)
 	c.m.notify(c)
 	return nil
+}
+
+// dividerLocked turns the page on a screen that shows an earlier run before
+// a new run draws on it: the earlier run's lines go up into the scrollback
+// (the history is kept), the screen is reset (modes the old harness set are
+// gone with it), and its first line is a divider such as
+// "── restarted 12:03:04 ───…". The new harness draws below it; scrolled
+// back, the divider sits between the two runs.
+func (c *ptyChat) dividerLocked(word string, at time.Time) {
+	scr := c.scr
+	// CAN ends a sequence the old harness left half written; then back to
+	// the main screen, plain pen, whole-screen scroll region.
+	scr.Write([]byte("\x18\x1b[?1049l\x1b[0m\x1b[r\x1b[?6l"))
+	cols, rows := scr.Size()
+	last := -1
+	for i := rows - 1; i >= 0; i-- {
+		if strings.TrimSpace(scr.PlainLine(i)) != "" {
+			last = i
+			break
+		}
+	}
+	var b strings.Builder
+	if last >= 0 {
+		// From the bottom row, each line feed moves the top row into the
+		// scrollback: the rows down to the last one written go up.
+		fmt.Fprintf(&b, "\x1b[%d;1H%s", rows, strings.Repeat("\n", last+1))
+	}
+	b.WriteString("\x1bc") // RIS: clear, reset modes; the scrollback stays
+	label := "── " + word + " " + at.Format("15:04:05") + " "
+	if pad := cols - utf8.RuneCountInString(label); pad > 0 {
+		label += strings.Repeat("─", pad)
+	} else {
+		label = string([]rune(label)[:cols])
+	}
+	b.WriteString("\x1b[2m" + label + "\x1b[0m\r\n")
+	scr.Write([]byte(b.String()))
+	scr.Events() // the reset is not the new harness's doing
 }
 
 // spawn starts a launch in a new pty of the given size. pty.Start makes the
@@ -169,6 +210,8 @@ func (c *ptyChat) feed(p *process, b []byte) {
 		c.mu.Unlock()
 		return
 	}
+	// A panic in the emulator must not leave an attached terminal raw.
+	defer restoreTapIfPanicking(c.tap)
 	c.scr.Write(b)
 	replies := c.replies
 	c.replies = nil

@@ -3,6 +3,7 @@ package tui
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -106,11 +107,18 @@ func loadList(store *sessions.Store, selectID string) tea.Cmd {
 	}
 }
 
+// checkFolders looks at a chat's stored folders on disk (off the UI
+// goroutine) with the check every start makes, so a folder deleted or
+// restored since shows in the summary. A chat with no folders has nothing
+// to flag: its answer clears an earlier flag.
 func checkFolders(e sessions.Entry) tea.Cmd {
-	if e.Meta == nil || len(e.Meta.AdditionalDirectories) == 0 {
+	if e.Meta == nil {
 		return nil
 	}
 	id, cwd, dirs := e.ID, e.Meta.Cwd, append([]string(nil), e.Meta.AdditionalDirectories...)
+	if len(dirs) == 0 {
+		return func() tea.Msg { return foldersCheckedMsg{id: id} }
+	}
 	return func() tea.Msg {
 		return foldersCheckedMsg{id, sessions.CheckStoredFolders(cwd, dirs)}
 	}
@@ -166,17 +174,89 @@ func createChat(m Mux, n sessions.NewChat, cols, rows int) tea.Cmd {
 	}
 }
 
+// createOnly stores a new chat without starting it (its harness is not
+// installed).
+func createOnly(store *sessions.Store, n sessions.NewChat) tea.Cmd {
+	return func() tea.Msg {
+		meta, err := store.Create(n)
+		return chatCreatedMsg{meta: meta, err: err}
+	}
+}
+
+// deriveChat makes a fork, side chat or handoff of parent, named after it
+// with a number when that name is taken: "base (fork)", "base (fork 2)"…
 func deriveChat(store *sessions.Store, parent string, d sessions.Derivation) tea.Cmd {
 	return func() tea.Msg {
+		if d.Name == "" {
+			name, err := derivedName(store, parent, d.Origin)
+			if err != nil {
+				return chatCreatedMsg{err: err, open: true}
+			}
+			d.Name = name
+		}
 		meta, err := store.Derive(parent, d)
 		return chatCreatedMsg{meta: meta, err: err, open: true}
 	}
 }
 
-func deleteChat(m Mux, store *sessions.Store, id, name string) tea.Cmd {
+// derivedName is the name of a new chat derived from parent: the parent's
+// name and the origin in brackets, numbered from 2 when a chat already has
+// that name, so repeated forks are told apart.
+func derivedName(store *sessions.Store, parent, origin string) (string, error) {
+	p, err := store.Load(parent)
+	if err != nil {
+		return "", err
+	}
+	list, err := store.List()
+	if err != nil {
+		return "", err
+	}
+	taken := make(map[string]bool, len(list))
+	for _, e := range list {
+		if e.Meta != nil {
+			taken[e.Meta.Name] = true
+		}
+	}
+	// FitName keeps the number when a long name must be cut.
+	name := sessions.FitName(p.Name, " ("+origin+")")
+	for n := 2; taken[name]; n++ {
+		name = sessions.FitName(p.Name, fmt.Sprintf(" (%s %d)", origin, n))
+	}
+	return name, nil
+}
+
+// deleteAskMsg brings what the delete dialog must say of a chat: how many
+// entries its own (home) folder holds, which go with it.
+type deleteAskMsg struct {
+	entry sessions.Entry
+	home  string
+	files int
+	err   error
+}
+
+// askDeleteChat looks into the chat's own folder before the delete dialog
+// opens, so the dialog can offer to delete its files too (as `rm --force`
+// does) rather than fail after the confirmation.
+func askDeleteChat(store *sessions.Store, e sessions.Entry) tea.Cmd {
+	return func() tea.Msg {
+		if store == nil {
+			return deleteAskMsg{entry: e}
+		}
+		home := store.HomeDir(e.ID)
+		des, err := os.ReadDir(home)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return deleteAskMsg{entry: e, home: home, err: err}
+		}
+		return deleteAskMsg{entry: e, home: home, files: len(des)}
+	}
+}
+
+// deleteChat stops and forgets the chat, then deletes its file and its own
+// folder; withFiles deletes the folder with what is in it (rm --force).
+func deleteChat(m Mux, store *sessions.Store, id, name string, withFiles bool) tea.Cmd {
 	return func() tea.Msg {
 		m.Forget(id)
-		if err := store.Remove(id, false); err != nil {
+		if err := store.Remove(id, withFiles); err != nil {
 			return actionDoneMsg{err: err, reload: true, id: id}
 		}
 		return actionDoneMsg{info: "deleted " + name, reload: true, id: id}

@@ -6,6 +6,7 @@ import (
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // Dialog is a modal box drawn over the screen; while one is open it gets
@@ -36,6 +37,18 @@ var (
 // right side is cut.
 const minDialogW = 24
 
+// fitDialogW is the width of a dialog sized to its content: the widest of
+// its lines (content plus a border and a column of padding each side) and
+// its title, at least minDialogW and at most the screen less a margin. A
+// box no wider than what it holds sits centred with its text.
+func fitDialogW(screenW int, title string, lines ...string) int {
+	need := ansi.StringWidth(title) + 6 // "╭─ title ─╮"
+	for _, l := range lines {
+		need = max(need, ansi.StringWidth(l)+4)
+	}
+	return max(min(need, screenW-4), minDialogW)
+}
+
 // Confirm asks a yes/no question; yes runs the command it was given.
 type Confirm struct {
 	c        *Common
@@ -51,8 +64,18 @@ func NewConfirm(c *Common, title string, lines []string, yesLabel string, yes te
 	return &Confirm{c: c, title: title, lines: lines, yesLabel: yesLabel, yes: yes}
 }
 
-// SetSize sets the screen size.
-func (d *Confirm) SetSize(w, h int) { d.w = max(min(w-4, 72), minDialogW) }
+// SetSize sets the screen size; the box fits its text.
+func (d *Confirm) SetSize(w, h int) {
+	d.w = fitDialogW(w, d.title, append([]string{d.buttons(nil)}, d.lines...)...)
+}
+
+// buttons is the line of keys: y and what it does, n to cancel.
+func (d *Confirm) buttons(st *Styles) string {
+	if st == nil {
+		return "y " + d.yesLabel + "   n cancel"
+	}
+	return st.HelpKey.Render("y") + st.Dim.Render(" "+d.yesLabel+"   ") + st.HelpKey.Render("n") + st.Dim.Render(" cancel")
+}
 
 // Update answers y or n.
 func (d *Confirm) Update(msg tea.Msg) tea.Cmd {
@@ -79,7 +102,7 @@ func (d *Confirm) View() []string {
 	for _, l := range d.lines {
 		lines = append(lines, " "+truncPlain(l, d.w-4))
 	}
-	lines = append(lines, "", " "+st.HelpKey.Render("y")+st.Dim.Render(" "+d.yesLabel+"   ")+st.HelpKey.Render("n")+st.Dim.Render(" cancel"))
+	lines = append(lines, "", " "+d.buttons(st))
 	return st.Box(d.title, lines, d.w, len(lines)+2, true)
 }
 
@@ -99,8 +122,17 @@ func NewChooser(c *Common, title string, items, notes []string, choose func(stri
 	return &Chooser{c: c, title: title, items: items, notes: notes, choose: choose}
 }
 
-// SetSize sets the screen size.
-func (d *Chooser) SetSize(w, h int) { d.w = max(min(w-4, 60), minDialogW) }
+// SetSize sets the screen size; the box fits its items.
+func (d *Chooser) SetSize(w, h int) {
+	rows := make([]string, len(d.items))
+	for i, it := range d.items {
+		rows[i] = "› " + it + "  "
+		if i < len(d.notes) {
+			rows[i] += d.notes[i]
+		}
+	}
+	d.w = fitDialogW(w, d.title, rows...)
+}
 
 // Update moves and chooses.
 func (d *Chooser) Update(msg tea.Msg) tea.Cmd {

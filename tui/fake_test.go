@@ -30,6 +30,9 @@ type fakeMux struct {
 	screens  map[string]string
 	terms    map[string]mux.Terminal
 	startErr map[string]error
+	// restartErr refuses a restart and leaves the chat as it is, as the mux
+	// does when a folder has gone.
+	restartErr map[string]error
 	// transcripts are the ACP chats' entries.
 	transcripts map[string][]mux.Entry
 	calls       []string // "start ID", "restart ID", "stop ID", "forget ID", "create NAME", "resize CxR"
@@ -39,7 +42,7 @@ func newFakeMux(store *sessions.Store) *fakeMux {
 	return &fakeMux{
 		store: store, changes: make(chan string, 64), writes: make(chan writeReq, 256),
 		states: map[string]mux.State{}, screens: map[string]string{}, terms: map[string]mux.Terminal{},
-		startErr: map[string]error{}, transcripts: map[string][]mux.Entry{},
+		startErr: map[string]error{}, restartErr: map[string]error{}, transcripts: map[string][]mux.Entry{},
 	}
 }
 
@@ -103,7 +106,9 @@ func (f *fakeMux) Start(id string, cols, rows int) error {
 
 func (f *fakeMux) Restart(id string, cols, rows int) error {
 	f.call("restart " + id)
-	return nil
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.restartErr[id]
 }
 
 func (f *fakeMux) Stop(id string) {
@@ -180,7 +185,11 @@ func newRig(t testing.TB, cfg *config.Config) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &rig{t: t, root: root, store: store, fake: newFakeMux(store), cfg: cfg, table: table}
+	// Rig tests send chatsChangedMsg themselves: with no channel of
+	// notices, no command waits on one, and run settles.
+	fake := newFakeMux(store)
+	fake.changes = nil
+	return &rig{t: t, root: root, store: store, fake: fake, cfg: cfg, table: table}
 }
 
 // open builds the model over the chats stored now and gives it a size.

@@ -28,17 +28,27 @@ var goldenNow = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 // with the fake mux.
 func goldenModel(t *testing.T, entries []sessions.Entry, fake *fakeMux) *Model {
 	t.Helper()
+	return goldenModelWith(t, entries, fake, nil)
+}
+
+// goldenModelWith is goldenModel with its options changed by tweak.
+func goldenModelWith(t *testing.T, entries []sessions.Entry, fake *fakeMux, tweak func(*Options)) *Model {
+	t.Helper()
 	// Bubbles components draw with Lip Gloss's default renderer.
 	lipgloss.SetColorProfile(termenv.Ascii)
 	table, err := harness.NewTable(config.Defaults())
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := New(Options{
+	opt := Options{
 		Table: table, Mux: fake, Renderer: asciiRenderer(), Entries: entries,
 		DefaultHarness: "shell", UserHome: "/home/me", Tick: -1,
 		Now: func() time.Time { return goldenNow },
-	})
+	}
+	if tweak != nil {
+		tweak(&opt)
+	}
+	m := New(opt)
 	t.Cleanup(m.Close)
 	return m
 }

@@ -7,6 +7,7 @@ package tui
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"strconv"
@@ -40,8 +41,10 @@ type Options struct {
 	// DefaultHarness is the harness of a first chat and the one the
 	// new-chat dialog offers first.
 	DefaultHarness string
-	// Harnesses are offered by the new-chat dialog and handoff; nil lists
-	// the table with nothing marked installed.
+	// Harnesses are offered by the new-chat dialog and handoff, marked when
+	// not installed; a chat of a harness not installed is marked too, and is
+	// created without being started. nil lists the table and checks nothing
+	// (each is taken as installed).
 	Harnesses []HarnessInfo
 	// UserHome is where the folder picker starts for a chat with no project
 	// and what "~" means.
@@ -73,10 +76,12 @@ type Model struct {
 	dialog  Dialog
 
 	problems   map[string][]sessions.FolderProblem
+	missing    map[string]bool // harnesses not installed, by name
 	lay        layout
 	loaded     bool
 	status     string
 	isErr      bool
+	isWarn     bool
 	now        time.Time
 	ticking    bool
 	owners     int
@@ -109,13 +114,19 @@ func New(opt Options) *Model {
 	}
 	if opt.Harnesses == nil && opt.Table != nil {
 		for _, s := range opt.Table.All() {
-			opt.Harnesses = append(opt.Harnesses, HarnessInfo{Name: s.Name, Transport: s.Transport})
+			opt.Harnesses = append(opt.Harnesses, HarnessInfo{Name: s.Name, Transport: s.Transport, Installed: true})
 		}
 	}
 	c := &Common{Styles: NewStyles(opt.Renderer, !opt.NoColor), Keys: opt.Config.KeyMap(), Log: opt.Logger}
-	m := &Model{opt: opt, c: c, mux: opt.Mux, store: opt.Store, table: opt.Table, problems: map[string][]sessions.FolderProblem{}}
+	m := &Model{opt: opt, c: c, mux: opt.Mux, store: opt.Store, table: opt.Table, problems: map[string][]sessions.FolderProblem{}, missing: map[string]bool{}}
+	for _, h := range opt.Harnesses {
+		if !h.Installed {
+			m.missing[h.Name] = true
+		}
+	}
 	m.in = newInputWriter(opt.Mux)
 	m.sidebar = NewSidebar(c)
+	m.sidebar.SetMissing(m.missing)
 	m.summary = NewSummary(c)
 	m.pane = NewChatPane(c, opt.Mux, func(id string, b []byte) {
 		if !m.in.send(id, b) {
@@ -136,10 +147,12 @@ func New(opt Options) *Model {
 // Close stops the input writer; call it after the program has ended.
 func (m *Model) Close() { m.in.close() }
 
-// Init starts reading change notices and the list when it was not given.
+// Init starts reading change notices and the list when it was not given,
+// and asks the terminal to report focus: the selected chat's folders are
+// checked again each time the window gains it.
 func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{waitChanges(m.mux.Changes(), m.opt.Frame), m.in.waitWriteErr(), fillPool(m.mux),
-		watchStore(m.store, m.opt.WatchEvery)}
+		watchStore(m.store, m.opt.WatchEvery), tea.EnableReportFocus}
 	if !m.loaded {
 		cmds = append(cmds, loadList(m.store, m.opt.Open))
 	}
@@ -164,14 +177,19 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.key(msg)
 	case tea.MouseMsg:
 		return m.mouse(msg)
+	case tea.FocusMsg:
+		// The user is back from elsewhere, where folders may have been
+		// deleted or restored.
+		return m.checkSelected()
 	case chatsChangedMsg:
+		cmds := []tea.Cmd{waitChanges(m.mux.Changes(), m.opt.Frame), m.startTick()}
 		for _, id := range msg.ids {
-			m.chatChanged(id)
+			cmds = append(cmds, m.chatChanged(id))
 			if id == m.selected {
 				m.refreshSelected()
 			}
 		}
-		return tea.Batch(waitChanges(m.mux.Changes(), m.opt.Frame), m.startTick())
+		return tea.Batch(cmds...)
 	case resizedMsg:
 		m.pane.Refresh()
 		return nil
@@ -179,6 +197,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.ticking = false
 		m.now = time.Time(msg)
 		m.summary.Tick(m.now)
+		m.pane.Tick(m.now)
 		return m.startTick()
 	case listLoadedMsg:
 		return m.listLoaded(msg)
@@ -193,11 +212,17 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		}
 		return next
 	case foldersCheckedMsg:
-		m.problems[msg.id] = msg.problems
+		if len(msg.problems) == 0 {
+			delete(m.problems, msg.id)
+		} else {
+			m.problems[msg.id] = msg.problems
+		}
 		if msg.id == m.selected {
 			m.refreshSelected()
 		}
 		return nil
+	case deleteAskMsg:
+		return m.askDelete(msg)
 	case startedMsg:
 		return m.started(msg)
 	case chatLoadedMsg:
@@ -242,11 +267,34 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 }
 
 // chatChanged reads a chat the mux reported; State (or Render) must be
-// called so the mux sends the next notice.
-func (m *Model) chatChanged(id string) {
-	if id != "" {
-		m.sidebar.SetState(id, m.mux.State(id))
+// called so the mux sends the next notice. When the chat's status changed
+// (it started, stopped, exited, failed: not the to and fro between running
+// and waiting that every prompt makes) its folders are checked again.
+func (m *Model) chatChanged(id string) tea.Cmd {
+	if id == "" {
+		return nil
 	}
+	before := m.sidebar.states[id].Status
+	st := m.mux.State(id)
+	m.sidebar.SetState(id, st)
+	if st.Status == before || (isActive(st.Status) && isActive(before)) {
+		return nil
+	}
+	if e, ok := m.sidebar.Entry(id); ok {
+		return checkFolders(e)
+	}
+	return nil
+}
+
+// isActive is a harness at work or waiting for the user.
+func isActive(s mux.Status) bool { return s == mux.StatusRunning || s == mux.StatusWaiting }
+
+// checkSelected checks the selected chat's folders again.
+func (m *Model) checkSelected() tea.Cmd {
+	if e, ok := m.sidebar.Selected(); ok {
+		return checkFolders(e)
+	}
+	return nil
 }
 
 // refreshSelected reads the selected chat again and redraws its pane and
@@ -283,7 +331,8 @@ func (m *Model) refreshSelected() {
 	}
 	m.now = m.opt.Now()
 	noProject := e.Meta != nil && m.store != nil && m.store.NoProject(e.Meta)
-	m.summary.Set(ChatInfo{Entry: e, State: st, Problems: m.problems[e.ID], NoProject: noProject, Transport: transport, Via: via}, true, m.now)
+	m.summary.Set(ChatInfo{Entry: e, State: st, Problems: m.problems[e.ID], NoProject: noProject, Transport: transport, Via: via,
+		NotInstalled: e.Meta != nil && m.missing[e.Meta.Harness]}, true, m.now)
 }
 
 // selectionChanged shows the newly selected chat and checks its folders.
@@ -322,24 +371,32 @@ func (m *Model) listLoaded(msg listLoadedMsg) tea.Cmd {
 }
 
 func (m *Model) started(msg startedMsg) tea.Cmd {
-	if gone, ok := asFoldersGone(msg.err); ok {
+	gone, isGone := asFoldersGone(msg.err)
+	if isGone {
 		m.problems[msg.id] = gone.Problems
 	}
 	if msg.err != nil {
 		m.fail("", msg.err)
-		if msg.id == m.selected {
+		if msg.id == m.selected && !(isGone && gone.Running) {
 			m.pane.SetFocus(false)
 		}
 	}
-	m.chatChanged(msg.id)
+	cmds := []tea.Cmd{m.chatChanged(msg.id), m.startTick()}
 	if msg.id == m.selected {
 		m.refreshSelected()
 	}
-	if msg.err != nil {
-		return m.startTick()
+	if !isGone {
+		// Each start is a moment to look at the folders again: one may
+		// have come back, or gone since the last look.
+		if e, ok := m.sidebar.Entry(msg.id); ok {
+			cmds = append(cmds, checkFolders(e))
+		}
 	}
-	// A first start may have stored the harness's session id.
-	return tea.Batch(m.startTick(), reloadChat(m.store, msg.id))
+	if msg.err == nil {
+		// A first start may have stored the harness's session id.
+		cmds = append(cmds, reloadChat(m.store, msg.id))
+	}
+	return tea.Batch(cmds...)
 }
 
 func (m *Model) created(msg chatCreatedMsg) tea.Cmd {
@@ -353,12 +410,19 @@ func (m *Model) created(msg chatCreatedMsg) tea.Cmd {
 		}
 		return tea.Batch(cmds...)
 	}
-	if msg.err != nil {
+	switch {
+	case msg.err != nil:
 		m.fail("", msg.err)
-	} else {
+	case m.missing[msg.meta.Harness]:
+		// Starting it would only fail: the chat is made and selected, and
+		// starts once its harness is installed.
+		m.setWarning(fmt.Sprintf("%s is not installed: %q is created, not started", msg.meta.Harness, msg.meta.Name))
+	default:
 		m.setStatus("created "+msg.meta.Name, false)
 	}
-	m.opening = msg.meta.ID // started and focused once listed
+	if msg.open && !m.missing[msg.meta.Harness] {
+		m.opening = msg.meta.ID // started and focused once listed
+	}
 	return tea.Batch(append(cmds, loadList(m.store, msg.meta.ID))...)
 }
 
@@ -368,17 +432,24 @@ func (m *Model) actionDone(msg actionDoneMsg) tea.Cmd {
 	} else if msg.info != "" {
 		m.setStatus(msg.info, false)
 	}
-	m.chatChanged(msg.id)
+	changed := m.chatChanged(msg.id)
 	if msg.reload {
 		delete(m.problems, msg.id)
-		return loadList(m.store, "")
+		return tea.Batch(changed, loadList(m.store, ""))
 	}
 	m.refreshSelected()
-	return nil
+	return changed
 }
 
 // setStatus shows a note or an error in the status line.
-func (m *Model) setStatus(text string, isErr bool) { m.status, m.isErr = text, isErr }
+func (m *Model) setStatus(text string, isErr bool) { m.status, m.isErr, m.isWarn = text, isErr, false }
+
+// setWarning shows a warning in the status line: something done, with a
+// catch the user should know of.
+func (m *Model) setWarning(text string) {
+	m.status, m.isErr, m.isWarn = text, false, true
+	m.c.Log.Warn("tui", "warning", text)
+}
 
 // fail shows and logs an error.
 func (m *Model) fail(what string, err error) {

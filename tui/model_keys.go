@@ -90,7 +90,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		m.setStatus("stopping "+e.Name()+"…", false)
 		return stopChat(m.mux, e.ID, e.Name())
 	case key.Matches(msg, km.Delete):
-		return m.openDialog(m.deleteDialog(e))
+		return askDeleteChat(m.store, e)
 	case key.Matches(msg, km.RemoveMissing):
 		return removeMissing(m.store, e.ID)
 	}
@@ -166,7 +166,12 @@ func (m *Model) openDialog(d Dialog) tea.Cmd {
 
 func (m *Model) openNewChat() tea.Cmd {
 	d := NewNewChatDialog(m.c, m.nextOwner(), m.store, m.opt.UserHome, m.opt.Harnesses, m.opt.DefaultHarness,
-		func(n sessions.NewChat) tea.Cmd { return createChat(m.mux, n, m.lay.chatCols, m.lay.chatRows) })
+		func(n sessions.NewChat) tea.Cmd {
+			if m.missing[n.Harness] {
+				return createOnly(m.store, n)
+			}
+			return createChat(m.mux, n, m.lay.chatCols, m.lay.chatRows)
+		})
 	return m.openDialog(d)
 }
 
@@ -187,7 +192,7 @@ func (m *Model) openHandoff(e sessions.Entry) tea.Cmd {
 		}
 		note := h.Transport
 		if !h.Installed {
-			note += " · not found"
+			note += " · not installed"
 		}
 		names, notes = append(names, h.Name), append(notes, note)
 	}
@@ -197,17 +202,48 @@ func (m *Model) openHandoff(e sessions.Entry) tea.Cmd {
 	}))
 }
 
-func (m *Model) deleteDialog(e sessions.Entry) Dialog {
+// askDelete opens the delete dialog once the chat's own folder has been
+// looked into.
+func (m *Model) askDelete(msg deleteAskMsg) tea.Cmd {
+	if msg.err != nil {
+		m.fail("delete chat", msg.err)
+		return nil
+	}
+	if m.dialog != nil || msg.entry.Meta == nil {
+		return nil // D pressed twice, or the chat broke meanwhile
+	}
+	return m.openDialog(m.deleteDialog(msg.entry, msg.home, msg.files))
+}
+
+// deleteDialog asks before deleting a chat. When its own folder has files
+// in it, it says so and offers to delete them too (rm --force): the folder
+// is the chat's, made for it, and a delete that refused after the question
+// would only make the user go to the command line.
+func (m *Model) deleteDialog(e sessions.Entry, home string, files int) Dialog {
 	lines := []string{
 		fmt.Sprintf("Delete %q (%s)?", e.Meta.Name, e.ID),
 		"",
-		"Its chat file goes, and its own folder when it has no project.",
-		"Its project folder and additional folders are never touched.",
 	}
+	yes := "delete"
+	if files > 0 {
+		entries := "1 entry"
+		if files > 1 {
+			entries = fmt.Sprintf("%d entries", files)
+		}
+		lines = append(lines,
+			fmt.Sprintf("Its own folder has files in it (%s):", entries),
+			"  "+home,
+			"they are deleted with the chat.",
+		)
+		yes = "delete the files too"
+	} else {
+		lines = append(lines, "Its chat file goes, and its own folder when it has no project.")
+	}
+	lines = append(lines, "Its project folder and additional folders are never touched.")
 	if m.sidebar.states[e.ID].Status.Live() {
 		lines = append(lines, "Its harness is stopped first.")
 	}
-	return NewConfirm(m.c, "delete chat", lines, "delete", deleteChat(m.mux, m.store, e.ID, e.Meta.Name))
+	return NewConfirm(m.c, "delete chat", lines, yes, deleteChat(m.mux, m.store, e.ID, e.Meta.Name, files > 0))
 }
 
 // mouse scrolls and selects: the wheel over the sidebar moves the

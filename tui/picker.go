@@ -24,11 +24,13 @@ const maxErrLines = 6
 
 // Messages of the folder picker.
 type (
-	// pickerValidatedMsg brings the validator's answer for a typed folder.
+	// pickerValidatedMsg brings the validator's answer for a typed or
+	// browsed folder (or, from accept, the whole list).
 	pickerValidatedMsg struct {
-		owner int
-		canon []string
-		err   error
+		owner   int
+		canon   []string
+		err     error
+		browsed bool
 	}
 	// pickerStoredMsg reports the picker's folders added to its chat.
 	pickerStoredMsg struct {
@@ -153,7 +155,7 @@ func (p *FolderPicker) Update(msg tea.Msg) tea.Cmd {
 		for _, c := range msg.canon {
 			p.choose(c)
 		}
-		if len(msg.canon) == 1 {
+		if len(msg.canon) == 1 && !msg.browsed {
 			return p.path.SetValue(filepath.Dir(msg.canon[0]) + "/")
 		}
 		return nil
@@ -217,12 +219,12 @@ func (p *FolderPicker) key(msg tea.KeyMsg) tea.Cmd {
 		case key.Matches(msg, keyToggle):
 			if p.cur < len(matches) {
 				dir := filepath.Join(p.path.Folder(), matches[p.cur])
-				if slices.Contains(p.already, dir) {
-					p.errText = dir + " is already a folder of this chat"
-				} else {
+				if i := slices.Index(p.chosen, dir); i >= 0 {
 					p.errText = ""
-					p.toggle(dir)
+					p.chosen = slices.Delete(p.chosen, i, i+1)
+					return nil
 				}
+				return p.check(dir, true)
 			}
 		case key.Matches(msg, keyOpenDir):
 			if p.cur < len(matches) {
@@ -272,27 +274,46 @@ func (p *FolderPicker) choose(dir string) {
 	}
 }
 
-func (p *FolderPicker) toggle(dir string) {
-	if i := slices.Index(p.chosen, dir); i >= 0 {
-		p.chosen = slices.Delete(p.chosen, i, i+1)
-		return
-	}
-	p.chosen = append(p.chosen, dir)
-}
-
-// addTyped runs the typed folder through the validator (in a command).
+// addTyped checks the typed folder (in a command), as a browsed one is.
 func (p *FolderPicker) addTyped() tea.Cmd {
 	typed := p.path.Path()
 	if typed == "" {
 		p.errText = "type a folder, or browse with ↓ and select with space"
 		return nil
 	}
+	return p.check(typed, false)
+}
+
+// check runs one picked folder, typed or browsed, through checkPicked in a
+// command; the answer selects it or shows the refusal inline.
+func (p *FolderPicker) check(dir string, browsed bool) tea.Cmd {
 	p.busy = true
-	owner, cwd := p.owner, p.cwd
+	owner, cwd, already := p.owner, p.cwd, slices.Clone(p.already)
 	return func() tea.Msg {
-		canon, err := sessions.ValidateFolders(cwd, []string{typed})
-		return pickerValidatedMsg{owner, canon, err}
+		canon, err := checkPicked(cwd, already, dir)
+		return pickerValidatedMsg{owner: owner, canon: canon, err: err, browsed: browsed}
 	}
+}
+
+// checkPicked is the picker's one check of a folder the user picked, the
+// same whether it was typed or browsed: the shared validator (which refuses
+// the chat's own folder, a relative path, a file, a folder that does not
+// exist), then a refusal in the validator's own form for a folder the chat
+// already has, compared in canonical form so a symlink to it is caught too.
+func checkPicked(cwd string, already []string, dir string) ([]string, error) {
+	canon, err := sessions.ValidateFolders(cwd, []string{dir})
+	if err != nil {
+		return nil, err
+	}
+	for _, have := range already {
+		c, err := sessions.Canonical(have)
+		if have == canon[0] || (err == nil && c == canon[0]) {
+			return nil, &sessions.FolderError{Count: 1, Problems: []sessions.FolderProblem{
+				{Index: 0, Path: dir, Reason: "already a folder of this chat"},
+			}}
+		}
+	}
+	return canon, nil
 }
 
 // accept stores the chosen folders in the chat, or validates them and hands
@@ -404,6 +425,8 @@ func (p *FolderPicker) listLines(w, n int) []string {
 		switch {
 		case slices.Contains(p.already, full):
 			box, note = "[✓]", "  already a folder"
+		case p.cwd != "" && full == filepath.Clean(p.cwd):
+			box, note = "[-]", "  the chat's own folder"
 		case slices.Contains(p.chosen, full):
 			box = "[x]"
 		}

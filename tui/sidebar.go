@@ -35,6 +35,7 @@ type Sidebar struct {
 	filtering bool // keys go to the filter
 
 	harnessLabels map[string]string // rendered dim harness names
+	missing       map[string]bool   // harnesses not installed, marked "?"
 }
 
 type sideRow struct {
@@ -42,8 +43,10 @@ type sideRow struct {
 	depth  int
 	label  string // the name as shown, with its tree indent
 	labelW int    // its width in cells
-	// name and harness are fitted to the sidebar's width by layoutRow.
+	// name and harness are fitted to the sidebar's width by layoutRow;
+	// notInstalled marks a harness not found on PATH.
 	name, harness string
+	notInstalled  bool
 	hay           string // what the filter searches: name, harness, folders, lowercased
 }
 
@@ -79,9 +82,12 @@ func (s *Sidebar) SetSize(w, h int) {
 // layoutRow fits a row's name and harness to the sidebar's width, once per
 // width or change of the chat, so drawing a row cuts nothing.
 func (s *Sidebar) layoutRow(r *sideRow) {
-	r.harness = "broken"
+	r.harness, r.notInstalled = "broken", false
 	if r.entry.Meta != nil {
 		r.harness = r.entry.Meta.Harness
+		if s.missing[r.harness] {
+			r.harness, r.notInstalled = r.harness+"?", true
+		}
 	}
 	nameW := s.w - 5
 	if s.w >= 22 {
@@ -212,6 +218,15 @@ func (s *Sidebar) applyFilter(keepID string) {
 	}
 	s.cur = min(s.cur, max(len(s.rows)-1, 0))
 	s.scrollIntoView()
+}
+
+// SetMissing names the harnesses that are not installed: their chats show
+// the harness with a "?", in the warning colour.
+func (s *Sidebar) SetMissing(missing map[string]bool) {
+	s.missing = missing
+	for i := range s.all {
+		s.layoutRow(&s.all[i])
+	}
 }
 
 // SetState records a chat's harness state for its mark.
@@ -414,10 +429,10 @@ func (s *Sidebar) View() []string {
 	return lines
 }
 
-// harnessLabel returns a harness name drawn dim (or "broken" drawn as a
-// warning), rendered once per name.
-func (s *Sidebar) harnessLabel(name string, broken bool) string {
-	if broken {
+// harnessLabel returns a harness name drawn dim (or "broken", or a harness
+// not installed, drawn as a warning), rendered once per name.
+func (s *Sidebar) harnessLabel(name string, warn bool) string {
+	if warn {
 		return s.c.Styles.Warn.Render(name)
 	}
 	l, ok := s.harnessLabels[name]
@@ -468,7 +483,7 @@ func (s *Sidebar) row(r sideRow, selected bool) string {
 	b.WriteString(name)
 	b.WriteByte(' ')
 	if harness != "" {
-		b.WriteString(s.harnessLabel(harness, broken))
+		b.WriteString(s.harnessLabel(harness, broken || r.notInstalled))
 		b.WriteByte(' ')
 	}
 	return b.String()

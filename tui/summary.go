@@ -25,6 +25,8 @@ type ChatInfo struct {
 	NoProject bool
 	// Transport is "pty" or "acp"; Via says how its folders reach it.
 	Transport, Via string
+	// NotInstalled is set when the chat's harness is not found on PATH.
+	NotInstalled bool
 }
 
 // Summary is the pane above the chat: the selected chat's harness, folders,
@@ -100,15 +102,22 @@ func (s *Summary) render() {
 		title += st.Dim.Render(" · " + origin)
 	}
 	h := m.Harness + " · " + info.Transport
+	if info.NotInstalled {
+		h = m.Harness + " (not installed) · " + info.Transport
+	}
 	if info.State.AgentName != "" {
 		h += " · " + info.State.AgentName
 	}
 	h += " · folders via " + info.Via
-	head := []string{" " + title, row("harness", truncPlain(h, vw))}
+	harnessStyle := st.Plain
+	if info.NotInstalled {
+		harnessStyle = st.Warn
+	}
+	head := []string{" " + title, row("harness", harnessStyle.Render(truncPlain(h, vw)))}
 	if s.h < 8+len(m.AdditionalDirectories) {
 		// Short of room: the harness goes on the title line.
 		name := truncPlain(m.Name, max(cw/3, 8))
-		title = st.Bold.Render(name) + "  " + st.Dim.Render(m.ID) + "  " + truncPlain(h, max(cw-ansi.StringWidth(name)-len(m.ID)-4, 0))
+		title = st.Bold.Render(name) + "  " + st.Dim.Render(m.ID) + "  " + harnessStyle.Render(truncPlain(h, max(cw-ansi.StringWidth(name)-len(m.ID)-4, 0)))
 		head = []string{" " + title}
 	}
 	if info.NoProject {
@@ -251,9 +260,12 @@ func (s *Summary) process(vw int) string {
 	var parts []string
 	switch state.Status {
 	case mux.StatusStopped:
-		if state.Pid == 0 && state.Started.IsZero() {
+		switch {
+		case state.Pid == 0 && state.Started.IsZero() && s.info.NotInstalled:
+			parts = append(parts, "not started · its harness is not installed")
+		case state.Pid == 0 && state.Started.IsZero():
 			parts = append(parts, "not started · "+s.c.Keys.Focus.Help().Key+" starts it")
-		} else {
+		default:
 			parts = append(parts, "stopped")
 		}
 	case mux.StatusExited:

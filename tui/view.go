@@ -100,7 +100,7 @@ func (m *Model) welcome(w, h int) []string {
 func (m *Model) prepareFooter() {
 	bindings := m.shortHelp()
 	var k strings.Builder
-	fmt.Fprintf(&k, "%d\x00%v\x00%s", m.lay.width, m.isErr, m.status)
+	fmt.Fprintf(&k, "%d\x00%v\x00%v\x00%s", m.lay.width, m.isErr, m.isWarn, m.status)
 	for _, b := range bindings {
 		h := b.Help()
 		k.WriteString("\x00" + h.Key + "\x00" + h.Desc)
@@ -117,9 +117,12 @@ func (m *Model) footer(bindings []key.Binding) string {
 	w := m.lay.width
 	left := ""
 	if m.status != "" {
-		if m.isErr {
+		switch {
+		case m.isErr:
 			left = st.Error.Render(truncPlain("✗ "+m.status, w*2/3))
-		} else {
+		case m.isWarn:
+			left = st.Warn.Render(truncPlain("⚠ "+m.status, w*2/3))
+		default:
 			left = st.OK.Render(truncPlain("✓ "+m.status, w*2/3))
 		}
 		left += "  "

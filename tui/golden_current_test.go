@@ -1,0 +1,41 @@
+package tui
+
+import (
+	"testing"
+
+	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/sessions"
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// TestGoldenRestartRefused: `r` on a running chat whose folder has gone.
+// The mux refuses before stopping anything: the status line says the
+// harness keeps running, the summary flags the folder and still shows the
+// harness running.
+func TestGoldenRestartRefused(t *testing.T) {
+	fake := newFakeMux(nil)
+	fake.set("k3x9q2", mux.State{Status: mux.StatusRunning, Pid: 4242, Started: goldenNow.Add(-65e9)}, "ready>")
+	fake.restartErr["k3x9q2"] = &mux.FoldersGoneError{ChatID: "k3x9q2", Running: true,
+		Problems: []sessions.FolderProblem{{Index: 2, Path: "/nonexistent/notes", Reason: "does not exist"}}}
+	m := goldenModel(t, goldenChats()[:2], fake)
+	fake.changes <- "k3x9q2"
+	runGolden(t, m, []string{"keeps running", "M removes it"}, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("r")})
+}
+
+// TestGoldenDeleteDialog: the delete dialog, centred and as wide as what
+// it says.
+func TestGoldenDeleteDialog(t *testing.T) {
+	m := goldenModel(t, goldenChats()[2:4], newFakeMux(nil))
+	runGolden(t, m, []string{"y delete   n cancel"}, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("D")})
+}
+
+// TestGoldenHandoffNotInstalled: the handoff dialog marks the harnesses
+// not installed, and the sidebar and summary mark a chat of one.
+func TestGoldenHandoffNotInstalled(t *testing.T) {
+	m := goldenModelWith(t, goldenChats()[:3], newFakeMux(nil), func(o *Options) {
+		for _, s := range o.Table.All() {
+			o.Harnesses = append(o.Harnesses, HarnessInfo{Name: s.Name, Transport: s.Transport, Installed: s.Name != "claude" && s.Name != "codex"})
+		}
+	})
+	runGolden(t, m, []string{"claude?", "pi  acp", "(not installed)"}, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("h")})
+}
