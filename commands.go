@@ -9,13 +9,18 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"syscall"
 	"text/tabwriter"
+	"time"
 
+	"github.com/acpmux/acpmux-tui/client"
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
+	"github.com/acpmux/acpmux-tui/internal/plaintext"
 	"github.com/acpmux/acpmux-tui/mux"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
@@ -30,6 +35,9 @@ type app struct {
 	cfg   *config.Config
 	store *sessions.Store
 	table *harness.Table
+
+	live  map[string]string // chat statuses from a running server, asked once
+	asked bool
 }
 
 // open loads the paths, config, store and harness table once.
@@ -84,6 +92,7 @@ func (a *app) createChat(cf chatFlags) (sessions.Entry, error) {
 	if err != nil {
 		return sessions.Entry{}, err
 	}
+	a.warnNotInstalled(name)
 	return sessions.Entry{ID: m.ID, Meta: m}, nil
 }
 
@@ -94,16 +103,19 @@ func (a *app) resolve(ref string) (sessions.Entry, error) {
 	return a.store.Resolve(ref)
 }
 
-// view is a chat as printed; status is "stopped" from the command line, as no
-// harness runs outside the TUI or attach.
+// view is a chat as printed, with its live status when a server runs it
+// ("stopped" otherwise); asking never starts a server.
 func (a *app) view(e sessions.Entry) sessions.ChatJSON {
+	if !a.asked {
+		a.live, a.asked = client.LiveStatuses(a.store.Home()), true
+	}
 	via := harness.ViaNone
 	if e.Meta != nil {
 		if spec, ok := a.table.Get(e.Meta.Harness); ok {
 			via = spec.FoldersVia(len(e.Meta.AdditionalDirectories), nil)
 		}
 	}
-	return e.JSON("stopped", via)
+	return e.JSON(client.StatusOf(a.live, e.ID), via)
 }
 
 func (a *app) printJSON(v any) error {
@@ -235,11 +247,53 @@ func (a *app) derive(ref string, d sessions.Derivation, asJSON bool) error {
 			return usagef("--cwd %q: %v", d.Cwd, err)
 		}
 	}
+	if d.Name == "" {
+		if d.Name, err = a.derivedName(e.Meta, d.Origin); err != nil {
+			return err
+		}
+	}
 	m, err := a.store.Derive(e.ID, d)
 	if err != nil {
 		return err
 	}
+	a.warnNotInstalled(m.Harness)
 	return a.printChat(sessions.Entry{ID: m.ID, Meta: m}, asJSON)
+}
+
+// derivedName names a chat derived from parent after it, numbered from 2
+// when a chat already has that name, so repeated forks are told apart:
+// "base (fork)", "base (fork 2)", "base (fork 3)". (The TUI names its forks
+// the same way.)
+func (a *app) derivedName(parent *sessions.Meta, origin string) (string, error) {
+	list, err := a.store.List()
+	if err != nil {
+		return "", err
+	}
+	taken := make(map[string]bool, len(list))
+	for _, e := range list {
+		if e.Meta != nil {
+			taken[e.Meta.Name] = true
+		}
+	}
+	// FitName keeps the number when a long name must be cut.
+	name := sessions.FitName(parent.Name, " ("+origin+")")
+	for n := 2; taken[name]; n++ {
+		name = sessions.FitName(parent.Name, fmt.Sprintf(" (%s %d)", origin, n))
+	}
+	return name, nil
+}
+
+// warnNotInstalled warns on stderr when a chat just made runs a harness
+// that is not installed: the chat is made all the same (exit 0), and
+// starts once the harness is installed.
+func (a *app) warnNotInstalled(harnessName string) {
+	spec, ok := a.table.Get(harnessName)
+	if !ok {
+		return
+	}
+	if _, err := spec.ResolveCommand(a.getenv); err != nil {
+		fmt.Fprintf(a.stderr, "acpmux-tui: warning: %s is not installed (%q not found on PATH); the chat is created, and starts once it is\n", harnessName, spec.Command)
+	}
 }
 
 func (a *app) remove(ref string, force bool) error {
@@ -292,8 +346,22 @@ func (a *app) attach(ref string) error {
 	if err != nil {
 		return err
 	}
-	defer done()
+	closed := false
+	defer func() {
+		if !closed {
+			done()
+		}
+	}()
+	// Attach gives the terminal back on every way out, a panic or a fatal
+	// signal included.
 	how, err := m.Attach(e.ID, os.Stdin, os.Stdout)
+	if se, ok := err.(*mux.SignalError); ok {
+		closed = true
+		done() // every harness stopped, the log closed
+		fmt.Fprintf(a.stderr, "\r\n[acpmux-tui: %s: %v]\r\n", e.ID, se.Signal)
+		endBySignal(se.Signal)
+		return err
+	}
 	if err != nil {
 		return err
 	}
@@ -301,9 +369,24 @@ func (a *app) attach(ref string) error {
 	return nil
 }
 
+// endBySignal ends the process by sig, as it would have ended had attach not
+// caught it, now that the terminal is restored: the shell sees the
+// conventional status (128 + the signal's number) and a parent sees the
+// signal. (SIGQUIT ends a Go program with its goroutine dump and status 2.)
+// The signal reaches some thread of the process a moment after Kill; should
+// it not end the process within seconds, the caller's error exit follows.
+func endBySignal(sig syscall.Signal) {
+	signal.Reset(sig)
+	if syscall.Kill(os.Getpid(), sig) == nil {
+		time.Sleep(5 * time.Second)
+	}
+}
+
 // prompt runs one ACP turn from the command line: the reply streams to
 // stdout as plain text, permission requests are refused (each is printed on
-// stderr), and ctrl+c cancels the turn.
+// stderr), the agent's stderr lines show on stderr as they come ("agent: "),
+// a turn quiet for mux.NoReplyAfter says so on stderr, and ctrl+c cancels
+// the turn. Whatever the agent wrote is cleaned of control sequences first.
 func (a *app) prompt(ref, text string) error {
 	e, err := a.resolve(ref)
 	if err != nil {
@@ -320,57 +403,249 @@ func (a *app) prompt(ref, text string) error {
 		return err
 	}
 	defer done()
-	if err := m.SetPermissionPolicy(e.ID, func(p mux.Permission) string {
-		fmt.Fprintf(a.stderr, "acpmux-tui: refused permission for %s\n", p.Title)
-		return mux.RefuseAll(p)
-	}); err != nil {
+	out := newPromptOutput(a.stdout, a.stderr)
+	if err := m.SetPermissionPolicy(e.ID, out.refuse); err != nil {
+		return err
+	}
+	// The agent's stderr shows from its start (an agent that cannot start
+	// says why there) to its end; its reply only once this turn starts: a
+	// loaded session replays the conversation first.
+	if err := m.Observe(e.ID, out.entry); err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	// Set the session up first: a loaded session replays the conversation,
-	// and only this turn's reply is printed.
 	if err := m.WaitReady(ctx, e.ID); err != nil {
-		return err
+		return cleanError{err}
 	}
-	var endsWithNewline atomic.Bool
-	endsWithNewline.Store(true)
-	_ = m.Observe(e.ID, func(entry mux.Entry) {
-		if entry.Kind == mux.EntryAgent && entry.Text != "" {
-			io.WriteString(a.stdout, entry.Text)
-			endsWithNewline.Store(strings.HasSuffix(entry.Text, "\n"))
-		}
-	})
 	go func() {
 		<-ctx.Done()
 		_ = m.Cancel(e.ID)
 	}()
+	out.startTurn()
+	quiet, stopQuiet := context.WithCancel(context.Background())
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		out.watchQuiet(quiet, func() <-chan time.Time { return time.After(mux.NoReplyAfter) })
+	}()
 	reason, err := m.Prompt(context.Background(), e.ID, text)
-	if !endsWithNewline.Load() {
-		fmt.Fprintln(a.stdout)
-	}
+	stopQuiet()
+	<-watched
+	out.endTurn()
 	if err != nil {
-		return err
+		return cleanError{err}
 	}
 	if reason != "end_turn" {
-		fmt.Fprintf(a.stderr, "acpmux-tui: turn ended: %s\n", reason)
+		out.note("turn ended: " + reason)
 	}
 	return nil
 }
 
-func (a *app) harnesses() error {
+// promptOutput is what `prompt` prints, from the goroutines that deliver
+// the agent's updates, its stderr and its permission requests: the reply on
+// stdout, the rest on stderr, everything cleaned of control sequences.
+type promptOutput struct {
+	stdout, stderr io.Writer
+	// activity hears of every update of the turn (watchQuiet).
+	activity chan struct{}
+
+	mu       sync.Mutex
+	replying bool // the turn runs: agent text is its reply
+	openLine bool // stdout's last line has no newline yet
+}
+
+func newPromptOutput(stdout, stderr io.Writer) *promptOutput {
+	return &promptOutput{stdout: stdout, stderr: stderr, activity: make(chan struct{}, 1)}
+}
+
+// entry prints what the mux observed: the agent's reply text while the turn
+// runs, and each line the agent writes on stderr.
+func (o *promptOutput) entry(e mux.Entry) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if e.Kind == mux.EntryStderr {
+		fmt.Fprintf(o.stderr, "agent: %s\n", plaintext.Clean(e.Text))
+		return
+	}
+	if !o.replying {
+		return
+	}
+	o.active()
+	if text := plaintext.Clean(e.Text); e.Kind == mux.EntryAgent && text != "" {
+		io.WriteString(o.stdout, text)
+		o.openLine = !strings.HasSuffix(text, "\n")
+	}
+}
+
+// refuse is the permission policy: each request is printed and refused.
+func (o *promptOutput) refuse(p mux.Permission) string {
+	o.mu.Lock()
+	o.active()
+	fmt.Fprintf(o.stderr, "acpmux-tui: refused permission for %s\n", plaintext.Line(p.Title))
+	o.mu.Unlock()
+	return mux.RefuseAll(p)
+}
+
+// active tells watchQuiet the agent was heard from.
+func (o *promptOutput) active() {
+	select {
+	case o.activity <- struct{}{}:
+	default:
+	}
+}
+
+// note prints a line of acpmux-tui's own on stderr.
+func (o *promptOutput) note(text string) {
+	o.mu.Lock()
+	fmt.Fprintf(o.stderr, "acpmux-tui: %s\n", plaintext.Line(text))
+	o.mu.Unlock()
+}
+
+func (o *promptOutput) startTurn() {
+	o.mu.Lock()
+	o.replying = true
+	o.mu.Unlock()
+}
+
+// endTurn ends the reply with a newline when it has none.
+func (o *promptOutput) endTurn() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.replying = false
+	if o.openLine {
+		fmt.Fprintln(o.stdout)
+		o.openLine = false
+	}
+}
+
+// watchQuiet says "no reply yet" on stderr when the turn has had no update
+// for a spell (after returns a channel that fires at its end), once per
+// quiet spell, until ctx ends.
+func (o *promptOutput) watchQuiet(ctx context.Context, after func() <-chan time.Time) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-o.activity:
+			continue
+		case <-after():
+		}
+		o.note("no reply yet after " + mux.NoReplyAfter.String())
+		select {
+		case <-ctx.Done():
+			return
+		case <-o.activity:
+		}
+	}
+}
+
+// cleanError shows an error whose text may carry the agent's words without
+// control sequences; errors.As and Is still see what it wraps.
+type cleanError struct{ err error }
+
+func (e cleanError) Error() string { return plaintext.Clean(e.err.Error()) }
+func (e cleanError) Unwrap() error { return e.err }
+
+// harnessJSON is one row of `harnesses --json`.
+type harnessJSON struct {
+	Name      string   `json:"name"`
+	Transport string   `json:"transport"`
+	Kind      string   `json:"kind"`
+	Command   string   `json:"command"`
+	Args      []string `json:"args"`
+	// Installed is the program that would run, or "" when none is found.
+	Installed string `json:"installed"`
+	// FoldersVia is how a chat's folders reach this harness.
+	FoldersVia string `json:"foldersVia"`
+}
+
+// harnessRows is the harness table in effect, with what is installed.
+func (a *app) harnessRows() []harnessJSON {
+	var rows []harnessJSON
+	for _, s := range a.table.All() {
+		installed, err := s.ResolveCommand(a.getenv)
+		if err != nil {
+			installed = ""
+		}
+		rows = append(rows, harnessJSON{
+			Name: s.Name, Transport: s.Transport, Kind: s.Kind,
+			Command: s.Command, Args: append([]string{}, s.Args...),
+			Installed: installed, FoldersVia: s.FoldersVia(1, nil),
+		})
+	}
+	return rows
+}
+
+func (a *app) harnesses(asJSON bool) error {
 	if err := a.open(); err != nil {
 		return err
 	}
+	rows := a.harnessRows()
+	if asJSON {
+		return a.printJSON(rows)
+	}
 	w := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "NAME\tTRANSPORT\tKIND\tCOMMAND\tFOLDERS VIA\tINSTALLED")
-	for _, s := range a.table.All() {
-		cmd := strings.TrimSpace(s.Command + " " + strings.Join(s.Args, " "))
-		found := "no"
-		if path, err := s.ResolveCommand(a.getenv); err == nil {
-			found = path
+	for _, r := range rows {
+		cmd := strings.TrimSpace(r.Command + " " + strings.Join(r.Args, " "))
+		found := r.Installed
+		if found == "" {
+			found = "no"
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, s.Transport, s.Kind, cmd, s.FoldersVia(1, nil), found)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, r.Transport, r.Kind, cmd, r.FoldersVia, found)
 	}
 	return w.Flush()
+}
+
+// versionJSON is what `version --json` prints.
+type versionJSON struct {
+	Version string `json:"version"`
+	// Go is the Go release the binary was built with.
+	Go string `json:"go"`
+	// Commit is the git commit built from (vcs.revision), or "" when the
+	// build did not record one.
+	Commit string `json:"commit"`
+	// Modified is set when the working tree had changes not in Commit.
+	Modified bool `json:"modified"`
+}
+
+// buildVersion reads the version and the build's recorded git state.
+func buildVersion() versionJSON {
+	v := versionJSON{Version: version, Go: runtime.Version()}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return v
+	}
+	if bi.GoVersion != "" {
+		v.Go = bi.GoVersion
+	}
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			v.Commit = s.Value
+		case "vcs.modified":
+			v.Modified = s.Value == "true"
+		}
+	}
+	return v
+}
+
+// printVersion prints `acpmux-tui VERSION (commit C, GO)`, or the JSON object.
+func (a *app) printVersion(asJSON bool) error {
+	v := buildVersion()
+	if asJSON {
+		return a.printJSON(v)
+	}
+	var about []string
+	if v.Commit != "" {
+		c := v.Commit[:min(len(v.Commit), 12)]
+		if v.Modified {
+			c += "+modified"
+		}
+		about = append(about, "commit "+c)
+	}
+	about = append(about, v.Go)
+	fmt.Fprintf(a.stdout, "acpmux-tui %s (%s)\n", v.Version, strings.Join(about, ", "))
+	return nil
 }

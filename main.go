@@ -53,8 +53,10 @@ func commands() []command {
 		{"rm", "ID [--force]", "delete a chat (never its project folder)", cmdRm},
 		{"attach", "ID", "run a chat's harness in this terminal (ctrl+] detaches)", cmdAttach},
 		{"prompt", "ID TEXT", "send one prompt to an ACP chat and print the reply", cmdPrompt},
-		{"harnesses", "", "list the harness table", cmdHarnesses},
-		{"version", "", "print the version", cmdVersion},
+		{"harnesses", "[--json]", "list the harness table and which harnesses are installed", cmdHarnesses},
+		{"version", "[--json]", "print the version (also acpmux-tui --version)", cmdVersion},
+		{"server", "", "run the server in the foreground", cmdServer},
+		{"kill-server", "", "stop the server and every harness it runs", cmdKillServer},
 	}
 }
 
@@ -79,6 +81,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 func dispatch(a *app, args []string) error {
+	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
+		return cmdVersion(a, args[1:])
+	}
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		for _, c := range commands() {
 			if c.name == args[0] {
@@ -337,13 +342,28 @@ func cmdPrompt(a *app, args []string) error {
 }
 
 func cmdHarnesses(a *app, args []string) error {
-	if len(args) > 0 {
-		return usagef("usage: acpmux-tui harnesses")
+	fs := newFlags(a, "harnesses")
+	asJSON := fs.Bool("json", false, "print the table as a JSON array")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
 	}
-	return a.harnesses()
+	if len(pos) > 0 {
+		return usagef("usage: acpmux-tui harnesses [--json]")
+	}
+	return a.harnesses(*asJSON)
 }
 
+// cmdVersion is `version` and `--version`.
 func cmdVersion(a *app, args []string) error {
-	fmt.Fprintln(a.stdout, "acpmux-tui", version)
-	return nil
+	fs := newFlags(a, "version")
+	asJSON := fs.Bool("json", false, "print the version as a JSON object")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("usage: acpmux-tui version [--json]")
+	}
+	return a.printVersion(*asJSON)
 }

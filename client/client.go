@@ -1,0 +1,272 @@
+// Package client is how the commands (and later the TUI) reach the server
+// of an agent home: dialing its socket, calling its JSON-RPC methods, and
+// starting it in the background when none answers.
+package client
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/acpmux/acpmux-tui/server"
+)
+
+// ErrNoServer is returned by Dial when no server answers on the agent
+// home's socket: there is none, or only the socket of one that died.
+var ErrNoServer = errors.New("no server running")
+
+// maxAnswer bounds one answer the client reads (a list of many chats is a
+// few megabytes); a longer line ends the connection.
+const maxAnswer = 64 << 20
+
+// RPCError is an error the server answered with.
+type RPCError struct {
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+// Error returns the server's message and code.
+func (e *RPCError) Error() string { return fmt.Sprintf("%s (%d)", e.Message, e.Code) }
+
+// Conn is one connection to a server. Calls may be made from several
+// goroutines at once; each answer reaches its caller by id.
+type Conn struct {
+	nc net.Conn
+
+	wmu sync.Mutex // one line written at a time
+
+	mu      sync.Mutex
+	nextID  int64
+	pending map[int64]chan answer
+	err     error // why the connection ended
+	// unmatched is the last error the server sent with a null id (a line
+	// it could not read): it explains a connection it then closed.
+	unmatched *RPCError
+
+	done chan struct{} // closed when the reader ends
+}
+
+type answer struct {
+	ID     *int64          `json:"id"`
+	Result json.RawMessage `json:"result"`
+	Error  *RPCError       `json:"error"`
+}
+
+// Dial connects to the agent home's server. It returns ErrNoServer when no
+// server answers; it never starts one.
+func Dial(home string) (*Conn, error) {
+	path := server.SocketPath(home)
+	addr, release, err := server.ShortAddr(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w for %s", ErrNoServer, home)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("connect to the server: %w", err)
+	}
+	nc, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: addr, Net: "unix"})
+	release()
+	if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED) {
+		return nil, fmt.Errorf("%w for %s", ErrNoServer, home)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("connect to the server at %s: %w", path, err)
+	}
+	return newConn(nc), nil
+}
+
+func newConn(nc net.Conn) *Conn {
+	c := &Conn{nc: nc, pending: map[int64]chan answer{}, done: make(chan struct{})}
+	go c.readLoop()
+	return c
+}
+
+// Close closes the connection; calls under way fail.
+func (c *Conn) Close() error {
+	err := c.nc.Close()
+	<-c.done
+	return err
+}
+
+// Done is closed once the connection has ended (the server closed it, or
+// Close was called).
+func (c *Conn) Done() <-chan struct{} { return c.done }
+
+// Call calls method with params (nil sends none) and decodes the result
+// into result (nil ignores it). An error answer is an *RPCError.
+func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
+	c.mu.Lock()
+	if c.err != nil {
+		err := c.err
+		c.mu.Unlock()
+		return err
+	}
+	c.nextID++
+	id := c.nextID
+	ch := make(chan answer, 1)
+	c.pending[id] = ch
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		delete(c.pending, id)
+		c.mu.Unlock()
+	}()
+
+	req := struct {
+		JSONRPC string `json:"jsonrpc"`
+		ID      int64  `json:"id"`
+		Method  string `json:"method"`
+		Params  any    `json:"params,omitempty"`
+	}{"2.0", id, method, params}
+	line, err := json.Marshal(req)
+	if err != nil {
+		return fmt.Errorf("%s: %w", method, err)
+	}
+	if err := c.writeLine(ctx, append(line, '\n')); err != nil {
+		return fmt.Errorf("%s: %w", method, connError(err))
+	}
+	select {
+	case a := <-ch:
+		if a.Error != nil {
+			return a.Error
+		}
+		if result != nil {
+			if err := json.Unmarshal(a.Result, result); err != nil {
+				return fmt.Errorf("%s: read the answer: %w", method, err)
+			}
+		}
+		return nil
+	case <-c.done:
+		// The answer may have come just before the end.
+		select {
+		case a := <-ch:
+			if a.Error != nil {
+				return a.Error
+			}
+			if result != nil {
+				return json.Unmarshal(a.Result, result)
+			}
+			return nil
+		default:
+		}
+		c.mu.Lock()
+		err := c.err
+		c.mu.Unlock()
+		return fmt.Errorf("%s: %w", method, err)
+	case <-ctx.Done():
+		return fmt.Errorf("%s: %w", method, ctx.Err())
+	}
+}
+
+// Hello asks the server for its version and pid.
+func (c *Conn) Hello(ctx context.Context) (server.HelloResult, error) {
+	var h server.HelloResult
+	err := c.Call(ctx, server.MethodHello, struct{}{}, &h)
+	return h, err
+}
+
+// writeLine writes one line whole, within ctx's deadline.
+func (c *Conn) writeLine(ctx context.Context, line []byte) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	deadline, _ := ctx.Deadline() // the zero time when there is none
+	c.nc.SetWriteDeadline(deadline)
+	// A cancelled ctx ends a write the server is not reading.
+	stop := context.AfterFunc(ctx, func() { c.nc.SetWriteDeadline(time.Now()) })
+	defer stop()
+	_, err := c.nc.Write(line)
+	if err != nil && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
+}
+
+// readLoop hands each answer to its caller until the connection ends.
+func (c *Conn) readLoop() {
+	defer close(c.done)
+	r := bufio.NewReaderSize(c.nc, 64<<10)
+	var buf []byte
+	var err error
+	for {
+		buf, err = readLine(r, buf[:0], maxAnswer)
+		if err != nil {
+			break
+		}
+		var a answer
+		if json.Unmarshal(buf, &a) != nil {
+			continue // not an answer this client understands
+		}
+		if a.ID == nil {
+			if a.Error != nil {
+				c.mu.Lock()
+				c.unmatched = a.Error
+				c.mu.Unlock()
+			}
+			continue
+		}
+		c.mu.Lock()
+		ch := c.pending[*a.ID]
+		c.mu.Unlock()
+		if ch != nil {
+			select {
+			case ch <- a:
+			default: // a second answer to one id: the first stands
+			}
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case c.unmatched != nil:
+		c.err = fmt.Errorf("the server closed the connection: %w", c.unmatched)
+	default:
+		c.err = connError(err)
+	}
+}
+
+// errServerClosed is a connection the server closed.
+var errServerClosed = errors.New("the server closed the connection")
+
+// connError says what a failed read or write of the socket means.
+func connError(err error) error {
+	switch {
+	case errors.Is(err, io.EOF), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+		return errServerClosed
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	}
+	// The socket's own address says nothing useful (the server binds under
+	// a temporary name): the cause alone is shown.
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		return fmt.Errorf("connection to the server: %w", errno)
+	}
+	return fmt.Errorf("connection to the server: %w", err)
+}
+
+// readLine reads one line of at most max bytes into buf, without its
+// newline.
+func readLine(r *bufio.Reader, buf []byte, max int) ([]byte, error) {
+	for {
+		frag, err := r.ReadSlice('\n')
+		if len(buf)+len(frag) > max+1 {
+			return nil, fmt.Errorf("an answer over %d bytes", max)
+		}
+		buf = append(buf, frag...)
+		switch {
+		case err == nil:
+			return buf[:len(buf)-1], nil
+		case errors.Is(err, bufio.ErrBufferFull):
+		default:
+			return nil, err
+		}
+	}
+}

@@ -1,0 +1,127 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/acpmux/acpmux-tui/server"
+	"golang.org/x/sys/unix"
+)
+
+// This file holds what the command-line subcommands ask of a server:
+// the live statuses for `ls` and `show`, and `kill-server`.
+
+// LiveTimeout bounds how long `ls` and `show` wait on a server that
+// answers the door but not the list call.
+const LiveTimeout = 10 * time.Second
+
+// LiveStatuses returns each chat's status as the agent home's server
+// reports it (id → "running", "waiting", ...), or nil when no server
+// answers. It never starts a server.
+func LiveStatuses(home string) map[string]string {
+	c, err := Dial(home)
+	if err != nil {
+		return nil
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), LiveTimeout)
+	defer cancel()
+	var list server.ListResult
+	if err := c.Call(ctx, server.MethodList, struct{}{}, &list); err != nil {
+		return nil
+	}
+	live := make(map[string]string, len(list.Chats))
+	for _, ch := range list.Chats {
+		live[ch.ID] = ch.Status
+	}
+	return live
+}
+
+// StatusOf is a chat's status for `ls` and `show`: the live one from
+// LiveStatuses, or "stopped" when no server runs it.
+func StatusOf(live map[string]string, id string) string {
+	if s, ok := live[id]; ok {
+		return s
+	}
+	return "stopped"
+}
+
+// KillServer asks the agent home's server to stop every harness and end,
+// and waits until its process has gone (or ctx ends). It returns the
+// server's pid, or ErrNoServer when none answers.
+func KillServer(ctx context.Context, home string) (int, error) {
+	c, err := Dial(home)
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close()
+	var k server.KillResult
+	if err := c.Call(ctx, server.MethodKill, struct{}{}, &k); err != nil {
+		return 0, err
+	}
+	started := processStart(k.Pid)
+	// The server closes every connection once its harnesses are stopped.
+	select {
+	case <-c.Done():
+	case <-ctx.Done():
+		return k.Pid, fmt.Errorf("server %d is still stopping its harnesses: %w", k.Pid, ctx.Err())
+	}
+	wait := time.Millisecond
+	for !serverGone(home, k.Pid, started) {
+		select {
+		case <-ctx.Done():
+			return k.Pid, fmt.Errorf("server %d has not ended: %w", k.Pid, ctx.Err())
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 50*time.Millisecond)
+	}
+	return k.Pid, nil
+}
+
+// serverGone reports whether the server has released the agent home's lock
+// and its process is gone (or only a zombie its parent has yet to reap).
+func serverGone(home string, pid int, started string) bool {
+	if f, err := os.Open(filepath.Join(home, server.LockName)); err == nil {
+		held := unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB) != nil
+		f.Close()
+		if held {
+			return false
+		}
+	}
+	now := processStart(pid)
+	return now == "" || now != started
+}
+
+// processStart returns the start time of a live process (field 22 of
+// /proc/PID/stat), so that a pid reused by another process is told apart;
+// "" when no live process has the pid (a zombie counts as gone).
+func processStart(pid int) string {
+	if pid <= 0 {
+		return ""
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) || syscall.Kill(pid, 0) != nil {
+			return ""
+		}
+		return "unknown"
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return ""
+	}
+	fields := strings.Fields(s[i+1:])
+	// fields[0] is field 3 (state); the start time is field 22.
+	if len(fields) < 20 || fields[0] == "Z" || fields[0] == "X" {
+		return ""
+	}
+	return fields[19]
+}

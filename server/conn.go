@@ -1,0 +1,148 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// maxInFlight bounds the calls one connection may have running at once;
+// past it the server stops reading that connection until one ends.
+const maxInFlight = 32
+
+// conn is one client connection. A reader goroutine decodes lines and runs
+// each call in a goroutine of its own; one writer goroutine writes the
+// answers from a bounded queue, each write with a deadline. A client that
+// lets the queue fill or a write time out is dropped: the server, the
+// harnesses and the other clients never wait on it.
+type conn struct {
+	s  *Server
+	nc *net.UnixConn
+
+	out      chan []byte // answers to write, one line each
+	dropped  atomic.Bool
+	dropOnce sync.Once
+	calls    sync.WaitGroup
+	slots    chan struct{} // one per call in flight
+}
+
+func newConn(s *Server, nc *net.UnixConn) *conn {
+	return &conn{s: s, nc: nc, out: make(chan []byte, s.opt.QueueLen), slots: make(chan struct{}, maxInFlight)}
+}
+
+// serve runs the connection to its end: reading until EOF, an error, a line
+// over MaxLine or a drop; then the calls under way finish, their answers
+// are written (or discarded, for a dropped client), and the socket closes.
+func (c *conn) serve() {
+	wrote := make(chan struct{})
+	go func() { defer close(wrote); c.writeLoop() }()
+	c.readLoop()
+	c.calls.Wait()
+	close(c.out)
+	<-wrote
+	c.nc.Close()
+	c.s.connDone(c)
+}
+
+func (c *conn) readLoop() {
+	lines := newLineReader(c.nc, MaxLine)
+	for {
+		line, err := lines.next()
+		if errors.Is(err, errLineTooLong) {
+			c.s.opt.Logger.Warn("client sent a line over the limit: closing its connection", "max", MaxLine)
+			c.reply(nil, nil, errorf(CodeInvalidRequest, "Invalid Request: a line over %d bytes; connection closed", MaxLine))
+			return
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) && !errors.Is(err, os.ErrDeadlineExceeded) && !c.dropped.Load() {
+				c.s.opt.Logger.Debug("client read", "err", err)
+			}
+			return
+		}
+		c.handleLine(line)
+		if c.dropped.Load() {
+			return
+		}
+	}
+}
+
+func (c *conn) handleLine(line []byte) {
+	req, ok, rpcErr := DecodeLine(line)
+	if rpcErr != nil {
+		c.reply(req.ID, nil, rpcErr)
+		return
+	}
+	if !ok {
+		return
+	}
+	c.slots <- struct{}{}
+	c.calls.Add(1)
+	go func() {
+		defer c.calls.Done()
+		defer func() { <-c.slots }()
+		result, err := c.s.call(req)
+		if !req.Notification() {
+			c.reply(req.ID, result, err)
+		}
+		if req.Method == MethodKill && err == nil {
+			// The answer is queued; shutdown writes it before it closes
+			// this connection.
+			c.s.requestKill()
+		}
+	}()
+}
+
+// reply queues one answer.
+func (c *conn) reply(id json.RawMessage, result any, rpcErr *Error) {
+	b, err := encodeResponse(id, result, rpcErr)
+	if err != nil {
+		c.s.opt.Logger.Error("encode answer", "err", err)
+		b, _ = encodeResponse(id, nil, errorf(CodeInternalError, "Internal error: encode answer: %v", err))
+	}
+	c.send(b)
+}
+
+// send queues a line for the writer, or drops the client whose queue is
+// full: it is not reading.
+func (c *conn) send(b []byte) {
+	if c.dropped.Load() {
+		return
+	}
+	select {
+	case c.out <- b:
+	default:
+		c.drop("it lets its answers pile up unread")
+	}
+}
+
+func (c *conn) writeLoop() {
+	for b := range c.out {
+		if c.dropped.Load() {
+			continue // drained, never written
+		}
+		c.nc.SetWriteDeadline(time.Now().Add(c.s.opt.WriteTimeout))
+		if _, err := c.nc.Write(b); err != nil {
+			c.drop("write: " + err.Error())
+		}
+	}
+}
+
+// drop closes the connection at once.
+func (c *conn) drop(why string) {
+	c.dropOnce.Do(func() {
+		c.dropped.Store(true)
+		c.s.opt.Logger.Warn("dropped a client", "why", why)
+		c.nc.Close()
+	})
+}
+
+// finish ends the connection in order, as the server stops: reading stops,
+// and the answers already due are written before the socket closes.
+func (c *conn) finish() {
+	c.nc.SetReadDeadline(time.Now())
+}

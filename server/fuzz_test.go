@@ -1,0 +1,103 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"testing"
+	"testing/iotest"
+)
+
+// FuzzDecodeLine feeds the wire decoder whatever a client could send on one
+// line. It never panics; a request it accepts has a valid id (or none); its
+// answer, whatever the outcome, is one line of valid JSON-RPC 2.0.
+func FuzzDecodeLine(f *testing.F) {
+	for _, seed := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"_acpmux/hello"}`,
+		`{"jsonrpc":"2.0","id":"a","method":"_acpmux/new","params":{"additionalDirectories":["rel","/x\u0000y"]}}`,
+		`{"jsonrpc":"2.0","method":"_acpmux/list"}`,
+		`{"jsonrpc":"2.0","id":null,"method":"_acpmux/list","params":null}`,
+		`{"jsonrpc":"2.0","id":1,"result":{}}`,
+		`[{"jsonrpc":"2.0","id":1,"method":"_acpmux/hello"}]`,
+		`{"jsonrpc":"2.0","id":1e999,"method":"x"}`,
+		`{"jsonrpc":"2.0","id":{"a":1},"method":"x"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"x","params":"s"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"x","METHOD":"y","id":2}`,
+		"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}",
+		`{"jsonrpc":"2.0","id":1,`,
+		"",
+		"  \t ",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		req, ok, rpcErr := DecodeLine(line)
+		if ok && rpcErr != nil {
+			t.Fatal("both a request and an error")
+		}
+		if req.ID != nil && !validID(req.ID) {
+			t.Fatalf("invalid id %q kept", req.ID)
+		}
+		if !ok && rpcErr == nil {
+			return // nothing to answer
+		}
+		var out []byte
+		var err error
+		if ok {
+			if req.Params != nil && !json.Valid(req.Params) {
+				t.Fatalf("params %q are not JSON", req.Params)
+			}
+			out, err = encodeResponse(req.ID, HelloResult{Version: req.Method}, nil)
+		} else {
+			out, err = encodeResponse(req.ID, nil, rpcErr)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.IndexByte(out, '\n') != len(out)-1 {
+			t.Fatalf("answer is not one line: %q", out)
+		}
+		var rep struct {
+			JSONRPC string          `json:"jsonrpc"`
+			ID      json.RawMessage `json:"id"`
+		}
+		if err := json.Unmarshal(out, &rep); err != nil || rep.JSONRPC != "2.0" || !validID(rep.ID) {
+			t.Fatalf("answer %q: %v", out, err)
+		}
+	})
+}
+
+// FuzzLineReader checks the bounded line reader against a plain split, the
+// input arriving in pieces of any size: lines within the limit come out as
+// sent; the first line over it ends reading with errLineTooLong.
+func FuzzLineReader(f *testing.F) {
+	f.Add([]byte("a\nbb\n\nccc"), 3)
+	f.Add([]byte("abcdef\nx\n"), 5)
+	f.Add([]byte("\n\n\n"), 0)
+	f.Fuzz(func(t *testing.T, data []byte, max int) {
+		if max < 0 || max > 1<<16 {
+			return
+		}
+		lr := newLineReader(iotest.OneByteReader(bytes.NewReader(data)), max)
+		want := bytes.Split(data, []byte("\n"))
+		if len(want[len(want)-1]) == 0 {
+			want = want[:len(want)-1] // the last newline ends the last line
+		}
+		for i, w := range want {
+			got, err := lr.next()
+			if len(w) > max {
+				if !errors.Is(err, errLineTooLong) {
+					t.Fatalf("line %d of %d bytes (max %d): %q, %v", i, len(w), max, got, err)
+				}
+				return
+			}
+			if err != nil || !bytes.Equal(got, w) {
+				t.Fatalf("line %d: %q, %v; want %q", i, got, err, w)
+			}
+		}
+		if _, err := lr.next(); !errors.Is(err, io.EOF) {
+			t.Fatalf("after the last line: %v", err)
+		}
+	})
+}

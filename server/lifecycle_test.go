@@ -1,0 +1,114 @@
+package server
+
+import (
+	"errors"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/acpmux/acpmux-tui/sessions"
+)
+
+// TestIdleServerEnds: a server no one uses ends by itself.
+func TestIdleServerEnds(t *testing.T) {
+	r := newRig(t, rigOpt{opt: func(o *Options) { o.IdleGrace = 10 * time.Millisecond }})
+	r.waitEnd()
+	if _, err := os.Lstat(SocketPath(r.home)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the socket is left: %v", err)
+	}
+}
+
+// TestServerStaysWhileAHarnessRuns: with no client left but a harness
+// running, the server stays; once the harness is stopped and the last
+// client leaves, it ends.
+func TestServerStaysWhileAHarnessRuns(t *testing.T) {
+	var mu sync.Mutex
+	sawBusyAlone := false
+	r := newRig(t, rigOpt{
+		opt: func(o *Options) { o.IdleGrace = 10 * time.Millisecond },
+		server: func(s *Server) {
+			s.checked = func(idle bool) {
+				if !idle && s.stats().clients == 0 {
+					mu.Lock()
+					sawBusyAlone = true
+					mu.Unlock()
+				}
+			}
+		},
+	})
+	a := r.dial()
+	var c sessions.ChatJSON
+	a.ok(MethodNew, nil, &c)
+	a.ok(MethodStart, ChatParams{ID: c.ID}, nil)
+	rec := r.waitRecords(1)[0]
+	a.nc.Close()
+	waitFor(t, "the monitor to find no client but a harness running", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return sawBusyAlone
+	})
+	select {
+	case <-r.finished:
+		t.Fatal("the server ended while a harness ran")
+	default:
+	}
+	b := r.dial()
+	var list ListResult
+	b.ok(MethodList, nil, &list)
+	if len(list.Chats) != 1 || !live(list.Chats[0].Status) {
+		t.Fatalf("after the client left: %+v", list.Chats)
+	}
+	b.ok(MethodStop, ChatParams{ID: c.ID}, nil)
+	b.nc.Close()
+	r.waitEnd()
+	if processAlive(rec.Pid) {
+		t.Fatal("the harness outlived the server")
+	}
+	waitGroupGone(t, rec.Pgid)
+}
+
+// TestKillStopsEveryHarnessAndTheServer: kill is answered, then every
+// harness (a child in its group too, and one that ignores SIGTERM) is
+// stopped, the connection closes, the socket goes and the lock is free.
+func TestKillStopsEveryHarnessAndTheServer(t *testing.T) {
+	r := newRig(t, rigOpt{})
+	w := r.dial()
+	var a, b sessions.ChatJSON
+	w.ok(MethodNew, NewParams{Harness: "child"}, &a)
+	w.ok(MethodNew, NewParams{Harness: "shell"}, &b)
+	w.ok(MethodStart, ChatParams{ID: a.ID}, nil)
+	w.ok(MethodStart, ChatParams{ID: b.ID}, nil)
+	recs := r.waitRecords(2)
+	other := r.dial()
+
+	var k KillResult
+	w.ok(MethodKill, nil, &k)
+	if k.Pid != os.Getpid() {
+		t.Fatalf("kill answered %+v", k)
+	}
+	if err := w.closedByServer(); err != nil {
+		t.Fatal(err)
+	}
+	if err := other.closedByServer(); err != nil {
+		t.Fatal(err)
+	}
+	r.waitEnd()
+	for _, rec := range recs {
+		if processAlive(rec.Pid) || (rec.ChildPid != 0 && processAlive(rec.ChildPid)) {
+			t.Errorf("a process of harness %d (child %d) is left", rec.Pid, rec.ChildPid)
+		}
+		waitGroupGone(t, rec.Pgid)
+	}
+	if _, err := os.Lstat(SocketPath(r.home)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the socket is left: %v", err)
+	}
+	lock, err := TakeLock(r.home)
+	if err != nil {
+		t.Fatalf("the lock is still held: %v", err)
+	}
+	lock.Release()
+	if len(r.chatFiles()) != 2 {
+		t.Fatal("the chats' files did not stay")
+	}
+}

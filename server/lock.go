@@ -1,0 +1,198 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// This file holds what makes a server the one server of its agent home: the
+// home's mode, the lock that a second server finds taken, and the socket,
+// which is only ever replaced while the lock is held.
+
+// AlreadyRunningError is a server start refused because another server
+// holds the agent home's lock.
+type AlreadyRunningError struct {
+	Home string
+	// Pid is the running server's pid, 0 when it could not be read.
+	Pid int
+}
+
+// Error says that a server runs, and which.
+func (e *AlreadyRunningError) Error() string {
+	if e.Pid > 0 {
+		return fmt.Sprintf("a server is already running for %s (pid %d)", e.Home, e.Pid)
+	}
+	return fmt.Sprintf("a server is already running for %s", e.Home)
+}
+
+// Lock is the single-server lock of an agent home, held until Release (or
+// the process's end, which releases it whatever the way out).
+type Lock struct {
+	f *os.File
+}
+
+// TakeLock takes the agent home's server lock without waiting: when another
+// server holds it, the error is an *AlreadyRunningError. The lock file
+// records the holder's pid.
+func TakeLock(home string) (*Lock, error) {
+	path := filepath.Join(home, LockName)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|unix.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("server lock: %w", err)
+	}
+	for {
+		err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		if err != unix.EINTR {
+			break
+		}
+	}
+	if errors.Is(err, unix.EWOULDBLOCK) {
+		f.Close()
+		return nil, &AlreadyRunningError{Home: home, Pid: LockHolder(home)}
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("server lock %s: %w", path, err)
+	}
+	if err := f.Truncate(0); err == nil {
+		_, err = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("server lock %s: record pid: %w", path, err)
+	}
+	return &Lock{f: f}, nil
+}
+
+// Release lets the next server start.
+func (l *Lock) Release() {
+	if l != nil && l.f != nil {
+		l.f.Close()
+		l.f = nil
+	}
+}
+
+// LockHolder returns the pid recorded in the agent home's lock file, or 0.
+// The pid is only meaningful while the lock is held.
+func LockHolder(home string) int {
+	b, err := os.ReadFile(filepath.Join(home, LockName))
+	if err != nil {
+		return 0
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || pid <= 0 {
+		return 0
+	}
+	return pid
+}
+
+// TightenHome makes the agent home mode 0700 (owner only), as the socket
+// and the chats inside it are the owner's alone.
+func TightenHome(home string) error {
+	fi, err := os.Stat(home)
+	if err != nil {
+		return fmt.Errorf("agent home: %w", err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("agent home %s is not a folder", home)
+	}
+	if fi.Mode().Perm() == 0o700 {
+		return nil
+	}
+	if err := os.Chmod(home, 0o700); err != nil {
+		return fmt.Errorf("agent home: make it 0700: %w", err)
+	}
+	return nil
+}
+
+// SocketPath is the server's socket inside the agent home.
+func SocketPath(home string) string { return filepath.Join(home, SocketName) }
+
+// maxSunPath is the longest socket path the kernel takes (sun_path is 108
+// bytes with its NUL).
+const maxSunPath = 107
+
+// ShortAddr returns an address for the socket file at path that fits in a
+// sockaddr_un: path itself when short enough, else the same file reached
+// through /proc/self/fd and an open descriptor of its folder. Call release
+// once the bind or connect is done.
+func ShortAddr(path string) (addr string, release func(), err error) {
+	if len(path) <= maxSunPath {
+		return path, func() {}, nil
+	}
+	dir, err := os.Open(filepath.Dir(path))
+	if err != nil {
+		return "", nil, err
+	}
+	addr = fmt.Sprintf("/proc/self/fd/%d/%s", dir.Fd(), filepath.Base(path))
+	if len(addr) > maxSunPath {
+		dir.Close()
+		return "", nil, fmt.Errorf("socket path %s is too long", path)
+	}
+	return addr, func() { dir.Close() }, nil
+}
+
+// listen makes the agent home's socket, mode 0600, and returns its
+// listener. The caller holds the lock, so a socket found in place is a
+// stale one (a server that was killed): it is replaced. The socket is made
+// under a temporary name, set to 0600 and renamed into place, so no one
+// ever sees it at its own name with another mode. Anything but a socket at
+// that name is left alone and refuses the start.
+func listen(home string) (*net.UnixListener, error) {
+	final := SocketPath(home)
+	if fi, err := os.Lstat(final); err == nil && fi.Mode().Type() != fs.ModeSocket {
+		return nil, fmt.Errorf("listen: %s exists and is not a socket; remove it", final)
+	}
+	tmp := filepath.Join(home, fmt.Sprintf(".%s.%d", SocketName, os.Getpid()))
+	os.Remove(tmp) // a leftover of an earlier process with this pid
+	addr, release, err := ShortAddr(tmp)
+	if err != nil {
+		return nil, fmt.Errorf("listen: %w", err)
+	}
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: addr, Net: "unix"})
+	release()
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", final, err)
+	}
+	ln.SetUnlinkOnClose(false) // the socket is renamed; Run removes it
+	fail := func(err error) (*net.UnixListener, error) {
+		ln.Close()
+		os.Remove(tmp)
+		return nil, fmt.Errorf("listen on %s: %w", final, err)
+	}
+	if err := os.Chmod(tmp, 0o600); err != nil {
+		return fail(err)
+	}
+	if err := os.Rename(tmp, final); err != nil {
+		return fail(err)
+	}
+	return ln, nil
+}
+
+// peerUID returns the uid of the process at the other end of a connection
+// (SO_PEERCRED), read before anything else is.
+func peerUID(c *net.UnixConn) (int, error) {
+	raw, err := c.SyscallConn()
+	if err != nil {
+		return -1, err
+	}
+	var cred *unix.Ucred
+	var credErr error
+	if err := raw.Control(func(fd uintptr) {
+		cred, credErr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
+	}); err != nil {
+		return -1, err
+	}
+	if credErr != nil {
+		return -1, credErr
+	}
+	return int(cred.Uid), nil
+}

@@ -1,0 +1,218 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"unicode"
+
+	"github.com/acpmux/acpmux-tui/harness"
+	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/sessions"
+)
+
+// This file answers the methods. No handler holds a lock of the server's
+// across its work: the store, the file lock and the spawn happen with none
+// held, so list calls and other clients never wait on them.
+
+// call runs one request and returns its result or its error. A panic in a
+// handler is answered as an internal error and logged; it does not end the
+// server and the harnesses with it.
+func (s *Server) call(req Request) (result any, rpcErr *Error) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.opt.Logger.Error("panic in a call", "method", req.Method, "panic", r, "stack", string(debug.Stack()))
+			result, rpcErr = nil, errorf(CodeInternalError, "Internal error: %v", r)
+		}
+	}()
+	switch req.Method {
+	case MethodHello:
+		if err := decodeParams(req.Params, &struct{}{}); err != nil {
+			return nil, err
+		}
+		return HelloResult{Version: s.opt.Version, Pid: s.pid}, nil
+	case MethodList:
+		if err := decodeParams(req.Params, &struct{}{}); err != nil {
+			return nil, err
+		}
+		return s.list()
+	case MethodNew:
+		var p NewParams
+		if err := decodeParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		return s.newChat(p)
+	case MethodSetDirectories:
+		var p SetDirectoriesParams
+		if err := decodeParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		return s.setDirectories(p)
+	case MethodStart, MethodStop, MethodRestart:
+		var p ChatParams
+		if err := decodeParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		return s.lifecycle(req.Method, p)
+	case MethodKill:
+		if err := decodeParams(req.Params, &struct{}{}); err != nil {
+			return nil, err
+		}
+		s.opt.Logger.Info("kill requested by a client")
+		return KillResult{Pid: s.pid}, nil
+	}
+	return nil, errorf(CodeMethodNotFound, "Method not found: %q", clipText(req.Method))
+}
+
+// clipText keeps a hostile method name out of a long error message.
+func clipText(s string) string {
+	if len(s) <= 120 {
+		return s
+	}
+	return strings.ToValidUTF8(s[:120], "") + "…"
+}
+
+// view is a chat as `ls --json` prints it, with the status the mux reports
+// now (stopped for a chat it has never started) and how its folders reach
+// its harness (what the ACP agent advertised, once it has).
+func (s *Server) view(e sessions.Entry) sessions.ChatJSON {
+	st := s.opt.Mux.State(e.ID)
+	via := harness.ViaNone
+	if e.Meta != nil {
+		if spec, ok := s.opt.Table.Get(e.Meta.Harness); ok {
+			via = spec.FoldersVia(len(e.Meta.AdditionalDirectories), nil)
+		}
+		if st.FoldersVia != "" {
+			via = st.FoldersVia
+		}
+	}
+	return e.JSON(st.Status.String(), via)
+}
+
+func (s *Server) list() (any, *Error) {
+	entries, err := s.opt.Store.List()
+	if err != nil {
+		return nil, errorf(CodeFailed, "list chats: %v", err)
+	}
+	chats := make([]sessions.ChatJSON, len(entries))
+	for i, e := range entries {
+		chats[i] = s.view(e)
+	}
+	return ListResult{Chats: chats}, nil
+}
+
+// folderRefusal is the shared validator's refusal as it goes on the wire:
+// -32602 with every bad entry in data.entries.
+func folderRefusal(fe *sessions.FolderError) *Error {
+	return &Error{Code: CodeInvalidParams, Message: "Invalid params: additionalDirectories", raw: fe.RPCError()}
+}
+
+// failure turns an error of the store or the mux into an answer.
+func failure(err error) *Error {
+	if fe, ok := sessions.AsFolderError(err); ok {
+		return folderRefusal(fe)
+	}
+	if errors.Is(err, sessions.ErrNotFound) {
+		return &Error{Code: CodeChatNotFound, Message: err.Error()}
+	}
+	var gone *mux.FoldersGoneError
+	if errors.As(err, &gone) {
+		return &Error{Code: CodeFailed, Message: err.Error(), Data: map[string]any{
+			"chat": gone.ChatID, "entries": gone.Problems, "running": gone.Running,
+		}}
+	}
+	return &Error{Code: CodeFailed, Message: err.Error()}
+}
+
+func (s *Server) newChat(p NewParams) (any, *Error) {
+	name := p.Harness
+	if name == "" {
+		name = s.opt.Table.Default(s.opt.Config, s.opt.Getenv)
+	}
+	if _, ok := s.opt.Table.Get(name); !ok {
+		return nil, errorf(CodeInvalidParams, "Invalid params: unknown harness %q (known: %s)", clipText(name), strings.Join(s.opt.Table.Names(), ", "))
+	}
+	if p.Cwd != "" {
+		if strings.IndexByte(p.Cwd, 0) >= 0 || !filepath.IsAbs(p.Cwd) {
+			return nil, errorf(CodeInvalidParams, "Invalid params: cwd %q is not an absolute path", clipText(p.Cwd))
+		}
+		if _, err := sessions.Canonical(p.Cwd); err != nil {
+			return nil, errorf(CodeInvalidParams, "Invalid params: cwd %q: %v", clipText(p.Cwd), err)
+		}
+	}
+	if len(p.Name) > sessions.MaxNameBytes || strings.IndexFunc(p.Name, unicode.IsControl) >= 0 {
+		return nil, errorf(CodeInvalidParams, "Invalid params: name must be one line of printable text, at most %d bytes", sessions.MaxNameBytes)
+	}
+	m, err := s.opt.Store.Create(sessions.NewChat{
+		Name: p.Name, Harness: name, Cwd: p.Cwd, AdditionalDirectories: p.AdditionalDirectories,
+	})
+	if err != nil {
+		return nil, failure(err)
+	}
+	s.opt.Logger.Info("chat created", "chat", m.ID, "harness", m.Harness)
+	return s.view(sessions.Entry{ID: m.ID, Meta: m}), nil
+}
+
+// setDirectories replaces a chat's folders with the list given, after the
+// shared validator has passed all of it; a refusal stores nothing. The list
+// is stored at once; a running harness gets it at its next start.
+func (s *Server) setDirectories(p SetDirectoriesParams) (any, *Error) {
+	if p.ID == "" {
+		return nil, errorf(CodeInvalidParams, "Invalid params: id is required")
+	}
+	if p.AdditionalDirectories == nil {
+		return nil, errorf(CodeInvalidParams, "Invalid params: additionalDirectories is required (an array; [] clears the list)")
+	}
+	dirs := *p.AdditionalDirectories
+	m, err := s.opt.Store.Update(p.ID, func(m *sessions.Meta) error {
+		canonical, err := sessions.ValidateFolders(m.Cwd, dirs)
+		if err != nil {
+			return err
+		}
+		m.AdditionalDirectories = canonical
+		return nil
+	})
+	if err != nil {
+		return nil, failure(err)
+	}
+	s.opt.Logger.Info("chat folders set", "chat", m.ID, "folders", len(m.AdditionalDirectories))
+	return s.view(sessions.Entry{ID: m.ID, Meta: m}), nil
+}
+
+// lifecycle starts, stops or restarts a chat's harness and answers the chat
+// as it is then.
+func (s *Server) lifecycle(method string, p ChatParams) (any, *Error) {
+	if p.ID == "" {
+		return nil, errorf(CodeInvalidParams, "Invalid params: id is required")
+	}
+	if p.Cols < 0 || p.Cols > MaxCols || p.Rows < 0 || p.Rows > MaxRows {
+		return nil, errorf(CodeInvalidParams, "Invalid params: cols must be 0..%d and rows 0..%d", MaxCols, MaxRows)
+	}
+	if _, err := s.opt.Store.Load(p.ID); err != nil {
+		return nil, failure(err)
+	}
+	var err error
+	switch method {
+	case MethodStart:
+		s.track(p.ID)
+		err = s.opt.Mux.Start(p.ID, p.Cols, p.Rows)
+	case MethodRestart:
+		s.track(p.ID)
+		err = s.opt.Mux.Restart(p.ID, p.Cols, p.Rows)
+	case MethodStop:
+		s.opt.Mux.Stop(p.ID)
+	}
+	s.poke()
+	if err != nil {
+		s.opt.Logger.Warn(strings.TrimPrefix(method, "_acpmux/")+" refused", "chat", p.ID, "err", err)
+		return nil, failure(err)
+	}
+	// Read again: a first start may have stored the harness's session id.
+	m, lerr := s.opt.Store.Load(p.ID)
+	if lerr != nil {
+		return nil, failure(fmt.Errorf("chat %s after %s: %w", p.ID, strings.TrimPrefix(method, "_acpmux/"), lerr))
+	}
+	return s.view(sessions.Entry{ID: m.ID, Meta: m}), nil
+}

@@ -1,0 +1,384 @@
+// Package server is the process that owns the mux: it listens on the agent
+// home's unix socket, guards every connection (peer credentials, line and
+// buffer limits, the shared folder validator on every folder that arrives)
+// and answers JSON-RPC 2.0 calls, one object per line. Chats keep running
+// while no client is connected; the server ends by itself once no harness
+// runs and no client is connected.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/acpmux/acpmux-tui/config"
+	"github.com/acpmux/acpmux-tui/harness"
+	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/sessions"
+)
+
+// Options configure a server.
+type Options struct {
+	// Store is the agent home's chat store; the socket and the lock live in
+	// its Home.
+	Store *sessions.Store
+	Table *harness.Table
+	// Config is the config in effect (for the default harness).
+	Config *config.Config
+	// Mux runs the harnesses; the server owns it and closes it on its way
+	// out, which stops every harness.
+	Mux    *mux.Mux
+	Logger *slog.Logger
+	// Getenv reads the environment (the default harness); os.Getenv when nil.
+	Getenv func(string) string
+	// Version is what hello answers.
+	Version string
+	// IdleGrace is how long the server waits, with no harness running and
+	// no client connected, before it ends (default 5 s).
+	IdleGrace time.Duration
+	// WriteTimeout bounds each write to a client; a client that takes
+	// longer to read is dropped (default 10 s).
+	WriteTimeout time.Duration
+	// QueueLen is how many answers may wait to be written to one client; a
+	// client that lets more pile up is dropped (default 64).
+	QueueLen int
+	// MaxClients bounds the connections served at once; more are closed at
+	// once (default 512).
+	MaxClients int
+	// Ready, when set, is called once the socket answers.
+	Ready func()
+}
+
+// Server serves one agent home's socket.
+type Server struct {
+	opt  Options
+	home string
+	// uid is the only peer uid let in.
+	uid int
+	pid int
+
+	ln *net.UnixListener
+	// wake tells the monitor that a client came or went, or a chat was
+	// started or stopped: time to see whether the server is idle.
+	wake chan struct{}
+	// kill is closed by the kill method.
+	kill     chan struct{}
+	killOnce sync.Once
+
+	// mu guards the fields below; it never covers I/O.
+	mu       sync.Mutex
+	conns    map[*conn]struct{}
+	tracked  map[string]struct{} // chats this server has started
+	closing  bool
+	connsWG  sync.WaitGroup
+	accepted int // connections let in, for tests
+
+	// checked, when set (tests), hears each idle check the monitor makes
+	// on a change: whether the server was found idle.
+	checked func(idle bool)
+}
+
+// Run serves the agent home until ctx ends (SIGTERM, SIGINT), a client calls
+// kill, or the server has been idle for IdleGrace. It tightens the agent
+// home to 0700, takes the single-server lock (an *AlreadyRunningError when
+// another server holds it), listens on <home>/acpmux.sock (0600), and on
+// its way out stops every harness (Mux.Close), removes the socket and
+// releases the lock. It returns nil for every orderly end.
+func Run(ctx context.Context, opt Options) error {
+	s := newServer(opt)
+	return s.run(ctx)
+}
+
+func newServer(opt Options) *Server {
+	if opt.Getenv == nil {
+		opt.Getenv = os.Getenv
+	}
+	if opt.Logger == nil {
+		opt.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if opt.Config == nil {
+		opt.Config = config.Defaults()
+	}
+	if opt.IdleGrace == 0 {
+		opt.IdleGrace = 5 * time.Second
+	}
+	if opt.WriteTimeout == 0 {
+		opt.WriteTimeout = 10 * time.Second
+	}
+	if opt.QueueLen == 0 {
+		opt.QueueLen = 64
+	}
+	if opt.MaxClients == 0 {
+		opt.MaxClients = 512
+	}
+	return &Server{
+		opt: opt, home: opt.Store.Home(), uid: os.Getuid(), pid: os.Getpid(),
+		wake: make(chan struct{}, 1), kill: make(chan struct{}),
+		conns: map[*conn]struct{}{}, tracked: map[string]struct{}{},
+	}
+}
+
+func (s *Server) run(ctx context.Context) error {
+	if err := TightenHome(s.home); err != nil {
+		s.opt.Mux.Close()
+		return err
+	}
+	lock, err := TakeLock(s.home)
+	if err != nil {
+		s.opt.Mux.Close()
+		return err
+	}
+	defer lock.Release()
+	ln, err := listen(s.home)
+	if err != nil {
+		s.opt.Mux.Close()
+		return err
+	}
+	s.ln = ln
+	log := s.opt.Logger
+	log.Info("server listening", "socket", SocketPath(s.home), "pid", s.pid)
+	if s.opt.Ready != nil {
+		s.opt.Ready()
+	}
+	accepted := make(chan struct{})
+	go func() { defer close(accepted); s.acceptLoop() }()
+
+	why := s.monitor(ctx)
+	log.Info("server stopping", "why", why)
+	s.shutdown()
+	<-accepted
+	log.Info("server stopped")
+	return nil
+}
+
+// shutdown ends the server in an order that loses no answer and leaves no
+// process: no new connection, the socket gone (a client that looks now
+// finds no server), every harness stopped, then every client's pending
+// answers written (within the write timeout) and its connection closed.
+func (s *Server) shutdown() {
+	s.mu.Lock()
+	s.closing = true
+	s.mu.Unlock()
+	s.ln.Close()
+	os.Remove(SocketPath(s.home))
+	s.opt.Mux.Close()
+	s.mu.Lock()
+	conns := make([]*conn, 0, len(s.conns))
+	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+	for _, c := range conns {
+		c.finish()
+	}
+	s.connsWG.Wait()
+}
+
+// acceptLoop lets clients in until the listener closes. A connection from
+// another user is closed before anything is read from it.
+func (s *Server) acceptLoop() {
+	backoff := 5 * time.Millisecond
+	for {
+		nc, err := s.ln.AcceptUnix()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			// Out of descriptors, most likely: wait for some to be freed
+			// rather than spin.
+			s.opt.Logger.Warn("accept", "err", err)
+			time.Sleep(backoff)
+			backoff = min(2*backoff, time.Second)
+			continue
+		}
+		backoff = 5 * time.Millisecond
+		s.admit(nc)
+	}
+}
+
+// admit checks a new connection's peer and starts serving it.
+func (s *Server) admit(nc *net.UnixConn) {
+	uid, err := peerUID(nc)
+	if err != nil || uid != s.uid {
+		s.opt.Logger.Warn("refused a connection", "peerUid", uid, "err", err)
+		nc.Close()
+		return
+	}
+	c := newConn(s, nc)
+	s.mu.Lock()
+	if s.closing || len(s.conns) >= s.opt.MaxClients {
+		full := !s.closing
+		s.mu.Unlock()
+		if full {
+			s.opt.Logger.Warn("refused a connection: too many clients", "max", s.opt.MaxClients)
+		}
+		nc.Close()
+		return
+	}
+	s.conns[c] = struct{}{}
+	s.accepted++
+	s.connsWG.Add(1)
+	s.mu.Unlock()
+	s.poke()
+	go c.serve()
+}
+
+// connDone forgets a connection once it is closed and its goroutines end.
+func (s *Server) connDone(c *conn) {
+	s.mu.Lock()
+	delete(s.conns, c)
+	s.mu.Unlock()
+	s.connsWG.Done()
+	s.poke()
+}
+
+// poke asks the monitor to look again whether the server is idle.
+func (s *Server) poke() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// track notes a chat this server starts, so that the idle check asks after
+// it.
+func (s *Server) track(id string) {
+	s.mu.Lock()
+	s.tracked[id] = struct{}{}
+	s.mu.Unlock()
+}
+
+// requestKill ends the server (the kill method).
+func (s *Server) requestKill() { s.killOnce.Do(func() { close(s.kill) }) }
+
+// changeCoalesce is how long the monitor gathers the mux's change notices
+// before it reads the chats' states: a flood of output is a few state reads
+// a second, not one per read of the pty.
+const changeCoalesce = 50 * time.Millisecond
+
+// monitor waits for the server's end and returns why it ends. It reads the
+// mux's change notices (a harness that starts, exits or is stopped) and
+// hears of clients that come and go; whenever no client is connected and
+// no harness runs, it arms the idle timer, and it ends the server when the
+// timer fires with nothing changed. It never polls.
+func (s *Server) monitor(ctx context.Context) string {
+	idle := time.NewTimer(s.opt.IdleGrace) // a server no one uses ends too
+	defer idle.Stop()
+	armed := true
+	arm := func(on bool) {
+		if s.checked != nil {
+			s.checked(on)
+		}
+		switch {
+		case on && !armed:
+			idle.Reset(s.opt.IdleGrace)
+		case !on && armed:
+			idle.Stop()
+		}
+		armed = on
+	}
+	dirty := map[string]struct{}{}
+	var gather *time.Timer
+	var gathered <-chan time.Time
+	defer func() {
+		if gather != nil {
+			gather.Stop()
+		}
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			return "signal"
+		case <-s.kill:
+			return "kill"
+		case id := <-s.opt.Mux.Changes():
+			dirty[id] = struct{}{}
+			if gathered == nil {
+				gather = time.NewTimer(changeCoalesce)
+				gathered = gather.C
+			}
+		case <-gathered:
+			gathered = nil
+			for id := range dirty {
+				s.track(id)
+				s.opt.Mux.State(id) // takes the notice, so the next change is told
+				delete(dirty, id)
+			}
+			arm(s.idle())
+		case <-s.wake:
+			arm(s.idle())
+		case <-idle.C:
+			armed = false
+			if s.closeIfIdle() {
+				return "idle"
+			}
+			arm(s.idle())
+		}
+	}
+}
+
+// idle reports whether no client is connected and no harness runs.
+func (s *Server) idle() bool {
+	s.mu.Lock()
+	clients := len(s.conns)
+	s.mu.Unlock()
+	return clients == 0 && !s.harnessRuns()
+}
+
+// harnessRuns reports whether a chat this server started has a harness
+// process now. The states are in-memory reads; the server's lock is not
+// held across them.
+func (s *Server) harnessRuns() bool {
+	s.mu.Lock()
+	ids := make([]string, 0, len(s.tracked))
+	for id := range s.tracked {
+		ids = append(ids, id)
+	}
+	s.mu.Unlock()
+	for _, id := range ids {
+		if s.opt.Mux.State(id).Status.Live() {
+			return true
+		}
+	}
+	return false
+}
+
+// closeIfIdle marks the server closing when no client is connected, so the
+// door refuses newcomers, and then, as no call can start a harness any
+// more, checks that none runs; it reopens the door otherwise.
+func (s *Server) closeIfIdle() bool {
+	s.mu.Lock()
+	if len(s.conns) > 0 {
+		s.mu.Unlock()
+		return false
+	}
+	s.closing = true
+	s.mu.Unlock()
+	if !s.harnessRuns() {
+		return true
+	}
+	s.mu.Lock()
+	s.closing = false
+	s.mu.Unlock()
+	return false
+}
+
+// stats is what tests read of the server.
+type stats struct {
+	clients, accepted int
+}
+
+func (s *Server) stats() stats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return stats{clients: len(s.conns), accepted: s.accepted}
+}
+
+// String names the server in logs.
+func (s *Server) String() string { return fmt.Sprintf("server %d for %s", s.pid, s.home) }

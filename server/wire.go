@@ -1,0 +1,251 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// This file reads and writes the wire: JSON-RPC 2.0, one JSON object per
+// line. Everything here handles outside input: it is size-limited and
+// fuzzed (FuzzDecodeLine).
+
+// Request is one decoded JSON-RPC request or notification.
+type Request struct {
+	// ID is the request's id as sent (a JSON string, number or null); nil
+	// for a notification, which gets no answer.
+	ID json.RawMessage
+	// Method is the method's name.
+	Method string
+	// Params is the params member as sent (an object or array), nil when
+	// left out.
+	Params json.RawMessage
+}
+
+// Notification reports whether the request wants no answer.
+func (r Request) Notification() bool { return r.ID == nil }
+
+// Error is a JSON-RPC error object.
+type Error struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Data    any    `json:"data,omitempty"`
+	// raw, when set, is the whole error object, encoded already (a folder
+	// refusal's RPCError).
+	raw json.RawMessage
+}
+
+// Error returns the message with its code.
+func (e *Error) Error() string { return fmt.Sprintf("%s (%d)", e.Message, e.Code) }
+
+func errorf(code int, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// MarshalJSON writes the raw object when there is one.
+func (e *Error) MarshalJSON() ([]byte, error) {
+	if e.raw != nil {
+		return e.raw, nil
+	}
+	type plain Error
+	return json.Marshal((*plain)(e))
+}
+
+// DecodeLine decodes one line of the wire. A line that is only white space
+// is no message (ok false, no error). A line that is not JSON is a parse
+// error (-32700); JSON that is not a JSON-RPC 2.0 request object (a batch,
+// a bad jsonrpc member, a method that is not a string, an id that is not a
+// string, number or null, params that are not structured) is an invalid
+// request (-32600); the error then carries the request's id when that much
+// could be read. A response (no method, a result or an error) is no
+// message: the server sends no requests yet, so it expects none.
+func DecodeLine(line []byte) (req Request, ok bool, rpcErr *Error) {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return Request{}, false, nil
+	}
+	if !json.Valid(line) {
+		return Request{}, false, errorf(CodeParseError, "Parse error: the line is not JSON")
+	}
+	if line[0] != '{' {
+		if line[0] == '[' {
+			return Request{}, false, errorf(CodeInvalidRequest, "Invalid Request: batches are not supported; send one object per line")
+		}
+		return Request{}, false, errorf(CodeInvalidRequest, "Invalid Request: not an object")
+	}
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(line, &members); err != nil {
+		return Request{}, false, errorf(CodeParseError, "Parse error: %v", err)
+	}
+	if id, present := members["id"]; present {
+		if !validID(id) {
+			return Request{}, false, errorf(CodeInvalidRequest, "Invalid Request: id must be a string, a number or null")
+		}
+		req.ID = id
+	}
+	bad := func(format string, args ...any) (Request, bool, *Error) {
+		return Request{ID: req.ID}, false, errorf(CodeInvalidRequest, "Invalid Request: "+format, args...)
+	}
+	var version string
+	if err := json.Unmarshal(members["jsonrpc"], &version); err != nil || version != "2.0" {
+		return bad(`jsonrpc must be "2.0"`)
+	}
+	method, hasMethod := members["method"]
+	if !hasMethod {
+		_, hasResult := members["result"]
+		_, hasError := members["error"]
+		if req.ID != nil && (hasResult || hasError) {
+			return Request{}, false, nil // a response: nothing was asked
+		}
+		return bad("no method")
+	}
+	if len(method) == 0 || method[0] != '"' {
+		return bad("method must be a string")
+	}
+	if err := json.Unmarshal(method, &req.Method); err != nil {
+		return bad("method must be a string")
+	}
+	if params, present := members["params"]; present {
+		switch {
+		case len(params) > 0 && (params[0] == '{' || params[0] == '['):
+			req.Params = params
+		case string(params) == "null":
+			// Treated as left out.
+		default:
+			return bad("params must be an object or an array")
+		}
+	}
+	return req, true, nil
+}
+
+// validID reports whether raw is an id JSON-RPC allows: a string, a number
+// or null.
+func validID(raw json.RawMessage) bool {
+	if len(raw) == 0 {
+		return false
+	}
+	switch c := raw[0]; {
+	case c == '"', c == '-', c >= '0' && c <= '9':
+		return true
+	case string(raw) == "null":
+		return true
+	}
+	return false
+}
+
+// decodeParams decodes a request's params into v; params left out decode
+// as {}. A mismatch is an invalid-params error naming the field.
+func decodeParams(raw json.RawMessage, v any) *Error {
+	if raw == nil {
+		return nil
+	}
+	if raw[0] != '{' {
+		return errorf(CodeInvalidParams, "Invalid params: params must be an object")
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			return errorf(CodeInvalidParams, "Invalid params: %s must be %s, not %s", te.Field, jsonKind(te.Type.Kind().String()), te.Value)
+		}
+		return errorf(CodeInvalidParams, "Invalid params: %v", err)
+	}
+	return nil
+}
+
+// jsonKind names a Go kind the way the wire's author thinks of it.
+func jsonKind(kind string) string {
+	switch kind {
+	case "string":
+		return "a string"
+	case "slice", "ptr":
+		return "an array"
+	case "int", "int64":
+		return "an integer"
+	case "bool":
+		return "a boolean"
+	}
+	return kind
+}
+
+// response is one answer on the wire.
+type response struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Result  any             `json:"result,omitempty"`
+	Error   *Error          `json:"error,omitempty"`
+}
+
+// encodeResponse encodes an answer as one line. An id that could not be
+// read is null, as JSON-RPC asks.
+func encodeResponse(id json.RawMessage, result any, rpcErr *Error) ([]byte, error) {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	r := response{JSONRPC: "2.0", ID: id, Error: rpcErr}
+	if rpcErr == nil {
+		r.Result = result
+		if result == nil {
+			r.Result = struct{}{}
+		}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(r); err != nil { // Encode ends the line
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// errLineTooLong is a line over the limit; the connection is closed.
+var errLineTooLong = errors.New("line over the size limit")
+
+// lineReader reads lines of at most max bytes (without the newline) from a
+// buffered reader, never holding more than max+1 bytes of one line: a
+// longer line is errLineTooLong as soon as its max+1st byte arrives.
+type lineReader struct {
+	r   *bufio.Reader
+	max int
+	buf []byte
+}
+
+func newLineReader(r io.Reader, max int) *lineReader {
+	return &lineReader{r: bufio.NewReaderSize(r, 64<<10), max: max}
+}
+
+// next returns the next line, without its newline; the slice is valid until
+// the next call. A last line with no newline is returned at EOF.
+func (l *lineReader) next() ([]byte, error) {
+	// A line that grew the buffer large is not kept for the next one.
+	if cap(l.buf) > 1<<20 {
+		l.buf = nil
+	}
+	l.buf = l.buf[:0]
+	for {
+		frag, err := l.r.ReadSlice('\n')
+		n := len(l.buf) + len(frag)
+		if err == nil {
+			n-- // the newline
+		}
+		if n > l.max {
+			return nil, errLineTooLong
+		}
+		switch {
+		case err == nil && len(l.buf) == 0:
+			return frag[:len(frag)-1], nil // the whole line is in the reader's buffer
+		case err == nil:
+			l.buf = append(l.buf, frag[:len(frag)-1]...)
+			return l.buf, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			l.buf = append(l.buf, frag...)
+		case errors.Is(err, io.EOF) && n > 0:
+			l.buf = append(l.buf, frag...)
+			return l.buf, nil
+		default:
+			return nil, err
+		}
+	}
+}
