@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"net"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -53,12 +54,28 @@ type Conn struct {
 	unmatched *RPCError
 
 	done chan struct{} // closed when the reader ends
+
+	// notified hears the server's notifications (see OnNotify).
+	notified atomic.Pointer[func(method string, params json.RawMessage)]
 }
 
+// answer is one line from the server: an answer to a call (id set), or a
+// notification (method set, no id).
 type answer struct {
 	ID     *int64          `json:"id"`
 	Result json.RawMessage `json:"result"`
 	Error  *RPCError       `json:"error"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+}
+
+// OnNotify sets the function that hears the server's notifications (a
+// message with a method and no id), replacing any before it. It runs on the
+// connection's reader goroutine, one notification at a time and in order:
+// it must not block, nor make a call on this connection and wait for the
+// answer. Notifications that arrive while none is set are dropped.
+func (c *Conn) OnNotify(fn func(method string, params json.RawMessage)) {
+	c.notified.Store(&fn)
 }
 
 // Dial connects to the agent home's server. It returns ErrNoServer when no
@@ -203,6 +220,12 @@ func (c *Conn) readLoop() {
 		var a answer
 		if json.Unmarshal(buf, &a) != nil {
 			continue // not an answer this client understands
+		}
+		if a.ID == nil && a.Method != "" {
+			if fn := c.notified.Load(); fn != nil && *fn != nil {
+				(*fn)(a.Method, a.Params)
+			}
+			continue
 		}
 		if a.ID == nil {
 			if a.Error != nil {

@@ -85,7 +85,7 @@ func (c *conn) handleLine(line []byte) {
 	go func() {
 		defer c.calls.Done()
 		defer func() { <-c.slots }()
-		result, err := c.s.call(req)
+		result, err := c.s.call(c, req)
 		if !req.Notification() {
 			c.reply(req.ID, result, err)
 		}
@@ -103,6 +103,19 @@ func (c *conn) reply(id json.RawMessage, result any, rpcErr *Error) {
 	if err != nil {
 		c.s.opt.Logger.Error("encode answer", "err", err)
 		b, _ = encodeResponse(id, nil, errorf(CodeInternalError, "Internal error: encode answer: %v", err))
+	}
+	c.send(b)
+}
+
+// notify queues a notification for the client. Like an answer it is
+// dropped with the client when the client lets its queue fill: a stream
+// that can outrun a reader (screen changes, pty output) coalesces before
+// it calls notify.
+func (c *conn) notify(method string, params any) {
+	b, err := encodeNotification(method, params)
+	if err != nil {
+		c.s.opt.Logger.Error("encode notification", "method", method, "err", err)
+		return
 	}
 	c.send(b)
 }

@@ -17,10 +17,10 @@ import (
 // across its work: the store, the file lock and the spawn happen with none
 // held, so list calls and other clients never wait on them.
 
-// call runs one request and returns its result or its error. A panic in a
-// handler is answered as an internal error and logged; it does not end the
-// server and the harnesses with it.
-func (s *Server) call(req Request) (result any, rpcErr *Error) {
+// call runs one request from connection c and returns its result or its
+// error. A panic in a handler is answered as an internal error and logged;
+// it does not end the server and the harnesses with it.
+func (s *Server) call(c *conn, req Request) (result any, rpcErr *Error) {
 	defer func() {
 		if r := recover(); r != nil {
 			s.opt.Logger.Error("panic in a call", "method", req.Method, "panic", r, "stack", string(debug.Stack()))

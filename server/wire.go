@@ -200,6 +200,24 @@ func encodeResponse(id json.RawMessage, result any, rpcErr *Error) ([]byte, erro
 	return buf.Bytes(), nil
 }
 
+// notification is a message from the server that answers no call.
+type notification struct {
+	JSONRPC string `json:"jsonrpc"`
+	Method  string `json:"method"`
+	Params  any    `json:"params"`
+}
+
+// encodeNotification is one notification line.
+func encodeNotification(method string, params any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(notification{JSONRPC: "2.0", Method: method, Params: params}); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
 // errLineTooLong is a line over the limit; the connection is closed.
 var errLineTooLong = errors.New("line over the size limit")
 
