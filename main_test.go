@@ -58,7 +58,22 @@ func newCLI(t testing.TB) *cli {
 			t.Fatal(err)
 		}
 	}
+	// A test may start a server (the TUI, attach and prompt do): none may
+	// outlive it, nor any harness it runs. Registered first, this runs
+	// last, after the test's tmux sessions have gone.
+	t.Cleanup(c.killServer)
 	return c
+}
+
+// killServer stops the test's server and every harness it runs, if one
+// runs; it never starts one.
+func (c *cli) killServer() {
+	cmd := exec.Command(binary, "kill-server")
+	cmd.Env = c.env()
+	cmd.Dir = c.root
+	if out, err := cmd.CombinedOutput(); err != nil && !strings.Contains(string(out), "no server") {
+		c.t.Errorf("kill-server at the end of the test: %v\n%s", err, out)
+	}
 }
 
 func (c *cli) env() []string {
