@@ -4,7 +4,7 @@
 package startrecord
 
 import (
-	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -68,25 +68,29 @@ func Append(r Record) error {
 }
 
 // Read returns every record in the file, oldest first; a missing file is no
-// records yet.
+// records yet. A last line without its newline is a record still being
+// written (a reader can see a write half done): it is left for the next
+// read.
 func Read(path string) ([]Record, error) {
-	f, err := os.Open(path)
+	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	var out []Record
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for sc.Scan() {
+	for len(b) > 0 {
+		line, rest, complete := bytes.Cut(b, []byte{'\n'})
+		if !complete {
+			break
+		}
+		b = rest
 		var r Record
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			return nil, fmt.Errorf("record %q: %w", sc.Text(), err)
+		if err := json.Unmarshal(line, &r); err != nil {
+			return nil, fmt.Errorf("record %q: %w", line, err)
 		}
 		out = append(out, r)
 	}
-	return out, sc.Err()
+	return out, nil
 }
