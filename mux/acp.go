@@ -16,6 +16,7 @@ import (
 
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
+	"github.com/acpmux/acpmux-tui/internal/plaintext"
 	"github.com/acpmux/acpmux-tui/sessions"
 	acp "github.com/coder/acp-go-sdk"
 )
@@ -330,14 +331,23 @@ func describeAuth(m acp.AuthMethod) string {
 	return "an unknown method"
 }
 
+// maxAgentName bounds the agent's name and version as shown: it is the
+// agent's to choose, and a header has one line.
+const maxAgentName = 120
+
 func agentName(info *acp.Implementation) string {
 	if info == nil {
 		return ""
 	}
+	name := info.Name
 	if info.Title != nil && *info.Title != "" {
-		return *info.Title + " " + info.Version
+		name = *info.Title
 	}
-	return info.Name + " " + info.Version
+	name = plaintext.Line(name + " " + info.Version)
+	if len(name) > maxAgentName {
+		name = strings.ToValidUTF8(name[:maxAgentName], "") + "…"
+	}
+	return name
 }
 
 // note adds a line of acpmux-tui's own to the transcript.

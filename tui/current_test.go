@@ -363,3 +363,18 @@ func TestDeleteAndHandoffDialogsAreCentred(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusLineShowsAgentWordsPlain: an error carrying an agent's words
+// (escapes, a bell, a newline) reaches the status line as one plain line.
+func TestStatusLineShowsAgentWordsPlain(t *testing.T) {
+	r := newRig(t, nil)
+	r.open(Options{})
+	r.m.setStatus("agent said \x1b]52;c;cHduZWQ=\x07\x1b[31mred\x1b[0m\nnext\x07", true)
+	if r.m.status != "agent said red next" {
+		t.Errorf("error status %q, want %q", r.m.status, "agent said red next")
+	}
+	r.m.setWarning("\x1b]0;title\x07warned\tthere")
+	if r.m.status != "warned there" {
+		t.Errorf("warning status %q, want %q", r.m.status, "warned there")
+	}
+}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
+	"github.com/acpmux/acpmux-tui/internal/plaintext"
 	"github.com/acpmux/acpmux-tui/mux"
 	"github.com/acpmux/acpmux-tui/sessions"
 	tea "github.com/charmbracelet/bubbletea"
@@ -442,12 +443,15 @@ func (m *Model) actionDone(msg actionDoneMsg) tea.Cmd {
 }
 
 // setStatus shows a note or an error in the status line.
-func (m *Model) setStatus(text string, isErr bool) { m.status, m.isErr, m.isWarn = text, isErr, false }
+// The text may carry an agent's words (an error it sent): shown plain.
+func (m *Model) setStatus(text string, isErr bool) {
+	m.status, m.isErr, m.isWarn = plaintext.Line(text), isErr, false
+}
 
 // setWarning shows a warning in the status line: something done, with a
 // catch the user should know of.
 func (m *Model) setWarning(text string) {
-	m.status, m.isErr, m.isWarn = text, false, true
+	m.status, m.isErr, m.isWarn = plaintext.Line(text), false, true
 	m.c.Log.Warn("tui", "warning", text)
 }
 
