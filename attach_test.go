@@ -15,7 +15,7 @@ import (
 
 // TestE2EAttach runs `acpmux-tui attach` in tmux: the harness runs in the
 // terminal at the terminal's size with the chat's folders, takes typed
-// input, and ctrl+] detaches and stops it.
+// input, and ctrl+] detaches, leaving it running in the server.
 func TestE2EAttach(t *testing.T) {
 	needTmux(t)
 	c := newCLI(t)
@@ -42,8 +42,9 @@ func TestE2EAttach(t *testing.T) {
 	s.waitText("echo: through attach")
 	s.keys("C-]")
 	s.waitText("[acpmux-tui: "+chat.ID+" detached]", "attach-exit=0")
-	pid := recs[0].Pid
-	s.waitFor("the harness to be stopped", func(string) bool { return syscall.Kill(pid, 0) != nil })
+	if pid := recs[0].Pid; syscall.Kill(pid, 0) != nil {
+		t.Fatalf("the harness %d is gone after a detach", pid)
+	}
 }
 
 // The pane's modes as tmux reports them (format variables), while the fake
@@ -70,22 +71,24 @@ var (
 // tracking, a numeric keypad, normal cursor keys, a visible cursor,
 // autowrap, the shell's title, plain text, and a paste arriving without
 // bracket markers. SIGTERM ends attach by the signal (the shell sees 143)
-// and stops the harness too.
+// and the harness keeps running in the server, as it does after a detach;
+// only the harness's own exit leaves nothing running.
 func TestE2EAttachGivesTerminalBack(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		end  func(s *tmuxSession)
-		how  string // what attach says on stderr as it ends
-		exit int    // attach's exit status, as the shell reports it
+		name  string
+		end   func(s *tmuxSession)
+		how   string // what attach says on stderr as it ends
+		exit  int    // attach's exit status, as the shell reports it
+		stays bool   // the harness keeps running in the server
 	}{
-		{"detach", func(s *tmuxSession) { s.keys("C-]") }, " detached", 0},
-		{"harness exits", func(s *tmuxSession) { s.keys("C-d") }, " exit status 0", 0},
+		{"detach", func(s *tmuxSession) { s.keys("C-]") }, " detached", 0, true},
+		{"harness exits", func(s *tmuxSession) { s.keys("C-d") }, " exit status 0", 0, false},
 		{"sigterm", func(s *tmuxSession) {
 			pid := s.paneChild("acpmux-tui")
 			if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
 				s.t.Fatal(err)
 			}
-		}, ": terminated", 128 + int(syscall.SIGTERM)},
+		}, ": terminated", 128 + int(syscall.SIGTERM), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			needTmux(t)
@@ -132,6 +135,12 @@ func TestE2EAttachGivesTerminalBack(t *testing.T) {
 				t.Errorf("a paste after attach still comes in brackets:\n%s", scr)
 			}
 			pid := readRecords(t, rec)[0].Pid
+			if tc.stays {
+				if syscall.Kill(pid, 0) != nil {
+					t.Fatalf("the harness %d is gone", pid)
+				}
+				return
+			}
 			s.waitLong("the harness to be stopped", func() bool { return syscall.Kill(pid, 0) != nil })
 		})
 	}

@@ -21,7 +21,7 @@ import (
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/internal/plaintext"
-	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/server"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -301,6 +301,16 @@ func (a *app) remove(ref string, force bool) error {
 	if err != nil {
 		return err
 	}
+	// A chat a server runs is stopped first, on purpose, so it is not
+	// started again; never for a removal that will be refused (a broken
+	// file, a home folder with files and no --force), and no server is
+	// started for it.
+	files, _ := os.ReadDir(a.store.HomeDir(e.ID))
+	if e.Meta != nil && (force || len(files) == 0) {
+		if err := client.StopChat(a.store.Home(), e.ID); err != nil {
+			return fmt.Errorf("remove chat %s: %w", e.ID, err)
+		}
+	}
 	if err := a.store.Remove(e.ID, force); err != nil {
 		return err
 	}
@@ -322,15 +332,8 @@ func (a *app) logger() (*slog.Logger, func(), error) {
 	return slog.New(slog.NewTextHandler(f, nil)), func() { f.Close() }, nil
 }
 
-func (a *app) newMux() (*mux.Mux, func(), error) {
-	log, closeLog, err := a.logger()
-	if err != nil {
-		return nil, nil, err
-	}
-	m := mux.New(mux.Options{Store: a.store, Table: a.table, Config: a.cfg, Logger: log, Getenv: a.getenv})
-	return m, func() { m.Close(); closeLog() }, nil
-}
-
+// attach shows a pty chat in this terminal through the server (started in
+// the background when none runs): ctrl+] detaches and leaves it running.
 func (a *app) attach(ref string) error {
 	e, err := a.resolve(ref)
 	if err != nil {
@@ -342,22 +345,21 @@ func (a *app) attach(ref string) error {
 	if spec, ok := a.table.Get(e.Meta.Harness); ok && spec.Transport == harness.TransportACP {
 		return usagef("chat %s runs %s, which speaks ACP: use acpmux-tui prompt, or the TUI", e.ID, e.Meta.Harness)
 	}
-	m, done, err := a.newMux()
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find acpmux-tui's own binary to start the server: %w", err)
+	}
+	conn, err := client.EnsureServer(a.store.Home(), exe)
 	if err != nil {
 		return err
 	}
-	closed := false
-	defer func() {
-		if !closed {
-			done()
-		}
-	}()
+	defer conn.Close()
 	// Attach gives the terminal back on every way out, a panic or a fatal
-	// signal included.
-	how, err := m.Attach(e.ID, os.Stdin, os.Stdout)
-	if se, ok := err.(*mux.SignalError); ok {
-		closed = true
-		done() // every harness stopped, the log closed
+	// signal included; the harness keeps running in the server unless it
+	// ended by itself.
+	how, err := client.Attach(conn, e.ID, os.Stdin, os.Stdout)
+	if se, ok := err.(*client.SignalError); ok {
+		conn.Close()
 		fmt.Fprintf(a.stderr, "\r\n[acpmux-tui: %s: %v]\r\n", e.ID, se.Signal)
 		endBySignal(se.Signal)
 		return err
@@ -382,11 +384,14 @@ func endBySignal(sig syscall.Signal) {
 	}
 }
 
-// prompt runs one ACP turn from the command line: the reply streams to
-// stdout as plain text, permission requests are refused (each is printed on
-// stderr), the agent's stderr lines show on stderr as they come ("agent: "),
-// a turn quiet for mux.NoReplyAfter says so on stderr, and ctrl+c cancels
-// the turn. Whatever the agent wrote is cleaned of control sequences first.
+// prompt runs one ACP turn from the command line, as a client of the agent
+// home's server (started in the background when none answers): the reply
+// streams to stdout as plain text, permission requests are refused (each
+// is printed on stderr), the agent's stderr lines show on stderr as they
+// come ("agent: "), a turn quiet for mux.NoReplyAfter says so on stderr,
+// and ctrl+c cancels the turn. Whatever the agent wrote is cleaned of
+// control sequences first. The chat keeps running in the server after
+// prompt exits, so the next prompt finds its agent ready.
 func (a *app) prompt(ref, text string) error {
 	e, err := a.resolve(ref)
 	if err != nil {
@@ -398,40 +403,46 @@ func (a *app) prompt(ref, text string) error {
 	if spec, ok := a.table.Get(e.Meta.Harness); !ok || spec.Transport != harness.TransportACP {
 		return usagef("chat %s runs %s, which does not speak ACP; use attach", e.ID, e.Meta.Harness)
 	}
-	m, done, err := a.newMux()
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find acpmux-tui's own binary to start the server: %w", err)
+	}
+	conn, err := client.EnsureServer(a.store.Home(), exe)
 	if err != nil {
 		return err
 	}
-	defer done()
+	defer conn.Close()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	out := newPromptOutput(a.stdout, a.stderr)
-	if err := m.SetPermissionPolicy(e.ID, out.refuse); err != nil {
-		return err
-	}
 	// The agent's stderr shows from its start (an agent that cannot start
 	// says why there) to its end; its reply only once this turn starts: a
 	// loaded session replays the conversation first.
-	if err := m.Observe(e.ID, out.entry); err != nil {
-		return err
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := m.WaitReady(ctx, e.ID); err != nil {
+	feed, err := conn.ObserveChat(ctx, e.ID, out.observed)
+	if err != nil {
 		return cleanError{err}
 	}
+	defer feed.Close()
+	if err := conn.ChatReady(ctx, e.ID); err != nil {
+		feed.Sync()
+		if ctx.Err() != nil {
+			return ctx.Err() // interrupted; the agent goes on starting in the server
+		}
+		return cleanError{err}
+	}
+	ended := make(chan struct{})
+	defer close(ended)
 	go func() {
-		<-ctx.Done()
-		_ = m.Cancel(e.ID)
+		select {
+		case <-ctx.Done():
+			_ = conn.CancelTurn(context.Background(), e.ID)
+		case <-ended:
+		}
 	}()
-	out.startTurn()
-	quiet, stopQuiet := context.WithCancel(context.Background())
-	watched := make(chan struct{})
-	go func() {
-		defer close(watched)
-		out.watchQuiet(quiet, func() <-chan time.Time { return time.After(mux.NoReplyAfter) })
-	}()
-	reason, err := m.Prompt(context.Background(), e.ID, text)
-	stopQuiet()
-	<-watched
+	// The turn runs in the server: ctrl+c cancels it there, and this waits
+	// for its end.
+	reason, err := conn.RunTurn(context.Background(), e.ID, text, true)
+	feed.Sync()
 	out.endTurn()
 	if err != nil {
 		return cleanError{err}
@@ -439,73 +450,70 @@ func (a *app) prompt(ref, text string) error {
 	if reason != "end_turn" {
 		out.note("turn ended: " + reason)
 	}
+	if n := out.missedCount(); n > 0 {
+		return fmt.Errorf("the reply above is incomplete: %d updates of the agent were dropped because this terminal could not keep up", n)
+	}
 	return nil
 }
 
-// promptOutput is what `prompt` prints, from the goroutines that deliver
-// the agent's updates, its stderr and its permission requests: the reply on
-// stdout, the rest on stderr, everything cleaned of control sequences.
+// promptOutput is what `prompt` prints of the chat's stream, as the
+// server sends it: the reply on stdout, the rest on stderr, everything
+// cleaned of control sequences.
 type promptOutput struct {
 	stdout, stderr io.Writer
-	// activity hears of every update of the turn (watchQuiet).
-	activity chan struct{}
 
 	mu       sync.Mutex
-	replying bool // the turn runs: agent text is its reply
+	replying bool // this prompt's turn runs: agent text is its reply
 	openLine bool // stdout's last line has no newline yet
+	missed   int  // updates the server dropped for this client
 }
 
 func newPromptOutput(stdout, stderr io.Writer) *promptOutput {
-	return &promptOutput{stdout: stdout, stderr: stderr, activity: make(chan struct{}, 1)}
+	return &promptOutput{stdout: stdout, stderr: stderr}
 }
 
-// entry prints what the mux observed: the agent's reply text while the turn
-// runs, and each line the agent writes on stderr.
-func (o *promptOutput) entry(e mux.Entry) {
+// observed prints one entry of the chat's stream: each line the agent
+// writes on stderr; and while this prompt's turn runs, the agent's reply
+// text, each permission refused, and the server's notices ("no reply
+// yet"). A gap the server left in the stream is said where it is.
+func (o *promptOutput) observed(e server.ObservedEntry) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if e.Kind == mux.EntryStderr {
+	switch e.Kind {
+	case server.ObservedStderr:
 		fmt.Fprintf(o.stderr, "agent: %s\n", plaintext.Clean(e.Text))
-		return
-	}
-	if !o.replying {
-		return
-	}
-	o.active()
-	if text := plaintext.Clean(e.Text); e.Kind == mux.EntryAgent && text != "" {
-		io.WriteString(o.stdout, text)
-		o.openLine = !strings.HasSuffix(text, "\n")
-	}
-}
-
-// refuse is the permission policy: each request is printed and refused.
-func (o *promptOutput) refuse(p mux.Permission) string {
-	o.mu.Lock()
-	o.active()
-	fmt.Fprintf(o.stderr, "acpmux-tui: refused permission for %s\n", plaintext.Line(p.Title))
-	o.mu.Unlock()
-	return mux.RefuseAll(p)
-}
-
-// active tells watchQuiet the agent was heard from.
-func (o *promptOutput) active() {
-	select {
-	case o.activity <- struct{}{}:
-	default:
+	case server.ObservedTurnStarted:
+		o.replying = e.Own
+	case server.ObservedTurnEnded:
+		o.replying = false
+	case server.ObservedMissed:
+		o.missed += e.Count
+		o.noteLocked(fmt.Sprintf("%d updates of the agent were dropped here: this terminal could not keep up", e.Count))
+	case server.ObservedRefused:
+		if o.replying {
+			fmt.Fprintf(o.stderr, "acpmux-tui: refused permission for %s\n", plaintext.Line(e.Title))
+		}
+	case server.ObservedNotice:
+		if o.replying {
+			o.noteLocked(e.Text)
+		}
+	case server.ObservedAgent:
+		if text := plaintext.Clean(e.Text); o.replying && text != "" {
+			io.WriteString(o.stdout, text)
+			o.openLine = !strings.HasSuffix(text, "\n")
+		}
 	}
 }
 
 // note prints a line of acpmux-tui's own on stderr.
 func (o *promptOutput) note(text string) {
 	o.mu.Lock()
-	fmt.Fprintf(o.stderr, "acpmux-tui: %s\n", plaintext.Line(text))
+	o.noteLocked(text)
 	o.mu.Unlock()
 }
 
-func (o *promptOutput) startTurn() {
-	o.mu.Lock()
-	o.replying = true
-	o.mu.Unlock()
+func (o *promptOutput) noteLocked(text string) {
+	fmt.Fprintf(o.stderr, "acpmux-tui: %s\n", plaintext.Line(text))
 }
 
 // endTurn ends the reply with a newline when it has none.
@@ -519,25 +527,10 @@ func (o *promptOutput) endTurn() {
 	}
 }
 
-// watchQuiet says "no reply yet" on stderr when the turn has had no update
-// for a spell (after returns a channel that fires at its end), once per
-// quiet spell, until ctx ends.
-func (o *promptOutput) watchQuiet(ctx context.Context, after func() <-chan time.Time) {
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-o.activity:
-			continue
-		case <-after():
-		}
-		o.note("no reply yet after " + mux.NoReplyAfter.String())
-		select {
-		case <-ctx.Done():
-			return
-		case <-o.activity:
-		}
-	}
+func (o *promptOutput) missedCount() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.missed
 }
 
 // cleanError shows an error whose text may carry the agent's words without

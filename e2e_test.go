@@ -198,12 +198,17 @@ func TestE2ELaunchFlagsAndPicker(t *testing.T) {
 	}
 	s.waitText(extra) // and the summary shows it
 
-	// Quit: the harness is stopped, nothing is left behind.
+	// Quit: the harness keeps running in the server; kill-server stops it,
+	// and nothing is left behind.
 	s.keys("q")
 	s.waitFor("the TUI to exit", func(string) bool {
 		return exec.Command("tmux", "-S", s.sock, "has-session", "-t", "e2e").Run() != nil
 	})
 	pid := recs[0].Pid
+	if syscall.Kill(pid, 0) != nil {
+		t.Fatal("quitting the TUI stopped the harness")
+	}
+	c.ok("kill-server")
 	s.waitFor("the harness to be gone", func(string) bool { return syscall.Kill(pid, 0) != nil })
 }
 

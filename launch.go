@@ -2,13 +2,14 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
 
-	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/client"
 	"github.com/acpmux/acpmux-tui/sessions"
 	"github.com/acpmux/acpmux-tui/tui"
 	tea "github.com/charmbracelet/bubbletea"
@@ -17,8 +18,13 @@ import (
 	"golang.org/x/term"
 )
 
+// The TUI draws the server's mux through a Remote.
+var _ tui.Mux = (*client.Remote)(nil)
+
 // launch runs the TUI. open is the chat the launch flags created, which the
 // TUI selects, starts and focuses; nil opens the list and starts nothing.
+// The chats run in the agent home's server (started in the background when
+// none answers): leaving the TUI, however it ends, leaves them running.
 // Without a terminal on stdin and stdout there is no screen to open: the
 // created chat, or the list, is printed as `new` and `ls` print them.
 func (a *app) launch(open *sessions.Entry) error {
@@ -45,7 +51,18 @@ func (a *app) launch(open *sessions.Entry) error {
 	if err != nil {
 		return err
 	}
-	m := mux.New(mux.Options{Store: a.store, Table: a.table, Config: a.cfg, Logger: log, Getenv: a.getenv})
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find this program to start the server: %w", err)
+	}
+	conn, err := client.EnsureServer(a.paths.Home, exe)
+	if err != nil {
+		return err
+	}
+	m, err := client.NewRemote(conn)
+	if err != nil {
+		return err
+	}
 	defer m.Close()
 
 	noColor := a.getenv("NO_COLOR") != ""
@@ -76,8 +93,8 @@ func (a *app) launch(open *sessions.Entry) error {
 	defer model.Close()
 
 	p := tea.NewProgram(model, tea.WithAltScreen(), tea.WithMouseCellMotion())
-	// A closed terminal (SIGHUP) ends the program, so the deferred Close
-	// stops every harness instead of leaving them behind.
+	// A closed terminal (SIGHUP) ends the program cleanly; the harnesses
+	// keep running in the server.
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer func() { signal.Stop(hup); close(hup) }()

@@ -2,15 +2,13 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 	"unicode/utf8"
 
-	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/server"
 )
 
 // firstControl returns the first control character in s but newline and tab
@@ -103,12 +101,12 @@ func (l *lockedBuffer) String() string {
 func TestPromptOutputCleansWhatTheAgentWrote(t *testing.T) {
 	var stdout, stderr lockedBuffer
 	out := newPromptOutput(&stdout, &stderr)
-	out.entry(mux.Entry{Kind: mux.EntryStderr, Text: "starting \x1b[31mnow\x1b[0m\a"})
-	out.entry(mux.Entry{Kind: mux.EntryAgent, Text: "replayed before the turn"})
-	out.startTurn()
-	out.entry(mux.Entry{Kind: mux.EntryAgent, Text: "hi \x1b]52;c;cHduZWQ=\x07there\u009b2J"})
-	out.entry(mux.Entry{Kind: mux.EntryThought, Text: "not printed"})
-	out.refuse(mux.Permission{Title: "Edit \x1b]0;pwned\x07main.go"})
+	out.observed(server.ObservedEntry{Kind: server.ObservedStderr, Text: "starting \x1b[31mnow\x1b[0m\a"})
+	out.observed(server.ObservedEntry{Kind: server.ObservedAgent, Text: "replayed before the turn"})
+	out.observed(server.ObservedEntry{Kind: server.ObservedTurnStarted, Own: true})
+	out.observed(server.ObservedEntry{Kind: server.ObservedAgent, Text: "hi \x1b]52;c;cHduZWQ=\x07there\u009b2J"})
+	out.observed(server.ObservedEntry{Kind: server.ObservedThought, Text: "not printed"})
+	out.observed(server.ObservedEntry{Kind: server.ObservedRefused, Title: "Edit \x1b]0;pwned\x07main.go"})
 	out.endTurn()
 	out.note("turn ended: \x1b[2Jrefusal")
 	if got := stdout.String(); got != "hi there\n" {
@@ -120,85 +118,5 @@ func TestPromptOutputCleansWhatTheAgentWrote(t *testing.T) {
 	}
 }
 
-// writeSignal is a buffer that also hands each write to the test, so it
-// knows a line was printed without polling.
-type writeSignal struct {
-	lockedBuffer
-	writes chan string
-}
-
-func (w *writeSignal) Write(p []byte) (int, error) {
-	n, err := w.lockedBuffer.Write(p)
-	w.writes <- string(p)
-	return n, err
-}
-
-func TestPromptOutputSaysNoReplyOncePerQuietSpell(t *testing.T) {
-	var stdout lockedBuffer
-	stderr := &writeSignal{writes: make(chan string, 16)}
-	out := newPromptOutput(&stdout, stderr)
-	out.startTurn()
-	// The watcher's timers are the test's: each is handed over as it is
-	// armed, and fires when the test says.
-	timers := make(chan chan time.Time)
-	after := func() <-chan time.Time {
-		ch := make(chan time.Time, 1)
-		timers <- ch
-		return ch
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	watched := make(chan struct{})
-	go func() {
-		defer close(watched)
-		out.watchQuiet(ctx, after)
-	}()
-	deadline := time.NewTimer(5 * time.Minute) // a hang, not a speed
-	defer deadline.Stop()
-	armed := func() chan time.Time {
-		t.Helper()
-		select {
-		case ch := <-timers:
-			return ch
-		case <-deadline.C:
-			t.Fatal("the watcher never armed its timer")
-			return nil
-		}
-	}
-	const noReply = "acpmux-tui: no reply yet after 10s\n"
-	printed := func(want string) {
-		t.Helper()
-		select {
-		case got := <-stderr.writes:
-			if got != want {
-				t.Fatalf("stderr got %q, want %q", got, want)
-			}
-		case <-deadline.C:
-			t.Fatalf("%q was never printed", want)
-		}
-	}
-
-	// A chunk before the spell ends starts it again.
-	first := armed()
-	out.entry(mux.Entry{Kind: mux.EntryAgent, Text: "a"})
-	second := armed()
-	first <- time.Now() // no longer listened to
-	second <- time.Now()
-	printed(noReply)
-	// Said once: the next timer is armed only when the agent is heard from
-	// again, and a permission request is the agent heard from too.
-	out.refuse(mux.Permission{Title: "Tool 1"})
-	printed("acpmux-tui: refused permission for Tool 1\n")
-	third := armed()
-	third <- time.Now()
-	printed(noReply)
-	out.entry(mux.Entry{Kind: mux.EntryAgent, Text: "b"})
-	armed()
-	cancel()
-	<-watched
-	if got := strings.Count(stderr.String(), noReply); got != 2 {
-		t.Fatalf("said %d times in two quiet spells: %q", got, stderr.String())
-	}
-	if got := stdout.String(); got != "ab" {
-		t.Fatalf("stdout %q", got)
-	}
-}
+// The quiet watch ("no reply yet", once per quiet spell) runs in the
+// server now: server/prompt_test.go tests it.

@@ -68,12 +68,19 @@ func (a *app) serve(ready func()) error {
 		return err
 	}
 	defer closeLog()
-	m := mux.New(mux.Options{Store: a.store, Table: a.table, Config: a.cfg, Logger: log, Getenv: a.getenv})
+	// Each harness is recorded as it starts and ends, and dies with the
+	// server: the next server ends what might survive it and starts the
+	// chats again.
+	records := server.NewRecords(a.store.Home(), log)
+	m := mux.New(mux.Options{
+		Store: a.store, Table: a.table, Config: a.cfg, Logger: log, Getenv: a.getenv,
+		Started: records.Started, Ended: records.Ended, ParentDeathSignal: syscall.SIGKILL,
+	})
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	return server.Run(ctx, server.Options{
 		Store: a.store, Table: a.table, Config: a.cfg, Mux: m, Logger: log,
-		Getenv: a.getenv, Version: version, Ready: ready,
+		Getenv: a.getenv, Version: version, Ready: ready, Records: records,
 	})
 }
 

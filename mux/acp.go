@@ -132,7 +132,7 @@ func (m *Mux) spawnACP(c *acpChat, l harness.Launch) (*acpProcess, error) {
 	}
 	cmd.Stdout = childOut
 	cmd.Stderr = io.MultiWriter(stderr, &stderrTap{chat: c}) // the log, and the prompt command
-	err = cmd.Start()
+	err = m.fork(cmd, cmd.Start)
 	childOut.Close()
 	if err != nil {
 		stdout.Close()
@@ -400,6 +400,7 @@ func (c *acpChat) reap(p *acpProcess) {
 			c.log.add(Entry{Kind: EntryError, Text: "the agent exited: " + how + "; the next start loads the session again"})
 			c.crashedLocked(how)
 		}
+		c.reportEndedLocked()
 	}
 	c.mu.Unlock()
 	close(p.done)
@@ -487,8 +488,6 @@ func (c *acpChat) resize(cols, rows int) {
 	c.cols, c.rows = cols, rows
 	c.mu.Unlock()
 }
-
-func (c *acpChat) setTap(io.Writer) {}
 
 // wireTap shows every message written to an agent to see, a line at a time.
 type wireTap struct {

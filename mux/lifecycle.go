@@ -37,11 +37,13 @@ type base struct {
 	state    State
 	stopping bool
 	crashes  []time.Time
-	respawn  *time.Timer
+	respawn  *time.Timer // the respawn a crash scheduled; nil when none is due
 	starts   int
 	// why says what the start under way is: a screen that already shows an
 	// earlier run marks it with a divider naming it (see ptyChat).
 	why startKind
+	// taps follow a pty chat's output (tap.go).
+	taps tapSet
 }
 
 // startKind says why a harness is being started.
@@ -109,6 +111,7 @@ func (b *base) stop() {
 func (b *base) respawnNow() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.respawn = nil
 	if b.core == nil && b.mayRespawnLocked() {
 		b.why = startRespawn
 		_ = b.spawn()
@@ -132,6 +135,7 @@ func (b *base) prepareStartLocked(cols, rows int, restart bool) {
 		b.cols, b.rows = cols, rows
 	}
 	b.stopping = false
+	b.cancelRespawnLocked() // this start is the one it would have made
 }
 
 // noteRefusal records a restart refused before anything was stopped: the
@@ -155,6 +159,7 @@ func (b *base) live() bool {
 func (b *base) failLocked(err error) error {
 	b.state.Status, b.state.Reason, b.state.LastError, b.state.Pid = StatusFailed, err.Error(), err.Error(), 0
 	b.m.opt.Logger.Error("start harness", "chat", b.id, "err", err)
+	b.reportEndedLocked()
 	b.m.notify(b)
 	return err
 }
@@ -169,6 +174,7 @@ func (b *base) startedLocked(core *procCore, argv []string, transport string) {
 	b.starts++
 	b.state.Status, b.state.Reason, b.state.ExitCode = StatusStarting, "", 0
 	b.state.Pid, b.state.Started, b.state.Argv, b.state.Transport = pid, time.Now(), argv, transport
+	b.reportStartedLocked(pid)
 }
 
 // crashedLocked records a crash: respawn runs after a backoff that doubles
@@ -209,8 +215,10 @@ func (b *base) mayRespawnLocked() bool {
 // stopRequestedLocked marks a stop on request: no respawn follows.
 func (b *base) stopRequestedLocked() {
 	b.stopping = true
-	if b.respawn != nil {
-		b.respawn.Stop()
+	b.cancelRespawnLocked()
+	if b.core == nil {
+		// No exit will report it: a respawn that was due is off.
+		b.reportEndedLocked()
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/acpmux/acpmux-tui/config"
@@ -49,6 +50,19 @@ type Options struct {
 	// Wire, when set, sees every message sent to an ACP agent, with the
 	// chat's id (tests validate them against the ACP schema).
 	Wire func(chatID string, message []byte)
+	// Started, when set, hears of each harness process the mux starts: the
+	// chat's id and the process's pid, which is also its process group.
+	// Ended hears that no harness process of the chat runs any more (it
+	// exited, crashed, was stopped, or a start failed), and whether the mux
+	// will start one again by itself (a crash's respawn is due). Both are
+	// called in the order of the events, with the chat's lock held: they
+	// must be quick and must not call the mux.
+	Started func(id string, pid int)
+	Ended   func(id string, respawning bool)
+	// ParentDeathSignal, when set, is sent to each harness by the kernel
+	// if the mux's process dies (a server killed with SIGKILL), so that no
+	// harness outlives it unseen (see forkThread).
+	ParentDeathSignal syscall.Signal
 }
 
 // Mux runs the harnesses of chats. All methods are safe for concurrent use.
@@ -60,6 +74,8 @@ type Mux struct {
 	chats  map[string]chatRunner
 	pool   *pool
 	closed bool
+
+	forker forkThread
 }
 
 // New returns a mux; nothing is spawned until Start (or the pool fills).
@@ -279,14 +295,6 @@ func (m *Mux) PlainLines(id string) []string {
 		return nil
 	}
 	return c.plainLines()
-}
-
-// SetOutputTap copies every byte the chat's harness writes to w (nil to stop),
-// as `attach` does to show the harness in the current terminal.
-func (m *Mux) SetOutputTap(id string, w io.Writer) {
-	if c, err := m.chat(id); err == nil {
-		c.setTap(w)
-	}
 }
 
 // Wait blocks until the chat's current harness process has ended.

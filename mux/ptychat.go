@@ -3,7 +3,6 @@ package mux
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -36,7 +35,6 @@ type ptyChat struct {
 	base
 	scr     *screen.Screen
 	proc    *process
-	tap     io.Writer
 	replies []byte        // the screen's answers to queries, sent after each feed
 	quiet   *time.Timer   // turns a silent running chat to waiting
 	pooled  *pooledLaunch // set while this is a prewarmed harness
@@ -95,6 +93,7 @@ func (c *ptyChat) spawnLocked() error {
 		c.scr.SetReplyFunc(func(r []byte) { c.replies = append(c.replies, r...) })
 	} else {
 		c.dividerLocked(c.why.word(), time.Now())
+		c.taps.redrawLocked(c.snapshotLocked)
 	}
 	c.proc = p
 	c.startedLocked(&p.procCore, launch.Argv, harness.TransportPty)
@@ -145,7 +144,11 @@ func (c *ptyChat) dividerLocked(word string, at time.Time) {
 // harness a session leader, so it has its own process group.
 func (m *Mux) spawn(l harness.Launch, cols, rows int) (*process, error) {
 	cmd := &exec.Cmd{Path: l.Path, Args: l.Argv, Env: l.Env, Dir: l.Dir}
-	blocking, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: uint16(cols), Rows: uint16(rows)})
+	var blocking *os.File
+	err := m.fork(cmd, func() (err error) {
+		blocking, err = pty.StartWithSize(cmd, &pty.Winsize{Cols: uint16(cols), Rows: uint16(rows)})
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", cmd.Path, err)
 	}
@@ -203,28 +206,23 @@ func (c *ptyChat) pump(p *process) {
 	c.exited(p, waitErr)
 }
 
-// feed hands output to the screen and the tap and updates the status.
+// feed hands output to the screen and the taps and updates the status.
 func (c *ptyChat) feed(p *process, b []byte) {
 	c.mu.Lock()
 	if c.proc != p {
 		c.mu.Unlock()
 		return
 	}
-	// A panic in the emulator must not leave an attached terminal raw.
-	defer restoreTapIfPanicking(c.tap)
 	c.scr.Write(b)
+	c.taps.outputLocked(b)
 	replies := c.replies
 	c.replies = nil
-	tap := c.tap
 	c.detectWaitingLocked()
 	c.mu.Unlock()
 	if len(replies) > 0 {
 		// Answers to the harness's queries (DA, DSR), written outside the
 		// lock: a pty write may wait for the harness to read.
 		p.ptmx.Write(replies)
-	}
-	if tap != nil {
-		tap.Write(b)
 	}
 	c.m.notify(c)
 }
@@ -302,6 +300,7 @@ func (c *ptyChat) exited(p *process, waitErr error) {
 		return
 	}
 	c.proc, c.core = nil, nil
+	defer c.reportEndedLocked() // once decided below: runs before the unlock
 	if c.quiet != nil {
 		c.quiet.Stop()
 	}
@@ -403,10 +402,4 @@ func (c *ptyChat) plainLines() []string {
 		out[i] = c.scr.PlainLine(i)
 	}
 	return out
-}
-
-func (c *ptyChat) setTap(w io.Writer) {
-	c.mu.Lock()
-	c.tap = w
-	c.mu.Unlock()
 }

@@ -1,7 +1,6 @@
 package mux
 
 import (
-	"io"
 	"sync/atomic"
 )
 
@@ -20,7 +19,6 @@ type chatRunner interface {
 	plainLines() []string
 	write(p []byte) error
 	resize(cols, rows int)
-	setTap(w io.Writer)
 	// pendingNotice is set while a change notice waits for the UI.
 	pendingNotice() *atomic.Bool
 	chatID() string

@@ -29,10 +29,15 @@ type conn struct {
 	dropOnce sync.Once
 	calls    sync.WaitGroup
 	slots    chan struct{} // one per call in flight
+	// gone is closed once reading has stopped: streams to the connection
+	// (prompt.go's watchers, which count as calls) end then.
+	gone chan struct{}
+	// attached are the chats this client shows in a terminal (attach.go).
+	attached attachSet
 }
 
 func newConn(s *Server, nc *net.UnixConn) *conn {
-	return &conn{s: s, nc: nc, out: make(chan []byte, s.opt.QueueLen), slots: make(chan struct{}, maxInFlight)}
+	return &conn{s: s, nc: nc, out: make(chan []byte, s.opt.QueueLen), slots: make(chan struct{}, maxInFlight), gone: make(chan struct{})}
 }
 
 // serve runs the connection to its end: reading until EOF, an error, a line
@@ -42,7 +47,10 @@ func (c *conn) serve() {
 	wrote := make(chan struct{})
 	go func() { defer close(wrote); c.writeLoop() }()
 	c.readLoop()
+	close(c.gone)
 	c.calls.Wait()
+	c.s.views.unwatch(c) // nothing is queued for it after this
+	c.attached.closeAll()
 	close(c.out)
 	<-wrote
 	c.nc.Close()

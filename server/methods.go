@@ -56,6 +56,76 @@ func (s *Server) call(c *conn, req Request) (result any, rpcErr *Error) {
 			return nil, err
 		}
 		return s.lifecycle(req.Method, p)
+	case MethodWatch, MethodResize:
+		var p SizeParams
+		if err := decodeParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		if req.Method == MethodWatch {
+			return s.views.watch(c, p)
+		}
+		return s.views.resize(c, p)
+	case MethodRender:
+		var p RenderParams
+		if err := decodeParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		return s.views.render(p)
+	case MethodTranscript:
+		var p TranscriptParams
+		if err := decodeParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		return s.views.transcript(p)
+	case MethodWrite:
+		var p WriteParams
+		if err := decodeParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		return s.views.write(c, p)
+	case MethodForget:
+		var p ForgetParams
+		if err := decodeParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		return s.views.forget(p)
+	case MethodCreateAndStart:
+		var p CreateAndStartParams
+		if err := decodeParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		return s.createAndStart(p)
+	case MethodFill:
+		if err := decodeParams(req.Params, &struct{}{}); err != nil {
+			return nil, err
+		}
+		return s.fill()
+	case MethodObserve, MethodUnobserve, MethodReady, MethodPrompt, MethodCancel, MethodAnswerPermission:
+		return s.callTurn(c, req)
+	case MethodAttach:
+		var p AttachParams
+		if err := decodeParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		return s.attach(c, p)
+	case MethodAttachInput:
+		var p AttachInputParams
+		if err := decodeParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		return s.attachInput(c, p)
+	case MethodAttachResize:
+		var p AttachResizeParams
+		if err := decodeParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		return s.attachResize(c, p)
+	case MethodDetach:
+		var p DetachParams
+		if err := decodeParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		return s.detach(c, p)
 	case MethodKill:
 		if err := decodeParams(req.Params, &struct{}{}); err != nil {
 			return nil, err
@@ -127,32 +197,41 @@ func failure(err error) *Error {
 }
 
 func (s *Server) newChat(p NewParams) (any, *Error) {
-	name := p.Harness
-	if name == "" {
-		name = s.opt.Table.Default(s.opt.Config, s.opt.Getenv)
+	n, rpcErr := s.checkNew(p)
+	if rpcErr != nil {
+		return nil, rpcErr
 	}
-	if _, ok := s.opt.Table.Get(name); !ok {
-		return nil, errorf(CodeInvalidParams, "Invalid params: unknown harness %q (known: %s)", clipText(name), strings.Join(s.opt.Table.Names(), ", "))
-	}
-	if p.Cwd != "" {
-		if strings.IndexByte(p.Cwd, 0) >= 0 || !filepath.IsAbs(p.Cwd) {
-			return nil, errorf(CodeInvalidParams, "Invalid params: cwd %q is not an absolute path", clipText(p.Cwd))
-		}
-		if _, err := sessions.Canonical(p.Cwd); err != nil {
-			return nil, errorf(CodeInvalidParams, "Invalid params: cwd %q: %v", clipText(p.Cwd), err)
-		}
-	}
-	if len(p.Name) > sessions.MaxNameBytes || strings.IndexFunc(p.Name, unicode.IsControl) >= 0 {
-		return nil, errorf(CodeInvalidParams, "Invalid params: name must be one line of printable text, at most %d bytes", sessions.MaxNameBytes)
-	}
-	m, err := s.opt.Store.Create(sessions.NewChat{
-		Name: p.Name, Harness: name, Cwd: p.Cwd, AdditionalDirectories: p.AdditionalDirectories,
-	})
+	m, err := s.opt.Store.Create(n)
 	if err != nil {
 		return nil, failure(err)
 	}
 	s.opt.Logger.Info("chat created", "chat", m.ID, "harness", m.Harness)
 	return s.view(sessions.Entry{ID: m.ID, Meta: m}), nil
+}
+
+// checkNew checks the params of a new chat (_acpmux/new and
+// _acpmux/createAndStart) and returns the chat to create; its folders go
+// through the shared validator in the store's Create.
+func (s *Server) checkNew(p NewParams) (sessions.NewChat, *Error) {
+	name := p.Harness
+	if name == "" {
+		name = s.opt.Table.Default(s.opt.Config, s.opt.Getenv)
+	}
+	if _, ok := s.opt.Table.Get(name); !ok {
+		return sessions.NewChat{}, errorf(CodeInvalidParams, "Invalid params: unknown harness %q (known: %s)", clipText(name), strings.Join(s.opt.Table.Names(), ", "))
+	}
+	if p.Cwd != "" {
+		if strings.IndexByte(p.Cwd, 0) >= 0 || !filepath.IsAbs(p.Cwd) {
+			return sessions.NewChat{}, errorf(CodeInvalidParams, "Invalid params: cwd %q is not an absolute path", clipText(p.Cwd))
+		}
+		if _, err := sessions.Canonical(p.Cwd); err != nil {
+			return sessions.NewChat{}, errorf(CodeInvalidParams, "Invalid params: cwd %q: %v", clipText(p.Cwd), err)
+		}
+	}
+	if len(p.Name) > sessions.MaxNameBytes || strings.IndexFunc(p.Name, unicode.IsControl) >= 0 {
+		return sessions.NewChat{}, errorf(CodeInvalidParams, "Invalid params: name must be one line of printable text, at most %d bytes", sessions.MaxNameBytes)
+	}
+	return sessions.NewChat{Name: p.Name, Harness: name, Cwd: p.Cwd, AdditionalDirectories: p.AdditionalDirectories}, nil
 }
 
 // setDirectories replaces a chat's folders with the list given, after the

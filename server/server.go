@@ -53,6 +53,11 @@ type Options struct {
 	MaxClients int
 	// Ready, when set, is called once the socket answers.
 	Ready func()
+	// Records, when set, is where the mux's Started and Ended hooks record
+	// the harnesses that run (see NewRecords). Run then first ends what a
+	// server that died left running and starts its chats again, and an
+	// orderly end removes every record; Run closes it on its way out.
+	Records *Records
 }
 
 // Server serves one agent home's socket.
@@ -82,6 +87,13 @@ type Server struct {
 	// checked, when set (tests), hears each idle check the monitor makes
 	// on a change: whether the server was found idle.
 	checked func(idle bool)
+
+	// views serves drawing clients; its fan-out is the only reader of the
+	// mux's change notices.
+	views *viewHub
+
+	// prompts runs ACP turns and streams them to observers (prompt.go).
+	prompts promptHub
 }
 
 // Run serves the agent home until ctx ends (SIGTERM, SIGINT), a client calls
@@ -117,14 +129,17 @@ func newServer(opt Options) *Server {
 	if opt.MaxClients == 0 {
 		opt.MaxClients = 512
 	}
-	return &Server{
+	s := &Server{
 		opt: opt, home: opt.Store.Home(), uid: os.Getuid(), pid: os.Getpid(),
 		wake: make(chan struct{}, 1), kill: make(chan struct{}),
 		conns: map[*conn]struct{}{}, tracked: map[string]struct{}{},
 	}
+	s.views = newViewHub(s)
+	return s
 }
 
 func (s *Server) run(ctx context.Context) error {
+	defer s.opt.Records.Close()
 	if err := TightenHome(s.home); err != nil {
 		s.opt.Mux.Close()
 		return err
@@ -135,12 +150,18 @@ func (s *Server) run(ctx context.Context) error {
 		return err
 	}
 	defer lock.Release()
+	left := s.endLeftovers()
 	ln, err := listen(s.home)
 	if err != nil {
 		s.opt.Mux.Close()
 		return err
 	}
 	s.ln = ln
+	// The fan-out hears the revived chats start, so watchers know them.
+	stopFan, fanned := make(chan struct{}), make(chan struct{})
+	go func() { defer close(fanned); s.views.fanOut(stopFan) }()
+	defer func() { close(stopFan); <-fanned }()
+	s.revive(left)
 	log := s.opt.Logger
 	log.Info("server listening", "socket", SocketPath(s.home), "pid", s.pid)
 	if s.opt.Ready != nil {
@@ -168,6 +189,7 @@ func (s *Server) shutdown() {
 	s.ln.Close()
 	os.Remove(SocketPath(s.home))
 	s.opt.Mux.Close()
+	s.opt.Records.RemoveAll() // nothing runs now, and nothing is to start again
 	s.mu.Lock()
 	conns := make([]*conn, 0, len(s.conns))
 	for c := range s.conns {
@@ -257,16 +279,11 @@ func (s *Server) track(id string) {
 // requestKill ends the server (the kill method).
 func (s *Server) requestKill() { s.killOnce.Do(func() { close(s.kill) }) }
 
-// changeCoalesce is how long the monitor gathers the mux's change notices
-// before it reads the chats' states: a flood of output is a few state reads
-// a second, not one per read of the pty.
-const changeCoalesce = 50 * time.Millisecond
-
-// monitor waits for the server's end and returns why it ends. It reads the
-// mux's change notices (a harness that starts, exits or is stopped) and
-// hears of clients that come and go; whenever no client is connected and
-// no harness runs, it arms the idle timer, and it ends the server when the
-// timer fires with nothing changed. It never polls.
+// monitor waits for the server's end and returns why it ends. It hears of
+// clients that come and go and, from the view fan-out, of chats that
+// changed (a harness that starts, exits or is stopped); whenever no client
+// is connected and no harness runs, it arms the idle timer, and it ends the
+// server when the timer fires with nothing changed. It never polls.
 func (s *Server) monitor(ctx context.Context) string {
 	idle := time.NewTimer(s.opt.IdleGrace) // a server no one uses ends too
 	defer idle.Stop()
@@ -283,34 +300,12 @@ func (s *Server) monitor(ctx context.Context) string {
 		}
 		armed = on
 	}
-	dirty := map[string]struct{}{}
-	var gather *time.Timer
-	var gathered <-chan time.Time
-	defer func() {
-		if gather != nil {
-			gather.Stop()
-		}
-	}()
 	for {
 		select {
 		case <-ctx.Done():
 			return "signal"
 		case <-s.kill:
 			return "kill"
-		case id := <-s.opt.Mux.Changes():
-			dirty[id] = struct{}{}
-			if gathered == nil {
-				gather = time.NewTimer(changeCoalesce)
-				gathered = gather.C
-			}
-		case <-gathered:
-			gathered = nil
-			for id := range dirty {
-				s.track(id)
-				s.opt.Mux.State(id) // takes the notice, so the next change is told
-				delete(dirty, id)
-			}
-			arm(s.idle())
 		case <-s.wake:
 			arm(s.idle())
 		case <-idle.C:

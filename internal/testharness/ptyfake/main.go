@@ -8,6 +8,7 @@
 //	cat:FILE        copy FILE to stdout, print "FLOOD-DONE", then wait
 //	stubborn        like echo, but ignore SIGTERM and SIGHUP
 //	child           like echo, with a child process in the same group
+//	nohup           like echo, but it and a child in its group ignore SIGHUP
 //	bell            print "ready>" then a BEL, then echo
 //	die-first       exit with status 1 at the first start (before any
 //	                session is stored), then like echo
@@ -79,6 +80,8 @@ func main() {
 		waitForever()
 	case mode == "stubborn":
 		signal.Ignore(syscall.SIGTERM, syscall.SIGHUP)
+	case mode == "nohup":
+		nohup()
 	}
 	fmt.Print("ready>")
 	if mode == "bell" {

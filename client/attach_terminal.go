@@ -1,8 +1,7 @@
-package mux
+package client
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"sync"
 	"syscall"
@@ -10,16 +9,17 @@ import (
 	"golang.org/x/term"
 )
 
-// fatalSignals end an attach: the terminal is restored, the harness
-// stopped, and Attach returns a *SignalError so the caller can end the
-// process the way the signal would have. (In raw mode ctrl+c and ctrl+\ are
-// keys for the harness, so these come from kill, or from the terminal
-// going away.)
+// fatalSignals end an attach: the terminal is restored, and Attach returns
+// a *SignalError so the caller can end the process the way the signal would
+// have; the harness keeps running in the server. (In raw mode ctrl+c and
+// ctrl+\ are keys for the harness, so these come from kill, or from the
+// terminal going away.)
 var fatalSignals = []os.Signal{syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT}
 
 // SignalError is returned by Attach when a fatal signal (SIGTERM, SIGHUP,
-// SIGINT or SIGQUIT) ended it. The terminal has been given back and the
-// harness stopped; the caller should end the process by the same signal.
+// SIGINT or SIGQUIT) ended it. The terminal has been given back; the
+// harness keeps running. The caller should end the process by the same
+// signal.
 type SignalError struct {
 	// Signal is the signal that arrived.
 	Signal syscall.Signal
@@ -27,11 +27,11 @@ type SignalError struct {
 
 func (e *SignalError) Error() string { return fmt.Sprintf("attach: %v", e.Signal) }
 
-// borrowedTerminal is the terminal `attach` lends a harness: raw, with
-// everything the harness writes passing through it (it is the chat's output
-// tap), its modes followed so restore can give the terminal back as it was
-// found. Once restored it lets nothing more through, so no late output of
-// the harness can undo the reset.
+// borrowedTerminal is the terminal `attach` lends a harness: raw, with the
+// redraws and the output the server streams passing through it, its modes
+// followed so restore can give the terminal back as it was found. Once
+// restored it lets nothing more through, so no late output of the harness
+// can undo the reset.
 type borrowedTerminal struct {
 	in, out *os.File
 	saved   *term.State
@@ -39,6 +39,7 @@ type borrowedTerminal struct {
 	mu       sync.Mutex
 	restored bool
 	modes    *outputModes
+	drawn    bool // something has been written since the terminal was lent
 }
 
 // borrowTerminal puts in into raw mode and pushes the terminal's titles; the
@@ -61,8 +62,30 @@ func (t *borrowedTerminal) Write(p []byte) (int, error) {
 	if t.restored {
 		return len(p), nil
 	}
+	t.drawn = t.drawn || len(p) > 0
 	t.modes.scan(p)
 	return t.out.Write(p)
+}
+
+// redraw draws a snapshot of the chat's screen. A redraw only sets the
+// modes the harness has on now, so on a terminal that shows an earlier
+// state of the chat, the modes that state set are reset first (the
+// alternate screen left, the title popped and pushed again), as if the
+// terminal had just been lent.
+func (t *borrowedTerminal) redraw(snapshot []byte) {
+	defer t.restoreIfPanicking()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.restored {
+		return
+	}
+	if t.drawn {
+		_, _ = t.out.Write(append(t.modes.reset(), saveTitles...))
+		t.modes = newOutputModes()
+	}
+	t.drawn = t.drawn || len(snapshot) > 0
+	t.modes.scan(snapshot)
+	_, _ = t.out.Write(snapshot)
 }
 
 // restore gives the terminal back: every mode the harness changed reset,
@@ -86,20 +109,6 @@ func (t *borrowedTerminal) restore() {
 func (t *borrowedTerminal) restoreIfPanicking() {
 	if r := recover(); r != nil {
 		t.restore()
-		panic(r)
-	}
-}
-
-// restoreTapIfPanicking, deferred directly by code that feeds a chat's
-// screen or writes to its output tap (`defer restoreTapIfPanicking(tap)`),
-// gives an attached terminal back before a panic there ends the process,
-// then lets the panic go on. It takes no lock of the chat's, which the
-// panic may have left held.
-func restoreTapIfPanicking(tap io.Writer) {
-	if r := recover(); r != nil {
-		if t, ok := tap.(*borrowedTerminal); ok {
-			t.restore()
-		}
 		panic(r)
 	}
 }

@@ -1,4 +1,4 @@
-package mux
+package client
 
 import (
 	"bytes"
@@ -10,9 +10,9 @@ import (
 // This file follows the terminal modes a harness's output sets on the
 // terminal `attach` lends it, and builds the sequence that puts them back.
 //
-// It reads the bytes exactly as they reach the terminal (the chat's screen
-// emulator is fed before the tap and may be one read ahead of it), so what is
-// reset is what the terminal was really told. Modes every terminal handles
+// It reads the bytes exactly as they reach the terminal (the redraws the
+// server sends, and the harness's output after them), so what is reset is
+// what the terminal was really told. Modes every terminal handles
 // harmlessly are reset whether or not they were seen; those whose reset has
 // side effects (leaving the alternate screen restores a saved cursor, the
 // kitty keyboard stack is shared with whoever ran us) only when the harness

@@ -1,4 +1,4 @@
-package mux
+package client
 
 import (
 	"bytes"
@@ -25,7 +25,7 @@ var harnessOutputs = []struct{ name, out string }{
 }
 
 // TestAttachResetRestoresModes plays harness output, then the reset built
-// from it, into the mux's own terminal emulator: every mode it knows is back
+// from it, into the mux's terminal emulator: every mode it knows is back
 // at its power-on value, and with no origin mode on the main screen the
 // cursor is where the harness left it. The output is also given one byte
 // at a time, as a pty may split it.
@@ -254,22 +254,6 @@ func TestAttachTerminalRestoreOnPanic(t *testing.T) {
 		t.Fatalf("the terminal got %q", out)
 	}
 
-	// The same from code that has only the chat's output tap.
-	bt, _, _, read = borrowTestTerminal(t)
-	if _, err := bt.Write([]byte("\x1b[?2004h")); err != nil {
-		t.Fatal(err)
-	}
-	func() {
-		defer func() { recovered = recover() }()
-		defer restoreTapIfPanicking(bt)
-		panic("boom in the emulator")
-	}()
-	if recovered != "boom in the emulator" {
-		t.Fatalf("the panic became %v", recovered)
-	}
-	if out := read(); !strings.Contains(out, "\x1b[?2004l") {
-		t.Fatalf("the terminal got %q", out)
-	}
 }
 
 // FuzzAttachOutputModes feeds the tracker arbitrary output in two chunks:

@@ -1,0 +1,410 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/sessions"
+)
+
+// This file is the TUI's mux over the wire: Remote does what the TUI asks
+// of a mux by calling the server, and keeps what the TUI reads on every
+// change (each chat's state and terminal) in memory, fed by the server's
+// change notifications, so those reads never wait on the socket.
+
+// PullTimeout bounds Render and Transcript, which the TUI calls while it
+// draws: past it the TUI is given the last text it got.
+const PullTimeout = 5 * time.Second
+
+// Remote is a mux that lives in the server: it satisfies the TUI's Mux
+// interface over one connection. Closing it closes the connection and
+// leaves every harness running. No automatic reconnection: when the
+// connection ends (the server was killed), each chat that was running is
+// shown failed with the reason, and every later call fails, until the TUI
+// is opened again.
+type Remote struct {
+	c       *Conn
+	changes chan string
+
+	mu     sync.Mutex
+	chats  map[string]*remoteChat
+	ready  bool                  // the watch call has been answered
+	early  []server.StatesResult // notifications that came before it
+	lost   error                 // why the connection ended, once it has
+	closed bool
+}
+
+// remoteChat is what a Remote holds of one chat.
+type remoteChat struct {
+	view server.ChatView
+	// pending is set while a change notice for the chat waits in Changes.
+	pending bool
+	// text and entries are the last screen and transcript the server sent,
+	// shown again when it cannot be asked.
+	text    string
+	entries []mux.Entry
+}
+
+// NewRemote makes c the connection of a Remote: it watches every chat the
+// server's mux knows, and reports each of them on Changes once, so the TUI
+// reads them all. The Remote owns c from then on, even on an error.
+func NewRemote(c *Conn) (*Remote, error) {
+	r := &Remote{c: c, changes: make(chan string, 1024), chats: map[string]*remoteChat{}}
+	c.OnNotify(r.notified)
+	ctx, cancel := context.WithTimeout(context.Background(), StartTimeout)
+	defer cancel()
+	var res server.StatesResult
+	if err := c.Call(ctx, server.MethodWatch, server.SizeParams{}, &res); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("watch the server's chats: %w", err)
+	}
+	r.mu.Lock()
+	// Notifications that came before the answer hold states read after its
+	// snapshot (the server orders the two): they go on top of it.
+	r.apply(res)
+	for _, n := range r.early {
+		r.apply(n)
+	}
+	r.early, r.ready = nil, true
+	for id := range r.chats {
+		r.noticeLocked(id)
+	}
+	r.mu.Unlock()
+	go r.watchConn()
+	return r, nil
+}
+
+// notified hears the server's notifications on the connection's reader
+// goroutine: it only updates memory and never blocks.
+func (r *Remote) notified(method string, params json.RawMessage) {
+	if method != server.NotifyChanged {
+		return
+	}
+	var n server.StatesResult
+	if json.Unmarshal(params, &n) != nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.ready {
+		r.early = append(r.early, n)
+		return
+	}
+	r.apply(n)
+	for id := range n.States {
+		r.noticeLocked(id)
+	}
+}
+
+// apply stores states the server sent; r.mu is held.
+func (r *Remote) apply(n server.StatesResult) {
+	for id, v := range n.States {
+		r.chat(id).view = v
+	}
+}
+
+// chat returns a chat's entry, made on first use; r.mu is held.
+func (r *Remote) chat(id string) *remoteChat {
+	ch, ok := r.chats[id]
+	if !ok {
+		ch = &remoteChat{}
+		r.chats[id] = ch
+	}
+	return ch
+}
+
+// noticeLocked reports the chat on Changes unless a notice for it waits
+// already; when the TUI is far behind, the notice is dropped and the
+// chat's next change is told. r.mu is held.
+func (r *Remote) noticeLocked(id string) {
+	ch := r.chat(id)
+	if ch.pending {
+		return
+	}
+	select {
+	case r.changes <- id:
+		ch.pending = true
+	default:
+	}
+}
+
+// watchConn waits for the connection's end. Unless the Remote was closed,
+// every chat that was running is shown failed, saying the server is gone:
+// the TUI shows it rather than screens that no longer move.
+func (r *Remote) watchConn() {
+	<-r.c.Done()
+	r.c.mu.Lock()
+	cause := r.c.err
+	r.c.mu.Unlock()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return
+	}
+	r.lost = fmt.Errorf("lost the connection to the server (%v); quit and open the TUI again", cause)
+	for id, ch := range r.chats {
+		if ch.view.State.Status.Live() {
+			st := &ch.view.State
+			st.Status, st.Reason, st.LastError, st.Pid = mux.StatusFailed, r.lost.Error(), r.lost.Error(), 0
+		}
+		r.noticeLocked(id)
+	}
+}
+
+// Changes delivers ids of chats whose state or screen changed, at most one
+// pending per chat until State or Render is called for it.
+func (r *Remote) Changes() <-chan string { return r.changes }
+
+// State returns the chat's state as last sent; a chat the server has not
+// reported is stopped.
+func (r *Remote) State(id string) mux.State {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ch, ok := r.chats[id]
+	if !ok {
+		return mux.State{Status: mux.StatusStopped}
+	}
+	ch.pending = false
+	return ch.view.State
+}
+
+// Terminal returns the chat's terminal as last sent.
+func (r *Remote) Terminal(id string) mux.Terminal {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if ch, ok := r.chats[id]; ok {
+		return ch.view.Terminal
+	}
+	return mux.Terminal{}
+}
+
+// Render asks the server for the chat's screen, scrolled up by scroll
+// lines. On any failure it returns the last screen it got for the chat.
+func (r *Remote) Render(id string, scroll int) string {
+	r.mu.Lock()
+	ch := r.chat(id)
+	ch.pending = false
+	last, lost := ch.text, r.lost
+	r.mu.Unlock()
+	if lost != nil {
+		return last
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), PullTimeout)
+	defer cancel()
+	var res server.RenderResult
+	if err := r.c.Call(ctx, server.MethodRender, server.RenderParams{ID: id, Scroll: scroll}, &res); err != nil {
+		return last
+	}
+	r.mu.Lock()
+	r.chat(id).text = res.Text
+	r.mu.Unlock()
+	return res.Text
+}
+
+// Transcript asks the server for an ACP chat's transcript; on any failure
+// it returns the last one it got.
+func (r *Remote) Transcript(id string) []mux.Entry {
+	r.mu.Lock()
+	last, lost := r.chat(id).entries, r.lost
+	r.mu.Unlock()
+	if lost != nil {
+		return last
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), PullTimeout)
+	defer cancel()
+	var res server.TranscriptResult
+	if err := r.c.Call(ctx, server.MethodTranscript, server.TranscriptParams{ID: id}, &res); err != nil {
+		return last
+	}
+	r.mu.Lock()
+	r.chat(id).entries = res.Entries
+	r.mu.Unlock()
+	return res.Entries
+}
+
+// call makes a call that may take as long as the server needs (a stop waits
+// for the harness's grace period); the connection's end ends it.
+func (r *Remote) call(method string, params, result any) error {
+	return r.callCtx(context.Background(), method, params, result)
+}
+
+func (r *Remote) callCtx(ctx context.Context, method string, params, result any) error {
+	r.mu.Lock()
+	lost := r.lost
+	r.mu.Unlock()
+	if lost != nil {
+		return lost
+	}
+	return remoteError(r.c.Call(ctx, method, params, result))
+}
+
+// Start starts the chat's harness unless it runs, in a pty of cols x rows.
+func (r *Remote) Start(id string, cols, rows int) error {
+	return r.call(server.MethodStart, server.ChatParams{ID: id, Cols: cols, Rows: rows}, nil)
+}
+
+// Restart stops and starts the chat's harness with its stored folders.
+func (r *Remote) Restart(id string, cols, rows int) error {
+	return r.call(server.MethodRestart, server.ChatParams{ID: id, Cols: cols, Rows: rows}, nil)
+}
+
+// Stop stops the chat's harness and waits for it. A failure shows in the
+// chat's state, which the server reports.
+func (r *Remote) Stop(id string) {
+	_ = r.call(server.MethodStop, server.ChatParams{ID: id}, nil)
+}
+
+// Forget stops the chat and drops its screen, in the server and here.
+func (r *Remote) Forget(id string) {
+	_ = r.call(server.MethodForget, server.ForgetParams{ID: id}, nil)
+	r.mu.Lock()
+	delete(r.chats, id)
+	r.mu.Unlock()
+}
+
+// Write sends input to the chat's harness; the server sizes the chat's pty
+// to this client's size first, when another client had sized it.
+func (r *Remote) Write(id string, p []byte) error {
+	return r.call(server.MethodWrite, server.WriteParams{ID: id, Data: p}, nil)
+}
+
+// ResizeAll sets every chat's pty to this client's size.
+func (r *Remote) ResizeAll(cols, rows int) {
+	_ = r.call(server.MethodResize, server.SizeParams{Cols: cols, Rows: rows}, nil)
+}
+
+// CreateAndStart creates a chat in the server and starts its harness. When
+// the chat was made but did not start, it returns the chat and the error,
+// as the embedded mux does.
+func (r *Remote) CreateAndStart(n sessions.NewChat, cols, rows int) (*sessions.Meta, error) {
+	if n.ID != "" || n.Parent != "" || n.Origin != "" || n.AgentSessionID != "" {
+		return nil, errors.New("create chat: a preset id, parent, origin or session cannot be sent to the server")
+	}
+	p := server.CreateAndStartParams{
+		NewParams: server.NewParams{Harness: n.Harness, Cwd: n.Cwd, AdditionalDirectories: n.AdditionalDirectories, Name: n.Name},
+		Cols:      cols, Rows: rows,
+	}
+	var chat sessions.ChatJSON
+	err := r.call(server.MethodCreateAndStart, p, &chat)
+	if err == nil {
+		return metaOf(chat), nil
+	}
+	var se *serverError
+	if errors.As(err, &se) {
+		var data struct {
+			Created *sessions.ChatJSON `json:"created"`
+		}
+		if json.Unmarshal(se.rpc.Data, &data) == nil && data.Created != nil {
+			return metaOf(*data.Created), err
+		}
+	}
+	return nil, err
+}
+
+// Fill has the server start its prewarmed harnesses.
+func (r *Remote) Fill() error { return r.call(server.MethodFill, struct{}{}, nil) }
+
+// Prompt sends text to an ACP chat and waits for the turn's end (or ctx's),
+// returning its stop reason.
+func (r *Remote) Prompt(ctx context.Context, id, text string) (string, error) {
+	var res server.PromptResult
+	if err := r.callCtx(ctx, server.MethodPrompt, server.PromptParams{ID: id, Text: text}, &res); err != nil {
+		return "", err
+	}
+	return res.StopReason, nil
+}
+
+// Cancel cancels an ACP chat's running turn.
+func (r *Remote) Cancel(id string) error {
+	return r.call(server.MethodCancel, server.ChatParams{ID: id}, nil)
+}
+
+// AnswerPermission answers an ACP chat's pending permission request.
+func (r *Remote) AnswerPermission(id, optionID string) error {
+	return r.call(server.MethodAnswerPermission, server.AnswerPermissionParams{ID: id, OptionID: optionID}, nil)
+}
+
+// Close closes the connection. Every harness keeps running in the server.
+func (r *Remote) Close() {
+	r.mu.Lock()
+	r.closed = true
+	r.mu.Unlock()
+	r.c.Close()
+}
+
+// serverError is an error the server answered with, shown by its message
+// alone (the code is for programs).
+type serverError struct {
+	rpc  *RPCError
+	kind error // sessions.ErrNotFound for an unknown chat
+}
+
+func (e *serverError) Error() string { return e.rpc.Message }
+
+func (e *serverError) Unwrap() []error {
+	if e.kind != nil {
+		return []error{e.rpc, e.kind}
+	}
+	return []error{e.rpc}
+}
+
+// remoteError turns the server's answer into the error the embedded mux
+// would have returned, where the TUI looks at its type: a folder refusal
+// is a *sessions.FolderError, a start refused for a folder that has gone a
+// *mux.FoldersGoneError.
+func remoteError(err error) error {
+	var rpc *RPCError
+	if !errors.As(err, &rpc) {
+		return err
+	}
+	var data struct {
+		Chat     *string                  `json:"chat"`
+		Running  bool                     `json:"running"`
+		Entries  []sessions.FolderProblem `json:"entries"`
+		Count    int                      `json:"count"`
+		Kept     int                      `json:"kept"`
+		Max      int                      `json:"max"`
+		Unlisted int                      `json:"unlisted"`
+	}
+	if len(rpc.Data) > 0 {
+		_ = json.Unmarshal(rpc.Data, &data)
+	}
+	switch {
+	case rpc.Code == server.CodeInvalidParams && data.Entries != nil:
+		return &sessions.FolderError{
+			Count: data.Count, Kept: data.Kept, Problems: data.Entries, Unlisted: data.Unlisted,
+			TooMany: data.Kept > data.Max || (data.Kept == 0 && data.Count > data.Max),
+		}
+	case rpc.Code == server.CodeFailed && data.Chat != nil:
+		gone := &mux.FoldersGoneError{ChatID: *data.Chat, Problems: data.Entries, Running: data.Running}
+		return &wrappedGone{gone, &serverError{rpc: rpc}}
+	case rpc.Code == server.CodeChatNotFound:
+		return &serverError{rpc: rpc, kind: sessions.ErrNotFound}
+	}
+	return &serverError{rpc: rpc}
+}
+
+// wrappedGone is a start refused for its folders, still carrying the
+// server's answer (a created chat, for CreateAndStart).
+type wrappedGone struct {
+	*mux.FoldersGoneError
+	answer *serverError
+}
+
+func (e *wrappedGone) Unwrap() []error { return []error{e.FoldersGoneError, e.answer} }
+
+// metaOf is the chat the server answered, as the TUI reads it.
+func metaOf(j sessions.ChatJSON) *sessions.Meta {
+	created, _ := time.Parse(time.RFC3339, j.Created)
+	return &sessions.Meta{
+		ID: j.ID, Name: j.Name, Harness: j.Harness, Cwd: j.Cwd,
+		AdditionalDirectories: j.AdditionalDirectories, Created: created,
+		Parent: j.Parent, Origin: j.Origin, AgentSessionID: j.AgentSessionID,
+	}
+}

@@ -1,0 +1,363 @@
+package server
+
+import (
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/acpmux/acpmux-tui/mux"
+)
+
+// This file serves attached clients (see protocol_attach.go). Each
+// attachment taps its chat's output in the mux and gathers it in one
+// buffer, which a goroutine of its own sends whenever the connection's
+// queue is empty: a client that reads slowly gets fewer, bigger
+// notifications, and one that falls MaxAttachPending behind gets a redraw
+// instead of the backlog. The harness and the other clients never wait on
+// it; only a client that stops reading altogether is dropped, by the
+// connection's write timeout.
+
+// Between two looks at a connection whose queue is not empty. The writer
+// says nothing when it has written a line, so the flusher looks again,
+// backing off while the client is slow.
+const (
+	attachRetryMin = time.Millisecond
+	attachRetryMax = 32 * time.Millisecond
+)
+
+// attachSet is one connection's attachments, by chat id. Its zero value is
+// ready to use.
+type attachSet struct {
+	mu     sync.Mutex
+	byID   map[string]*attachment
+	closed bool // the connection is ending: no attachment is added
+}
+
+func (as *attachSet) get(id string) *attachment {
+	as.mu.Lock()
+	defer as.mu.Unlock()
+	return as.byID[id]
+}
+
+// add records a, or reports false when the connection is ending or already
+// has an attachment to the chat.
+func (as *attachSet) add(a *attachment) bool {
+	as.mu.Lock()
+	defer as.mu.Unlock()
+	if as.closed || as.byID[a.id] != nil {
+		return false
+	}
+	if as.byID == nil {
+		as.byID = map[string]*attachment{}
+	}
+	as.byID[a.id] = a
+	return true
+}
+
+// remove forgets a, if it is still the connection's attachment to its chat.
+func (as *attachSet) remove(a *attachment) {
+	as.mu.Lock()
+	defer as.mu.Unlock()
+	if as.byID[a.id] == a {
+		delete(as.byID, a.id)
+	}
+}
+
+// closeAll ends every attachment of a connection that is ending. It is
+// called once the connection's calls have returned and before its queue
+// closes: after it, nothing is queued for the connection.
+func (as *attachSet) closeAll() {
+	as.mu.Lock()
+	as.closed = true
+	all := make([]*attachment, 0, len(as.byID))
+	for _, a := range as.byID {
+		all = append(all, a)
+	}
+	clear(as.byID)
+	as.mu.Unlock()
+	for _, a := range all {
+		a.close()
+	}
+}
+
+// attachment is one client's view of one chat: a mux.OutputSink whose
+// output waits in one buffer for the flusher.
+type attachment struct {
+	s  *Server
+	c  *conn
+	id string
+
+	untap func()
+	wake  chan struct{} // something is due; never blocks
+	stop  chan struct{} // closed to end the flusher
+	done  chan struct{} // closed when the flusher has ended
+	once  sync.Once
+
+	mu         sync.Mutex
+	cols, rows int    // the client's terminal
+	gen        uint64 // the generation of the last redraw
+	snap       []byte // that redraw, while it waits to be sent
+	hasSnap    bool
+	out        []byte // output after it, waiting to be sent
+	spare      []byte // the buffer last sent, for the next output
+	behind     bool   // output was dropped: a redraw is due
+	holding    bool   // a call is about to answer with the redraw
+	end        *ExitedParams
+	closed     bool
+}
+
+func newAttachment(s *Server, c *conn, id string, cols, rows int) *attachment {
+	return &attachment{
+		s: s, c: c, id: id, cols: cols, rows: rows, holding: true,
+		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
+	}
+}
+
+// Output gathers the harness's output (mux.OutputSink; the chat's lock is
+// held).
+func (a *attachment) Output(p []byte) {
+	a.mu.Lock()
+	if a.closed || a.behind {
+		a.mu.Unlock()
+		return
+	}
+	if len(a.out)+len(p) > MaxAttachPending {
+		a.out, a.behind = nil, true
+	} else {
+		a.out = append(a.out, p...)
+	}
+	a.mu.Unlock()
+	a.poke()
+}
+
+// Redraw starts a generation (mux.OutputSink; the chat's lock is held): what
+// waited to be sent is covered by the redraw.
+func (a *attachment) Redraw(snapshot []byte) {
+	a.mu.Lock()
+	a.gen++
+	a.snap, a.hasSnap = snapshot, true
+	a.out, a.behind = a.out[:0], false
+	a.mu.Unlock()
+	a.poke()
+}
+
+// Ended records the harness's end, to be told after its output
+// (mux.OutputSink; the chat's lock is held).
+func (a *attachment) Ended(st mux.State) {
+	how := st.Reason
+	if st.Status == mux.StatusStopped {
+		how = "stopped"
+	}
+	a.mu.Lock()
+	a.end = &ExitedParams{ID: a.id, How: how, Status: st.Status.String(), ExitCode: st.ExitCode}
+	a.mu.Unlock()
+	a.poke()
+}
+
+func (a *attachment) poke() {
+	select {
+	case a.wake <- struct{}{}:
+	default:
+	}
+}
+
+// answer takes the redraw due for a call's answer and lets the flusher go
+// on with what follows it.
+func (a *attachment) answer() AttachResult {
+	a.mu.Lock()
+	r := AttachResult{Snapshot: a.snap, Gen: a.gen}
+	if r.Snapshot == nil {
+		r.Snapshot = []byte{}
+	}
+	a.snap, a.hasSnap, a.holding = nil, false, false
+	a.mu.Unlock()
+	a.poke()
+	return r
+}
+
+// close ends the attachment for good: no more output is heard, the flusher
+// ends, nothing more is sent.
+func (a *attachment) close() {
+	a.mu.Lock()
+	a.closed = true
+	a.mu.Unlock()
+	if a.untap != nil {
+		a.untap()
+	}
+	a.once.Do(func() { close(a.stop) })
+	<-a.done
+}
+
+// flush sends what is due whenever the connection's queue is empty, until
+// the attachment closes or its harness's end has been sent.
+func (a *attachment) flush() {
+	defer close(a.done)
+	retry := time.NewTimer(attachRetryMin)
+	retry.Stop()
+	defer retry.Stop()
+	wait := attachRetryMin
+	for {
+		select {
+		case <-a.wake:
+		case <-retry.C:
+		case <-a.stop:
+			return
+		case <-a.c.gone:
+			return
+		}
+		if a.c.dropped.Load() {
+			return
+		}
+		if len(a.c.out) > 0 {
+			retry.Reset(wait)
+			wait = min(2*wait, attachRetryMax)
+			continue
+		}
+		wait = attachRetryMin
+		a.mu.Lock()
+		if a.holding || a.closed {
+			a.mu.Unlock()
+			continue
+		}
+		if a.behind {
+			a.mu.Unlock()
+			// A fresh redraw, in the order of the output; it wakes us.
+			a.s.opt.Mux.RedrawTap(a.id, a)
+			continue
+		}
+		gen, end := a.gen, a.end
+		snap, hasSnap := a.snap, a.hasSnap
+		out := a.out
+		a.snap, a.hasSnap = nil, false
+		a.out, a.spare = a.spare[:0], nil
+		a.mu.Unlock()
+
+		if hasSnap {
+			a.c.notify(NotifyOutput, OutputParams{ID: a.id, Gen: gen, Snapshot: true, Data: snap})
+		}
+		if len(out) > 0 {
+			a.c.notify(NotifyOutput, OutputParams{ID: a.id, Gen: gen, Data: out})
+		}
+		a.mu.Lock()
+		a.spare = out // encoded: free to fill again
+		a.mu.Unlock()
+		if end != nil {
+			end.Gen = gen
+			a.c.notify(NotifyExited, end)
+			a.finish()
+			return
+		}
+	}
+}
+
+// finish ends an attachment whose harness has ended, from its flusher.
+func (a *attachment) finish() {
+	a.c.attached.remove(a)
+	a.mu.Lock()
+	a.closed = true
+	a.mu.Unlock()
+	a.untap()
+}
+
+// attach serves MethodAttach.
+func (s *Server) attach(c *conn, p AttachParams) (any, *Error) {
+	if p.ID == "" {
+		return nil, errorf(CodeInvalidParams, "Invalid params: id is required")
+	}
+	if err := checkSize(SizeParams{Cols: p.Cols, Rows: p.Rows}, true); err != nil {
+		return nil, err
+	}
+	if a := c.attached.get(p.ID); a != nil {
+		return s.resync(a, p), nil
+	}
+	if p.Resync {
+		return nil, errorf(CodeFailed, "chat %s: this connection is not attached to it", p.ID)
+	}
+	if _, err := s.opt.Store.Load(p.ID); err != nil {
+		return nil, failure(err)
+	}
+	a := newAttachment(s, c, p.ID, p.Cols, p.Rows)
+	untap, err := s.opt.Mux.Tap(p.ID, p.Cols, p.Rows, a)
+	if errors.Is(err, mux.ErrNotPty) {
+		return nil, errorf(CodeInvalidParams, "Invalid params: chat %s speaks ACP: attach shows pty chats (use prompt, or the TUI)", p.ID)
+	}
+	if err != nil {
+		return nil, failure(err)
+	}
+	a.untap = untap
+	if !c.attached.add(a) {
+		untap()
+		return nil, errorf(CodeFailed, "chat %s: this connection is already attaching to it", p.ID)
+	}
+	go a.flush()
+	s.track(p.ID)
+	err = s.opt.Mux.Start(p.ID, p.Cols, p.Rows)
+	s.poke()
+	if err != nil {
+		c.attached.remove(a)
+		a.close()
+		s.opt.Logger.Warn("attach refused", "chat", p.ID, "err", err)
+		return nil, failure(err)
+	}
+	s.opt.Logger.Info("client attached", "chat", p.ID)
+	return a.answer(), nil
+}
+
+// resync starts a new generation of a connection's stream: a redraw at the
+// client's size, the size taken first when it is given.
+func (s *Server) resync(a *attachment, p AttachParams) AttachResult {
+	a.mu.Lock()
+	if p.Cols > 0 && p.Rows > 0 {
+		a.cols, a.rows = p.Cols, p.Rows
+	}
+	cols, rows := a.cols, a.rows
+	a.holding = true
+	a.mu.Unlock()
+	s.opt.Mux.Resize(a.id, cols, rows)
+	s.opt.Mux.RedrawTap(a.id, a)
+	return a.answer()
+}
+
+// attachInput serves MethodAttachInput.
+func (s *Server) attachInput(c *conn, p AttachInputParams) (any, *Error) {
+	a := c.attached.get(p.ID)
+	if a == nil {
+		return nil, errorf(CodeFailed, "chat %s: this connection is not attached to it", p.ID)
+	}
+	a.mu.Lock()
+	cols, rows := a.cols, a.rows
+	a.mu.Unlock()
+	// The pty takes the size of the client that types (nothing is done
+	// when it has it already).
+	s.opt.Mux.Resize(p.ID, cols, rows)
+	if err := s.opt.Mux.Write(p.ID, p.Data); err != nil {
+		return nil, failure(err)
+	}
+	return struct{}{}, nil
+}
+
+// attachResize serves MethodAttachResize.
+func (s *Server) attachResize(c *conn, p AttachResizeParams) (any, *Error) {
+	if err := checkSize(SizeParams{Cols: p.Cols, Rows: p.Rows}, false); err != nil {
+		return nil, err
+	}
+	a := c.attached.get(p.ID)
+	if a == nil {
+		return nil, errorf(CodeFailed, "chat %s: this connection is not attached to it", p.ID)
+	}
+	a.mu.Lock()
+	a.cols, a.rows = p.Cols, p.Rows
+	a.mu.Unlock()
+	s.opt.Mux.Resize(p.ID, p.Cols, p.Rows)
+	return struct{}{}, nil
+}
+
+// detach serves MethodDetach: the stream ends, the harness keeps running.
+func (s *Server) detach(c *conn, p DetachParams) (any, *Error) {
+	if a := c.attached.get(p.ID); a != nil {
+		c.attached.remove(a)
+		a.close()
+		s.opt.Logger.Info("client detached", "chat", p.ID)
+	}
+	return struct{}{}, nil
+}

@@ -1,0 +1,599 @@
+package server
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/acpmux/acpmux-tui/internal/plaintext"
+	"github.com/acpmux/acpmux-tui/mux"
+)
+
+// This file runs ACP turns for every client. The server owns each ACP
+// chat's one observer slot and one permission policy in the mux (a chat's
+// feed), and fans what the mux hears out to the connections that observe
+// the chat, each through a watcher of its own.
+//
+// A watcher never lets a stream outrun its client. The mux's observer only
+// appends to the watcher's backlog (it runs on the agent's reader and must
+// not wait); the watcher's goroutine sends the backlog a batch per
+// notification, and only while the connection's queue is less than half
+// full, so the answers to the client's calls find room and a burst never
+// gets a client that reads dropped. What arrives while a batch is on its
+// way waits for the next one, and consecutive chunks of one message join in
+// the backlog as they join in the transcript: a burst of 100,000 small
+// updates is some hundreds of notifications. The backlog is bounded
+// (maxBacklog): a client that falls that far behind loses the updates that
+// come until it has caught up, and is told where and how many (an
+// ObservedMissed entry), never silently. A client that stops reading
+// altogether is dropped by its connection's write timeout, as any other.
+//
+// A turn runs in the server, not in the connection that asked for it: a
+// client that goes away mid-turn leaves the turn running to its end (as a
+// closed TUI leaves its chats running); ctrl+c in `prompt` is an explicit
+// MethodCancel. A permission request of a turn that refuses them is refused
+// at once and told to the observers; otherwise it waits as a card in the
+// mux for a client's MethodAnswerPermission.
+
+// Stream limits of one watcher.
+const (
+	// maxBacklog bounds what one watcher holds for its client (text bytes
+	// plus entryCost per entry).
+	maxBacklog = 4 << 20
+	// maxBatch bounds one notification's entries (same measure); with the
+	// connection's queue kept under half full, what waits there for a
+	// client is a few megabytes at most.
+	maxBatch = 64 << 10
+	// maxJoined bounds the text one entry gathers from joined chunks.
+	maxJoined = 32 << 10
+	// entryCost is what an entry costs in the backlog besides its text.
+	entryCost = 256
+	// congestedPoll is how often a watcher looks again at a connection
+	// whose queue is half full (the queue tells no one when it empties).
+	congestedPoll = 5 * time.Millisecond
+)
+
+// noReplyNotice is what observers are told of a turn quiet for
+// mux.NoReplyAfter.
+var noReplyNotice = "no reply yet after " + mux.NoReplyAfter.String()
+
+// promptHub holds the server's chat feeds. Its zero value is ready.
+type promptHub struct {
+	mu    sync.Mutex
+	feeds map[string]*chatFeed
+}
+
+// chatFeed is one ACP chat as the server runs it: its observers and its
+// running turn.
+type chatFeed struct {
+	s  *Server
+	id string
+
+	// mu orders every entry to every watcher; it never covers I/O.
+	mu       sync.Mutex
+	watchers map[*conn]*watcher
+	turn     *turn // the turn running, nil between turns
+}
+
+// turn is a prompt call under way in a chat.
+type turn struct {
+	owner *conn
+	// activity hears of each update of the turn (the quiet watch).
+	activity chan struct{}
+}
+
+// feedFor returns the chat's feed, making it on first use, with the mux's
+// observer on it. The observer is set again on every call: a chat the mux
+// forgot (Forget) comes back without one.
+func (s *Server) feedFor(id string) (*chatFeed, *Error) {
+	if id == "" {
+		return nil, errorf(CodeInvalidParams, "Invalid params: id is required")
+	}
+	h := &s.prompts
+	h.mu.Lock()
+	f := h.feeds[id]
+	h.mu.Unlock()
+	if f == nil {
+		// Made and observed before it is kept, so that an id that is no
+		// chat leaves nothing behind.
+		fresh := &chatFeed{s: s, id: id, watchers: map[*conn]*watcher{}}
+		if err := s.opt.Mux.Observe(id, fresh.deliver); err != nil {
+			return nil, failure(err)
+		}
+		h.mu.Lock()
+		if h.feeds == nil {
+			h.feeds = map[string]*chatFeed{}
+		}
+		if f = h.feeds[id]; f == nil {
+			f, h.feeds[id] = fresh, fresh
+		}
+		h.mu.Unlock()
+	}
+	// Each caller's last word is the kept feed, so a race of two first
+	// calls ends with it observing.
+	if err := s.opt.Mux.Observe(id, f.deliver); err != nil {
+		return nil, failure(err)
+	}
+	return f, nil
+}
+
+// callTurn answers the methods of ACP turns.
+func (s *Server) callTurn(c *conn, req Request) (any, *Error) {
+	if req.Method == MethodPrompt {
+		var p PromptParams
+		if err := decodeParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		return s.prompt(c, p)
+	}
+	if req.Method == MethodAnswerPermission {
+		var p AnswerPermissionParams
+		if err := decodeParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		return s.answerPermission(p)
+	}
+	var p ChatParams
+	if err := decodeParams(req.Params, &p); err != nil {
+		return nil, err
+	}
+	f, rpcErr := s.feedFor(p.ID)
+	if rpcErr != nil {
+		return nil, rpcErr
+	}
+	switch req.Method {
+	case MethodObserve:
+		f.observe(c)
+	case MethodUnobserve:
+		f.unobserve(c)
+	case MethodReady:
+		if err := s.refuseWhenClosing(); err != nil {
+			return nil, err
+		}
+		s.track(p.ID)
+		err := s.opt.Mux.WaitReady(context.Background(), p.ID)
+		s.poke()
+		f.waitSent(c)
+		if err != nil {
+			return nil, failure(err)
+		}
+	case MethodCancel:
+		if err := s.opt.Mux.Cancel(p.ID); err != nil {
+			return nil, failure(err)
+		}
+	}
+	return EmptyResult{}, nil
+}
+
+// refuseWhenClosing refuses to start an agent in a server on its way out:
+// the mux has stopped every harness, and one started now would outlive it.
+func (s *Server) refuseWhenClosing() *Error {
+	s.mu.Lock()
+	closing := s.closing
+	s.mu.Unlock()
+	if closing {
+		return errorf(CodeFailed, "the server is stopping")
+	}
+	return nil
+}
+
+// prompt runs one turn in the chat and answers its stop reason once the
+// turn has ended and everything it said has been queued for c.
+func (s *Server) prompt(c *conn, p PromptParams) (any, *Error) {
+	f, rpcErr := s.feedFor(p.ID)
+	if rpcErr != nil {
+		return nil, rpcErr
+	}
+	if err := s.refuseWhenClosing(); err != nil {
+		return nil, err
+	}
+	t := &turn{owner: c, activity: make(chan struct{}, 1)}
+	if !f.claim(t) {
+		return nil, errorf(CodeFailed, "a turn is already running: wait for it or cancel it")
+	}
+	s.track(p.ID)
+	// Ready first, so that a loaded session's replay comes before the
+	// turn's mark and is not taken for its reply.
+	if err := s.opt.Mux.WaitReady(context.Background(), p.ID); err != nil {
+		f.release(t, nil)
+		f.waitSent(c)
+		return nil, failure(err)
+	}
+	var policy mux.PermissionPolicy
+	if p.RefusePermissions {
+		policy = f.refuse
+	}
+	if err := s.opt.Mux.SetPermissionPolicy(p.ID, policy); err != nil {
+		f.release(t, nil)
+		return nil, failure(err)
+	}
+	f.started(t, p.Text)
+
+	quiet, stopQuiet := context.WithCancel(context.Background())
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		watchQuiet(quiet, t.activity, func() <-chan time.Time { return time.After(mux.NoReplyAfter) }, func() {
+			// A permission request waiting for a client is not the agent
+			// being quiet.
+			if s.opt.Mux.State(p.ID).Permission == nil {
+				f.broadcast(ObservedEntry{Kind: ObservedNotice, Text: noReplyNotice}, false)
+			}
+		})
+	}()
+	reason, err := s.opt.Mux.Prompt(context.Background(), p.ID, p.Text)
+	stopQuiet()
+	<-watched
+	if p.RefusePermissions {
+		_ = s.opt.Mux.SetPermissionPolicy(p.ID, nil)
+	}
+	end := ObservedEntry{Kind: ObservedTurnEnded, StopReason: reason}
+	if err != nil {
+		end.Error = err.Error()
+	}
+	f.release(t, &end)
+	s.poke()
+	f.waitSent(c)
+	if err != nil {
+		return nil, failure(err)
+	}
+	return PromptResult{StopReason: reason}, nil
+}
+
+// answerPermission answers the chat's pending permission request with one
+// of the options it offers (or "" to cancel it): any other id would reach
+// the agent as a choice it never offered.
+func (s *Server) answerPermission(p AnswerPermissionParams) (any, *Error) {
+	if _, err := s.feedFor(p.ID); err != nil {
+		return nil, err
+	}
+	perm := s.opt.Mux.State(p.ID).Permission
+	if perm == nil {
+		return nil, errorf(CodeFailed, "chat %s has no pending permission request", p.ID)
+	}
+	if p.OptionID != "" && !slices.ContainsFunc(perm.Options, func(o mux.PermissionOption) bool { return o.ID == p.OptionID }) {
+		return nil, errorf(CodeInvalidParams, "Invalid params: optionId %q is not an option of the pending request", clipText(p.OptionID))
+	}
+	if err := s.opt.Mux.AnswerPermission(p.ID, p.OptionID); err != nil {
+		return nil, failure(err)
+	}
+	return EmptyResult{}, nil
+}
+
+// watchQuiet calls quiet when the turn has had no update for a spell (after
+// returns a channel that fires at its end), once per quiet spell, until ctx
+// ends: the next spell starts when activity is heard.
+func watchQuiet(ctx context.Context, activity <-chan struct{}, after func() <-chan time.Time, quiet func()) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-activity:
+			continue
+		case <-after():
+		}
+		quiet()
+		select {
+		case <-ctx.Done():
+			return
+		case <-activity:
+		}
+	}
+}
+
+// claim makes t the chat's running turn, unless one runs.
+func (f *chatFeed) claim(t *turn) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.turn != nil {
+		return false
+	}
+	f.turn = t
+	return true
+}
+
+// started tells every observer that the turn has started.
+func (f *chatFeed) started(t *turn, text string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for c, w := range f.watchers {
+		w.push(ObservedEntry{Kind: ObservedTurnStarted, Text: plaintext.Clean(text), Own: c == t.owner, At: time.Now()}, true)
+	}
+}
+
+// release ends the chat's turn t, telling every observer how it ended
+// (end; nil for a turn that never started).
+func (f *chatFeed) release(t *turn, end *ObservedEntry) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.turn == t {
+		f.turn = nil
+	}
+	if end != nil {
+		end.At = time.Now()
+		f.broadcastLocked(*end, true)
+	}
+}
+
+// deliver is the mux's observer of the chat: it runs on the goroutine that
+// reads the agent, so it only queues.
+func (f *chatFeed) deliver(e mux.Entry) {
+	item, ok := ObservedFrom(e)
+	if !ok {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.turn != nil && e.Kind != mux.EntryStderr {
+		f.turn.heard()
+	}
+	f.broadcastLocked(item, false)
+}
+
+// refuse is the permission policy of a turn that refuses them.
+func (f *chatFeed) refuse(p mux.Permission) string {
+	f.mu.Lock()
+	if f.turn != nil {
+		f.turn.heard()
+	}
+	f.broadcastLocked(ObservedEntry{Kind: ObservedRefused, Title: plaintext.Line(p.Title), At: time.Now()}, false)
+	f.mu.Unlock()
+	f.s.opt.Logger.Info("refused a permission request", "chat", f.id, "title", p.Title)
+	return mux.RefuseAll(p)
+}
+
+// heard tells the quiet watch that the agent was heard from.
+func (t *turn) heard() {
+	select {
+	case t.activity <- struct{}{}:
+	default:
+	}
+}
+
+func (f *chatFeed) broadcast(e ObservedEntry, always bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.broadcastLocked(e, always)
+}
+
+func (f *chatFeed) broadcastLocked(e ObservedEntry, always bool) {
+	for _, w := range f.watchers {
+		w.push(e, always)
+	}
+}
+
+// observe starts streaming the chat to c (once: a second call changes
+// nothing). The watcher's goroutine counts as one of c's calls, so c's
+// queue stays open until the goroutine has ended.
+func (f *chatFeed) observe(c *conn) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.watchers[c]; ok {
+		return
+	}
+	w := &watcher{c: c, feed: f, wake: make(chan struct{}, 1), stop: make(chan struct{})}
+	f.watchers[c] = w
+	c.calls.Add(1) // within the observe call, which counts already
+	go w.run()
+}
+
+// unobserve stops streaming the chat to c.
+func (f *chatFeed) unobserve(c *conn) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if w, ok := f.watchers[c]; ok {
+		delete(f.watchers, c)
+		close(w.stop)
+	}
+}
+
+// forget takes w out of the feed once its goroutine ends.
+func (f *chatFeed) forget(w *watcher) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.watchers[w.c] == w {
+		delete(f.watchers, w.c)
+	}
+}
+
+// waitSent waits until every entry the feed had for c is in c's queue (or
+// c no longer observes the chat, or has gone): an answer queued after it
+// reaches the client after them.
+func (f *chatFeed) waitSent(c *conn) {
+	f.mu.Lock()
+	w := f.watchers[c]
+	f.mu.Unlock()
+	if w == nil {
+		return
+	}
+	select {
+	case <-w.sent():
+	case <-w.stop:
+	case <-c.gone:
+	}
+}
+
+// watcher streams one chat to one connection.
+type watcher struct {
+	c    *conn
+	feed *chatFeed
+	wake chan struct{} // the backlog has something
+	stop chan struct{} // closed by unobserve
+
+	mu      sync.Mutex
+	backlog []ObservedEntry
+	size    int // the backlog's cost
+	// missed counts the updates dropped since the backlog overflowed; it
+	// drops until the backlog has been sent, then says how many.
+	missed  int
+	sending bool            // a batch is taken but not yet queued
+	waiters []chan struct{} // closed when the backlog is all queued
+}
+
+func (e ObservedEntry) cost() int {
+	n := entryCost + len(e.Text) + len(e.Title)
+	for _, p := range e.Plan {
+		n += len(p)
+	}
+	return n
+}
+
+// joins reports whether chunk e continues entry last, as the transcript
+// joins them: same kind and message id, and a user chunk only with an id.
+func joins(last, e ObservedEntry) bool {
+	switch e.Kind {
+	case ObservedAgent, ObservedThought:
+	case ObservedUser:
+		if e.MessageID == "" {
+			return false
+		}
+	default:
+		return false
+	}
+	return last.Kind == e.Kind && last.MessageID == e.MessageID && len(last.Text)+len(e.Text) <= maxJoined
+}
+
+// push adds e to the backlog. An entry that does not fit, and every entry
+// after it until the backlog has been sent, is counted as missed instead;
+// always marks an entry that is never dropped (a turn's start and end,
+// which a client needs to read the rest).
+func (w *watcher) push(e ObservedEntry, always bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	cost := e.cost()
+	if !always && len(w.backlog) > 0 && (w.missed > 0 || w.size+cost > maxBacklog) {
+		w.missed++
+		w.signal()
+		return
+	}
+	if w.missed > 0 {
+		w.backlog = append(w.backlog, ObservedEntry{Kind: ObservedMissed, Count: w.missed, At: time.Now()})
+		w.size += entryCost
+		w.missed = 0
+	}
+	if n := len(w.backlog); n > 0 && joins(w.backlog[n-1], e) {
+		last := &w.backlog[n-1]
+		last.Text += e.Text
+		last.At = e.At
+		w.size += len(e.Text)
+	} else {
+		w.backlog = append(w.backlog, e)
+		w.size += cost
+	}
+	w.signal()
+}
+
+func (w *watcher) signal() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// sent returns a channel closed once everything in the backlog now has
+// been queued for the client.
+func (w *watcher) sent() <-chan struct{} {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	ch := make(chan struct{})
+	if len(w.backlog) == 0 && w.missed == 0 && !w.sending {
+		close(ch)
+		return ch
+	}
+	w.waiters = append(w.waiters, ch)
+	return ch
+}
+
+// take removes the next batch from the backlog (the missed mark, once the
+// backlog is empty after an overflow); nil when there is nothing to send.
+func (w *watcher) take() []ObservedEntry {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.backlog) == 0 {
+		if w.missed == 0 {
+			w.wakeWaitersLocked()
+			return nil
+		}
+		w.sending = true
+		n := w.missed
+		w.missed = 0
+		return []ObservedEntry{{Kind: ObservedMissed, Count: n, At: time.Now()}}
+	}
+	n, size := 0, 0
+	for n < len(w.backlog) && (n == 0 || size+w.backlog[n].cost() <= maxBatch) {
+		size += w.backlog[n].cost()
+		n++
+	}
+	batch := slices.Clone(w.backlog[:n])
+	clear(w.backlog[:n])
+	w.backlog = w.backlog[n:]
+	if len(w.backlog) == 0 {
+		w.backlog = nil // let the grown array go
+	}
+	w.size = max(w.size-size, 0)
+	w.sending = true
+	return batch
+}
+
+// queued notes that the batch taken is in the connection's queue.
+func (w *watcher) queued() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.sending = false
+	if len(w.backlog) == 0 && w.missed == 0 {
+		w.wakeWaitersLocked()
+	}
+}
+
+func (w *watcher) wakeWaitersLocked() {
+	for _, ch := range w.waiters {
+		close(ch)
+	}
+	w.waiters = nil
+}
+
+// run sends the backlog as it fills, until unobserve or the connection's
+// end.
+func (w *watcher) run() {
+	defer w.c.calls.Done()
+	defer w.feed.forget(w)
+	for {
+		select {
+		case <-w.wake:
+		case <-w.stop:
+			return
+		case <-w.c.gone:
+			return
+		}
+		if !w.flush() {
+			return
+		}
+	}
+}
+
+// flush sends the backlog a batch per notification while the connection's
+// queue has room; false once the watcher is to end.
+func (w *watcher) flush() bool {
+	for {
+		if len(w.c.out) >= cap(w.c.out)/2 {
+			t := time.NewTimer(congestedPoll)
+			select {
+			case <-t.C:
+				continue
+			case <-w.stop:
+				t.Stop()
+				return false
+			case <-w.c.gone:
+				t.Stop()
+				return false
+			}
+		}
+		batch := w.take()
+		if batch == nil {
+			return true
+		}
+		w.c.notify(MethodEntries, EntriesParams{ID: w.feed.id, Entries: batch})
+		w.queued()
+	}
+}

@@ -1,0 +1,106 @@
+package server
+
+import "github.com/acpmux/acpmux-tui/mux"
+
+// This file is the part of the wire a drawing client (the TUI) speaks: it
+// watches every chat's state and terminal, pulls a screen or a transcript
+// when it is about to draw it, and sends keys and sizes. A chat's screen
+// never travels unasked: a flood of output is at most one small
+// notification per frame per client, and the client asks for the text of
+// the one chat it shows.
+
+// The methods of a drawing client.
+const (
+	// MethodWatch makes the connection a watcher: it answers
+	// {states: {id: ChatView}} for every chat the mux knows, and the server
+	// then sends NotifyChanged as chats change.
+	MethodWatch = "_acpmux/watch"
+	// MethodRender answers {text}: a chat's screen with SGR styling,
+	// scrolled up by scroll lines (0 is the live screen).
+	MethodRender = "_acpmux/render"
+	// MethodTranscript answers {entries}: an ACP chat's transcript.
+	MethodTranscript = "_acpmux/transcript"
+	// MethodWrite sends bytes to a chat's harness. When the caller's size
+	// (from watch or resize) differs from the chat's pty, the pty takes the
+	// caller's size first: the client that last typed or resized sizes it.
+	MethodWrite = "_acpmux/write"
+	// MethodResize sets every chat's pty to {cols, rows} and remembers the
+	// size as the caller's.
+	MethodResize = "_acpmux/resize"
+	// MethodForget stops a chat and drops its screen (the chat is being
+	// deleted).
+	MethodForget = "_acpmux/forget"
+	// MethodCreateAndStart creates a chat as MethodNew does and starts its
+	// harness in a pty of {cols, rows}, taking a prewarmed one when it can;
+	// it answers the chat's JSON.
+	MethodCreateAndStart = "_acpmux/createAndStart"
+	// MethodFill starts prewarmed harnesses up to each one's pool size.
+	MethodFill = "_acpmux/fill"
+
+	// NotifyChanged is sent to a watcher with {states: {id: ChatView}}: the
+	// chats that changed since the last one, as they are now. A watcher
+	// gets at most one per frame and never more than one waiting in its
+	// queue.
+	NotifyChanged = "_acpmux/changed"
+)
+
+// ChatView is a chat as a watcher sees it without asking for its screen:
+// its harness's state and its terminal's modes, cursor and size. Both are
+// the mux's types as encoding/json writes them (Go's field names).
+type ChatView struct {
+	State    mux.State    `json:"state"`
+	Terminal mux.Terminal `json:"terminal"`
+}
+
+// SizeParams are the params of MethodWatch and MethodResize: the caller's
+// pane size. For watch, 0 means not known yet.
+type SizeParams struct {
+	Cols int `json:"cols"`
+	Rows int `json:"rows"`
+}
+
+// StatesResult is the answer to MethodWatch and the params of
+// NotifyChanged.
+type StatesResult struct {
+	States map[string]ChatView `json:"states"`
+}
+
+// RenderParams are the params of MethodRender.
+type RenderParams struct {
+	ID     string `json:"id"`
+	Scroll int    `json:"scroll,omitempty"`
+}
+
+// RenderResult is the answer to MethodRender.
+type RenderResult struct {
+	Text string `json:"text"`
+}
+
+// TranscriptParams are the params of MethodTranscript.
+type TranscriptParams struct {
+	ID string `json:"id"`
+}
+
+// ForgetParams are the params of MethodForget.
+type ForgetParams struct {
+	ID string `json:"id"`
+}
+
+// TranscriptResult is the answer to MethodTranscript.
+type TranscriptResult struct {
+	Entries []mux.Entry `json:"entries"`
+}
+
+// WriteParams are the params of MethodWrite; Data is base64 on the wire.
+type WriteParams struct {
+	ID   string `json:"id"`
+	Data []byte `json:"data"`
+}
+
+// CreateAndStartParams are the params of MethodCreateAndStart: those of
+// MethodNew and the pty's size (0: 80x24).
+type CreateAndStartParams struct {
+	NewParams
+	Cols int `json:"cols,omitempty"`
+	Rows int `json:"rows,omitempty"`
+}

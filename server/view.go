@@ -1,0 +1,358 @@
+package server
+
+import (
+	"sync"
+	"time"
+
+	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/sessions"
+)
+
+// This file serves drawing clients (see protocol_view.go). The mux's change
+// notices have one reader, the fan-out: it reads each changed chat's state
+// and terminal once and hands them to every watching connection. Each
+// connection keeps the chats that changed since its last notification and
+// sends them as one, at most once a frame and never while its last one is
+// still waiting in its queue, so a client that reads slowly costs one
+// small pending notification, not a backlog. Nothing here polls: with
+// nothing changing, no goroutine or timer runs.
+
+// viewFrame is how often a watcher may be told of changes, and how long the
+// fan-out gathers notices after one it passed on at once.
+const viewFrame = 16 * time.Millisecond
+
+// viewHub is the server's side of its drawing clients.
+type viewHub struct {
+	s *Server
+
+	// pub orders publications and watch snapshots: what a watcher is told
+	// after its snapshot was read after the snapshot. Nothing else waits
+	// on it.
+	pub sync.Mutex
+	// known are the chats the mux has reported; guarded by pub.
+	known map[string]struct{}
+
+	// mu guards viewers; it is never held across a read of the mux.
+	mu      sync.Mutex
+	viewers map[*conn]*viewer
+}
+
+func newViewHub(s *Server) *viewHub {
+	return &viewHub{s: s, known: map[string]struct{}{}, viewers: map[*conn]*viewer{}}
+}
+
+// viewer is what the server keeps of one connection that draws: its size
+// and, once it watches, the changes it has not been sent yet.
+type viewer struct {
+	c *conn
+
+	mu         sync.Mutex
+	cols, rows int
+	watching   bool
+	closed     bool
+	dirty      map[string]ChatView
+	flushAt    *time.Timer // set while a notification is scheduled
+	lastFlush  time.Time
+}
+
+// viewerOf returns the connection's viewer, made on first use.
+func (h *viewHub) viewerOf(c *conn) *viewer {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	v, ok := h.viewers[c]
+	if !ok {
+		v = &viewer{c: c, dirty: map[string]ChatView{}}
+		h.viewers[c] = v
+	}
+	return v
+}
+
+// unwatch forgets a connection that is ending. It is called once its calls
+// have returned and before its queue closes: after it, nothing is queued
+// for the connection.
+func (h *viewHub) unwatch(c *conn) {
+	h.mu.Lock()
+	v, ok := h.viewers[c]
+	delete(h.viewers, c)
+	h.mu.Unlock()
+	if !ok {
+		return
+	}
+	v.mu.Lock()
+	v.closed = true
+	if v.flushAt != nil {
+		v.flushAt.Stop()
+		v.flushAt = nil
+	}
+	v.mu.Unlock()
+}
+
+// fanOut reads the mux's change notices until stop closes. A notice that
+// comes after a quiet spell is passed on at once (a keystroke's echo waits
+// for no timer); the ones that follow within a frame are gathered and
+// passed on together at its end, so a flooding chat is read once a frame,
+// however often its pty is.
+func (h *viewHub) fanOut(stop <-chan struct{}) {
+	changes := h.s.opt.Mux.Changes()
+	gathered := map[string]struct{}{}
+	window := time.NewTimer(viewFrame)
+	window.Stop()
+	open := false
+	for {
+		select {
+		case <-stop:
+			window.Stop()
+			return
+		case id := <-changes:
+			if open {
+				gathered[id] = struct{}{}
+				continue
+			}
+			h.publish(map[string]struct{}{id: {}})
+			window.Reset(viewFrame)
+			open = true
+		case <-window.C:
+			if len(gathered) == 0 {
+				open = false
+				continue
+			}
+			h.publish(gathered)
+			clear(gathered)
+			window.Reset(viewFrame)
+		}
+	}
+}
+
+// publish reads each chat once (which also lets the mux send its next
+// notice), marks it on every watcher, and has the idle check look again: a
+// harness may have started or ended.
+func (h *viewHub) publish(ids map[string]struct{}) {
+	m := h.s.opt.Mux
+	h.pub.Lock()
+	views := make(map[string]ChatView, len(ids))
+	for id := range ids {
+		h.known[id] = struct{}{}
+		views[id] = ChatView{State: m.State(id), Terminal: m.Terminal(id)}
+	}
+	h.mu.Lock()
+	watchers := make([]*viewer, 0, len(h.viewers))
+	for _, v := range h.viewers {
+		watchers = append(watchers, v)
+	}
+	h.mu.Unlock()
+	for _, v := range watchers {
+		v.mark(views)
+	}
+	h.pub.Unlock()
+	for id := range ids {
+		h.s.track(id)
+	}
+	h.s.poke()
+}
+
+// mark adds changed chats to what the viewer will be told, and sends or
+// schedules the notification.
+func (v *viewer) mark(views map[string]ChatView) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.closed || !v.watching {
+		return
+	}
+	for id, cv := range views {
+		v.dirty[id] = cv
+	}
+	if v.flushAt != nil {
+		return // one is due: these go with it
+	}
+	wait := viewFrame - time.Since(v.lastFlush)
+	if wait <= 0 && len(v.c.out) == 0 {
+		v.flushLocked()
+		return
+	}
+	// Within a frame of the last one, wait for the frame's end; past it,
+	// the queue holds lines (most often an answer on its way), which a
+	// moment, not a frame, lets through.
+	v.flushAt = time.AfterFunc(max(wait, viewFrame/4), v.flushDue)
+}
+
+// flushDue sends the changes gathered, unless the connection's queue still
+// holds lines (maybe the last notification): then it looks again a frame
+// later. It runs only while a change waits, and ends with the connection.
+func (v *viewer) flushDue() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.flushAt = nil
+	if v.closed || len(v.dirty) == 0 || v.c.dropped.Load() {
+		return
+	}
+	if len(v.c.out) > 0 {
+		v.flushAt = time.AfterFunc(viewFrame, v.flushDue)
+		return
+	}
+	v.flushLocked()
+}
+
+func (v *viewer) flushLocked() {
+	v.c.notify(NotifyChanged, StatesResult{States: v.dirty})
+	v.dirty = map[string]ChatView{}
+	v.lastFlush = time.Now()
+}
+
+// watch makes the connection a watcher and answers every chat the mux
+// knows, as it is now.
+func (h *viewHub) watch(c *conn, p SizeParams) (any, *Error) {
+	if err := checkSize(p, true); err != nil {
+		return nil, err
+	}
+	v := h.viewerOf(c)
+	m := h.s.opt.Mux
+	h.pub.Lock()
+	defer h.pub.Unlock()
+	v.mu.Lock()
+	v.watching = true
+	v.cols, v.rows = p.Cols, p.Rows
+	v.mu.Unlock()
+	states := make(map[string]ChatView, len(h.known))
+	for id := range h.known {
+		states[id] = ChatView{State: m.State(id), Terminal: m.Terminal(id)}
+	}
+	return StatesResult{States: states}, nil
+}
+
+// checkSize bounds a size from the wire; zero is allowed where it means
+// "not known".
+func checkSize(p SizeParams, zeroOK bool) *Error {
+	if p.Cols < 0 || p.Cols > MaxCols || p.Rows < 0 || p.Rows > MaxRows ||
+		(!zeroOK && (p.Cols == 0 || p.Rows == 0)) {
+		return errorf(CodeInvalidParams, "Invalid params: cols must be 1..%d and rows 1..%d", MaxCols, MaxRows)
+	}
+	return nil
+}
+
+func (h *viewHub) render(p RenderParams) (any, *Error) {
+	if p.ID == "" {
+		return nil, errorf(CodeInvalidParams, "Invalid params: id is required")
+	}
+	return RenderResult{Text: h.s.opt.Mux.Render(p.ID, p.Scroll)}, nil
+}
+
+func (h *viewHub) transcript(p TranscriptParams) (any, *Error) {
+	if p.ID == "" {
+		return nil, errorf(CodeInvalidParams, "Invalid params: id is required")
+	}
+	entries := h.s.opt.Mux.Transcript(p.ID)
+	if entries == nil {
+		entries = []mux.Entry{}
+	}
+	return TranscriptResult{Entries: entries}, nil
+}
+
+// write sends a client's keys to a chat. The pty takes the size of the
+// client that last typed or resized: when two clients of different sizes
+// share a chat, the one typing sees it drawn at its size.
+func (h *viewHub) write(c *conn, p WriteParams) (any, *Error) {
+	if p.ID == "" {
+		return nil, errorf(CodeInvalidParams, "Invalid params: id is required")
+	}
+	m := h.s.opt.Mux
+	v := h.viewerOf(c)
+	v.mu.Lock()
+	cols, rows := v.cols, v.rows
+	v.mu.Unlock()
+	if cols > 0 && rows > 0 {
+		if t := m.Terminal(p.ID); t.Cols > 0 && (t.Cols != cols || t.Rows != rows) {
+			m.Resize(p.ID, cols, rows)
+			// The mux tells of output, not of sizes: the other watchers
+			// learn the new one from here.
+			h.publish(map[string]struct{}{p.ID: {}})
+		}
+	}
+	if err := m.Write(p.ID, p.Data); err != nil {
+		return nil, failure(err)
+	}
+	return struct{}{}, nil
+}
+
+// resize sets every chat to the client's size and remembers it as the
+// client's.
+func (h *viewHub) resize(c *conn, p SizeParams) (any, *Error) {
+	if err := checkSize(p, false); err != nil {
+		return nil, err
+	}
+	v := h.viewerOf(c)
+	v.mu.Lock()
+	v.cols, v.rows = p.Cols, p.Rows
+	v.mu.Unlock()
+	h.s.opt.Mux.ResizeAll(p.Cols, p.Rows)
+	h.pub.Lock()
+	all := make(map[string]struct{}, len(h.known))
+	for id := range h.known {
+		all[id] = struct{}{}
+	}
+	h.pub.Unlock()
+	h.publish(all) // the mux tells of output, not of sizes
+	return struct{}{}, nil
+}
+
+// forget stops a chat that is being deleted and drops its screen.
+func (h *viewHub) forget(p ForgetParams) (any, *Error) {
+	if p.ID == "" {
+		return nil, errorf(CodeInvalidParams, "Invalid params: id is required")
+	}
+	h.s.opt.Mux.Forget(p.ID)
+	h.pub.Lock()
+	delete(h.known, p.ID)
+	h.pub.Unlock()
+	h.s.poke()
+	return struct{}{}, nil
+}
+
+// createAndStart creates a chat after the checks of _acpmux/new (its folders
+// through the shared validator, in the store's Create) and starts it. When
+// the chat was made but its harness did not start, the error's data
+// carries the chat as "created", so the client can show it.
+func (s *Server) createAndStart(p CreateAndStartParams) (any, *Error) {
+	n, rpcErr := s.checkNew(p.NewParams)
+	if rpcErr != nil {
+		return nil, rpcErr
+	}
+	if err := checkSize(SizeParams{p.Cols, p.Rows}, true); err != nil {
+		return nil, err
+	}
+	meta, err := s.opt.Mux.CreateAndStart(n, p.Cols, p.Rows)
+	if meta == nil {
+		return nil, failure(err)
+	}
+	s.track(meta.ID)
+	s.poke()
+	chat := s.view(sessions.Entry{ID: meta.ID, Meta: meta})
+	if err != nil {
+		s.opt.Logger.Warn("created chat did not start", "chat", meta.ID, "err", err)
+		return nil, withCreated(failure(err), chat)
+	}
+	s.opt.Logger.Info("chat created and started", "chat", meta.ID, "harness", meta.Harness)
+	return chat, nil
+}
+
+// withCreated adds the chat that was made to a start's failure. A folder
+// refusal, encoded whole already, is left as it is: the store refuses
+// those before it makes a chat.
+func withCreated(e *Error, chat sessions.ChatJSON) *Error {
+	if e.raw != nil {
+		return e
+	}
+	data, ok := e.Data.(map[string]any)
+	if !ok {
+		data = map[string]any{}
+	}
+	data["created"] = chat
+	e.Data = data
+	return e
+}
+
+func (s *Server) fill() (any, *Error) {
+	if err := s.opt.Mux.Fill(); err != nil {
+		return nil, failure(err)
+	}
+	return struct{}{}, nil
+}
