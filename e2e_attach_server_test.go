@@ -123,3 +123,35 @@ func TestE2EAttachAgainRestoresTheModes(t *testing.T) {
 		"bracketpaste_flag": "0",
 	})
 }
+
+// TestE2ETUIAndAttachOneChat: the TUI and an attach in another terminal
+// show one chat at once; each sees what the other typed, and the harness
+// was started once.
+func TestE2ETUIAndAttachOneChat(t *testing.T) {
+	c, id, rec := attachWorld(t, false)
+	tui := startTmux(t, 160, 50, append(c.env(), "TERM=xterm-256color"), []string{binary})
+	tui.waitLongText("shared")
+	tui.keys("Enter")
+	tui.waitLongText("ready>", "keys go to claude")
+	a := attachPane(t, c, 100, 30)
+	a.waitLongText("ready>")
+
+	tui.text("typed in the tui")
+	tui.keys("Enter")
+	a.waitLongText("echo: typed in the tui")
+	a.text("typed in attach")
+	a.keys("Enter")
+	tui.waitLongText("echo: typed in attach", "echo: typed in the tui")
+
+	if recs := readRecords(t, rec); len(recs) != 1 {
+		t.Fatalf("the harness was started %d times", len(recs))
+	}
+	a.keys("C-]")
+	a.waitLongText("[acpmux-tui: "+id+" detached]", "attach-exit=0")
+	tui.keys("C-]")
+	tui.waitFor("the chat to let go of the keyboard", func(scr string) bool { return !strings.Contains(scr, "keys go to claude") })
+	tui.quit()
+	if st := c.ls()[0].Status; st != "running" && st != "waiting" {
+		t.Fatalf("ls says the chat is %s after both clients left", st)
+	}
+}
