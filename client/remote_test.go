@@ -297,3 +297,55 @@ func TestRemoteACPTurn(t *testing.T) {
 		t.Fatalf("state %+v", st)
 	}
 }
+
+// TestRemotePermissionOutlivesTheClient: a client that closes while its
+// turn waits on a permission request leaves the turn waiting in the
+// server; a client that opens later finds the request and the transcript,
+// answers it, and the turn ends.
+func TestRemotePermissionOutlivesTheClient(t *testing.T) {
+	h, _ := remoteHome(t)
+	first := openRemote(t, h)
+	meta, err := first.CreateAndStart(sessions.NewChat{Harness: "acp"}, 80, 24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := meta.ID
+	asked := make(chan error, 1)
+	go func() {
+		_, err := first.Prompt(context.Background(), id, "permission")
+		asked <- err
+	}()
+	waitRemote(t, first, "the permission request", func() bool { return first.State(id).Permission != nil })
+	first.Close()
+	if err := <-asked; err == nil {
+		t.Fatal("the prompt of a closed client answered")
+	}
+
+	second := openRemote(t, h)
+	waitRemote(t, second, "the permission request, seen again", func() bool {
+		p := second.State(id).Permission
+		return p != nil && strings.Contains(p.Title, "Fake tool") && second.State(id).TurnActive
+	})
+	asked2 := false
+	for _, e := range second.Transcript(id) {
+		asked2 = asked2 || (e.Kind == mux.EntryUser && strings.Contains(e.Text, "permission"))
+	}
+	if !asked2 {
+		t.Fatalf("the transcript lost the prompt: %+v", second.Transcript(id))
+	}
+	if err := second.AnswerPermission(id, "allow_once"); err != nil {
+		t.Fatal(err)
+	}
+	waitRemote(t, second, "the turn to end", func() bool {
+		st := second.State(id)
+		if st.TurnActive || st.Permission != nil {
+			return false
+		}
+		for _, e := range second.Transcript(id) {
+			if e.Kind == mux.EntryAgent && strings.Contains(e.Text, "permission: allow_once") {
+				return true
+			}
+		}
+		return false
+	})
+}
