@@ -71,6 +71,9 @@ func (s *survivor) waitMembers(n int) []procInfo {
 	var m []procInfo
 	waitFor(s.t, fmt.Sprintf("%d processes in group %d", n, s.pgid), func() bool {
 		m = groupMembers(s.pgid)
+		if len(m) != n {
+			s.t.Logf("group %d: %+v", s.pgid, m) // the last one shows why, on a timeout
+		}
 		return len(m) == n
 	})
 	return m
@@ -118,6 +121,16 @@ func TestEndSurvivorWithoutItsLeader(t *testing.T) {
 		t.Skip("no boot id on this system: records are never acted on")
 	}
 	s := spawnSurvivor(t, "nohup", "c3")
+	// The child counts once it runs as itself: killed between its fork and
+	// its exec, the leader can take the child's start with it.
+	waitFor(t, "the fake's child to run", func() bool {
+		for _, p := range groupMembers(s.pgid) {
+			if p.pid != s.pgid && hasEnv(p.pid, "ACPMUX_FAKE_MODE=nohup-child") {
+				return true
+			}
+		}
+		return false
+	})
 	s.waitMembers(2)
 	rec := s.record("c3")
 	s.loseLeader()
