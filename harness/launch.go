@@ -37,13 +37,19 @@ type LaunchOptions struct {
 	Environ []string
 	// NewSessionID returns a fresh session id (a UUID) for a first start.
 	NewSessionID func() string
+	// ForkFrom is, for a fork of a Claude Code chat, the parent's session
+	// id: until the fork's own session exists, a start branches from the
+	// parent's conversation (--resume PARENT --fork-session).
+	ForkFrom string
 }
 
 // BuildLaunch builds the argv, environment and folder of one start of the
 // chat's harness. Every start calls it, so every start gets the stored
 // folders: per folder the harness's flag (--add-dir, --include-directories),
 // or for a plain harness the colon-separated ACPMUX_ADDITIONAL_DIRECTORIES.
-// Claude Code gets --session-id at its first start and --resume after.
+// Claude Code gets --session-id at its first start and --resume after; a
+// fork's first start branches the parent's conversation under the fork's
+// own id.
 func (s Spec) BuildLaunch(m *sessions.Meta, o LaunchOptions) (Launch, error) {
 	path, err := s.ResolveCommand(o.Getenv)
 	if err != nil {
@@ -57,18 +63,23 @@ func (s Spec) BuildLaunch(m *sessions.Meta, o LaunchOptions) (Launch, error) {
 	l.Argv = append([]string{argv0}, s.Args...)
 	l.Env = s.environment(m, o.Environ)
 	if s.Kind == KindClaude {
+		id := m.AgentSessionID
 		switch {
-		case m.AgentSessionID == "":
-			l.NewSessionID = o.NewSessionID()
-			l.Argv = append(l.Argv, "--session-id", l.NewSessionID)
-		case ClaudeHasSession(l.Env, m.AgentSessionID):
-			l.Argv = append(l.Argv, "--resume", m.AgentSessionID)
+		case id != "" && ClaudeHasSession(l.Env, id):
+			l.Argv = append(l.Argv, "--resume", id)
 		default:
-			// The first start died before Claude Code wrote the session
-			// (offline, not logged in): --resume would fail with "No
-			// conversation found" at every start. Start it again under the
-			// same id.
-			l.Argv = append(l.Argv, "--session-id", m.AgentSessionID)
+			// A first start; or the first start died before Claude Code
+			// wrote the session (offline, not logged in), and --resume
+			// would fail with "No conversation found" at every start: start
+			// it again under the same id.
+			if id == "" {
+				id = o.NewSessionID()
+				l.NewSessionID = id
+			}
+			if o.ForkFrom != "" && ClaudeHasSession(l.Env, o.ForkFrom) {
+				l.Argv = append(l.Argv, "--resume", o.ForkFrom, "--fork-session")
+			}
+			l.Argv = append(l.Argv, "--session-id", id)
 		}
 	}
 	if s.FolderFlag != "" {

@@ -34,37 +34,49 @@ func TestBuildLaunchPerKind(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(claudeHome, "projects", "-home-me-app"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(claudeHome, "projects", "-home-me-app", "abc.jsonl"), []byte("{}\n"), 0o644); err != nil {
-		t.Fatal(err)
+	for _, id := range []string{"abc", "parent"} {
+		if err := os.WriteFile(filepath.Join(claudeHome, "projects", "-home-me-app", id+".jsonl"), []byte("{}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	tests := []struct {
 		harness, session string
+		forkFrom         string
 		dirs             []string
 		argv             []string
 		newSession       string
 		envDirs          string
 		via              string
 	}{
-		{"claude", "", dirs, []string{"/bin/true", "--session-id", newID(), "--add-dir", "/src/lib", "--add-dir", "/home/me/my notes"}, newID(), "", ViaArgv},
-		{"claude", "abc", dirs, []string{"/bin/true", "--resume", "abc", "--add-dir", "/src/lib", "--add-dir", "/home/me/my notes"}, "", "", ViaArgv},
-		{"claude", "abc", nil, []string{"/bin/true", "--resume", "abc"}, "", "", ViaNone},
+		{"claude", "", "", dirs, []string{"/bin/true", "--session-id", newID(), "--add-dir", "/src/lib", "--add-dir", "/home/me/my notes"}, newID(), "", ViaArgv},
+		{"claude", "abc", "", dirs, []string{"/bin/true", "--resume", "abc", "--add-dir", "/src/lib", "--add-dir", "/home/me/my notes"}, "", "", ViaArgv},
+		{"claude", "abc", "", nil, []string{"/bin/true", "--resume", "abc"}, "", "", ViaNone},
 		// A session Claude Code never wrote is started again, not resumed.
-		{"claude", "gone", nil, []string{"/bin/true", "--session-id", "gone"}, "", "", ViaNone},
-		{"codex", "", dirs, []string{"/bin/true", "--full-auto", "--add-dir", "/src/lib", "--add-dir", "/home/me/my notes"}, "", "", ViaArgv},
-		{"gemini", "", dirs, []string{"/bin/true", "--include-directories", "/src/lib", "--include-directories", "/home/me/my notes"}, "", "", ViaArgv},
-		{"shell", "", dirs, []string{"/bin/sh"}, "", "/src/lib:/home/me/my notes", ViaEnv},
-		{"gemini-acp", "", dirs, []string{"/bin/true", "--acp", "--include-directories", "/src/lib", "--include-directories", "/home/me/my notes"}, "", "", ViaFlag},
-		{"opencode", "", dirs, []string{"/bin/true", "acp"}, "", "", ViaNote},
-		{"claude-acp", "", dirs, []string{"/bin/true"}, "", "", ViaACP},
+		{"claude", "gone", "", nil, []string{"/bin/true", "--session-id", "gone"}, "", "", ViaNone},
+		// A fork's first start branches the parent's conversation, and so
+		// does a start after one that died before Claude Code wrote the
+		// fork's session; once it has, the fork resumes its own.
+		{"claude", "", "parent", dirs, []string{"/bin/true", "--resume", "parent", "--fork-session", "--session-id", newID(), "--add-dir", "/src/lib", "--add-dir", "/home/me/my notes"}, newID(), "", ViaArgv},
+		{"claude", "gone", "parent", nil, []string{"/bin/true", "--resume", "parent", "--fork-session", "--session-id", "gone"}, "", "", ViaNone},
+		{"claude", "abc", "parent", nil, []string{"/bin/true", "--resume", "abc"}, "", "", ViaNone},
+		// A parent whose session Claude Code never wrote has nothing to
+		// branch: the fork starts fresh.
+		{"claude", "", "unwritten", nil, []string{"/bin/true", "--session-id", newID()}, newID(), "", ViaNone},
+		{"codex", "", "", dirs, []string{"/bin/true", "--full-auto", "--add-dir", "/src/lib", "--add-dir", "/home/me/my notes"}, "", "", ViaArgv},
+		{"gemini", "", "", dirs, []string{"/bin/true", "--include-directories", "/src/lib", "--include-directories", "/home/me/my notes"}, "", "", ViaArgv},
+		{"shell", "", "", dirs, []string{"/bin/sh"}, "", "/src/lib:/home/me/my notes", ViaEnv},
+		{"gemini-acp", "", "", dirs, []string{"/bin/true", "--acp", "--include-directories", "/src/lib", "--include-directories", "/home/me/my notes"}, "", "", ViaFlag},
+		{"opencode", "", "", dirs, []string{"/bin/true", "acp"}, "", "", ViaNote},
+		{"claude-acp", "", "", dirs, []string{"/bin/true"}, "", "", ViaACP},
 	}
 	for _, tt := range tests {
-		t.Run(tt.harness+"/"+tt.session, func(t *testing.T) {
+		t.Run(tt.harness+"/"+tt.session+"/"+tt.forkFrom, func(t *testing.T) {
 			spec, ok := table.Get(tt.harness)
 			if !ok {
 				t.Fatalf("no harness %s", tt.harness)
 			}
 			m := &sessions.Meta{ID: "k3x9q2", Cwd: "/home/me/app", AdditionalDirectories: tt.dirs, AgentSessionID: tt.session}
-			l, err := spec.BuildLaunch(m, LaunchOptions{Getenv: getenv, Environ: []string{"HOME=/home/me", "CLAUDE_CONFIG_DIR=" + claudeHome, EnvAdditionalDirectories + "=/inherited"}, NewSessionID: newID})
+			l, err := spec.BuildLaunch(m, LaunchOptions{Getenv: getenv, Environ: []string{"HOME=/home/me", "CLAUDE_CONFIG_DIR=" + claudeHome, EnvAdditionalDirectories + "=/inherited"}, NewSessionID: newID, ForkFrom: tt.forkFrom})
 			if err != nil {
 				t.Fatal(err)
 			}

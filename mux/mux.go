@@ -357,8 +357,26 @@ func (m *Mux) launchFor(meta *sessions.Meta) (harness.Spec, harness.Launch, erro
 	}
 	l, err := spec.BuildLaunch(meta, harness.LaunchOptions{
 		Getenv: m.opt.Getenv, Environ: m.opt.Environ(), NewSessionID: func() string { return uuid.NewString() },
+		ForkFrom: m.forkFrom(spec, meta),
 	})
 	return spec, l, err
+}
+
+// forkFrom is, for a fork of a Claude Code chat, the parent's Claude Code
+// session, which the fork's first start branches; "" for any other chat,
+// or when the parent has gone or never started.
+func (m *Mux) forkFrom(spec harness.Spec, meta *sessions.Meta) string {
+	if spec.Kind != harness.KindClaude || meta.Origin != sessions.OriginFork || meta.Parent == "" {
+		return ""
+	}
+	parent, err := m.opt.Store.Load(meta.Parent)
+	if err != nil {
+		return ""
+	}
+	if ps, ok := m.opt.Table.Get(parent.Harness); !ok || ps.Kind != harness.KindClaude {
+		return ""
+	}
+	return parent.AgentSessionID
 }
 
 // storedFolderProblems checks a chat's stored folders as every start does:

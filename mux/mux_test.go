@@ -140,6 +140,15 @@ func (r *rig) create(harnessName string, dirs []string) *sessions.Meta {
 	return m
 }
 
+func (r *rig) loadMeta(id string) *sessions.Meta {
+	r.t.Helper()
+	m, err := r.store.Load(id)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return m
+}
+
 // hangDeadline is how long a test waits for something before it calls it a
 // hang. It detects hangs, it does not measure speed: a loaded 2-core machine
 // running the race detector must never reach it.
@@ -277,6 +286,62 @@ func TestClaudeFirstStartThatDiesIsStartedAgain(t *testing.T) {
 	resume := append([]string{fakeHarness, "--resume", sid}, wantFolderArgs("--add-dir", dirs)...)
 	if !slices.Equal(third.Argv, resume) {
 		t.Fatalf("restart argv\n got %q\nwant %q", third.Argv, resume)
+	}
+}
+
+// A fork of a Claude Code chat branches the parent's conversation at its
+// first start (--resume PARENT --fork-session under the fork's own id), and
+// resumes its own session after; the parent's session is untouched. A side
+// chat starts a fresh conversation.
+func TestClaudeForkBranchesTheParentsConversation(t *testing.T) {
+	r := newRig(t, "echo", nil)
+	dirs := r.folders(2)
+	parent := r.create("claude", dirs)
+	if err := r.mux.Start(parent.ID, 100, 30); err != nil {
+		t.Fatal(err)
+	}
+	r.waitRecords(1)
+	r.waitScreen(parent.ID, "ready>") // the fake has stored its session
+	parentSid := r.loadMeta(parent.ID).AgentSessionID
+
+	fork, err := r.store.Derive(parent.ID, sessions.Derivation{Origin: sessions.OriginFork})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.mux.Start(fork.ID, 100, 30); err != nil {
+		t.Fatal(err)
+	}
+	first := r.waitRecords(2)[1]
+	forkSid := r.loadMeta(fork.ID).AgentSessionID
+	if forkSid == "" || forkSid == parentSid {
+		t.Fatalf("the fork's session id %q (parent's %q)", forkSid, parentSid)
+	}
+	want := append([]string{fakeHarness, "--resume", parentSid, "--fork-session", "--session-id", forkSid}, wantFolderArgs("--add-dir", dirs)...)
+	if !slices.Equal(first.Argv, want) {
+		t.Fatalf("the fork's first start\n got %q\nwant %q", first.Argv, want)
+	}
+	r.waitScreen(fork.ID, "ready>")
+	if err := r.mux.Restart(fork.ID, 100, 30); err != nil {
+		t.Fatal(err)
+	}
+	again := r.waitRecords(3)[2]
+	want = append([]string{fakeHarness, "--resume", forkSid}, wantFolderArgs("--add-dir", dirs)...)
+	if !slices.Equal(again.Argv, want) {
+		t.Fatalf("the fork's restart\n got %q\nwant %q", again.Argv, want)
+	}
+	if got := r.loadMeta(parent.ID).AgentSessionID; got != parentSid {
+		t.Fatalf("the parent's session became %q", got)
+	}
+
+	side, err := r.store.Derive(parent.ID, sessions.Derivation{Origin: sessions.OriginSide})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.mux.Start(side.ID, 100, 30); err != nil {
+		t.Fatal(err)
+	}
+	if rec := r.waitRecords(4)[3]; slices.Contains(rec.Argv, "--resume") || slices.Contains(rec.Argv, "--fork-session") {
+		t.Fatalf("a side chat carried the conversation: %q", rec.Argv)
 	}
 }
 
