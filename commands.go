@@ -109,13 +109,15 @@ func (a *app) view(e sessions.Entry) sessions.ChatJSON {
 	if !a.asked {
 		a.live, a.asked = client.LiveStatuses(a.store.Home()), true
 	}
-	via := harness.ViaNone
+	via, expected := harness.ViaNone, false
 	if e.Meta != nil {
 		if spec, ok := a.table.Get(e.Meta.Harness); ok {
-			via = spec.FoldersVia(len(e.Meta.AdditionalDirectories), nil)
+			via, expected = spec.ChatFoldersVia(e.Meta)
 		}
 	}
-	return e.JSON(client.StatusOf(a.live, e.ID), via)
+	j := e.JSON(client.StatusOf(a.live, e.ID), via)
+	j.FoldersViaExpected = expected
+	return j
 }
 
 func (a *app) printJSON(v any) error {
@@ -154,7 +156,11 @@ func (a *app) printChat(e sessions.Entry, asJSON bool) error {
 		}
 		row(label, d)
 	}
-	row("folders via", v.FoldersVia)
+	if v.FoldersViaExpected {
+		row("folders via", v.FoldersVia+" (expected: not started yet)")
+	} else {
+		row("folders via", v.FoldersVia)
+	}
 	if v.Origin != "" {
 		row("origin", v.Origin+" of "+v.Parent)
 	}

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/acpmux/acpmux-tui/sessions"
 )
 
 var (
@@ -67,5 +70,38 @@ func TestCLIPromptStreamsTheReplyAndRefusesPermissions(t *testing.T) {
 	shell := c.chat("new", "--harness", "shell", "--json")
 	if r := c.run("prompt", shell.ID, "hi"); r.code != 2 || !strings.Contains(r.stderr, "does not speak ACP") {
 		t.Fatalf("prompt to a pty chat: exit %d stderr %q", r.code, r.stderr)
+	}
+}
+
+// TestCLIFoldersViaIsWhatHappened: before its first start a chat's
+// foldersVia is the table's expectation, marked so; after it, the way the
+// folders really went, kept in the chat file, even where the agent
+// advertised what the table did not expect.
+func TestCLIFoldersViaIsWhatHappened(t *testing.T) {
+	c := newCLI(t)
+	state := c.dir("agent-state")
+	config := "[harness.fake]\ncommand = \"" + buildACPFake(t) + "\"\ntransport = \"acp\"\nenv = { ACPMUX_FAKE_STATE = \"" + state + "\", ACPMUX_FAKE_ADVERTISE = \"1\" }\n"
+	if err := os.WriteFile(c.config, []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	chat := c.chat("new", "--harness", "fake", "--dir", c.dir("lib"), "--json")
+	if chat.FoldersVia != "note" || !chat.FoldersViaExpected {
+		t.Fatalf("before the first start: foldersVia %q, expected %v", chat.FoldersVia, chat.FoldersViaExpected)
+	}
+	if out := c.ok("show", chat.ID); !strings.Contains(out, "note (expected: not started yet)") {
+		t.Fatalf("show before the first start:\n%s", out)
+	}
+	c.ok("prompt", chat.ID, "hello")
+	c.ok("kill-server") // what follows reads the chat file alone
+	shown := c.chat("show", chat.ID, "--json")
+	if shown.FoldersVia != "acp" || shown.FoldersViaExpected {
+		t.Fatalf("after a start: foldersVia %q, expected %v", shown.FoldersVia, shown.FoldersViaExpected)
+	}
+	var listed []sessions.ChatJSON
+	if err := json.Unmarshal([]byte(c.ok("ls", "--json")), &listed); err != nil || len(listed) != 1 || listed[0].FoldersVia != "acp" {
+		t.Fatalf("ls --json: %v %+v", err, listed)
+	}
+	if b, err := os.ReadFile(filepath.Join(c.home, "chats", chat.ID+".toml")); err != nil || !strings.Contains(string(b), `folders_via = "acp"`) {
+		t.Fatalf("the chat file: %v\n%s", err, b)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/acpmux/acpmux-tui/config"
+	"github.com/acpmux/acpmux-tui/sessions"
 )
 
 // Transports.
@@ -228,6 +229,21 @@ func isExecutable(p string) bool {
 func (s Spec) Found(getenv func(string) string) bool {
 	_, err := s.ResolveCommand(getenv)
 	return err == nil
+}
+
+// ChatFoldersVia says how chat m's folders reach this harness: "none" when
+// it has no folders; else the way they went at its last start, recorded
+// then (Meta.FoldersVia); else, before its first start, the table's
+// expectation, with expected set.
+func (s Spec) ChatFoldersVia(m *sessions.Meta) (via string, expected bool) {
+	n := len(m.AdditionalDirectories)
+	switch {
+	case n == 0:
+		return ViaNone, false
+	case m.FoldersVia != "":
+		return m.FoldersVia, false
+	}
+	return s.FoldersVia(n, nil), true
 }
 
 // FoldersVia says how a chat's folders reach this harness: "argv", "env",

@@ -252,6 +252,7 @@ func (c *acpChat) handshake(p *acpProcess, spec harness.Spec, meta *sessions.Met
 	c.state.FoldersVia = via
 	c.state.AgentName = agentName(init.AgentInfo)
 	c.mu.Unlock()
+	c.m.recordFoldersVia(meta, spec.FoldersVia(max(len(meta.AdditionalDirectories), 1), &advertised))
 
 	sid, how, err := c.openSession(ctx, p, caps, meta, dirs)
 	if err != nil {

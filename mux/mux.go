@@ -362,6 +362,22 @@ func (m *Mux) launchFor(meta *sessions.Meta) (harness.Spec, harness.Launch, erro
 	return spec, l, err
 }
 
+// recordFoldersVia stores in the chat's file the way its folders went at
+// this start (way: as if it had folders, so that it holds once folders are
+// added), when the file says otherwise. A failure is logged: the harness
+// runs all the same, and views fall back to the table's expectation.
+func (m *Mux) recordFoldersVia(meta *sessions.Meta, way string) {
+	if meta.FoldersVia == way {
+		return
+	}
+	if _, err := m.opt.Store.Update(meta.ID, func(s *sessions.Meta) error {
+		s.FoldersVia = way
+		return nil
+	}); err != nil {
+		m.opt.Logger.Warn("could not record how the folders went", "chat", meta.ID, "err", err)
+	}
+}
+
 // forkFrom is, for a fork of a Claude Code chat, the parent's Claude Code
 // session, which the fork's first start branches; "" for any other chat,
 // or when the parent has gone or never started.

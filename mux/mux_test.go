@@ -199,6 +199,9 @@ func TestClaudeGetsFoldersAndSessionOnEveryStart(t *testing.T) {
 	if sid == "" {
 		t.Fatal("first start did not store a session id")
 	}
+	if stored.FoldersVia != harness.ViaArgv {
+		t.Fatalf("first start recorded foldersVia %q, want argv", stored.FoldersVia)
+	}
 	want := append([]string{fakeHarness, "--session-id", sid}, wantFolderArgs("--add-dir", dirs)...)
 	if !slices.Equal(first.Argv, want) {
 		t.Fatalf("first start argv\n got %q\nwant %q", first.Argv, want)

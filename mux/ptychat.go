@@ -68,7 +68,7 @@ func (c *ptyChat) spawnLocked() error {
 	} else {
 		return fail(err)
 	}
-	_, launch, err := c.m.launchFor(meta)
+	spec, launch, err := c.m.launchFor(meta)
 	if err != nil {
 		return fail(err)
 	}
@@ -87,6 +87,9 @@ func (c *ptyChat) spawnLocked() error {
 	p, err := c.m.spawn(launch, c.cols, c.rows)
 	if err != nil {
 		return fail(err)
+	}
+	if c.pooled == nil {
+		c.m.recordFoldersVia(meta, spec.FoldersVia(max(len(meta.AdditionalDirectories), 1), nil))
 	}
 	if c.scr == nil {
 		c.scr = screen.New(c.cols, c.rows, c.m.opt.Config.Scrollback)

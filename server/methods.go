@@ -146,19 +146,22 @@ func clipText(s string) string {
 
 // view is a chat as `ls --json` prints it, with the status the mux reports
 // now (stopped for a chat it has never started) and how its folders reach
-// its harness (what the ACP agent advertised, once it has).
+// its harness (the way they went at its last start; before its first, the
+// table's expectation, marked so).
 func (s *Server) view(e sessions.Entry) sessions.ChatJSON {
 	st := s.opt.Mux.State(e.ID)
-	via := harness.ViaNone
+	via, expected := harness.ViaNone, false
 	if e.Meta != nil {
 		if spec, ok := s.opt.Table.Get(e.Meta.Harness); ok {
-			via = spec.FoldersVia(len(e.Meta.AdditionalDirectories), nil)
+			via, expected = spec.ChatFoldersVia(e.Meta)
 		}
 		if st.FoldersVia != "" {
-			via = st.FoldersVia
+			via, expected = st.FoldersVia, false
 		}
 	}
-	return e.JSON(st.Status.String(), via)
+	j := e.JSON(st.Status.String(), via)
+	j.FoldersViaExpected = expected
+	return j
 }
 
 func (s *Server) list() (any, *Error) {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -46,6 +47,10 @@ type Meta struct {
 	Parent                string    `toml:"parent,omitempty"`
 	Origin                string    `toml:"origin,omitempty"`
 	AgentSessionID        string    `toml:"agent_session_id,omitempty"`
+	// FoldersVia is the way folders reached the harness at its last start
+	// (argv, env, acp, flag or note), whether or not it had folders then;
+	// empty before the first start.
+	FoldersVia string `toml:"folders_via,omitempty"`
 
 	// extra holds keys this version does not know, kept on rewrite.
 	extra map[string]any
@@ -54,8 +59,11 @@ type Meta struct {
 var knownKeys = map[string]bool{
 	"version": true, "id": true, "name": true, "harness": true, "cwd": true,
 	"additional_directories": true, "created": true, "parent": true,
-	"origin": true, "agent_session_id": true,
+	"origin": true, "agent_session_id": true, "folders_via": true,
 }
+
+// foldersVias are the values folders_via may hold.
+var foldersVias = []string{"argv", "env", "acp", "flag", "note"}
 
 // Clone returns a deep copy of m.
 func (m *Meta) Clone() *Meta {
@@ -222,6 +230,9 @@ func (m *Meta) check() error {
 	default:
 		return fmt.Errorf("unknown origin %q", clip(m.Origin))
 	}
+	if m.FoldersVia != "" && !slices.Contains(foldersVias, m.FoldersVia) {
+		return fmt.Errorf("folders_via %q is not one of %s", clip(m.FoldersVia), strings.Join(foldersVias, ", "))
+	}
 	return nil
 }
 
@@ -262,8 +273,11 @@ type ChatJSON struct {
 	AgentSessionID        string   `json:"agentSessionId"`
 	Status                string   `json:"status"`
 	FoldersVia            string   `json:"foldersVia"`
-	Created               string   `json:"created,omitempty"`
-	Broken                string   `json:"broken,omitempty"`
+	// FoldersViaExpected is set while FoldersVia is the harness table's
+	// expectation, before the chat's first start says how it really went.
+	FoldersViaExpected bool   `json:"foldersViaExpected,omitempty"`
+	Created            string `json:"created,omitempty"`
+	Broken             string `json:"broken,omitempty"`
 }
 
 // JSON returns the entry as printed by `--json`; status and foldersVia come

@@ -28,6 +28,7 @@ func TestParseMetaRefusals(t *testing.T) {
 		{"folder with NUL", validChat + "additional_directories = [\"/a\\u0000\"]\n", "contains a NUL byte"},
 		{"65 folders", validChat + "additional_directories = [" + strings.Repeat(`"/a",`, 65) + "]\n", "65 additional_directories, at most 64"},
 		{"unknown origin", validChat + "origin = \"clone\"\n", `unknown origin "clone"`},
+		{"unknown folders_via", validChat + "folders_via = \"carrier pigeon\"\n", `folders_via "carrier pigeon" is not one of argv, env, acp, flag, note`},
 		{"wrong type", validChat + "additional_directories = \"/a\"\n", "additional_directories"},
 		{"name too long", strings.Replace(validChat, `"fix"`, `"`+strings.Repeat("é", 513)+`"`, 1), "name is 1026 bytes, at most 1024"},
 		{"name on two lines", strings.Replace(validChat, `"fix"`, `"fix\nthe parser"`, 1), `name "fix\nthe parser" has a control character (U+000A): a name is one line of printable text`},

@@ -87,6 +87,56 @@ func BenchmarkKeyPress1000(b *testing.B) {
 	}
 }
 
+// BenchmarkKeyPress100Live is one key press (j or k) on a home of 100
+// chats that all run and print: before each press every chat's screen has
+// scrolled by a line and the frame's change notice for all of them has been
+// handled (both outside the timing), so each press lands on a screen that
+// has changed since it was last drawn. Timed: Update for the key and View.
+// Goal: under 2 ms, as for BenchmarkKeyPress1000.
+func BenchmarkKeyPress100Live(b *testing.B) {
+	entries := benchEntries(100)
+	ids := make([]string, len(entries))
+	for i, e := range entries {
+		ids[i] = e.ID
+	}
+	fake := newFakeMux(nil)
+	l := computeLayout(160, 50)
+	// Each chat shows a window of a taller screen, one line further down at
+	// each print.
+	const variants = 64
+	tall := strings.Split(benchScreen(l.chatCols, l.chatRows+variants), "\n")
+	screens := make([]string, variants)
+	for v := range screens {
+		screens[v] = strings.Join(tall[v:v+l.chatRows], "\n")
+	}
+	for i, id := range ids {
+		fake.set(id, mux.State{Status: mux.StatusRunning, Pid: 4242 + i, Started: time.Unix(0, 0)}, screens[i%variants])
+		fake.terms[id] = mux.Terminal{Cols: l.chatCols, Rows: l.chatRows, CursorVisible: true}
+	}
+	m := New(Options{Mux: fake, Renderer: asciiRenderer(), Entries: entries, Tick: -1})
+	b.Cleanup(m.Close)
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 50})
+	changed := chatsChangedMsg{ids: ids}
+	down, up := tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("j")}, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("k")}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		b.StopTimer()
+		for j, id := range ids {
+			fake.set(id, mux.State{Status: mux.StatusRunning, Pid: 4242 + j, Started: time.Unix(0, 0)}, screens[(i+j+1)%variants])
+		}
+		m.Update(changed)
+		b.StartTimer()
+		k := down
+		if (i/99)%2 == 1 {
+			k = up
+		}
+		i++
+		m.Update(k)
+		_ = m.View()
+	}
+}
+
 // BenchmarkRedraw1000 is one frame of pty output on the selected chat of a
 // home of 1,000 chats: the change notice, the screen read, the frame drawn.
 func BenchmarkRedraw1000(b *testing.B) {

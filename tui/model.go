@@ -307,11 +307,11 @@ func (m *Model) refreshSelected() {
 		m.summary.Set(ChatInfo{}, false, m.now)
 		return
 	}
-	transport, via := "", harness.ViaNone
+	transport, via, expected := "", harness.ViaNone, false
 	if e.Meta != nil && m.table != nil {
 		if spec, ok := m.table.Get(e.Meta.Harness); ok {
 			transport = spec.Transport
-			via = spec.FoldersVia(len(e.Meta.AdditionalDirectories), nil)
+			via, expected = spec.ChatFoldersVia(e.Meta)
 		}
 	}
 	name, harnessName := e.Name(), ""
@@ -328,11 +328,11 @@ func (m *Model) refreshSelected() {
 		st = mux.State{}
 	}
 	if st.FoldersVia != "" {
-		via = st.FoldersVia
+		via, expected = st.FoldersVia, false
 	}
 	m.now = m.opt.Now()
 	noProject := e.Meta != nil && m.store != nil && m.store.NoProject(e.Meta)
-	m.summary.Set(ChatInfo{Entry: e, State: st, Problems: m.problems[e.ID], NoProject: noProject, Transport: transport, Via: via,
+	m.summary.Set(ChatInfo{Entry: e, State: st, Problems: m.problems[e.ID], NoProject: noProject, Transport: transport, Via: via, ViaExpected: expected,
 		NotInstalled: e.Meta != nil && m.missing[e.Meta.Harness]}, true, m.now)
 }
 

@@ -23,8 +23,10 @@ type ChatInfo struct {
 	Problems []sessions.FolderProblem
 	// NoProject is set when the chat runs in its own home folder.
 	NoProject bool
-	// Transport is "pty" or "acp"; Via says how its folders reach it.
+	// Transport is "pty" or "acp"; Via says how its folders reach it, and
+	// ViaExpected that this is the table's expectation (not started yet).
 	Transport, Via string
+	ViaExpected    bool
 	// NotInstalled is set when the chat's harness is not found on PATH.
 	NotInstalled bool
 }
@@ -109,6 +111,9 @@ func (s *Summary) render() {
 		h += " · " + info.State.AgentName
 	}
 	h += " · folders via " + info.Via
+	if info.ViaExpected {
+		h += " (expected)"
+	}
 	harnessStyle := st.Plain
 	if info.NotInstalled {
 		harnessStyle = st.Warn
