@@ -332,7 +332,12 @@ func (m *Model) refreshSelected() {
 	}
 	m.now = m.opt.Now()
 	noProject := e.Meta != nil && m.store != nil && m.store.NoProject(e.Meta)
-	m.summary.Set(ChatInfo{Entry: e, State: st, Problems: m.problems[e.ID], NoProject: noProject, Transport: transport, Via: via, ViaExpected: expected,
+	parentGone := false
+	if e.Meta != nil && e.Meta.Parent != "" {
+		_, present := m.sidebar.Entry(e.Meta.Parent)
+		parentGone = !present
+	}
+	m.summary.Set(ChatInfo{Entry: e, State: st, Problems: m.problems[e.ID], NoProject: noProject, Transport: transport, Via: via, ViaExpected: expected, ParentGone: parentGone,
 		NotInstalled: e.Meta != nil && m.missing[e.Meta.Harness]}, true, m.now)
 }
 

@@ -89,6 +89,60 @@ func TestNavigationFollowsTheTree(t *testing.T) {
 	}
 }
 
+// TestTreeKeepsOrphansAndAncestors: a chat whose parent was deleted stays
+// listed, as a root marked as an orphan, and its summary says the parent
+// is gone; a filter that matches a fork keeps the fork's parent in view,
+// so the tree never shows the fork under another chat.
+func TestTreeKeepsOrphansAndAncestors(t *testing.T) {
+	r := newRig(t, nil)
+	a := r.create(sessions.NewChat{Name: "alpha"})
+	b := r.create(sessions.NewChat{Name: "beta"})
+	forkB, err := r.store.Derive(b.ID, sessions.Derivation{Origin: sessions.OriginFork, Name: "zebra"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	side, err := r.store.Derive(a.ID, sessions.Derivation{Origin: sessions.OriginSide})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.store.Remove(a.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	r.open(Options{})
+	// Chats made within a second are listed by id: only the fork's place
+	// right under its parent is fixed.
+	if got := r.order(); len(got) != 3 || !slices.Contains(got, side.ID) || slices.Index(got, forkB.ID) != slices.Index(got, b.ID)+1 {
+		t.Fatalf("order %v: want %s, then its fork %s, and the orphan %s", got, b.ID, forkB.ID, side.ID)
+	}
+	view := r.m.View()
+	if !strings.Contains(view, "↰ alpha (side)") || !strings.Contains(view, "↳ zebra") {
+		t.Errorf("the orphan or the fork is not marked:\n%s", view)
+	}
+	if !r.m.sidebar.Select(side.ID) {
+		t.Fatal("the orphan cannot be selected")
+	}
+	r.run(r.m.selectionChanged())
+	if !r.m.summary.info.ParentGone {
+		t.Error("the summary is not told the parent is gone")
+	}
+	r.run(func() tea.Msg { return tea.WindowSizeMsg{Width: 140, Height: 50} }) // room for the title line
+	if view := r.m.View(); !strings.Contains(view, "side of "+a.ID+" (deleted)") {
+		t.Errorf("the summary does not say the parent is gone:\n%s", view)
+	}
+
+	r.key(runeKey('/'))
+	r.typeText("zebra")
+	if got := r.order(); !slices.Equal(got, []string{b.ID, forkB.ID}) {
+		t.Errorf("filter zebra shows %v, want the fork under its parent", got)
+	}
+	r.key(keyEscK)
+	r.key(runeKey('/'))
+	r.typeText("beta")
+	if got := r.order(); !slices.Equal(got, []string{b.ID}) {
+		t.Errorf("filter beta shows %v, want the parent alone", got)
+	}
+}
+
 func TestFilterByNameHarnessAndFolder(t *testing.T) {
 	r := newRig(t, nil)
 	lib := r.dir("src/lib")

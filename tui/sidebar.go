@@ -41,6 +41,8 @@ type Sidebar struct {
 type sideRow struct {
 	entry  sessions.Entry
 	depth  int
+	parent int    // the parent's index in Sidebar.all, -1 for a root
+	orphan bool   // made from a chat that has since been deleted
 	label  string // the name as shown, with its tree indent
 	labelW int    // its width in cells
 	// name and harness are fitted to the sidebar's width by layoutRow;
@@ -126,7 +128,8 @@ func (s *Sidebar) SetEntries(entries []sessions.Entry, keepID string) {
 }
 
 // buildTree orders chats as a tree: each chat with a parent in the list
-// follows that parent, indented; the rest are roots, in list order.
+// follows that parent, indented; the rest are roots, in list order. A chat
+// whose parent has been deleted is a root marked as an orphan.
 func buildTree(entries []sessions.Entry) []sideRow {
 	present := make(map[string]bool, len(entries))
 	for _, e := range entries {
@@ -143,31 +146,38 @@ func buildTree(entries []sessions.Entry) []sideRow {
 	}
 	out := make([]sideRow, 0, len(entries))
 	done := make([]bool, len(entries))
-	var walk func(i, depth int)
-	walk = func(i, depth int) {
+	var walk func(i, depth, parent int)
+	walk = func(i, depth, parent int) {
 		if done[i] {
 			return
 		}
 		done[i] = true
-		out = append(out, newSideRow(entries[i], depth))
-		for _, c := range children[entries[i].ID] {
-			walk(c, depth+1)
+		e := entries[i]
+		orphan := depth == 0 && e.Meta != nil && e.Meta.Parent != "" && !present[e.Meta.Parent]
+		at := len(out)
+		out = append(out, newSideRow(e, depth, parent, orphan))
+		for _, c := range children[e.ID] {
+			walk(c, depth+1, at)
 		}
 	}
 	for _, i := range roots {
-		walk(i, 0)
+		walk(i, 0, -1)
 	}
 	for i := range entries { // chats in a parent cycle, from hand-edited files
-		walk(i, 0)
+		walk(i, 0, -1)
 	}
 	return out
 }
 
-func newSideRow(e sessions.Entry, depth int) sideRow {
-	r := sideRow{entry: e, depth: depth}
+func newSideRow(e sessions.Entry, depth, parent int, orphan bool) sideRow {
+	r := sideRow{entry: e, depth: depth, parent: parent, orphan: orphan}
 	name := e.Name()
-	if e.Meta == nil {
+	switch {
+	case e.Meta == nil:
 		name = e.ID + " (broken file)"
+	case orphan:
+		// A branch from nothing: the summary says the parent was deleted.
+		name = "↰ " + name
 	}
 	if depth > 0 {
 		name = strings.Repeat("  ", min(depth, maxIndent)-1) + "↳ " + name
@@ -200,10 +210,20 @@ func (s *Sidebar) applyFilter(keepID string) {
 			keepID = e.ID
 		}
 	}
+	// A chat that matches keeps its ancestors in view, so the tree still
+	// reads right: a fork is never shown under another chat's row.
 	q := strings.ToLower(strings.TrimSpace(s.filter.Value()))
-	s.rows = s.rows[:0]
+	keep := make([]bool, len(s.all))
 	for i := range s.all {
 		if q == "" || strings.Contains(s.all[i].hay, q) {
+			for j := i; j >= 0 && !keep[j]; j = s.all[j].parent {
+				keep[j] = true
+			}
+		}
+	}
+	s.rows = s.rows[:0]
+	for i, k := range keep {
+		if k {
 			s.rows = append(s.rows, i)
 		}
 	}
@@ -253,7 +273,8 @@ func (s *Sidebar) UpdateEntry(e sessions.Entry) {
 	if !ok {
 		return
 	}
-	row := newSideRow(e, s.all[i].depth)
+	old := s.all[i]
+	row := newSideRow(e, old.depth, old.parent, old.orphan)
 	s.layoutRow(&row)
 	s.all[i] = row
 }

@@ -27,6 +27,8 @@ type ChatInfo struct {
 	// ViaExpected that this is the table's expectation (not started yet).
 	Transport, Via string
 	ViaExpected    bool
+	// ParentGone is set when the chat it was made from has been deleted.
+	ParentGone bool
 	// NotInstalled is set when the chat's harness is not found on PATH.
 	NotInstalled bool
 }
@@ -96,10 +98,14 @@ func (s *Summary) render() {
 	}
 	m := e.Meta
 	title := st.Bold.Render(truncPlain(m.Name, cw-10)) + "  " + st.Dim.Render(m.ID)
+	origin := ""
 	if m.Origin != "" {
-		origin := m.Origin
+		origin = m.Origin
 		if m.Parent != "" {
 			origin += " of " + m.Parent
+			if info.ParentGone {
+				origin += " (deleted)"
+			}
 		}
 		title += st.Dim.Render(" · " + origin)
 	}
@@ -120,9 +126,15 @@ func (s *Summary) render() {
 	}
 	head := []string{" " + title, row("harness", harnessStyle.Render(truncPlain(h, vw)))}
 	if s.h < 8+len(m.AdditionalDirectories) {
-		// Short of room: the harness goes on the title line.
+		// Short of room: the harness goes on the title line, and then,
+		// as far as it fits, where the chat came from.
 		name := truncPlain(m.Name, max(cw/3, 8))
-		title = st.Bold.Render(name) + "  " + st.Dim.Render(m.ID) + "  " + harnessStyle.Render(truncPlain(h, max(cw-ansi.StringWidth(name)-len(m.ID)-4, 0)))
+		rest := max(cw-ansi.StringWidth(name)-len(m.ID)-4, 0)
+		hs := truncPlain(h, rest)
+		title = st.Bold.Render(name) + "  " + st.Dim.Render(m.ID) + "  " + harnessStyle.Render(hs)
+		if rest -= ansi.StringWidth(hs); origin != "" && rest > 3 {
+			title += st.Dim.Render(truncPlain(" · "+origin, rest))
+		}
 		head = []string{" " + title}
 	}
 	if info.NoProject {
