@@ -19,10 +19,11 @@ import (
 // the path one component at a time below the folder's descriptor and refuses
 // a step out by ".." or by a symlink.
 //
-// A roots value is cheap to copy; the copies share the open folders and the
-// bound on requests in flight.
+// A roots value is cheap to copy; the copies share the folders, the open
+// handles and the bound on requests in flight. The folders can change while
+// the harness runs (setFolders): a folder taken off the chat's list is not
+// served from that moment.
 type roots struct {
-	dirs  []fsRoot
 	state *rootsState
 }
 
@@ -47,6 +48,7 @@ type rootsState struct {
 	waiting chan struct{}
 
 	mu      sync.Mutex
+	dirs    []fsRoot   // the chat's own folder, then its additional folders
 	handles []*os.Root // by index of dirs, opened on first use
 	closed  bool
 	bound   bool // a close is registered for the end of the process
@@ -68,6 +70,15 @@ func newRoots(cwd string, dirs []string) roots {
 		slots:   make(chan struct{}, maxFSInFlight),
 		waiting: make(chan struct{}, maxFSWaiting),
 	}}
+	r.state.dirs = folderRoots(cwd, dirs)
+	r.state.handles = make([]*os.Root, len(r.state.dirs))
+	return r
+}
+
+// folderRoots is the roots of a chat's folder and its additional folders,
+// as they are now; a folder that is not there is left out.
+func folderRoots(cwd string, dirs []string) []fsRoot {
+	var out []fsRoot
 	for _, d := range append([]string{cwd}, dirs...) {
 		c, err := filepath.EvalSymlinks(d)
 		if err != nil {
@@ -82,10 +93,39 @@ func newRoots(cwd string, dirs []string) roots {
 			continue
 		}
 		root.id = fi
-		r.dirs = append(r.dirs, root)
+		out = append(out, root)
 	}
-	r.state.handles = make([]*os.Root, len(r.dirs))
-	return r
+	return out
+}
+
+// setFolders makes cwd and dirs the folders served from now on: a folder
+// no longer listed is refused at once (its open handle closed, so even a
+// request under way fails), one still listed keeps its handle and the
+// identity it had, and one added is served as any other.
+func (r roots) setFolders(cwd string, dirs []string) {
+	fresh := folderRoots(cwd, dirs)
+	s := r.state
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
+	handles := make([]*os.Root, len(fresh))
+	for j := range fresh {
+		for i, old := range s.dirs {
+			if old.path == fresh[j].path {
+				fresh[j].id = old.id
+				handles[j], s.handles[i] = s.handles[i], nil
+				break
+			}
+		}
+	}
+	for _, h := range s.handles {
+		if h != nil {
+			h.Close()
+		}
+	}
+	s.dirs, s.handles = fresh, handles
 }
 
 // fsRefusal is why a file request was not served, in words that are safe to
@@ -145,12 +185,21 @@ func within(root, p string) (string, bool) {
 	return "", false
 }
 
-// locate picks the root that lexically holds a clean absolute path (the
+// locate reports the path relative to the root that lexically holds a
+// clean absolute path.
+func (r roots) locate(p string) (string, bool) {
+	r.state.mu.Lock()
+	defer r.state.mu.Unlock()
+	_, rel, ok := locateIn(r.state.dirs, p)
+	return rel, ok
+}
+
+// locateIn picks the root that lexically holds a clean absolute path (the
 // longest match, under either spelling of the root) and the path relative
 // to it.
-func (r roots) locate(p string) (int, string, bool) {
+func locateIn(dirs []fsRoot, p string) (int, string, bool) {
 	best, bestLen, rel := -1, -1, ""
-	for i, root := range r.dirs {
+	for i, root := range dirs {
 		for _, spelling := range [...]string{root.path, root.alias} {
 			if spelling == "" || len(spelling) <= bestLen {
 				continue
@@ -190,19 +239,30 @@ func (r roots) close() {
 	}
 }
 
-// handle returns the open folder of root i, opening it on first use. The
-// folder must still be the one the harness started with.
-func (r roots) handle(i int) (*os.Root, error) {
+// rootFor returns the open folder that lexically holds a clean absolute
+// path, and the path relative to it. The folder is opened on first use and
+// must still be the one the harness started with.
+func (r roots) rootFor(p string) (*os.Root, string, error) {
 	s := r.state
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	i, rel, ok := locateIn(s.dirs, p)
+	if !ok {
+		return nil, "", outside(nil)
+	}
 	if s.closed {
-		return nil, refuse(codeInternalError, "the agent's connection is closing", nil)
+		return nil, "", refuse(codeInternalError, "the agent's connection is closing", nil)
 	}
 	if h := s.handles[i]; h != nil {
-		return h, nil
+		return h, rel, nil
 	}
-	root := r.dirs[i]
+	h, err := s.open(i)
+	return h, rel, err
+}
+
+// open opens root i's folder and keeps it; called with mu held.
+func (s *rootsState) open(i int) (*os.Root, error) {
+	root := s.dirs[i]
 	h, err := os.OpenRoot(root.path)
 	if err != nil {
 		return nil, refuse(codeResourceNotFound, "the chat's folder "+root.path+" is gone", err)
@@ -292,11 +352,7 @@ const refusalNotRegular = "not a regular file"
 // openIn opens a clean absolute path through the root that lexically holds
 // it.
 func (r roots) openIn(p string, flag int, perm os.FileMode) (*os.File, error) {
-	i, rel, ok := r.locate(p)
-	if !ok {
-		return nil, outside(nil)
-	}
-	h, err := r.handle(i)
+	h, rel, err := r.rootFor(p)
 	if err != nil {
 		return nil, err
 	}
@@ -345,7 +401,7 @@ func (r roots) openParent(p string) (*os.Root, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	if _, rel, ok := r.locate(clean); ok && rel == "." {
+	if rel, ok := r.locate(clean); ok && rel == "." {
 		return nil, "", refuse(codeInvalidParams, refusalNotRegular, nil)
 	}
 	dir, base := filepath.Split(clean)
@@ -354,11 +410,7 @@ func (r roots) openParent(p string) (*os.Root, string, error) {
 	}
 	dir = filepath.Clean(dir)
 	open := func(dir string) (*os.Root, error) {
-		i, rel, ok := r.locate(dir)
-		if !ok {
-			return nil, outside(nil)
-		}
-		h, err := r.handle(i)
+		h, rel, err := r.rootFor(dir)
 		if err != nil {
 			return nil, err
 		}

@@ -37,8 +37,9 @@ func TestRootsLocate(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := newRoots(filepath.Join(base, "x-link"), []string{filepath.Join(base, "a/b"), filepath.Join(base, "x/sub"), filepath.Join(base, "missing")})
-	if len(r.dirs) != 3 || r.dirs[0].path != filepath.Join(base, "x") || r.dirs[0].alias != filepath.Join(base, "x-link") {
-		t.Fatalf("roots %+v", r.dirs)
+	dirs := r.state.dirs
+	if len(dirs) != 3 || dirs[0].path != filepath.Join(base, "x") || dirs[0].alias != filepath.Join(base, "x-link") {
+		t.Fatalf("roots %+v", dirs)
 	}
 	cases := []struct {
 		path string
@@ -56,13 +57,13 @@ func TestRootsLocate(t *testing.T) {
 		{"/", -1, ""},
 	}
 	for _, c := range cases {
-		i, rel, ok := r.locate(c.path)
+		i, rel, ok := locateIn(dirs, c.path)
 		if ok != (c.root >= 0) || (ok && (i != c.root || rel != c.rel)) {
 			t.Errorf("locate(%q) = %d %q %v, want %d %q", c.path, i, rel, ok, c.root, c.rel)
 		}
 	}
 	all := newRoots("/", nil)
-	if i, rel, ok := all.locate("/etc/hosts"); !ok || i != 0 || rel != "etc/hosts" {
+	if i, rel, ok := locateIn(all.state.dirs, "/etc/hosts"); !ok || i != 0 || rel != "etc/hosts" {
 		t.Errorf("a root of / : %d %q %v", i, rel, ok)
 	}
 }
@@ -195,5 +196,42 @@ func TestFSInFlightBound(t *testing.T) {
 	}
 	if len(r.state.waiting) != 0 || len(r.state.slots) != maxFSInFlight {
 		t.Fatalf("%d waiting, %d slots taken after the waiters left", len(r.state.waiting), len(r.state.slots))
+	}
+}
+
+// setFolders changes what is served at once: a folder taken off the list
+// is refused from that moment, even with its handle already open; a kept
+// one is still served; an added one is served.
+func TestRootsSetFolders(t *testing.T) {
+	base := canonicalTemp(t)
+	mkdirs(t, base, "cwd", "kept", "dropped", "added")
+	for _, d := range []string{"kept", "dropped", "added"} {
+		if err := os.WriteFile(filepath.Join(base, d, "f.txt"), []byte(d), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cwd := filepath.Join(base, "cwd")
+	read := func(r roots, d string) (string, error) {
+		return r.readText(context.Background(), filepath.Join(base, d, "f.txt"), nil, nil, 1<<20)
+	}
+	r := newRoots(cwd, []string{filepath.Join(base, "kept"), filepath.Join(base, "dropped")})
+	defer r.close()
+	for _, d := range []string{"kept", "dropped"} {
+		if text, err := read(r, d); err != nil || text != d {
+			t.Fatalf("before: %s: %q %v", d, text, err)
+		}
+	}
+	if _, err := read(r, "added"); err == nil {
+		t.Fatal("a folder not yet added was served")
+	}
+	copied := r // a copy, as each request holds, sees the change too
+	r.setFolders(cwd, []string{filepath.Join(base, "kept"), filepath.Join(base, "added")})
+	if _, err := read(copied, "dropped"); err == nil || !strings.Contains(err.Error(), refusalOutside) {
+		t.Fatalf("a dropped folder: %v", err)
+	}
+	for _, d := range []string{"kept", "added"} {
+		if text, err := read(copied, d); err != nil || text != d {
+			t.Fatalf("after: %s: %q %v", d, text, err)
+		}
 	}
 }
