@@ -36,7 +36,7 @@ type app struct {
 	store *sessions.Store
 	table *harness.Table
 
-	live  map[string]string // chat statuses from a running server, asked once
+	live  map[string]sessions.ChatJSON // chats as a running server has them, asked once
 	asked bool
 }
 
@@ -117,6 +117,7 @@ func (a *app) view(e sessions.Entry) sessions.ChatJSON {
 	}
 	j := e.JSON(client.StatusOf(a.live, e.ID), via)
 	j.FoldersViaExpected = expected
+	j.PendingDirectories = a.live[e.ID].PendingDirectories
 	return j
 }
 
@@ -156,6 +157,9 @@ func (a *app) printChat(e sessions.Entry, asJSON bool) error {
 		}
 		row(label, d)
 	}
+	if v.PendingDirectories != nil {
+		row("", "(the running harness takes these at the end of its turn)")
+	}
 	if v.FoldersViaExpected {
 		row("folders via", v.FoldersVia+" (expected: not started yet)")
 	} else {
@@ -166,6 +170,11 @@ func (a *app) printChat(e sessions.Entry, asJSON bool) error {
 	}
 	if v.AgentSessionID != "" {
 		row("agent session", v.AgentSessionID)
+	}
+	if e.Meta != nil && e.Meta.Capsule {
+		row("capsule", a.capsuleLine(e.Meta))
+	} else if spec, ok := a.table.Get(v.Harness); ok && !spec.Resumes() {
+		row("agent session", "(none: "+harness.StartsFresh+")")
 	}
 	row("status", v.Status)
 	row("created", v.Created)
@@ -217,6 +226,20 @@ func (a *app) addFolders(ref string, dirs []string) error {
 	if err != nil {
 		return err
 	}
+	return a.foldersStored(m)
+}
+
+// foldersStored tells a running server of a chat's new folders (a running
+// chat takes them at the end of its turn) and prints the chat as it is
+// then. The folders are stored whatever the server says.
+func (a *app) foldersStored(m *sessions.Meta) error {
+	live, err := client.FoldersChanged(a.store.Home(), m.ID)
+	if err != nil {
+		fmt.Fprintf(a.stderr, "acpmux-tui: folders stored, but the server was not told (the chat takes them at its next start): %v\n", err)
+	}
+	if live != nil {
+		a.live, a.asked = map[string]sessions.ChatJSON{m.ID: *live}, true
+	}
 	return a.printChat(sessions.Entry{ID: m.ID, Meta: m}, false)
 }
 
@@ -229,13 +252,13 @@ func (a *app) removeFolders(ref string, dirs []string) error {
 	if err != nil {
 		return err
 	}
-	return a.printChat(sessions.Entry{ID: m.ID, Meta: m}, false)
+	return a.foldersStored(m)
 }
 
 // derive makes a fork, side chat or handoff of a chat; it carries the
 // parent's folders. An ACP fork asks the agent for session/fork at its
 // first start.
-func (a *app) derive(ref string, d sessions.Derivation, asJSON bool) error {
+func (a *app) derive(ref string, d sessions.Derivation, asJSON, edit bool) error {
 	e, err := a.resolve(ref)
 	if err != nil {
 		return err
@@ -258,11 +281,20 @@ func (a *app) derive(ref string, d sessions.Derivation, asJSON bool) error {
 			return err
 		}
 	}
+	d.Capsule = a.capsuleFor(e.Meta, d)
+	if edit && d.Capsule != "" {
+		if d.Capsule, err = a.editCapsule(d.Capsule); err != nil {
+			return err
+		}
+	}
 	m, err := a.store.Derive(e.ID, d)
 	if err != nil {
 		return err
 	}
 	a.warnNotInstalled(m.Harness)
+	if asJSON && d.Capsule != "" {
+		return a.printJSON(chatWithCapsule{a.view(sessions.Entry{ID: m.ID, Meta: m}), d.Capsule})
+	}
 	return a.printChat(sessions.Entry{ID: m.ID, Meta: m}, asJSON)
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -153,5 +154,34 @@ func TestE2ETUIAndAttachOneChat(t *testing.T) {
 	tui.quit()
 	if st := c.ls()[0].Status; st != "running" && st != "waiting" {
 		t.Fatalf("ls says the chat is %s after both clients left", st)
+	}
+}
+
+// TestE2EAddDirReachesARunningChat: add-dir and rm-dir on a chat the
+// server runs tell the server, and the chat, waiting for input, is
+// restarted with the new folders, its conversation resumed; the folders
+// are stored whatever happens.
+func TestE2EAddDirReachesARunningChat(t *testing.T) {
+	c, id, rec := attachWorld(t, false)
+	a := attachPane(t, c, 100, 30)
+	a.waitLongText("ready>")
+	a.keys("C-]")
+	a.waitLongText("[acpmux-tui: "+id+" detached]", "attach-exit=0")
+	lib := c.dir("lib")
+	out := c.ok("add-dir", id, lib)
+	if !strings.Contains(out, lib) {
+		t.Fatalf("add-dir printed:\n%s", out)
+	}
+	a.waitLong("the restart with the new folder", func() bool {
+		recs := readRecords(t, rec)
+		return len(recs) == 2 && slices.Contains(recs[1].Argv, lib) && slices.Contains(recs[1].Argv, "--resume")
+	})
+	c.ok("rm-dir", id, lib)
+	a.waitLong("the restart without it", func() bool {
+		recs := readRecords(t, rec)
+		return len(recs) == 3 && !slices.Contains(recs[2].Argv, lib)
+	})
+	if st := c.ls()[0].Status; st != "running" && st != "waiting" {
+		t.Fatalf("ls says %s", st)
 	}
 }

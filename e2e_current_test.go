@@ -227,6 +227,9 @@ func TestE2EHandoffAndNewToAMissingHarnessWarn(t *testing.T) {
 	s.keys("h")
 	s.waitText("hand base off to", "claude  pty · not installed")
 	s.keys("Enter") // claude is first
+	// The capsule opens for review; ctrl+s sends it as it is.
+	s.waitText("# Handoff from chat \"base\"", "ctrl+s send", "esc cancel")
+	s.keys("C-s")
 	scr := s.waitText("⚠ claude is not installed", "↳ base (handoff)", "claude (not installed)", "its harness is not installed")
 	if row := selectedLine(scr); !strings.Contains(row, "base (handoff)") || !strings.Contains(row, "claude? │") {
 		t.Errorf("the new chat is not selected and marked: %q", row)

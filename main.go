@@ -49,7 +49,7 @@ func commands() []command {
 		{"rm-dir", "ID DIR...", "remove folders from a chat", cmdRmDir},
 		{"fork", "ID [--cwd DIR] [--json]", "fork a chat: same folders, the conversation so far", cmdFork},
 		{"side", "ID [--json]", "a side chat: same folders, a fresh conversation", cmdSide},
-		{"handoff", "ID --to HARNESS [--json]", "hand a chat off to another harness, with its folders", cmdHandoff},
+		{"handoff", "ID --to HARNESS [--edit] [--json]", "hand a chat off to another harness, with its folders and a capsule of what was said", cmdHandoff},
 		{"rm", "ID [--force]", "delete a chat (never its project folder)", cmdRm},
 		{"attach", "ID", "run a chat's harness in this terminal (ctrl+] detaches)", cmdAttach},
 		{"prompt", "ID TEXT", "send one prompt to an ACP chat and print the reply", cmdPrompt},
@@ -276,7 +276,7 @@ func cmdFork(a *app, args []string) error {
 	if len(pos) != 1 {
 		return usagef("usage: acpmux-tui fork ID [--cwd DIR] [--json]")
 	}
-	return a.derive(pos[0], sessions.Derivation{Origin: sessions.OriginFork, Cwd: *cwd}, *asJSON)
+	return a.derive(pos[0], sessions.Derivation{Origin: sessions.OriginFork, Cwd: *cwd}, *asJSON, false)
 }
 
 func cmdSide(a *app, args []string) error {
@@ -289,21 +289,25 @@ func cmdSide(a *app, args []string) error {
 	if len(pos) != 1 {
 		return usagef("usage: acpmux-tui side ID [--json]")
 	}
-	return a.derive(pos[0], sessions.Derivation{Origin: sessions.OriginSide}, *asJSON)
+	return a.derive(pos[0], sessions.Derivation{Origin: sessions.OriginSide}, *asJSON, false)
 }
 
 func cmdHandoff(a *app, args []string) error {
 	fs := newFlags(a, "handoff")
 	to := fs.String("to", "", "the harness to hand the chat to")
-	asJSON := fs.Bool("json", false, "print the new chat as JSON")
+	asJSON := fs.Bool("json", false, "print the new chat as JSON, with its capsule")
+	edit := fs.Bool("edit", false, "edit the capsule in $EDITOR before the chat is made")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 || *to == "" {
-		return usagef("usage: acpmux-tui handoff ID --to HARNESS [--json]")
+		return usagef("usage: acpmux-tui handoff ID --to HARNESS [--edit] [--json]")
 	}
-	return a.derive(pos[0], sessions.Derivation{Origin: sessions.OriginHandoff, Harness: *to}, *asJSON)
+	if *edit && strings.TrimSpace(a.getenv("EDITOR")) == "" {
+		return errNoEditor
+	}
+	return a.derive(pos[0], sessions.Derivation{Origin: sessions.OriginHandoff, Harness: *to}, *asJSON, *edit)
 }
 
 func cmdRm(a *app, args []string) error {

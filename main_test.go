@@ -171,7 +171,8 @@ func TestCLINewJSON(t *testing.T) {
 	}
 	out := c.ok("new", "--dir", a, "--dir", filepath.Join(c.root, "notes-link")+"/", "--dir", a+"/", "--json")
 
-	// Exactly the fields of DESIGN.md (and created); no broken field.
+	// Exactly the fields of DESIGN.md (and created, and foldersViaExpected
+	// before a first start); no broken field.
 	var raw map[string]any
 	if err := json.Unmarshal([]byte(out), &raw); err != nil {
 		t.Fatalf("%v\n%s", err, out)
@@ -181,7 +182,7 @@ func TestCLINewJSON(t *testing.T) {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	want := []string{"additionalDirectories", "agentSessionId", "created", "cwd", "foldersVia", "harness", "id", "name", "origin", "parent", "status"}
+	want := []string{"additionalDirectories", "agentSessionId", "created", "cwd", "foldersVia", "foldersViaExpected", "harness", "id", "name", "origin", "parent", "status"}
 	if !slices.Equal(keys, want) {
 		t.Errorf("keys %v, want %v", keys, want)
 	}
@@ -191,7 +192,7 @@ func TestCLINewJSON(t *testing.T) {
 	}
 	for k, v := range map[string]any{
 		"harness": "shell", "name": "shell " + id, "cwd": filepath.Join(c.home, "homes", id),
-		"parent": "", "origin": "", "agentSessionId": "", "status": "stopped", "foldersVia": "env",
+		"parent": "", "origin": "", "agentSessionId": "", "status": "stopped", "foldersVia": "env", "foldersViaExpected": true,
 	} {
 		if raw[k] != v {
 			t.Errorf("%s = %#v, want %#v", k, raw[k], v)

@@ -103,7 +103,7 @@ func TestLiveStatusesNeverStartsAServer(t *testing.T) {
 	if _, err := os.Stat(h); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the agent home was made: %v", err)
 	}
-	if StatusOf(nil, "abc") != "stopped" || StatusOf(map[string]string{"abc": "running"}, "abc") != "running" {
+	if StatusOf(nil, "abc") != "stopped" || StatusOf(map[string]sessions.ChatJSON{"abc": {Status: "running"}}, "abc") != "running" {
 		t.Fatal("StatusOf")
 	}
 }

@@ -11,7 +11,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/acpmux/acpmux-tui/mux"
 	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/sessions"
 	"golang.org/x/sys/unix"
 )
 
@@ -22,10 +24,10 @@ import (
 // answers the door but not the list call.
 const LiveTimeout = 10 * time.Second
 
-// LiveStatuses returns each chat's status as the agent home's server
-// reports it (id → "running", "waiting", ...), or nil when no server
+// LiveStatuses returns each chat as the agent home's server reports it (its
+// live status, a pending change of folders), by id, or nil when no server
 // answers. It never starts a server.
-func LiveStatuses(home string) map[string]string {
+func LiveStatuses(home string) map[string]sessions.ChatJSON {
 	c, err := Dial(home)
 	if err != nil {
 		return nil
@@ -37,18 +39,40 @@ func LiveStatuses(home string) map[string]string {
 	if err := c.Call(ctx, server.MethodList, struct{}{}, &list); err != nil {
 		return nil
 	}
-	live := make(map[string]string, len(list.Chats))
+	live := make(map[string]sessions.ChatJSON, len(list.Chats))
 	for _, ch := range list.Chats {
-		live[ch.ID] = ch.Status
+		live[ch.ID] = ch
 	}
 	return live
 }
 
+// FoldersChanged tells the agent home's server, when one runs, that chat
+// id's stored folders changed, so a running chat takes them at the end of
+// its turn, and returns the chat as the server has it then. With no server
+// it returns nil and starts none: the next start reads the stored list.
+func FoldersChanged(home, id string) (*sessions.ChatJSON, error) {
+	c, err := Dial(home)
+	if errors.Is(err, ErrNoServer) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), LiveTimeout)
+	defer cancel()
+	var chat sessions.ChatJSON
+	if err := c.Call(ctx, server.MethodFoldersChanged, server.ChatParams{ID: id}, &chat); err != nil {
+		return nil, remoteError(err)
+	}
+	return &chat, nil
+}
+
 // StatusOf is a chat's status for `ls` and `show`: the live one from
 // LiveStatuses, or "stopped" when no server runs it.
-func StatusOf(live map[string]string, id string) string {
-	if s, ok := live[id]; ok {
-		return s
+func StatusOf(live map[string]sessions.ChatJSON, id string) string {
+	if c, ok := live[id]; ok {
+		return c.Status
 	}
 	return "stopped"
 }
@@ -124,4 +148,28 @@ func processStart(pid int) string {
 		return ""
 	}
 	return fields[19]
+}
+
+// ChatText is what a running server holds of a chat's conversation: an ACP
+// chat's transcript, or a pty chat's scrollback and screen as plain lines
+// (at most maxBytes). Both are nil when no server answers or it does not
+// run the chat; it never starts a server. A handoff's capsule is made from
+// it.
+func ChatText(home, id string, maxBytes int) ([]mux.Entry, []string) {
+	c, err := Dial(home)
+	if err != nil {
+		return nil, nil
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), LiveTimeout)
+	defer cancel()
+	var tr server.TranscriptResult
+	if err := c.Call(ctx, server.MethodTranscript, server.TranscriptParams{ID: id}, &tr); err != nil {
+		return nil, nil
+	}
+	var h server.HistoryResult
+	if err := c.Call(ctx, server.MethodHistory, server.HistoryParams{ID: id, MaxBytes: maxBytes}, &h); err != nil {
+		return tr.Entries, nil
+	}
+	return tr.Entries, h.Lines
 }

@@ -228,6 +228,24 @@ func (r *Remote) Transcript(id string) []mux.Entry {
 	return res.Entries
 }
 
+// History asks the server for a pty chat's scrollback and screen as plain
+// lines, at most maxBytes; nil on any failure.
+func (r *Remote) History(id string, maxBytes int) []string {
+	r.mu.Lock()
+	lost := r.lost
+	r.mu.Unlock()
+	if lost != nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), PullTimeout)
+	defer cancel()
+	var res server.HistoryResult
+	if err := r.c.Call(ctx, server.MethodHistory, server.HistoryParams{ID: id, MaxBytes: maxBytes}, &res); err != nil {
+		return nil
+	}
+	return res.Lines
+}
+
 // call makes a call that may take as long as the server needs (a stop waits
 // for the harness's grace period); the connection's end ends it.
 func (r *Remote) call(method string, params, result any) error {
@@ -252,6 +270,12 @@ func (r *Remote) Start(id string, cols, rows int) error {
 // Restart stops and starts the chat's harness with its stored folders.
 func (r *Remote) Restart(id string, cols, rows int) error {
 	return r.call(server.MethodRestart, server.ChatParams{ID: id, Cols: cols, Rows: rows}, nil)
+}
+
+// FoldersChanged tells the server that the chat's stored folders changed:
+// a running chat takes them at the end of its turn.
+func (r *Remote) FoldersChanged(id string) error {
+	return r.call(server.MethodFoldersChanged, server.ChatParams{ID: id}, nil)
 }
 
 // Stop stops the chat's harness and waits for it. A failure shows in the

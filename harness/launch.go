@@ -21,7 +21,7 @@ type Launch struct {
 	// Dir is the working directory: the chat's own folder.
 	Dir string
 	// NewSessionID is set when this start gave the harness a new session id
-	// (Claude Code's --session-id) that the caller must store.
+	// (Claude Code's or Gemini CLI's --session-id) that the caller must store.
 	NewSessionID string
 }
 
@@ -37,9 +37,10 @@ type LaunchOptions struct {
 	Environ []string
 	// NewSessionID returns a fresh session id (a UUID) for a first start.
 	NewSessionID func() string
-	// ForkFrom is, for a fork of a Claude Code chat, the parent's session
-	// id: until the fork's own session exists, a start branches from the
-	// parent's conversation (--resume PARENT --fork-session).
+	// ForkFrom is, for a fork of a Claude Code or Codex chat, the parent's
+	// session id: until the fork's own session exists, a start branches
+	// from the parent's conversation (Claude Code: --resume PARENT
+	// --fork-session; Codex: codex fork PARENT).
 	ForkFrom string
 }
 
@@ -47,9 +48,9 @@ type LaunchOptions struct {
 // chat's harness. Every start calls it, so every start gets the stored
 // folders: per folder the harness's flag (--add-dir, --include-directories),
 // or for a plain harness the colon-separated ACPMUX_ADDITIONAL_DIRECTORIES.
-// Claude Code gets --session-id at its first start and --resume after; a
-// fork's first start branches the parent's conversation under the fork's
-// own id.
+// Claude Code and Gemini CLI get --session-id at the first start and
+// --resume after; Codex gets `codex resume ID` once the chat has learned its
+// session id. A fork's first start branches the parent's conversation.
 func (s Spec) BuildLaunch(m *sessions.Meta, o LaunchOptions) (Launch, error) {
 	path, err := s.ResolveCommand(o.Getenv)
 	if err != nil {
@@ -62,7 +63,8 @@ func (s Spec) BuildLaunch(m *sessions.Meta, o LaunchOptions) (Launch, error) {
 	}
 	l.Argv = append([]string{argv0}, s.Args...)
 	l.Env = s.environment(m, o.Environ)
-	if s.Kind == KindClaude {
+	switch s.Kind {
+	case KindClaude:
 		id := m.AgentSessionID
 		switch {
 		case id != "" && ClaudeHasSession(l.Env, id):
@@ -80,6 +82,34 @@ func (s Spec) BuildLaunch(m *sessions.Meta, o LaunchOptions) (Launch, error) {
 				l.Argv = append(l.Argv, "--resume", o.ForkFrom, "--fork-session")
 			}
 			l.Argv = append(l.Argv, "--session-id", id)
+		}
+	case KindGemini:
+		// As Claude Code: Gemini CLI takes the id of a new session
+		// (--session-id) and resumes it by id once it has stored a message
+		// in it (--resume refuses an empty or unknown session). The id is
+		// ours, so no other chat's conversation can be resumed.
+		id := m.AgentSessionID
+		switch {
+		case id != "" && GeminiHasSession(l.Env, id):
+			l.Argv = append(l.Argv, "--resume", id)
+		default:
+			if id == "" {
+				id = o.NewSessionID()
+				l.NewSessionID = id
+			}
+			l.Argv = append(l.Argv, "--session-id", id)
+		}
+	case KindCodex:
+		// Codex picks its own session id; the mux learns it from Codex's
+		// files after a start (see FindCodexSessions). Resuming and forking
+		// are subcommands, which go first: the harness's args and the folder
+		// flags are the subcommand's options then.
+		id := m.AgentSessionID
+		switch {
+		case id != "" && CodexHasSession(l.Env, id):
+			l.Argv = append([]string{argv0, "resume", id}, s.Args...)
+		case o.ForkFrom != "" && CodexHasSession(l.Env, o.ForkFrom):
+			l.Argv = append([]string{argv0, "fork", o.ForkFrom}, s.Args...)
 		}
 	}
 	if s.FolderFlag != "" {
@@ -202,6 +232,13 @@ func (s Spec) environment(m *sessions.Meta, inherited []string) []string {
 		env = append(env, EnvAdditionalDirectories+"="+dirs)
 	}
 	return env
+}
+
+// Environment is the environment a start of the harness gets for chat m,
+// built from the inherited one: what the harness finds in HOME,
+// CODEX_HOME and the like is what tells where it keeps its sessions.
+func (s Spec) Environment(m *sessions.Meta, inherited []string) []string {
+	return s.environment(m, inherited)
 }
 
 // String shows a launch for logs: the argv, quoted where needed.

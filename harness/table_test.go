@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/sessions"
@@ -39,6 +40,24 @@ func TestBuildLaunchPerKind(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// Codex's and Gemini CLI's stored sessions, where they keep them.
+	codexHome, geminiHome := t.TempDir(), t.TempDir()
+	writeCodexRollout(t, codexHome, "0b5e7c1e-5d2a-4c8e-9a51-3f2d6c7b8a90", "/home/me/app", time.Now())
+	writeCodexRollout(t, codexHome, "1b5e7c1e-5d2a-4c8e-9a51-3f2d6c7b8a91", "/home/me/app", time.Now())
+	gemChats := filepath.Join(geminiHome, ".gemini", "tmp", "app", "chats")
+	if err := os.MkdirAll(gemChats, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for id, body := range map[string]string{
+		"g1234567-aaaa":  `{"sessionId":"g1234567-aaaa","projectHash":"x"}` + "\n" + `{"id":"1","type":"user","content":"hi"}` + "\n",
+		"g7654321-empty": `{"sessionId":"g7654321-empty","projectHash":"x"}` + "\n",
+	} {
+		if err := os.WriteFile(filepath.Join(gemChats, "session-2026-01-01T10-00-"+id[:8]+".jsonl"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const codexSid, codexParent = "0b5e7c1e-5d2a-4c8e-9a51-3f2d6c7b8a90", "1b5e7c1e-5d2a-4c8e-9a51-3f2d6c7b8a91"
+	const codexGone = "2b5e7c1e-5d2a-4c8e-9a51-3f2d6c7b8a92"
 	tests := []struct {
 		harness, session string
 		forkFrom         string
@@ -63,7 +82,21 @@ func TestBuildLaunchPerKind(t *testing.T) {
 		// branch: the fork starts fresh.
 		{"claude", "", "unwritten", nil, []string{"/bin/true", "--session-id", newID()}, newID(), "", ViaNone},
 		{"codex", "", "", dirs, []string{"/bin/true", "--full-auto", "--add-dir", "/src/lib", "--add-dir", "/home/me/my notes"}, "", "", ViaArgv},
-		{"gemini", "", "", dirs, []string{"/bin/true", "--include-directories", "/src/lib", "--include-directories", "/home/me/my notes"}, "", "", ViaArgv},
+		// Codex: the first start is plain; once the chat has learned the
+		// session Codex made, `codex resume ID` (a subcommand, so first)
+		// with the args and folders; a fork's first start `codex fork
+		// PARENT`. A session Codex no longer has is not resumed.
+		{"codex", codexSid, "", dirs, []string{"/bin/true", "resume", codexSid, "--full-auto", "--add-dir", "/src/lib", "--add-dir", "/home/me/my notes"}, "", "", ViaArgv},
+		{"codex", "", codexParent, dirs, []string{"/bin/true", "fork", codexParent, "--full-auto", "--add-dir", "/src/lib", "--add-dir", "/home/me/my notes"}, "", "", ViaArgv},
+		{"codex", codexSid, codexParent, nil, []string{"/bin/true", "resume", codexSid, "--full-auto"}, "", "", ViaNone},
+		{"codex", codexGone, "", nil, []string{"/bin/true", "--full-auto"}, "", "", ViaNone},
+		{"codex", "", codexGone, nil, []string{"/bin/true", "--full-auto"}, "", "", ViaNone},
+		// Gemini CLI: as Claude Code, --session-id first, --resume once it
+		// has stored a message in the session.
+		{"gemini", "", "", dirs, []string{"/bin/true", "--session-id", newID(), "--include-directories", "/src/lib", "--include-directories", "/home/me/my notes"}, newID(), "", ViaArgv},
+		{"gemini", "g1234567-aaaa", "", nil, []string{"/bin/true", "--resume", "g1234567-aaaa"}, "", "", ViaNone},
+		{"gemini", "g7654321-empty", "", nil, []string{"/bin/true", "--session-id", "g7654321-empty"}, "", "", ViaNone},
+		{"gemini", "gone", "", nil, []string{"/bin/true", "--session-id", "gone"}, "", "", ViaNone},
 		{"shell", "", "", dirs, []string{"/bin/sh"}, "", "/src/lib:/home/me/my notes", ViaEnv},
 		{"gemini-acp", "", "", dirs, []string{"/bin/true", "--acp", "--include-directories", "/src/lib", "--include-directories", "/home/me/my notes"}, "", "", ViaFlag},
 		{"opencode", "", "", dirs, []string{"/bin/true", "acp"}, "", "", ViaNote},
@@ -76,7 +109,7 @@ func TestBuildLaunchPerKind(t *testing.T) {
 				t.Fatalf("no harness %s", tt.harness)
 			}
 			m := &sessions.Meta{ID: "k3x9q2", Cwd: "/home/me/app", AdditionalDirectories: tt.dirs, AgentSessionID: tt.session}
-			l, err := spec.BuildLaunch(m, LaunchOptions{Getenv: getenv, Environ: []string{"HOME=/home/me", "CLAUDE_CONFIG_DIR=" + claudeHome, EnvAdditionalDirectories + "=/inherited"}, NewSessionID: newID, ForkFrom: tt.forkFrom})
+			l, err := spec.BuildLaunch(m, LaunchOptions{Getenv: getenv, Environ: []string{"HOME=/home/me", "CLAUDE_CONFIG_DIR=" + claudeHome, "CODEX_HOME=" + codexHome, "GEMINI_CLI_HOME=" + geminiHome, EnvAdditionalDirectories + "=/inherited"}, NewSessionID: newID, ForkFrom: tt.forkFrom})
 			if err != nil {
 				t.Fatal(err)
 			}

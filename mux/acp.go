@@ -57,11 +57,15 @@ type acpProcess struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	sessionID  acp.SessionId
-	noteDue    bool // the folder note still has to head the first prompt
-	folders    []string
-	turnCancel context.CancelFunc
-	bad        atomic.Value // badMessage: why the wire guard gave up
+	sessionID acp.SessionId
+	// capsuleTurn is closed once the chat's capsule, if one was due, has
+	// had its turn (see sendCapsule); set before ready is closed.
+	capsuleTurn chan struct{}
+	noteDue     bool // the folder note still has to head the next prompt
+	reloads     bool // the agent can load or resume a session: a restart keeps the conversation
+	folders     []string
+	turnCancel  context.CancelFunc
+	bad         atomic.Value // badMessage: why the wire guard gave up
 
 	guard        *wireGuard
 	stderr       *logWriter
@@ -98,6 +102,7 @@ func (c *acpChat) spawnLocked() error {
 	p.roots = newRoots(meta.Cwd, meta.AdditionalDirectories)
 	p.folders = meta.AdditionalDirectories
 	c.proc = p
+	c.appliedLocked(meta.AdditionalDirectories)
 	c.recent = append(c.recent, p)
 	if len(c.recent) > recentProcs {
 		c.recent = append(c.recent[:0], c.recent[len(c.recent)-recentProcs:]...)
@@ -195,6 +200,11 @@ func (a *agentInput) Write(b []byte) (int, error) {
 // setup runs the handshake and records the session.
 func (c *acpChat) setup(p *acpProcess, spec harness.Spec, meta *sessions.Meta) {
 	err := c.handshake(p, spec, meta)
+	p.capsuleTurn = make(chan struct{})
+	capsule := err == nil && c.m.capsuleDue(meta)
+	if !capsule {
+		close(p.capsuleTurn)
+	}
 	c.mu.Lock()
 	p.err = err
 	if c.proc == p {
@@ -202,6 +212,7 @@ func (c *acpChat) setup(p *acpProcess, spec harness.Spec, meta *sessions.Meta) {
 			c.state.Status, c.state.Reason, c.state.LastError = StatusFailed, err.Error(), err.Error()
 		} else {
 			c.state.Status = StatusWaiting
+			c.turnEndedLocked() // a change made while it started
 		}
 	}
 	c.mu.Unlock()
@@ -209,6 +220,9 @@ func (c *acpChat) setup(p *acpProcess, spec harness.Spec, meta *sessions.Meta) {
 	if err != nil {
 		c.m.opt.Logger.Error("ACP session setup", "chat", c.id, "err", err)
 		c.killProcess(p)
+	}
+	if capsule {
+		go c.sendCapsule(p)
 	}
 	c.m.notify(c)
 }
@@ -241,6 +255,9 @@ func (c *acpChat) handshake(p *acpProcess, spec harness.Spec, meta *sessions.Met
 	}
 	caps := init.AgentCapabilities
 	advertised := caps.SessionCapabilities.AdditionalDirectories != nil
+	c.mu.Lock()
+	p.reloads = caps.LoadSession || caps.SessionCapabilities.Resume != nil
+	c.mu.Unlock()
 	via := spec.FoldersVia(len(meta.AdditionalDirectories), &advertised)
 	// The field goes on the wire only to an agent that advertises it, and
 	// never as an empty list.
@@ -255,6 +272,9 @@ func (c *acpChat) handshake(p *acpProcess, spec harness.Spec, meta *sessions.Met
 	c.m.recordFoldersVia(meta, spec.FoldersVia(max(len(meta.AdditionalDirectories), 1), &advertised))
 
 	sid, how, err := c.openSession(ctx, p, caps, meta, dirs)
+	if err == nil && how == "session/fork" {
+		c.m.dropCapsule(meta) // the agent branched it: no capsule needed
+	}
 	if err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) && !p.connectionFailed(err) {
 			return p.timedOut(how, handshakeTimeout)

@@ -159,6 +159,7 @@ func (a *acpClient) SessionUpdate(_ context.Context, n acp.SessionNotification) 
 	case u.ToolCall != nil:
 		id, title, status := string(u.ToolCall.ToolCallId), plaintext.Line(u.ToolCall.Title), plaintext.Line(string(u.ToolCall.Status))
 		c.log.tool(id, title, status)
+		c.log.toolPaths(id, locationPaths(u.ToolCall.Locations))
 		entry = &Entry{Kind: EntryTool, ToolCallID: id, Title: title, ToolStatus: status}
 	case u.ToolCallUpdate != nil:
 		title, status := "", ""
@@ -170,6 +171,7 @@ func (a *acpClient) SessionUpdate(_ context.Context, n acp.SessionNotification) 
 		}
 		id := string(u.ToolCallUpdate.ToolCallId)
 		c.log.tool(id, title, status)
+		c.log.toolPaths(id, locationPaths(u.ToolCallUpdate.Locations))
 		entry = &Entry{Kind: EntryTool, ToolCallID: id, Title: title, ToolStatus: status}
 	case u.Plan != nil:
 		items := make([]string, len(u.Plan.Entries))
@@ -187,6 +189,18 @@ func (a *acpClient) SessionUpdate(_ context.Context, n acp.SessionNotification) 
 	}
 	c.m.notify(c)
 	return nil
+}
+
+// locationPaths are the files a tool call names, at most maxEntryPaths.
+func locationPaths(locs []acp.ToolCallLocation) []string {
+	var paths []string
+	for _, l := range locs {
+		if len(paths) == maxEntryPaths {
+			break
+		}
+		paths = append(paths, l.Path)
+	}
+	return paths
 }
 
 func contentText(b acp.ContentBlock) string {
@@ -286,7 +300,23 @@ func (c *acpChat) prompt(ctx context.Context, text string) (acp.StopReason, erro
 	if err != nil {
 		return "", err
 	}
+	// A chat's capsule is its first turn: a prompt waits for it to end.
+	select {
+	case <-p.capsuleTurn:
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+	return c.turn(ctx, p, text)
+}
+
+// turn runs one turn with text on the set-up process p.
+func (c *acpChat) turn(ctx context.Context, p *acpProcess, text string) (acp.StopReason, error) {
 	c.mu.Lock()
+	if c.proc != p {
+		// It ended while this prompt waited for the capsule's turn.
+		c.mu.Unlock()
+		return "", errors.New("the agent exited before the prompt was sent: send it again")
+	}
 	if c.state.TurnActive {
 		c.mu.Unlock()
 		return "", errors.New("a turn is already running: wait for it or cancel it")
@@ -295,6 +325,9 @@ func (c *acpChat) prompt(ctx context.Context, text string) (acp.StopReason, erro
 	if p.noteDue {
 		blocks = append(blocks, acp.TextBlock(FolderNote(p.folders)))
 		p.noteDue = false
+		if !p.reloads {
+			c.appliedLocked(p.folders) // a change of folders, told by this note
+		}
 	}
 	blocks = append(blocks, acp.TextBlock(text))
 	turnCtx, cancel := context.WithCancel(ctx)
@@ -314,6 +347,7 @@ func (c *acpChat) prompt(ctx context.Context, text string) (acp.StopReason, erro
 		c.state.TurnActive = false
 		c.state.Status = StatusWaiting
 		c.state.Attention = true
+		c.turnEndedLocked()
 	}
 	c.log.endTurn(string(resp.StopReason), err)
 	c.mu.Unlock()

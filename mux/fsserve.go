@@ -50,6 +50,11 @@ func (a *acpClient) WriteTextFile(ctx context.Context, req acp.WriteTextFileRequ
 	if err := r.writeText(req.Path, req.Content, a.maxFileBytes()); err != nil {
 		return acp.WriteTextFileResponse{}, a.refused("fs/write_text_file", req.Path, err)
 	}
+	// The files a chat wrote are what a handoff capsule lists.
+	a.chat.mu.Lock()
+	a.chat.log.wrote(req.Path)
+	a.chat.mu.Unlock()
+	a.chat.m.notify(a.chat)
 	return acp.WriteTextFileResponse{}, nil
 }
 

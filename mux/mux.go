@@ -378,18 +378,18 @@ func (m *Mux) recordFoldersVia(meta *sessions.Meta, way string) {
 	}
 }
 
-// forkFrom is, for a fork of a Claude Code chat, the parent's Claude Code
-// session, which the fork's first start branches; "" for any other chat,
-// or when the parent has gone or never started.
+// forkFrom is, for a fork of a Claude Code or Codex chat, the parent's
+// session of the same harness kind, which the fork's first start branches;
+// "" for any other chat, or when the parent has gone or never started.
 func (m *Mux) forkFrom(spec harness.Spec, meta *sessions.Meta) string {
-	if spec.Kind != harness.KindClaude || meta.Origin != sessions.OriginFork || meta.Parent == "" {
+	if spec.Kind != harness.KindClaude && spec.Kind != harness.KindCodex || meta.Origin != sessions.OriginFork || meta.Parent == "" {
 		return ""
 	}
 	parent, err := m.opt.Store.Load(meta.Parent)
 	if err != nil {
 		return ""
 	}
-	if ps, ok := m.opt.Table.Get(parent.Harness); !ok || ps.Kind != harness.KindClaude {
+	if ps, ok := m.opt.Table.Get(parent.Harness); !ok || ps.Kind != spec.Kind {
 		return ""
 	}
 	return parent.AgentSessionID

@@ -65,7 +65,7 @@ func newRig(t *testing.T, mode string, tweak func(*config.Config, *Options)) *ri
 	}
 	r := &rig{t: t, store: store, recFile: filepath.Join(t.TempDir(), "starts.jsonl")}
 	env := map[string]string{"ACPMUX_FAKE_RECORD": r.recFile, "ACPMUX_FAKE_MODE": mode,
-		"CLAUDE_CONFIG_DIR": filepath.Join(t.TempDir(), "claude")}
+		"CLAUDE_CONFIG_DIR": filepath.Join(t.TempDir(), "claude"), "GEMINI_CLI_HOME": t.TempDir()}
 	r.cfg = config.Defaults()
 	r.cfg.Harness = map[string]config.HarnessConfig{
 		"claude": {Command: fakeHarness, Env: env},
@@ -357,7 +357,8 @@ func TestFoldersReachEachKind(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := r.waitRecords(1)[0]
-	if want := append([]string{fakeHarness}, wantFolderArgs("--include-directories", dirs)...); !slices.Equal(rec.Argv, want) {
+	gemSid := r.loadMeta(gem.ID).AgentSessionID
+	if want := append([]string{fakeHarness, "--session-id", gemSid}, wantFolderArgs("--include-directories", dirs)...); gemSid == "" || !slices.Equal(rec.Argv, want) {
 		t.Fatalf("gemini argv %q, want %q", rec.Argv, want)
 	}
 

@@ -38,6 +38,10 @@ type ptyChat struct {
 	replies []byte        // the screen's answers to queries, sent after each feed
 	quiet   *time.Timer   // turns a silent running chat to waiting
 	pooled  *pooledLaunch // set while this is a prewarmed harness
+	resumes bool          // a restart continues the conversation (pending.go)
+	// runs are the harness's runs in this mux, under a lock of their own:
+	// what learning a Codex session id needs (codexsession.go).
+	runs harnessRuns
 }
 
 // process is one running harness: its pty, its command, and a channel closed
@@ -68,6 +72,19 @@ func (c *ptyChat) spawnLocked() error {
 	} else {
 		return fail(err)
 	}
+	if c.pooled == nil && meta.Origin == sessions.OriginFork && meta.AgentSessionID == "" && meta.Parent != "" {
+		// A fork of a Codex chat branches the parent's session, which the
+		// parent may not have been seen to create yet: learn it first.
+		c.m.learnCodexSession(meta.Parent)
+	}
+	if c.pooled == nil && c.m.learnCodexSession(c.id) {
+		// A run whose end this mux did not see (the server was killed), or
+		// whose exit found nothing yet, left a Codex session to learn:
+		// this start resumes it.
+		if m, err := c.m.opt.Store.Load(c.id); err == nil {
+			meta = m
+		}
+	}
 	spec, launch, err := c.m.launchFor(meta)
 	if err != nil {
 		return fail(err)
@@ -84,8 +101,15 @@ func (c *ptyChat) spawnLocked() error {
 			return fail(fmt.Errorf("store session id: %w", err))
 		}
 	}
+	capsule, err := c.m.claimCapsuleArgs(spec, meta, &launch, c.pooled != nil)
+	if err != nil {
+		return fail(err)
+	}
+	c.runs.begin(time.Now())
 	p, err := c.m.spawn(launch, c.cols, c.rows)
 	if err != nil {
+		capsule.undo()
+		c.runs.end(time.Now())
 		return fail(err)
 	}
 	if c.pooled == nil {
@@ -99,8 +123,9 @@ func (c *ptyChat) spawnLocked() error {
 		c.taps.redrawLocked(c.snapshotLocked)
 	}
 	c.proc = p
-	c.startedLocked(&p.procCore, launch.Argv, harness.TransportPty)
-	c.m.opt.Logger.Info("started harness", "chat", c.id, "pid", c.state.Pid, "launch", launch.String())
+	c.appliedLocked(meta.AdditionalDirectories)
+	c.startedLocked(&p.procCore, capsule.shown(launch.Argv), harness.TransportPty)
+	c.m.opt.Logger.Info("started harness", "chat", c.id, "pid", c.state.Pid, "launch", capsule.shownLaunch(launch))
 	go c.pump(p)
 	c.m.notify(c)
 	return nil
@@ -206,6 +231,16 @@ func (c *ptyChat) pump(p *process) {
 	<-fed
 	waitErr := <-reaped
 	p.ptmx.Close()
+	c.runs.end(time.Now())
+	c.mu.Lock()
+	learn := c.proc == p && c.pooled == nil
+	c.mu.Unlock()
+	if learn {
+		// Outside the lock (it reads Codex's files and writes the chat's),
+		// before the exit is reported: a restart waits for that, so it and
+		// a respawn start with the session learned.
+		c.m.learnCodexSession(c.id)
+	}
 	c.exited(p, waitErr)
 }
 
@@ -270,6 +305,7 @@ func (c *ptyChat) detectWaitingLocked() {
 func (c *ptyChat) setWaitingLocked() {
 	if c.state.Status != StatusWaiting {
 		c.state.Attention = true
+		c.turnEndedLocked()
 	}
 	c.state.Status = StatusWaiting
 	if c.quiet != nil {

@@ -2,12 +2,20 @@ package mux
 
 import (
 	"sync/atomic"
+
+	"github.com/acpmux/acpmux-tui/harness"
+	"github.com/acpmux/acpmux-tui/sessions"
 )
 
 // chatRunner is one chat's running harness, whatever its transport: a pty
 // (ptyChat) or an ACP connection (acpChat). The Mux routes every call
 // through it.
 type chatRunner interface {
+	// foldersChanged takes the chat's stored folders after a change; true
+	// when a restart is to apply them now (pending.go).
+	foldersChanged(meta *sessions.Meta, spec harness.Spec) bool
+	claimApply() bool
+	applyDone()
 	// start spawns the harness unless one runs; restart marks a restart.
 	start(cols, rows int, restart bool) error
 	// stop ends the harness and waits for it.

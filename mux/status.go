@@ -2,6 +2,7 @@ package mux
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -74,4 +75,31 @@ type State struct {
 	TurnActive bool
 	// Permission is the ACP agent's pending permission request, if any.
 	Permission *Permission
+	// PendingDirectories is the chat's stored folder list while the running
+	// harness still has another (RunningDirectories), until the change is
+	// applied at the end of its turn (see FoldersChanged); both are nil when
+	// nothing is pending.
+	PendingDirectories []string
+	RunningDirectories []string
+	// PendingUntilRestart is set when the harness cannot resume its
+	// conversation, so the change waits for a restart the user asks for.
+	PendingUntilRestart bool
+}
+
+// PendingChange is what a pending change of folders adds and removes.
+func (s State) PendingChange() (added, removed []string) {
+	if s.PendingDirectories == nil {
+		return nil, nil
+	}
+	for _, d := range s.PendingDirectories {
+		if !slices.Contains(s.RunningDirectories, d) {
+			added = append(added, d)
+		}
+	}
+	for _, d := range s.RunningDirectories {
+		if !slices.Contains(s.PendingDirectories, d) {
+			removed = append(removed, d)
+		}
+	}
+	return added, removed
 }

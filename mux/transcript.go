@@ -2,6 +2,7 @@ package mux
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -46,6 +47,10 @@ type Entry struct {
 	ToolCallID string
 	Title      string
 	ToolStatus string
+	// Paths are the files a tool call names (its ACP locations) or wrote
+	// through fs/write_text_file, cleaned to one line each, at most
+	// maxEntryPaths.
+	Paths []string `json:",omitempty"`
 	// Plan holds a plan's entries as "[status] text".
 	Plan []string
 	// MessageID is the agent's id for the message a chunk belongs to
@@ -61,6 +66,13 @@ const maxTranscriptEntries = 5000
 
 // maxEntryText bounds one entry's text.
 const maxEntryText = 1 << 20
+
+// maxEntryPaths bounds the paths one tool entry keeps, and maxPathBytes
+// one path.
+const (
+	maxEntryPaths = 64
+	maxPathBytes  = 4096
+)
 
 // transcript is an ACP chat's conversation as streamed by the agent, and
 // where its running turn stands.
@@ -79,6 +91,9 @@ func (t *transcript) add(e Entry) {
 	for i, p := range e.Plan {
 		e.Plan[i] = plaintext.Line(p)
 	}
+	paths := e.Paths
+	e.Paths = nil
+	e.addPaths(paths)
 	if e.At.IsZero() {
 		e.At = time.Now()
 	}
@@ -132,6 +147,44 @@ func (t *transcript) tool(id, title, status string) {
 	t.add(Entry{Kind: EntryTool, ToolCallID: id, Title: title, ToolStatus: status})
 }
 
+// addPaths adds paths the entry does not have yet, cleaned and bounded.
+func (e *Entry) addPaths(paths []string) {
+	for _, p := range paths {
+		p = plaintext.Line(p)
+		if p == "" || len(p) > maxPathBytes || len(e.Paths) >= maxEntryPaths || slices.Contains(e.Paths, p) {
+			continue
+		}
+		e.Paths = append(e.Paths, p)
+	}
+}
+
+// toolPaths adds the files a tool call names to its entry.
+func (t *transcript) toolPaths(id string, paths []string) {
+	for i := len(t.entries) - 1; i >= 0; i-- {
+		if e := &t.entries[i]; e.Kind == EntryTool && e.ToolCallID == id {
+			e.addPaths(paths)
+			return
+		}
+	}
+}
+
+// wrote records a file the agent wrote through fs/write_text_file: on the
+// latest tool call of the running turn (the one that wrote it), else as a
+// tool entry of its own.
+func (t *transcript) wrote(path string) {
+	for i := len(t.entries) - 1; i >= 0; i-- {
+		e := &t.entries[i]
+		if e.Kind == EntryUser {
+			break
+		}
+		if e.Kind == EntryTool {
+			e.addPaths([]string{path})
+			return
+		}
+	}
+	t.add(Entry{Kind: EntryTool, Title: "write " + path, ToolStatus: "completed", Paths: []string{path}})
+}
+
 func (t *transcript) plan(items []string) {
 	if n := len(t.entries); n > 0 && t.entries[n-1].Kind == EntryPlan {
 		for i, p := range items {
@@ -182,6 +235,7 @@ func (t *transcript) copyEntries() []Entry {
 	copy(out, t.entries)
 	for i := range out {
 		out[i].Plan = append([]string(nil), out[i].Plan...)
+		out[i].Paths = append([]string(nil), out[i].Paths...)
 	}
 	return out
 }

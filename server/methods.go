@@ -50,6 +50,12 @@ func (s *Server) call(c *conn, req Request) (result any, rpcErr *Error) {
 			return nil, err
 		}
 		return s.setDirectories(p)
+	case MethodFoldersChanged:
+		var p ChatParams
+		if err := decodeParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		return s.foldersChanged(p.ID)
 	case MethodStart, MethodStop, MethodRestart:
 		var p ChatParams
 		if err := decodeParams(req.Params, &p); err != nil {
@@ -77,6 +83,12 @@ func (s *Server) call(c *conn, req Request) (result any, rpcErr *Error) {
 			return nil, err
 		}
 		return s.views.transcript(p)
+	case MethodHistory:
+		var p HistoryParams
+		if err := decodeParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		return s.views.history(p)
 	case MethodWrite:
 		var p WriteParams
 		if err := decodeParams(req.Params, &p); err != nil {
@@ -161,6 +173,7 @@ func (s *Server) view(e sessions.Entry) sessions.ChatJSON {
 	}
 	j := e.JSON(st.Status.String(), via)
 	j.FoldersViaExpected = expected
+	j.PendingDirectories = st.PendingDirectories
 	return j
 }
 
@@ -260,7 +273,23 @@ func (s *Server) setDirectories(p SetDirectoriesParams) (any, *Error) {
 		return nil, failure(err)
 	}
 	s.opt.Logger.Info("chat folders set", "chat", m.ID, "folders", len(m.AdditionalDirectories))
-	return s.view(sessions.Entry{ID: m.ID, Meta: m}), nil
+	return s.foldersChanged(m.ID)
+}
+
+// foldersChanged has a running chat take its stored folders at the end of
+// its turn (mux.FoldersChanged) and answers the chat as it is then.
+func (s *Server) foldersChanged(id string) (any, *Error) {
+	if id == "" {
+		return nil, errorf(CodeInvalidParams, "Invalid params: id is required")
+	}
+	if err := s.opt.Mux.FoldersChanged(id); err != nil {
+		return nil, failure(err)
+	}
+	e, err := s.opt.Store.Load(id)
+	if err != nil {
+		return nil, failure(err)
+	}
+	return s.view(sessions.Entry{ID: id, Meta: e}), nil
 }
 
 // lifecycle starts, stops or restarts a chat's harness and answers the chat

@@ -26,8 +26,14 @@ const (
 	MethodList = "_acpmux/list"
 	// MethodNew creates a chat (it does not start it) and answers its JSON.
 	MethodNew = "_acpmux/new"
-	// MethodSetDirectories replaces a chat's additional folders.
+	// MethodSetDirectories replaces a chat's additional folders; a running
+	// chat takes them at the end of its turn.
 	MethodSetDirectories = "_acpmux/setDirectories"
+	// MethodFoldersChanged ({id} → chat JSON) tells the server that a
+	// client stored a chat's folders itself (add-dir, the TUI's picker): a
+	// running chat takes them at the end of its turn, as after
+	// MethodSetDirectories.
+	MethodFoldersChanged = "_acpmux/foldersChanged"
 	// MethodStart starts a chat's harness unless it runs.
 	MethodStart = "_acpmux/start"
 	// MethodStop stops a chat's harness and waits for it.

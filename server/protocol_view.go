@@ -104,3 +104,19 @@ type CreateAndStartParams struct {
 	Cols int `json:"cols,omitempty"`
 	Rows int `json:"rows,omitempty"`
 }
+
+// MethodHistory answers {lines}: a pty chat's scrollback and screen as
+// plain text lines, oldest first, at most maxBytes (0 or more than
+// mux.MaxHistoryBytes: that limit). A handoff's capsule reads it.
+const MethodHistory = "_acpmux/history"
+
+// HistoryParams are the params of MethodHistory.
+type HistoryParams struct {
+	ID       string `json:"id"`
+	MaxBytes int    `json:"maxBytes,omitempty"`
+}
+
+// HistoryResult is the answer to MethodHistory.
+type HistoryResult struct {
+	Lines []string `json:"lines"`
+}

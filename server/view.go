@@ -247,6 +247,20 @@ func (h *viewHub) transcript(p TranscriptParams) (any, *Error) {
 	return TranscriptResult{Entries: entries}, nil
 }
 
+func (h *viewHub) history(p HistoryParams) (any, *Error) {
+	if p.ID == "" {
+		return nil, errorf(CodeInvalidParams, "Invalid params: id is required")
+	}
+	if p.MaxBytes < 0 {
+		return nil, errorf(CodeInvalidParams, "Invalid params: maxBytes must not be negative")
+	}
+	lines := h.s.opt.Mux.History(p.ID, p.MaxBytes)
+	if lines == nil {
+		lines = []string{}
+	}
+	return HistoryResult{Lines: lines}, nil
+}
+
 // write sends a client's keys to a chat. The pty takes the size of the
 // client that last typed or resized: when two clients of different sizes
 // share a chat, the one typing sees it drawn at its size.

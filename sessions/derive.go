@@ -18,6 +18,9 @@ type Derivation struct {
 	Cwd string
 	// Name is the new chat's name; empty derives one from the parent's.
 	Name string
+	// Capsule, when set, is the new chat's first message: what was said
+	// in the parent (see internal/capsule), stored with the chat.
+	Capsule string
 }
 
 // Derive creates a chat from parent that carries its folders. The new chat's
@@ -34,7 +37,7 @@ func (s *Store) Derive(parentID string, d Derivation) (*Meta, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := NewChat{Harness: d.Harness, Cwd: d.Cwd, Name: d.Name, Parent: parent.ID, Origin: d.Origin}
+	n := NewChat{Harness: d.Harness, Cwd: d.Cwd, Name: d.Name, Parent: parent.ID, Origin: d.Origin, Capsule: d.Capsule}
 	if n.Harness == "" {
 		n.Harness = parent.Harness
 	}

@@ -51,6 +51,10 @@ type Meta struct {
 	// (argv, env, acp, flag or note), whether or not it had folders then;
 	// empty before the first start.
 	FoldersVia string `toml:"folders_via,omitempty"`
+	// Capsule is set on a chat whose first message is a capsule of its
+	// parent's conversation (a handoff, or a fork on a harness with no
+	// native fork): chats/<id>.handoff.md, then .handoff.sent.md once sent.
+	Capsule bool `toml:"capsule,omitempty"`
 
 	// extra holds keys this version does not know, kept on rewrite.
 	extra map[string]any
@@ -59,7 +63,7 @@ type Meta struct {
 var knownKeys = map[string]bool{
 	"version": true, "id": true, "name": true, "harness": true, "cwd": true,
 	"additional_directories": true, "created": true, "parent": true,
-	"origin": true, "agent_session_id": true, "folders_via": true,
+	"origin": true, "agent_session_id": true, "folders_via": true, "capsule": true,
 }
 
 // foldersVias are the values folders_via may hold.
@@ -275,9 +279,13 @@ type ChatJSON struct {
 	FoldersVia            string   `json:"foldersVia"`
 	// FoldersViaExpected is set while FoldersVia is the harness table's
 	// expectation, before the chat's first start says how it really went.
-	FoldersViaExpected bool   `json:"foldersViaExpected,omitempty"`
-	Created            string `json:"created,omitempty"`
-	Broken             string `json:"broken,omitempty"`
+	FoldersViaExpected bool `json:"foldersViaExpected,omitempty"`
+	// PendingDirectories is, while a running chat has not yet taken a
+	// change of its folders (it does at the end of its turn), the list it
+	// will take; absent otherwise.
+	PendingDirectories []string `json:"pendingDirectories,omitempty"`
+	Created            string   `json:"created,omitempty"`
+	Broken             string   `json:"broken,omitempty"`
 }
 
 // JSON returns the entry as printed by `--json`; status and foldersVia come

@@ -76,6 +76,8 @@ func (s *Store) removeStaleTemps() error {
 	}
 	defer unlock()
 	stale, _ := filepath.Glob(filepath.Join(s.home, "chats", ".*.toml.tmp-*"))
+	capsules, _ := filepath.Glob(filepath.Join(s.home, "chats", ".*.handoff.md.tmp-*"))
+	stale = append(stale, capsules...)
 	for _, f := range stale {
 		// Only what a writer makes: a link or a FIFO of that name is not ours.
 		if fi, err := os.Lstat(f); err == nil && fi.Mode().IsRegular() {
@@ -130,6 +132,9 @@ type NewChat struct {
 	Parent                string
 	Origin                string
 	AgentSessionID        string
+	// Capsule, when set, is the chat's first message (see
+	// Store.ClaimCapsule), stored beside its file.
+	Capsule string
 }
 
 // Create validates the new chat's folders with ValidateFolders, then writes
@@ -187,7 +192,7 @@ func (s *Store) Create(n NewChat) (*Meta, error) {
 	m := &Meta{
 		Version: FormatVersion, ID: id, Name: n.Name, Harness: n.Harness,
 		Cwd: cwd, AdditionalDirectories: dirs, Created: time.Now().UTC().Truncate(time.Second),
-		Parent: n.Parent, Origin: n.Origin, AgentSessionID: n.AgentSessionID,
+		Parent: n.Parent, Origin: n.Origin, AgentSessionID: n.AgentSessionID, Capsule: n.Capsule != "",
 	}
 	if m.Name == "" {
 		m.Name = defaultName(n, cwd, id)
@@ -196,8 +201,15 @@ func (s *Store) Create(n NewChat) (*Meta, error) {
 		cleanup()
 		return nil, fmt.Errorf("create chat: %w", err)
 	}
+	if n.Capsule != "" {
+		if err := s.writeCapsule(id, n.Capsule); err != nil {
+			cleanup()
+			return nil, fmt.Errorf("create chat %s: %w", id, err)
+		}
+	}
 	if err := s.write(m, nil); err != nil {
 		cleanup()
+		s.removeCapsules(id)
 		return nil, err
 	}
 	return m, nil
@@ -469,6 +481,7 @@ func (s *Store) Remove(id string, force bool) error {
 	if err := os.Remove(s.ChatPath(id)); err != nil {
 		return fmt.Errorf("remove chat %s: %w", id, err)
 	}
+	s.removeCapsules(id)
 	if err := syncDir(filepath.Join(s.home, "chats")); err != nil {
 		return fmt.Errorf("remove chat %s: %w", id, err)
 	}

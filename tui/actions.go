@@ -60,6 +60,7 @@ type chatCreatedMsg struct {
 	meta *sessions.Meta
 	err  error
 	open bool
+	note string // said in the status line after "created NAME"
 }
 
 // actionDoneMsg reports a store or harness action: a note or an error, and
@@ -263,16 +264,33 @@ func deleteChat(m Mux, store *sessions.Store, id, name string, withFiles bool) t
 	}
 }
 
-func removeMissing(store *sessions.Store, id string) tea.Cmd {
+func removeMissing(mx Mux, store *sessions.Store, id string) tea.Cmd {
 	return func() tea.Msg {
 		_, dropped, err := store.RemoveMissingFolders(id)
 		if err != nil {
 			return actionDoneMsg{err: err, id: id}
 		}
+		if len(dropped) > 0 {
+			if err := mx.FoldersChanged(id); err != nil {
+				return actionDoneMsg{err: fmt.Errorf("folders removed, but the harness was not told: %w", err), reload: true, id: id}
+			}
+		}
 		if len(dropped) == 0 {
 			return actionDoneMsg{info: "no missing folders", reload: true, id: id}
 		}
 		return actionDoneMsg{info: fmt.Sprintf("removed %d missing folder(s)", len(dropped)), reload: true, id: id}
+	}
+}
+
+// foldersChanged tells the mux that a chat's stored folders changed: a
+// running harness takes them at the end of its turn, and fs/* stops serving
+// a folder removed at once.
+func foldersChanged(mx Mux, id string) tea.Cmd {
+	return func() tea.Msg {
+		if err := mx.FoldersChanged(id); err != nil {
+			return errMsg{what: "apply the folders", err: err}
+		}
+		return nil
 	}
 }
 

@@ -23,9 +23,15 @@ type Mux interface {
 	Render(id string, scroll int) string
 	Terminal(id string) mux.Terminal
 	Transcript(id string) []mux.Entry
+	// History is a pty chat's scrollback and screen as plain lines, at
+	// most maxBytes (a handoff's capsule reads it); it may block.
+	History(id string, maxBytes int) []string
 
 	Start(id string, cols, rows int) error
 	Restart(id string, cols, rows int) error
+	// FoldersChanged says a chat's stored folders changed: a running chat
+	// takes them at the end of its turn.
+	FoldersChanged(id string) error
 	Stop(id string)
 	Forget(id string)
 	Write(id string, p []byte) error
@@ -51,10 +57,17 @@ type Common struct {
 // frame.
 type chatsChangedMsg struct{ ids []string }
 
-// waitChanges reads the mux's change notices: it blocks for the first one,
-// then gathers every other that arrives within one frame, so a flood of
-// output from many chats is one message per frame.
-func waitChanges(ch <-chan string, frame time.Duration) tea.Cmd {
+// changeGate remembers when change notices were last handed to the model.
+// Only one waitChanges runs at a time, each started after the model took
+// the last one's message, so it needs no lock.
+type changeGate struct{ last time.Time }
+
+// waitChanges reads the mux's change notices. A notice that comes after a
+// frame of quiet goes at once, with whatever else is already queued, so a
+// key's echo is drawn without waiting; within a frame of the last delivery
+// it waits for that frame's end, gathering every other notice, so a flood
+// of output from many chats is still one message per frame.
+func waitChanges(ch <-chan string, frame time.Duration, gate *changeGate) tea.Cmd {
 	if ch == nil {
 		return nil
 	}
@@ -65,7 +78,28 @@ func waitChanges(ch <-chan string, frame time.Duration) tea.Cmd {
 		}
 		ids := []string{first}
 		seen := map[string]bool{first: true}
-		timer := time.NewTimer(frame)
+		add := func(id string) {
+			if !seen[id] {
+				seen[id] = true
+				ids = append(ids, id)
+			}
+		}
+		defer func() { gate.last = time.Now() }()
+		wait := time.Until(gate.last.Add(frame))
+		if wait <= 0 {
+			for {
+				select {
+				case id, ok := <-ch:
+					if !ok {
+						return chatsChangedMsg{ids}
+					}
+					add(id)
+				default:
+					return chatsChangedMsg{ids}
+				}
+			}
+		}
+		timer := time.NewTimer(wait)
 		defer timer.Stop()
 		for {
 			select {
@@ -73,10 +107,7 @@ func waitChanges(ch <-chan string, frame time.Duration) tea.Cmd {
 				if !ok {
 					return chatsChangedMsg{ids}
 				}
-				if !seen[id] {
-					seen[id] = true
-					ids = append(ids, id)
-				}
+				add(id)
 			case <-timer.C:
 				return chatsChangedMsg{ids}
 			}

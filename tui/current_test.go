@@ -260,7 +260,7 @@ func TestHandoffAndNewToAHarnessNotInstalledWarn(t *testing.T) {
 	if ch.items[0] != "claude" || !strings.Contains(r.m.View(), "claude  pty · not installed") {
 		t.Fatalf("the chooser does not mark claude:\n%s", r.m.View())
 	}
-	r.key(keyEnter)
+	r.key(keyEnter, keyCtrlS) // choose, then send the capsule as reviewed
 	h := r.chatOf(sessions.OriginHandoff)
 	if h == nil || h.Harness != "claude" || h.Parent != a.ID || h.Name != "base (handoff)" {
 		t.Fatalf("handoff: %+v", h)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -109,6 +110,11 @@ func (f *fakeMux) Restart(id string, cols, rows int) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.restartErr[id]
+}
+
+func (f *fakeMux) FoldersChanged(id string) error {
+	f.call("folders " + id)
+	return nil
 }
 
 func (f *fakeMux) Stop(id string) {
@@ -306,4 +312,14 @@ func (r *rig) nextWrite() writeReq {
 		r.t.Fatal("no input reached the harness")
 	}
 	return writeReq{}
+}
+
+// History is a pty chat's terminal text: its screen's lines.
+func (f *fakeMux) History(id string, maxBytes int) []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.screens[id] == "" {
+		return nil
+	}
+	return strings.Split(f.screens[id], "\n")
 }

@@ -60,6 +60,9 @@ type Options struct {
 	// WatchEvery is how often the chats folder is looked at for changes
 	// made by other acpmux-tui processes (0: never).
 	WatchEvery time.Duration
+	// Getenv reads the environment in which harnesses keep their session
+	// logs, for a handoff's capsule (os.Getenv when nil).
+	Getenv func(string) string
 }
 
 // Model is the root model: it owns the components and routes messages.
@@ -70,6 +73,7 @@ type Model struct {
 	store *sessions.Store
 	table *harness.Table
 	in    *inputWriter
+	gate  changeGate // when change notices last reached the model
 
 	sidebar *Sidebar
 	summary *Summary
@@ -152,7 +156,7 @@ func (m *Model) Close() { m.in.close() }
 // and asks the terminal to report focus: the selected chat's folders are
 // checked again each time the window gains it.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{waitChanges(m.mux.Changes(), m.opt.Frame), m.in.waitWriteErr(), fillPool(m.mux),
+	cmds := []tea.Cmd{waitChanges(m.mux.Changes(), m.opt.Frame, &m.gate), m.in.waitWriteErr(), fillPool(m.mux),
 		watchStore(m.store, m.opt.WatchEvery), tea.EnableReportFocus}
 	if !m.loaded {
 		cmds = append(cmds, loadList(m.store, m.opt.Open))
@@ -183,7 +187,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		// deleted or restored.
 		return m.checkSelected()
 	case chatsChangedMsg:
-		cmds := []tea.Cmd{waitChanges(m.mux.Changes(), m.opt.Frame), m.startTick()}
+		cmds := []tea.Cmd{waitChanges(m.mux.Changes(), m.opt.Frame, &m.gate), m.startTick()}
 		for _, id := range msg.ids {
 			cmds = append(cmds, m.chatChanged(id))
 			if id == m.selected {
@@ -234,15 +238,17 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case chatCreatedMsg:
 		return m.created(msg)
+	case capsuleBuiltMsg:
+		return m.capsuleBuilt(msg)
 	case actionDoneMsg:
 		return m.actionDone(msg)
 	case foldersAddedMsg:
 		note := plural(msg.added, "folder") + " added"
 		if m.sidebar.states[msg.id].Status.Live() {
-			note += "; " + m.c.Keys.Restart.Help().Key + " restarts the harness with them"
+			note += "; the harness takes them at the end of its turn"
 		}
 		m.setStatus(note, false)
-		return loadList(m.store, msg.id)
+		return tea.Batch(loadList(m.store, msg.id), foldersChanged(m.mux, msg.id))
 	case promptDoneMsg:
 		if msg.err != nil {
 			m.fail("prompt", msg.err)
@@ -307,11 +313,12 @@ func (m *Model) refreshSelected() {
 		m.summary.Set(ChatInfo{}, false, m.now)
 		return
 	}
-	transport, via, expected := "", harness.ViaNone, false
+	transport, via, expected, startsFresh := "", harness.ViaNone, false, false
 	if e.Meta != nil && m.table != nil {
 		if spec, ok := m.table.Get(e.Meta.Harness); ok {
 			transport = spec.Transport
 			via, expected = spec.ChatFoldersVia(e.Meta)
+			startsFresh = !spec.Resumes()
 		}
 	}
 	name, harnessName := e.Name(), ""
@@ -338,7 +345,7 @@ func (m *Model) refreshSelected() {
 		parentGone = !present
 	}
 	m.summary.Set(ChatInfo{Entry: e, State: st, Problems: m.problems[e.ID], NoProject: noProject, Transport: transport, Via: via, ViaExpected: expected, ParentGone: parentGone,
-		NotInstalled: e.Meta != nil && m.missing[e.Meta.Harness]}, true, m.now)
+		NotInstalled: e.Meta != nil && m.missing[e.Meta.Harness], StartsFresh: startsFresh}, true, m.now)
 }
 
 // selectionChanged shows the newly selected chat and checks its folders.
@@ -423,6 +430,8 @@ func (m *Model) created(msg chatCreatedMsg) tea.Cmd {
 		// Starting it would only fail: the chat is made and selected, and
 		// starts once its harness is installed.
 		m.setWarning(fmt.Sprintf("%s is not installed: %q is created, not started", msg.meta.Harness, msg.meta.Name))
+	case msg.note != "":
+		m.setStatus("created "+msg.meta.Name+": "+msg.note, false)
 	default:
 		m.setStatus("created "+msg.meta.Name, false)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/acpmux/acpmux-tui/config"
+	"github.com/acpmux/acpmux-tui/mux"
 	"github.com/acpmux/acpmux-tui/sessions"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -78,12 +79,15 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, km.AddFolders):
 		return m.openPicker(e)
 	case key.Matches(msg, km.Fork):
-		return deriveChat(m.store, e.ID, sessions.Derivation{Origin: sessions.OriginFork})
+		return m.fork(e)
 	case key.Matches(msg, km.Side):
 		return deriveChat(m.store, e.ID, sessions.Derivation{Origin: sessions.OriginSide})
 	case key.Matches(msg, km.Handoff):
 		return m.openHandoff(e)
 	case key.Matches(msg, km.Restart):
+		if st := m.sidebar.states[e.ID]; st.PendingDirectories != nil && (st.TurnActive || st.Status == mux.StatusRunning) {
+			return m.openDialog(m.restartDialog(e, st))
+		}
 		m.setStatus("restarting "+e.Name()+"…", false)
 		return startChat(m.mux, e.ID, m.lay.chatCols, m.lay.chatRows, true)
 	case key.Matches(msg, km.Stop):
@@ -92,7 +96,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, km.Delete):
 		return askDeleteChat(m.store, e)
 	case key.Matches(msg, km.RemoveMissing):
-		return removeMissing(m.store, e.ID)
+		return removeMissing(m.mux, m.store, e.ID)
 	}
 	if handled, cmd := m.sidebar.Update(msg); handled {
 		return tea.Batch(cmd, m.selectionChanged())
@@ -196,9 +200,10 @@ func (m *Model) openHandoff(e sessions.Entry) tea.Cmd {
 		}
 		names, notes = append(names, h.Name), append(notes, note)
 	}
-	id := e.ID
+	// The capsule is built once a harness is chosen, then opens for review.
+	mx, store, table, getenv := m.mux, m.store, m.table, m.getenv()
 	return m.openDialog(NewChooser(m.c, "hand "+e.Meta.Name+" off to", names, notes, func(name string) tea.Cmd {
-		return deriveChat(m.store, id, sessions.Derivation{Origin: sessions.OriginHandoff, Harness: name})
+		return buildCapsule(mx, store, table, getenv, e, sessions.Derivation{Origin: sessions.OriginHandoff, Harness: name})
 	}))
 }
 
@@ -213,6 +218,26 @@ func (m *Model) askDelete(msg deleteAskMsg) tea.Cmd {
 		return nil // D pressed twice, or the chat broke meanwhile
 	}
 	return m.openDialog(m.deleteDialog(msg.entry, msg.home, msg.files))
+}
+
+// restartDialog asks before a restart that applies a pending change of
+// folders now, in the middle of the chat's work, and names what it cuts
+// short; without it the change waits for the end of the turn.
+func (m *Model) restartDialog(e sessions.Entry, st mux.State) Dialog {
+	lines := []string{
+		fmt.Sprintf("Restart %q now to apply its folders?", e.Name()),
+		"",
+		pendingLine(st) + ".",
+		"",
+	}
+	if st.TurnActive {
+		lines = append(lines, "It interrupts the agent's turn under way; the conversation is loaded again.")
+	} else {
+		lines = append(lines, "It interrupts the harness while it is working (it is not waiting for input).")
+	}
+	lines = append(lines, "Without it, the change is applied when the turn ends.")
+	yes := startChat(m.mux, e.ID, m.lay.chatCols, m.lay.chatRows, true)
+	return NewConfirm(m.c, "restart now", lines, "restart now", yes)
 }
 
 // deleteDialog asks before deleting a chat. When its own folder has files

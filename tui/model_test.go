@@ -520,7 +520,7 @@ func TestForkSideAndHandoff(t *testing.T) {
 	if slices.Contains(ch.items, "shell") {
 		t.Errorf("handoff offers the chat's own harness: %v", ch.items)
 	}
-	r.key(keyEnter)
+	r.key(keyEnter, keyCtrlS) // choose, then send the capsule as reviewed
 	if h := r.chatOf("handoff"); h == nil || h.Harness != ch.items[0] || h.Parent != a.ID {
 		t.Fatalf("handoff: %+v", h)
 	}
@@ -547,9 +547,37 @@ func TestChangesAreCoalescedPerFrame(t *testing.T) {
 		ch <- "b"
 	}
 	close(ch)
-	msg := waitChanges(ch, time.Hour)().(chatsChangedMsg)
+	var gate changeGate
+	msg := waitChanges(ch, time.Hour, &gate)().(chatsChangedMsg)
 	if !slices.Equal(msg.ids, []string{"a", "b"}) {
 		t.Fatalf("ids %v", msg.ids)
+	}
+}
+
+// TestChangeAfterQuietGoesAtOnce: the first notice after a frame of quiet
+// is handed over with what is already queued, without waiting for the
+// frame (the frame here is an hour: a wait would hang the test); one within
+// a frame of the last delivery waits for that frame.
+func TestChangeAfterQuietGoesAtOnce(t *testing.T) {
+	ch := make(chan string, 10)
+	ch <- "a"
+	ch <- "b"
+	var gate changeGate
+	msg := waitChanges(ch, time.Hour, &gate)().(chatsChangedMsg)
+	if !slices.Equal(msg.ids, []string{"a", "b"}) {
+		t.Fatalf("ids %v", msg.ids)
+	}
+	ch <- "c"
+	got := make(chan tea.Msg, 1)
+	go func() { got <- waitChanges(ch, time.Hour, &gate)() }()
+	select {
+	case m := <-got:
+		t.Fatalf("a notice within the frame went at once: %v", m)
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(ch) // ends the frame's gathering
+	if m := (<-got).(chatsChangedMsg); !slices.Equal(m.ids, []string{"c"}) {
+		t.Fatalf("ids %v", m.ids)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/mux"
 	"github.com/acpmux/acpmux-tui/sessions"
 	"github.com/charmbracelet/x/ansi"
@@ -31,6 +32,9 @@ type ChatInfo struct {
 	ParentGone bool
 	// NotInstalled is set when the chat's harness is not found on PATH.
 	NotInstalled bool
+	// StartsFresh is set when the chat's harness cannot resume a
+	// conversation (harness.Spec.Resumes): every start is a new one.
+	StartsFresh bool
 }
 
 // Summary is the pane above the chat: the selected chat's harness, folders,
@@ -142,12 +146,23 @@ func (s *Summary) render() {
 	} else {
 		head = append(head, row("cwd", truncPlain(m.Cwd, vw)))
 	}
+	switch {
+	case m.Capsule && m.Origin == sessions.OriginFork:
+		head = append(head, row("capsule", truncPlain(noteCapsuleFork, vw)))
+	case m.Capsule:
+		head = append(head, row("capsule", truncPlain("its first message: what was said in "+m.Parent, vw)))
+	}
+	if p := pendingLine(info.State); p != "" {
+		head = append(head, row("pending", st.Warn.Render(truncPlain(p, vw))))
+	}
 
 	// The lines below the folders, least needed first: they are dropped in
 	// that order when the pane is short.
 	var session, command, errLine string
 	if sid := firstNonEmpty(info.State.SessionID, m.AgentSessionID); sid != "" {
 		session = row("session", truncPlain(sid, vw))
+	} else if info.StartsFresh {
+		session = row("session", st.Dim.Render(truncPlain(harness.StartsFresh, vw)))
 	}
 	if argv := info.State.Argv; len(argv) > 0 {
 		// The program by its base name: the arguments matter more.
@@ -189,6 +204,30 @@ func (s *Summary) render() {
 		s.lines = s.lines[:s.h]
 	}
 	s.fit()
+}
+
+// pendingLine says what a pending change of folders adds and removes, and
+// when it takes effect; "" when none is pending.
+func pendingLine(st mux.State) string {
+	if st.PendingDirectories == nil {
+		return ""
+	}
+	added, removed := st.PendingChange()
+	var parts []string
+	if len(added) > 0 {
+		parts = append(parts, "adds "+strings.Join(added, ", "))
+	}
+	if len(removed) > 0 {
+		parts = append(parts, "removes "+strings.Join(removed, ", "))
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "reorders the folders")
+	}
+	when := " at the end of this turn"
+	if st.PendingUntilRestart {
+		when = " at the next restart (r): this harness starts fresh"
+	}
+	return strings.Join(parts, " · ") + when
 }
 
 // fit pads or cuts every line to the pane's width once, so frames need not

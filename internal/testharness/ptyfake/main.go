@@ -18,7 +18,11 @@
 // bracketed paste, hidden cursor...; see modes.go), in any mode.
 //
 // Given --session-id X, it stores the session where Claude Code would (see
-// storeClaudeSession), so a later start may --resume it.
+// storeClaudeSession), so a later start may --resume it, and where Gemini
+// CLI would when $GEMINI_CLI_HOME is set (storeGeminiSession). With
+// $ACPMUX_FAKE_CODEX set it keeps its sessions as Codex does: a new one, with
+// an id of its own, at a plain start or `fork ID`; `resume ID` continues one
+// (storeCodexSession in codex.go).
 package main
 
 import (
@@ -62,6 +66,10 @@ func main() {
 	}
 	if !strings.HasPrefix(mode, "exit:") && !storeClaudeSession(mode) {
 		os.Exit(1)
+	}
+	if !strings.HasPrefix(mode, "exit:") {
+		storeGeminiSession()
+		storeCodexSession()
 	}
 
 	switch {

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+
+	"github.com/acpmux/acpmux-tui/client"
+	"github.com/acpmux/acpmux-tui/internal/capsule"
+	"github.com/acpmux/acpmux-tui/sessions"
+)
+
+// This file makes the capsule of a handoff (or of a fork whose harness
+// cannot branch a conversation) for the fork and handoff commands, and
+// lets `handoff --edit` change it before the chat is made.
+
+// capsuleFor builds the capsule a chat derived from parent starts with, or
+// "" when it starts without one. What was said is read from a running
+// server (an ACP chat's transcript, a pty chat's scrollback) and from the
+// harness's own session log; no server is started for it.
+func (a *app) capsuleFor(parent *sessions.Meta, d sessions.Derivation) string {
+	spec, ok := a.table.Get(parent.Harness)
+	if !ok {
+		return ""
+	}
+	switch native, _ := spec.NativeFork(); {
+	case d.Origin == sessions.OriginFork && native, d.Origin == sessions.OriginSide:
+		return ""
+	}
+	p := capsule.Parent{Meta: parent, Spec: spec, Env: capsule.Env(spec, a.getenv)}
+	p.Transcript, p.Lines = client.ChatText(a.store.Home(), parent.ID, capsule.HistoryBytes)
+	noProject := d.Cwd == "" && a.store.NoProject(parent)
+	return capsule.ForDerivation(p, d.Origin, d.Harness, d.Cwd, noProject)
+}
+
+// errNoEditor refuses --edit when no editor is set.
+var errNoEditor = usageError{"--edit needs an editor: set EDITOR (for example EDITOR=vi)"}
+
+// editCapsule opens $EDITOR on the capsule in a temporary file (0600) and
+// returns what the user saved. An editor that fails, or an emptied
+// capsule, makes no chat.
+func (a *app) editCapsule(text string) (string, error) {
+	editor := strings.Fields(a.getenv("EDITOR"))
+	if len(editor) == 0 {
+		return "", errNoEditor
+	}
+	f, err := os.CreateTemp("", "acpmux-capsule-*.md")
+	if err != nil {
+		return "", fmt.Errorf("edit capsule: %w", err)
+	}
+	path := f.Name()
+	defer os.Remove(path)
+	_, err = f.WriteString(text)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", fmt.Errorf("edit capsule: %w", err)
+	}
+	cmd := exec.Command(editor[0], append(editor[1:], path)...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("edit capsule: %s: %w (no chat created)", a.getenv("EDITOR"), err)
+	}
+	g, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("edit capsule: %w", err)
+	}
+	defer g.Close()
+	data, err := io.ReadAll(io.LimitReader(g, sessions.MaxCapsuleBytes+1))
+	if err != nil {
+		return "", fmt.Errorf("edit capsule: %w", err)
+	}
+	edited := string(data)
+	if err := sessions.CheckCapsule(edited); err != nil {
+		return "", fmt.Errorf("edit capsule: %w (no chat created)", err)
+	}
+	if strings.TrimSpace(edited) == "" {
+		return "", errors.New("the capsule is empty: no chat created")
+	}
+	return edited, nil
+}
+
+// chatWithCapsule is a chat as `--json` prints it, with the capsule it
+// starts with.
+type chatWithCapsule struct {
+	sessions.ChatJSON
+	Capsule string `json:"capsule"`
+}
+
+// capsuleLine says in `show` where a chat's capsule is and whether it has
+// been sent.
+func (a *app) capsuleLine(m *sessions.Meta) string {
+	_, sent, err := a.store.Capsule(m.ID)
+	switch {
+	case err != nil:
+		return "unreadable: " + err.Error()
+	case sent:
+		return a.store.HandoffSentPath(m.ID) + "  (sent as its first message)"
+	}
+	return a.store.HandoffPath(m.ID) + "  (sent as its first message at its first start)"
+}

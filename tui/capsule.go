@@ -1,0 +1,200 @@
+package tui
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/acpmux/acpmux-tui/harness"
+	"github.com/acpmux/acpmux-tui/internal/capsule"
+	"github.com/acpmux/acpmux-tui/sessions"
+	"github.com/charmbracelet/bubbles/cursor"
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textarea"
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// This file holds the capsule of a handoff (and of a fork whose harness
+// cannot branch a conversation): built off the UI goroutine from what the
+// mux holds of the parent and from the harness's own session log, then,
+// for a handoff, shown for review and editing before any chat is made.
+
+// noteCapsuleFork is what the status line says of a fork made as a capsule.
+const noteCapsuleFork = "forked as a capsule: the harness has no native fork"
+
+// keyCapsuleSend sends a reviewed capsule; esc (keyCancel) drops it.
+var keyCapsuleSend = key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "send"))
+
+// capsuleBuiltMsg brings the capsule of a chat about to be derived from
+// parent ("" when it starts without one).
+type capsuleBuiltMsg struct {
+	parent string
+	d      sessions.Derivation
+	text   string
+}
+
+// buildCapsule gathers what was said in the parent (its transcript or
+// terminal text from the mux, or its harness's session log) and builds
+// the capsule for derivation d.
+func buildCapsule(m Mux, store *sessions.Store, table *harness.Table, getenv func(string) string, parent sessions.Entry, d sessions.Derivation) tea.Cmd {
+	return func() tea.Msg {
+		msg := capsuleBuiltMsg{parent: parent.ID, d: d}
+		if table == nil || parent.Meta == nil {
+			return msg
+		}
+		spec, ok := table.Get(parent.Meta.Harness)
+		if !ok {
+			return msg
+		}
+		p := capsule.Parent{Meta: parent.Meta, Spec: spec, Env: capsule.Env(spec, getenv)}
+		p.Transcript = m.Transcript(parent.ID)
+		p.Lines = m.History(parent.ID, capsule.HistoryBytes)
+		noProject := d.Cwd == "" && store != nil && store.NoProject(parent.Meta)
+		msg.text = capsule.ForDerivation(p, d.Origin, d.Harness, d.Cwd, noProject)
+		return msg
+	}
+}
+
+// forksNatively reports whether a fork of a chat of this harness branches
+// the conversation without a capsule (see harness.Spec.NativeFork).
+func (m *Model) forksNatively(harnessName string) bool {
+	if m.table == nil {
+		return true
+	}
+	spec, ok := m.table.Get(harnessName)
+	if !ok {
+		return true
+	}
+	native, _ := spec.NativeFork()
+	return native
+}
+
+// fork makes a fork of e: at once when its harness branches the
+// conversation itself, else after its capsule is built.
+func (m *Model) fork(e sessions.Entry) tea.Cmd {
+	d := sessions.Derivation{Origin: sessions.OriginFork}
+	if m.forksNatively(e.Meta.Harness) {
+		return deriveChat(m.store, e.ID, d)
+	}
+	m.setStatus("forking "+e.Name()+"…", false)
+	return buildCapsule(m.mux, m.store, m.table, m.getenv(), e, d)
+}
+
+func (m *Model) getenv() func(string) string {
+	if m.opt.Getenv != nil {
+		return m.opt.Getenv
+	}
+	return os.Getenv
+}
+
+// capsuleBuilt derives the chat: a handoff's capsule first opens for
+// review; a fork's is sent as built.
+func (m *Model) capsuleBuilt(msg capsuleBuiltMsg) tea.Cmd {
+	d := msg.d
+	d.Capsule = msg.text
+	if d.Origin != sessions.OriginHandoff || msg.text == "" {
+		cmd := deriveChat(m.store, msg.parent, d)
+		if d.Origin != sessions.OriginFork || msg.text == "" {
+			return cmd
+		}
+		return func() tea.Msg {
+			created, ok := cmd().(chatCreatedMsg)
+			if ok {
+				created.note = noteCapsuleFork
+			}
+			return created
+		}
+	}
+	title := fmt.Sprintf("hand off to %s: the capsule, its first message", d.Harness)
+	return m.openDialog(NewCapsuleReview(m.c, title, msg.text, func(text string) tea.Cmd {
+		d.Capsule = text
+		return deriveChat(m.store, msg.parent, d)
+	}))
+}
+
+// CapsuleReview shows a handoff's capsule in an editor before the chat is
+// made: ctrl+s makes the chat with the capsule as edited, esc makes none.
+type CapsuleReview struct {
+	c     *Common
+	title string
+	area  textarea.Model
+	send  func(string) tea.Cmd
+	err   string
+	w, h  int
+}
+
+// NewCapsuleReview returns the review dialog of text; send makes the chat.
+func NewCapsuleReview(c *Common, title, text string, send func(string) tea.Cmd) *CapsuleReview {
+	a := textarea.New()
+	a.ShowLineNumbers = false
+	a.Prompt = ""
+	a.CharLimit = 0 // bounded in bytes on send
+	a.MaxHeight = 0
+	a.Cursor.SetMode(cursor.CursorStatic)
+	a.FocusedStyle.CursorLine = c.Styles.Plain
+	a.SetValue(text)
+	a.Focus()
+	// The top of the capsule is where reading starts.
+	for a.Line() > 0 {
+		a.CursorUp()
+	}
+	a.CursorStart()
+	return &CapsuleReview{c: c, title: title, area: a, send: send}
+}
+
+// SetSize takes most of the screen: a capsule is pages long.
+func (d *CapsuleReview) SetSize(w, h int) {
+	d.w = max(min(w-4, 120), minDialogW)
+	d.h = max(h-4, 8)
+	d.area.SetWidth(d.w - 4)
+	d.area.SetHeight(d.h - 5)
+}
+
+// Value returns the capsule as edited.
+func (d *CapsuleReview) Value() string { return d.area.Value() }
+
+// Update edits, sends or cancels.
+func (d *CapsuleReview) Update(msg tea.Msg) tea.Cmd {
+	if k, ok := msg.(tea.KeyMsg); ok {
+		switch {
+		case key.Matches(k, keyCapsuleSend):
+			text := d.area.Value()
+			if strings.TrimSpace(text) == "" {
+				d.err = "the capsule is empty: write something, or esc"
+				return nil
+			}
+			if err := sessions.CheckCapsule(text); err != nil {
+				d.err = err.Error()
+				return nil
+			}
+			return tea.Batch(closeDialog, d.send(text))
+		case key.Matches(k, keyCancel):
+			return tea.Batch(closeDialog, func() tea.Msg { return infoMsg("handoff cancelled: no chat made") })
+		}
+	}
+	var cmd tea.Cmd
+	d.area, cmd = d.area.Update(msg)
+	return cmd
+}
+
+// ShortHelp returns send and cancel.
+func (d *CapsuleReview) ShortHelp() []key.Binding {
+	return []key.Binding{keyCapsuleSend, keyCancel}
+}
+
+// View draws the editor and a line of what it holds.
+func (d *CapsuleReview) View() []string {
+	st := d.c.Styles
+	lines := []string{""}
+	for _, l := range strings.Split(d.area.View(), "\n") {
+		lines = append(lines, " "+l)
+	}
+	note := fmt.Sprintf("%d of %d bytes · sent once, as the new chat's first message", len(d.area.Value()), sessions.MaxCapsuleBytes)
+	lines = append(lines, "")
+	if d.err != "" {
+		lines = append(lines, errorLines(st, d.err, d.w-4)...)
+	} else {
+		lines = append(lines, " "+st.Dim.Render(truncPlain(note, d.w-4)))
+	}
+	return st.Box(d.title, lines, d.w, len(lines)+2, true)
+}

@@ -1,0 +1,58 @@
+package tui
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/sessions"
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// A pending change of folders shows in the summary with what it adds and
+// removes; r on the chat while it works asks first, naming what the
+// restart interrupts, and restarts only on yes.
+func TestPendingFoldersShownAndRestartAsks(t *testing.T) {
+	r := newRig(t, nil)
+	lib, notes := r.dir("src/lib"), r.dir("notes")
+	e := r.create(sessions.NewChat{Name: "work", AdditionalDirectories: []string{notes}})
+	r.open(Options{})
+	r.fake.set(e.ID, mux.State{Status: mux.StatusRunning, Pid: 42,
+		PendingDirectories: []string{lib}, RunningDirectories: []string{notes}}, "")
+	r.m.Update(chatsChangedMsg{ids: []string{e.ID}})
+	if v := r.m.View(); !strings.Contains(v, "pending  adds /") {
+		t.Fatalf("the pending change is not shown:\n%s", v)
+	}
+	if got, want := pendingLine(r.fake.State(e.ID)), "adds "+lib+" · removes "+notes+" at the end of this turn"; got != want {
+		t.Fatalf("pending line %q, want %q", got, want)
+	}
+
+	r.key(runeKey('r'))
+	v := r.m.View()
+	if r.m.dialog == nil || !strings.Contains(v, "restart now") || !strings.Contains(v, "interrupts the harness while it is working") {
+		t.Fatalf("r did not ask first:\n%s", v)
+	}
+	if slices.Contains(r.fake.Calls(), "restart "+e.ID) {
+		t.Fatal("restarted before the answer")
+	}
+	r.key(keyEscK)
+	if slices.Contains(r.fake.Calls(), "restart "+e.ID) || r.m.dialog != nil {
+		t.Fatal("esc restarted, or left the dialog open")
+	}
+	r.key(runeKey('r'), runeKey('y'))
+	if !slices.Contains(r.fake.Calls(), "restart "+e.ID) {
+		t.Fatalf("yes did not restart: %v", r.fake.Calls())
+	}
+}
+
+// Folders added with the picker are stored, and the mux is told.
+func TestFoldersAddedTellTheMux(t *testing.T) {
+	r := newRig(t, nil)
+	e := r.create(sessions.NewChat{Name: "work"})
+	r.open(Options{})
+	r.run(func() tea.Msg { return foldersAddedMsg{e.ID, 1} })
+	if !slices.Contains(r.fake.Calls(), "folders "+e.ID) {
+		t.Fatalf("the mux was not told: %v", r.fake.Calls())
+	}
+}
