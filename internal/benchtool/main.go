@@ -1,8 +1,16 @@
-// Command benchtool measures the embedded mux for scripts/bench: how fast a
-// pty chat's output drains through the terminal emulator, how much memory a
-// chat with a full scrollback costs, and how much CPU idle chats burn. It
-// drives package mux exactly as acpmux-tui does (a chat store in a temporary
-// agent home, a harness table from a config, Start and Wait), with no UI.
+// Command benchtool measures acpmux-tui for scripts/bench. Its first
+// subcommands measure the embedded mux: how fast a pty chat's output
+// drains through the terminal emulator, how much memory a chat with a full
+// scrollback costs, and how much CPU idle chats burn. They drive package
+// mux exactly as acpmux-tui does (a chat store in a temporary agent home, a
+// harness table from a config, Start and Wait), with no UI.
+//
+// The server-* subcommands measure real processes: an `acpmux-tui server`
+// (BIN is the acpmux-tui binary) on a fresh agent home HOME, whose config
+// file benchtool writes there, with a client.Remote (the TUI's view of the
+// server) or the real TUI in a pty benchtool makes. They kill the server
+// at the end, also on SIGINT, SIGTERM or SIGHUP. keys-tmux and keys-pty are
+// the keystroke round trip's comparisons.
 //
 // Usage:
 //
@@ -10,6 +18,14 @@
 //	benchtool throughput FILE     one 160x45 chat running `cat FILE`
 //	benchtool memory FILE N       N 160x45 chats each running `cat FILE`
 //	benchtool idle N SECONDS      N idle chats held for SECONDS
+//
+//	benchtool server-throughput BIN HOME FILE  `cat FILE` in a server, drawn by a Remote
+//	benchtool server-keys BIN HOME N GAP_MS    N keys into `cat` in a server, through a Remote
+//	benchtool keys-tmux TMUX SOCKET N GAP_MS   N keys into `cat` in a tmux pane (tmux -L SOCKET)
+//	benchtool keys-pty N GAP_MS                N keys into `cat` in a bare pty
+//	benchtool server-idle BIN HOME N SECONDS   server + TUI CPU with N idle chats
+//	benchtool server-memory BIN HOME N         server + TUI PSS with N idle chats
+//	benchtool server-scale BIN HOME N SECONDS  server + TUI CPU with N chats printing
 //
 // The flood (package flood) is deterministic: lines of 12 words drawn from
 // plain words, SGR colour, CJK and emoji by a fixed-seed generator, so every
@@ -22,8 +38,10 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"strconv"
+	"time"
 )
 
 // usage is printed for a bad command line.
@@ -31,7 +49,14 @@ const usage = `usage:
   benchtool flood OUT [MB]
   benchtool throughput FILE
   benchtool memory FILE N
-  benchtool idle N SECONDS`
+  benchtool idle N SECONDS
+  benchtool server-throughput BIN HOME FILE
+  benchtool server-keys BIN HOME N GAP_MS
+  benchtool keys-tmux TMUX SOCKET N GAP_MS
+  benchtool keys-pty N GAP_MS
+  benchtool server-idle BIN HOME N SECONDS
+  benchtool server-memory BIN HOME N
+  benchtool server-scale BIN HOME N SECONDS`
 
 func main() {
 	if err := run(os.Args[1:]); err != nil {
@@ -67,14 +92,84 @@ func run(args []string) error {
 		if err != nil {
 			return err
 		}
-		secs, err := strconv.ParseFloat(rest[1], 64)
-		if err != nil || secs <= 0 {
-			return fmt.Errorf("SECONDS %q: want a positive number", rest[1])
+		secs, err := seconds(rest[1])
+		if err != nil {
+			return err
 		}
 		return idle(n, secs)
 	default:
-		return fmt.Errorf("bad command line %q\n%s", args, usage)
+		return runServer(cmd, rest)
 	}
+}
+
+// runServer runs the server-* subcommands and their comparisons.
+func runServer(cmd string, rest []string) error {
+	switch {
+	case cmd == "server-throughput" && len(rest) == 3:
+		return serverThroughput(rest[0], rest[1], rest[2])
+	case (cmd == "server-keys" || cmd == "keys-tmux") && len(rest) == 4:
+		n, err := positive(rest[2])
+		if err != nil {
+			return err
+		}
+		gap, err := gapMillis(rest[3])
+		if err != nil {
+			return err
+		}
+		if cmd == "keys-tmux" {
+			return tmuxKeys(rest[0], rest[1], n, gap)
+		}
+		return serverKeys(rest[0], rest[1], n, gap)
+	case cmd == "keys-pty" && len(rest) == 2:
+		n, err := positive(rest[0])
+		if err != nil {
+			return err
+		}
+		gap, err := gapMillis(rest[1])
+		if err != nil {
+			return err
+		}
+		return ptyKeys(n, gap)
+	case (cmd == "server-idle" || cmd == "server-scale") && len(rest) == 4:
+		n, err := positive(rest[2])
+		if err != nil {
+			return err
+		}
+		secs, err := seconds(rest[3])
+		if err != nil {
+			return err
+		}
+		if cmd == "server-scale" {
+			return serverScale(rest[0], rest[1], n, secs)
+		}
+		return serverIdle(rest[0], rest[1], n, secs)
+	case cmd == "server-memory" && len(rest) == 3:
+		n, err := positive(rest[2])
+		if err != nil {
+			return err
+		}
+		return serverMemory(rest[0], rest[1], n)
+	default:
+		return fmt.Errorf("bad command line %q\n%s", append([]string{cmd}, rest...), usage)
+	}
+}
+
+// seconds reads a SECONDS argument.
+func seconds(s string) (float64, error) {
+	secs, err := strconv.ParseFloat(s, 64)
+	if err != nil || secs <= 0 || math.IsInf(secs, 0) {
+		return 0, fmt.Errorf("SECONDS %q: want a positive number", s)
+	}
+	return secs, nil
+}
+
+// gapMillis reads a GAP_MS argument: milliseconds, 0 or more.
+func gapMillis(s string) (time.Duration, error) {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || v < 0 || v > 60_000 {
+		return 0, fmt.Errorf("GAP_MS %q: want 0 to 60000 milliseconds", s)
+	}
+	return time.Duration(v * float64(time.Millisecond)), nil
 }
 
 func positive(s string) (int, error) {

@@ -1,0 +1,259 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/acpmux/acpmux-tui/config"
+	"github.com/acpmux/acpmux-tui/mux"
+)
+
+// The benchmarks of a server and a TUI holding many chats: the CPU they
+// use while the chats are idle, their memory, and their CPU while every
+// chat prints a line a second. Each starts a real server, its chats, and
+// then the real TUI in a pty; it measures only once the TUI has drawn them,
+// sized their ptys to its pane, and the two processes have settled.
+
+// scaleHarness prints a line a second, as a busy agent's status does.
+var scaleHarness = config.HarnessConfig{Command: "/bin/sh", Args: []string{"-c", "while :; do date; sleep 1; done"}}
+
+// idleHarness prints a prompt once and falls silent, as an agent at its
+// prompt does.
+var idleHarness = config.HarnessConfig{Command: "/bin/sh", Args: []string{"-c", "printf '" + idlePrompt + " '; exec sleep 3600"}}
+
+// The settling: CPU is sampled every settleEvery; server and TUI have
+// settled once the last settleSpan used no more than the limit given.
+// Past settleMax the measurement goes ahead and says it did not settle.
+const (
+	settleEvery = 100 * time.Millisecond
+	settleSpan  = time.Second
+	settleMax   = 30 * time.Second
+)
+
+// tuiBench is a server with its chats and a TUI showing them, the rig's own
+// Remote closed.
+type tuiBench struct {
+	r       *serverRig
+	tui     *tuiProcess
+	ids     []string
+	settled bool
+	waited  time.Duration // from the TUI's start to the measurement
+}
+
+// startTUIBench starts a server, n chats of h, waits until ready holds for
+// each, starts the TUI and waits for its first frame and for it to have
+// sized every chat's pty, closes the rig's Remote, and waits until server
+// and TUI have used at most settleCPU seconds of CPU over one second.
+func startTUIBench(binary, home string, h config.HarnessConfig, n int, ready func(r *serverRig, id string) bool, settleCPU float64) (*tuiBench, error) {
+	r, err := newServerRig(binary, home, map[string]config.HarnessConfig{"bench": h})
+	if err != nil {
+		return nil, err
+	}
+	b := &tuiBench{r: r}
+	if err := b.setUp(n, ready, settleCPU); err != nil {
+		b.close()
+		return nil, err
+	}
+	return b, nil
+}
+
+// setUp starts the chats and the TUI and waits as startTUIBench says.
+func (b *tuiBench) setUp(n int, ready func(r *serverRig, id string) bool, settleCPU float64) error {
+	r := b.r
+	if err := r.watch(); err != nil {
+		return err
+	}
+	var err error
+	if b.ids, err = r.startChats("bench", n); err != nil {
+		return err
+	}
+	if err := r.waitAll(b.ids, "ready", func(id string) bool { return ready(r, id) }); err != nil {
+		return err
+	}
+	begin := time.Now()
+	if b.tui, err = startTUI(r.binary, "chats "+strconv.Itoa(n)); err != nil {
+		return err
+	}
+	if err := b.tui.waitReady(); err != nil {
+		return err
+	}
+	if err := r.waitAll(b.ids, "sized by the TUI", r.resizedByTUI); err != nil {
+		return err
+	}
+	r.unwatch()
+	if b.settled, err = settle(settleCPU, r.pid, b.tui.pid()); err != nil {
+		return err
+	}
+	b.waited = time.Since(begin)
+	return nil
+}
+
+// close ends the TUI and the server.
+func (b *tuiBench) close() {
+	if b.tui != nil {
+		if err := b.tui.close(); err != nil {
+			fmt.Fprintln(os.Stderr, "benchtool:", err)
+		}
+	}
+	b.r.close()
+}
+
+// settle waits until the processes have used at most limit seconds of CPU
+// over the last settleSpan, sampling every settleEvery, for at most
+// settleMax; it reports whether they settled.
+func settle(limit float64, pids ...int) (bool, error) {
+	var samples []uint64
+	deadline := time.Now().Add(settleMax)
+	window := int(settleSpan / settleEvery)
+	for {
+		t, err := ticksOf(pids...)
+		if err != nil {
+			return false, err
+		}
+		samples = append(samples, t)
+		if n := len(samples); n > window && float64(samples[n-1]-samples[n-1-window])/userHZ <= limit {
+			return true, nil
+		}
+		if time.Now().After(deadline) {
+			return false, nil
+		}
+		time.Sleep(settleEvery)
+	}
+}
+
+// measureCPU returns the CPU seconds (user and system) each process uses
+// over secs seconds, in the order of pids.
+func measureCPU(secs float64, pids ...int) ([]float64, error) {
+	before := make([]uint64, len(pids))
+	for i, pid := range pids {
+		var err error
+		if before[i], err = procTicks(pid); err != nil {
+			return nil, err
+		}
+	}
+	time.Sleep(time.Duration(secs * float64(time.Second)))
+	used := make([]float64, len(pids))
+	for i, pid := range pids {
+		after, err := procTicks(pid)
+		if err != nil {
+			return nil, err
+		}
+		used[i] = float64(after-before[i]) / userHZ
+	}
+	return used, nil
+}
+
+// idleShown reports whether a chat shows its prompt and waits for input.
+func idleShown(r *serverRig, id string) bool {
+	if r.remote.State(id).Status != mux.StatusWaiting {
+		return false
+	}
+	return strings.HasPrefix(lastRow(r.remote.Render(id, 0)), idlePrompt)
+}
+
+// printing reports whether a chat runs and has printed a line.
+func printing(r *serverRig, id string) bool {
+	return r.remote.State(id).Status.Live() && lastRow(r.remote.Render(id, 0)) != ""
+}
+
+// emitSetup prints how the measured state was reached.
+func emitSetup(b *tuiBench) {
+	emit("chats", len(b.ids))
+	emit("server_pid", b.r.pid)
+	emit("tui_pid", b.tui.pid())
+	emit("settled", b.settled)
+	emit("settle_seconds", b.waited.Seconds())
+}
+
+// serverIdle holds n idle chats in a server with the TUI showing them, and
+// measures the CPU seconds server and TUI use over secs seconds.
+func serverIdle(binary, home string, n int, secs float64) error {
+	b, err := startTUIBench(binary, home, idleHarness, n, idleShown, 0.02)
+	if err != nil {
+		return err
+	}
+	defer b.close()
+	out0 := b.tui.bytesRead()
+	used, err := measureCPU(secs, b.r.pid, b.tui.pid())
+	if err != nil {
+		return err
+	}
+	out := b.tui.bytesRead() - out0
+	if err := b.r.checkLive(b.ids); err != nil {
+		return err
+	}
+	emit("bench", "server-idle")
+	emitSetup(b)
+	emit("held_seconds", secs)
+	emit("server_cpu_seconds", used[0])
+	emit("tui_cpu_seconds", used[1])
+	emit("tui_output_bytes", out)
+	emit("cpu_seconds", used[0]+used[1])
+	return nil
+}
+
+// serverMemory holds n idle chats in a server with the TUI showing them,
+// and reads the proportional set size (PSS: shared pages split between
+// the processes that map them) of server and TUI.
+func serverMemory(binary, home string, n int) error {
+	b, err := startTUIBench(binary, home, idleHarness, n, idleShown, 0.02)
+	if err != nil {
+		return err
+	}
+	defer b.close()
+	srvPss, srvRss, err := memoryOf(b.r.pid)
+	if err != nil {
+		return err
+	}
+	tuiPss, tuiRss, err := memoryOf(b.tui.pid())
+	if err != nil {
+		return err
+	}
+	if err := b.r.checkLive(b.ids); err != nil {
+		return err
+	}
+	emit("bench", "server-memory")
+	emitSetup(b)
+	emit("server_pss_bytes", srvPss)
+	emit("server_rss_bytes", srvRss)
+	emit("tui_pss_bytes", tuiPss)
+	emit("tui_rss_bytes", tuiRss)
+	emit("pss_bytes", srvPss+tuiPss)
+	return nil
+}
+
+// serverScale runs n chats that each print a line a second in a server,
+// with the TUI showing them, and measures the CPU server and TUI use over
+// secs seconds, as a percentage of one core.
+func serverScale(binary, home string, n int, secs float64) error {
+	// Settled: no more than the goal's 5% of a core over a second.
+	b, err := startTUIBench(binary, home, scaleHarness, n, printing, 0.05)
+	if err != nil {
+		return err
+	}
+	defer b.close()
+	out0 := b.tui.bytesRead()
+	used, err := measureCPU(secs, b.r.pid, b.tui.pid())
+	if err != nil {
+		return err
+	}
+	out := b.tui.bytesRead() - out0
+	if err := b.r.checkLive(b.ids); err != nil {
+		return err
+	}
+	if out == 0 {
+		return fmt.Errorf("the TUI drew nothing in %g s while its selected chat printed a line a second", secs)
+	}
+	emit("bench", "server-scale")
+	emitSetup(b)
+	emit("held_seconds", secs)
+	emit("server_cpu_seconds", used[0])
+	emit("tui_cpu_seconds", used[1])
+	emit("tui_output_bytes", out)
+	emit("cpu_seconds", used[0]+used[1])
+	emit("cpu_percent", (used[0]+used[1])/secs*100)
+	return nil
+}
