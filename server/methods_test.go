@@ -245,3 +245,44 @@ func TestStartRefusedWhenAStoredFolderHasGone(t *testing.T) {
 		t.Fatal("a harness started")
 	}
 }
+
+// TestSetDirectoriesOnARunningChat: the socket's setDirectories on a
+// running chat stores the list at once and answers it pending: the shell
+// fake starts fresh each time, so the change waits for a restart, which
+// then gives it the new list; foldersChanged answers the same for a list a
+// client stored itself.
+func TestSetDirectoriesOnARunningChat(t *testing.T) {
+	r := newRig(t, rigOpt{})
+	w := r.dial()
+	dirs := r.folders(2)
+	var c sessions.ChatJSON
+	w.ok(MethodNew, NewParams{AdditionalDirectories: dirs[:1]}, &c)
+	w.ok(MethodStart, ChatParams{ID: c.ID, Cols: 100, Rows: 30}, &c)
+	first := r.waitRecords(1)[0]
+
+	w.ok(MethodSetDirectories, map[string]any{"id": c.ID, "additionalDirectories": dirs}, &c)
+	if !slices.Equal(c.PendingDirectories, dirs) || !slices.Equal(c.AdditionalDirectories, dirs) {
+		t.Fatalf("setDirectories on a running chat: %+v", c)
+	}
+	if m, err := r.store.Load(c.ID); err != nil || !slices.Equal(m.AdditionalDirectories, dirs) {
+		t.Fatalf("not stored at once: %v %v", m, err)
+	}
+	if n := len(r.records()); n != 1 || !processAlive(first.Pid) {
+		t.Fatalf("a harness that starts fresh was restarted: %d starts", n)
+	}
+
+	if _, err := r.store.Update(c.ID, func(m *sessions.Meta) error { m.AdditionalDirectories = dirs[1:]; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	w.ok(MethodFoldersChanged, ChatParams{ID: c.ID}, &c)
+	if !slices.Equal(c.PendingDirectories, dirs[1:]) {
+		t.Fatalf("foldersChanged: pending %q", c.PendingDirectories)
+	}
+
+	var after sessions.ChatJSON // absent fields must not keep old values
+	w.ok(MethodRestart, ChatParams{ID: c.ID}, &after)
+	second := r.waitRecords(2)[1]
+	if v, _ := second.Getenv(harness.EnvAdditionalDirectories); v != dirs[1] || after.PendingDirectories != nil {
+		t.Fatalf("after the restart: folders %q, pending %q", v, after.PendingDirectories)
+	}
+}
