@@ -24,11 +24,15 @@ type conn struct {
 	s  *Server
 	nc *net.UnixConn
 
-	out      chan []byte // answers to write, one line each
-	dropped  atomic.Bool
-	dropOnce sync.Once
-	calls    sync.WaitGroup
-	slots    chan struct{} // one per call in flight
+	out chan []byte // answers to write, one line each
+	// queued and written count the lines put in out and written out: a
+	// line numbered n by queued is on the wire once written reaches n
+	// (within the lines other goroutines queued at the same moment).
+	queued, written atomic.Uint64
+	dropped         atomic.Bool
+	dropOnce        sync.Once
+	calls           sync.WaitGroup
+	slots           chan struct{} // one per call in flight
 	// gone is closed once reading has stopped: streams to the connection
 	// (prompt.go's watchers, which count as calls) end then.
 	gone chan struct{}
@@ -119,27 +123,35 @@ func (c *conn) reply(id json.RawMessage, result any, rpcErr *Error) {
 // dropped with the client when the client lets its queue fill: a stream
 // that can outrun a reader (screen changes, pty output) coalesces before
 // it calls notify.
-func (c *conn) notify(method string, params any) {
+// It returns the line's number (see queued), 0 when it was not queued.
+func (c *conn) notify(method string, params any) uint64 {
 	b, err := encodeNotification(method, params)
 	if err != nil {
 		c.s.opt.Logger.Error("encode notification", "method", method, "err", err)
-		return
+		return 0
 	}
-	c.send(b)
+	return c.send(b)
 }
 
 // send queues a line for the writer, or drops the client whose queue is
-// full: it is not reading.
-func (c *conn) send(b []byte) {
+// full: it is not reading. It returns the line's number, 0 when it was not
+// queued.
+func (c *conn) send(b []byte) uint64 {
 	if c.dropped.Load() {
-		return
+		return 0
 	}
+	n := c.queued.Add(1)
 	select {
 	case c.out <- b:
+		return n
 	default:
 		c.drop("it lets its answers pile up unread")
+		return 0
 	}
 }
+
+// sent reports whether line n (a number send returned) has been written.
+func (c *conn) sent(n uint64) bool { return c.written.Load() >= n }
 
 func (c *conn) writeLoop() {
 	for b := range c.out {
@@ -150,6 +162,7 @@ func (c *conn) writeLoop() {
 		if _, err := c.nc.Write(b); err != nil {
 			c.drop("write: " + err.Error())
 		}
+		c.written.Add(1)
 	}
 }
 

@@ -53,6 +53,7 @@ type viewer struct {
 	dirty      map[string]ChatView
 	flushAt    *time.Timer // set while a notification is scheduled
 	lastFlush  time.Time
+	lastLine   uint64 // the last notification's line number (conn.send)
 }
 
 // viewerOf returns the connection's viewer, made on first use.
@@ -165,19 +166,19 @@ func (v *viewer) mark(views map[string]ChatView) {
 		return // one is due: these go with it
 	}
 	wait := viewFrame - time.Since(v.lastFlush)
-	if wait <= 0 && len(v.c.out) == 0 {
+	if wait <= 0 && v.c.sent(v.lastLine) {
 		v.flushLocked()
 		return
 	}
 	// Within a frame of the last one, wait for the frame's end; past it,
-	// the queue holds lines (most often an answer on its way), which a
-	// moment, not a frame, lets through.
+	// the last notification is still on its way, which a moment, not a
+	// frame, lets through. An answer in the queue is no reason to wait:
+	// a key's echo often comes while the answer to its write is queued.
 	v.flushAt = time.AfterFunc(max(wait, viewFrame/4), v.flushDue)
 }
 
-// flushDue sends the changes gathered, unless the connection's queue still
-// holds lines (maybe the last notification): then it looks again a frame
-// later. It runs only while a change waits, and ends with the connection.
+// flushDue sends the changes gathered, unless the last notification is
+// still in the connection's queue: then it looks again a frame later. It runs only while a change waits, and ends with the connection.
 func (v *viewer) flushDue() {
 	v.mu.Lock()
 	defer v.mu.Unlock()
@@ -185,7 +186,7 @@ func (v *viewer) flushDue() {
 	if v.closed || len(v.dirty) == 0 || v.c.dropped.Load() {
 		return
 	}
-	if len(v.c.out) > 0 {
+	if !v.c.sent(v.lastLine) {
 		v.flushAt = time.AfterFunc(viewFrame, v.flushDue)
 		return
 	}
@@ -193,7 +194,7 @@ func (v *viewer) flushDue() {
 }
 
 func (v *viewer) flushLocked() {
-	v.c.notify(NotifyChanged, StatesResult{States: v.dirty})
+	v.lastLine = v.c.notify(NotifyChanged, StatesResult{States: v.dirty})
 	v.dirty = map[string]ChatView{}
 	v.lastFlush = time.Now()
 }
