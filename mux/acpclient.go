@@ -359,7 +359,7 @@ func (c *acpChat) turn(ctx context.Context, p *acpProcess, text string) (acp.Sto
 }
 
 // cancelTurn sends session/cancel for the running turn. Every permission
-// request waiting is answered "cancelled" first, as the spec asks, and so is
+// request waiting is then answered "cancelled", as the spec asks, and so is
 // any the agent sends until the turn ends.
 func (c *acpChat) cancelTurn() error {
 	c.mu.Lock()
@@ -374,6 +374,11 @@ func (c *acpChat) cancelTurn() error {
 	if p == nil || !active {
 		return nil
 	}
+	// session/cancel goes on the wire before the answers: an agent that
+	// reads them in order knows the turn is cancelled by the time its
+	// permission requests come back, and ends it "cancelled" rather than
+	// finishing it as if the user had refused.
+	err := p.conn.Cancel(context.Background(), acp.CancelNotification{SessionId: p.sessionID})
 	for _, card := range cards {
 		select {
 		case card.answer <- "":
@@ -381,7 +386,7 @@ func (c *acpChat) cancelTurn() error {
 		}
 	}
 	c.m.notify(c)
-	return p.conn.Cancel(context.Background(), acp.CancelNotification{SessionId: p.sessionID})
+	return err
 }
 
 // stderrTap passes an agent's stderr, a line at a time and cleaned, to the

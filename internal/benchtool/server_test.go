@@ -124,7 +124,9 @@ func TestTmuxControlBlocks(t *testing.T) {
 			"%begin 1 3 1\nunknown command: nope\n%error 1 3 1\n")
 		w.Close()
 	}()
-	want := []tmuxBlock{{}, {lines: []string{"line one", "%line two"}}, {lines: []string{"unknown command: nope"}, err: true}}
+	// The first block (flags 0) answers no command of this client, so it
+	// is not handed over.
+	want := []tmuxBlock{{lines: []string{"line one", "%line two"}}, {lines: []string{"unknown command: nope"}, err: true}}
 	for i, wb := range want {
 		b, err := tc.next()
 		if err != nil {
