@@ -1,5 +1,7 @@
 package mux
 
+import "github.com/acpmux/acpmux-tui/mux/screen"
+
 // MaxHistoryBytes bounds what History returns.
 const MaxHistoryBytes = 4 << 20
 
@@ -25,10 +27,15 @@ func (m *Mux) History(id string, maxBytes int) []string {
 	if p.scr == nil {
 		return nil
 	}
-	_, rows := p.scr.Size()
+	return historyOf(p.scr, maxBytes)
+}
+
+// historyOf is a screen's scrollback and screen as History gives them.
+func historyOf(scr *screen.Screen, maxBytes int) []string {
+	_, rows := scr.Size()
 	var rev []string // newest first
 	for r := rows - 1; r >= 0; r-- {
-		l := p.scr.PlainLine(r)
+		l := scr.PlainLine(r)
 		if l == "" && len(rev) == 0 {
 			continue
 		}
@@ -38,8 +45,8 @@ func (m *Mux) History(id string, maxBytes int) []string {
 	for _, l := range rev {
 		size += len(l) + 1
 	}
-	for i := p.scr.ScrollbackLen() - 1; i >= 0 && size < maxBytes; i-- {
-		l := p.scr.PlainScrollback(i)
+	for i := scr.ScrollbackLen() - 1; i >= 0 && size < maxBytes; i-- {
+		l := scr.PlainScrollback(i)
 		size += len(l) + 1
 		rev = append(rev, l)
 	}
