@@ -135,8 +135,8 @@ func TestClaudeAgentACPGetsTheField(t *testing.T) {
 	if got := decodeStrings(t, news[0]["additionalDirectories"]); !slices.Equal(got, dirs) {
 		t.Fatalf("session/new additionalDirectories %q, want %q", got, dirs)
 	}
-	if stored, _ := r.store.Load(m.ID); stored.AgentSessionID == "" {
-		t.Fatal("no session id stored")
+	if stored, _ := r.store.Load(m.ID); stored.AgentSessionID == "" || stored.FoldersVia != harness.ViaACP {
+		t.Fatalf("stored after the start: session %q, folders_via %q (want acp: what happened)", stored.AgentSessionID, stored.FoldersVia)
 	}
 
 	// A relative folder is refused by our validator before anything is sent.
