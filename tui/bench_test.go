@@ -190,3 +190,40 @@ func BenchmarkFirstFrameModel1000(b *testing.B) {
 		m.Close()
 	}
 }
+
+// BenchmarkForkKeyToFirstFrame is f on a chat with a 10,000-line
+// conversation on its terminal, to the frame that shows the fork selected:
+// the key, the capsule built from the conversation where the harness has
+// no native fork (shell), the fork's chat file written, the list read
+// again, and the frame drawn. The store grows by a chat per iteration.
+func BenchmarkForkKeyToFirstFrame(b *testing.B) {
+	var conv strings.Builder
+	for i := range 10000 {
+		fmt.Fprintf(&conv, "%05d the agent said something about main.go and the parser, and the user answered\n", i)
+	}
+	for _, h := range []string{"shell", "claude"} {
+		b.Run(h, func(b *testing.B) {
+			r := newRig(b, nil)
+			parent := r.create(sessions.NewChat{Name: "long talk", Harness: h})
+			r.fake.set(parent.ID, mux.State{Status: mux.StatusRunning, Pid: 4242, Started: time.Unix(0, 0)}, conv.String())
+			r.open(Options{})
+			b.ReportAllocs()
+			for b.Loop() {
+				b.StopTimer()
+				if r.m.pane.Focused() {
+					r.key(keyOf(tea.KeyCtrlCloseBracket)) // the last fork had the keyboard
+				}
+				if !r.m.sidebar.Select(parent.ID) {
+					b.Fatal("the parent is not listed")
+				}
+				r.run(r.m.selectionChanged())
+				b.StartTimer()
+				r.key(runeKey('f'))
+				if e, _ := r.m.sidebar.Selected(); e.Meta == nil || e.Meta.Origin != sessions.OriginFork {
+					b.Fatalf("the fork is not selected: %+v", e.Meta)
+				}
+				_ = r.m.View()
+			}
+		})
+	}
+}
