@@ -447,7 +447,7 @@ func TestWriteReplacesOnlyWhatItRead(t *testing.T) {
 			t.Fatal(err)
 		}
 		before := stateOf(t, target)
-		err := writeAtomic(target, []byte("version = 1\n"), nil)
+		err := writeAtomic(target, []byte("version = 1\n"), 0o644, nil)
 		if err == nil || !strings.Contains(err.Error(), "already at the new chat's path") {
 			t.Errorf("new chat over a %s: %v", was, err)
 		}

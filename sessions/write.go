@@ -20,10 +20,12 @@ func (s *Store) write(m *Meta, was *fileIdentity) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(s.ChatPath(m.ID), data, was)
+	return writeAtomic(s.ChatPath(m.ID), data, 0o644, was)
 }
 
-func writeAtomic(path string, data []byte, was *fileIdentity) error {
+// writeAtomic puts data at path with mode: a temp file in the same folder,
+// fsync, rename (see commitRename for was), fsync of the folder.
+func writeAtomic(path string, data []byte, mode os.FileMode, was *fileIdentity) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
@@ -38,7 +40,7 @@ func writeAtomic(path string, data []byte, was *fileIdentity) error {
 	if _, err := f.Write(data); err != nil {
 		return fail(err)
 	}
-	if err := f.Chmod(0o644); err != nil {
+	if err := f.Chmod(mode); err != nil {
 		return fail(err)
 	}
 	if err := f.Sync(); err != nil {
