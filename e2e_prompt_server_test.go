@@ -21,20 +21,6 @@ import (
 // promptHang is how long these tests wait before calling something a hang.
 const promptHang = 3 * time.Minute
 
-// promptWaitFor waits for cond, on a tick that backs off to 50 ms.
-func promptWaitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(promptHang)
-	wait := time.Millisecond
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", promptHang, what)
-		}
-		time.Sleep(wait)
-		wait = min(2*wait, 50*time.Millisecond)
-	}
-}
-
 // promptServerCLI is a CLI world whose "fake" harness is the fake ACP
 // agent recording its starts; it returns the chat made on it and the
 // records' file.
@@ -153,7 +139,7 @@ func TestE2EPromptBurstArrivesWhole(t *testing.T) {
 func TestE2EPromptCtrlCCancelsTheTurn(t *testing.T) {
 	c, id, rec := promptServerCLI(t)
 	b := c.promptInBackground("prompt", id, "slow")
-	promptWaitFor(t, "the slow turn's first words", func() bool { return strings.Contains(b.stdout.String(), "working slowly") })
+	srvWaitFor(t, "the slow turn's first words", func() bool { return strings.Contains(b.stdout.String(), "working slowly") })
 	if err := b.cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +159,7 @@ func TestE2EPromptCtrlCCancelsTheTurn(t *testing.T) {
 func TestE2EPromptKilledLeavesItsTurnRunning(t *testing.T) {
 	c, id, _ := promptServerCLI(t)
 	b := c.promptInBackground("prompt", id, "slow")
-	promptWaitFor(t, "the slow turn's first words", func() bool { return strings.Contains(b.stdout.String(), "working slowly") })
+	srvWaitFor(t, "the slow turn's first words", func() bool { return strings.Contains(b.stdout.String(), "working slowly") })
 	if err := b.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/acpmux/acpmux-tui/client"
 	"github.com/acpmux/acpmux-tui/internal/testharness/startrecord"
+	"github.com/acpmux/acpmux-tui/internal/testharness/wait"
 	"github.com/acpmux/acpmux-tui/server"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
@@ -26,18 +27,10 @@ import (
 // srvHang is how long these tests wait before calling something a hang.
 const srvHang = 3 * time.Minute
 
-// srvWaitFor waits for cond, on a tick that backs off to 50 ms.
+// srvWaitFor waits for cond (see wait.Until).
 func srvWaitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(srvHang)
-	wait := time.Millisecond
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", srvHang, what)
-		}
-		time.Sleep(wait)
-		wait = min(2*wait, 50*time.Millisecond)
-	}
+	wait.Until(t, what, cond)
 }
 
 // srvProcessAlive reports whether pid is a live process (a zombie is dead).

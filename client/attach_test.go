@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/acpmux/acpmux-tui/internal/testharness/startrecord"
+	"github.com/acpmux/acpmux-tui/internal/testharness/wait"
 	"github.com/acpmux/acpmux-tui/mux/screen"
 	"github.com/acpmux/acpmux-tui/server"
 	"github.com/acpmux/acpmux-tui/sessions"
@@ -79,7 +80,7 @@ func (tt *testTerminal) modes() screen.Modes {
 
 func (tt *testTerminal) waitText(text string) {
 	tt.t.Helper()
-	waitUntil(tt.t, "\""+text+"\" on the terminal", func() bool { return strings.Contains(tt.text(), text) }, tt.text)
+	wait.UntilShow(tt.t, "\""+text+"\" on the terminal", func() bool { return strings.Contains(tt.text(), text) }, tt.text)
 }
 
 func (tt *testTerminal) typeIn(s string) {
@@ -98,20 +99,6 @@ func (tt *testTerminal) restored() {
 	}
 	if *after != *tt.before {
 		tt.t.Fatal("the terminal's termios were not restored")
-	}
-}
-
-// waitUntil polls cond with a deadline that only detects a hang.
-func waitUntil(t *testing.T, what string, cond func() bool, show func() string) {
-	t.Helper()
-	deadline := time.Now().Add(hangDeadline)
-	wait := time.Millisecond
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s; last seen:\n%s", hangDeadline, what, show())
-		}
-		time.Sleep(wait)
-		wait = min(2*wait, 50*time.Millisecond)
 	}
 }
 
@@ -237,7 +224,7 @@ func TestAttachHarnessExits(t *testing.T) {
 	tt.waitText("ready>")
 	// The pty fake echoes what it reads; these set modes on the terminal.
 	tt.typeIn("\x1b[?2004h\x1b[?1h\r")
-	waitUntil(t, "the echoed modes", func() bool { m := tt.modes(); return m.BracketedPaste && m.AppCursor }, tt.text)
+	wait.UntilShow(t, "the echoed modes", func() bool { m := tt.modes(); return m.BracketedPaste && m.AppCursor }, tt.text)
 	tt.typeIn("last\r\x04")
 	how, err := run.wait(t)
 	if how != "exit status 0" || err != nil {
@@ -245,7 +232,7 @@ func TestAttachHarnessExits(t *testing.T) {
 	}
 	tt.waitText("echo: last")
 	tt.restored()
-	waitUntil(t, "the modes reset", func() bool { m := tt.modes(); return !m.BracketedPaste && !m.AppCursor }, tt.text)
+	wait.UntilShow(t, "the modes reset", func() bool { m := tt.modes(); return !m.BracketedPaste && !m.AppCursor }, tt.text)
 }
 
 // TestAttachStreamOrder: the client's side of the generations. Output that

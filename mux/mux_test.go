@@ -16,6 +16,7 @@ import (
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/internal/testharness/startrecord"
+	"github.com/acpmux/acpmux-tui/internal/testharness/wait"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -154,24 +155,11 @@ func (r *rig) loadMeta(id string) *sessions.Meta {
 // running the race detector must never reach it.
 const hangDeadline = 3 * time.Minute
 
-// waitFor waits for cond with a deadline; it checks on a tick that starts
-// short and backs off to 100 ms, so a long wait (a flood under the race
-// detector) does not steal the CPU from the work it waits for.
+// waitFor waits for cond (see wait.Until: a tick that backs off, so a long
+// wait does not steal the CPU from the work it waits for).
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.NewTimer(hangDeadline)
-	defer deadline.Stop()
-	wait := time.Millisecond
-	for !cond() {
-		tick := time.NewTimer(wait)
-		select {
-		case <-deadline.C:
-			tick.Stop()
-			t.Fatalf("timed out after %v waiting for %s", hangDeadline, what)
-		case <-tick.C:
-		}
-		wait = min(2*wait, 100*time.Millisecond)
-	}
+	wait.Until(t, what, cond)
 }
 
 func wantFolderArgs(flag string, dirs []string) []string {

@@ -62,7 +62,8 @@ func (a *attachClient) run() {
 				<-pause
 			}
 			if slow && r == nil {
-				r = &bytesReader{nc: a.w}
+				r = &bytesReader{nc: a.w, pace: time.NewTicker(time.Millisecond)}
+				defer r.pace.Stop()
 				a.w.r.Reset(r)
 			}
 			a.w.nc.SetReadDeadline(time.Now().Add(hangDeadline))
@@ -87,12 +88,15 @@ func (a *attachClient) run() {
 	}()
 }
 
-// bytesReader reads a connection a little at a time, with a pause before
-// each read.
-type bytesReader struct{ nc *wire }
+// bytesReader reads a connection as a slow terminal does: at most 4 KiB a
+// read, and a read a tick of pace.
+type bytesReader struct {
+	nc   *wire
+	pace *time.Ticker
+}
 
 func (b *bytesReader) Read(p []byte) (int, error) {
-	time.Sleep(time.Millisecond) // the pace of a slow terminal, not a wait for anything
+	<-b.pace.C
 	return b.nc.nc.Read(p[:min(len(p), 4096)])
 }
 

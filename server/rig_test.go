@@ -15,6 +15,7 @@ import (
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/internal/testharness/startrecord"
+	"github.com/acpmux/acpmux-tui/internal/testharness/wait"
 	"github.com/acpmux/acpmux-tui/mux"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
@@ -42,18 +43,10 @@ func TestMain(m *testing.M) {
 // hang. It detects hangs; it does not measure speed.
 const hangDeadline = 3 * time.Minute
 
-// waitFor waits for cond, checking on a tick that backs off to 50 ms.
+// waitFor waits for cond (see wait.Until).
 func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(hangDeadline)
-	wait := time.Millisecond
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", hangDeadline, what)
-		}
-		time.Sleep(wait)
-		wait = min(2*wait, 50*time.Millisecond)
-	}
+	wait.Until(t, what, cond)
 }
 
 // rig is one test's agent home with a server serving it in this process.
