@@ -50,15 +50,17 @@ func checkShownError(t *testing.T, what, got string, want ...string) {
 	}
 }
 
-// transcriptError is the last error entry of a chat's transcript.
-func transcriptError(r *acpRig, id string) string {
-	entries := r.mux.Transcript(id)
-	for i := len(entries) - 1; i >= 0; i-- {
-		if entries[i].Kind == EntryError {
-			return entries[i].Text
+// transcriptErrors are the error entries of a chat's transcript, a line
+// each. A turn that fails because its agent misbehaved has two: the turn's
+// end and the process's, in the order the two goroutines got there.
+func transcriptErrors(r *acpRig, id string) string {
+	var errs []string
+	for _, e := range r.mux.Transcript(id) {
+		if e.Kind == EntryError {
+			errs = append(errs, e.Text)
 		}
 	}
-	return ""
+	return strings.Join(errs, "\n")
 }
 
 // TestACPTurnErrorsNameTheirCause: a turn that fails says why, in the
@@ -88,7 +90,7 @@ func TestACPTurnErrorsNameTheirCause(t *testing.T) {
 			t.Logf("shown as:\n%s", err)
 			checkShownError(t, "the prompt's error", err.Error(), c.want...)
 			if c.kept {
-				checkShownError(t, "the transcript's error", transcriptError(r, m.ID), c.want...)
+				checkShownError(t, "the transcript's errors", transcriptErrors(r, m.ID), c.want...)
 			}
 			if t.Failed() {
 				t.Logf("log:\n%s", tail(r.logBuf.String(), 4000))
