@@ -121,32 +121,37 @@ func (s Spec) BuildLaunch(m *sessions.Meta, o LaunchOptions) (Launch, error) {
 }
 
 // ClaudeHasSession reports whether Claude Code, run with the environment env,
-// has stored the session id: a file <id>.jsonl in one of the project folders
-// under ${CLAUDE_CONFIG_DIR:-$HOME/.claude}/projects/.
-func ClaudeHasSession(env []string, id string) bool {
-	if id == "" || strings.ContainsAny(id, "/\\\x00") || id == "." || id == ".." {
-		return false
+// has stored the session id (see ClaudeSessionLog).
+func ClaudeHasSession(env []string, id string) bool { return ClaudeSessionLog(env, id) != "" }
+
+// ClaudeSessionLog returns the log in which Claude Code, run with the
+// environment env, keeps session id: <id>.jsonl, a regular file (a link is
+// not followed), in one of the project folders under
+// ${CLAUDE_CONFIG_DIR:-$HOME/.claude}/projects/; "" when it has none.
+func ClaudeSessionLog(env []string, id string) string {
+	if !safeSessionID(id) {
+		return ""
 	}
 	root := lookupEnv(env, "CLAUDE_CONFIG_DIR")
 	if root == "" {
 		home := lookupEnv(env, "HOME")
 		if home == "" {
-			return false
+			return ""
 		}
 		root = filepath.Join(home, ".claude")
 	}
 	projects := filepath.Join(root, "projects")
 	entries, err := os.ReadDir(projects)
 	if err != nil {
-		return false
+		return ""
 	}
 	for _, e := range entries {
-		fi, err := os.Stat(filepath.Join(projects, e.Name(), id+".jsonl"))
-		if err == nil && fi.Mode().IsRegular() {
-			return true
+		p := filepath.Join(projects, e.Name(), id+".jsonl")
+		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
+			return p
 		}
 	}
-	return false
+	return ""
 }
 
 // lookupEnv returns the last value of key in an environment list.

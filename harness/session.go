@@ -178,18 +178,30 @@ var codexRollout = regexp.MustCompile(`^rollout-(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\
 var codexID = regexp.MustCompile(`^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$`)
 
 // CodexHasSession reports whether Codex, run with the environment env, has
-// a rollout file for the session id, which `codex resume` needs.
+// a rollout file for the session id whose meta record names it, which
+// `codex resume` needs.
 func CodexHasSession(env []string, id string) bool {
-	if !codexID.MatchString(id) {
+	path := CodexSessionLog(env, id)
+	if path == "" {
 		return false
 	}
-	found := false
+	s, ok := readCodexMeta(path)
+	return ok && s.ID == id
+}
+
+// CodexSessionLog returns the rollout file named for Codex session id
+// under the sessions root of env (a regular file; the walk follows no
+// link), or "".
+func CodexSessionLog(env []string, id string) string {
+	if !codexID.MatchString(id) {
+		return ""
+	}
+	found := ""
 	walkCodexRollouts(env, time.Time{}, time.Time{}, func(path string, fileID string) bool {
 		if fileID == id {
-			s, ok := readCodexMeta(path)
-			found = ok && s.ID == id
+			found = path
 		}
-		return !found
+		return found == ""
 	})
 	return found
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/mux"
 )
 
@@ -182,7 +183,7 @@ func TestHugeSessionLogIsReadBounded(t *testing.T) {
 	wantNotIn(t, c, "zzzz")
 }
 
-func TestClaudeLogPathNeverFollowsALink(t *testing.T) {
+func TestClaudeSessionLogNeverFollowsALink(t *testing.T) {
 	root := t.TempDir()
 	proj := filepath.Join(root, "projects", "-src-app")
 	if err := os.MkdirAll(proj, 0o755); err != nil {
@@ -202,8 +203,8 @@ func TestClaudeLogPathNeverFollowsALink(t *testing.T) {
 		{"*", ""},
 		{"", ""},
 	} {
-		if got := ClaudeLogPath(env, tc.id); got != tc.want {
-			t.Errorf("ClaudeLogPath(%q) = %q, want %q", tc.id, got, tc.want)
+		if got := harness.ClaudeSessionLog(env, tc.id); got != tc.want {
+			t.Errorf("ClaudeSessionLog(%q) = %q, want %q", tc.id, got, tc.want)
 		}
 	}
 	if _, err := readLog(filepath.Join(proj, "linked.jsonl"), func([]byte) {}); err == nil {
@@ -211,7 +212,7 @@ func TestClaudeLogPathNeverFollowsALink(t *testing.T) {
 	}
 }
 
-func TestCodexLogPathFindsTheRollout(t *testing.T) {
+func TestCodexSessionLogFindsTheRollout(t *testing.T) {
 	root := t.TempDir()
 	day := filepath.Join(root, "sessions", "2025", "10", "29")
 	os.MkdirAll(day, 0o755)
@@ -220,11 +221,11 @@ func TestCodexLogPathFindsTheRollout(t *testing.T) {
 	os.WriteFile(want, []byte("{}\n"), 0o600)
 	os.WriteFile(filepath.Join(day, "rollout-2025-10-29T00-59-38-other.jsonl"), []byte("{}\n"), 0o600)
 	env := []string{"CODEX_HOME=" + root}
-	if got := CodexLogPath(env, id); got != want {
-		t.Errorf("CodexLogPath = %q, want %q", got, want)
+	if got := harness.CodexSessionLog(env, id); got != want {
+		t.Errorf("CodexSessionLog = %q, want %q", got, want)
 	}
-	if got := CodexLogPath(env, "../x"); got != "" {
-		t.Errorf("CodexLogPath(../x) = %q", got)
+	if got := harness.CodexSessionLog(env, "../x"); got != "" {
+		t.Errorf("CodexSessionLog(../x) = %q", got)
 	}
 }
 

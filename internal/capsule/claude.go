@@ -2,7 +2,6 @@ package capsule
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"strings"
 )
 
@@ -115,36 +114,6 @@ func (c *Conversation) claudeTool(name string, input json.RawMessage) string {
 	return firstLine(desc)
 }
 
-// claudeConfigDir is where Claude Code keeps its state for the environment
-// env: ${CLAUDE_CONFIG_DIR:-$HOME/.claude}.
-func claudeConfigDir(env []string) string {
-	if d := lookupEnv(env, "CLAUDE_CONFIG_DIR"); d != "" {
-		return d
-	}
-	if home := lookupEnv(env, "HOME"); home != "" {
-		return filepath.Join(home, ".claude")
-	}
-	return ""
-}
-
-// ClaudeLogPath finds the session log of Claude Code session id under the
-// config folder of env: projects/*/<id>.jsonl, a regular file. It returns
-// "" when there is none, or id could name anything but a file there.
-func ClaudeLogPath(env []string, id string) string {
-	root := claudeConfigDir(env)
-	if root == "" || !safeID(id) {
-		return ""
-	}
-	matches, _ := filepath.Glob(filepath.Join(root, "projects", "*", id+".jsonl"))
-	for _, m := range matches {
-		if f, err := openRegular(m); err == nil {
-			f.Close()
-			return m
-		}
-	}
-	return ""
-}
-
 // FromClaudeLog reads a Claude Code session log, bounded (see readLog).
 func FromClaudeLog(path string) Conversation {
 	c := Conversation{Source: SourceClaude}
@@ -154,29 +123,4 @@ func FromClaudeLog(path string) Conversation {
 		c.Note = "Claude Code's session log could not be read whole: " + err.Error()
 	}
 	return c
-}
-
-// safeID reports whether a session id can be part of a file name: letters,
-// digits, '-', '_' and '.', not starting with '.', at most 128 bytes.
-func safeID(id string) bool {
-	if id == "" || len(id) > 128 || id[0] == '.' {
-		return false
-	}
-	for _, r := range id {
-		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.'
-		if !ok {
-			return false
-		}
-	}
-	return true
-}
-
-// lookupEnv returns the last value of key in an environment list.
-func lookupEnv(env []string, key string) string {
-	for i := len(env) - 1; i >= 0; i-- {
-		if k, v, ok := strings.Cut(env[i], "="); ok && k == key {
-			return v
-		}
-	}
-	return ""
 }

@@ -2,8 +2,6 @@ package capsule
 
 import (
 	"encoding/json"
-	"io/fs"
-	"path/filepath"
 	"strings"
 )
 
@@ -91,46 +89,6 @@ func (c *Conversation) patchFiles(body string) {
 			}
 		}
 	}
-}
-
-// maxCodexWalk bounds the entries looked at when finding a rollout file.
-const maxCodexWalk = 200000
-
-// CodexLogPath finds the rollout file of Codex session id under
-// ${CODEX_HOME:-$HOME/.codex}/sessions of env: a regular file whose name
-// ends in -<id>.jsonl. The walk never follows a symbolic link and stops
-// after maxCodexWalk entries; "" when none is found.
-func CodexLogPath(env []string, id string) string {
-	root := lookupEnv(env, "CODEX_HOME")
-	if root == "" {
-		home := lookupEnv(env, "HOME")
-		if home == "" {
-			return ""
-		}
-		root = filepath.Join(home, ".codex")
-	}
-	if !safeID(id) {
-		return ""
-	}
-	suffix := "-" + id + ".jsonl"
-	found, seen := "", 0
-	_ = filepath.WalkDir(filepath.Join(root, "sessions"), func(path string, d fs.DirEntry, err error) error {
-		seen++
-		switch {
-		case seen > maxCodexWalk:
-			return fs.SkipAll
-		case err != nil && d != nil && d.IsDir() && seen > 1:
-			return fs.SkipDir // an unreadable folder: look elsewhere
-		case err != nil:
-			return fs.SkipAll
-		}
-		if d.Type().IsRegular() && strings.HasPrefix(d.Name(), "rollout-") && strings.HasSuffix(d.Name(), suffix) {
-			found = path
-			return fs.SkipAll
-		}
-		return nil
-	})
-	return found
 }
 
 // FromCodexLog reads a Codex rollout file, bounded (see readLog).

@@ -37,12 +37,12 @@ func Gather(p Parent) Conversation {
 	}
 	if id != "" {
 		if p.Spec.Kind == harness.KindClaude || p.Spec.Transport == harness.TransportACP {
-			if path := ClaudeLogPath(p.Env, id); path != "" {
+			if path := harness.ClaudeSessionLog(p.Env, id); path != "" {
 				return FromClaudeLog(path)
 			}
 		}
 		if p.Spec.Kind == harness.KindCodex || p.Spec.Transport == harness.TransportACP {
-			if path := CodexLogPath(p.Env, id); path != "" {
+			if path := harness.CodexSessionLog(p.Env, id); path != "" {
 				return FromCodexLog(path)
 			}
 		}
