@@ -176,23 +176,35 @@ func serverIdle(binary, home string, n int, secs float64) error {
 		return err
 	}
 	defer b.close()
+	_, err = b.holdAndEmit("server-idle", secs, false)
+	return err
+}
+
+// holdAndEmit measures the CPU server and TUI use over secs seconds,
+// checks that every chat still runs (and, with mustDraw, that the TUI drew
+// something meanwhile), and prints what it measured as benchmark name; it
+// returns the seconds of CPU used.
+func (b *tuiBench) holdAndEmit(name string, secs float64, mustDraw bool) (float64, error) {
 	out0 := b.tui.bytesRead()
 	used, err := measureCPU(secs, b.r.pid, b.tui.pid())
 	if err != nil {
-		return err
+		return 0, err
 	}
 	out := b.tui.bytesRead() - out0
 	if err := b.r.checkLive(b.ids); err != nil {
-		return err
+		return 0, err
 	}
-	emit("bench", "server-idle")
+	if out == 0 && mustDraw {
+		return 0, fmt.Errorf("the TUI drew nothing in %g s while its selected chat printed a line a second", secs)
+	}
+	emit("bench", name)
 	emitSetup(b)
 	emit("held_seconds", secs)
 	emit("server_cpu_seconds", used[0])
 	emit("tui_cpu_seconds", used[1])
 	emit("tui_output_bytes", out)
 	emit("cpu_seconds", used[0]+used[1])
-	return nil
+	return used[0] + used[1], nil
 }
 
 // serverMemory holds n idle chats in a server with the TUI showing them,
@@ -235,25 +247,10 @@ func serverScale(binary, home string, n int, secs float64) error {
 		return err
 	}
 	defer b.close()
-	out0 := b.tui.bytesRead()
-	used, err := measureCPU(secs, b.r.pid, b.tui.pid())
+	used, err := b.holdAndEmit("server-scale", secs, true)
 	if err != nil {
 		return err
 	}
-	out := b.tui.bytesRead() - out0
-	if err := b.r.checkLive(b.ids); err != nil {
-		return err
-	}
-	if out == 0 {
-		return fmt.Errorf("the TUI drew nothing in %g s while its selected chat printed a line a second", secs)
-	}
-	emit("bench", "server-scale")
-	emitSetup(b)
-	emit("held_seconds", secs)
-	emit("server_cpu_seconds", used[0])
-	emit("tui_cpu_seconds", used[1])
-	emit("tui_output_bytes", out)
-	emit("cpu_seconds", used[0]+used[1])
-	emit("cpu_percent", (used[0]+used[1])/secs*100)
+	emit("cpu_percent", used/secs*100)
 	return nil
 }
