@@ -21,6 +21,7 @@ import (
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/internal/plaintext"
+	"github.com/acpmux/acpmux-tui/mux"
 	"github.com/acpmux/acpmux-tui/server"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
@@ -117,7 +118,8 @@ func (a *app) view(e sessions.Entry) sessions.ChatJSON {
 	}
 	j := e.JSON(client.StatusOf(a.live, e.ID), via)
 	j.FoldersViaExpected = expected
-	j.PendingDirectories = a.live[e.ID].PendingDirectories
+	live := a.live[e.ID]
+	j.PendingDirectories, j.StatusFrom, j.Unread = live.PendingDirectories, live.StatusFrom, live.Unread
 	return j
 }
 
@@ -176,7 +178,14 @@ func (a *app) printChat(e sessions.Entry, asJSON bool) error {
 	} else if spec, ok := a.table.Get(v.Harness); ok && !spec.Resumes() {
 		row("agent session", "(none: "+harness.StartsFresh+")")
 	}
-	row("status", v.Status)
+	status := v.Status
+	if from := mux.StatusSource(v.StatusFrom).Phrase(); from != "" {
+		status += " (" + from + ")"
+	}
+	if v.Unread {
+		status += ", unread"
+	}
+	row("status", status)
 	row("created", v.Created)
 	return w.Flush()
 }

@@ -95,6 +95,14 @@ func (a *app) launch(open *sessions.Entry) error {
 	if open != nil {
 		opt.Open = open.ID
 	}
+	// The title, desktop notifications and the bell go straight to the
+	// terminal: each is one write, which a terminal takes whole, never
+	// inside one of the renderer's frames (also one write each).
+	opt.Emit = func(seq string) { _, _ = os.Stdout.WriteString(seq) }
+	// The terminal's own title is pushed on its title stack and given back
+	// on the way out (xterm's window ops 22 and 23; others ignore them).
+	_, _ = os.Stdout.WriteString("\x1b[22;0t")
+	defer os.Stdout.WriteString("\x1b[23;0t")
 	model := tui.New(opt)
 	defer model.Close()
 

@@ -72,15 +72,23 @@ func (a *app) serve(ready func()) error {
 	// server: the next server ends what might survive it and starts the
 	// chats again.
 	records := server.NewRecords(a.store.Home(), log)
+	// Claude Code's hooks and Codex's notify program run this binary to
+	// report their turns; chats that need their user are announced.
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find this program for the harnesses' hooks: %w", err)
+	}
+	needs := server.NewNeeds()
 	m := mux.New(mux.Options{
 		Store: a.store, Table: a.table, Config: a.cfg, Logger: log, Getenv: a.getenv,
 		Started: records.Started, Ended: records.Ended, ParentDeathSignal: syscall.SIGKILL,
+		NeedsUser: needs.Heard, Self: self, Home: a.store.Home(),
 	})
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	return server.Run(ctx, server.Options{
 		Store: a.store, Table: a.table, Config: a.cfg, Mux: m, Logger: log,
-		Getenv: a.getenv, Version: version, Ready: ready, Records: records,
+		Getenv: a.getenv, Version: version, Ready: ready, Records: records, Needs: needs,
 	})
 }
 

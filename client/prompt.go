@@ -59,6 +59,12 @@ func (c *Conn) ObserveChat(ctx context.Context, id string, fn func(server.Observ
 		o.Close()
 		return nil, remoteError(err)
 	}
+	// Whoever observes a chat sees its reply: the chat is not announced
+	// nor marked unread while the connection lasts.
+	if err := c.Call(ctx, server.MethodLook, server.LookParams{ID: id}, nil); err != nil {
+		o.Close()
+		return nil, remoteError(err)
+	}
 	return o, nil
 }
 

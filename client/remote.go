@@ -31,6 +31,7 @@ const PullTimeout = 5 * time.Second
 type Remote struct {
 	c       *Conn
 	changes chan string
+	notices chan mux.Notice
 
 	mu     sync.Mutex
 	chats  map[string]*remoteChat
@@ -55,7 +56,7 @@ type remoteChat struct {
 // server's mux knows, and reports each of them on Changes once, so the TUI
 // reads them all. The Remote owns c from then on, even on an error.
 func NewRemote(c *Conn) (*Remote, error) {
-	r := &Remote{c: c, changes: make(chan string, 1024), chats: map[string]*remoteChat{}}
+	r := &Remote{c: c, changes: make(chan string, 1024), notices: make(chan mux.Notice, 16), chats: map[string]*remoteChat{}}
 	c.OnNotify(r.notified)
 	ctx, cancel := context.WithTimeout(context.Background(), StartTimeout)
 	defer cancel()
@@ -83,6 +84,16 @@ func NewRemote(c *Conn) (*Remote, error) {
 // notified hears the server's notifications on the connection's reader
 // goroutine: it only updates memory and never blocks.
 func (r *Remote) notified(method string, params json.RawMessage) {
+	if method == server.NotifyNotice {
+		var n server.Notice
+		if json.Unmarshal(params, &n) == nil {
+			select {
+			case r.notices <- n:
+			default: // the TUI is far behind: it misses a notification
+			}
+		}
+		return
+	}
 	if method != server.NotifyChanged {
 		return
 	}
@@ -155,6 +166,16 @@ func (r *Remote) watchConn() {
 		}
 		r.noticeLocked(id)
 	}
+}
+
+// Notices delivers the server's notices of chats that need their user
+// while nobody looks at them.
+func (r *Remote) Notices() <-chan mux.Notice { return r.notices }
+
+// Look tells the server which chat the user sees now ("" for none): it is
+// not announced while they do, and its unread mark goes.
+func (r *Remote) Look(id string) error {
+	return r.call(server.MethodLook, server.LookParams{ID: id}, nil)
 }
 
 // Changes delivers ids of chats whose state or screen changed, at most one

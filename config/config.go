@@ -33,7 +33,35 @@ type Config struct {
 	Keys map[string]KeyList `toml:"keys"`
 	// ACP holds the limits put on ACP agents.
 	ACP ACPConfig `toml:"acp"`
+	// Notify says how a chat that needs its user is announced.
+	Notify NotifyConfig `toml:"notify"`
 }
+
+// NotifyConfig is the `[notify]` table. A chat that asks for its user, or
+// finishes a turn, while nobody looks at it is announced: by an open TUI
+// through the terminal (a desktop notification, OSC 777 or OSC 9, and the
+// bell) unless Terminal is false, and by the server running Command, if
+// set, with the title and the body as two more arguments.
+type NotifyConfig struct {
+	Command  []string `toml:"command"`
+	On       []string `toml:"on"`
+	Terminal *bool    `toml:"terminal"`
+}
+
+// NotifyStatuses are the statuses [notify] on may name.
+var NotifyStatuses = []string{"asking", "waiting"}
+
+// NotifiesOn reports whether a chat going to status is announced.
+func (n NotifyConfig) NotifiesOn(status string) bool {
+	if n.On == nil {
+		return contains(NotifyStatuses, status)
+	}
+	return contains(n.On, status)
+}
+
+// TerminalNotifications reports whether an open TUI announces through the
+// terminal (default true).
+func (n NotifyConfig) TerminalNotifications() bool { return n.Terminal == nil || *n.Terminal }
 
 // Default limits on ACP agents.
 const (
@@ -207,6 +235,21 @@ func (c *Config) check(data []byte) error {
 	}
 	if n := c.ACP.MaxFileBytes; n < 1 || n > 1<<30 {
 		return bad(toml.Key{"acp", "max_file_bytes"}, "%d out of range 1-1073741824", n)
+	}
+	for _, st := range c.Notify.On {
+		if !contains(NotifyStatuses, st) {
+			return bad(toml.Key{"notify", "on"}, "%q is not one of %s", st, strings.Join(NotifyStatuses, ", "))
+		}
+	}
+	if c.Notify.Command != nil {
+		if len(c.Notify.Command) == 0 || c.Notify.Command[0] == "" {
+			return bad(toml.Key{"notify", "command"}, "want a program and its arguments, such as [\"notify-send\", \"--app-name=acpmux\"]")
+		}
+		for _, a := range c.Notify.Command {
+			if strings.ContainsRune(a, 0) {
+				return bad(toml.Key{"notify", "command"}, "contains a NUL byte")
+			}
+		}
 	}
 	names := make([]string, 0, len(c.Harness))
 	for name := range c.Harness {

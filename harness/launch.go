@@ -42,6 +42,11 @@ type LaunchOptions struct {
 	// from the parent's conversation (Claude Code: --resume PARENT
 	// --fork-session; Codex: codex fork PARENT).
 	ForkFrom string
+	// Self is acpmux-tui's own absolute path and Home its agent home: when
+	// both are set, a Claude Code chat gets hooks and a Codex chat a notify
+	// program that run `Self hook ...` to report the chat's turns to Home's
+	// server (see hooks.go).
+	Self, Home string
 }
 
 // BuildLaunch builds the argv, environment and folder of one start of the
@@ -111,6 +116,15 @@ func (s Spec) BuildLaunch(m *sessions.Meta, o LaunchOptions) (Launch, error) {
 		case o.ForkFrom != "" && CodexHasSession(l.Env, o.ForkFrom):
 			l.Argv = append([]string{argv0, "fork", o.ForkFrom}, s.Args...)
 		}
+	}
+	if o.Self != "" && o.Home != "" && s.Transport == TransportPty {
+		switch s.Kind {
+		case KindClaude:
+			l.Argv = append(l.Argv, "--settings", claudeSettings(o.Self))
+		case KindCodex:
+			l.Argv = append(l.Argv, "-c", codexNotify(o.Self))
+		}
+		l.Env = setEnv(l.Env, EnvHome, o.Home)
 	}
 	if s.FolderFlag != "" {
 		for _, d := range m.AdditionalDirectories {
@@ -203,7 +217,7 @@ func isOuterTerminalVar(k string) bool {
 // function sets, then the harness's own variables, then acpmux-tui's.
 func (s Spec) environment(m *sessions.Meta, inherited []string) []string {
 	set := map[string]string{
-		"ACPMUX_CHAT_ID": m.ID,
+		EnvChatID: m.ID,
 	}
 	if s.Transport == TransportPty {
 		set["TERM"] = "xterm-256color"
@@ -237,6 +251,17 @@ func (s Spec) environment(m *sessions.Meta, inherited []string) []string {
 		env = append(env, EnvAdditionalDirectories+"="+dirs)
 	}
 	return env
+}
+
+// setEnv sets k to v in env, replacing an inherited value.
+func setEnv(env []string, k, v string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		if name, _, _ := strings.Cut(kv, "="); name != k {
+			out = append(out, kv)
+		}
+	}
+	return append(out, k+"="+v)
 }
 
 // Environment is the environment a start of the harness gets for chat m,

@@ -211,7 +211,7 @@ func (c *acpChat) setup(p *acpProcess, spec harness.Spec, meta *sessions.Meta) {
 		if err != nil {
 			c.state.Status, c.state.Reason, c.state.LastError = StatusFailed, err.Error(), err.Error()
 		} else {
-			c.state.Status = StatusWaiting
+			c.setStatusLocked(StatusWaiting)
 			c.turnEndedLocked() // a change made while it started
 		}
 	}

@@ -395,14 +395,17 @@ func TestACPPermissionCardAndCancel(t *testing.T) {
 	if len(card.Options) != 2 || card.Options[0].ID != "allow_once" {
 		t.Fatalf("card %+v", card)
 	}
-	if !r.mux.State(m.ID).Attention {
-		t.Fatal("a permission request did not set the attention mark")
+	if st := r.mux.State(m.ID); st.Status != StatusAsking || !st.Unread {
+		t.Fatalf("a permission request left the chat %s (unread %v), want asking and unread", st.Status, st.Unread)
 	}
 	if err := r.mux.AnswerPermission(m.ID, "allow_once"); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+	if st := r.mux.State(m.ID); st.Status != StatusWaiting || st.StatusFrom != SourceACP {
+		t.Fatalf("after the turn: %s from %q, want waiting from acp", st.Status, st.StatusFrom)
 	}
 	if got := r.lastAgentText(m.ID); got != "permission: allow_once" {
 		t.Fatalf("agent got %q", got)

@@ -101,7 +101,7 @@ func (c *acpChat) takeCardsLocked() []*permissionCard {
 }
 
 // countCardsLocked records the queue's length on its head, the card that
-// State reports.
+// State reports, and the status it means: asking while a request waits.
 func (c *acpChat) countCardsLocked() {
 	n := 0
 	for k := c.card; k != nil; k = k.next {
@@ -109,6 +109,14 @@ func (c *acpChat) countCardsLocked() {
 	}
 	if c.card != nil {
 		c.card.Pending = n
+	}
+	switch {
+	case c.card != nil && c.proc != nil:
+		c.setStatusLocked(StatusAsking)
+	case c.card == nil && c.state.Status == StatusAsking && c.state.TurnActive:
+		c.setStatusLocked(StatusRunning)
+	case c.card == nil && c.state.Status == StatusAsking:
+		c.setStatusLocked(StatusWaiting)
 	}
 }
 
@@ -239,7 +247,6 @@ func (a *acpClient) RequestPermission(ctx context.Context, req acp.RequestPermis
 	policy, cancelling, queued := c.permit, c.log.cancelled, false
 	if policy == nil && !cancelling {
 		queued = c.queueCardLocked(card)
-		c.state.Attention = c.state.Attention || queued
 	}
 	c.mu.Unlock()
 	var choice string
@@ -332,7 +339,8 @@ func (c *acpChat) turn(ctx context.Context, p *acpProcess, text string) (acp.Sto
 	blocks = append(blocks, acp.TextBlock(text))
 	turnCtx, cancel := context.WithCancel(ctx)
 	p.turnCancel = cancel
-	c.state.TurnActive, c.state.Status, c.state.Attention = true, StatusRunning, false
+	c.state.TurnActive, c.state.Unread = true, false
+	c.setStatusLocked(StatusRunning)
 	c.log.startTurn(text)
 	c.mu.Unlock()
 	c.m.notify(c)
@@ -345,8 +353,7 @@ func (c *acpChat) turn(ctx context.Context, p *acpProcess, text string) (acp.Sto
 	c.mu.Lock()
 	if c.proc == p {
 		c.state.TurnActive = false
-		c.state.Status = StatusWaiting
-		c.state.Attention = true
+		c.setStatusLocked(StatusWaiting)
 		c.turnEndedLocked()
 	}
 	c.log.endTurn(string(resp.StopReason), err)

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/acpmux/acpmux-tui/harness"
 )
 
 // procCore is what every harness process has, whatever its transport: its
@@ -178,6 +180,10 @@ func (b *base) startedLocked(core *procCore, argv []string, transport string) {
 	b.starts++
 	b.state.Status, b.state.Reason, b.state.ExitCode = StatusStarting, "", 0
 	b.state.Pid, b.state.Started, b.state.Argv, b.state.Transport = pid, time.Now(), argv, transport
+	b.state.StatusFrom = SourceScreen
+	if transport == harness.TransportACP {
+		b.state.StatusFrom = SourceACP
+	}
 	b.reportStartedLocked(pid)
 }
 

@@ -63,6 +63,15 @@ type Options struct {
 	// if the mux's process dies (a server killed with SIGKILL), so that no
 	// harness outlives it unseen (see forkThread).
 	ParentDeathSignal syscall.Signal
+	// NeedsUser, when set, hears of a chat that asks for its user (status
+	// asking) or has finished a turn (waiting) while nobody looks at it
+	// (see Look). It is called with the chat's lock held: it must be quick
+	// and must not call the mux.
+	NeedsUser func(id string, s Status)
+	// Self and Home, when both set, let Claude Code and Codex chats report
+	// their turns: their starts run `Self hook ...`, which tells Home's
+	// server (harness.LaunchOptions).
+	Self, Home string
 }
 
 // Mux runs the harnesses of chats. All methods are safe for concurrent use.
@@ -74,6 +83,8 @@ type Mux struct {
 	chats  map[string]chatRunner
 	pool   *pool
 	closed bool
+
+	looks looks // which chat each viewer shows (turns.go)
 
 	forker forkThread
 }
@@ -357,7 +368,7 @@ func (m *Mux) launchFor(meta *sessions.Meta) (harness.Spec, harness.Launch, erro
 	}
 	l, err := spec.BuildLaunch(meta, harness.LaunchOptions{
 		Getenv: m.opt.Getenv, Environ: m.opt.Environ(), NewSessionID: func() string { return uuid.NewString() },
-		ForkFrom: m.forkFrom(spec, meta),
+		ForkFrom: m.forkFrom(spec, meta), Self: m.opt.Self, Home: m.opt.Home,
 	})
 	return spec, l, err
 }

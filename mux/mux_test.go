@@ -514,13 +514,13 @@ func TestInputEchoAndWaiting(t *testing.T) {
 	}
 	waitFor(t, "waiting after the bell", func() bool {
 		st := r.mux.State(m.ID)
-		return st.Status == StatusWaiting && st.Attention
+		return st.Status == StatusWaiting && st.Unread
 	})
 	if err := r.mux.Write(m.ID, []byte("hello there\r")); err != nil {
 		t.Fatal(err)
 	}
-	if r.mux.State(m.ID).Attention {
-		t.Fatal("input did not clear the attention mark")
+	if r.mux.State(m.ID).Unread {
+		t.Fatal("input did not clear the unread mark")
 	}
 	waitFor(t, "the echo on screen", func() bool {
 		return slices.Contains(r.mux.PlainLines(m.ID), "echo: hello there")

@@ -39,6 +39,15 @@ type ptyChat struct {
 	quiet   *time.Timer   // turns a silent running chat to waiting
 	pooled  *pooledLaunch // set while this is a prewarmed harness
 	resumes bool          // a restart continues the conversation (pending.go)
+	kind    string        // the harness's kind at the last start
+	// heard is set once the running harness reported its turn (turns.go);
+	// gap while the screen decides between two reports.
+	heard StatusSource
+	gap   bool
+	// typed is set once the user has sent input to the running harness: a
+	// harness falling quiet before that has only started, not finished a
+	// turn the user is told of.
+	typed bool
 	// runs are the harness's runs in this mux, under a lock of their own:
 	// what learning a Codex session id needs (codexsession.go).
 	runs harnessRuns
@@ -123,6 +132,7 @@ func (c *ptyChat) spawnLocked() error {
 		c.taps.redrawLocked(c.snapshotLocked)
 	}
 	c.proc = p
+	c.kind, c.heard, c.gap, c.typed = spec.Kind, "", false, false
 	c.appliedLocked(meta.AdditionalDirectories)
 	c.startedLocked(&p.procCore, capsule.shown(launch.Argv), harness.TransportPty)
 	c.m.opt.Logger.Info("started harness", "chat", c.id, "pid", c.state.Pid, "launch", capsule.shownLaunch(launch))
@@ -279,16 +289,19 @@ func (c *ptyChat) detectWaitingLocked() {
 	if ev.TitleChanged {
 		c.state.Title = c.scr.Title()
 	}
+	if !c.screenDecidesLocked() {
+		return
+	}
 	busy := ev.Progress.State != screen.ProgressNone
 	switch {
 	case ev.Bells > 0 || len(ev.Notifications) > 0:
-		c.setWaitingLocked()
+		c.setWaitingLocked(true)
 		return
 	case ev.ProgressChanged && !busy:
-		c.setWaitingLocked()
+		c.setWaitingLocked(false)
 		return
 	}
-	c.state.Status = StatusRunning
+	c.setStatusLocked(StatusRunning)
 	if busy {
 		if c.quiet != nil {
 			c.quiet.Stop()
@@ -302,12 +315,14 @@ func (c *ptyChat) detectWaitingLocked() {
 	}
 }
 
-func (c *ptyChat) setWaitingLocked() {
+// setWaitingLocked marks the chat waiting for input, as inferred from its
+// screen. The user is told of it when the harness called (a bell, a
+// notification), or when it stops working after the user typed to it.
+func (c *ptyChat) setWaitingLocked(called bool) {
 	if c.state.Status != StatusWaiting {
-		c.state.Attention = true
 		c.turnEndedLocked()
 	}
-	c.state.Status = StatusWaiting
+	c.announceLocked(StatusWaiting, called || c.typed && needsUser(c.state.Status, StatusWaiting))
 	if c.quiet != nil {
 		c.quiet.Stop()
 	}
@@ -315,9 +330,9 @@ func (c *ptyChat) setWaitingLocked() {
 
 func (c *ptyChat) quietElapsed() {
 	c.mu.Lock()
-	changed := c.proc != nil && c.state.Status == StatusRunning
+	changed := c.proc != nil && c.state.Status == StatusRunning && c.screenDecidesLocked()
 	if changed {
-		c.setWaitingLocked()
+		c.setWaitingLocked(false)
 	}
 	c.mu.Unlock()
 	if changed {
@@ -378,8 +393,9 @@ func exitStatus(cmd *exec.Cmd, err error) (int, string) {
 func (c *ptyChat) write(b []byte) error {
 	c.mu.Lock()
 	p := c.proc
-	if p != nil && c.state.Attention {
-		c.state.Attention = false
+	if p != nil {
+		c.state.Unread, c.typed = false, true
+		c.inputLocked()
 	}
 	c.mu.Unlock()
 	if p == nil {

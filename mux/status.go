@@ -15,9 +15,12 @@ const (
 	StatusStopped Status = iota
 	// StatusStarting: spawned, no output yet.
 	StatusStarting
-	// StatusRunning: producing output or working.
+	// StatusRunning: working on a turn.
 	StatusRunning
-	// StatusWaiting: waiting for the user's input (see detectWaiting).
+	// StatusAsking: waiting for the user's answer to a permission request
+	// or a question, in the middle of a turn.
+	StatusAsking
+	// StatusWaiting: the turn is done; ready for the user's input.
 	StatusWaiting
 	// StatusExited: the harness exited by itself; ExitCode says how.
 	StatusExited
@@ -25,7 +28,7 @@ const (
 	StatusFailed
 )
 
-var statusNames = [...]string{"stopped", "starting", "running", "waiting", "exited", "failed"}
+var statusNames = [...]string{"stopped", "starting", "running", "asking", "waiting", "exited", "failed"}
 
 // String returns the status as shown in `ls` and `--json`.
 func (s Status) String() string {
@@ -37,7 +40,59 @@ func (s Status) String() string {
 
 // Live reports whether a harness process exists in this status.
 func (s Status) Live() bool {
-	return s == StatusStarting || s == StatusRunning || s == StatusWaiting
+	return s == StatusStarting || s == StatusRunning || s == StatusAsking || s == StatusWaiting
+}
+
+// StatusSource says where a chat's status comes from.
+type StatusSource string
+
+// The sources.
+const (
+	// SourceScreen: inferred from what the harness prints (a bell, a
+	// desktop notification, OSC 9;4 progress, or quiet).
+	SourceScreen StatusSource = "screen"
+	// SourceHooks: Claude Code's hooks report every change.
+	SourceHooks StatusSource = "hooks"
+	// SourceNotify: Codex's notify program reports each turn's end; the
+	// rest is inferred from the screen.
+	SourceNotify StatusSource = "notify"
+	// SourceACP: the protocol itself (a prompt in flight, a pending
+	// permission request, the prompt's end).
+	SourceACP StatusSource = "acp"
+)
+
+// Phrase says where a status comes from, for the summary and `show`.
+func (s StatusSource) Phrase() string {
+	switch s {
+	case SourceHooks:
+		return "from Claude Code's hooks"
+	case SourceNotify:
+		return "turn ends from Codex's notify program, the rest inferred from its screen"
+	case SourceACP:
+		return "from ACP"
+	case SourceScreen:
+		return "inferred from its screen"
+	}
+	return ""
+}
+
+// Short is Phrase for a narrow pane: empty for ACP, whose status is exact.
+func (s StatusSource) Short() string {
+	switch s {
+	case SourceHooks:
+		return "from hooks"
+	case SourceNotify:
+		return "turn ends from notify, else inferred"
+	case SourceScreen:
+		return "inferred"
+	}
+	return ""
+}
+
+// needsUser reports whether a change of status from prev to s is one the
+// user is told of: the chat asks, or a turn has ended.
+func needsUser(prev, s Status) bool {
+	return s == StatusAsking || s == StatusWaiting && (prev == StatusRunning || prev == StatusAsking)
 }
 
 // State is a chat's harness as the UI shows it.
@@ -57,9 +112,12 @@ type State struct {
 	LastError string
 	// Title is the terminal title the harness set (OSC 0/2).
 	Title string
-	// Attention is set when the chat began waiting for input and no input has
-	// been sent since.
-	Attention bool
+	// Unread is set when the chat asked for its user or finished a turn
+	// while nobody looked at it (see Mux.Look), until someone does or types
+	// to it.
+	Unread bool
+	// StatusFrom says where Status comes from; empty before a start.
+	StatusFrom StatusSource
 	// Argv is the argument vector of the current or last start.
 	Argv []string
 	// Transport is "pty" or "acp".

@@ -284,11 +284,14 @@ func (s *Server) attach(c *conn, p AttachParams) (any, *Error) {
 	if err != nil {
 		return nil, failure(err)
 	}
-	a.untap = untap
+	// The user of an attached terminal looks at the chat for as long as
+	// it is attached.
+	a.untap = func() { untap(); s.opt.Mux.Look(a, "") }
 	if !c.attached.add(a) {
 		untap()
 		return nil, errorf(CodeFailed, "chat %s: this connection is already attaching to it", p.ID)
 	}
+	s.opt.Mux.Look(a, p.ID)
 	go a.flush()
 	s.track(p.ID)
 	err = s.opt.Mux.Start(p.ID, p.Cols, p.Rows)

@@ -138,6 +138,19 @@ func (s *Server) call(c *conn, req Request) (result any, rpcErr *Error) {
 			return nil, err
 		}
 		return s.detach(c, p)
+	case MethodHook:
+		var p HookParams
+		if err := decodeParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		return s.hook(p)
+	case MethodLook:
+		var p LookParams
+		if err := decodeParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		s.opt.Mux.Look(c, p.ID)
+		return struct{}{}, nil
 	case MethodKill:
 		if err := decodeParams(req.Params, &struct{}{}); err != nil {
 			return nil, err
@@ -174,6 +187,10 @@ func (s *Server) view(e sessions.Entry) sessions.ChatJSON {
 	j := e.JSON(st.Status.String(), via)
 	j.FoldersViaExpected = expected
 	j.PendingDirectories = st.PendingDirectories
+	j.Unread = st.Unread
+	if st.Status.Live() {
+		j.StatusFrom = string(st.StatusFrom)
+	}
 	return j
 }
 

@@ -16,7 +16,7 @@ import (
 )
 
 func live(status string) bool {
-	return status == "starting" || status == "running" || status == "waiting"
+	return status == "starting" || status == "running" || status == "asking" || status == "waiting"
 }
 
 // waitGroupGone waits until no process is left in a process group. A

@@ -69,6 +69,10 @@ type rigOpt struct {
 	opt    func(*Options)
 	server func(*Server)
 	flood  string // the file the flood harness copies
+	// config adjusts the config; needs has the mux report chats that need
+	// their user to the server (Options.Needs).
+	config func(*config.Config)
+	needs  bool
 }
 
 func newRig(t *testing.T, ro rigOpt) *rig {
@@ -91,15 +95,24 @@ func newRig(t *testing.T, ro rigOpt) *rig {
 		"child": {Command: fakeHarness, Env: env("child")},
 		"flood": {Command: fakeHarness, Env: env("cat:" + ro.flood)},
 	}
+	if ro.config != nil {
+		ro.config(cfg)
+	}
 	table, err := harness.NewTable(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := mux.New(mux.Options{Store: r.store, Table: table, Config: cfg, Grace: 2 * time.Second, BackoffBase: time.Millisecond})
+	mo := mux.Options{Store: r.store, Table: table, Config: cfg, Grace: 2 * time.Second, BackoffBase: time.Millisecond}
+	var needs *Needs
+	if ro.needs {
+		needs = NewNeeds()
+		mo.NeedsUser = needs.Heard
+	}
+	m := mux.New(mo)
 	ready := make(chan struct{})
 	opt := Options{
 		Store: r.store, Table: table, Config: cfg, Mux: m, Version: "test-1",
-		IdleGrace: time.Hour, Ready: func() { close(ready) },
+		IdleGrace: time.Hour, Ready: func() { close(ready) }, Needs: needs,
 	}
 	if ro.opt != nil {
 		ro.opt(&opt)

@@ -58,6 +58,12 @@ type Options struct {
 	// server that died left running and starts its chats again, and an
 	// orderly end removes every record; Run closes it on its way out.
 	Records *Records
+	// Needs, when set, is where the mux's NeedsUser reports chats that
+	// need their user (see NewNeeds): the server announces them
+	// (notice.go), at most once per chat per NoticeInterval (default
+	// NoticeInterval; tests shorten it).
+	Needs          *Needs
+	NoticeInterval time.Duration
 }
 
 // Server serves one agent home's socket.
@@ -129,6 +135,9 @@ func newServer(opt Options) *Server {
 	if opt.MaxClients == 0 {
 		opt.MaxClients = 512
 	}
+	if opt.NoticeInterval == 0 {
+		opt.NoticeInterval = NoticeInterval
+	}
 	s := &Server{
 		opt: opt, home: opt.Store.Home(), uid: os.Getuid(), pid: os.Getpid(),
 		wake: make(chan struct{}, 1), kill: make(chan struct{}),
@@ -159,8 +168,10 @@ func (s *Server) run(ctx context.Context) error {
 	s.ln = ln
 	// The fan-out hears the revived chats start, so watchers know them.
 	stopFan, fanned := make(chan struct{}), make(chan struct{})
+	announced := make(chan struct{})
 	go func() { defer close(fanned); s.views.fanOut(stopFan) }()
-	defer func() { close(stopFan); <-fanned }()
+	go func() { defer close(announced); s.announce(stopFan) }()
+	defer func() { close(stopFan); <-fanned; <-announced }()
 	s.revive(left)
 	log := s.opt.Logger
 	log.Info("server listening", "socket", SocketPath(s.home), "pid", s.pid)
@@ -253,6 +264,7 @@ func (s *Server) admit(nc *net.UnixConn) {
 
 // connDone forgets a connection once it is closed and its goroutines end.
 func (s *Server) connDone(c *conn) {
+	s.opt.Mux.Look(c, "")
 	s.mu.Lock()
 	delete(s.conns, c)
 	s.mu.Unlock()

@@ -284,8 +284,15 @@ type ChatJSON struct {
 	// change of its folders (it does at the end of its turn), the list it
 	// will take; absent otherwise.
 	PendingDirectories []string `json:"pendingDirectories,omitempty"`
-	Created            string   `json:"created,omitempty"`
-	Broken             string   `json:"broken,omitempty"`
+	// StatusFrom says where a live status comes from: "hooks" (Claude
+	// Code's), "notify" (Codex's turn ends; the rest inferred), "acp" (the
+	// protocol) or "screen" (inferred from what the harness prints).
+	StatusFrom string `json:"statusFrom,omitempty"`
+	// Unread is set when the chat asked for its user or finished a turn
+	// since anyone last looked at it.
+	Unread  bool   `json:"unread,omitempty"`
+	Created string `json:"created,omitempty"`
+	Broken  string `json:"broken,omitempty"`
 }
 
 // JSON returns the entry as printed by `--json`; status and foldersVia come

@@ -11,8 +11,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 )
 
-// Mux is what the TUI uses of the embedded mux; *mux.Mux satisfies it, and
-// tests give a fake. State, Render, Terminal and Transcript are in-memory
+// Mux is what the TUI uses of the server's mux; client.Remote satisfies
+// it, and tests give a fake. State, Render, Terminal and Transcript are in-memory
 // reads, called from Update on a change notice; everything else may block
 // and is only called inside a tea.Cmd or the input writer.
 type Mux interface {
@@ -42,9 +42,14 @@ type Mux interface {
 	Prompt(ctx context.Context, id, text string) (string, error)
 	Cancel(id string) error
 	AnswerPermission(id, optionID string) error
-}
 
-var _ Mux = (*mux.Mux)(nil)
+	// Look says which chat the user sees now ("" for none): it is not
+	// announced nor marked unread while they do. It may block.
+	Look(id string) error
+	// Notices delivers chats that ask for the user or finished a turn
+	// while nobody looked at them.
+	Notices() <-chan mux.Notice
+}
 
 // Common is what every component shares: styles, key map, logger.
 type Common struct {

@@ -197,7 +197,7 @@ func (p *ChatPane) placeholder() []string {
 		for _, l := range strings.Split(ansi.Wrap(p.state.Reason, max(p.w-4, 10), " "), "\n") {
 			msg = append(msg, st.Dim.Render(l))
 		}
-	case mux.StatusStarting, mux.StatusRunning, mux.StatusWaiting:
+	case mux.StatusStarting, mux.StatusRunning, mux.StatusAsking, mux.StatusWaiting:
 		msg = []string{st.Dim.Render("starting " + p.harnessName + "…")}
 	default:
 		msg = []string{

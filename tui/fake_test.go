@@ -37,11 +37,13 @@ type fakeMux struct {
 	// transcripts are the ACP chats' entries.
 	transcripts map[string][]mux.Entry
 	calls       []string // "start ID", "restart ID", "stop ID", "forget ID", "create NAME", "resize CxR"
+	notices     chan mux.Notice
+	looks       []string
 }
 
 func newFakeMux(store *sessions.Store) *fakeMux {
 	return &fakeMux{
-		store: store, changes: make(chan string, 64), writes: make(chan writeReq, 256),
+		store: store, changes: make(chan string, 64), writes: make(chan writeReq, 256), notices: make(chan mux.Notice, 16),
 		states: map[string]mux.State{}, screens: map[string]string{}, terms: map[string]mux.Terminal{},
 		startErr: map[string]error{}, restartErr: map[string]error{}, transcripts: map[string][]mux.Entry{},
 	}
@@ -61,6 +63,24 @@ func (f *fakeMux) Calls() []string {
 }
 
 func (f *fakeMux) Changes() <-chan string { return f.changes }
+
+// Notices delivers what the test sends on notices.
+func (f *fakeMux) Notices() <-chan mux.Notice { return f.notices }
+
+// Look records the chat the TUI says it shows.
+func (f *fakeMux) Look(id string) error {
+	f.mu.Lock()
+	f.looks = append(f.looks, id)
+	f.mu.Unlock()
+	return nil
+}
+
+// Looks returns the chats the TUI said it shows, in order.
+func (f *fakeMux) Looks() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.looks...)
+}
 
 func (f *fakeMux) State(id string) mux.State {
 	f.mu.Lock()
@@ -194,7 +214,7 @@ func newRig(t testing.TB, cfg *config.Config) *rig {
 	// Rig tests send chatsChangedMsg themselves: with no channel of
 	// notices, no command waits on one, and run settles.
 	fake := newFakeMux(store)
-	fake.changes = nil
+	fake.changes, fake.notices = nil, nil
 	return &rig{t: t, root: root, store: store, fake: fake, cfg: cfg, table: table}
 }
 

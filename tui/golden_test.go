@@ -98,14 +98,14 @@ func goldenChats() []sessions.Entry {
 func TestGoldenChatsAndFolders(t *testing.T) {
 	fake := newFakeMux(nil)
 	fake.set("q5229d", mux.State{Status: mux.StatusRunning, Pid: 4242, Started: goldenNow.Add(-192 * time.Second)}, "")
-	fake.set("w0ait1", mux.State{Status: mux.StatusWaiting, Attention: true}, "")
+	fake.set("w0ait1", mux.State{Status: mux.StatusWaiting, Unread: true}, "")
 	fake.set("a1b2c3", mux.State{Status: mux.StatusExited, ExitCode: 1}, "")
 	m := goldenModel(t, goldenChats(), fake)
 	fake.changes <- "q5229d"
 	fake.changes <- "w0ait1"
 	fake.changes <- "a1b2c3"
 	// The missing folder is found by the check the selection starts.
-	runGolden(t, m, []string{"M removes it", "◆!", "✗  ↳ parser side", "●  scratch"})
+	runGolden(t, m, []string{"M removes it", "◆•", "✗  ↳ parser side", "●  scratch"})
 }
 
 func TestGoldenPickerRefusal(t *testing.T) {

@@ -61,8 +61,13 @@ type Options struct {
 	// made by other acpmux-tui processes (0: never).
 	WatchEvery time.Duration
 	// Getenv reads the environment in which harnesses keep their session
-	// logs, for a handoff's capsule (os.Getenv when nil).
+	// logs, for a handoff's capsule, and the terminal's (os.Getenv when
+	// nil).
 	Getenv func(string) string
+	// Emit writes an escape sequence to the terminal between frames: the
+	// title, a desktop notification, the bell (attention.go). nil writes
+	// nothing.
+	Emit func(seq string)
 }
 
 // Model is the root model: it owns the components and routes messages.
@@ -95,6 +100,11 @@ type Model struct {
 	footerLine string
 	opening    string    // a chat to open once it is listed and the screen has a size
 	storeMod   time.Time // the chats folder's modification time last seen
+	// looking is the chat the server was told the user sees, title the
+	// terminal's title; blurred is set while the terminal has lost focus
+	// (attention.go).
+	looking, title latest
+	blurred        bool
 }
 
 // New builds the app. Nothing is started until the program runs it.
@@ -157,7 +167,7 @@ func (m *Model) Close() { m.in.close() }
 // checked again each time the window gains it.
 func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{waitChanges(m.mux.Changes(), m.opt.Frame, &m.gate), m.in.waitWriteErr(), fillPool(m.mux),
-		watchStore(m.store, m.opt.WatchEvery), tea.EnableReportFocus}
+		watchStore(m.store, m.opt.WatchEvery), tea.EnableReportFocus, waitNotices(m.mux.Notices())}
 	if !m.loaded {
 		cmds = append(cmds, loadList(m.store, m.opt.Open))
 	}
@@ -167,10 +177,14 @@ func (m *Model) Init() tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// Update routes a message, then prepares the help line for the frame.
+// Update routes a message, then prepares the help line for the frame and
+// tells the server and the terminal what changed for the user's attention.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
 	m.prepareFooter()
+	if attend := m.attend(); attend != nil {
+		cmd = tea.Batch(cmd, attend)
+	}
 	return m, cmd
 }
 
@@ -185,7 +199,13 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case tea.FocusMsg:
 		// The user is back from elsewhere, where folders may have been
 		// deleted or restored.
+		m.blurred = false
 		return m.checkSelected()
+	case tea.BlurMsg:
+		m.blurred = true
+		return nil
+	case noticeMsg:
+		return m.noticed(msg)
 	case chatsChangedMsg:
 		cmds := []tea.Cmd{waitChanges(m.mux.Changes(), m.opt.Frame, &m.gate), m.startTick()}
 		for _, id := range msg.ids {
@@ -294,7 +314,9 @@ func (m *Model) chatChanged(id string) tea.Cmd {
 }
 
 // isActive is a harness at work or waiting for the user.
-func isActive(s mux.Status) bool { return s == mux.StatusRunning || s == mux.StatusWaiting }
+func isActive(s mux.Status) bool {
+	return s == mux.StatusRunning || s == mux.StatusAsking || s == mux.StatusWaiting
+}
 
 // checkSelected checks the selected chat's folders again.
 func (m *Model) checkSelected() tea.Cmd {

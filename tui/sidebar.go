@@ -467,7 +467,18 @@ func (s *Sidebar) harnessLabel(name string, warn bool) string {
 	return l
 }
 
-// row draws one chat: pointer, mark, attention, name and harness.
+// Asking counts the chats that ask for the user's answer.
+func (s *Sidebar) Asking() int {
+	n := 0
+	for _, st := range s.states {
+		if st.Status == mux.StatusAsking {
+			n++
+		}
+	}
+	return n
+}
+
+// row draws one chat: pointer, mark, unread mark, name and harness.
 func (s *Sidebar) row(r sideRow, selected bool) string {
 	st := s.c.Styles
 	state := s.states[r.entry.ID]
@@ -477,13 +488,13 @@ func (s *Sidebar) row(r sideRow, selected bool) string {
 	if name == "" {
 		return fitPlain(" "+markGlyphs[mk], s.w)
 	}
-	attn := state.Attention && state.Status == mux.StatusWaiting
+	unread := state.Unread
 	var b strings.Builder
 	if selected {
 		b.WriteString(st.pointer)
 		b.WriteString(st.selMarks[mk])
-		if attn {
-			b.WriteString(st.selAttn)
+		if unread {
+			b.WriteString(st.selUnread)
 		} else {
 			b.WriteString(st.Selected.Render(" "))
 		}
@@ -495,8 +506,8 @@ func (s *Sidebar) row(r sideRow, selected bool) string {
 	}
 	b.WriteByte(' ')
 	b.WriteString(st.marks[mk])
-	if attn {
-		b.WriteString(st.attention)
+	if unread {
+		b.WriteString(st.unread)
 	} else {
 		b.WriteByte(' ')
 	}

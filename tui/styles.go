@@ -28,6 +28,7 @@ const (
 	markStopped markKind = iota
 	markStarting
 	markRunning
+	markAsking
 	markWaiting
 	markExitedOK
 	markExitedErr
@@ -37,7 +38,7 @@ const (
 )
 
 // markGlyphs are the symbols of the marks; each is one column wide.
-var markGlyphs = [numMarks]string{"○", "◐", "●", "◆", "✓", "✗", "✗", "⚠"}
+var markGlyphs = [numMarks]string{"○", "◐", "●", "?", "◆", "✓", "✗", "✗", "⚠"}
 
 // markOf picks the mark of a chat from its harness state.
 func markOf(st mux.State, broken bool) markKind {
@@ -49,6 +50,8 @@ func markOf(st mux.State, broken bool) markKind {
 		return markStarting
 	case mux.StatusRunning:
 		return markRunning
+	case mux.StatusAsking:
+		return markAsking
 	case mux.StatusWaiting:
 		return markWaiting
 	case mux.StatusExited:
@@ -82,7 +85,7 @@ type Styles struct {
 	title, titleFocused   lipgloss.Style
 	vbar, vbarFocused     string // the rendered "│" of each border
 	marks, selMarks       [numMarks]string
-	attention, selAttn    string
+	unread, selUnread     string
 	pointer               string
 	edges                 map[edgeKey]string
 }
@@ -130,13 +133,13 @@ func NewStyles(r *lipgloss.Renderer, color bool) *Styles {
 	s.vbar = s.border.Render("│")
 	s.vbarFocused = s.borderFocused.Render("│")
 
-	markColors := [numMarks]lipgloss.TerminalColor{colDim, colWarn, colOK, colWaiting, colOK, colError, colError, colWarn}
+	markColors := [numMarks]lipgloss.TerminalColor{colDim, colWarn, colOK, colAttention, colWaiting, colOK, colError, colError, colWarn}
 	for k := range numMarks {
 		s.marks[k] = fg(base, markColors[k]).Render(markGlyphs[k])
 		s.selMarks[k] = fg(s.Selected, markColors[k]).Render(markGlyphs[k])
 	}
-	s.attention = fg(base.Bold(true), colAttention).Render("!")
-	s.selAttn = fg(s.Selected.Bold(true), colAttention).Render("!")
+	s.unread = fg(base.Bold(true), colAttention).Render("•")
+	s.selUnread = fg(s.Selected.Bold(true), colAttention).Render("•")
 	s.pointer = fg(base.Bold(true), colAccent).Render("▌")
 	return s
 }

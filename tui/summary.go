@@ -330,11 +330,17 @@ func (s *Summary) process(vw int) string {
 		parts = append(parts, "failed")
 	default:
 		word := state.Status.String()
-		if state.Status == mux.StatusWaiting {
+		switch state.Status {
+		case mux.StatusWaiting:
 			word = "waiting for input"
-			if state.Attention {
-				word += " !"
-			}
+		case mux.StatusAsking:
+			word = "asking for your answer"
+		}
+		if state.Unread {
+			word += " •"
+		}
+		if from := state.StatusFrom.Short(); from != "" {
+			word += " (" + from + ")"
 		}
 		if state.TurnActive {
 			word += " · turn running"

@@ -1,0 +1,162 @@
+package server
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"sync"
+	"time"
+
+	"github.com/acpmux/acpmux-tui/harness"
+	"github.com/acpmux/acpmux-tui/internal/plaintext"
+	"github.com/acpmux/acpmux-tui/mux"
+)
+
+// This file announces a chat that needs its user: the mux reports each
+// chat that asks, or finishes a turn, while nobody looks at it (Needs);
+// the server tells every drawing client (NotifyNotice, which a TUI turns
+// into a desktop notification through its terminal) and runs the
+// [notify] command, at most once per chat per NoticeInterval. It also
+// answers the hooks harnesses run and the clients' MethodLook.
+
+// NoticeInterval is the least time between two notices of one chat.
+const NoticeInterval = 10 * time.Second
+
+// noticeCommandTimeout bounds a [notify] command's run: one that hangs is
+// killed, so notices never pile up processes.
+const noticeCommandTimeout = 30 * time.Second
+
+// Needs carries the mux's reports of chats that need their user to the
+// server: give Heard to mux.Options.NeedsUser and Needs to Options.Needs.
+type Needs struct{ ch chan need }
+
+type need struct {
+	id     string
+	status mux.Status
+}
+
+// NewNeeds returns an empty Needs.
+func NewNeeds() *Needs { return &Needs{ch: make(chan need, 256)} }
+
+// Heard takes one report; it never blocks (a report past a full queue is
+// dropped: hundreds of notices at once are not read one by one anyway).
+func (n *Needs) Heard(id string, s mux.Status) {
+	select {
+	case n.ch <- need{id, s}:
+	default:
+	}
+}
+
+// noticeLimit lets at most one notice per chat through in each interval.
+type noticeLimit struct {
+	every time.Duration
+	last  map[string]time.Time
+}
+
+func (l *noticeLimit) allow(id string, now time.Time) bool {
+	if t, ok := l.last[id]; ok && now.Sub(t) < l.every {
+		return false
+	}
+	if l.last == nil {
+		l.last = map[string]time.Time{}
+	}
+	l.last[id] = now
+	return true
+}
+
+// announce reads the mux's reports until stop closes, and announces each
+// one the config asks for and the limit lets through.
+func (s *Server) announce(stop <-chan struct{}) {
+	if s.opt.Needs == nil {
+		return
+	}
+	limit := noticeLimit{every: s.opt.NoticeInterval}
+	var running sync.WaitGroup
+	defer running.Wait()
+	for {
+		select {
+		case <-stop:
+			return
+		case n := <-s.opt.Needs.ch:
+			status := n.status.String()
+			if !s.opt.Config.Notify.NotifiesOn(status) || !limit.allow(n.id, time.Now()) {
+				continue
+			}
+			notice := s.noticeOf(n.id, n.status)
+			s.views.notice(notice)
+			if cmd := s.opt.Config.Notify.Command; len(cmd) > 0 {
+				running.Add(1)
+				go func() { defer running.Done(); s.runNoticeCommand(cmd, notice) }()
+			}
+		}
+	}
+}
+
+// noticeOf phrases a notice: the chat's name and what it needs.
+func (s *Server) noticeOf(id string, status mux.Status) Notice {
+	name := id
+	if meta, err := s.opt.Store.Load(id); err == nil && meta.Name != "" {
+		name = meta.Name
+	}
+	body := "finished its turn"
+	if status == mux.StatusAsking {
+		body = "asks for you"
+		if p := s.opt.Mux.State(id).Permission; p != nil {
+			body = "asks: " + p.Title
+		}
+	}
+	return Notice{ID: id, Status: status.String(), Title: clipText(plaintext.Line(name)), Body: clipText(plaintext.Line(body))}
+}
+
+// runNoticeCommand runs the [notify] command with the title and the body
+// as two more arguments, away from any terminal, and reaps it.
+func (s *Server) runNoticeCommand(argv []string, n Notice) {
+	ctx, cancel := context.WithTimeout(context.Background(), noticeCommandTimeout)
+	defer cancel()
+	args := append(append([]string(nil), argv[1:]...), "acpmux · "+n.Title, n.Body)
+	cmd := exec.CommandContext(ctx, argv[0], args...)
+	cmd.Env = append(os.Environ(), harness.EnvChatID+"="+n.ID, "ACPMUX_STATUS="+n.Status)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		s.opt.Logger.Warn("notify command failed", "chat", n.ID, "command", argv[0], "err", err, "output", clipText(string(out)))
+	}
+}
+
+// hook answers MethodHook: what a harness's hook or notify program says
+// of its turn.
+func (s *Server) hook(p HookParams) (any, *Error) {
+	if p.ID == "" {
+		return nil, errorf(CodeInvalidParams, "Invalid params: id is required")
+	}
+	var sig harness.TurnSignal
+	var ok bool
+	if p.Event == harness.CodexHookEvent {
+		sig, ok = harness.CodexNotifySignal(p.Payload)
+	} else {
+		sig, ok = harness.ClaudeHookSignal(p.Event, p.NotificationType, p.Message)
+	}
+	if !ok {
+		return struct{}{}, nil
+	}
+	if err := s.opt.Mux.Report(p.ID, sig); err != nil {
+		return nil, errorf(CodeInvalidParams, "Invalid params: %s", clipText(err.Error()))
+	}
+	return struct{}{}, nil
+}
+
+// notice sends n to every watching connection.
+func (h *viewHub) notice(n Notice) {
+	h.mu.Lock()
+	watchers := make([]*viewer, 0, len(h.viewers))
+	for _, v := range h.viewers {
+		watchers = append(watchers, v)
+	}
+	h.mu.Unlock()
+	for _, v := range watchers {
+		v.mu.Lock()
+		if v.watching && !v.closed {
+			v.c.notify(NotifyNotice, n)
+		}
+		v.mu.Unlock()
+	}
+}
