@@ -322,6 +322,9 @@ func TestReviveResumesEachChat(t *testing.T) {
 		m, err := w.store.Load(agent)
 		return err == nil && m.AgentSessionID != ""
 	})
+	// Its start recorded before it is stopped: a harness killed before it
+	// wrote its record would look as if it had never started.
+	w.waitStarts(stopped, 1)
 	c.ok(MethodStop, ChatParams{ID: stopped}, nil)
 	waitFor(t, "the quitting harness to exit", func() bool { return statuses(c)[quit] == "exited" })
 	r.srv.opt.Records.Flush()
