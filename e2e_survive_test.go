@@ -184,8 +184,14 @@ func TestSurviveServerKilled(t *testing.T) {
 	}
 	meta := c.chat("show", resumed, "--json")
 	again := surviveWaitStarts(t, rec, resumed, 2)[1]
-	wantArgv := []string{"--resume", meta.AgentSessionID, "--add-dir", lib, "--add-dir", notes}
-	if meta.AgentSessionID == "" || !slices.Equal(again.Argv[1:], wantArgv) {
+	// The hooks' --settings (see harness.BuildLaunch) come before the
+	// folders; the rest is the resumed conversation and every folder.
+	wantArgv := []string{"--resume", meta.AgentSessionID, "--settings", "(the hooks)", "--add-dir", lib, "--add-dir", notes}
+	got := slices.Clone(again.Argv[1:])
+	if i := slices.Index(got, "--settings"); i >= 0 && i+1 < len(got) && strings.Contains(got[i+1], `"hooks"`) {
+		got[i+1] = "(the hooks)"
+	}
+	if meta.AgentSessionID == "" || !slices.Equal(got, wantArgv) {
 		t.Fatalf("started again with %q, want %q (first start %q)", again.Argv, wantArgv, lead.Argv)
 	}
 	for _, id := range []string{gone, stopped, quit} {

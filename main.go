@@ -11,6 +11,10 @@ import (
 	"os"
 	"strings"
 
+	// `acpmux-tui hook` runs and exits in this package's init, before the
+	// inits of the TUI's libraries (tens of milliseconds), which a harness
+	// would wait for at every tool call.
+	_ "github.com/acpmux/acpmux-tui/internal/hookearly"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 

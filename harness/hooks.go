@@ -139,3 +139,16 @@ func reportsTurns(kind string) bool { return kind == KindClaude || kind == KindC
 // `acpmux-tui hook` (Claude Code's hooks, Codex's notify program); other pty
 // harnesses' statuses are inferred from their screens.
 func (s Spec) ReportsTurns() bool { return s.Transport == TransportPty && reportsTurns(s.Kind) }
+
+// Shown is argv as the summary shows it: the --settings JSON that carries
+// the hooks, hundreds of bytes, is named rather than spelled out, so the
+// arguments that follow it (the folders) stay in view.
+func Shown(argv []string) []string {
+	out := append([]string(nil), argv...)
+	for i := 1; i < len(out); i++ {
+		if out[i-1] == "--settings" && strings.HasPrefix(out[i], `{"hooks":`) {
+			out[i] = "{acpmux hooks}"
+		}
+	}
+	return out
+}

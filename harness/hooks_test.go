@@ -101,6 +101,9 @@ func TestLaunchCarriesHooks(t *testing.T) {
 			t.Errorf("%s: sh reads the command as %q", ev, got)
 		}
 	}
+	if got := Shown(l.Argv); !slices.Contains(got, "{acpmux hooks}") || slices.Contains(got, l.Argv[i+1]) || !slices.Equal(got[i+2:], l.Argv[i+2:]) {
+		t.Errorf("shown as %q", got)
+	}
 	if len(settings.Hooks) != len(ClaudeHookEvents) {
 		t.Errorf("hooks for %d events, want %d", len(settings.Hooks), len(ClaudeHookEvents))
 	}

@@ -166,7 +166,7 @@ func (s *Summary) render() {
 	}
 	if argv := info.State.Argv; len(argv) > 0 {
 		// The program by its base name: the arguments matter more.
-		shown := append([]string{filepath.Base(argv[0])}, argv[1:]...)
+		shown := harness.Shown(append([]string{filepath.Base(argv[0])}, argv[1:]...))
 		command = row("command", st.Dim.Render(truncPlain(strings.Join(shown, " "), vw)))
 	}
 	if msg := firstNonEmpty(info.State.LastError, info.State.Reason); msg != "" && (info.State.Status == mux.StatusFailed || info.State.LastError != "") {

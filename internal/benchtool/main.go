@@ -10,7 +10,8 @@
 // file benchtool writes there, with a client.Remote (the TUI's view of the
 // server) or the real TUI in a pty benchtool makes. They kill the server
 // at the end, also on SIGINT, SIGTERM or SIGHUP. keys-tmux and keys-pty are
-// the keystroke round trip's comparisons.
+// the keystroke round trip's comparisons. hook times `acpmux-tui hook`, run
+// by harnesses, against such a server and with none (hook.go).
 //
 // Usage:
 //
@@ -26,6 +27,7 @@
 //	benchtool server-idle BIN HOME N SECONDS   server + TUI CPU with N idle chats
 //	benchtool server-memory BIN HOME N         server + TUI PSS with N idle chats
 //	benchtool server-scale BIN HOME N SECONDS  server + TUI CPU with N chats printing
+//	benchtool hook BIN HOME N                  N runs of `BIN hook PreToolUse`, exec to exit
 //
 // The flood (package flood) is deterministic: lines of 12 words drawn from
 // plain words, SGR colour, CJK and emoji by a fixed-seed generator, so every
@@ -56,7 +58,8 @@ const usage = `usage:
   benchtool keys-pty N GAP_MS
   benchtool server-idle BIN HOME N SECONDS
   benchtool server-memory BIN HOME N
-  benchtool server-scale BIN HOME N SECONDS`
+  benchtool server-scale BIN HOME N SECONDS
+  benchtool hook BIN HOME N`
 
 func main() {
 	if err := run(os.Args[1:]); err != nil {
@@ -149,6 +152,12 @@ func runServer(cmd string, rest []string) error {
 			return err
 		}
 		return serverMemory(rest[0], rest[1], n)
+	case cmd == "hook" && len(rest) == 3:
+		n, err := positive(rest[2])
+		if err != nil {
+			return err
+		}
+		return hookBench(rest[0], rest[1], n)
 	default:
 		return fmt.Errorf("bad command line %q\n%s", append([]string{cmd}, rest...), usage)
 	}

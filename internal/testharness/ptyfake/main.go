@@ -23,6 +23,15 @@
 // $ACPMUX_FAKE_CODEX set it keeps its sessions as Codex does: a new one, with
 // an id of its own, at a plain start or `fork ID`; `resume ID` continues one
 // (storeCodexSession in codex.go).
+//
+// In the modes that echo, two input lines do what a harness does to report
+// its turns (hooks.go): `hook EVENT [ARG]` runs the command hooks that
+// Claude Code would run for EVENT, from the settings files and --settings
+// (JSON or a file), each with `sh -c`, the event's JSON on stdin and
+// CLAUDE_PROJECT_DIR set, then prints "hooked: EVENT"; `notify TYPE` runs the
+// program of `-c notify=[...]` with Codex's notification JSON as its last
+// argument, then prints "notified: TYPE". Each run (exit status, time,
+// output) is appended to $ACPMUX_FAKE_RECORD.hooks.
 package main
 
 import (
@@ -97,6 +106,10 @@ func main() {
 	}
 	sc := bufio.NewScanner(os.Stdin)
 	for sc.Scan() {
+		if reply, ok := inputCommand(sc.Text()); ok {
+			fmt.Printf("\r\n%s\r\nready>", reply)
+			continue
+		}
 		fmt.Printf("\r\necho: %s\r\nready>", sc.Text())
 	}
 }

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/acpmux/acpmux-tui/config"
+	"github.com/acpmux/acpmux-tui/harness"
+)
+
+// The hook benchmark: how long `acpmux-tui hook PreToolUse` takes from
+// exec to exit, as Claude Code waits for it at every tool call. Each run
+// gets a typical PreToolUse event on stdin and the environment a chat's
+// harness has: the id of a real chat of a real server's agent home, whose
+// server it reports to; the same runs with no server (no socket) beside
+// them, and /bin/true as the floor of a fork and exec on this machine. The
+// three kinds of run take turns, so a machine that slows down slows all
+// three.
+
+// hookEvent is the typical PreToolUse event: what Claude Code writes on a
+// hook's stdin before a Bash tool call.
+const hookEvent = `{"session_id":"0b7c2f1e-5a4d-4c1e-9f3a-2d8e6b1c0a9f",` +
+	`"transcript_path":"/home/user/.claude/projects/-home-user-src-project/0b7c2f1e-5a4d-4c1e-9f3a-2d8e6b1c0a9f.jsonl",` +
+	`"cwd":"/home/user/src/project","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash",` +
+	`"tool_input":{"command":"go test ./... 2>&1 | tail -n 40","description":"Run the tests and show the end of the output"},` +
+	`"tool_use_id":"toolu_01A2B3C4D5E6F7G8H9J0K1L2"}`
+
+// hookBench runs `binary hook PreToolUse` n times against a server on the
+// fresh agent home home, and n times with no server; it prints p50, p99,
+// mean and max of each (server_*, noserver_*, true_*, in milliseconds), and
+// what the binary's package inits cost (one run with GODEBUG=inittrace=1).
+func hookBench(binary, home string, n int) error {
+	r, err := newServerRig(binary, home, map[string]config.HarnessConfig{"bench-hook": {Command: "/bin/cat"}})
+	if err != nil {
+		return err
+	}
+	defer r.close()
+	// A running chat, so each hook goes the whole way: the server's call,
+	// the mux's report, the status changed.
+	if err := r.watch(); err != nil {
+		return err
+	}
+	ids, err := r.startChats("bench-hook", 1)
+	if err != nil {
+		return err
+	}
+	id := ids[0]
+	absent := filepath.Join(r.home, "no-server") // an agent home with no socket
+	if err := os.Mkdir(absent, 0o700); err != nil {
+		return err
+	}
+	withServer := hookEnviron(r.home, id)
+	noServer := hookEnviron(absent, id)
+	var server, none, floor []time.Duration
+	for i := range n {
+		d, err := timeHook(r.binary, withServer)
+		if err != nil {
+			return fmt.Errorf("run %d with the server: %w", i+1, err)
+		}
+		server = append(server, d)
+		if d, err = timeHook(r.binary, noServer); err != nil {
+			return fmt.Errorf("run %d with no server: %w", i+1, err)
+		}
+		none = append(none, d)
+		if d, err = timeExec(exec.Command("/bin/true")); err != nil {
+			return fmt.Errorf("run %d of /bin/true: %w", i+1, err)
+		}
+		floor = append(floor, d)
+	}
+	emit("bench", "hook")
+	emit("runs", n)
+	emitTimes("server", server)
+	emitTimes("noserver", none)
+	emitTimes("true", floor)
+	return emitInits(r.binary, withServer)
+}
+
+// newChatJSON creates a chat with `acpmux-tui new --json`, as a user
+// would, in the agent home and config the rig set in the environment, and
+// hookEnviron is the environment a chat's harness gives its hooks.
+func hookEnviron(home, id string) []string {
+	return []string{harness.EnvChatID + "=" + id, harness.EnvHome + "=" + home, "PATH=" + os.Getenv("PATH")}
+}
+
+// timeHook runs the hook once with env and the event on stdin, and
+// returns its time from exec to exit. A run that fails or prints anything
+// is not valid.
+func timeHook(binary string, env []string) (time.Duration, error) {
+	cmd := exec.Command(binary, harness.HookCommand, "PreToolUse")
+	cmd.Env = env
+	cmd.Stdin = bytes.NewReader([]byte(hookEvent))
+	return timeExec(cmd)
+}
+
+// timeExec runs cmd and returns the time from Start to the end of Wait; it
+// fails if cmd exits non-zero or prints.
+func timeExec(cmd *exec.Cmd) (time.Duration, error) {
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	begin := time.Now()
+	if err := cmd.Start(); err != nil {
+		return 0, err
+	}
+	err := cmd.Wait()
+	d := time.Since(begin)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w: %q", cmd, err, out.Bytes())
+	}
+	if out.Len() > 0 {
+		return 0, fmt.Errorf("%s printed %q", cmd, out.Bytes())
+	}
+	return d, nil
+}
+
+// emitTimes prints p50, p99, mean and max, in milliseconds, as
+// NAME_p50_ms and so on.
+func emitTimes(name string, times []time.Duration) {
+	var sum time.Duration
+	for _, t := range times {
+		sum += t
+	}
+	emit(name+"_p50_ms", ms(percentile(times, 0.50)))
+	emit(name+"_p99_ms", ms(percentile(times, 0.99)))
+	emit(name+"_mean_ms", ms(sum/time.Duration(max(len(times), 1))))
+	emit(name+"_max_ms", ms(slices.Max(times)))
+}
+
+// initLine is one package's line of GODEBUG=inittrace=1.
+var initLine = regexp.MustCompile(`(?m)^init (\S+) @[0-9.]+ ms, ([0-9.]+) ms clock`)
+
+// emitInits runs the hook once with GODEBUG=inittrace=1 and prints the
+// time all package inits took (init_ms), and the costliest package's
+// (init_top, init_top_ms): they run before the hook's first line.
+func emitInits(binary string, env []string) error {
+	cmd := exec.Command(binary, harness.HookCommand, "PreToolUse")
+	cmd.Env = append(env, "GODEBUG=inittrace=1")
+	cmd.Stdin = bytes.NewReader([]byte(hookEvent))
+	var trace bytes.Buffer
+	cmd.Stderr = &trace
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("hook with inittrace: %w", err)
+	}
+	var total, top float64
+	topPkg := ""
+	for _, m := range initLine.FindAllStringSubmatch(trace.String(), -1) {
+		v, err := strconv.ParseFloat(m[2], 64)
+		if err != nil {
+			continue
+		}
+		total += v
+		if v > top {
+			top, topPkg = v, m[1]
+		}
+	}
+	if topPkg == "" {
+		return fmt.Errorf("no init trace from the hook: %q", trace.Bytes())
+	}
+	emit("init_ms", total)
+	emit("init_top", topPkg)
+	emit("init_top_ms", top)
+	return nil
+}

@@ -1,0 +1,281 @@
+// Package hookearly runs `acpmux-tui hook EVENT [PAYLOAD]` from its init,
+// before the packages whose inits are slow run: go-runewidth's builds a
+// 2 MB table (20 to 50 ms), and the hook is waited for by Claude Code at
+// every tool call. Go initializes packages in the order of their import
+// paths, each as soon as everything it imports is: this one sorts before
+// github.com/mattn/go-runewidth and imports only standard packages that
+// are initialized before it, so its init runs first, and for a hook it
+// exits the process there. It must never import net (initialized late),
+// nor any package of this module: TestHookRunsBeforeSlowInits checks.
+//
+// The hook is what a harness runs to tell the server where its turn is:
+// Claude Code runs `acpmux-tui hook EVENT` as a command hook (the event's
+// JSON on stdin), Codex `acpmux-tui hook codex-notify JSON` as its notify
+// program. It reports to the server of $ACPMUX_HOME for the chat
+// $ACPMUX_CHAT_ID with one _acpmux/hook call and waits for the answer, so
+// hooks run one after another reach the server in order. It never prints
+// (Claude Code would show it) and always exits 0; whatever goes wrong (no
+// chat id, no server, a slow one) it gives up silently.
+//
+// main imports it for this side effect only. Exiting from an init is an
+// exception to "nothing below main exits", made for speed.
+package hookearly
+
+import (
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+	"unicode/utf8"
+)
+
+// The contract, as harness and server have it (hook_cmd_test.go checks
+// they agree): these are not imported, as those packages' inits are the
+// slow ones.
+const (
+	hookCommand    = "hook"           // harness.HookCommand
+	codexHookEvent = "codex-notify"   // harness.CodexHookEvent
+	envChatID      = "ACPMUX_CHAT_ID" // harness.EnvChatID
+	envHome        = "ACPMUX_HOME"    // harness.EnvHome
+	methodHook     = "_acpmux/hook"   // server.MethodHook
+	socketName     = "acpmux.sock"    // server.SocketName
+	maxSunPath     = 107              // as server.ShortAddr
+)
+
+const (
+	// InputMax is how much of a hook's stdin is kept for parsing: the rest
+	// (a PostToolUse's tool output can be megabytes) is read and dropped.
+	InputMax = 1 << 20
+	// StdinWait bounds the wait for a hook's stdin to end: Claude Code
+	// writes the event and closes it at once.
+	StdinWait = 500 * time.Millisecond
+	// CallWait bounds the call to the server: connect, write and answer.
+	CallWait = 300 * time.Millisecond
+	// MessageMax and TypeMax bound what a Notification's message and type
+	// (and an event's name, or Codex's type) carry to the server.
+	MessageMax = 4 << 10
+	TypeMax    = 256
+	// answerMax bounds one line read from the server.
+	answerMax = 4 << 10
+)
+
+func init() {
+	if len(os.Args) > 1 && os.Args[1] == hookCommand {
+		Run(os.Args[2:], os.Stdin, os.Getenv)
+		os.Exit(0)
+	}
+}
+
+// Params are server.HookParams.
+type Params struct {
+	ID               string `json:"id"`
+	Event            string `json:"event"`
+	NotificationType string `json:"notificationType,omitempty"`
+	Message          string `json:"message,omitempty"`
+	Payload          string `json:"payload,omitempty"`
+}
+
+// Run is the hook subcommand: args are EVENT and, for codex-notify, the
+// notification's JSON last. It never prints and never fails.
+func Run(args []string, stdin io.Reader, getenv func(string) string) {
+	defer func() { _ = recover() }() // a panic's trace would reach the harness's screen
+	if len(args) == 0 || args[0] == "" || len(args[0]) > TypeMax {
+		return
+	}
+	p := Params{ID: getenv(envChatID), Event: args[0]}
+	home := getenv(envHome)
+	if p.Event == codexHookEvent {
+		// Codex's stdin may be the user's terminal: it is never read.
+		if len(args) > 1 {
+			p.Payload = ParseCodexNotify(args[len(args)-1])
+		}
+		report(home, p)
+		return
+	}
+	// Claude Code writes the event's JSON on stdin and closes it. Only a
+	// Notification's fields are sent on; every other event is reported
+	// while its input is still being read, and read to its end after.
+	input := make(chan []byte, 1)
+	go func() { input <- readInput(stdin) }()
+	stdinWait := time.NewTimer(StdinWait)
+	defer stdinWait.Stop()
+	if p.Event == "Notification" {
+		select {
+		case b := <-input:
+			p.NotificationType, p.Message = ParseInput(b)
+		case <-stdinWait.C:
+		}
+		report(home, p)
+		return
+	}
+	report(home, p)
+	select {
+	case <-input:
+	case <-stdinWait.C:
+	}
+}
+
+// readInput reads r to its end and returns at most its first InputMax
+// bytes.
+func readInput(r io.Reader) []byte {
+	b, _ := io.ReadAll(io.LimitReader(r, InputMax))
+	_, _ = io.Copy(io.Discard, r)
+	return b
+}
+
+// ParseInput reads a Claude Code hook event's JSON and returns what a
+// Notification carries: its type ("permission_prompt", "idle_prompt"...;
+// older versions send none) and its message, each cut to a bound. Input
+// that is not a JSON object gives empty strings.
+func ParseInput(b []byte) (notificationType, message string) {
+	var in struct {
+		NotificationType string `json:"notification_type"`
+		Message          string `json:"message"`
+	}
+	if json.Unmarshal(b, &in) != nil {
+		return "", ""
+	}
+	return CutUTF8(in.NotificationType, TypeMax), CutUTF8(in.Message, MessageMax)
+}
+
+// ParseCodexNotify returns the type of a Codex notification
+// (`{"type":"agent-turn-complete",...}`), or "".
+func ParseCodexNotify(arg string) string {
+	var n struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal([]byte(arg), &n) != nil {
+		return ""
+	}
+	return CutUTF8(n.Type, TypeMax)
+}
+
+// CutUTF8 cuts s to at most max bytes, on a character boundary.
+func CutUTF8(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	i := max
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i]
+}
+
+// request is the one call the hook makes.
+type request struct {
+	JSONRPC string `json:"jsonrpc"`
+	ID      int    `json:"id"`
+	Method  string `json:"method"`
+	Params  Params `json:"params"`
+}
+
+// report sends p to the server of the agent home and waits for its answer,
+// whatever it is (an error answer, as from a server that does not know the
+// method, ends the call too), for at most CallWait. Without a home or a
+// chat id, or with no server, it does nothing. The socket is a raw one
+// with kernel timeouts: package net is initialized too late to be used.
+func report(home string, p Params) {
+	if home == "" || p.ID == "" {
+		return
+	}
+	line, err := json.Marshal(request{JSONRPC: "2.0", ID: 1, Method: methodHook, Params: p})
+	if err != nil {
+		return
+	}
+	deadline := time.Now().Add(CallWait)
+	addr := filepath.Join(home, socketName)
+	if len(addr) > maxSunPath {
+		// As server.ShortAddr: the socket reached through its folder's fd.
+		dir, err := os.Open(home)
+		if err != nil {
+			return
+		}
+		defer dir.Close()
+		addr = "/proc/self/fd/" + strconv.Itoa(int(dir.Fd())) + "/" + socketName
+	}
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return
+	}
+	defer syscall.Close(fd)
+	// timeout sets the socket's send and receive timeouts to what is left
+	// of the deadline (a unix socket's connect waits as a send does).
+	timeout := func() bool {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return false
+		}
+		tv := syscall.NsecToTimeval(int64(left))
+		return syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_SNDTIMEO, &tv) == nil &&
+			syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_RCVTIMEO, &tv) == nil
+	}
+	if !timeout() || retry(func() error { return syscall.Connect(fd, &syscall.SockaddrUnix{Name: addr}) }) != nil {
+		return
+	}
+	for b := append(line, '\n'); len(b) > 0; {
+		if !timeout() {
+			return
+		}
+		n, err := syscall.Write(fd, b)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil || n <= 0 {
+			return
+		}
+		b = b[n:]
+	}
+	// Read lines until the answer: a notification (a method, no id) is not.
+	buf := make([]byte, 0, answerMax)
+	for {
+		if !timeout() {
+			return
+		}
+		n, err := syscall.Read(fd, buf[len(buf):cap(buf)])
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil || n <= 0 {
+			return // the server closed, or the timeout
+		}
+		buf = buf[:len(buf)+n]
+		for {
+			i := indexNewline(buf)
+			if i < 0 {
+				break
+			}
+			var msg struct {
+				Method string `json:"method"`
+			}
+			if json.Unmarshal(buf[:i], &msg) != nil || msg.Method == "" {
+				return
+			}
+			buf = append(buf[:0], buf[i+1:]...)
+		}
+		if len(buf) == cap(buf) {
+			return // a line too long: an answer of some kind
+		}
+	}
+}
+
+// retry runs a system call again while a signal interrupts it.
+func retry(call func() error) error {
+	for {
+		if err := call(); err != syscall.EINTR {
+			return err
+		}
+	}
+}
+
+func indexNewline(b []byte) int {
+	for i, c := range b {
+		if c == '\n' {
+			return i
+		}
+	}
+	return -1
+}
