@@ -399,6 +399,11 @@ func TestPromptRefusesPermissionsOrWaitsForAnAnswer(t *testing.T) {
 	waitFor(t, "the permission request to wait for an answer", func() bool {
 		return p.srv.opt.Mux.State(p.chat).Permission != nil
 	})
+	var list ListResult
+	s.call(MethodList, nil, &list)
+	if len(list.Chats) != 1 || list.Chats[0].Status != "asking" || list.Chats[0].StatusFrom != "acp" {
+		t.Fatalf("list while the agent asks: %+v", list.Chats)
+	}
 	s.fails(CodeInvalidParams, MethodAnswerPermission, AnswerPermissionParams{ID: p.chat, OptionID: "not_offered"})
 	s.call(MethodAnswerPermission, AnswerPermissionParams{ID: p.chat, OptionID: "allow_once"}, nil)
 	if l := asker.answer(id); l.Error != nil || string(l.Result) != `{"stopReason":"end_turn"}` {
