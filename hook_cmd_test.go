@@ -487,3 +487,26 @@ func fakeHookRuns(t *testing.T, path string) []fakeHookRun {
 	}
 	return runs
 }
+
+// TestHookPassesCodexNotifyOn: a Codex chat's hook runs the notify program
+// of the user's own Codex config, which `-c notify=` replaced, with the
+// notification as its last argument, and is still silent.
+func TestHookPassesCodexNotifyOn(t *testing.T) {
+	home := hookHome(t)
+	l := newHookListener(t, home, answerResult)
+	out := filepath.Join(t.TempDir(), "theirs")
+	own, err := json.Marshal([]string{"/bin/sh", "-c", `printf '%s' "$1" > "$0.tmp" && mv "$0.tmp" "$0"`, out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	note := `{"type":"agent-turn-complete","turn-id":"7"}`
+	hookSilent(t, append(hookEnv(home), harness.EnvCodexNotify+"="+string(own)), nil, harness.CodexHookEvent, note)
+	var got []byte
+	wait.Until(t, "the user's notify program", func() bool { got, err = os.ReadFile(out); return err == nil })
+	if string(got) != note {
+		t.Fatalf("the user's notify program got %q, want %q", got, note)
+	}
+	if want := []string{hookLine(`{"id":"k3x9q2","event":"codex-notify","payload":"agent-turn-complete"}`)}; !slices.Equal(l.got(), want) {
+		t.Fatalf("the server got %q, want %q", l.got(), want)
+	}
+}

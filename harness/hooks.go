@@ -2,7 +2,11 @@ package harness
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
+
+	"github.com/BurntSushi/toml"
 )
 
 // This file holds how a harness tells acpmux-tui where its turn is, where
@@ -34,6 +38,37 @@ const (
 	EnvChatID = "ACPMUX_CHAT_ID"
 	EnvHome   = "ACPMUX_HOME"
 )
+
+// EnvCodexNotify carries, to the hook a Codex chat runs as its notify
+// program, the notify program of the user's own Codex config (a JSON
+// array): `-c notify=` replaces it, so the hook runs it in turn.
+const EnvCodexNotify = "ACPMUX_CODEX_NOTIFY"
+
+// codexConfigMax bounds the Codex config read for its notify program.
+const codexConfigMax = 1 << 20
+
+// userCodexNotify is the notify program of the Codex config that a Codex
+// run with the environment env reads (${CODEX_HOME:-$HOME/.codex}/
+// config.toml), as JSON; "" when it has none or cannot be read. The file
+// is the user's: read bounded, only if it is a regular file.
+func userCodexNotify(env []string) string {
+	home := codexHome(env)
+	if home == "" {
+		return ""
+	}
+	path := filepath.Join(home, "config.toml")
+	if fi, err := os.Lstat(path); err != nil || !fi.Mode().IsRegular() || fi.Size() > codexConfigMax {
+		return ""
+	}
+	var cfg struct {
+		Notify []string `toml:"notify"`
+	}
+	if _, err := toml.DecodeFile(path, &cfg); err != nil || len(cfg.Notify) == 0 || cfg.Notify[0] == "" {
+		return ""
+	}
+	b, _ := json.Marshal(cfg.Notify)
+	return string(b)
+}
 
 // HookCommand is the subcommand a harness's hooks run.
 const HookCommand = "hook"

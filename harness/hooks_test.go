@@ -2,7 +2,9 @@ package harness
 
 import (
 	"encoding/json"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -119,6 +121,11 @@ func TestLaunchCarriesHooks(t *testing.T) {
 	if i < 0 || i+1 >= len(l.Argv) {
 		t.Fatalf("codex argv %q has no -c", l.Argv)
 	}
+	for _, kv := range l.Env {
+		if strings.HasPrefix(kv, EnvCodexNotify+"=") {
+			t.Errorf("codex with no notify of its own got %s", kv)
+		}
+	}
 	var notify struct{ Notify []string }
 	if _, err := toml.Decode(l.Argv[i+1], &notify); err != nil {
 		t.Fatalf("codex -c %q is not TOML: %v", l.Argv[i+1], err)
@@ -135,5 +142,34 @@ func TestLaunchCarriesHooks(t *testing.T) {
 		if slices.Contains(l.Argv, "--settings") || slices.Contains(l.Argv, "-c") {
 			t.Errorf("%s with %+v: argv %q has hooks", tt.name, tt.o, l.Argv)
 		}
+	}
+}
+
+// TestCodexNotifyOfTheUser: `-c notify=` replaces the notify program of
+// the user's Codex config; the hook is told of it to run it in turn.
+func TestCodexNotifyOfTheUser(t *testing.T) {
+	table, err := NewTable(&config.Config{Harness: map[string]config.HarnessConfig{"codex": {Command: "/bin/true"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, _ := table.Get("codex")
+	codexHome := t.TempDir()
+	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte("model = \"o3\"\nnotify = [\"notify-send\", \"--app-name=codex\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := LaunchOptions{Self: "/bin/acpmux-tui", Home: "/h", Getenv: env(map[string]string{"PATH": "/bin"}),
+		Environ: []string{"CODEX_HOME=" + codexHome, EnvCodexNotify + "=[\"stale\"]"}}
+	l, err := spec.BuildLaunch(&sessions.Meta{ID: "k3x9q2", Cwd: "/tmp"}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, kv := range l.Env {
+		if strings.HasPrefix(kv, EnvCodexNotify+"=") {
+			got = append(got, kv)
+		}
+	}
+	if want := EnvCodexNotify + `=["notify-send","--app-name=codex"]`; len(got) != 1 || got[0] != want {
+		t.Errorf("env %q, want only %s", got, want)
 	}
 }

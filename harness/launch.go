@@ -123,6 +123,9 @@ func (s Spec) BuildLaunch(m *sessions.Meta, o LaunchOptions) (Launch, error) {
 			l.Argv = append(l.Argv, "--settings", claudeSettings(o.Self))
 		case KindCodex:
 			l.Argv = append(l.Argv, "-c", codexNotify(o.Self))
+			if own := userCodexNotify(l.Env); own != "" {
+				l.Env = setEnv(l.Env, EnvCodexNotify, own)
+			}
 		}
 		l.Env = setEnv(l.Env, EnvHome, o.Home)
 	}
@@ -234,7 +237,7 @@ func (s Spec) environment(m *sessions.Meta, inherited []string) []string {
 	env := make([]string, 0, len(inherited)+len(set)+1)
 	for _, kv := range inherited {
 		k, _, _ := strings.Cut(kv, "=")
-		if _, ours := set[k]; ours || k == EnvAdditionalDirectories || isOuterTerminalVar(k) {
+		if _, ours := set[k]; ours || k == EnvAdditionalDirectories || k == EnvCodexNotify || isOuterTerminalVar(k) {
 			continue
 		}
 		env = append(env, kv)

@@ -157,14 +157,23 @@ type CodexSession struct {
 	Path string
 }
 
-// codexSessionsRoot is where Codex, run with the environment env, keeps its
-// rollout files: ${CODEX_HOME:-$HOME/.codex}/sessions.
-func codexSessionsRoot(env []string) string {
+// codexHome is Codex's folder when run with the environment env:
+// ${CODEX_HOME:-$HOME/.codex}.
+func codexHome(env []string) string {
 	if v := lookupEnv(env, "CODEX_HOME"); v != "" {
-		return filepath.Join(v, "sessions")
+		return v
 	}
 	if home := lookupEnv(env, "HOME"); home != "" {
-		return filepath.Join(home, ".codex", "sessions")
+		return filepath.Join(home, ".codex")
+	}
+	return ""
+}
+
+// codexSessionsRoot is where Codex, run with the environment env, keeps its
+// rollout files.
+func codexSessionsRoot(env []string) string {
+	if h := codexHome(env); h != "" {
+		return filepath.Join(h, "sessions")
 	}
 	return ""
 }

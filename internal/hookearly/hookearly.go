@@ -25,8 +25,10 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -36,13 +38,14 @@ import (
 // they agree): these are not imported, as those packages' inits are the
 // slow ones.
 const (
-	hookCommand    = "hook"           // harness.HookCommand
-	codexHookEvent = "codex-notify"   // harness.CodexHookEvent
-	envChatID      = "ACPMUX_CHAT_ID" // harness.EnvChatID
-	envHome        = "ACPMUX_HOME"    // harness.EnvHome
-	methodHook     = "_acpmux/hook"   // server.MethodHook
-	socketName     = "acpmux.sock"    // server.SocketName
-	maxSunPath     = 107              // as server.ShortAddr
+	hookCommand    = "hook"                // harness.HookCommand
+	codexHookEvent = "codex-notify"        // harness.CodexHookEvent
+	envChatID      = "ACPMUX_CHAT_ID"      // harness.EnvChatID
+	envHome        = "ACPMUX_HOME"         // harness.EnvHome
+	envCodexNotify = "ACPMUX_CODEX_NOTIFY" // harness.EnvCodexNotify
+	methodHook     = "_acpmux/hook"        // server.MethodHook
+	socketName     = "acpmux.sock"         // server.SocketName
+	maxSunPath     = 107                   // as server.ShortAddr
 )
 
 const (
@@ -93,6 +96,9 @@ func Run(args []string, stdin io.Reader, getenv func(string) string) {
 			p.Payload = ParseCodexNotify(args[len(args)-1])
 		}
 		report(home, p)
+		if len(args) > 1 {
+			passOn(getenv(envCodexNotify), args[len(args)-1])
+		}
 		return
 	}
 	// Claude Code writes the event's JSON on stdin and closes it. Only a
@@ -115,6 +121,33 @@ func Run(args []string, stdin io.Reader, getenv func(string) string) {
 	select {
 	case <-input:
 	case <-stdinWait.C:
+	}
+}
+
+// passOn runs the notify program of the user's own Codex config (own, a
+// JSON array), which `-c notify=` replaced, with the notification as Codex
+// gives it: the JSON as the last argument. It is started, not waited for
+// (its reaper is init once the hook has exited), with no terminal.
+func passOn(own, notification string) {
+	var argv []string
+	if own == "" || json.Unmarshal([]byte(own), &argv) != nil || len(argv) == 0 || argv[0] == "" {
+		return
+	}
+	path := argv[0]
+	if !strings.Contains(path, "/") {
+		var err error
+		if path, err = exec.LookPath(path); err != nil {
+			return
+		}
+	}
+	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		return
+	}
+	defer null.Close()
+	attr := &os.ProcAttr{Env: os.Environ(), Files: []*os.File{null, null, null}, Sys: &syscall.SysProcAttr{Setsid: true}}
+	if p, err := os.StartProcess(path, append(argv, notification), attr); err == nil {
+		_ = p.Release()
 	}
 }
 
