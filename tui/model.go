@@ -95,6 +95,10 @@ type Model struct {
 	footerLine string
 	opening    string    // a chat to open once it is listed and the screen has a size
 	storeMod   time.Time // the chats folder's modification time last seen
+	// sideChanged is set when the message being handled changed how a
+	// sidebar row is drawn; unchanged, when it changed nothing drawn.
+	sideChanged bool
+	unchanged   bool
 }
 
 // New builds the app. Nothing is started until the program runs it.
@@ -169,9 +173,32 @@ func (m *Model) Init() tea.Cmd {
 
 // Update routes a message, then prepares the help line for the frame.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	m.sideChanged = false
+	footer := m.footerKey
 	cmd := m.update(msg)
 	m.prepareFooter()
+	m.unchanged = m.footerKey == footer && m.drawsNothing(msg)
 	return m, cmd
+}
+
+// Unchanged reports whether the last message changed nothing View draws,
+// so the screen need not be drawn again (package frame asks). Only news of
+// chats that are not shown, whose sidebar rows look as they did, is known
+// to change nothing: with 100 chats at work that is most messages.
+func (m *Model) Unchanged() bool { return m.unchanged }
+
+// drawsNothing reports whether msg, just handled, changed nothing drawn.
+func (m *Model) drawsNothing(msg tea.Msg) bool {
+	ch, ok := msg.(chatsChangedMsg)
+	if !ok || m.dialog != nil || m.sideChanged {
+		return false
+	}
+	for _, id := range ch.ids {
+		if id == m.selected {
+			return false
+		}
+	}
+	return true
 }
 
 func (m *Model) update(msg tea.Msg) tea.Cmd {
@@ -283,7 +310,9 @@ func (m *Model) chatChanged(id string) tea.Cmd {
 	}
 	before := m.sidebar.states[id].Status
 	st := m.mux.State(id)
-	m.sidebar.SetState(id, st)
+	if m.sidebar.SetState(id, st) {
+		m.sideChanged = true
+	}
 	if st.Status == before || (isActive(st.Status) && isActive(before)) {
 		return nil
 	}

@@ -276,3 +276,48 @@ func TestModeCommandsReachTheTerminal(t *testing.T) {
 		t.Fatalf("a message that changes nothing wrote %q", got)
 	}
 }
+
+// stillModel is a textModel that says which messages changed nothing.
+type stillModel struct {
+	textModel
+	still bool
+}
+
+func (m *stillModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	m.still = msg == "still"
+	if !m.still {
+		m.textModel.Update(msg)
+	}
+	return m, nil
+}
+func (m *stillModel) Unchanged() bool { return m.still }
+
+func TestNoDrawForAMessageThatChangedNothing(t *testing.T) {
+	c := &clock{t: time.Unix(1000, 0)}
+	out := &screenOut{}
+	r := New(Options{Out: out, Size: func() (int, int, error) { return 10, 3, nil }, Now: c.now})
+	if err := r.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Stop)
+	m := &stillModel{}
+	d := r.Wrap(m).(*drawn)
+	d.Update(sizeMsg{w: 10, h: 3})
+	c.advance(time.Second)
+	d.Update("a")
+	out.take()
+	c.advance(time.Second)
+	// The model is not asked for its view at all: a view that changed
+	// behind its back (which a real model would not do) stays undrawn.
+	m.text = "b"
+	if _, cmd := d.Update("still"); cmd != nil {
+		t.Fatal("a message that changed nothing scheduled a frame")
+	}
+	if got := out.take(); got != "" {
+		t.Fatalf("a message that changed nothing drew %q", got)
+	}
+	d.Update("c")
+	if got := out.take(); !strings.Contains(got, "c") {
+		t.Fatalf("a change after it was not drawn: %q", got)
+	}
+}

@@ -117,10 +117,20 @@ func (d *drawn) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return d.update(msg, own)
 }
 
+// Unchanging is a model that can tell that the message it was given last
+// changed nothing its View draws: the Renderer then draws nothing for it.
+// A model that is not sure says false.
+type Unchanging interface {
+	Unchanged() bool
+}
+
 // update gives msg to the app's model and has the change drawn.
 func (d *drawn) update(msg tea.Msg, own tea.Cmd) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
 	d.m, cmd = d.m.Update(msg)
+	if u, ok := d.m.(Unchanging); ok && u.Unchanged() {
+		return d, tea.Batch(cmd, own)
+	}
 	d.dirty = true
 	return d, tea.Batch(cmd, own, d.schedule())
 }
