@@ -38,6 +38,11 @@ type Remote struct {
 	early  []server.StatesResult // notifications that came before it
 	lost   error                 // why the connection ended, once it has
 	closed bool
+
+	// shown is the chat the client draws, as last asked of Show; showing
+	// is set while a goroutine tells the server of it.
+	shown   *string
+	showing bool
 }
 
 // remoteChat is what a Remote holds of one chat.
@@ -182,6 +187,52 @@ func (r *Remote) Terminal(id string) mux.Terminal {
 		return ch.view.Terminal
 	}
 	return mux.Terminal{}
+}
+
+// Show tells the server which chat the client draws ("" for none): of the
+// others it then hears only when their state changes, not of every change
+// of their screens, which with many chats at work is most of the news. It
+// does not wait: the server is told in order, from a goroutine, and tells
+// of the chat newly shown at once, as it is now.
+func (r *Remote) Show(id string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.shown != nil && *r.shown == id {
+		return
+	}
+	r.shown = &id
+	if !r.showing {
+		r.showing = true
+		go r.tellShown()
+	}
+}
+
+// tellShown tells the server of the chat shown until it has been told of
+// the last one Show named.
+func (r *Remote) tellShown() {
+	var told *string
+	for {
+		r.mu.Lock()
+		want := r.shown
+		if (told != nil && *told == *want) || r.lost != nil || r.closed {
+			r.showing = false
+			r.mu.Unlock()
+			return
+		}
+		r.mu.Unlock()
+		ids := []string{}
+		if *want != "" {
+			ids = append(ids, *want)
+		}
+		if err := r.call(server.MethodShow, server.ShowParams{IDs: ids}, nil); err != nil {
+			// A server without the method tells of every chat, as before.
+			r.mu.Lock()
+			r.showing = false
+			r.mu.Unlock()
+			return
+		}
+		told = want
+	}
 }
 
 // Render asks the server for the chat's screen, scrolled up by scroll

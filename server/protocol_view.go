@@ -15,6 +15,11 @@ const (
 	// {states: {id: ChatView}} for every chat the mux knows, and the server
 	// then sends NotifyChanged as chats change.
 	MethodWatch = "_acpmux/watch"
+	// MethodShow names the chats the watcher draws ({ids}): of every other
+	// chat it is told only when the chat's state changes, not on each
+	// change of its screen. The chats newly named are told at once, as they
+	// are now. Until a watcher calls it, it draws every chat.
+	MethodShow = "_acpmux/show"
 	// MethodRender answers {text}: a chat's screen with SGR styling,
 	// scrolled up by scroll lines (0 is the live screen).
 	MethodRender = "_acpmux/render"
@@ -79,6 +84,11 @@ type RenderResult struct {
 // TranscriptParams are the params of MethodTranscript.
 type TranscriptParams struct {
 	ID string `json:"id"`
+}
+
+// ShowParams are the params of MethodShow.
+type ShowParams struct {
+	IDs []string `json:"ids"`
 }
 
 // ForgetParams are the params of MethodForget.

@@ -339,6 +339,7 @@ func (m *Model) refreshSelected() {
 	e, ok := m.sidebar.Selected()
 	if !ok {
 		m.pane.Show("", "", "", "")
+		m.showing("")
 		m.summary.Set(ChatInfo{}, false, m.now)
 		return
 	}
@@ -356,8 +357,10 @@ func (m *Model) refreshSelected() {
 	}
 	if e.Meta == nil {
 		m.pane.Show("", "", "", "")
+		m.showing("")
 	} else {
 		m.pane.Show(e.ID, name, harnessName, transport)
+		m.showing(e.ID)
 	}
 	st := m.pane.State()
 	if e.Meta == nil {
@@ -375,6 +378,21 @@ func (m *Model) refreshSelected() {
 	}
 	m.summary.Set(ChatInfo{Entry: e, State: st, Problems: m.problems[e.ID], NoProject: noProject, Transport: transport, Via: via, ViaExpected: expected, ParentGone: parentGone,
 		NotInstalled: e.Meta != nil && m.missing[e.Meta.Harness], StartsFresh: startsFresh}, true, m.now)
+}
+
+// shower is a mux that can be told which chat the pane draws (the
+// server's, through client.Remote): it then tells of the other chats only
+// when their states change, which is all the sidebar shows of them.
+type shower interface {
+	Show(id string)
+}
+
+// showing tells the mux which chat the pane draws, if it wants to know.
+// It does not block.
+func (m *Model) showing(id string) {
+	if s, ok := m.mux.(shower); ok {
+		s.Show(id)
+	}
 }
 
 // selectionChanged shows the newly selected chat and checks its folders.
