@@ -40,9 +40,12 @@ type Remote struct {
 	closed bool
 
 	// shown is the chat the client draws, as last asked of Show; showing
-	// is set while a goroutine tells the server of it.
+	// is set while a goroutine tells the server of it; acked is the chat
+	// the server last said it takes as shown. A screen the server sends
+	// with a change is taken only while the three agree.
 	shown   *string
 	showing bool
+	acked   *string
 }
 
 // remoteChat is what a Remote holds of one chat.
@@ -54,6 +57,9 @@ type remoteChat struct {
 	// shown again when it cannot be asked.
 	text    string
 	entries []mux.Entry
+	// pushed is set while text is the screen as the server last told it
+	// unasked (the chat is the one shown): Render needs no round trip.
+	pushed bool
 }
 
 // NewRemote makes c the connection of a Remote: it watches every chat the
@@ -107,10 +113,31 @@ func (r *Remote) notified(method string, params json.RawMessage) {
 	}
 }
 
-// apply stores states the server sent; r.mu is held.
+// apply stores states the server sent, and the screens sent with them;
+// r.mu is held.
 func (r *Remote) apply(n server.StatesResult) {
 	for id, v := range n.States {
-		r.chat(id).view = v
+		ch := r.chat(id)
+		ch.pushed = false
+		if v.Text != nil && r.showsLocked(id) {
+			ch.text, ch.pushed = *v.Text, true
+		}
+		v.Text = nil
+		ch.view = v
+	}
+}
+
+// showsLocked reports whether the chat is the one shown, and the server
+// has said it takes it as shown; r.mu is held.
+func (r *Remote) showsLocked(id string) bool {
+	return r.shown != nil && r.acked != nil && *r.shown == id && *r.acked == id
+}
+
+// unpushLocked forgets every screen sent unasked: the chat shown changed,
+// and the server will not keep them up to date. r.mu is held.
+func (r *Remote) unpushLocked() {
+	for _, ch := range r.chats {
+		ch.pushed = false
 	}
 }
 
@@ -201,6 +228,7 @@ func (r *Remote) Show(id string) {
 		return
 	}
 	r.shown = &id
+	r.unpushLocked()
 	if !r.showing {
 		r.showing = true
 		go r.tellShown()
@@ -232,18 +260,26 @@ func (r *Remote) tellShown() {
 			return
 		}
 		told = want
+		r.mu.Lock()
+		r.acked = want
+		// A screen sent before this answer may be of a chat the server
+		// had stopped telling of; the next one will be sent after it.
+		r.unpushLocked()
+		r.mu.Unlock()
 	}
 }
 
 // Render asks the server for the chat's screen, scrolled up by scroll
 // lines. On any failure it returns the last screen it got for the chat.
+// The live screen of the chat shown (Show) comes with each change of it,
+// and is returned without asking.
 func (r *Remote) Render(id string, scroll int) string {
 	r.mu.Lock()
 	ch := r.chat(id)
 	ch.pending = false
-	last, lost := ch.text, r.lost
+	last, lost, pushed := ch.text, r.lost, ch.pushed && scroll == 0 && r.showsLocked(id)
 	r.mu.Unlock()
-	if lost != nil {
+	if lost != nil || pushed {
 		return last
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), PullTimeout)
@@ -253,8 +289,15 @@ func (r *Remote) Render(id string, scroll int) string {
 		return last
 	}
 	r.mu.Lock()
-	r.chat(id).text = res.Text
-	r.mu.Unlock()
+	defer r.mu.Unlock()
+	ch = r.chat(id) // made again if the chat was forgotten meanwhile
+	if !ch.pushed {
+		ch.text = res.Text
+	} else if scroll == 0 {
+		// The screen sent with a change while this one was asked for is
+		// the newer.
+		return ch.text
+	}
 	return res.Text
 }
 

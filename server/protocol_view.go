@@ -51,10 +51,14 @@ const (
 
 // ChatView is a chat as a watcher sees it without asking for its screen:
 // its harness's state and its terminal's modes, cursor and size. Both are
-// the mux's types as encoding/json writes them (Go's field names).
+// the mux's types as encoding/json writes them (Go's field names). In a
+// notification, a chat the watcher named with MethodShow also carries its
+// screen (Text, as MethodRender answers it unscrolled), rendered as the
+// notification is sent: the client draws it without asking.
 type ChatView struct {
 	State    mux.State    `json:"state"`
 	Terminal mux.Terminal `json:"terminal"`
+	Text     *string      `json:"text,omitempty"`
 }
 
 // SizeParams are the params of MethodWatch and MethodResize: the caller's

@@ -211,6 +211,15 @@ func (v *viewer) flushDue() {
 }
 
 func (v *viewer) flushLocked() {
+	for id, cv := range v.dirty {
+		if _, shown := v.shown[id]; shown {
+			// The screen goes with the change: the client draws the chat
+			// without a round trip to ask for it.
+			text := v.c.s.opt.Mux.Render(id, 0)
+			cv.Text = &text
+			v.dirty[id] = cv
+		}
+	}
 	v.lastLine = v.c.notify(NotifyChanged, StatesResult{States: v.dirty})
 	v.dirty = map[string]ChatView{}
 	v.lastFlush = time.Now()
