@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -57,8 +58,12 @@ type remoteChat struct {
 	// shown again when it cannot be asked.
 	text    string
 	entries []mux.Entry
-	// pushed is set while text is the screen as the server last told it
-	// unasked (the chat is the one shown): Render needs no round trip.
+	// rows are the lines of the screen the server last told unasked
+	// (ChatView.Screen), which its next patch changes; screen is them
+	// joined. pushed is set while that is the chat's screen as it is (the
+	// chat is the one shown): Render needs no round trip.
+	rows   []string
+	screen string
 	pushed bool
 }
 
@@ -118,13 +123,34 @@ func (r *Remote) notified(method string, params json.RawMessage) {
 func (r *Remote) apply(n server.StatesResult) {
 	for id, v := range n.States {
 		ch := r.chat(id)
-		ch.pushed = false
-		if v.Text != nil && r.showsLocked(id) {
-			ch.text, ch.pushed = *v.Text, true
-		}
-		v.Text = nil
+		ch.pushed = v.Screen != nil && ch.patch(v.Screen) && r.showsLocked(id)
+		v.Screen = nil
 		ch.view = v
 	}
+}
+
+// patch applies a screen the server told, whole or as the lines that
+// changed, and reports whether the chat's screen is known now.
+func (ch *remoteChat) patch(p *server.ScreenPatch) bool {
+	if p.Full != nil {
+		ch.rows = strings.Split(*p.Full, "\n")
+		ch.screen = *p.Full
+		return true
+	}
+	if ch.rows == nil {
+		return false // no screen to patch: Render asks for it
+	}
+	for i, row := range p.Rows {
+		if i < 0 || i >= len(ch.rows) {
+			ch.rows = nil
+			return false
+		}
+		ch.rows[i] = row
+	}
+	if len(p.Rows) > 0 {
+		ch.screen = strings.Join(ch.rows, "\n")
+	}
+	return true
 }
 
 // showsLocked reports whether the chat is the one shown, and the server
@@ -277,9 +303,14 @@ func (r *Remote) Render(id string, scroll int) string {
 	r.mu.Lock()
 	ch := r.chat(id)
 	ch.pending = false
-	last, lost, pushed := ch.text, r.lost, ch.pushed && scroll == 0 && r.showsLocked(id)
+	if ch.pushed && scroll == 0 && r.showsLocked(id) && r.lost == nil {
+		ch.text = ch.screen
+		r.mu.Unlock()
+		return ch.text
+	}
+	last, lost := ch.text, r.lost
 	r.mu.Unlock()
-	if lost != nil || pushed {
+	if lost != nil {
 		return last
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), PullTimeout)
@@ -291,13 +322,12 @@ func (r *Remote) Render(id string, scroll int) string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	ch = r.chat(id) // made again if the chat was forgotten meanwhile
-	if !ch.pushed {
-		ch.text = res.Text
-	} else if scroll == 0 {
-		// The screen sent with a change while this one was asked for is
+	if ch.pushed && scroll == 0 && r.showsLocked(id) {
+		// The screen told with a change while this one was asked for is
 		// the newer.
-		return ch.text
+		res.Text = ch.screen
 	}
+	ch.text = res.Text
 	return res.Text
 }
 

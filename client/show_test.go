@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/acpmux/acpmux-tui/internal/testharness/wait"
+	"github.com/acpmux/acpmux-tui/server"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -65,4 +66,27 @@ func TestRemoteShowPushesTheShownScreen(t *testing.T) {
 	wait.Until(t, "the unshown chat's screen, asked for", func() bool {
 		return strings.Contains(r.Render(one, 0), "echo: unseen")
 	})
+}
+
+// TestScreenPatch: a whole screen replaces the one held, lines that changed
+// go in their places, and a patch with nothing to apply to, or out of the
+// screen, leaves the screen unknown (Render then asks for it).
+func TestScreenPatch(t *testing.T) {
+	ch := &remoteChat{}
+	if ch.patch(&server.ScreenPatch{Rows: map[int]string{0: "x"}}) {
+		t.Fatal("a patch with no screen to apply to was taken")
+	}
+	full := "a\nb\nc"
+	if !ch.patch(&server.ScreenPatch{Full: &full}) || ch.screen != full {
+		t.Fatalf("whole screen: %q", ch.screen)
+	}
+	if !ch.patch(&server.ScreenPatch{Rows: map[int]string{1: "B"}}) || ch.screen != "a\nB\nc" {
+		t.Fatalf("patched screen: %q", ch.screen)
+	}
+	if !ch.patch(&server.ScreenPatch{}) || ch.screen != "a\nB\nc" {
+		t.Fatalf("a patch of no line changed the screen: %q", ch.screen)
+	}
+	if ch.patch(&server.ScreenPatch{Rows: map[int]string{3: "d"}}) || ch.rows != nil {
+		t.Fatal("a line out of the screen was taken")
+	}
 }

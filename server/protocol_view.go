@@ -53,12 +53,23 @@ const (
 // its harness's state and its terminal's modes, cursor and size. Both are
 // the mux's types as encoding/json writes them (Go's field names). In a
 // notification, a chat the watcher named with MethodShow also carries its
-// screen (Text, as MethodRender answers it unscrolled), rendered as the
-// notification is sent: the client draws it without asking.
+// screen, rendered as the notification is sent: the client draws it
+// without asking.
 type ChatView struct {
 	State    mux.State    `json:"state"`
 	Terminal mux.Terminal `json:"terminal"`
-	Text     *string      `json:"text,omitempty"`
+	Screen   *ScreenPatch `json:"screen,omitempty"`
+}
+
+// ScreenPatch is a chat's live screen as MethodRender answers it (lines
+// joined by "\n"), told to a client that draws it. Full is the whole
+// screen; without it, Rows are the lines (by number from 0) that differ
+// from the screen last told to this client, which has as many lines: the
+// others are as they were. The first screen told after the chat is named
+// is whole, and so is one whose number of lines changed.
+type ScreenPatch struct {
+	Full *string        `json:"full,omitempty"`
+	Rows map[int]string `json:"rows,omitempty"`
 }
 
 // SizeParams are the params of MethodWatch and MethodResize: the caller's

@@ -2,6 +2,7 @@ package server
 
 import (
 	"reflect"
+	"strings"
 	"sync"
 	"time"
 
@@ -55,8 +56,10 @@ type viewer struct {
 	// shown are the chats the client draws (MethodShow); nil is every
 	// chat. Of the others it is told only when their state changes: told
 	// is the state each was last marked with.
-	shown     map[string]struct{}
-	told      map[string]mux.State
+	shown map[string]struct{}
+	told  map[string]mux.State
+	// screens are the lines of the screen last told of each chat shown.
+	screens   map[string][]string
 	flushAt   *time.Timer // set while a notification is scheduled
 	lastFlush time.Time
 	lastLine  uint64 // the last notification's line number (conn.send)
@@ -68,7 +71,7 @@ func (h *viewHub) viewerOf(c *conn) *viewer {
 	defer h.mu.Unlock()
 	v, ok := h.viewers[c]
 	if !ok {
-		v = &viewer{c: c, dirty: map[string]ChatView{}, told: map[string]mux.State{}}
+		v = &viewer{c: c, dirty: map[string]ChatView{}, told: map[string]mux.State{}, screens: map[string][]string{}}
 		h.viewers[c] = v
 	}
 	return v
@@ -215,14 +218,33 @@ func (v *viewer) flushLocked() {
 		if _, shown := v.shown[id]; shown {
 			// The screen goes with the change: the client draws the chat
 			// without a round trip to ask for it.
-			text := v.c.s.opt.Mux.Render(id, 0)
-			cv.Text = &text
+			cv.Screen = v.screenPatch(id)
 			v.dirty[id] = cv
 		}
 	}
 	v.lastLine = v.c.notify(NotifyChanged, StatesResult{States: v.dirty})
 	v.dirty = map[string]ChatView{}
 	v.lastFlush = time.Now()
+}
+
+// screenPatch renders a chat the client draws and returns what it needs to
+// have it: the lines that changed since the last screen it was told, or
+// the whole screen. v.mu is held.
+func (v *viewer) screenPatch(id string) *ScreenPatch {
+	text := v.c.s.opt.Mux.Render(id, 0)
+	rows := strings.Split(text, "\n")
+	last, ok := v.screens[id]
+	v.screens[id] = rows
+	if !ok || len(last) != len(rows) {
+		return &ScreenPatch{Full: &text}
+	}
+	p := &ScreenPatch{Rows: map[int]string{}}
+	for i, row := range rows {
+		if row != last[i] {
+			p.Rows[i] = row
+		}
+	}
+	return p
 }
 
 // watch makes the connection a watcher and answers every chat the mux
@@ -262,6 +284,12 @@ func (h *viewHub) show(c *conn, p ShowParams) (any, *Error) {
 	v.shown = make(map[string]struct{}, len(p.IDs))
 	for _, id := range p.IDs {
 		v.shown[id] = struct{}{}
+	}
+	for id := range v.screens {
+		if _, still := v.shown[id]; !still {
+			// Its screen goes on unseen: the next one told is whole.
+			delete(v.screens, id)
+		}
 	}
 	v.mu.Unlock()
 	views := map[string]ChatView{}
@@ -382,6 +410,7 @@ func (h *viewHub) forget(p ForgetParams) (any, *Error) {
 	for _, v := range h.viewers {
 		v.mu.Lock()
 		delete(v.told, p.ID)
+		delete(v.screens, p.ID)
 		v.mu.Unlock()
 	}
 	h.mu.Unlock()
