@@ -173,12 +173,13 @@ func (r *Renderer) size() (int, int) {
 }
 
 // draw writes the lines of view that differ from the screen's, each cut to
-// the window's width, and clears what is left below a shorter frame.
-func (r *Renderer) draw(view string) {
+// the window's width, and clears what is left below a shorter frame. It
+// reports whether it wrote anything.
+func (r *Renderer) draw(view string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !r.started || r.stopped {
-		return
+		return false
 	}
 	lines := strings.Split(view, "\n")
 	if r.height > 0 && len(lines) > r.height {
@@ -214,7 +215,9 @@ func (r *Renderer) draw(view string) {
 		b.WriteString(ansi.ResetStyle + ansi.CursorPosition(1, len(lines)+1) + ansi.EraseScreenBelow)
 	}
 	r.last = lines
-	if b.Len() > 0 {
-		_, _ = r.opt.Out.Write(b.Bytes())
+	if b.Len() == 0 {
+		return false
 	}
+	_, _ = r.opt.Out.Write(b.Bytes())
+	return true
 }

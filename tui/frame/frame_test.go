@@ -162,6 +162,20 @@ func TestFrameGathersChangesWithinAFrame(t *testing.T) {
 	if got := out.take(); got != "" {
 		t.Fatalf("a frame's end with no change drew %q", got)
 	}
+	// A message that leaves the view as it is (a key sent on to a chat)
+	// writes nothing and starts no frame: the change after it (the key's
+	// echo) is drawn at once.
+	c.advance(DefaultFrame)
+	if _, cmd := d.Update("c"); cmd != nil || out.take() != "" {
+		t.Fatal("an unchanged view wrote something or scheduled a frame")
+	}
+	c.advance(time.Millisecond)
+	if _, cmd := d.Update("d"); cmd != nil {
+		t.Fatal("the change after an unchanged view waited for a frame")
+	}
+	if got := out.take(); !strings.Contains(got, "d") {
+		t.Fatalf("the change after an unchanged view was not drawn at once: %q", got)
+	}
 }
 
 func TestEmitWritesBetweenFrames(t *testing.T) {

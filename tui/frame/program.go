@@ -151,11 +151,15 @@ func (d *drawn) schedule() tea.Cmd {
 	return tea.Tick(d.r.opt.Frame-since, func(time.Time) tea.Msg { return frameDueMsg{} })
 }
 
-// draw draws the app's view.
+// draw draws the app's view. A view that came out as the screen shows it
+// already wrote nothing, and starts no frame: a key typed into a chat
+// changes nothing until its echo comes, which is then drawn at once.
 func (d *drawn) draw() {
-	d.r.draw(d.m.View())
+	wrote := d.r.draw(d.m.View())
 	d.dirty = false
-	d.lastDraw = d.r.opt.Now()
+	if wrote {
+		d.lastDraw = d.r.opt.Now()
+	}
 }
 
 // View is empty: the Renderer has drawn the app's view already, and Bubble
