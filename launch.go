@@ -12,6 +12,7 @@ import (
 	"github.com/acpmux/acpmux-tui/client"
 	"github.com/acpmux/acpmux-tui/sessions"
 	"github.com/acpmux/acpmux-tui/tui"
+	"github.com/acpmux/acpmux-tui/tui/frame"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
@@ -20,12 +21,6 @@ import (
 
 // The TUI draws the server's mux through a Remote.
 var _ tui.Mux = (*client.Remote)(nil)
-
-// renderFPS is how often Bubble Tea may redraw the terminal. Its renderer
-// wakes this often even when nothing changed, which is most of what an idle
-// TUI costs: 30 a second halves that against the default 60 (scripts/bench,
-// "server idle"), and a change still shows within 33 ms.
-const renderFPS = 30
 
 // launch runs the TUI. open is the chat the launch flags created, which the
 // TUI selects, starts and focuses; nil opens the list and starts nothing.
@@ -95,18 +90,29 @@ func (a *app) launch(open *sessions.Entry) error {
 	if open != nil {
 		opt.Open = open.ID
 	}
-	// The title, desktop notifications and the bell go straight to the
-	// terminal: each is one write, which a terminal takes whole, never
-	// inside one of the renderer's frames (also one write each).
-	opt.Emit = func(seq string) { _, _ = os.Stdout.WriteString(seq) }
-	// The terminal's own title is pushed on its title stack and given back
-	// on the way out (xterm's window ops 22 and 23; others ignore them).
-	_, _ = os.Stdout.WriteString("\x1b[22;0t")
-	defer os.Stdout.WriteString("\x1b[23;0t")
+	// The screen is drawn only when the model changed (package frame), not
+	// at Bubble Tea's frame rate: its standard renderer wakes 30 or 60
+	// times a second even when nothing changed, which was most of what an
+	// idle TUI cost (scripts/bench, "server idle"). The title, desktop
+	// notifications and the bell go between its frames.
+	screen := frame.New(frame.Options{In: os.Stdin, Out: os.Stdout})
+	opt.Emit = screen.Emit
 	model := tui.New(opt)
 	defer model.Close()
 
-	p := tea.NewProgram(model, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithFPS(renderFPS))
+	// The terminal's own title is pushed on its title stack and given back
+	// on the way out, after the screen (xterm's window ops 22 and 23;
+	// others ignore them).
+	_, _ = os.Stdout.WriteString("\x1b[22;0t")
+	defer os.Stdout.WriteString("\x1b[23;0t")
+	if err := screen.Start(); err != nil {
+		return fmt.Errorf("take the terminal: %w", err)
+	}
+	// Every way out gives the terminal back: q, a hangup, an error, and a
+	// panic (the model's panics give it back before Bubble Tea reports
+	// them; this covers the rest).
+	defer screen.Stop()
+	p := tea.NewProgram(screen.Wrap(model), tea.WithoutRenderer())
 	// A closed terminal (SIGHUP) ends the program cleanly; the harnesses
 	// keep running in the server.
 	hup := make(chan os.Signal, 1)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -39,6 +40,14 @@ type Remote struct {
 	early  []server.StatesResult // notifications that came before it
 	lost   error                 // why the connection ended, once it has
 	closed bool
+
+	// shown is the chat the client draws, as last asked of Show; showing
+	// is set while a goroutine tells the server of it; acked is the chat
+	// the server last said it takes as shown. A screen the server sends
+	// with a change is taken only while the three agree.
+	shown   *string
+	showing bool
+	acked   *string
 }
 
 // remoteChat is what a Remote holds of one chat.
@@ -50,6 +59,13 @@ type remoteChat struct {
 	// shown again when it cannot be asked.
 	text    string
 	entries []mux.Entry
+	// rows are the lines of the screen the server last told unasked
+	// (ChatView.Screen), which its next patch changes; screen is them
+	// joined. pushed is set while that is the chat's screen as it is (the
+	// chat is the one shown): Render needs no round trip.
+	rows   []string
+	screen string
+	pushed bool
 }
 
 // NewRemote makes c the connection of a Remote: it watches every chat the
@@ -113,10 +129,52 @@ func (r *Remote) notified(method string, params json.RawMessage) {
 	}
 }
 
-// apply stores states the server sent; r.mu is held.
+// apply stores states the server sent, and the screens sent with them;
+// r.mu is held.
 func (r *Remote) apply(n server.StatesResult) {
 	for id, v := range n.States {
-		r.chat(id).view = v
+		ch := r.chat(id)
+		ch.pushed = v.Screen != nil && ch.patch(v.Screen) && r.showsLocked(id)
+		v.Screen = nil
+		ch.view = v
+	}
+}
+
+// patch applies a screen the server told, whole or as the lines that
+// changed, and reports whether the chat's screen is known now.
+func (ch *remoteChat) patch(p *server.ScreenPatch) bool {
+	if p.Full != nil {
+		ch.rows = strings.Split(*p.Full, "\n")
+		ch.screen = *p.Full
+		return true
+	}
+	if ch.rows == nil {
+		return false // no screen to patch: Render asks for it
+	}
+	for i, row := range p.Rows {
+		if i < 0 || i >= len(ch.rows) {
+			ch.rows = nil
+			return false
+		}
+		ch.rows[i] = row
+	}
+	if len(p.Rows) > 0 {
+		ch.screen = strings.Join(ch.rows, "\n")
+	}
+	return true
+}
+
+// showsLocked reports whether the chat is the one shown, and the server
+// has said it takes it as shown; r.mu is held.
+func (r *Remote) showsLocked(id string) bool {
+	return r.shown != nil && r.acked != nil && *r.shown == id && *r.acked == id
+}
+
+// unpushLocked forgets every screen sent unasked: the chat shown changed,
+// and the server will not keep them up to date. r.mu is held.
+func (r *Remote) unpushLocked() {
+	for _, ch := range r.chats {
+		ch.pushed = false
 	}
 }
 
@@ -205,12 +263,72 @@ func (r *Remote) Terminal(id string) mux.Terminal {
 	return mux.Terminal{}
 }
 
+// Show tells the server which chat the client draws ("" for none): of the
+// others it then hears only when their state changes, not of every change
+// of their screens, which with many chats at work is most of the news. It
+// does not wait: the server is told in order, from a goroutine, and tells
+// of the chat newly shown at once, as it is now.
+func (r *Remote) Show(id string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.shown != nil && *r.shown == id {
+		return
+	}
+	r.shown = &id
+	r.unpushLocked()
+	if !r.showing {
+		r.showing = true
+		go r.tellShown()
+	}
+}
+
+// tellShown tells the server of the chat shown until it has been told of
+// the last one Show named.
+func (r *Remote) tellShown() {
+	var told *string
+	for {
+		r.mu.Lock()
+		want := r.shown
+		if (told != nil && *told == *want) || r.lost != nil || r.closed {
+			r.showing = false
+			r.mu.Unlock()
+			return
+		}
+		r.mu.Unlock()
+		ids := []string{}
+		if *want != "" {
+			ids = append(ids, *want)
+		}
+		if err := r.call(server.MethodShow, server.ShowParams{IDs: ids}, nil); err != nil {
+			// A server without the method tells of every chat, as before.
+			r.mu.Lock()
+			r.showing = false
+			r.mu.Unlock()
+			return
+		}
+		told = want
+		r.mu.Lock()
+		r.acked = want
+		// A screen sent before this answer may be of a chat the server
+		// had stopped telling of; the next one will be sent after it.
+		r.unpushLocked()
+		r.mu.Unlock()
+	}
+}
+
 // Render asks the server for the chat's screen, scrolled up by scroll
 // lines. On any failure it returns the last screen it got for the chat.
+// The live screen of the chat shown (Show) comes with each change of it,
+// and is returned without asking.
 func (r *Remote) Render(id string, scroll int) string {
 	r.mu.Lock()
 	ch := r.chat(id)
 	ch.pending = false
+	if ch.pushed && scroll == 0 && r.showsLocked(id) && r.lost == nil {
+		ch.text = ch.screen
+		r.mu.Unlock()
+		return ch.text
+	}
 	last, lost := ch.text, r.lost
 	r.mu.Unlock()
 	if lost != nil {
@@ -223,8 +341,14 @@ func (r *Remote) Render(id string, scroll int) string {
 		return last
 	}
 	r.mu.Lock()
-	r.chat(id).text = res.Text
-	r.mu.Unlock()
+	defer r.mu.Unlock()
+	ch = r.chat(id) // made again if the chat was forgotten meanwhile
+	if ch.pushed && scroll == 0 && r.showsLocked(id) {
+		// The screen told with a change while this one was asked for is
+		// the newer.
+		res.Text = ch.screen
+	}
+	ch.text = res.Text
 	return res.Text
 }
 

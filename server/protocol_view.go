@@ -15,6 +15,11 @@ const (
 	// {states: {id: ChatView}} for every chat the mux knows, and the server
 	// then sends NotifyChanged as chats change.
 	MethodWatch = "_acpmux/watch"
+	// MethodShow names the chats the watcher draws ({ids}): of every other
+	// chat it is told only when the chat's state changes, not on each
+	// change of its screen. The chats newly named are told at once, as they
+	// are now. Until a watcher calls it, it draws every chat.
+	MethodShow = "_acpmux/show"
 	// MethodRender answers {text}: a chat's screen with SGR styling,
 	// scrolled up by scroll lines (0 is the live screen).
 	MethodRender = "_acpmux/render"
@@ -46,10 +51,25 @@ const (
 
 // ChatView is a chat as a watcher sees it without asking for its screen:
 // its harness's state and its terminal's modes, cursor and size. Both are
-// the mux's types as encoding/json writes them (Go's field names).
+// the mux's types as encoding/json writes them (Go's field names). In a
+// notification, a chat the watcher named with MethodShow also carries its
+// screen, rendered as the notification is sent: the client draws it
+// without asking.
 type ChatView struct {
 	State    mux.State    `json:"state"`
 	Terminal mux.Terminal `json:"terminal"`
+	Screen   *ScreenPatch `json:"screen,omitempty"`
+}
+
+// ScreenPatch is a chat's live screen as MethodRender answers it (lines
+// joined by "\n"), told to a client that draws it. Full is the whole
+// screen; without it, Rows are the lines (by number from 0) that differ
+// from the screen last told to this client, which has as many lines: the
+// others are as they were. The first screen told after the chat is named
+// is whole, and so is one whose number of lines changed.
+type ScreenPatch struct {
+	Full *string        `json:"full,omitempty"`
+	Rows map[int]string `json:"rows,omitempty"`
 }
 
 // SizeParams are the params of MethodWatch and MethodResize: the caller's
@@ -79,6 +99,11 @@ type RenderResult struct {
 // TranscriptParams are the params of MethodTranscript.
 type TranscriptParams struct {
 	ID string `json:"id"`
+}
+
+// ShowParams are the params of MethodShow.
+type ShowParams struct {
+	IDs []string `json:"ids"`
 }
 
 // ForgetParams are the params of MethodForget.

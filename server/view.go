@@ -1,6 +1,8 @@
 package server
 
 import (
+	"reflect"
+	"strings"
 	"sync"
 	"time"
 
@@ -51,9 +53,16 @@ type viewer struct {
 	watching   bool
 	closed     bool
 	dirty      map[string]ChatView
-	flushAt    *time.Timer // set while a notification is scheduled
-	lastFlush  time.Time
-	lastLine   uint64 // the last notification's line number (conn.send)
+	// shown are the chats the client draws (MethodShow); nil is every
+	// chat. Of the others it is told only when their state changes: told
+	// is the state each was last marked with.
+	shown map[string]struct{}
+	told  map[string]mux.State
+	// screens are the lines of the screen last told of each chat shown.
+	screens   map[string][]string
+	flushAt   *time.Timer // set while a notification is scheduled
+	lastFlush time.Time
+	lastLine  uint64 // the last notification's line number (conn.send)
 }
 
 // viewerOf returns the connection's viewer, made on first use.
@@ -62,7 +71,7 @@ func (h *viewHub) viewerOf(c *conn) *viewer {
 	defer h.mu.Unlock()
 	v, ok := h.viewers[c]
 	if !ok {
-		v = &viewer{c: c, dirty: map[string]ChatView{}}
+		v = &viewer{c: c, dirty: map[string]ChatView{}, told: map[string]mux.State{}, screens: map[string][]string{}}
 		h.viewers[c] = v
 	}
 	return v
@@ -160,7 +169,18 @@ func (v *viewer) mark(views map[string]ChatView) {
 		return
 	}
 	for id, cv := range views {
+		if _, shown := v.shown[id]; v.shown != nil && !shown {
+			// A chat the client does not draw: its screen's changes are
+			// of no use to it, its state's are (the list shows them).
+			if last, ok := v.told[id]; ok && reflect.DeepEqual(last, cv.State) {
+				continue
+			}
+		}
 		v.dirty[id] = cv
+		v.told[id] = cv.State
+	}
+	if len(v.dirty) == 0 {
+		return
 	}
 	if v.flushAt != nil {
 		return // one is due: these go with it
@@ -194,9 +214,37 @@ func (v *viewer) flushDue() {
 }
 
 func (v *viewer) flushLocked() {
+	for id, cv := range v.dirty {
+		if _, shown := v.shown[id]; shown {
+			// The screen goes with the change: the client draws the chat
+			// without a round trip to ask for it.
+			cv.Screen = v.screenPatch(id)
+			v.dirty[id] = cv
+		}
+	}
 	v.lastLine = v.c.notify(NotifyChanged, StatesResult{States: v.dirty})
 	v.dirty = map[string]ChatView{}
 	v.lastFlush = time.Now()
+}
+
+// screenPatch renders a chat the client draws and returns what it needs to
+// have it: the lines that changed since the last screen it was told, or
+// the whole screen. v.mu is held.
+func (v *viewer) screenPatch(id string) *ScreenPatch {
+	text := v.c.s.opt.Mux.Render(id, 0)
+	rows := strings.Split(text, "\n")
+	last, ok := v.screens[id]
+	v.screens[id] = rows
+	if !ok || len(last) != len(rows) {
+		return &ScreenPatch{Full: &text}
+	}
+	p := &ScreenPatch{Rows: map[int]string{}}
+	for i, row := range rows {
+		if row != last[i] {
+			p.Rows[i] = row
+		}
+	}
+	return p
 }
 
 // watch makes the connection a watcher and answers every chat the mux
@@ -219,6 +267,46 @@ func (h *viewHub) watch(c *conn, p SizeParams) (any, *Error) {
 	}
 	return StatesResult{States: states}, nil
 }
+
+// show sets the chats the connection draws, and tells it of those newly
+// named as they are now: while they were not drawn, it was not told of
+// their screens' changes.
+func (h *viewHub) show(c *conn, p ShowParams) (any, *Error) {
+	if len(p.IDs) > maxShown {
+		return nil, errorf(CodeInvalidParams, "Invalid params: at most %d ids", maxShown)
+	}
+	v := h.viewerOf(c)
+	m := h.s.opt.Mux
+	h.pub.Lock()
+	defer h.pub.Unlock()
+	v.mu.Lock()
+	before := v.shown
+	v.shown = make(map[string]struct{}, len(p.IDs))
+	for _, id := range p.IDs {
+		v.shown[id] = struct{}{}
+	}
+	for id := range v.screens {
+		if _, still := v.shown[id]; !still {
+			// Its screen goes on unseen: the next one told is whole.
+			delete(v.screens, id)
+		}
+	}
+	v.mu.Unlock()
+	views := map[string]ChatView{}
+	for _, id := range p.IDs {
+		_, known := h.known[id]
+		if _, was := before[id]; known && before != nil && !was {
+			views[id] = ChatView{State: m.State(id), Terminal: m.Terminal(id)}
+		}
+	}
+	if len(views) > 0 {
+		v.mark(views)
+	}
+	return struct{}{}, nil
+}
+
+// maxShown bounds the ids of one MethodShow.
+const maxShown = 1024
 
 // checkSize bounds a size from the wire; zero is allowed where it means
 // "not known".
@@ -318,6 +406,14 @@ func (h *viewHub) forget(p ForgetParams) (any, *Error) {
 	h.pub.Lock()
 	delete(h.known, p.ID)
 	h.pub.Unlock()
+	h.mu.Lock()
+	for _, v := range h.viewers {
+		v.mu.Lock()
+		delete(v.told, p.ID)
+		delete(v.screens, p.ID)
+		v.mu.Unlock()
+	}
+	h.mu.Unlock()
 	h.s.poke()
 	return struct{}{}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpmux/acpmux-tui/mux"
 	tea "github.com/charmbracelet/bubbletea"
 )
 
@@ -51,5 +52,52 @@ func TestChangeAfterQuietGoesAtOnce(t *testing.T) {
 	close(ch) // ends the frame's gathering
 	if m := (<-got).(chatsChangedMsg); !slices.Equal(m.ids, []string{"c"}) {
 		t.Fatalf("ids %v", m.ids)
+	}
+}
+
+// TestUnchangedOnlyWhenNothingDrawnChanged: news of a chat that is not
+// shown, whose sidebar row looks the same, changes nothing drawn, and the
+// model says so (package frame then draws nothing); anything else it does
+// not claim. Whenever it claims it, the view is indeed the same.
+func TestUnchangedOnlyWhenNothingDrawnChanged(t *testing.T) {
+	fake := newFakeMux(nil)
+	entries := benchEntries(3)
+	for _, e := range entries {
+		fake.set(e.ID, mux.State{Status: mux.StatusRunning, Started: time.Unix(0, 0)}, "$ ")
+	}
+	m := New(Options{Mux: fake, Renderer: asciiRenderer(), Entries: entries, Tick: -1})
+	t.Cleanup(m.Close)
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
+	m.Update(chatsChangedMsg{ids: []string{"c00000", "c00001", "c00002"}})
+	shown, other := "c00000", "c00002"
+	if sel, _ := m.sidebar.Selected(); sel.ID != shown {
+		t.Fatalf("selected %s, want %s", sel.ID, shown)
+	}
+	steps := []struct {
+		what      string
+		id        string
+		st        mux.State
+		screen    string
+		unchanged bool
+	}{
+		{"another chat printed", other, mux.State{Status: mux.StatusRunning, Started: time.Unix(0, 0)}, "$ date", true},
+		{"another chat waits for its user", other, mux.State{Status: mux.StatusWaiting, Unread: true, Started: time.Unix(0, 0)}, "$ date", false},
+		{"another chat printed again, still waiting", other, mux.State{Status: mux.StatusWaiting, Unread: true, Started: time.Unix(0, 0)}, "$ date\n$", true},
+		{"the shown chat printed", shown, mux.State{Status: mux.StatusRunning, Started: time.Unix(0, 0)}, "$ ls", false},
+	}
+	for _, s := range steps {
+		before := m.View()
+		fake.set(s.id, s.st, s.screen)
+		m.Update(chatsChangedMsg{ids: []string{s.id}})
+		if got := m.Unchanged(); got != s.unchanged {
+			t.Errorf("%s: Unchanged() = %v, want %v", s.what, got, s.unchanged)
+		}
+		if m.Unchanged() && m.View() != before {
+			t.Errorf("%s: claimed unchanged, but the view changed", s.what)
+		}
+	}
+	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("j")})
+	if m.Unchanged() {
+		t.Error("a key press claimed to change nothing")
 	}
 }

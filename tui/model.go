@@ -105,6 +105,10 @@ type Model struct {
 	// (attention.go).
 	looking, title latest
 	blurred        bool
+	// sideChanged is set when the message being handled changed how a
+	// sidebar row is drawn; unchanged, when it changed nothing drawn.
+	sideChanged bool
+	unchanged   bool
 }
 
 // New builds the app. Nothing is started until the program runs it.
@@ -180,12 +184,35 @@ func (m *Model) Init() tea.Cmd {
 // Update routes a message, then prepares the help line for the frame and
 // tells the server and the terminal what changed for the user's attention.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	m.sideChanged = false
+	footer := m.footerKey
 	cmd := m.update(msg)
 	m.prepareFooter()
+	m.unchanged = m.footerKey == footer && m.drawsNothing(msg)
 	if attend := m.attend(); attend != nil {
 		cmd = tea.Batch(cmd, attend)
 	}
 	return m, cmd
+}
+
+// Unchanged reports whether the last message changed nothing View draws,
+// so the screen need not be drawn again (package frame asks). Only news of
+// chats that are not shown, whose sidebar rows look as they did, is known
+// to change nothing: with 100 chats at work that is most messages.
+func (m *Model) Unchanged() bool { return m.unchanged }
+
+// drawsNothing reports whether msg, just handled, changed nothing drawn.
+func (m *Model) drawsNothing(msg tea.Msg) bool {
+	ch, ok := msg.(chatsChangedMsg)
+	if !ok || m.dialog != nil || m.sideChanged {
+		return false
+	}
+	for _, id := range ch.ids {
+		if id == m.selected {
+			return false
+		}
+	}
+	return true
 }
 
 func (m *Model) update(msg tea.Msg) tea.Cmd {
@@ -303,7 +330,9 @@ func (m *Model) chatChanged(id string) tea.Cmd {
 	}
 	before := m.sidebar.states[id].Status
 	st := m.mux.State(id)
-	m.sidebar.SetState(id, st)
+	if m.sidebar.SetState(id, st) {
+		m.sideChanged = true
+	}
 	if st.Status == before || (isActive(st.Status) && isActive(before)) {
 		return nil
 	}
@@ -332,6 +361,7 @@ func (m *Model) refreshSelected() {
 	e, ok := m.sidebar.Selected()
 	if !ok {
 		m.pane.Show("", "", "", "")
+		m.showing("")
 		m.summary.Set(ChatInfo{}, false, m.now)
 		return
 	}
@@ -349,8 +379,10 @@ func (m *Model) refreshSelected() {
 	}
 	if e.Meta == nil {
 		m.pane.Show("", "", "", "")
+		m.showing("")
 	} else {
 		m.pane.Show(e.ID, name, harnessName, transport)
+		m.showing(e.ID)
 	}
 	st := m.pane.State()
 	if e.Meta == nil {
@@ -368,6 +400,21 @@ func (m *Model) refreshSelected() {
 	}
 	m.summary.Set(ChatInfo{Entry: e, State: st, Problems: m.problems[e.ID], NoProject: noProject, Transport: transport, Via: via, ViaExpected: expected, ParentGone: parentGone,
 		NotInstalled: e.Meta != nil && m.missing[e.Meta.Harness], StartsFresh: startsFresh}, true, m.now)
+}
+
+// shower is a mux that can be told which chat the pane draws (the
+// server's, through client.Remote): it then tells of the other chats only
+// when their states change, which is all the sidebar shows of them.
+type shower interface {
+	Show(id string)
+}
+
+// showing tells the mux which chat the pane draws, if it wants to know.
+// It does not block.
+func (m *Model) showing(id string) {
+	if s, ok := m.mux.(shower); ok {
+		s.Show(id)
+	}
 }
 
 // selectionChanged shows the newly selected chat and checks its folders.

@@ -249,8 +249,24 @@ func (s *Sidebar) SetMissing(missing map[string]bool) {
 	}
 }
 
-// SetState records a chat's harness state for its mark.
-func (s *Sidebar) SetState(id string, st mux.State) { s.states[id] = st }
+// SetState records a chat's harness state for its mark, and reports
+// whether its row is drawn differently now.
+func (s *Sidebar) SetState(id string, st mux.State) bool {
+	old, had := s.states[id]
+	s.states[id] = st
+	return !had || rowLook(old) != rowLook(st)
+}
+
+// look is what a row shows of a chat's state: its mark and its attention
+// sign.
+type look struct {
+	mark   markKind
+	unread bool
+}
+
+func rowLook(st mux.State) look {
+	return look{markOf(st, false), st.Unread}
+}
 
 // Len returns the number of chats listed.
 func (s *Sidebar) Len() int { return len(s.all) }
@@ -488,7 +504,7 @@ func (s *Sidebar) row(r sideRow, selected bool) string {
 	if name == "" {
 		return fitPlain(" "+markGlyphs[mk], s.w)
 	}
-	unread := state.Unread
+	unread := rowLook(state).unread
 	var b strings.Builder
 	if selected {
 		b.WriteString(st.pointer)

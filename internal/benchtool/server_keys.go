@@ -93,10 +93,11 @@ func percentile(times []time.Duration, p float64) time.Duration {
 }
 
 // serverKeys types n keys into a chat whose harness is `cat`, run by a
-// real server, through a client.Remote: each key is a Write, and it has
-// shown once a screen rendered on a change notice ends with it. The screen
-// is rendered as soon as the notice comes (the TUI would gather notices
-// for one more frame first).
+// real server, through a client.Remote that names the chat as the one it
+// draws, as the TUI does: each key is a Write, and it has shown once a
+// screen rendered on a change notice ends with it. The screen is rendered
+// as soon as the notice comes (the TUI would gather notices for one more
+// frame first).
 func serverKeys(binary, home string, n int, gap time.Duration) error {
 	r, err := newServerRig(binary, home, map[string]config.HarnessConfig{"bench-keys": {Command: "/bin/cat"}})
 	if err != nil {
@@ -110,6 +111,9 @@ func serverKeys(binary, home string, n int, gap time.Duration) error {
 	if err := r.watch(); err != nil {
 		return err
 	}
+	// The TUI names the chat it draws, and is sent its screen with each
+	// change; so does this client.
+	r.remote.Show(id)
 	if err := r.remote.Start(id, benchCols, benchRows); err != nil {
 		return fmt.Errorf("start chat %s: %w", id, err)
 	}

@@ -40,6 +40,9 @@ func serverThroughput(binary, home, file string) error {
 	if err := r.watch(); err != nil {
 		return err
 	}
+	// The TUI names the chat it draws, and is sent its screen with each
+	// change; so does this client.
+	r.remote.Show(id)
 	changes := r.remote.Changes()
 
 	frames := 0

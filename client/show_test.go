@@ -1,0 +1,92 @@
+package client
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/acpmux/acpmux-tui/internal/testharness/wait"
+	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/sessions"
+)
+
+// pushedScreen reports whether the Remote holds the chat's screen as the
+// server sent it with a change, so Render needs no round trip.
+func pushedScreen(r *Remote, id string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ch, ok := r.chats[id]
+	return ok && ch.pushed && r.showsLocked(id)
+}
+
+// TestRemoteShowPushesTheShownScreen: the chat a Remote shows comes with
+// its screen on every change, and Render returns it without asking; when
+// another chat is shown, the first one's screen is asked for again and is
+// never a stale one.
+func TestRemoteShowPushesTheShownScreen(t *testing.T) {
+	h, _ := remoteHome(t)
+	r := openRemote(t, h)
+	var ids []string
+	for _, name := range []string{"one", "two"} {
+		meta, err := r.CreateAndStart(sessions.NewChat{Harness: "fake", Name: name}, 80, 24)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, meta.ID)
+		waitScreen(t, r, meta.ID, "ready>")
+	}
+	one, two := ids[0], ids[1]
+
+	r.Show(one)
+	write := func(id, s string) {
+		t.Helper()
+		if err := r.Write(id, []byte(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(one, "first\r")
+	waitRemote(t, r, "the shown chat's screen sent with its change", func() bool {
+		r.State(one)
+		return pushedScreen(r, one) && strings.Contains(r.Render(one, 0), "echo: first")
+	})
+
+	// Another chat shown: the first one's screen changes unseen, and is
+	// asked for, not taken from what was sent before.
+	r.Show(two)
+	write(two, "second\r")
+	waitRemote(t, r, "the second chat's screen sent with its change", func() bool {
+		r.State(two)
+		return pushedScreen(r, two) && strings.Contains(r.Render(two, 0), "echo: second")
+	})
+	if pushedScreen(r, one) {
+		t.Fatal("the chat no longer shown still has its screen taken as sent")
+	}
+	write(one, "unseen\r")
+	// No notice need come for it (its state may not change): look again
+	// on a timer.
+	wait.Until(t, "the unshown chat's screen, asked for", func() bool {
+		return strings.Contains(r.Render(one, 0), "echo: unseen")
+	})
+}
+
+// TestScreenPatch: a whole screen replaces the one held, lines that changed
+// go in their places, and a patch with nothing to apply to, or out of the
+// screen, leaves the screen unknown (Render then asks for it).
+func TestScreenPatch(t *testing.T) {
+	ch := &remoteChat{}
+	if ch.patch(&server.ScreenPatch{Rows: map[int]string{0: "x"}}) {
+		t.Fatal("a patch with no screen to apply to was taken")
+	}
+	full := "a\nb\nc"
+	if !ch.patch(&server.ScreenPatch{Full: &full}) || ch.screen != full {
+		t.Fatalf("whole screen: %q", ch.screen)
+	}
+	if !ch.patch(&server.ScreenPatch{Rows: map[int]string{1: "B"}}) || ch.screen != "a\nB\nc" {
+		t.Fatalf("patched screen: %q", ch.screen)
+	}
+	if !ch.patch(&server.ScreenPatch{}) || ch.screen != "a\nB\nc" {
+		t.Fatalf("a patch of no line changed the screen: %q", ch.screen)
+	}
+	if ch.patch(&server.ScreenPatch{Rows: map[int]string{3: "d"}}) || ch.rows != nil {
+		t.Fatal("a line out of the screen was taken")
+	}
+}

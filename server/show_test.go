@@ -1,0 +1,79 @@
+package server
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/acpmux/acpmux-tui/sessions"
+)
+
+// TestShowTellsOfOtherChatsOnlyTheirStates: once a watcher names the chat
+// it draws, a change of another chat's screen alone is not told, a change
+// of its state still is, the chat drawn is told of as before, and a chat
+// newly named is told of at once, as it is now.
+func TestShowTellsOfOtherChatsOnlyTheirStates(t *testing.T) {
+	r := newRig(t, rigOpt{})
+	a := newViewClient(r)
+	var c1, c2 sessions.ChatJSON
+	a.ok(MethodNew, nil, &c1)
+	a.ok(MethodNew, nil, &c2)
+	a.watch(80, 24)
+	for _, c := range []sessions.ChatJSON{c1, c2} {
+		a.ok(MethodStart, ChatParams{ID: c.ID, Cols: 80, Rows: 24}, nil)
+		a.waitChat(c.ID, "the chat running", liveView)
+		a.waitScreen(c.ID, "ready>")
+	}
+	a.ok(MethodShow, ShowParams{IDs: []string{c1.ID}}, nil)
+
+	// Every notification from here on that names c2 carries a new state.
+	told := a.chats[c2.ID].State
+	checkNext := func() {
+		t.Helper()
+		l := a.next()
+		if l.Method != NotifyChanged {
+			return
+		}
+		var n StatesResult
+		if err := json.Unmarshal(l.Params, &n); err != nil {
+			t.Fatal(err)
+		}
+		if cv, ok := n.States[c2.ID]; ok {
+			if reflect.DeepEqual(cv.State, told) {
+				t.Fatalf("told of c2, not drawn, with its state unchanged: %+v", cv)
+			}
+			told = cv.State
+		}
+	}
+	a.write(c2.ID, "unseen\r")
+	waitFor(t, "c2's echo on its screen", func() bool { return strings.Contains(a.render(c2.ID), "echo: unseen") })
+	// The chat drawn is told of as before (waitScreen reads a notification
+	// between two looks: it would hang if none came).
+	a.write(c1.ID, "seen\r")
+	a.waitScreen(c1.ID, "echo: seen")
+	a.write(c2.ID, "unseen again\r")
+	a.write(c1.ID, "seen again\r")
+	for !strings.Contains(a.render(c1.ID), "echo: seen again") {
+		checkNext()
+	}
+
+	// Naming c2 tells of it at once, as it is now.
+	a.ok(MethodShow, ShowParams{IDs: []string{c2.ID}}, nil)
+	for {
+		l := a.next()
+		var n StatesResult
+		if l.Method == NotifyChanged && json.Unmarshal(l.Params, &n) == nil {
+			if _, ok := n.States[c2.ID]; ok {
+				break
+			}
+		}
+	}
+	if got, want := a.chats[c2.ID].Terminal, r.srv.opt.Mux.Terminal(c2.ID); !reflect.DeepEqual(got, want) {
+		t.Fatalf("c2 newly shown was told %+v, the server has %+v", got, want)
+	}
+
+	if l := a.call(MethodShow, ShowParams{IDs: make([]string, maxShown+1)}); l.Error == nil || l.Error.Code != CodeInvalidParams {
+		t.Fatalf("show with too many ids: %+v, want -32602", l.Error)
+	}
+}
