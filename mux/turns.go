@@ -64,8 +64,7 @@ type looks struct {
 	count map[string]int
 }
 
-// set makes viewer look at id ("" for none) and returns the chat it looked
-// at before.
+// set makes viewer look at id ("" for none) instead of what it looked at.
 func (l *looks) set(viewer any, id string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
