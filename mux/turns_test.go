@@ -9,6 +9,7 @@ import (
 
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
+	"github.com/acpmux/acpmux-tui/sessions"
 )
 
 // needsLog records what the mux reports to NeedsUser.
@@ -45,6 +46,19 @@ func (r *rig) waitStatus(id string, s Status) State {
 	return st
 }
 
+// startedClaude starts a claude chat and waits until its prompt is drawn
+// and it has fallen quiet.
+func (r *rig) startedClaude() *sessions.Meta {
+	r.t.Helper()
+	m := r.create("claude", nil)
+	if err := r.mux.Start(m.ID, 80, 24); err != nil {
+		r.t.Fatal(err)
+	}
+	r.waitScreen(m.ID, "ready>")
+	r.waitStatus(m.ID, StatusWaiting)
+	return m
+}
+
 // TestReportedTurnsDecideTheStatus: once a Claude Code chat's hooks are
 // heard, they decide its status and its output does not; after a key sent
 // while it works or asks (which no hook may follow: a refused permission,
@@ -52,12 +66,8 @@ func (r *rig) waitStatus(id string, s Status) State {
 func TestReportedTurnsDecideTheStatus(t *testing.T) {
 	needs := &needsLog{}
 	r := newTurnsRig(t, needs)
-	m := r.create("claude", nil)
-	if err := r.mux.Start(m.ID, 80, 24); err != nil {
-		t.Fatal(err)
-	}
-	r.waitScreen(m.ID, "ready>")
-	if st := r.waitStatus(m.ID, StatusWaiting); st.StatusFrom != SourceScreen {
+	m := r.startedClaude()
+	if st := r.mux.State(m.ID); st.StatusFrom != SourceScreen {
 		t.Fatalf("before any hook the status comes from %q", st.StatusFrom)
 	}
 	report := func(sig harness.TurnSignal, want Status) {
@@ -113,12 +123,7 @@ func TestReportedTurnsDecideTheStatus(t *testing.T) {
 func TestLookedAtChatIsNotAnnounced(t *testing.T) {
 	needs := &needsLog{}
 	r := newTurnsRig(t, needs)
-	m := r.create("claude", nil)
-	if err := r.mux.Start(m.ID, 80, 24); err != nil {
-		t.Fatal(err)
-	}
-	r.waitScreen(m.ID, "ready>")
-	r.waitStatus(m.ID, StatusWaiting)
+	m := r.startedClaude()
 	if err := r.mux.Report(m.ID, harness.SignalAsking); err != nil {
 		t.Fatal(err)
 	}

@@ -146,13 +146,7 @@ func (s *Server) hook(p HookParams) (any, *Error) {
 
 // notice sends n to every watching connection.
 func (h *viewHub) notice(n Notice) {
-	h.mu.Lock()
-	watchers := make([]*viewer, 0, len(h.viewers))
-	for _, v := range h.viewers {
-		watchers = append(watchers, v)
-	}
-	h.mu.Unlock()
-	for _, v := range watchers {
+	for _, v := range h.all() {
 		v.mu.Lock()
 		if v.watching && !v.closed {
 			v.c.notify(NotifyNotice, n)

@@ -144,13 +144,7 @@ func (h *viewHub) publish(ids map[string]struct{}) {
 		h.known[id] = struct{}{}
 		views[id] = ChatView{State: m.State(id), Terminal: m.Terminal(id)}
 	}
-	h.mu.Lock()
-	watchers := make([]*viewer, 0, len(h.viewers))
-	for _, v := range h.viewers {
-		watchers = append(watchers, v)
-	}
-	h.mu.Unlock()
-	for _, v := range watchers {
+	for _, v := range h.all() {
 		v.mark(views)
 	}
 	h.pub.Unlock()
@@ -158,6 +152,18 @@ func (h *viewHub) publish(ids map[string]struct{}) {
 		h.s.track(id)
 	}
 	h.s.poke()
+}
+
+// all returns the viewers now, read under h.mu, which is not held while
+// they are told anything.
+func (h *viewHub) all() []*viewer {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	all := make([]*viewer, 0, len(h.viewers))
+	for _, v := range h.viewers {
+		all = append(all, v)
+	}
+	return all
 }
 
 // mark adds changed chats to what the viewer will be told, and sends or
