@@ -23,6 +23,8 @@ type chatRunner interface {
 	// waitExit blocks until the current process has ended.
 	waitExit()
 	snapshot() State
+	// seen clears the unread mark: someone looks at the chat (turns.go).
+	seen()
 	render(scroll int) string
 	plainLines() []string
 	write(p []byte) error

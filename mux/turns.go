@@ -98,9 +98,7 @@ func (m *Mux) Look(viewer any, id string) {
 		return
 	}
 	if c, err := m.existing(id); err == nil {
-		if s, ok := c.(interface{ seen() }); ok {
-			s.seen()
-		}
+		c.seen()
 	}
 }
 

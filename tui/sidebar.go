@@ -30,6 +30,7 @@ type Sidebar struct {
 	cur    int            // the selected row, an index in rows
 	off    int            // the first row on screen
 	states map[string]mux.State
+	asking int // chats in states whose status is asking
 
 	filter    textinput.Model
 	filtering bool // keys go to the filter
@@ -254,6 +255,13 @@ func (s *Sidebar) SetMissing(missing map[string]bool) {
 func (s *Sidebar) SetState(id string, st mux.State) bool {
 	old, had := s.states[id]
 	s.states[id] = st
+	if was, is := had && old.Status == mux.StatusAsking, st.Status == mux.StatusAsking; was != is {
+		if is {
+			s.asking++
+		} else {
+			s.asking--
+		}
+	}
 	return !had || rowLook(old) != rowLook(st)
 }
 
@@ -483,16 +491,9 @@ func (s *Sidebar) harnessLabel(name string, warn bool) string {
 	return l
 }
 
-// Asking counts the chats that ask for the user's answer.
-func (s *Sidebar) Asking() int {
-	n := 0
-	for _, st := range s.states {
-		if st.Status == mux.StatusAsking {
-			n++
-		}
-	}
-	return n
-}
+// Asking is the number of chats that ask for the user's answer, kept by
+// SetState: the title reads it after every message.
+func (s *Sidebar) Asking() int { return s.asking }
 
 // row draws one chat: pointer, mark, unread mark, name and harness.
 func (s *Sidebar) row(r sideRow, selected bool) string {

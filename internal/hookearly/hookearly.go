@@ -34,9 +34,9 @@ import (
 	"unicode/utf8"
 )
 
-// The contract, as harness and server have it (hook_cmd_test.go checks
-// they agree): these are not imported, as those packages' inits are the
-// slow ones.
+// The contract, as harness and server have it (hook_test.go and
+// hook_early_test.go check they agree): these are not imported, as those
+// packages' inits are the slow ones.
 const (
 	hookCommand    = "hook"                // harness.HookCommand
 	codexHookEvent = "codex-notify"        // harness.CodexHookEvent
