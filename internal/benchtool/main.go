@@ -24,6 +24,9 @@
 //	benchtool server-keys BIN HOME N GAP_MS    N keys into `cat` in a server, through a Remote
 //	benchtool keys-tmux TMUX SOCKET N GAP_MS   N keys into `cat` in a tmux pane (tmux -L SOCKET)
 //	benchtool keys-pty N GAP_MS                N keys into `cat` in a bare pty
+//	benchtool keys-side BIN HOME TMUX SOCKET N GAP_MS [BIN2 HOME2]
+//	                                           the three above, a key of each in turn
+//	                                           (and of a second server, to compare builds)
 //	benchtool server-idle BIN HOME N SECONDS   server + TUI CPU with N idle chats
 //	benchtool server-memory BIN HOME N         server + TUI PSS with N idle chats
 //	benchtool server-scale BIN HOME N SECONDS  server + TUI CPU with N chats printing
@@ -56,6 +59,7 @@ const usage = `usage:
   benchtool server-keys BIN HOME N GAP_MS
   benchtool keys-tmux TMUX SOCKET N GAP_MS
   benchtool keys-pty N GAP_MS
+  benchtool keys-side BIN HOME TMUX SOCKET N GAP_MS [BIN2 HOME2]
   benchtool server-idle BIN HOME N SECONDS
   benchtool server-memory BIN HOME N
   benchtool server-scale BIN HOME N SECONDS
@@ -123,6 +127,16 @@ func runServer(cmd string, rest []string) error {
 			return tmuxKeys(rest[0], rest[1], n, gap)
 		}
 		return serverKeys(rest[0], rest[1], n, gap)
+	case cmd == "keys-side" && (len(rest) == 6 || len(rest) == 8):
+		n, err := positive(rest[4])
+		if err != nil {
+			return err
+		}
+		gap, err := gapMillis(rest[5])
+		if err != nil {
+			return err
+		}
+		return keysSide(rest[0], rest[1], rest[2], rest[3], n, gap, rest[6:]...)
 	case cmd == "keys-pty" && len(rest) == 2:
 		n, err := positive(rest[0])
 		if err != nil {

@@ -43,27 +43,43 @@ type keyTyper interface {
 // typeKeys types n keys through k, gap apart (from one key's echo to the
 // next key), and returns each key's round trip.
 func typeKeys(k keyTyper, n int, gap time.Duration) ([]time.Duration, error) {
-	times := make([]time.Duration, 0, n)
-	var line strings.Builder
+	run := &keyRun{k: k}
 	for i := range n {
-		if line.Len() == keysPerLine {
-			if err := k.enter(line.String()); err != nil {
-				return nil, fmt.Errorf("enter after key %d: %w", i, err)
-			}
-			line.Reset()
+		if err := run.step(i, gap); err != nil {
+			return nil, err
 		}
-		if gap > 0 {
-			time.Sleep(gap)
-		}
-		key := keyAt(i)
-		line.WriteByte(key)
-		begin := time.Now()
-		if err := k.typeKey(key, line.String()); err != nil {
-			return nil, fmt.Errorf("key %d (%q): %w", i, key, err)
-		}
-		times = append(times, time.Since(begin))
 	}
-	return times, nil
+	return run.times, nil
+}
+
+// keyRun is one path's keys typed so far: the line they make and each
+// key's round trip.
+type keyRun struct {
+	k     keyTyper
+	line  strings.Builder
+	times []time.Duration
+}
+
+// step types the i-th key after a pause of gap, first ending the line with
+// an untimed Enter when it is full, and records the key's round trip.
+func (r *keyRun) step(i int, gap time.Duration) error {
+	if r.line.Len() == keysPerLine {
+		if err := r.k.enter(r.line.String()); err != nil {
+			return fmt.Errorf("enter after key %d: %w", i, err)
+		}
+		r.line.Reset()
+	}
+	if gap > 0 {
+		time.Sleep(gap)
+	}
+	key := keyAt(i)
+	r.line.WriteByte(key)
+	begin := time.Now()
+	if err := r.k.typeKey(key, r.line.String()); err != nil {
+		return fmt.Errorf("key %d (%q): %w", i, key, err)
+	}
+	r.times = append(r.times, time.Since(begin))
+	return nil
 }
 
 // emitKeyTimes prints the round trips' count, median, 99th percentile,
@@ -99,33 +115,47 @@ func percentile(times []time.Duration, p float64) time.Duration {
 // as soon as the notice comes (the TUI would gather notices for one more
 // frame first).
 func serverKeys(binary, home string, n int, gap time.Duration) error {
-	r, err := newServerRig(binary, home, map[string]config.HarnessConfig{"bench-keys": {Command: "/bin/cat"}})
+	k, done, err := newServerTyper(binary, home)
 	if err != nil {
 		return err
 	}
-	defer r.close()
-	id, err := r.newChat("bench-keys")
-	if err != nil {
-		return err
-	}
-	if err := r.watch(); err != nil {
-		return err
-	}
-	// The TUI names the chat it draws, and is sent its screen with each
-	// change; so does this client.
-	r.remote.Show(id)
-	if err := r.remote.Start(id, benchCols, benchRows); err != nil {
-		return fmt.Errorf("start chat %s: %w", id, err)
-	}
-	if err := r.waitAll([]string{id}, "running", func(id string) bool { return r.remote.State(id).Status.Live() }); err != nil {
-		return err
-	}
-	times, err := typeKeys(&remoteTyper{r: r, id: id}, n, gap)
+	defer done()
+	times, err := typeKeys(k, n, gap)
 	if err != nil {
 		return err
 	}
 	emitKeyTimes("server-keys", times, gap)
 	return nil
+}
+
+// newServerTyper starts a server on home with a chat running `cat`, shown
+// by this process's Remote, and returns the typer into it and what ends
+// the server.
+func newServerTyper(binary, home string) (keyTyper, func(), error) {
+	r, err := newServerRig(binary, home, map[string]config.HarnessConfig{"bench-keys": {Command: "/bin/cat"}})
+	if err != nil {
+		return nil, nil, err
+	}
+	id, err := r.newChat("bench-keys")
+	if err == nil {
+		err = r.watch()
+	}
+	if err != nil {
+		r.close()
+		return nil, nil, err
+	}
+	// The TUI names the chat it draws, and is sent its screen with each
+	// change; so does this client.
+	r.remote.Show(id)
+	if err := r.remote.Start(id, benchCols, benchRows); err != nil {
+		r.close()
+		return nil, nil, fmt.Errorf("start chat %s: %w", id, err)
+	}
+	if err := r.waitAll([]string{id}, "running", func(id string) bool { return r.remote.State(id).Status.Live() }); err != nil {
+		r.close()
+		return nil, nil, err
+	}
+	return &remoteTyper{r: r, id: id}, r.close, nil
 }
 
 // remoteTyper types into a chat of the server through the rig's Remote.

@@ -22,22 +22,33 @@ import (
 // ptyKeys types n keys into `cat` in a bare 160x45 pty: each is a write to
 // the master, and it has shown once its echo is read back.
 func ptyKeys(n int, gap time.Duration) error {
-	cmd := exec.Command("/bin/cat")
-	master, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: benchCols, Rows: benchRows})
+	k, done, err := newPtyTyper()
 	if err != nil {
-		return fmt.Errorf("start cat in a pty: %w", err)
+		return err
 	}
-	defer func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		master.Close()
-	}()
-	times, err := typeKeys(&ptyTyper{master: master, buf: make([]byte, 4096)}, n, gap)
+	defer done()
+	times, err := typeKeys(k, n, gap)
 	if err != nil {
 		return err
 	}
 	emitKeyTimes("pty-keys", times, gap)
 	return nil
+}
+
+// newPtyTyper starts `cat` in a bare 160x45 pty and returns the typer into
+// it and what ends it.
+func newPtyTyper() (keyTyper, func(), error) {
+	cmd := exec.Command("/bin/cat")
+	master, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: benchCols, Rows: benchRows})
+	if err != nil {
+		return nil, nil, fmt.Errorf("start cat in a pty: %w", err)
+	}
+	done := func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		master.Close()
+	}
+	return &ptyTyper{master: master, buf: make([]byte, 4096)}, done, nil
 }
 
 // ptyTyper types into a pty's master and reads the echo.
@@ -91,31 +102,49 @@ func (t *ptyTyper) readUntil(done func(p []byte) bool) error {
 // reports the pane's output, ends with it. The tmux server is killed at
 // the end.
 func tmuxKeys(tmuxBin, sock string, n int, gap time.Duration) error {
-	const session = "bench-keys"
-	start := exec.Command(tmuxBin, "-L", sock, "-f", "/dev/null", "new-session", "-d", "-s", session,
-		"-x", fmt.Sprint(benchCols), "-y", fmt.Sprint(benchRows), "exec cat")
-	if out, err := start.CombinedOutput(); err != nil {
-		return fmt.Errorf("tmux new-session: %v: %s", err, bytes.TrimSpace(out))
-	}
-	defer exec.Command(tmuxBin, "-L", sock, "kill-server").Run()
-	tc, err := newTmuxControl(tmuxBin, sock, session)
+	k, done, err := newTmuxTyper(tmuxBin, sock)
 	if err != nil {
 		return err
 	}
-	defer tc.close()
-	size, err := tc.command("display-message -p -t " + session + " '#{pane_width}x#{pane_height}'")
-	if err != nil {
-		return err
-	}
-	if want := fmt.Sprintf("%dx%d", benchCols, benchRows); len(size) != 1 || size[0] != want {
-		return fmt.Errorf("tmux pane is %q, want %s", size, want)
-	}
-	times, err := typeKeys(&tmuxTyper{tc: tc, target: session}, n, gap)
+	defer done()
+	times, err := typeKeys(k, n, gap)
 	if err != nil {
 		return err
 	}
 	emitKeyTimes("tmux-keys", times, gap)
 	return nil
+}
+
+// newTmuxTyper starts a tmux server on socket name sock with a 160x45
+// pane running `cat`, attaches a control-mode client, and returns the
+// typer into the pane and what ends the client and the server.
+func newTmuxTyper(tmuxBin, sock string) (keyTyper, func(), error) {
+	const session = "bench-keys"
+	start := exec.Command(tmuxBin, "-L", sock, "-f", "/dev/null", "new-session", "-d", "-s", session,
+		"-x", fmt.Sprint(benchCols), "-y", fmt.Sprint(benchRows), "exec cat")
+	if out, err := start.CombinedOutput(); err != nil {
+		return nil, nil, fmt.Errorf("tmux new-session: %v: %s", err, bytes.TrimSpace(out))
+	}
+	killServer := func() { exec.Command(tmuxBin, "-L", sock, "kill-server").Run() }
+	tc, err := newTmuxControl(tmuxBin, sock, session)
+	if err != nil {
+		killServer()
+		return nil, nil, err
+	}
+	done := func() {
+		tc.close()
+		killServer()
+	}
+	size, err := tc.command("display-message -p -t " + session + " '#{pane_width}x#{pane_height}'")
+	if err != nil {
+		done()
+		return nil, nil, err
+	}
+	if want := fmt.Sprintf("%dx%d", benchCols, benchRows); len(size) != 1 || size[0] != want {
+		done()
+		return nil, nil, fmt.Errorf("tmux pane is %q, want %s", size, want)
+	}
+	return &tmuxTyper{tc: tc, target: session}, done, nil
 }
 
 // tmuxControl is a tmux control-mode client (tmux -C): commands go in on

@@ -205,6 +205,9 @@ func TestServerBenchesRun(t *testing.T) {
 		if err := tmuxKeys(tmuxBin, sock, keysPerLine+10, 0); err != nil {
 			t.Fatal("keys-tmux:", err)
 		}
+		if err := keysSide(binary, home("side"), tmuxBin, sock, keysPerLine+10, 0, binary, home("side2")); err != nil {
+			t.Fatal("keys-side:", err)
+		}
 	}
 	if err := serverMemory(binary, home("memory"), 2); err != nil {
 		t.Fatal("server-memory:", err)
