@@ -44,3 +44,35 @@ func (m *Mux) Terminal(id string) Terminal {
 	t.Cols, t.Rows = p.scr.Size()
 	return t
 }
+
+// ScreenRows reads the chat's live screen at one moment: the stamp of each
+// row (see screen.Screen.Stamps) and, as Render(id, 0) shows them, the rows
+// whose stamp is not the one at their place in told; every row when told
+// has another length. So a client told of each change is sent only the
+// rows that changed, and nothing else is rendered. ok is false for a chat
+// with no screen (not a pty chat, or never started).
+func (m *Mux) ScreenRows(id string, told []uint64) (stamps []uint64, rows map[int]string, ok bool) {
+	c, err := m.existing(id)
+	if err != nil {
+		return nil, nil, false
+	}
+	p, isPty := c.(*ptyChat)
+	if !isPty {
+		return nil, nil, false
+	}
+	p.pending.Store(false)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.scr == nil {
+		return nil, nil, false
+	}
+	stamps = p.scr.Stamps(make([]uint64, 0, len(told)))
+	all := len(stamps) != len(told)
+	rows = map[int]string{}
+	for i, st := range stamps {
+		if all || st != told[i] {
+			rows[i] = p.scr.RenderRow(i)
+		}
+	}
+	return stamps, rows, true
+}

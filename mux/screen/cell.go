@@ -2,6 +2,7 @@ package screen
 
 import (
 	"sync"
+	"sync/atomic"
 	"unicode"
 
 	"github.com/mattn/go-runewidth"
@@ -127,12 +128,27 @@ type row struct {
 	cells   []cell
 	extra   []string // combining characters, referenced by cell.comb
 	wrapped bool     // the line continues on the next row (autowrap)
+	// stamp names this version of the row (see Screen.Stamps): every
+	// change to the row gives it a new one.
+	stamp uint64
 }
 
-func newRow(cols int) *row { return &row{cells: make([]cell, cols)} }
+// stamps numbers row versions, across every screen, so that no two rows
+// or versions of a row ever share a stamp.
+var stamps atomic.Uint64
+
+// touch gives the row a new stamp: its cells or flags changed.
+func (r *row) touch() { r.stamp = stamps.Add(1) }
+
+func newRow(cols int) *row {
+	r := &row{cells: make([]cell, cols)}
+	r.touch()
+	return r
+}
 
 // reset blanks the whole row with background bg.
 func (r *row) reset(bg Color) {
+	r.touch()
 	if bg == 0 {
 		clear(r.cells)
 	} else {
@@ -153,6 +169,7 @@ func (r *row) blank(from, to int, bg Color) {
 	if from >= to {
 		return
 	}
+	r.touch()
 	if r.cells[from].flags&flagCont != 0 && from > 0 {
 		r.cells[from-1] = cell{bg: r.cells[from-1].bg}
 	}
@@ -167,6 +184,7 @@ func (r *row) blank(from, to int, bg Color) {
 // fixWide repairs wide characters whose other half is missing, which can
 // happen after cells are shifted or the row is truncated.
 func (r *row) fixWide() {
+	r.touch()
 	n := len(r.cells)
 	for i := 0; i < n; i++ {
 		c := &r.cells[i]
@@ -185,6 +203,7 @@ func (r *row) fixWide() {
 
 // addCombining appends combining characters s to cell i.
 func (r *row) addCombining(i int, s string) {
+	r.touch()
 	c := &r.cells[i]
 	if c.comb != 0 {
 		r.extra[c.comb-1] += s

@@ -16,7 +16,9 @@ func (s *Screen) penCell(r rune) cell {
 // wrapLine moves the cursor to the start of the next line after the last
 // column was written (autowrap), scrolling if needed.
 func (s *Screen) wrapLine() {
-	s.buf.rows[s.cur.y].wrapped = true
+	r := s.buf.rows[s.cur.y]
+	r.wrapped = true
+	r.touch()
 	s.cur.x = 0
 	s.cur.wrapPending = false
 	s.index()
@@ -41,6 +43,7 @@ func (s *Screen) printASCII(run []byte) {
 		r := s.buf.rows[s.cur.y]
 		x := s.cur.x
 		k := min(s.cols-x, len(run))
+		r.touch()
 		s.fixWideAround(r, x, k)
 		cells := r.cells[x : x+k]
 		for j, b := range run[:k] {
@@ -103,6 +106,7 @@ func (s *Screen) printRune(r rune) {
 		s.wrapLine()
 	}
 	row := s.buf.rows[s.cur.y]
+	row.touch()
 	x := s.cur.x
 	if s.modes.Insert {
 		s.insertCells(row, x, w)
@@ -300,6 +304,7 @@ func (s *Screen) eraseDisplay(mode int) {
 	case 0:
 		rows[s.cur.y].blank(s.cur.x, s.cols, bg)
 		rows[s.cur.y].wrapped = false
+		rows[s.cur.y].touch()
 		for _, r := range rows[s.cur.y+1:] {
 			r.reset(bg)
 		}
@@ -328,11 +333,13 @@ func (s *Screen) eraseLine(mode int) {
 	case 0:
 		r.blank(s.cur.x, s.cols, bg)
 		r.wrapped = false
+		r.touch()
 	case 1:
 		r.blank(0, s.cur.x+1, bg)
 	case 2:
 		r.blank(0, s.cols, bg)
 		r.wrapped = false
+		r.touch()
 	default:
 		return
 	}
@@ -352,6 +359,7 @@ func (s *Screen) insertCells(r *row, x, n int) {
 	if n <= 0 {
 		return
 	}
+	r.touch()
 	copy(c[x+n:], c[x:len(c)-n])
 	for i := x; i < x+n; i++ {
 		c[i] = cell{bg: s.cur.pen.BG}
@@ -367,6 +375,7 @@ func (s *Screen) deleteCells(r *row, x, n int) {
 	if n <= 0 {
 		return
 	}
+	r.touch()
 	copy(c[x:], c[x+n:])
 	for i := len(c) - n; i < len(c); i++ {
 		c[i] = cell{bg: s.cur.pen.BG}

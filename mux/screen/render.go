@@ -38,6 +38,28 @@ func (s *Screen) Render(scrollOffset int) string {
 	return string(buf)
 }
 
+// Stamps appends to dst the stamp of each row of the live screen, top to
+// bottom, and returns it. A row whose stamp is the same at two calls is
+// unchanged between them, and renders the same (see RenderRow); a row that
+// changed, or another row now in its place, has a stamp no row has had
+// before.
+func (s *Screen) Stamps(dst []uint64) []uint64 {
+	for _, r := range s.buf.rows {
+		dst = append(dst, r.stamp)
+	}
+	return dst
+}
+
+// RenderRow returns row i (from 0) of the live screen as Render(0) shows
+// it: cols columns with their SGR sequences.
+func (s *Screen) RenderRow(i int) string {
+	if i < 0 || i >= len(s.buf.rows) {
+		return ""
+	}
+	s.renderBuf = renderRow(s.renderBuf[:0], s.buf.rows[i])
+	return string(s.renderBuf)
+}
+
 // renderRow appends one row with its SGR sequences to buf.
 func renderRow(buf []byte, r *row) []byte {
 	var cur Style

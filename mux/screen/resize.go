@@ -53,6 +53,7 @@ func (s *Screen) resize(cols, rows int) {
 
 // resizeRow truncates or pads a row to cols cells.
 func resizeRow(r *row, cols int) {
+	r.touch()
 	if cols <= len(r.cells) {
 		r.cells = r.cells[:cols]
 		r.fixWide()
