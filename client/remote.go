@@ -110,6 +110,19 @@ func (r *Remote) notified(method string, params json.RawMessage) {
 		}
 		return
 	}
+	if method == server.NotifyScreen {
+		var u server.ScreenUpdate
+		if json.Unmarshal(params, &u) != nil {
+			return
+		}
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		ch := r.chat(u.ID)
+		ch.view.Terminal.CursorCol, ch.view.Terminal.CursorRow = u.Cursor[0], u.Cursor[1]
+		ch.pushed = ch.patch(&u.Screen) && r.showsLocked(u.ID)
+		r.noticeLocked(u.ID)
+		return
+	}
 	if method != server.NotifyChanged {
 		return
 	}

@@ -1,6 +1,9 @@
 package client
 
 import (
+	"context"
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -88,5 +91,65 @@ func TestScreenPatch(t *testing.T) {
 	}
 	if ch.patch(&server.ScreenPatch{Rows: map[int]string{3: "d"}}) || ch.rows != nil {
 		t.Fatal("a line out of the screen was taken")
+	}
+}
+
+// TestShownScreenFollowsEveryChange: the screen a Remote holds of the chat
+// it shows, patched row by row as the server sends changes, is the
+// server's screen after each kind of change a harness can make (printing,
+// scrolling, a scroll region, erasing, inserting and deleting lines and
+// characters, styles, wide characters, the alternate screen, a resize).
+// The harness is cat: each line typed comes back raw after Enter.
+func TestShownScreenFollowsEveryChange(t *testing.T) {
+	h, _ := remoteHome(t)
+	cfg := "default_harness = \"cat\"\n[harness.cat]\ncommand = \"/bin/cat\"\n"
+	if err := os.WriteFile(os.Getenv("ACPMUX_CONFIG"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := openRemote(t, h)
+	meta, err := r.CreateAndStart(sessions.NewChat{Harness: "cat"}, 40, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := meta.ID
+	r.Show(id)
+	asker, err := Dial(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer asker.Close()
+	serverScreen := func() string {
+		var res server.RenderResult
+		if err := asker.Call(context.Background(), server.MethodRender, server.RenderParams{ID: id}, &res); err != nil {
+			t.Fatal(err)
+		}
+		return res.Text
+	}
+	steps := []string{
+		strings.Repeat("a line to scroll\r\n", 14) + "scrolled",
+		"\x1b[2;5r\x1b[5;1H\n\nregion\x1bM\x1bM\x1bM\x1bM\x1bM\x1b[r",
+		"\x1b[3;1H\x1b[2L\x1b[1M\x1b[3;3H\x1b[4@\x1b[2P\x1b[K\x1b[1K",
+		"\x1b[1;31;44mred\x1b[m 日本語\u0301 \x1b[7mreverse\x1b[m",
+		"\x1b[?1049h\x1b[2J\x1b[4;4Halternate",
+		"\x1b[?1049lback\x1b[J",
+		"\x1b[2J\x1b[Hcleared",
+	}
+	for i, step := range steps {
+		marker := fmt.Sprintf("step%d", i)
+		if err := r.Write(id, []byte(step+marker+"\r")); err != nil {
+			t.Fatal(err)
+		}
+		waitRemote(t, r, fmt.Sprintf("step %d shown as the server has it", i), func() bool {
+			r.State(id)
+			mine := r.Render(id, 0)
+			return pushedScreen(r, id) && strings.Count(mine, marker) >= 1 && mine == serverScreen()
+		})
+		if i == 3 {
+			r.ResizeAll(30, 8)
+			waitRemote(t, r, "the resized screen shown as the server has it", func() bool {
+				r.State(id)
+				return pushedScreen(r, id) && r.Render(id, 0) == serverScreen()
+			})
+		}
 	}
 }

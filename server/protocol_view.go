@@ -47,6 +47,11 @@ const (
 	// gets at most one per frame and never more than one waiting in its
 	// queue.
 	NotifyChanged = "_acpmux/changed"
+	// NotifyScreen is sent to a watcher with a ScreenUpdate in place of a
+	// NotifyChanged for a chat it draws, when only that chat's screen and
+	// cursor changed since it was last told of it (a key's echo): the
+	// same news, quicker to write and to read.
+	NotifyScreen = "_acpmux/screen"
 )
 
 // ChatView is a chat as a watcher sees it without asking for its screen:
@@ -70,6 +75,15 @@ type ChatView struct {
 type ScreenPatch struct {
 	Full *string        `json:"full,omitempty"`
 	Rows map[int]string `json:"rows,omitempty"`
+}
+
+// ScreenUpdate is the params of NotifyScreen: the chat's screen patch and
+// where its cursor is now (column and row, from 0). Its state and the rest
+// of its terminal are as last told.
+type ScreenUpdate struct {
+	ID     string      `json:"id"`
+	Cursor [2]int      `json:"cursor"`
+	Screen ScreenPatch `json:"screen"`
 }
 
 // SizeParams are the params of MethodWatch and MethodResize: the caller's

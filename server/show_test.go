@@ -77,3 +77,56 @@ func TestShowTellsOfOtherChatsOnlyTheirStates(t *testing.T) {
 		t.Fatalf("show with too many ids: %+v, want -32602", l.Error)
 	}
 }
+
+// TestKeyEchoIsAScreenUpdate: once a watcher has been told of the chat it
+// draws, a key's echo, which moves nothing but the screen and the cursor,
+// comes as a NotifyScreen with the one row that changed and the cursor;
+// a change of the chat's state comes as a NotifyChanged, whole.
+func TestKeyEchoIsAScreenUpdate(t *testing.T) {
+	r := newRig(t, rigOpt{})
+	a := newViewClient(r)
+	var c sessions.ChatJSON
+	a.ok(MethodNew, nil, &c)
+	a.watch(80, 24)
+	a.ok(MethodStart, ChatParams{ID: c.ID, Cols: 80, Rows: 24}, nil)
+	a.waitChat(c.ID, "the chat running", liveView)
+	a.waitScreen(c.ID, "ready>")
+	a.ok(MethodShow, ShowParams{IDs: []string{c.ID}}, nil)
+	// Until the state settles (the fake's prompt read as waiting), a key
+	// may come with a state change; after it, every echo is an update.
+	var u ScreenUpdate
+	for i := 0; ; i++ {
+		if i == 100 {
+			t.Fatal("100 keys typed and no echo came as a screen update")
+		}
+		a.write(c.ID, "k")
+		l := a.next()
+		for l.Method != NotifyScreen && l.Method != NotifyChanged {
+			l = a.next()
+		}
+		if l.Method == NotifyScreen {
+			if err := json.Unmarshal(l.Params, &u); err != nil {
+				t.Fatal(err)
+			}
+			break
+		}
+	}
+	want := r.srv.opt.Mux.Terminal(c.ID)
+	row := strings.Split(r.srv.opt.Mux.Render(c.ID, 0), "\n")[want.CursorRow]
+	if u.ID != c.ID || u.Screen.Full != nil || len(u.Screen.Rows) != 1 || u.Screen.Rows[want.CursorRow] != row {
+		t.Fatalf("a key's echo told as %+v; want only row %d, %q", u, want.CursorRow, row)
+	}
+	if u.Cursor != [2]int{want.CursorCol, want.CursorRow} {
+		t.Fatalf("cursor told at %v, the server has it at %d,%d", u.Cursor, want.CursorCol, want.CursorRow)
+	}
+
+	// Enter: the fake answers, and the state (running, then waiting) is
+	// told with a NotifyChanged carrying the screen.
+	told := a.chats[c.ID]
+	told.Screen = nil
+	a.chats[c.ID] = told
+	a.write(c.ID, "\r")
+	a.waitChat(c.ID, "the answer's state told, with the screen", func(cv ChatView) bool {
+		return cv.Screen != nil && strings.Contains(a.render(c.ID), "echo: k")
+	})
+}

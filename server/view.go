@@ -58,8 +58,8 @@ type viewer struct {
 	// is the state each was last marked with.
 	shown map[string]struct{}
 	told  map[string]mux.State
-	// screens are the lines of the screen last told of each chat shown.
-	screens   map[string][]string
+	// screens are the screens last told of the chats shown.
+	screens   map[string]*toldScreen
 	flushAt   *time.Timer // set while a notification is scheduled
 	lastFlush time.Time
 	lastLine  uint64 // the last notification's line number (conn.send)
@@ -71,7 +71,7 @@ func (h *viewHub) viewerOf(c *conn) *viewer {
 	defer h.mu.Unlock()
 	v, ok := h.viewers[c]
 	if !ok {
-		v = &viewer{c: c, dirty: map[string]ChatView{}, told: map[string]mux.State{}, screens: map[string][]string{}}
+		v = &viewer{c: c, dirty: map[string]ChatView{}, told: map[string]mux.State{}, screens: map[string]*toldScreen{}}
 		h.viewers[c] = v
 	}
 	return v
@@ -220,29 +220,82 @@ func (v *viewer) flushDue() {
 }
 
 func (v *viewer) flushLocked() {
+	var screens []ScreenUpdate
 	for id, cv := range v.dirty {
-		if _, shown := v.shown[id]; shown {
-			// The screen goes with the change: the client draws the chat
-			// without a round trip to ask for it.
-			cv.Screen = v.screenPatch(id)
+		if _, shown := v.shown[id]; !shown {
+			continue
+		}
+		// The screen goes with the change: the client draws the chat
+		// without a round trip to ask for it.
+		told := v.screens[id]
+		if told == nil {
+			told = &toldScreen{}
+			v.screens[id] = told
+		}
+		patch := told.update(v.c.s.opt.Mux, id)
+		if told.sent && reflect.DeepEqual(told.state, cv.State) && sameBesidesCursor(told.terminal, cv.Terminal) {
+			// Only the screen and the cursor moved, as with a key's echo:
+			// a notification small to write and quick to read.
+			screens = append(screens, ScreenUpdate{ID: id, Cursor: [2]int{cv.Terminal.CursorCol, cv.Terminal.CursorRow}, Screen: *patch})
+			delete(v.dirty, id)
+		} else {
+			cv.Screen = patch
 			v.dirty[id] = cv
 		}
+		told.sent, told.state, told.terminal = true, cv.State, cv.Terminal
 	}
-	v.lastLine = v.c.notify(NotifyChanged, StatesResult{States: v.dirty})
-	v.dirty = map[string]ChatView{}
+	if len(v.dirty) > 0 {
+		v.lastLine = v.c.notify(NotifyChanged, StatesResult{States: v.dirty})
+		v.dirty = map[string]ChatView{}
+	}
+	for _, u := range screens {
+		v.lastLine = v.c.notify(NotifyScreen, u)
+	}
 	v.lastFlush = time.Now()
 }
 
-// screenPatch renders a chat the client draws and returns what it needs to
-// have it: the lines that changed since the last screen it was told, or
-// the whole screen. v.mu is held.
-func (v *viewer) screenPatch(id string) *ScreenPatch {
-	text := v.c.s.opt.Mux.Render(id, 0)
-	rows := strings.Split(text, "\n")
-	last, ok := v.screens[id]
-	v.screens[id] = rows
-	if !ok || len(last) != len(rows) {
-		return &ScreenPatch{Full: &text}
+// sameBesidesCursor reports whether two terminals differ at most in the
+// cursor's position.
+func sameBesidesCursor(a, b mux.Terminal) bool {
+	a.CursorCol, a.CursorRow = b.CursorCol, b.CursorRow
+	return a == b
+}
+
+// toldScreen is what a client drawing a chat was last told of it: the
+// screen's lines and, for a pty chat, each line's stamp (see
+// mux.ScreenRows); and, once sent is set, its state and terminal.
+type toldScreen struct {
+	rows     []string
+	stamps   []uint64
+	sent     bool
+	state    mux.State
+	terminal mux.Terminal
+}
+
+// update reads the chat's screen and returns what the client needs to have
+// it now: the lines that changed since the last screen it was told, or the
+// whole screen. Of a pty chat only the rows whose stamps changed are
+// rendered.
+func (t *toldScreen) update(m *mux.Mux, id string) *ScreenPatch {
+	last, lastStamps := t.rows, t.stamps
+	stamps, fresh, ok := m.ScreenRows(id, lastStamps)
+	var rows []string
+	if ok {
+		rows = make([]string, len(stamps))
+		for i := range rows {
+			if r, changed := fresh[i]; changed {
+				rows[i] = r
+			} else {
+				rows[i] = last[i]
+			}
+		}
+	} else {
+		rows = strings.Split(m.Render(id, 0), "\n")
+	}
+	t.rows, t.stamps = rows, stamps
+	if last == nil || len(last) != len(rows) {
+		full := strings.Join(rows, "\n")
+		return &ScreenPatch{Full: &full}
 	}
 	p := &ScreenPatch{Rows: map[int]string{}}
 	for i, row := range rows {

@@ -62,6 +62,16 @@ func (v *viewClient) next() viewLine {
 		}
 		v.notes++
 	}
+	if l.Method == NotifyScreen && l.ID == nil {
+		var u ScreenUpdate
+		if err := json.Unmarshal(l.Params, &u); err != nil {
+			v.t.Fatalf("screen: %v\n%s", err, l.Params)
+		}
+		cv := v.chats[u.ID]
+		cv.Terminal.CursorCol, cv.Terminal.CursorRow = u.Cursor[0], u.Cursor[1]
+		v.chats[u.ID] = cv
+		v.notes++
+	}
 	return l
 }
 
