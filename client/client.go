@@ -5,6 +5,7 @@ package client
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,11 +13,13 @@ import (
 	"io"
 	"io/fs"
 	"net"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
+	"github.com/acpmux/acpmux-tui/internal/rpcline"
 	"github.com/acpmux/acpmux-tui/server"
 )
 
@@ -62,18 +65,19 @@ type Conn struct {
 // answer is one line from the server: an answer to a call (id set), or a
 // notification (method set, no id).
 type answer struct {
-	ID     *int64          `json:"id"`
-	Result json.RawMessage `json:"result"`
-	Error  *RPCError       `json:"error"`
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params"`
+	ID     *int64
+	Result json.RawMessage
+	Error  *RPCError
+	Method string
+	Params json.RawMessage
 }
 
 // OnNotify sets the function that hears the server's notifications (a
 // message with a method and no id), replacing any before it. It runs on the
 // connection's reader goroutine, one notification at a time and in order:
 // it must not block, nor make a call on this connection and wait for the
-// answer. Notifications that arrive while none is set are dropped.
+// answer. params is valid only until it returns. Notifications that
+// arrive while none is set are dropped.
 func (c *Conn) OnNotify(fn func(method string, params json.RawMessage)) {
 	c.notified.Store(&fn)
 }
@@ -217,8 +221,8 @@ func (c *Conn) readLoop() {
 		if err != nil {
 			break
 		}
-		var a answer
-		if json.Unmarshal(buf, &a) != nil {
+		a, ok := parseAnswer(buf)
+		if !ok {
 			continue // not an answer this client understands
 		}
 		if a.ID == nil && a.Method != "" {
@@ -253,6 +257,41 @@ func (c *Conn) readLoop() {
 	default:
 		c.err = connError(err)
 	}
+}
+
+// parseAnswer reads one line from the server. Params is line's own bytes,
+// for a notification's function to decode before the next line is read;
+// Result is a copy, read by the caller's goroutine. ok is false for a line
+// that is not an answer or a notification.
+func parseAnswer(line []byte) (a answer, ok bool) {
+	if !json.Valid(line) {
+		return answer{}, false
+	}
+	m, ok := rpcline.Split(line)
+	if !ok {
+		return answer{}, false
+	}
+	if m.Method != nil {
+		if a.Method, ok = rpcline.String(m.Method); !ok {
+			return answer{}, false
+		}
+	}
+	if m.ID != nil && string(m.ID) != "null" {
+		id, err := strconv.ParseInt(string(m.ID), 10, 64)
+		if err != nil {
+			return answer{}, false
+		}
+		a.ID = &id
+	}
+	if m.Error != nil && string(m.Error) != "null" {
+		a.Error = &RPCError{}
+		if json.Unmarshal(m.Error, a.Error) != nil {
+			return answer{}, false
+		}
+	}
+	a.Params = json.RawMessage(m.Params)
+	a.Result = bytes.Clone(m.Result)
+	return a, true
 }
 
 // errServerClosed is a connection the server closed.

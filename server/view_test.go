@@ -21,8 +21,10 @@ type viewClient struct {
 	*wire
 	// chats is each chat as last told (by watch or a notification).
 	chats map[string]ChatView
-	// notes counts the changed notifications read.
+	// notes counts the changed and screen notifications read, and told
+	// holds them in order.
 	notes int
+	told  []viewLine
 	// waiting names what the client waits for, for a failure's message.
 	waiting string
 }
@@ -61,6 +63,7 @@ func (v *viewClient) next() viewLine {
 			v.chats[id] = cv
 		}
 		v.notes++
+		v.told = append(v.told, l)
 	}
 	if l.Method == NotifyScreen && l.ID == nil {
 		var u ScreenUpdate
@@ -71,6 +74,7 @@ func (v *viewClient) next() viewLine {
 		cv.Terminal.CursorCol, cv.Terminal.CursorRow = u.Cursor[0], u.Cursor[1]
 		v.chats[u.ID] = cv
 		v.notes++
+		v.told = append(v.told, l)
 	}
 	return l
 }

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/acpmux/acpmux-tui/internal/rpcline"
 )
 
 // This file reads and writes the wire: JSON-RPC 2.0, one JSON object per
@@ -76,42 +78,36 @@ func DecodeLine(line []byte) (req Request, ok bool, rpcErr *Error) {
 		}
 		return Request{}, false, errorf(CodeInvalidRequest, "Invalid Request: not an object")
 	}
-	var members map[string]json.RawMessage
-	if err := json.Unmarshal(line, &members); err != nil {
-		return Request{}, false, errorf(CodeParseError, "Parse error: %v", err)
-	}
-	if id, present := members["id"]; present {
-		if !validID(id) {
+	// An object, valid JSON: checked above. The values kept are copied:
+	// line is the reader's buffer, and the call runs after the next read.
+	m, _ := rpcline.Split(line)
+	if m.ID != nil {
+		if !validID(m.ID) {
 			return Request{}, false, errorf(CodeInvalidRequest, "Invalid Request: id must be a string, a number or null")
 		}
-		req.ID = id
+		req.ID = bytes.Clone(m.ID)
 	}
 	bad := func(format string, args ...any) (Request, bool, *Error) {
 		return Request{ID: req.ID}, false, errorf(CodeInvalidRequest, "Invalid Request: "+format, args...)
 	}
-	var version string
-	if err := json.Unmarshal(members["jsonrpc"], &version); err != nil || version != "2.0" {
+	if version, ok := rpcline.String(m.JSONRPC); !ok || version != "2.0" {
 		return bad(`jsonrpc must be "2.0"`)
 	}
-	method, hasMethod := members["method"]
-	if !hasMethod {
-		_, hasResult := members["result"]
-		_, hasError := members["error"]
-		if req.ID != nil && (hasResult || hasError) {
+	if m.Method == nil {
+		if req.ID != nil && (m.Result != nil || m.Error != nil) {
 			return Request{}, false, nil // a response: nothing was asked
 		}
 		return bad("no method")
 	}
-	if len(method) == 0 || method[0] != '"' {
+	method, ok := rpcline.String(m.Method)
+	if !ok {
 		return bad("method must be a string")
 	}
-	if err := json.Unmarshal(method, &req.Method); err != nil {
-		return bad("method must be a string")
-	}
-	if params, present := members["params"]; present {
+	req.Method = method
+	if params := m.Params; params != nil {
 		switch {
 		case len(params) > 0 && (params[0] == '{' || params[0] == '['):
-			req.Params = params
+			req.Params = bytes.Clone(params)
 		case string(params) == "null":
 			// Treated as left out.
 		default:
