@@ -8,6 +8,7 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -16,15 +17,24 @@ import (
 const maxInFlight = 32
 
 // conn is one client connection. A reader goroutine decodes lines and runs
-// each call in a goroutine of its own; one writer goroutine writes the
-// answers from a bounded queue, each write with a deadline. A client that
+// each call in a goroutine of its own. A line to send is written at once by
+// the goroutine that sends it when nothing waits before it and the socket
+// takes it whole without waiting; otherwise it goes to a bounded queue that
+// one writer goroutine writes, each write with a deadline. A client that
 // lets the queue fill or a write time out is dropped: the server, the
 // harnesses and the other clients never wait on it.
 type conn struct {
-	s  *Server
-	nc *net.UnixConn
+	s   *Server
+	nc  *net.UnixConn
+	raw syscall.RawConn // nc's socket, for writes that never wait
 
-	out chan []byte // answers to write, one line each
+	// wmu is held while a line is written; waiting counts the lines in
+	// out and the one the writer is writing. A line may be written at
+	// once only with wmu taken and nothing waiting, so lines one
+	// goroutine sends go out in order.
+	wmu     sync.Mutex
+	waiting atomic.Int64
+	out     chan []byte // answers to write, one line each
 	// queued and written count the lines put in out and written out: a
 	// line numbered n by queued is on the wire once written reaches n
 	// (within the lines other goroutines queued at the same moment).
@@ -41,7 +51,9 @@ type conn struct {
 }
 
 func newConn(s *Server, nc *net.UnixConn) *conn {
-	return &conn{s: s, nc: nc, out: make(chan []byte, s.opt.QueueLen), slots: make(chan struct{}, maxInFlight), gone: make(chan struct{})}
+	c := &conn{s: s, nc: nc, out: make(chan []byte, s.opt.QueueLen), slots: make(chan struct{}, maxInFlight), gone: make(chan struct{})}
+	c.raw, _ = nc.SyscallConn() // an open socket has one
+	return c
 }
 
 // serve runs the connection to its end: reading until EOF, an error, a line
@@ -133,21 +145,73 @@ func (c *conn) notify(method string, params any) uint64 {
 	return c.send(b)
 }
 
-// send queues a line for the writer, or drops the client whose queue is
-// full: it is not reading. It returns the line's number, 0 when it was not
-// queued.
+// send writes a line, or queues it for the writer when it cannot go at
+// once, or drops the client whose queue is full: it is not reading. It
+// returns the line's number, 0 when it was not sent.
 func (c *conn) send(b []byte) uint64 {
 	if c.dropped.Load() {
 		return 0
 	}
 	n := c.queued.Add(1)
+	if c.wmu.TryLock() {
+		defer c.wmu.Unlock()
+		if c.waiting.Load() == 0 {
+			// A key's echo goes out from here, with no hand-off to the
+			// writer goroutine.
+			rest, err := c.writeNow(b)
+			if err != nil {
+				c.drop("write: " + err.Error())
+				return 0
+			}
+			if len(rest) == 0 {
+				c.written.Add(1)
+				return n
+			}
+			b = rest // the socket is full: the writer waits for room
+		}
+	}
+	c.waiting.Add(1)
 	select {
 	case c.out <- b:
 		return n
 	default:
+		c.waiting.Add(-1)
 		c.drop("it lets its answers pile up unread")
 		return 0
 	}
+}
+
+// writeNow writes what the socket takes of b without waiting, and returns
+// the rest.
+func (c *conn) writeNow(b []byte) ([]byte, error) {
+	if c.raw == nil {
+		return b, nil
+	}
+	var werr error
+	err := c.raw.Write(func(fd uintptr) bool {
+		for len(b) > 0 {
+			n, err := syscall.Write(int(fd), b)
+			if err == syscall.EINTR {
+				continue
+			}
+			if err == syscall.EAGAIN {
+				break
+			}
+			if err != nil {
+				werr = err
+				break
+			}
+			if n <= 0 {
+				break
+			}
+			b = b[n:]
+		}
+		return true // done: never wait here
+	})
+	if werr == nil {
+		werr = err
+	}
+	return b, werr
 }
 
 // sent reports whether line n (a number send returned) has been written.
@@ -155,14 +219,18 @@ func (c *conn) sent(n uint64) bool { return c.written.Load() >= n }
 
 func (c *conn) writeLoop() {
 	for b := range c.out {
-		if c.dropped.Load() {
-			continue // drained, never written
+		c.wmu.Lock()
+		if !c.dropped.Load() { // else drained, never written
+			c.nc.SetWriteDeadline(time.Now().Add(c.s.opt.WriteTimeout))
+			if _, err := c.nc.Write(b); err != nil {
+				c.drop("write: " + err.Error())
+			}
+			// A deadline left set would fail the next write made at once.
+			c.nc.SetWriteDeadline(time.Time{})
+			c.written.Add(1)
 		}
-		c.nc.SetWriteDeadline(time.Now().Add(c.s.opt.WriteTimeout))
-		if _, err := c.nc.Write(b); err != nil {
-			c.drop("write: " + err.Error())
-		}
-		c.written.Add(1)
+		c.waiting.Add(-1)
+		c.wmu.Unlock()
 	}
 }
 
