@@ -1,7 +1,6 @@
 package mux
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -57,7 +56,8 @@ type ptyChat struct {
 // when it has exited and its output is drained.
 type process struct {
 	procCore
-	ptmx *os.File
+	ptmx  *os.File
+	input *ptyInput // what is typed, and the screen's answers, to ptmx
 }
 
 // newPtyChat makes a pty runner; stopping it sends SIGHUP (what a closing
@@ -196,7 +196,7 @@ func (m *Mux) spawn(l harness.Launch, cols, rows int) (*process, error) {
 		_ = cmd.Wait()
 		return nil, fmt.Errorf("start %s: %w", cmd.Path, err)
 	}
-	return &process{procCore: procCore{cmd: cmd, done: make(chan struct{})}, ptmx: ptmx}, nil
+	return &process{procCore: procCore{cmd: cmd, done: make(chan struct{})}, ptmx: ptmx, input: newPtyInput(ptmx)}, nil
 }
 
 // pump reads the harness's output into the screen until the pty closes,
@@ -268,9 +268,9 @@ func (c *ptyChat) feed(p *process, b []byte) {
 	c.detectWaitingLocked()
 	c.mu.Unlock()
 	if len(replies) > 0 {
-		// Answers to the harness's queries (DA, DSR), written outside the
-		// lock: a pty write may wait for the harness to read.
-		p.ptmx.Write(replies)
+		// Answers to the harness's queries (DA, DSR), in order with what
+		// is typed, outside the lock.
+		p.input.write(replies)
 	}
 	c.m.notify(c)
 }
@@ -401,8 +401,8 @@ func (c *ptyChat) write(b []byte) error {
 	if p == nil {
 		return fmt.Errorf("chat %s: harness is not running", c.id)
 	}
-	_, err := p.ptmx.Write(b)
-	if err != nil && (errors.Is(err, os.ErrClosed) || errors.Is(err, syscall.EIO)) {
+	err := p.input.write(b)
+	if err != nil && exited(err) {
 		return fmt.Errorf("chat %s: harness has exited", c.id)
 	}
 	return err

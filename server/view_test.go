@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/mux"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
@@ -390,4 +391,42 @@ func (s *Server) viewerConns() map[*conn]bool {
 		out[c] = true
 	}
 	return out
+}
+
+// TestKeysToAHarnessNotReading: a harness that never reads its input
+// stalls nothing: keys sent to it are taken until a megabyte waits, then
+// refused with a message saying why, and meanwhile the same connection's
+// other calls are answered, and so are its keys to other chats.
+func TestKeysToAHarnessNotReading(t *testing.T) {
+	r := newRig(t, rigOpt{config: func(c *config.Config) {
+		c.Harness["deaf"] = config.HarnessConfig{Command: "/bin/sleep", Args: []string{"3600"}}
+	}})
+	a := newViewClient(r)
+	var deaf, shell sessions.ChatJSON
+	a.ok(MethodNew, NewParams{Harness: "deaf"}, &deaf)
+	a.ok(MethodNew, nil, &shell)
+	a.watch(80, 24)
+	for _, c := range []sessions.ChatJSON{deaf, shell} {
+		a.ok(MethodStart, ChatParams{ID: c.ID, Cols: 80, Rows: 24}, nil)
+		a.waitChat(c.ID, "the chat running", liveView)
+	}
+	a.waitScreen(shell.ID, "ready>")
+	chunk := strings.Repeat("x", 32<<10)
+	for sent := 0; ; sent += len(chunk) {
+		if sent > 4<<20 {
+			t.Fatal("4 MiB typed to a harness that reads nothing, and none refused")
+		}
+		l := a.call(MethodWrite, WriteParams{ID: deaf.ID, Data: []byte(chunk)})
+		if l.Error != nil {
+			if !strings.Contains(l.Error.Message, "not reading its input") {
+				t.Fatalf("refused with %q", l.Error.Message)
+			}
+			break
+		}
+		// Every other call still answers at once.
+		var h HelloResult
+		a.ok(MethodHello, nil, &h)
+	}
+	a.write(shell.ID, "still typing\r")
+	a.waitScreen(shell.ID, "echo: still typing")
 }
