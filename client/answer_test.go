@@ -2,7 +2,10 @@ package client
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
+
+	"github.com/acpmux/acpmux-tui/server"
 )
 
 // TestParseAnswer: each kind of line the server writes is read as what it
@@ -53,4 +56,31 @@ func FuzzParseAnswer(f *testing.F) {
 			t.Fatalf("result %q is not JSON", a.Result)
 		}
 	})
+}
+
+// TestRequestLine: a call's line is the JSON-RPC request, whether its
+// params write themselves (a key) or go through encoding/json.
+func TestRequestLine(t *testing.T) {
+	for _, params := range []any{server.WriteParams{ID: "c1", Data: []byte("k\r")}, server.ChatParams{ID: "c1"}} {
+		line, err := requestLine(7, server.MethodWrite, params)
+		if err != nil || line[len(line)-1] != '\n' {
+			t.Fatalf("%q, %v", line, err)
+		}
+		var got struct {
+			JSONRPC string          `json:"jsonrpc"`
+			ID      int64           `json:"id"`
+			Method  string          `json:"method"`
+			Params  json.RawMessage `json:"params"`
+		}
+		if err := json.Unmarshal(line, &got); err != nil {
+			t.Fatal(err)
+		}
+		want, _ := json.Marshal(params)
+		var g, w any
+		json.Unmarshal(got.Params, &g)
+		json.Unmarshal(want, &w)
+		if got.JSONRPC != "2.0" || got.ID != 7 || got.Method != server.MethodWrite || !reflect.DeepEqual(g, w) {
+			t.Fatalf("line %s", line)
+		}
+	}
 }

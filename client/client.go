@@ -141,17 +141,11 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 		c.mu.Unlock()
 	}()
 
-	req := struct {
-		JSONRPC string `json:"jsonrpc"`
-		ID      int64  `json:"id"`
-		Method  string `json:"method"`
-		Params  any    `json:"params,omitempty"`
-	}{"2.0", id, method, params}
-	line, err := json.Marshal(req)
+	line, err := requestLine(id, method, params)
 	if err != nil {
 		return fmt.Errorf("%s: %w", method, err)
 	}
-	if err := c.writeLine(ctx, append(line, '\n')); err != nil {
+	if err := c.writeLine(ctx, line); err != nil {
 		return fmt.Errorf("%s: %w", method, connError(err))
 	}
 	select {
@@ -185,6 +179,30 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	case <-ctx.Done():
 		return fmt.Errorf("%s: %w", method, ctx.Err())
 	}
+}
+
+// jsonAppender is params that write themselves as JSON (a key's
+// server.WriteParams), with no reflection.
+type jsonAppender interface{ AppendJSON([]byte) []byte }
+
+// requestLine returns the line of a call, newline included.
+func requestLine(id int64, method string, params any) ([]byte, error) {
+	if p, ok := params.(jsonAppender); ok {
+		b := append([]byte(`{"jsonrpc":"2.0","id":`), strconv.FormatInt(id, 10)...)
+		b = append(b, `,"method":`...)
+		b = rpcline.AppendString(b, method)
+		b = append(b, `,"params":`...)
+		b = p.AppendJSON(b)
+		return append(b, "}\n"...), nil
+	}
+	req := struct {
+		JSONRPC string `json:"jsonrpc"`
+		ID      int64  `json:"id"`
+		Method  string `json:"method"`
+		Params  any    `json:"params,omitempty"`
+	}{"2.0", id, method, params}
+	line, err := json.Marshal(req)
+	return append(line, '\n'), err
 }
 
 // Hello asks the server for its version and pid.

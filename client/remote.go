@@ -111,8 +111,8 @@ func (r *Remote) notified(method string, params json.RawMessage) {
 		return
 	}
 	if method == server.NotifyScreen {
-		var u server.ScreenUpdate
-		if json.Unmarshal(params, &u) != nil {
+		u, err := server.DecodeScreenUpdate(params)
+		if err != nil {
 			return
 		}
 		r.mu.Lock()

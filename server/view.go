@@ -249,7 +249,7 @@ func (v *viewer) flushLocked() {
 		v.dirty = map[string]ChatView{}
 	}
 	for _, u := range screens {
-		v.lastLine = v.c.notify(NotifyScreen, u)
+		v.lastLine = v.c.send(encodeScreenUpdate(u))
 	}
 	v.lastFlush = time.Now()
 }

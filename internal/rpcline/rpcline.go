@@ -23,15 +23,28 @@ type Members struct {
 // ok is false when it is not an object. Split does not check validity
 // itself: on other input its result means nothing, but it never panics.
 func Split(obj []byte) (m Members, ok bool) {
+	ok = Each(obj, func(key, value []byte) bool {
+		if dst := m.member(key); dst != nil {
+			*dst = value
+		}
+		return true
+	})
+	return m, ok
+}
+
+// Each calls fn with each member of the object obj in order, its key and
+// its value raw (the key with its quotes), until fn returns false. obj
+// must be valid JSON; ok is false when it is not an object.
+func Each(obj []byte, fn func(key, value []byte) bool) (ok bool) {
 	i := skipSpace(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
-		return Members{}, false
+		return false
 	}
 	i++
 	for {
 		i = skipSpace(obj, i)
 		if i >= len(obj) || obj[i] == '}' {
-			return m, true
+			return true
 		}
 		if obj[i] == ',' {
 			i++
@@ -46,10 +59,10 @@ func Split(obj []byte) (m Members, ok bool) {
 		i = skipSpace(obj, i)
 		end := skipValue(obj, i)
 		if end <= i {
-			return m, true // not valid JSON: stop rather than loop
+			return true // not valid JSON: stop rather than loop
 		}
-		if dst := m.member(key); dst != nil {
-			*dst = obj[i:end]
+		if !fn(key, obj[i:end]) {
+			return true
 		}
 		i = end
 	}
