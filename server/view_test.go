@@ -399,7 +399,9 @@ func (s *Server) viewerConns() map[*conn]bool {
 // other calls are answered, and so are its keys to other chats.
 func TestKeysToAHarnessNotReading(t *testing.T) {
 	r := newRig(t, rigOpt{config: func(c *config.Config) {
-		c.Harness["deaf"] = config.HarnessConfig{Command: "/bin/sleep", Args: []string{"3600"}}
+		// Raw mode: the terminal keeps what is typed for a read that
+		// never comes (a canonical one drops a line that outgrows it).
+		c.Harness["deaf"] = config.HarnessConfig{Command: "/bin/sh", Args: []string{"-c", "stty raw -echo; echo deaf; exec sleep 3600"}}
 	}})
 	a := newViewClient(r)
 	var deaf, shell sessions.ChatJSON
@@ -411,6 +413,7 @@ func TestKeysToAHarnessNotReading(t *testing.T) {
 		a.waitChat(c.ID, "the chat running", liveView)
 	}
 	a.waitScreen(shell.ID, "ready>")
+	a.waitScreen(deaf.ID, "deaf")
 	chunk := strings.Repeat("x", 32<<10)
 	for sent := 0; ; sent += len(chunk) {
 		if sent > 4<<20 {
