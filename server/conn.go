@@ -18,12 +18,12 @@ const maxInFlight = 32
 
 // conn is one client connection. A reader goroutine decodes lines and runs
 // each call in a goroutine of its own, but for keys (MethodWrite,
-// MethodAttachInput), which it writes itself. A line to send is written at once by
-// the goroutine that sends it when nothing waits before it and the socket
-// takes it whole without waiting; otherwise it goes to a bounded queue that
-// one writer goroutine writes, each write with a deadline. A client that
-// lets the queue fill or a write time out is dropped: the server, the
-// harnesses and the other clients never wait on it.
+// MethodAttachInput), which it writes itself. A line to send is written at
+// once by the goroutine that sends it when nothing waits before it and the
+// socket takes it whole without waiting; otherwise it goes to a bounded
+// queue that one writer goroutine writes, each write with a deadline. A
+// client that lets the queue fill or a write time out is dropped: the
+// server, the harnesses and the other clients never wait on it.
 type conn struct {
 	s   *Server
 	nc  *net.UnixConn
@@ -36,9 +36,9 @@ type conn struct {
 	wmu     sync.Mutex
 	waiting atomic.Int64
 	out     chan []byte // answers to write, one line each
-	// queued and written count the lines put in out and written out: a
-	// line numbered n by queued is on the wire once written reaches n
-	// (within the lines other goroutines queued at the same moment).
+	// queued and written count the lines sent and written out: a line
+	// numbered n by queued is on the wire once written reaches n (within
+	// the lines other goroutines sent at the same moment).
 	queued, written atomic.Uint64
 	dropped         atomic.Bool
 	dropOnce        sync.Once
