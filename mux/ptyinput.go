@@ -6,6 +6,8 @@ import (
 	"os"
 	"sync"
 	"syscall"
+
+	"github.com/acpmux/acpmux-tui/internal/rawwrite"
 )
 
 // maxInputBacklog bounds the input that waits for a harness that is not
@@ -78,28 +80,17 @@ func (in *ptyInput) write(b []byte) error {
 // writeNow writes what the pty takes of b without waiting, and returns the
 // rest.
 func (in *ptyInput) writeNow(b []byte) ([]byte, error) {
-	var werr error
-	err := in.raw.Write(func(fd uintptr) bool {
-		for len(b) > 0 {
-			n, err := syscall.Write(int(fd), b)
-			if err == syscall.EINTR {
-				continue
-			}
-			if err != nil && err != syscall.EAGAIN {
-				werr = &os.PathError{Op: "write", Path: in.f.Name(), Err: err}
-			}
-			if n <= 0 {
-				break
-			}
-			b = b[n:]
-		}
-		return true // never wait here: the backlog does
-	})
-	if err != nil {
+	rest, err := rawwrite.Now(in.raw, b)
+	var errno syscall.Errno
+	switch {
+	case err == nil:
+	case errors.As(err, &errno):
+		err = &os.PathError{Op: "write", Path: in.f.Name(), Err: errno}
+	default:
 		// The descriptor is closed or closing: the harness has gone.
-		werr = &os.PathError{Op: "write", Path: in.f.Name(), Err: os.ErrClosed}
+		err = &os.PathError{Op: "write", Path: in.f.Name(), Err: os.ErrClosed}
 	}
-	return b, werr
+	return rest, err
 }
 
 // drain writes the backlog as the harness reads it, until it is empty or

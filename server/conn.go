@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/acpmux/acpmux-tui/internal/rawwrite"
 )
 
 // maxInFlight bounds the calls one connection may have running at once;
@@ -167,12 +169,12 @@ func (c *conn) send(b []byte) uint64 {
 		return 0
 	}
 	n := c.queued.Add(1)
-	if c.wmu.TryLock() {
+	if c.raw != nil && c.wmu.TryLock() {
 		defer c.wmu.Unlock()
 		if c.waiting.Load() == 0 {
 			// A key's echo goes out from here, with no hand-off to the
 			// writer goroutine.
-			rest, err := c.writeNow(b)
+			rest, err := rawwrite.Now(c.raw, b)
 			if err != nil {
 				c.drop("write: " + err.Error())
 				return 0
@@ -193,39 +195,6 @@ func (c *conn) send(b []byte) uint64 {
 		c.drop("it lets its answers pile up unread")
 		return 0
 	}
-}
-
-// writeNow writes what the socket takes of b without waiting, and returns
-// the rest.
-func (c *conn) writeNow(b []byte) ([]byte, error) {
-	if c.raw == nil {
-		return b, nil
-	}
-	var werr error
-	err := c.raw.Write(func(fd uintptr) bool {
-		for len(b) > 0 {
-			n, err := syscall.Write(int(fd), b)
-			if err == syscall.EINTR {
-				continue
-			}
-			if err == syscall.EAGAIN {
-				break
-			}
-			if err != nil {
-				werr = err
-				break
-			}
-			if n <= 0 {
-				break
-			}
-			b = b[n:]
-		}
-		return true // done: never wait here
-	})
-	if werr == nil {
-		werr = err
-	}
-	return b, werr
 }
 
 // sent reports whether line n (a number send returned) has been written.

@@ -5,8 +5,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/acpmux/acpmux-tui/sessions"
 )
 
 // TestShowTellsOfOtherChatsOnlyTheirStates: once a watcher names the chat
@@ -16,13 +14,9 @@ import (
 func TestShowTellsOfOtherChatsOnlyTheirStates(t *testing.T) {
 	r := newRig(t, rigOpt{})
 	a := newViewClient(r)
-	var c1, c2 sessions.ChatJSON
-	a.ok(MethodNew, nil, &c1)
-	a.ok(MethodNew, nil, &c2)
-	a.watch(80, 24)
-	for _, c := range []sessions.ChatJSON{c1, c2} {
-		a.ok(MethodStart, ChatParams{ID: c.ID, Cols: 80, Rows: 24}, nil)
-		a.waitChat(c.ID, "the chat running", liveView)
+	chats := a.started(80, 24, "", "")
+	c1, c2 := chats[0], chats[1]
+	for _, c := range chats {
 		a.waitScreen(c.ID, "ready>")
 	}
 	a.ok(MethodShow, ShowParams{IDs: []string{c1.ID}}, nil)
@@ -85,11 +79,7 @@ func TestShowTellsOfOtherChatsOnlyTheirStates(t *testing.T) {
 func TestKeyEchoIsAScreenUpdate(t *testing.T) {
 	r := newRig(t, rigOpt{})
 	a := newViewClient(r)
-	var c sessions.ChatJSON
-	a.ok(MethodNew, nil, &c)
-	a.watch(80, 24)
-	a.ok(MethodStart, ChatParams{ID: c.ID, Cols: 80, Rows: 24}, nil)
-	a.waitChat(c.ID, "the chat running", liveView)
+	c := a.started(80, 24, "")[0]
 	a.waitScreen(c.ID, "ready>")
 	a.ok(MethodShow, ShowParams{IDs: []string{c.ID}}, nil)
 	// Until the state settles (the fake's prompt read as waiting), a key

@@ -157,6 +157,22 @@ func (v *viewClient) write(id, s string) {
 
 func liveView(cv ChatView) bool { return cv.State.Status.Live() }
 
+// started makes a chat of each harness ("" for the default), watches at
+// cols x rows, starts them all and waits until each runs.
+func (v *viewClient) started(cols, rows int, harnesses ...string) []sessions.ChatJSON {
+	v.t.Helper()
+	chats := make([]sessions.ChatJSON, len(harnesses))
+	for i, h := range harnesses {
+		v.ok(MethodNew, NewParams{Harness: h}, &chats[i])
+	}
+	v.watch(cols, rows)
+	for _, c := range chats {
+		v.ok(MethodStart, ChatParams{ID: c.ID, Cols: cols, Rows: rows}, nil)
+		v.waitChat(c.ID, "the chat running", liveView)
+	}
+	return chats
+}
+
 // TestWatchRenderWriteResize: a watcher hears a chat start, reads its
 // screen, types into it; a second watcher sees the same screen, and the
 // pty takes the size of the client that last resized or typed.
@@ -404,14 +420,8 @@ func TestKeysToAHarnessNotReading(t *testing.T) {
 		c.Harness["deaf"] = config.HarnessConfig{Command: "/bin/sh", Args: []string{"-c", "stty raw -echo; echo deaf; exec sleep 3600"}}
 	}})
 	a := newViewClient(r)
-	var deaf, shell sessions.ChatJSON
-	a.ok(MethodNew, NewParams{Harness: "deaf"}, &deaf)
-	a.ok(MethodNew, nil, &shell)
-	a.watch(80, 24)
-	for _, c := range []sessions.ChatJSON{deaf, shell} {
-		a.ok(MethodStart, ChatParams{ID: c.ID, Cols: 80, Rows: 24}, nil)
-		a.waitChat(c.ID, "the chat running", liveView)
-	}
+	chats := a.started(80, 24, "deaf", "")
+	deaf, shell := chats[0], chats[1]
 	a.waitScreen(shell.ID, "ready>")
 	a.waitScreen(deaf.ID, "deaf")
 	chunk := strings.Repeat("x", 32<<10)

@@ -115,7 +115,13 @@ func percentile(times []time.Duration, p float64) time.Duration {
 // as soon as the notice comes (the TUI would gather notices for one more
 // frame first).
 func serverKeys(binary, home string, n int, gap time.Duration) error {
-	k, done, err := newServerTyper(binary, home)
+	return keysAlone("server-keys", n, gap, func() (keyTyper, func(), error) { return newServerTyper(binary, home) })
+}
+
+// keysAlone types n keys through the one path open makes, and prints their
+// figures as bench.
+func keysAlone(bench string, n int, gap time.Duration, open func() (keyTyper, func(), error)) error {
+	k, done, err := open()
 	if err != nil {
 		return err
 	}
@@ -124,7 +130,7 @@ func serverKeys(binary, home string, n int, gap time.Duration) error {
 	if err != nil {
 		return err
 	}
-	emitKeyTimes("server-keys", times, gap)
+	emitKeyTimes(bench, times, gap)
 	return nil
 }
 

@@ -22,17 +22,7 @@ import (
 // ptyKeys types n keys into `cat` in a bare 160x45 pty: each is a write to
 // the master, and it has shown once its echo is read back.
 func ptyKeys(n int, gap time.Duration) error {
-	k, done, err := newPtyTyper()
-	if err != nil {
-		return err
-	}
-	defer done()
-	times, err := typeKeys(k, n, gap)
-	if err != nil {
-		return err
-	}
-	emitKeyTimes("pty-keys", times, gap)
-	return nil
+	return keysAlone("pty-keys", n, gap, newPtyTyper)
 }
 
 // newPtyTyper starts `cat` in a bare 160x45 pty and returns the typer into
@@ -102,17 +92,7 @@ func (t *ptyTyper) readUntil(done func(p []byte) bool) error {
 // reports the pane's output, ends with it. The tmux server is killed at
 // the end.
 func tmuxKeys(tmuxBin, sock string, n int, gap time.Duration) error {
-	k, done, err := newTmuxTyper(tmuxBin, sock)
-	if err != nil {
-		return err
-	}
-	defer done()
-	times, err := typeKeys(k, n, gap)
-	if err != nil {
-		return err
-	}
-	emitKeyTimes("tmux-keys", times, gap)
-	return nil
+	return keysAlone("tmux-keys", n, gap, func() (keyTyper, func(), error) { return newTmuxTyper(tmuxBin, sock) })
 }
 
 // newTmuxTyper starts a tmux server on socket name sock with a 160x45
