@@ -290,7 +290,7 @@ func parseAnswer(line []byte) (a answer, ok bool) {
 		return answer{}, false
 	}
 	if m.Method != nil {
-		if a.Method, ok = rpcline.String(m.Method); !ok {
+		if a.Method, ok = rpcline.Unquote(m.Method); !ok {
 			return answer{}, false
 		}
 	}

@@ -79,7 +79,8 @@ func screenPatchSize(p ScreenPatch) int {
 	return n
 }
 
-// DecodeScreenUpdate reads NotifyScreen's params. The form
+// DecodeScreenUpdate reads NotifyScreen's params, which must be valid JSON
+// (the client's reader has checked the whole line). The form
 // encodeScreenUpdate writes is read directly; any other goes through
 // encoding/json, which decides what it means.
 func DecodeScreenUpdate(params []byte) (ScreenUpdate, error) {
@@ -93,13 +94,10 @@ func DecodeScreenUpdate(params []byte) (ScreenUpdate, error) {
 	return u, nil
 }
 
-// decodeScreenFast reads params when they have exactly the members
+// decodeScreenFast reads valid JSON params when they have exactly the members
 // encodeScreenUpdate writes, each once and of its type; ok is false for
 // anything else.
 func decodeScreenFast(params []byte) (u ScreenUpdate, ok bool) {
-	if !json.Valid(params) {
-		return ScreenUpdate{}, false
-	}
 	var seen [3]bool
 	ok = true
 	done := rpcline.Each(params, func(key, value []byte) bool {

@@ -90,7 +90,7 @@ func DecodeLine(line []byte) (req Request, ok bool, rpcErr *Error) {
 	bad := func(format string, args ...any) (Request, bool, *Error) {
 		return Request{ID: req.ID}, false, errorf(CodeInvalidRequest, "Invalid Request: "+format, args...)
 	}
-	if version, ok := rpcline.String(m.JSONRPC); !ok || version != "2.0" {
+	if version, ok := rpcline.Unquote(m.JSONRPC); !ok || version != "2.0" {
 		return bad(`jsonrpc must be "2.0"`)
 	}
 	if m.Method == nil {
@@ -99,7 +99,7 @@ func DecodeLine(line []byte) (req Request, ok bool, rpcErr *Error) {
 		}
 		return bad("no method")
 	}
-	method, ok := rpcline.String(m.Method)
+	method, ok := rpcline.Unquote(m.Method)
 	if !ok {
 		return bad("method must be a string")
 	}

@@ -8,7 +8,6 @@ package rpcline
 
 import (
 	"bytes"
-	"encoding/json"
 	"unicode/utf8"
 )
 
@@ -71,14 +70,13 @@ func Each(obj []byte, fn func(key, value []byte) bool) (ok bool) {
 // member returns where the value of the member named by the JSON string
 // key goes, nil for a member not kept.
 func (m *Members) member(key []byte) *[]byte {
-	name := key
-	if len(key) >= 2 {
-		name = key[1 : len(key)-1]
+	if len(key) < 2 {
+		return nil
 	}
+	name := key[1 : len(key)-1]
 	if bytes.IndexByte(name, '\\') >= 0 || !utf8.Valid(name) {
-		// An escaped name ("\u0069d" is "id"): rare, decoded the slow way.
-		var s string
-		if json.Unmarshal(key, &s) != nil {
+		s, ok := Unquote(key) // "\u0069d" is "id" too
+		if !ok {
 			return nil
 		}
 		name = []byte(s)
@@ -98,18 +96,6 @@ func (m *Members) member(key []byte) *[]byte {
 		return &m.Error
 	}
 	return nil
-}
-
-// String returns the JSON string raw as a Go string; ok is false when raw
-// is not a string.
-func String(raw []byte) (s string, ok bool) {
-	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
-		return "", false
-	}
-	if inner := raw[1 : len(raw)-1]; bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
-		return string(inner), true
-	}
-	return s, json.Unmarshal(raw, &s) == nil
 }
 
 func skipSpace(b []byte, i int) int {

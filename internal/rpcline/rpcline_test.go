@@ -44,10 +44,10 @@ func check(t *testing.T, line []byte) {
 			t.Fatalf("Split(%q) member %d = %q, want %q", line, i, p[0], p[1])
 		}
 	}
-	if s, ok := String(got.Method); ok {
+	if s, ok := Unquote(got.Method); ok {
 		var w string
 		if json.Unmarshal(got.Method, &w) != nil || w != s {
-			t.Fatalf("String(%q) = %q, encoding/json says %q", got.Method, s, w)
+			t.Fatalf("Unquote(%q) = %q, encoding/json says %q", got.Method, s, w)
 		}
 	}
 }
