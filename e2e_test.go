@@ -25,9 +25,13 @@ type tmuxSession struct {
 }
 
 // needTmux skips a test when tmux is absent, unless ACPMUX_REQUIRE_PEERS=1
-// (scripts/test), which makes it a failure.
+// (scripts/test), which makes it a failure. Under -short (scripts/test
+// --quick) the end-to-end runs are skipped: they are the slow part.
 func needTmux(t testing.TB) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: the end-to-end tmux runs are left to the full run")
+	}
 	if _, err := exec.LookPath("tmux"); err != nil {
 		if os.Getenv("ACPMUX_REQUIRE_PEERS") == "1" {
 			t.Fatal("tmux is required for the end-to-end TUI tests (ACPMUX_REQUIRE_PEERS=1)")

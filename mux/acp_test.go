@@ -150,7 +150,7 @@ func (r *acpRig) ready(id string) {
 	ctx, cancel := context.WithTimeout(context.Background(), hangDeadline)
 	defer cancel()
 	if err := r.mux.WaitReady(ctx, id); err != nil {
-		r.t.Fatalf("session setup: %v", err)
+		r.t.Fatalf("waited up to %s for chat %s's session setup (initialize, then session/new, load or fork): %v", hangDeadline, id, err)
 	}
 }
 

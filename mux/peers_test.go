@@ -15,9 +15,13 @@ import (
 )
 
 // peer returns a real ACP agent installed by scripts/test into .peers/, or
-// skips (fails under ACPMUX_REQUIRE_PEERS=1) when it is absent.
+// skips (fails under ACPMUX_REQUIRE_PEERS=1) when it is absent. Under
+// -short (scripts/test --quick) the real agents are not run at all.
 func peer(t *testing.T, name string) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: the real agents are left to the full run")
+	}
 	dir, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
