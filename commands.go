@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -20,6 +19,7 @@ import (
 	"github.com/acpmux/acpmux-tui/client"
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
+	"github.com/acpmux/acpmux-tui/internal/logfile"
 	"github.com/acpmux/acpmux-tui/internal/plaintext"
 	"github.com/acpmux/acpmux-tui/mux"
 	"github.com/acpmux/acpmux-tui/server"
@@ -366,17 +366,15 @@ func (a *app) remove(ref string, force bool) error {
 }
 
 // logger opens the log file in the agent home; the log is where harness
-// stderr and mux events go, never the terminal a harness draws on.
+// stderr and mux events go, never the terminal a harness draws on. It
+// rotates at a size cap, and a record repeated many times in a few seconds
+// is written a few times and then counted (see internal/logfile).
 func (a *app) logger() (*slog.Logger, func(), error) {
-	path := a.paths.Log()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, nil, fmt.Errorf("open log: %w", err)
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	l, err := logfile.OpenLogger(a.paths.Log())
 	if err != nil {
-		return nil, nil, fmt.Errorf("open log: %w", err)
+		return nil, nil, err
 	}
-	return slog.New(slog.NewTextHandler(f, nil)), func() { f.Close() }, nil
+	return l.Logger, func() { l.Close() }, nil
 }
 
 // attach shows a pty chat in this terminal through the server (started in
