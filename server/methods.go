@@ -3,7 +3,6 @@ package server
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"unicode"
@@ -260,8 +259,8 @@ func (s *Server) checkNew(p NewParams) (sessions.NewChat, *Error) {
 		return sessions.NewChat{}, errorf(CodeInvalidParams, "Invalid params: unknown harness %q (known: %s)", clipText(name), strings.Join(s.opt.Table.Names(), ", "))
 	}
 	if p.Cwd != "" {
-		if strings.IndexByte(p.Cwd, 0) >= 0 || !filepath.IsAbs(p.Cwd) {
-			return sessions.NewChat{}, errorf(CodeInvalidParams, "Invalid params: cwd %q is not an absolute path", clipText(p.Cwd))
+		if reason := sessions.PathSyntaxProblem(p.Cwd); reason != "" {
+			return sessions.NewChat{}, errorf(CodeInvalidParams, "Invalid params: cwd %q: %s", clipText(p.Cwd), reason)
 		}
 		if _, err := sessions.Canonical(p.Cwd); err != nil {
 			return sessions.NewChat{}, errorf(CodeInvalidParams, "Invalid params: cwd %q: %v", clipText(p.Cwd), err)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/acpmux/acpmux-tui/internal/rpcline"
 )
@@ -56,6 +57,23 @@ func (e *Error) MarshalJSON() ([]byte, error) {
 	return json.Marshal((*plain)(e))
 }
 
+// notJSON says why line, which json.Valid refused, is not JSON: nested too
+// deeply, or where its syntax breaks. Only a refused line pays for it.
+func notJSON(line []byte) string {
+	var raw json.RawMessage
+	err := json.Unmarshal(line, &raw)
+	var se *json.SyntaxError
+	switch {
+	case err == nil:
+		return "the line is not JSON"
+	case strings.Contains(err.Error(), "exceeded max depth"):
+		return "the line is nested too deeply (JSON nested over 10000 levels)"
+	case errors.As(err, &se):
+		return fmt.Sprintf("the line is not JSON (%s, at byte %d)", se.Error(), se.Offset)
+	}
+	return "the line is not JSON"
+}
+
 // DecodeLine decodes one line of the wire. A line that is only white space
 // is no message (ok false, no error). A line that is not JSON is a parse
 // error (-32700); JSON that is not a JSON-RPC 2.0 request object (a batch,
@@ -70,7 +88,7 @@ func DecodeLine(line []byte) (req Request, ok bool, rpcErr *Error) {
 		return Request{}, false, nil
 	}
 	if !json.Valid(line) {
-		return Request{}, false, errorf(CodeParseError, "Parse error: the line is not JSON")
+		return Request{}, false, errorf(CodeParseError, "Parse error: %s", notJSON(line))
 	}
 	if line[0] != '{' {
 		if line[0] == '[' {

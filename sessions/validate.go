@@ -151,6 +151,11 @@ func AsFolderError(err error) (*FolderError, bool) {
 	return fe, ok
 }
 
+// PathSyntaxProblem says what is wrong with p as an absolute path, checked
+// without the file system ("contains a NUL byte", "not an absolute path",
+// ...), or "" when nothing is: the first reason a user should read.
+func PathSyntaxProblem(p string) string { return syntaxProblem(p) }
+
 // syntaxProblem checks what can be checked without the file system.
 func syntaxProblem(p string) string {
 	switch {
