@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -39,6 +40,9 @@ type app struct {
 
 	live  map[string]sessions.ChatJSON // chats as a running server has them, asked once
 	asked bool
+	// liveErr says why a server that runs could not be asked (a
+	// *client.Unanswered); ls and show print its status instead.
+	liveErr error
 }
 
 // open loads the paths, config, store and harness table once.
@@ -108,7 +112,11 @@ func (a *app) resolve(ref string) (sessions.Entry, error) {
 // ("stopped" otherwise); asking never starts a server.
 func (a *app) view(e sessions.Entry) sessions.ChatJSON {
 	if !a.asked {
-		a.live, a.asked = client.LiveStatuses(a.store.Home()), true
+		a.live, a.liveErr = client.AskLive(a.store.Home())
+		a.asked = true
+		if a.liveErr != nil {
+			fmt.Fprintf(a.stderr, "acpmux-tui: %v; the statuses shown are not live\n", a.liveErr)
+		}
 	}
 	via, expected := harness.ViaNone, false
 	if e.Meta != nil {
@@ -116,7 +124,12 @@ func (a *app) view(e sessions.Entry) sessions.ChatJSON {
 			via, expected = spec.ChatFoldersVia(e.Meta)
 		}
 	}
-	j := e.JSON(client.StatusOf(a.live, e.ID), via)
+	status := client.StatusOf(a.live, e.ID)
+	var un *client.Unanswered
+	if errors.As(a.liveErr, &un) {
+		status = un.Status
+	}
+	j := e.JSON(status, via)
 	j.FoldersViaExpected = expected
 	live := a.live[e.ID]
 	j.PendingDirectories, j.StatusFrom, j.Unread = live.PendingDirectories, live.StatusFrom, live.Unread

@@ -28,22 +28,59 @@ const LiveTimeout = 10 * time.Second
 // live status, a pending change of folders), by id, or nil when no server
 // answers. It never starts a server.
 func LiveStatuses(home string) map[string]sessions.ChatJSON {
+	live, _ := AskLive(home)
+	return live
+}
+
+// Unanswered says that a server holds the agent home but could not be
+// asked: Status is what `ls` and `show` print for every chat then ("server
+// busy", "not reachable"), rather than a status invented for it.
+type Unanswered struct {
+	Status string
+	Err    error
+}
+
+func (u *Unanswered) Error() string {
+	return fmt.Sprintf("the server did not answer (%s): %v", u.Status, u.Err)
+}
+
+func (u *Unanswered) Unwrap() error { return u.Err }
+
+// Statuses that say the server could not be asked.
+const (
+	StatusBusy        = "server busy"
+	StatusUnreachable = "not reachable"
+)
+
+// AskLive is LiveStatuses that says why it has nothing: nil, nil when no
+// server runs (every chat is stopped, truly); an *Unanswered when a server
+// runs but did not answer within LiveTimeout, or could not be reached.
+func AskLive(home string) (map[string]sessions.ChatJSON, error) {
 	c, err := Dial(home)
+	if errors.Is(err, ErrNoServer) {
+		if pid := server.LockHolder(home); pid > 0 && processStart(pid) != "" && lockHeld(home) {
+			return nil, &Unanswered{Status: StatusUnreachable, Err: err}
+		}
+		return nil, nil
+	}
+	if errors.Is(err, syscall.EAGAIN) {
+		return nil, &Unanswered{Status: StatusBusy, Err: err}
+	}
 	if err != nil {
-		return nil
+		return nil, &Unanswered{Status: StatusUnreachable, Err: err}
 	}
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), LiveTimeout)
 	defer cancel()
 	var list server.ListResult
 	if err := c.Call(ctx, server.MethodList, struct{}{}, &list); err != nil {
-		return nil
+		return nil, &Unanswered{Status: StatusBusy, Err: err}
 	}
 	live := make(map[string]sessions.ChatJSON, len(list.Chats))
 	for _, ch := range list.Chats {
 		live[ch.ID] = ch
 	}
-	return live
+	return live, nil
 }
 
 // FoldersChanged tells the agent home's server, when one runs, that chat
@@ -112,15 +149,21 @@ func KillServer(ctx context.Context, home string) (int, error) {
 // serverGone reports whether the server has released the agent home's lock
 // and its process is gone (or only a zombie its parent has yet to reap).
 func serverGone(home string, pid int, started string) bool {
-	if f, err := os.Open(filepath.Join(home, server.LockName)); err == nil {
-		held := unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB) != nil
-		f.Close()
-		if held {
-			return false
-		}
+	if lockHeld(home) {
+		return false
 	}
 	now := processStart(pid)
 	return now == "" || now != started
+}
+
+// lockHeld reports whether a server holds the agent home's lock.
+func lockHeld(home string) bool {
+	f, err := os.Open(filepath.Join(home, server.LockName))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	return unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB) != nil
 }
 
 // processStart returns the start time of a live process (field 22 of

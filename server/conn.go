@@ -51,6 +51,16 @@ type conn struct {
 	gone chan struct{}
 	// attached are the chats this client shows in a terminal (attach.go).
 	attached attachSet
+
+	// peerPid is the connecting process (SO_PEERCRED); active is when it
+	// last sent a line (UnixNano), called whether it has sent a call, and
+	// firstCall closes it if it has not within FirstCallWait (admit.go).
+	// evicted (under the server's mu) marks it closed for a newcomer.
+	peerPid   int
+	active    atomic.Int64
+	called    atomic.Bool
+	firstCall *time.Timer
+	evicted   bool
 }
 
 func newConn(s *Server, nc *net.UnixConn) *conn {
@@ -99,6 +109,7 @@ func (c *conn) readLoop() {
 }
 
 func (c *conn) handleLine(line []byte) {
+	c.active.Store(time.Now().UnixNano())
 	req, ok, rpcErr := DecodeLine(line)
 	if rpcErr != nil {
 		c.reply(req.ID, nil, rpcErr)
@@ -107,6 +118,7 @@ func (c *conn) handleLine(line []byte) {
 	if !ok {
 		return
 	}
+	c.called.Store(true)
 	if req.Method == MethodWrite || req.Method == MethodAttachInput {
 		// Keys run here, in the order they came: the mux's write never
 		// waits (input a harness is not reading waits in a backlog), and

@@ -148,7 +148,7 @@ func (s *Server) call(c *conn, req Request) (result any, rpcErr *Error) {
 		if err := decodeParams(req.Params, &p); err != nil {
 			return nil, err
 		}
-		return s.hook(p)
+		return s.hook(c, p)
 	case MethodLook:
 		var p LookParams
 		if err := decodeParams(req.Params, &p); err != nil {

@@ -123,10 +123,16 @@ func (s *Server) runNoticeCommand(argv []string, n Notice) {
 }
 
 // hook answers MethodHook: what a harness's hook or notify program says
-// of its turn.
-func (s *Server) hook(p HookParams) (any, *Error) {
+// of its turn. It is taken only from a process of that chat's harness
+// (hookpeer.go); from any other it is ignored, answered as if taken (the
+// caller learns nothing of the chat) and logged.
+func (s *Server) hook(c *conn, p HookParams) (any, *Error) {
 	if p.ID == "" {
 		return nil, errorf(CodeInvalidParams, "Invalid params: id is required")
+	}
+	if st := s.opt.Mux.State(p.ID); st.Pid != 0 && !s.hookPeer(c.peerPid, st.Pid) {
+		s.opt.Logger.Warn("ignored a status report from outside the chat's harness", "chat", p.ID, "peerPid", c.peerPid, "harnessPid", st.Pid)
+		return struct{}{}, nil
 	}
 	var sig harness.TurnSignal
 	var ok bool

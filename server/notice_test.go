@@ -50,6 +50,12 @@ func (w *wire) nextNotice() Notice {
 	}
 }
 
+// reportsFromTheTest lets the test itself send the status reports that a
+// chat's harness sends: these tests are about what a report does. Who may
+// send one is TestProcessOfHarness's and, with the real hook run inside and
+// outside chats, the root package's TestHookFromOutsideTheChatIsIgnored.
+func reportsFromTheTest(s *Server) { s.hookPeer = func(int, int) bool { return true } }
+
 // TestNoticesForChatsNobodyLooksAt drives chats' statuses through the hook
 // method and checks what is announced, to a watching client and through a
 // [notify] command that records its arguments: a question; nothing more for
@@ -57,7 +63,7 @@ func (w *wire) nextNotice() Notice {
 // nothing for a finished turn when [notify] on names only "asking".
 func TestNoticesForChatsNobodyLooksAt(t *testing.T) {
 	rec := filepath.Join(t.TempDir(), "notices")
-	r := newRig(t, rigOpt{needs: true, config: func(c *config.Config) {
+	r := newRig(t, rigOpt{needs: true, server: reportsFromTheTest, config: func(c *config.Config) {
 		c.Notify.Command = []string{"sh", "-c", `printf '%s|%s|%s|%s\n' "$ACPMUX_CHAT_ID" "$ACPMUX_STATUS" "$1" "$2" >> ` + rec, "sh"}
 		c.Notify.On = []string{"asking"}
 	}})
@@ -120,7 +126,7 @@ func TestNoticesForChatsNobodyLooksAt(t *testing.T) {
 
 // TestHookMethod: what the hook method refuses and what it ignores.
 func TestHookMethod(t *testing.T) {
-	r := newRig(t, rigOpt{})
+	r := newRig(t, rigOpt{server: reportsFromTheTest})
 	w := r.dial()
 	var c sessions.ChatJSON
 	w.ok(MethodNew, NewParams{}, &c)

@@ -48,9 +48,16 @@ type Options struct {
 	// QueueLen is how many answers may wait to be written to one client; a
 	// client that lets more pile up is dropped (default 64).
 	QueueLen int
-	// MaxClients bounds the connections served at once; more are closed at
-	// once (default 512).
+	// MaxClients bounds the connections served at once (default 512);
+	// past it a newcomer takes the place of the longest idle connection of
+	// the process that holds the most (admit.go).
 	MaxClients int
+	// MaxPerPeer bounds the connections one process holds at once
+	// (default DefaultMaxPerPeer); FirstCallWait is how long a new
+	// connection may wait before its first call (default
+	// DefaultFirstCallWait).
+	MaxPerPeer    int
+	FirstCallWait time.Duration
 	// Ready, when set, is called once the socket answers.
 	Ready func()
 	// Records, when set, is where the mux's Started and Ended hooks record
@@ -85,10 +92,16 @@ type Server struct {
 	// mu guards the fields below; it never covers I/O.
 	mu       sync.Mutex
 	conns    map[*conn]struct{}
+	perPeer  map[int]int         // connections held, by peer pid
 	tracked  map[string]struct{} // chats this server has started
 	closing  bool
 	connsWG  sync.WaitGroup
 	accepted int // connections let in, for tests
+
+	// hookPeer decides whether a status report's process belongs to the
+	// chat's harness: processOfHarness, but in tests of what the reports
+	// do, sent from the test itself.
+	hookPeer func(peer, harnessPid int) bool
 
 	// checked, when set (tests), hears each idle check the monitor makes
 	// on a change: whether the server was found idle.
@@ -135,13 +148,20 @@ func newServer(opt Options) *Server {
 	if opt.MaxClients == 0 {
 		opt.MaxClients = 512
 	}
+	if opt.MaxPerPeer == 0 {
+		opt.MaxPerPeer = DefaultMaxPerPeer
+	}
+	if opt.FirstCallWait == 0 {
+		opt.FirstCallWait = DefaultFirstCallWait
+	}
 	if opt.NoticeInterval == 0 {
 		opt.NoticeInterval = NoticeInterval
 	}
 	s := &Server{
 		opt: opt, home: opt.Store.Home(), uid: os.Getuid(), pid: os.Getpid(),
 		wake: make(chan struct{}, 1), kill: make(chan struct{}),
-		conns: map[*conn]struct{}{}, tracked: map[string]struct{}{},
+		conns: map[*conn]struct{}{}, perPeer: map[int]int{}, tracked: map[string]struct{}{},
+		hookPeer: processOfHarness,
 	}
 	s.views = newViewHub(s)
 	return s
@@ -235,39 +255,18 @@ func (s *Server) acceptLoop() {
 	}
 }
 
-// admit checks a new connection's peer and starts serving it.
-func (s *Server) admit(nc *net.UnixConn) {
-	uid, err := peerUID(nc)
-	if err != nil || uid != s.uid {
-		s.opt.Logger.Warn("refused a connection", "peerUid", uid, "err", err)
-		nc.Close()
-		return
-	}
-	c := newConn(s, nc)
-	s.mu.Lock()
-	if s.closing || len(s.conns) >= s.opt.MaxClients {
-		full := !s.closing
-		s.mu.Unlock()
-		if full {
-			s.opt.Logger.Warn("refused a connection: too many clients", "max", s.opt.MaxClients)
-		}
-		nc.Close()
-		return
-	}
-	s.conns[c] = struct{}{}
-	s.accepted++
-	s.connsWG.Add(1)
-	s.mu.Unlock()
-	s.poke()
-	go c.serve()
-}
-
 // connDone forgets a connection once it is closed and its goroutines end.
 func (s *Server) connDone(c *conn) {
 	s.opt.Mux.Look(c, "")
 	s.mu.Lock()
 	delete(s.conns, c)
+	if s.perPeer[c.peerPid]--; s.perPeer[c.peerPid] <= 0 {
+		delete(s.perPeer, c.peerPid)
+	}
 	s.mu.Unlock()
+	if c.firstCall != nil {
+		c.firstCall.Stop()
+	}
 	s.connsWG.Done()
 	s.poke()
 }
