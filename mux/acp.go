@@ -99,7 +99,7 @@ func (c *acpChat) spawnLocked() error {
 	if err != nil {
 		return fail(err)
 	}
-	p.roots = newRoots(meta.Cwd, meta.AdditionalDirectories)
+	p.roots = newRoots(c.m.opt.Store.Home(), meta.Cwd, meta.AdditionalDirectories)
 	p.folders = meta.AdditionalDirectories
 	c.proc = p
 	c.appliedLocked(meta.AdditionalDirectories)

@@ -358,7 +358,7 @@ func (m *Mux) launchFor(meta *sessions.Meta) (harness.Spec, harness.Launch, erro
 	if !ok {
 		return spec, harness.Launch{}, fmt.Errorf("chat %s: unknown harness %q", meta.ID, meta.Harness)
 	}
-	if gone, err := storedFolderProblems(meta); err != nil {
+	if gone, err := storedFolderProblems(m.opt.Store, meta); err != nil {
 		return spec, harness.Launch{}, fmt.Errorf("chat %s: %w", meta.ID, err)
 	} else if len(gone) > 0 {
 		return spec, harness.Launch{}, &FoldersGoneError{ChatID: meta.ID, Problems: gone}
@@ -412,8 +412,8 @@ func (m *Mux) forkFrom(spec harness.Spec, meta *sessions.Meta) string {
 // folder swapped for a symlink elsewhere is not followed silently. The
 // problems are in list order, one per folder; a list the validator refuses
 // as a whole (too many) is an error.
-func storedFolderProblems(meta *sessions.Meta) ([]sessions.FolderProblem, error) {
-	_, err := sessions.ValidateFolders(meta.Cwd, meta.AdditionalDirectories)
+func storedFolderProblems(store *sessions.Store, meta *sessions.Meta) ([]sessions.FolderProblem, error) {
+	_, err := store.ValidateFolders(meta.Cwd, meta.AdditionalDirectories)
 	var problems []sessions.FolderProblem
 	if err != nil {
 		fe, ok := sessions.AsFolderError(err)

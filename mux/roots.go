@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -47,6 +48,12 @@ type rootsState struct {
 	slots   chan struct{}
 	waiting chan struct{}
 
+	// home is the agent home (canonical) and own the chat's own folder:
+	// nothing inside home is served but what is inside own, even when a
+	// folder holds the agent home (a user who added ~): the chat files and
+	// the socket are never an agent's to read or write.
+	home, own string
+
 	mu      sync.Mutex
 	dirs    []fsRoot   // the chat's own folder, then its additional folders
 	handles []*os.Root // by index of dirs, opened on first use
@@ -65,10 +72,14 @@ const (
 	maxFSWaiting = 256
 )
 
-func newRoots(cwd string, dirs []string) roots {
+// newRoots serves cwd and dirs, never what is inside the agent home home
+// but outside cwd.
+func newRoots(home, cwd string, dirs []string) roots {
 	r := roots{state: &rootsState{
 		slots:   make(chan struct{}, maxFSInFlight),
 		waiting: make(chan struct{}, maxFSWaiting),
+		home:    canonicalOr(home),
+		own:     canonicalOr(cwd),
 	}}
 	r.state.dirs = folderRoots(cwd, dirs)
 	r.state.handles = make([]*os.Root, len(r.state.dirs))
@@ -96,6 +107,41 @@ func folderRoots(cwd string, dirs []string) []fsRoot {
 		out = append(out, root)
 	}
 	return out
+}
+
+// inAgentHome reports whether the file or folder f is open on really lies
+// inside the agent home and outside the chat's own folder, wherever the
+// path it was opened by pointed: the kernel's name for the open file
+// (/proc/self/fd) is where it is now.
+func (r roots) inAgentHome(f *os.File) bool {
+	home := r.state.home
+	if home == "" {
+		return false
+	}
+	real, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(int(f.Fd())))
+	if err != nil {
+		return true // unknown: refuse rather than guess
+	}
+	if _, in := within(home, real); !in {
+		return false
+	}
+	own := r.state.own
+	if own != "" {
+		if _, mine := within(own, real); mine {
+			return false
+		}
+	}
+	return true
+}
+
+// refuseAgentHome closes f and refuses the request when f lies inside the
+// agent home (inAgentHome).
+func (r roots) refuseAgentHome(f *os.File) error {
+	if r.inAgentHome(f) {
+		f.Close()
+		return outside(errors.New("inside the agent home"))
+	}
+	return nil
 }
 
 // setFolders makes cwd and dirs the folders served from now on: a folder
@@ -374,6 +420,9 @@ func (r roots) openFile(p string, flag int, perm os.FileMode) (*os.File, error) 
 		if err != nil {
 			return nil, inRootError(err)
 		}
+		if err := r.refuseAgentHome(f); err != nil {
+			return nil, err
+		}
 		return f, nil
 	}
 	// Only chooses where to look: the open below is through a root again.
@@ -389,6 +438,9 @@ func (r roots) openFile(p string, flag int, perm os.FileMode) (*os.File, error) 
 	f, err = r.openIn(filepath.Clean(real), flag, perm)
 	if err != nil {
 		return nil, inRootError(err)
+	}
+	if err := r.refuseAgentHome(f); err != nil {
+		return nil, err
 	}
 	return f, nil
 }
@@ -427,6 +479,19 @@ func (r roots) openParent(p string) (*os.Root, string, error) {
 	}
 	if err != nil {
 		return nil, "", inRootError(err)
+	}
+	dirFile, err := sub.Open(".")
+	if err != nil {
+		sub.Close()
+		return nil, "", inRootError(err)
+	}
+	err = r.refuseAgentHome(dirFile)
+	if err == nil {
+		dirFile.Close()
+	}
+	if err != nil {
+		sub.Close()
+		return nil, "", err
 	}
 	return sub, base, nil
 }

@@ -284,7 +284,7 @@ func (s *Server) setDirectories(p SetDirectoriesParams) (any, *Error) {
 	}
 	dirs := *p.AdditionalDirectories
 	m, err := s.opt.Store.Update(p.ID, func(m *sessions.Meta) error {
-		canonical, err := sessions.ValidateFolders(m.Cwd, dirs)
+		canonical, err := s.opt.Store.ValidateFolders(m.Cwd, dirs)
 		if err != nil {
 			return err
 		}

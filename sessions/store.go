@@ -150,6 +150,9 @@ func (s *Store) Create(n NewChat) (*Meta, error) {
 		if err != nil {
 			return nil, fmt.Errorf("create chat: project folder %q: %w", n.Cwd, err)
 		}
+		if c == s.home || isWithin(s.home, c) {
+			return nil, fmt.Errorf("create chat: project folder %q: is inside the agent home (it holds the chat files and the socket)", n.Cwd)
+		}
 		cwd = c
 	}
 	unlock, err := s.lock()
@@ -184,7 +187,7 @@ func (s *Store) Create(n NewChat) (*Meta, error) {
 			os.Remove(home)
 		}
 	}
-	dirs, err := ValidateFolders(cwd, n.AdditionalDirectories)
+	dirs, err := s.ValidateFolders(cwd, n.AdditionalDirectories)
 	if err != nil {
 		cleanup()
 		return nil, err
@@ -370,13 +373,13 @@ func (s *Store) Update(id string, change func(*Meta) error) (*Meta, error) {
 // validator, so a refusal changes nothing.
 func (s *Store) AddFolders(id string, dirs []string) (*Meta, error) {
 	return s.Update(id, func(m *Meta) error {
-		if _, err := ValidateFolders(m.Cwd, dirs); err != nil {
+		if _, err := s.ValidateFolders(m.Cwd, dirs); err != nil {
 			return err
 		}
 		if gone := CheckStoredFolders(m.Cwd, m.AdditionalDirectories); len(gone) > 0 {
 			return fmt.Errorf("chat %s: stored folder %s %s; remove it first (rm-dir)", m.ID, quotePath(gone[0].Path), gone[0].Reason)
 		}
-		all, err := ValidateFolders(m.Cwd, append(append([]string(nil), m.AdditionalDirectories...), dirs...))
+		all, err := s.ValidateFolders(m.Cwd, append(append([]string(nil), m.AdditionalDirectories...), dirs...))
 		if err != nil {
 			return err
 		}

@@ -230,8 +230,22 @@ func existenceReason(p string, err error) string {
 // to it is caught too. At most MaxFolders distinct folders are kept; a refusal
 // for too many still names every bad entry. A list longer than
 // maxGivenFolders is refused before any file-system call, so hostile input
-// stays cheap.
+// stays cheap. Where the agent home is known, use Store.ValidateFolders,
+// which also refuses the agent home and everything inside it.
 func ValidateFolders(cwd string, dirs []string) ([]string, error) {
+	return validateFolders("", cwd, dirs)
+}
+
+// ValidateFolders is the one folder validator (the package's
+// ValidateFolders) with the agent home's rule: the agent home and anything
+// inside it is refused, so an agent given such a folder could never reach
+// the chat files or the socket (a chat's own home folder is its cwd, never
+// one of its folders).
+func (s *Store) ValidateFolders(cwd string, dirs []string) ([]string, error) {
+	return validateFolders(s.home, cwd, dirs)
+}
+
+func validateFolders(home, cwd string, dirs []string) ([]string, error) {
 	ferr := &FolderError{Count: len(dirs)}
 	if len(dirs) > maxGivenFolders || pathBytes(dirs) > maxGivenBytes {
 		ferr.TooMany, ferr.overBytes = true, len(dirs) <= maxGivenFolders
@@ -243,6 +257,7 @@ func ValidateFolders(cwd string, dirs []string) ([]string, error) {
 		return nil, ferr
 	}
 	own := canonicalOwn(cwd)
+	agentHome := canonicalOwn(home)
 	out := make([]string, 0, min(len(dirs), MaxFolders))
 	seen := make(map[string]bool, len(dirs))
 	// An entry given twice, byte for byte, is resolved once.
@@ -262,6 +277,10 @@ func ValidateFolders(cwd string, dirs []string) ([]string, error) {
 			ferr.add(i, d, r.err.Error())
 		case c == own:
 			ferr.add(i, d, "is the chat's own folder")
+		case agentHome != "" && c == agentHome:
+			ferr.add(i, d, "is the agent home (it holds the chat files and the socket)")
+		case agentHome != "" && isWithin(agentHome, c):
+			ferr.add(i, d, "is inside the agent home (it holds the chat files and the socket)")
 		case seen[c]:
 			// The same folder spelt another way: listed once, first place kept.
 		default:
@@ -275,6 +294,16 @@ func ValidateFolders(cwd string, dirs []string) ([]string, error) {
 		return nil, ferr
 	}
 	return out, nil
+}
+
+// isWithin reports whether p lies below root, component by component
+// (/a/bc is not inside /a/b); both are clean absolute paths.
+func isWithin(root, p string) bool {
+	prefix := root
+	if !strings.HasSuffix(prefix, "/") {
+		prefix += "/"
+	}
+	return strings.HasPrefix(p, prefix) && len(p) > len(prefix)
 }
 
 // pathBytes adds up the lengths of the entries the file system would be
