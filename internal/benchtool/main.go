@@ -31,6 +31,8 @@
 //	benchtool server-memory BIN HOME N         server + TUI PSS with N idle chats
 //	benchtool server-scale BIN HOME N SECONDS  server + TUI CPU with N chats printing
 //	benchtool hook BIN HOME N                  N runs of `BIN hook PreToolUse`, exec to exit
+//	benchtool server-held BIN HOME HELD N      N fresh hellos, and N while two processes hold HELD connections each
+//	benchtool hold SOCKET N                    hold N connections to SOCKET (server-held's holders)
 //
 // The flood (package flood) is deterministic: lines of 12 words drawn from
 // plain words, SGR colour, CJK and emoji by a fixed-seed generator, so every
@@ -63,7 +65,9 @@ const usage = `usage:
   benchtool server-idle BIN HOME N SECONDS
   benchtool server-memory BIN HOME N
   benchtool server-scale BIN HOME N SECONDS
-  benchtool hook BIN HOME N`
+  benchtool hook BIN HOME N
+  benchtool server-held BIN HOME HELD N
+  benchtool hold SOCKET N`
 
 func main() {
 	if err := run(os.Args[1:]); err != nil {
@@ -172,6 +176,22 @@ func runServer(cmd string, rest []string) error {
 			return err
 		}
 		return hookBench(rest[0], rest[1], n)
+	case cmd == "server-held" && len(rest) == 4:
+		held, err := positive(rest[2])
+		if err != nil {
+			return err
+		}
+		n, err := positive(rest[3])
+		if err != nil {
+			return err
+		}
+		return heldBench(rest[0], rest[1], held, n)
+	case cmd == "hold" && len(rest) == 2:
+		n, err := positive(rest[1])
+		if err != nil {
+			return err
+		}
+		return holdConnections(rest[0], n)
 	default:
 		return fmt.Errorf("bad command line %q\n%s", append([]string{cmd}, rest...), usage)
 	}

@@ -191,6 +191,9 @@ func TestServerBenchesRun(t *testing.T) {
 	if err := ptyKeys(keysPerLine+10, 0); err != nil {
 		t.Fatal("keys-pty:", err)
 	}
+	if err := heldBench(binary, home("held"), 300, 5); err != nil {
+		t.Fatal("server-held:", err)
+	}
 	if tmuxBin, err := exec.LookPath("tmux"); err == nil {
 		t.Setenv("TMUX", "")
 		sock := "acpmux-benchtool-test-" + strconv.Itoa(os.Getpid())
