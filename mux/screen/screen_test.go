@@ -363,6 +363,23 @@ func TestReplies(t *testing.T) {
 		{"\x1b[4$p", "\x1b[4;2$y"},
 		{"\x1b[18t", "\x1b[8;24;80t"},
 		{"\x1b[>0q", "\x1bP>|acpmux-tui\x1b\\"},
+		{"\x1b[>q", "\x1bP>|acpmux-tui\x1b\\"},
+		// Queries of features this terminal lacks, answered as xterm and
+		// tmux answer them: DECRQM says "not recognised" (0); the kitty
+		// keyboard query (CSI ? u), a kitty graphics query (APC G a=q), an
+		// OSC no terminal defines (7501) and the cell size in pixels
+		// (CSI 16 t, which xterm too leaves unanswered unless it allows
+		// window reports) get no answer, as their protocols say of such a
+		// terminal; each is followed by DA1, which is answered in order.
+		{"\x1b[?1016$p", "\x1b[?1016;0$y"},
+		{"\x1b[?u\x1b[c", "\x1b[?62;22c"},
+		{"\x1b_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\x1b\\\x1b[c", "\x1b[?62;22c"},
+		{"\x1b]7501;?\x07\x1b[c", "\x1b[?62;22c"},
+		{"\x1b[16t\x1b[c", "\x1b[?62;22c"},
+		// What the real Claude Code (2.1.318) sends before it prints an
+		// error, byte for byte: every answer it waits for comes, in order.
+		{"\x1b[>0q\x1b[?u\x1b]7501;?\x07\x1b[c\x1b[?2026$p\x1b_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\x1b\\\x1b[16t\x1b[?1016$p\x1b[c",
+			"\x1bP>|acpmux-tui\x1b\\\x1b[?62;22c\x1b[?2026;2$y\x1b[?1016;0$y\x1b[?62;22c"},
 	}
 	for _, tc := range cases {
 		s := New(80, 24, 0)
@@ -371,6 +388,16 @@ func TestReplies(t *testing.T) {
 		s.Write([]byte(tc.in))
 		if string(got) != tc.want {
 			t.Errorf("%q replied %q, want %q", tc.in, got, tc.want)
+		}
+		// The same bytes a byte at a time, as a slow pty may hand them.
+		got = nil
+		one := New(80, 24, 0)
+		one.SetReplyFunc(func(b []byte) { got = append(got, b...) })
+		for i := range len(tc.in) {
+			one.Write([]byte{tc.in[i]})
+		}
+		if string(got) != tc.want {
+			t.Errorf("%q a byte at a time replied %q, want %q", tc.in, got, tc.want)
 		}
 	}
 	// Without a reply function queries are dropped.
