@@ -404,3 +404,29 @@ func TestReplies(t *testing.T) {
 	s := New(80, 24, 0)
 	s.Write([]byte("\x1b[6n\x1b[c"))
 }
+
+// TestResetModesKeepsTheText: ResetModes undoes the modes a program set (as
+// RIS would) but leaves the main screen's text and the cursor where they
+// were, and leaves the alternate screen.
+func TestResetModesKeepsTheText(t *testing.T) {
+	s := New(20, 5, 10)
+	s.Write([]byte("\x1b[2;4rdied here\r\n\x1b[?2004h\x1b[?1000h\x1b[?1006h\x1b[?1h\x1b=\x1b[?25l\x1b[?1004h\x1b[31m\x1b]9;4;1;50\x07\x1b[?1049hon the alt screen"))
+	s.ResetModes()
+	if got, want := screenLines(s), []string{"died here"}; !slices.Equal(got, want) {
+		t.Fatalf("screen %q, want %q", got, want)
+	}
+	if m := s.Modes(); m != (Modes{Autowrap: true, CursorVisible: true}) {
+		t.Fatalf("modes after ResetModes: %+v", m)
+	}
+	if x, y, _ := s.Cursor(); x != 0 || y != 1 {
+		t.Fatalf("cursor (%d,%d), want (0,1) where the main screen left it", x, y)
+	}
+	s.Write([]byte("\x1b[5;1Hx\n"))
+	if got := s.PlainScrollback(0); got != "died here" {
+		t.Fatalf("the scroll region was not reset: scrollback %q", got)
+	}
+	if ev := s.Events(); ev.Progress.State != ProgressNone {
+		t.Fatalf("progress after ResetModes: %+v", ev.Progress)
+	}
+	wantCell(t, s, 0, 3, "x", 1, Style{})
+}
