@@ -234,6 +234,7 @@ func (r *Remote) watchConn() {
 		if ch.view.State.Status.Live() {
 			st := &ch.view.State
 			st.Status, st.Reason, st.LastError, st.Pid = mux.StatusFailed, r.lost.Error(), r.lost.Error(), 0
+			st.LastOutput = "" // what a harness said is not why the server went
 		}
 		r.noticeLocked(id)
 	}

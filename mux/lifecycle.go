@@ -132,7 +132,7 @@ func (b *base) chatID() string              { return b.id }
 // error shown (a refused restart, an earlier crash) is from before it.
 func (b *base) prepareStartLocked(cols, rows int, restart bool) {
 	b.why = startAsked
-	b.state.LastError = ""
+	b.state.LastError, b.state.LastOutput = "", ""
 	if restart {
 		b.crashes = nil
 		b.why = startRestart
@@ -148,7 +148,7 @@ func (b *base) prepareStartLocked(cols, rows int, restart bool) {
 // harness keeps running, and the refusal shows as its last error.
 func (b *base) noteRefusal(err error) {
 	b.mu.Lock()
-	b.state.LastError = err.Error()
+	b.state.LastError, b.state.LastOutput = err.Error(), ""
 	b.m.opt.Logger.Error("restart refused", "chat", b.id, "err", err)
 	b.mu.Unlock()
 	b.m.notify(b)
@@ -164,6 +164,7 @@ func (b *base) live() bool {
 // failLocked marks the chat failed with err, logs and reports it.
 func (b *base) failLocked(err error) error {
 	b.state.Status, b.state.Reason, b.state.LastError, b.state.Pid = StatusFailed, err.Error(), err.Error(), 0
+	b.state.LastOutput = "" // the refusal is ours, not the harness's
 	b.m.opt.Logger.Error("start harness", "chat", b.id, "err", err)
 	b.reportEndedLocked()
 	b.m.notify(b)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -21,6 +22,16 @@ const (
 	readBuffers    = 4
 	readBufferSize = 16 * 1024
 )
+
+// drainIdle is how long the pty of a harness that has exited may stay
+// silent before its output is taken to have ended: the kernel hands out what
+// is buffered at once, and only a grandchild that keeps the pty open (and
+// says nothing) makes a read wait this long.
+const drainIdle = time.Second
+
+// drainMax bounds how long the pty of a harness that has exited is read: a
+// grandchild that keeps writing to it must not hold the exit back forever.
+const drainMax = 10 * time.Second
 
 // Default pane size before the UI tells us better.
 const (
@@ -39,6 +50,7 @@ type ptyChat struct {
 	pooled  *pooledLaunch // set while this is a prewarmed harness
 	resumes bool          // a restart continues the conversation (pending.go)
 	kind    string        // the harness's kind at the last start
+	divider string        // the divider line above the current run, if any
 	// heard is set once the running harness reported its turn (turns.go);
 	// gap while the screen decides between two reports.
 	heard StatusSource
@@ -128,7 +140,7 @@ func (c *ptyChat) spawnLocked() error {
 		c.scr = screen.New(c.cols, c.rows, c.m.opt.Config.Scrollback)
 		c.scr.SetReplyFunc(func(r []byte) { c.replies = append(c.replies, r...) })
 	} else {
-		c.dividerLocked(c.why.word(), time.Now())
+		c.dividerLocked(c.why.word(), time.Now(), c.why != startRestart)
 		c.taps.redrawLocked(c.snapshotLocked)
 	}
 	c.proc = p
@@ -141,17 +153,22 @@ func (c *ptyChat) spawnLocked() error {
 	return nil
 }
 
-// dividerLocked turns the page on a screen that shows an earlier run before
-// a new run draws on it: the earlier run's lines go up into the scrollback
-// (the history is kept), the screen is reset (modes the old harness set are
-// gone with it), and its first line is a divider such as
-// "── restarted 12:03:04 ───…". The new harness draws below it; scrolled
-// back, the divider sits between the two runs.
-func (c *ptyChat) dividerLocked(word string, at time.Time) {
+// dividerLocked marks, on a screen that shows an earlier run, where a new
+// run starts, with a divider line such as "── respawned 12:03:04 ───…".
+// Modes the old harness set are reset either way, and the scrollback keeps
+// the history.
+//
+// With keep (a respawn after a crash, a start after an exit or a failure),
+// what the earlier run printed stays on the screen above the divider, as it
+// would in a terminal where the command is run again: its last lines are why
+// it ended. Without it (a restart the user asked for) the page is turned:
+// the earlier run's lines go up into the scrollback and the divider is the
+// first line of a clear screen. The new harness draws below the divider.
+func (c *ptyChat) dividerLocked(word string, at time.Time, keep bool) {
 	scr := c.scr
-	// CAN ends a sequence the old harness left half written; then back to
-	// the main screen, plain pen, whole-screen scroll region.
-	scr.Write([]byte("\x18\x1b[?1049l\x1b[0m\x1b[r\x1b[?6l"))
+	// CAN ends a sequence the old harness left half written.
+	scr.Write([]byte("\x18"))
+	scr.ResetModes() // back on the main screen, plain pen, whole-screen region
 	cols, rows := scr.Size()
 	last := -1
 	for i := rows - 1; i >= 0; i-- {
@@ -161,18 +178,26 @@ func (c *ptyChat) dividerLocked(word string, at time.Time) {
 		}
 	}
 	var b strings.Builder
-	if last >= 0 {
+	switch {
+	case last < 0:
+		b.WriteString("\x1b[H")
+	case keep:
+		// Below the last line written; a line feed at the bottom scrolls
+		// the earlier run up.
+		fmt.Fprintf(&b, "\x1b[%d;1H\r\n", last+1)
+	default:
 		// From the bottom row, each line feed moves the top row into the
 		// scrollback: the rows down to the last one written go up.
 		fmt.Fprintf(&b, "\x1b[%d;1H%s", rows, strings.Repeat("\n", last+1))
+		b.WriteString("\x1b[H")
 	}
-	b.WriteString("\x1bc") // RIS: clear, reset modes; the scrollback stays
 	label := "── " + word + " " + at.Format("15:04:05") + " "
 	if pad := cols - utf8.RuneCountInString(label); pad > 0 {
 		label += strings.Repeat("─", pad)
 	} else {
 		label = string([]rune(label)[:cols])
 	}
+	c.divider = label
 	b.WriteString("\x1b[2m" + label + "\x1b[0m\r\n")
 	scr.Write([]byte(b.String()))
 	scr.Events() // the reset is not the new harness's doing
@@ -203,11 +228,13 @@ func (m *Mux) spawn(l harness.Launch, cols, rows int) (*process, error) {
 // then reaps the process and decides what comes next.
 func (c *ptyChat) pump(p *process) {
 	reaped := make(chan error, 1)
+	var gone atomic.Bool // the harness has been reaped
 	go func() {
 		err := p.cmd.Wait()
-		// Output still buffered is read; a grandchild holding the pty open
-		// must not keep us reading forever.
-		_ = p.ptmx.SetReadDeadline(time.Now().Add(time.Second))
+		// Output still buffered is read to the end; a grandchild holding
+		// the pty open must not keep us reading forever (see drainIdle).
+		gone.Store(true)
+		_ = p.ptmx.SetReadDeadline(time.Now().Add(drainIdle))
 		reaped <- err
 	}()
 	// Reading and parsing overlap: this goroutine keeps the pty drained
@@ -224,8 +251,24 @@ func (c *ptyChat) pump(p *process) {
 			free <- b[:cap(b)]
 		}
 	}()
+	var drainUntil time.Time
 	for {
 		buf := <-free
+		if gone.Load() {
+			// Each read after the exit gets the whole idle time: waiting
+			// for a free buffer (a slow screen) must not spend it, or the
+			// last lines a harness printed as it died would be dropped.
+			// A grandchild that keeps writing is cut off at drainMax.
+			now := time.Now()
+			if drainUntil.IsZero() {
+				drainUntil = now.Add(drainMax)
+			}
+			deadline := now.Add(drainIdle)
+			if deadline.After(drainUntil) {
+				deadline = drainUntil
+			}
+			_ = p.ptmx.SetReadDeadline(deadline)
+		}
 		n, err := p.ptmx.Read(buf)
 		if n > 0 {
 			full <- buf[:n]
@@ -360,6 +403,9 @@ func (c *ptyChat) exited(p *process, waitErr error) {
 	}
 	code, how := exitStatus(p.cmd, waitErr)
 	c.state.Pid, c.state.ExitCode, c.state.Reason = 0, code, how
+	if !c.stopping {
+		c.state.LastOutput = c.lastPrintedLocked()
+	}
 	c.m.opt.Logger.Info("harness exited", "chat", c.id, "how", how)
 	if c.stopping {
 		c.state.Status = StatusStopped
@@ -375,6 +421,23 @@ func (c *ptyChat) exited(p *process, waitErr error) {
 		return
 	}
 	c.crashedLocked(how)
+}
+
+// lastPrintedLocked returns the last non-empty line on the screen that the
+// run which just ended printed: the lines above its divider are an earlier
+// run's.
+func (c *ptyChat) lastPrintedLocked() string {
+	_, rows := c.scr.Size()
+	for i := rows - 1; i >= 0; i-- {
+		l := c.scr.PlainLine(i)
+		if c.divider != "" && l == c.divider {
+			break
+		}
+		if l = strings.TrimSpace(l); l != "" {
+			return l
+		}
+	}
+	return ""
 }
 
 // exitStatus turns Wait's result into an exit code (-1 for a signal) and a

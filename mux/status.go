@@ -110,6 +110,11 @@ type State struct {
 	Restarts int
 	// LastError is the last error met starting or running the harness.
 	LastError string
+	// LastOutput is the last non-empty line a pty harness printed on its
+	// screen before it last exited by itself, as plain text (escape
+	// sequences stripped, blanks trimmed): why it ended, in its own words.
+	// It is kept with LastError, cleared by a start on request.
+	LastOutput string
 	// Title is the terminal title the harness set (OSC 0/2).
 	Title string
 	// Unread is set when the chat asked for its user or finished a turn

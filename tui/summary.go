@@ -170,6 +170,11 @@ func (s *Summary) render() {
 		command = row("command", st.Dim.Render(truncPlain(strings.Join(shown, " "), vw)))
 	}
 	if msg := firstNonEmpty(info.State.LastError, info.State.Reason); msg != "" && (info.State.Status == mux.StatusFailed || info.State.LastError != "") {
+		if said := info.State.LastOutput; said != "" {
+			// What the harness last printed says why; it comes first, so
+			// a narrow pane cuts the exit status rather than the reason.
+			msg = `"` + said + `" · ` + firstLine(msg)
+		}
 		if info.State.Status.Live() {
 			errLine = row("last err", st.Dim.Render(truncPlain(firstLine(msg), vw)))
 		} else {

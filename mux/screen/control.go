@@ -117,6 +117,21 @@ func (s *Screen) fullReset() {
 	s.last = 0
 }
 
+// ResetModes puts every mode, the pen, the scroll region and the tab stops
+// back to their power-on values, as RIS does, and leaves the alternate
+// screen, but keeps what the main screen shows and where the cursor is: what
+// a new program started on a terminal an earlier one left in any state
+// needs, without wiping what the earlier one printed.
+func (s *Screen) ResetModes() {
+	s.setPrivateMode(1049, false) // back to the main screen and its cursor
+	x, y := min(s.cur.x, s.cols-1), min(s.cur.y, s.rows-1)
+	s.main.hasSaved = false
+	s.resetState()
+	s.cur.x, s.cur.y = x, y
+	s.progress = Progress{}
+	s.last = 0
+}
+
 // handleCsi handles a CSI sequence.
 func (s *Screen) handleCsi(cmd ansi.Cmd, params ansi.Params) {
 	prefix, inter, final := cmd.Prefix(), cmd.Intermediate(), cmd.Final()

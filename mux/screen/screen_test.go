@@ -363,6 +363,23 @@ func TestReplies(t *testing.T) {
 		{"\x1b[4$p", "\x1b[4;2$y"},
 		{"\x1b[18t", "\x1b[8;24;80t"},
 		{"\x1b[>0q", "\x1bP>|acpmux-tui\x1b\\"},
+		{"\x1b[>q", "\x1bP>|acpmux-tui\x1b\\"},
+		// Queries of features this terminal lacks, answered as xterm and
+		// tmux answer them: DECRQM says "not recognised" (0); the kitty
+		// keyboard query (CSI ? u), a kitty graphics query (APC G a=q), an
+		// OSC no terminal defines (7501) and the cell size in pixels
+		// (CSI 16 t, which xterm too leaves unanswered unless it allows
+		// window reports) get no answer, as their protocols say of such a
+		// terminal; each is followed by DA1, which is answered in order.
+		{"\x1b[?1016$p", "\x1b[?1016;0$y"},
+		{"\x1b[?u\x1b[c", "\x1b[?62;22c"},
+		{"\x1b_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\x1b\\\x1b[c", "\x1b[?62;22c"},
+		{"\x1b]7501;?\x07\x1b[c", "\x1b[?62;22c"},
+		{"\x1b[16t\x1b[c", "\x1b[?62;22c"},
+		// What the real Claude Code (2.1.318) sends before it prints an
+		// error, byte for byte: every answer it waits for comes, in order.
+		{"\x1b[>0q\x1b[?u\x1b]7501;?\x07\x1b[c\x1b[?2026$p\x1b_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\x1b\\\x1b[16t\x1b[?1016$p\x1b[c",
+			"\x1bP>|acpmux-tui\x1b\\\x1b[?62;22c\x1b[?2026;2$y\x1b[?1016;0$y\x1b[?62;22c"},
 	}
 	for _, tc := range cases {
 		s := New(80, 24, 0)
@@ -372,8 +389,44 @@ func TestReplies(t *testing.T) {
 		if string(got) != tc.want {
 			t.Errorf("%q replied %q, want %q", tc.in, got, tc.want)
 		}
+		// The same bytes a byte at a time, as a slow pty may hand them.
+		got = nil
+		one := New(80, 24, 0)
+		one.SetReplyFunc(func(b []byte) { got = append(got, b...) })
+		for i := range len(tc.in) {
+			one.Write([]byte{tc.in[i]})
+		}
+		if string(got) != tc.want {
+			t.Errorf("%q a byte at a time replied %q, want %q", tc.in, got, tc.want)
+		}
 	}
 	// Without a reply function queries are dropped.
 	s := New(80, 24, 0)
 	s.Write([]byte("\x1b[6n\x1b[c"))
+}
+
+// TestResetModesKeepsTheText: ResetModes undoes the modes a program set (as
+// RIS would) but leaves the main screen's text and the cursor where they
+// were, and leaves the alternate screen.
+func TestResetModesKeepsTheText(t *testing.T) {
+	s := New(20, 5, 10)
+	s.Write([]byte("\x1b[2;4rdied here\r\n\x1b[?2004h\x1b[?1000h\x1b[?1006h\x1b[?1h\x1b=\x1b[?25l\x1b[?1004h\x1b[31m\x1b]9;4;1;50\x07\x1b[?1049hon the alt screen"))
+	s.ResetModes()
+	if got, want := screenLines(s), []string{"died here"}; !slices.Equal(got, want) {
+		t.Fatalf("screen %q, want %q", got, want)
+	}
+	if m := s.Modes(); m != (Modes{Autowrap: true, CursorVisible: true}) {
+		t.Fatalf("modes after ResetModes: %+v", m)
+	}
+	if x, y, _ := s.Cursor(); x != 0 || y != 1 {
+		t.Fatalf("cursor (%d,%d), want (0,1) where the main screen left it", x, y)
+	}
+	s.Write([]byte("\x1b[5;1Hx\n"))
+	if got := s.PlainScrollback(0); got != "died here" {
+		t.Fatalf("the scroll region was not reset: scrollback %q", got)
+	}
+	if ev := s.Events(); ev.Progress.State != ProgressNone {
+		t.Fatalf("progress after ResetModes: %+v", ev.Progress)
+	}
+	wantCell(t, s, 0, 3, "x", 1, Style{})
 }

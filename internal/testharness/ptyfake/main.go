@@ -12,6 +12,10 @@
 //	bell            print "ready>" then a BEL, then echo
 //	die-first       exit with status 1 at the first start (before any
 //	                session is stored), then like echo
+//	die-loud:N      print N numbered lines, then "FATAL: cannot reach the
+//	                service (ENOTFOUND)" in colour and a blank line, and
+//	                exit with status 1 at once, as a harness that explains
+//	                its crash does
 //
 // With $ACPMUX_FAKE_TERMINAL_MODES set it first prints sequences that set
 // many terminal modes (alternate screen, mouse, keypad, cursor keys,
@@ -73,6 +77,9 @@ func main() {
 	if err := startrecord.Append(rec); err != nil {
 		fail(err)
 	}
+	if n, ok := strings.CutPrefix(mode, "die-loud:"); ok {
+		dieLoud(n)
+	}
 	if !strings.HasPrefix(mode, "exit:") && !storeClaudeSession(mode) {
 		os.Exit(1)
 	}
@@ -112,6 +119,22 @@ func main() {
 		}
 		fmt.Printf("\r\necho: %s\r\nready>", sc.Text())
 	}
+}
+
+// dieLoud prints count numbered lines and its last words, all in one write
+// so they are still in the pty when it exits, and exits with status 1.
+func dieLoud(count string) {
+	n, err := strconv.Atoi(count)
+	if err != nil {
+		fail(err)
+	}
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "loud line %d\r\n", i+1)
+	}
+	b.WriteString("\x1b[1;31mFATAL:\x1b[0m cannot reach the service \x1b[2m(ENOTFOUND)\x1b[0m\r\n\r\n")
+	os.Stdout.WriteString(b.String())
+	os.Exit(1)
 }
 
 // waitForever blocks until a signal ends the process. (A bare select{}
