@@ -1,0 +1,662 @@
+package capsule
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/acpmux/acpmux-tui/sessions"
+)
+
+// This file keeps credentials out of a capsule. What was said in a chat
+// often holds a key the user pasted, a token a tool printed, or .env lines
+// the agent repeated; a capsule hands all of it to another harness, so
+// whatever looks like a credential is replaced before the capsule is
+// stored by a mark that names its kind and keeps nothing of it:
+// "[redacted:github-token]". The kind tells the reader and the next agent
+// what stood there (which provider's key, which variable's value); even a
+// prefix such as "sk-ant-" adds nothing the kind does not say, and keeping
+// none means no mark ever holds a part of a secret.
+
+// SecretKind names what a redacted credential looked like; it is the word
+// in its mark.
+type SecretKind string
+
+// The kinds of credential redacted, in the order a summary lists them.
+const (
+	SecretPrivateKey  SecretKind = "private-key"         // a PEM private key block, whole
+	SecretAnthropic   SecretKind = "anthropic-key"       // sk-ant-…
+	SecretOpenAI      SecretKind = "openai-key"          // sk-…, sk-proj-…
+	SecretGitHub      SecretKind = "github-token"        // ghp_ gho_ ghu_ ghs_ ghr_ github_pat_
+	SecretAWSKeyID    SecretKind = "aws-key-id"          // AKIA…, ASIA…
+	SecretAWSSecret   SecretKind = "aws-secret-key"      // the value of aws_secret_access_key
+	SecretGoogle      SecretKind = "google-api-key"      // AIza…
+	SecretSlack       SecretKind = "slack-token"         // xoxa- xoxb- xoxp- xoxr- xoxs-
+	SecretStripe      SecretKind = "stripe-key"          // sk_live_ rk_live_ (and _test_)
+	SecretJWT         SecretKind = "jwt"                 // eyJ….eyJ….…
+	SecretBearer      SecretKind = "bearer-token"        // Authorization: Bearer …
+	SecretURLPassword SecretKind = "url-password"        // scheme://user:PASSWORD@host
+	SecretValue       SecretKind = "secret-value"        // X_KEY=, X_TOKEN=, X_SECRET=, XPASSWORD=
+	SecretEntropy     SecretKind = "high-entropy-string" // a long random-looking run
+)
+
+// secretKinds lists every kind with the words a summary uses for one and
+// for many.
+var secretKinds = []struct {
+	kind      SecretKind
+	one, many string
+}{
+	{SecretPrivateKey, "private key", "private keys"},
+	{SecretAnthropic, "Anthropic key", "Anthropic keys"},
+	{SecretOpenAI, "OpenAI key", "OpenAI keys"},
+	{SecretGitHub, "GitHub token", "GitHub tokens"},
+	{SecretAWSKeyID, "AWS key id", "AWS key ids"},
+	{SecretAWSSecret, "AWS secret key", "AWS secret keys"},
+	{SecretGoogle, "Google API key", "Google API keys"},
+	{SecretSlack, "Slack token", "Slack tokens"},
+	{SecretStripe, "Stripe key", "Stripe keys"},
+	{SecretJWT, "JWT", "JWTs"},
+	{SecretBearer, "bearer token", "bearer tokens"},
+	{SecretURLPassword, "password in a URL", "passwords in URLs"},
+	{SecretValue, "secret assignment", "secret assignments"},
+	{SecretEntropy, "high-entropy string", "high-entropy strings"},
+}
+
+// markOpen starts every redaction mark; markClose ends it.
+const markOpen, markClose = "[redacted:", "]"
+
+// MarkOf returns the mark that stands in the text for a credential of kind.
+func MarkOf(kind SecretKind) string { return markOpen + string(kind) + markClose }
+
+// Redactions counts the credentials redacted in a text, by kind.
+type Redactions map[SecretKind]int
+
+// Total is the number of redactions of every kind.
+func (r Redactions) Total() int {
+	n := 0
+	for _, c := range r {
+		n += c
+	}
+	return n
+}
+
+// String says how many credentials were redacted and of which kinds:
+// "3 redactions: 1 GitHub token, 2 secret assignments", or "no redactions".
+func (r Redactions) String() string {
+	total := r.Total()
+	if total == 0 {
+		return "no redactions"
+	}
+	var parts []string
+	for _, k := range secretKinds {
+		switch n := r[k.kind]; n {
+		case 0:
+		case 1:
+			parts = append(parts, "1 "+k.one)
+		default:
+			parts = append(parts, fmt.Sprintf("%d %s", n, k.many))
+		}
+	}
+	word := "redactions"
+	if total == 1 {
+		word = "redaction"
+	}
+	return fmt.Sprintf("%d %s: %s", total, word, strings.Join(parts, ", "))
+}
+
+// Mark is one redaction mark found in a text: text[Start:End] is
+// MarkOf(Kind).
+type Mark struct {
+	Kind       SecretKind
+	Start, End int
+}
+
+// markRE finds the marks of the known kinds (an unknown word in brackets
+// is just text).
+var markRE = func() *regexp.Regexp {
+	var kinds []string
+	for _, k := range secretKinds {
+		kinds = append(kinds, regexp.QuoteMeta(string(k.kind)))
+	}
+	return regexp.MustCompile(regexp.QuoteMeta(markOpen) + "(" + strings.Join(kinds, "|") + ")" + regexp.QuoteMeta(markClose))
+}()
+
+// Marks finds every redaction mark in text, in order. It is how a capsule
+// as stored (or as edited) says what was redacted: the count a user is
+// shown is the count of marks in what is sent.
+func Marks(text string) []Mark {
+	if !strings.Contains(text, markOpen) {
+		return nil
+	}
+	var marks []Mark
+	for _, m := range markRE.FindAllStringSubmatchIndex(text, -1) {
+		marks = append(marks, Mark{Kind: SecretKind(text[m[2]:m[3]]), Start: m[0], End: m[1]})
+	}
+	return marks
+}
+
+// CountMarks counts the redaction marks in text by kind.
+func CountMarks(text string) Redactions {
+	r := Redactions{}
+	for _, m := range Marks(text) {
+		r[m.Kind]++
+	}
+	return r
+}
+
+// maxRedactPasses bounds the passes of Redact: one replacement can join
+// text into something a detector finds (rarely); a few passes settle it.
+const maxRedactPasses = 4
+
+// Redact replaces whatever in text looks like a credential with the mark
+// of its kind and strips the bidirectional controls (sessions.StripBidi).
+// It returns the new text and what it replaced. Redacting its result again
+// changes nothing: no mark looks like a credential.
+func Redact(text string) (string, Redactions) {
+	text = sessions.StripBidi(text)
+	counts := Redactions{}
+	for range maxRedactPasses {
+		out := text
+		for _, find := range detectors {
+			out = replaceSpans(out, find(out), counts)
+		}
+		if out == text {
+			break
+		}
+		text = out
+	}
+	return text, counts
+}
+
+// span is a credential found at text[start:end].
+type span struct {
+	start, end int
+	kind       SecretKind
+}
+
+// detectors find credentials, most specific first; each runs on the text
+// the ones before it left, so a key already marked is not found again as
+// a random string.
+var detectors = []func(string) []span{
+	findPrivateKeys,
+	findAssignments,
+	findTokens,
+	findBearer,
+	findURLPasswords,
+	findHighEntropy,
+}
+
+// replaceSpans puts marks in place of spans (sorted, not overlapping) and
+// counts them.
+func replaceSpans(text string, spans []span, counts Redactions) string {
+	if len(spans) == 0 {
+		return text
+	}
+	var b strings.Builder
+	b.Grow(len(text))
+	at := 0
+	for _, s := range spans {
+		if s.start < at {
+			continue
+		}
+		b.WriteString(text[at:s.start])
+		b.WriteString(MarkOf(s.kind))
+		counts[s.kind]++
+		at = s.end
+	}
+	b.WriteString(text[at:])
+	return b.String()
+}
+
+// Private key blocks.
+
+var (
+	pemBeginRE = regexp.MustCompile(`-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----`)
+	pemEndRE   = regexp.MustCompile(`-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----`)
+)
+
+// pemSpan bounds how far a private key's END line is looked for: the
+// largest keys in use are a few KiB.
+const pemSpan = 32 << 10
+
+// findPrivateKeys finds private key blocks, from BEGIN to END whole; a
+// block cut before its END (a clipped message) is marked from its BEGIN
+// line through the base64 lines after it.
+func findPrivateKeys(text string) []span {
+	if !strings.Contains(text, "PRIVATE KEY") {
+		return nil
+	}
+	var spans []span
+	for at := 0; at < len(text); {
+		loc := pemBeginRE.FindStringIndex(text[at:])
+		if loc == nil {
+			break
+		}
+		start, end := at+loc[0], at+loc[1]
+		window := text[end:min(len(text), end+pemSpan)]
+		if e := pemEndRE.FindStringIndex(window); e != nil {
+			end += e[1]
+		} else {
+			end = pemBodyEnd(text, end)
+		}
+		spans = append(spans, span{start, end, SecretPrivateKey})
+		at = end
+	}
+	return spans
+}
+
+// pemBodyEnd extends a BEGIN line with no END over what follows it that
+// looks like a key's body: base64 (and escaped newlines, "\n", for a key
+// quoted in JSON) on its own line, and the lines after it that are only
+// base64, each perhaps behind a Markdown quote's "> ".
+func pemBodyEnd(text string, i int) int {
+	for i < len(text) && isPEMByte(text[i]) {
+		i++
+	}
+	for i < len(text) && text[i] == '\n' {
+		line := text[i+1:]
+		if j := strings.IndexByte(line, '\n'); j >= 0 {
+			line = line[:j]
+		}
+		body := strings.TrimLeft(line, "> \t")
+		if body == "" || strings.TrimLeft(body, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=") != "" {
+			break
+		}
+		i += 1 + len(line)
+	}
+	return i
+}
+
+func isPEMByte(c byte) bool {
+	return isAlnum(c) || c == '+' || c == '/' || c == '=' || c == '\\'
+}
+
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// Assignments of a secret to a variable.
+
+// assignRE finds a name, an optional closing quote (a JSON key), and "="
+// or ":" with the blanks around them; the value is read by hand after it.
+var assignRE = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_.-]*["']?[ \t]*[=:][ \t]*`)
+
+// secretNameSuffixes are the endings of a variable's name that say its
+// value is a secret; strictSuffixes are those whose values are secret
+// whatever they look like (any value of a password is).
+var (
+	secretNameSuffixes = []string{"_key", "-key", "_token", "-token", "_secret", "-secret", "password", "passwd"}
+	strictSuffixes     = []string{"_secret", "-secret", "password", "passwd"}
+)
+
+// findAssignments finds the values of variables whose names end in _KEY,
+// _TOKEN, _SECRET or PASSWORD (any case): .env lines, `export X=…`, YAML
+// `x_key: …`, JSON `"x_key": "…"`, TOML `x_key = "…"`. The name stays; the
+// value, without its quotes, is marked. A value that is a placeholder
+// (`$X`, `${X}`, `<your key>`, `***`), code (`os.Getenv("X")`,
+// `config.api_key`), a plain word or number under a _KEY or _TOKEN name
+// (`SORT_KEY=name`, `MAX_TOKEN=4096`), or a mark already, is left alone.
+func findAssignments(text string) []span {
+	var spans []span
+	for _, loc := range assignRE.FindAllStringIndex(text, -1) {
+		head := text[loc[0]:loc[1]]
+		sep := strings.IndexAny(head, "=:")
+		name := strings.TrimRight(head[:sep], "\"' \t")
+		after := loc[1]
+		// Not "==", "=>", ":=", "::", nor a ":" glued to its value (a URL,
+		// a time, a label).
+		if after < len(text) && strings.IndexByte("=>:", text[after]) >= 0 {
+			continue
+		}
+		if head[sep] == ':' && loc[1]-loc[0] == sep+1 && (after >= len(text) || text[after] != '"' && text[after] != '\'') {
+			continue
+		}
+		suffix, ok := secretSuffix(name)
+		if !ok {
+			continue
+		}
+		start, end := assignedValue(text, after)
+		value := text[start:end]
+		if !secretLooking(value, suffix) {
+			continue
+		}
+		kind := SecretValue
+		if k, whole := tokenKind(value); whole {
+			kind = k
+		} else if strings.HasSuffix(strings.ToLower(name), "secret_access_key") {
+			kind = SecretAWSSecret
+		}
+		spans = append(spans, span{start, end, kind})
+	}
+	return spans
+}
+
+// secretSuffix returns the secret ending of name, if it has one.
+func secretSuffix(name string) (string, bool) {
+	lower := strings.ToLower(name)
+	for _, s := range secretNameSuffixes {
+		if strings.HasSuffix(lower, s) {
+			return s, true
+		}
+	}
+	return "", false
+}
+
+// assignedValue bounds the value that starts at i: inside its quotes when
+// quoted (to the end of the line when the closing quote is not on it),
+// else up to a blank or one of `,;)}]"'`.
+func assignedValue(text string, i int) (start, end int) {
+	if i >= len(text) {
+		return i, i
+	}
+	if q := text[i]; q == '"' || q == '\'' {
+		j := i + 1
+		for j < len(text) && text[j] != q && text[j] != '\n' {
+			if text[j] == '\\' && q == '"' && j+1 < len(text) && text[j+1] != '\n' {
+				j++
+			}
+			j++
+		}
+		return i + 1, j
+	}
+	j := i
+	for j < len(text) && strings.IndexByte(" \t\r\n,;)}]\"'`", text[j]) < 0 {
+		j++
+	}
+	return i, j
+}
+
+// notSecretWords are values that say a setting is off or unset.
+var notSecretWords = map[string]bool{
+	"true": true, "false": true, "null": true, "nil": true, "none": true, "undefined": true,
+	"yes": true, "no": true, "on": true, "off": true, "required": true, "optional": true,
+}
+
+// codeValueRE is a dotted name (`config.api_key`, `process.env.TOKEN`):
+// code that reads a secret, not the secret.
+var codeValueRE = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)+$`)
+
+// secretLooking reports whether a value assigned to a name with suffix
+// looks like a secret rather than a placeholder, code or a setting.
+func secretLooking(v, suffix string) bool {
+	if len(v) < 4 || strings.Contains(v, markOpen) || notSecretWords[strings.ToLower(v)] {
+		return false
+	}
+	switch v[0] {
+	case '$', '<', '{', '[', '(', '%', '@', '&', '*':
+		return false
+	}
+	if strings.ContainsAny(v, "(") || codeValueRE.MatchString(v) {
+		return false
+	}
+	alnum := false
+	for i := 0; i < len(v); i++ {
+		if isAlnum(v[i]) {
+			alnum = true
+			break
+		}
+	}
+	if !alnum || strings.Contains(v, "...") || strings.Contains(v, "…") {
+		return false
+	}
+	for _, s := range strictSuffixes {
+		if s == suffix {
+			return true
+		}
+	}
+	// Under a _KEY or _TOKEN name: a word, a name or a number is a
+	// setting (SORT_KEY=created_at, MAX_TOKEN=4096), not a secret.
+	plainWord, digits := true, true
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if !(c >= 'a' && c <= 'z' || c == '_' || c == '-' || c == '.') {
+			plainWord = false
+		}
+		if c < '0' || c > '9' {
+			digits = false
+		}
+	}
+	return !plainWord && !(digits && len(v) < 12)
+}
+
+// Provider tokens.
+
+// tokenRule finds one provider's credentials; random, when set, says the
+// part after the prefix must look random (a word with a prefix like "sk-"
+// is common in prose and code).
+type tokenRule struct {
+	kind   SecretKind
+	hints  []string // one of these is in every match: a cheap test first
+	re     *regexp.Regexp
+	prefix int // bytes of the fixed prefix, for random
+	random bool
+}
+
+var tokenRules = []tokenRule{
+	{SecretAnthropic, []string{"sk-ant-"}, regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]{20,}`), 7, false},
+	{SecretOpenAI, []string{"sk-"}, regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`), 3, true},
+	{SecretGitHub, []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{30,}\b`), 4, false},
+	{SecretGitHub, []string{"github_pat_"}, regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{30,}\b`), 11, false},
+	{SecretAWSKeyID, []string{"AKIA", "ASIA"}, regexp.MustCompile(`\b(?:AKIA|ASIA)[A-Z0-9]{16}\b`), 4, false},
+	{SecretGoogle, []string{"AIza"}, regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35,}`), 4, false},
+	{SecretSlack, []string{"xox"}, regexp.MustCompile(`\bxox[abprs]-[0-9A-Za-z-]{10,}`), 5, false},
+	{SecretStripe, []string{"k_live_", "k_test_"}, regexp.MustCompile(`\b[sr]k_(?:live|test)_[0-9A-Za-z]{16,}\b`), 8, false},
+	{SecretJWT, []string{"eyJ"}, regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}`), 0, false},
+}
+
+// hinted reports whether text holds one of hints.
+func hinted(text string, hints []string) bool {
+	for _, h := range hints {
+		if strings.Contains(text, h) {
+			return true
+		}
+	}
+	return false
+}
+
+// findTokens finds provider keys and tokens by their prefixes.
+func findTokens(text string) []span {
+	var spans []span
+	for _, r := range tokenRules {
+		if !hinted(text, r.hints) {
+			continue
+		}
+		for _, loc := range r.re.FindAllStringIndex(text, -1) {
+			if r.random && !mixedClasses(text[loc[0]+r.prefix:loc[1]]) {
+				continue
+			}
+			spans = append(spans, span{loc[0], loc[1], r.kind})
+		}
+	}
+	return sortSpans(spans)
+}
+
+// tokenKind reports the provider kind of a value that is one token whole.
+func tokenKind(v string) (SecretKind, bool) {
+	for _, s := range findTokens(v) {
+		if s.start == 0 && s.end == len(v) {
+			return s.kind, true
+		}
+	}
+	return "", false
+}
+
+// sortSpans orders spans and drops those inside or across an earlier one.
+func sortSpans(spans []span) []span {
+	sort.Slice(spans, func(i, j int) bool {
+		if spans[i].start != spans[j].start {
+			return spans[i].start < spans[j].start
+		}
+		return spans[i].end > spans[j].end
+	})
+	out := spans[:0]
+	end := 0
+	for _, s := range spans {
+		if s.start >= end {
+			out = append(out, s)
+			end = s.end
+		}
+	}
+	return out
+}
+
+// mixedClasses reports whether s has a digit, a lower-case and an
+// upper-case letter, as a random key almost always does and a
+// hyphenated-words name almost never.
+func mixedClasses(s string) bool {
+	var digit, lower, upper bool
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		digit = digit || c >= '0' && c <= '9'
+		lower = lower || c >= 'a' && c <= 'z'
+		upper = upper || c >= 'A' && c <= 'Z'
+	}
+	return digit && lower && upper
+}
+
+// Bearer tokens and passwords in URLs.
+
+var (
+	bearerRE      = regexp.MustCompile(`(?i)\bbearer[ \t]+([A-Za-z0-9._~+/=-]{16,})`)
+	urlPasswordRE = regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]*://[^\s/:@\[\]]*:([^\s/@\[\]]+)@`)
+)
+
+// findBearer finds the token after "Bearer" (an Authorization header in a
+// curl command); the word stays.
+func findBearer(text string) []span {
+	if !hinted(text, []string{"earer", "EARER"}) {
+		return nil
+	}
+	return groupSpans(text, bearerRE, SecretBearer)
+}
+
+// findURLPasswords finds the password of scheme://user:password@host; the
+// user and host stay.
+func findURLPasswords(text string) []span {
+	if !strings.Contains(text, "://") {
+		return nil
+	}
+	return groupSpans(text, urlPasswordRE, SecretURLPassword)
+}
+
+// groupSpans marks the first group of each match of re.
+func groupSpans(text string, re *regexp.Regexp, kind SecretKind) []span {
+	var spans []span
+	for _, m := range re.FindAllStringSubmatchIndex(text, -1) {
+		if strings.Contains(text[m[2]:m[3]], markOpen) {
+			continue
+		}
+		spans = append(spans, span{m[2], m[3], kind})
+	}
+	return spans
+}
+
+// Long random strings.
+
+// minEntropyRun is the shortest run of base64 or hex characters that may
+// be taken for a random secret.
+const minEntropyRun = 32
+
+// findHighEntropy finds long runs of base64-like characters that look
+// random: no credential prefix, but the shape of one (a secret access key,
+// a session cookie, a webhook secret). It keeps false positives low:
+//   - a run of hex digits (and hyphens) is never redacted: a git commit, a
+//     UUID, a checksum look just like a hex secret, and a capsule needs them;
+//   - the run must mix digits, lower- and upper-case letters;
+//   - its Shannon entropy, in bits per character, must be close to that of
+//     random text of its length (entropyFloor), which words, paths and
+//     identifiers are not;
+//   - most of it must not be lower-case words (a CamelCase or snake_case
+//     identifier, a path).
+func findHighEntropy(text string) []span {
+	var spans []span
+	for i := 0; i < len(text); {
+		if !isRunByte(text[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(text) && isRunByte(text[j]) {
+			j++
+		}
+		run := strings.TrimRight(text[i:j], "=")
+		if len(run) >= minEntropyRun && randomLooking(run) {
+			spans = append(spans, span{i, j, SecretEntropy})
+		}
+		i = j
+	}
+	return spans
+}
+
+// isRunByte is a character of base64 (standard or URL-safe) or hex.
+func isRunByte(c byte) bool {
+	return isAlnum(c) || c == '+' || c == '/' || c == '=' || c == '_' || c == '-'
+}
+
+// randomLooking applies findHighEntropy's rules to one run.
+func randomLooking(run string) bool {
+	hex := true
+	for i := 0; i < len(run); i++ {
+		c := run[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' || c == '-') {
+			hex = false
+			break
+		}
+	}
+	if hex || !mixedClasses(run) {
+		return false
+	}
+	if shannon(run) < entropyFloor(len(run)) {
+		return false
+	}
+	return wordShare(run) < 0.4
+}
+
+// entropyFloor is the least entropy a random run of n characters is taken
+// to have: random base64 of 32 characters measures about 4.5 bits a
+// character (a few in a hundred under 4.3), of 40 about 4.8; English words,
+// paths and identifiers measure 3.9 to 4.3.
+func entropyFloor(n int) float64 {
+	switch {
+	case n < 40:
+		return 4.2
+	case n < 64:
+		return 4.35
+	}
+	return 4.5
+}
+
+// shannon is the Shannon entropy of s in bits per byte.
+func shannon(s string) float64 {
+	var counts [256]int
+	for i := 0; i < len(s); i++ {
+		counts[s[i]]++
+	}
+	h, n := 0.0, float64(len(s))
+	for _, c := range counts {
+		if c > 0 {
+			p := float64(c) / n
+			h -= p * math.Log2(p)
+		}
+	}
+	return h
+}
+
+// wordShare is the share of s in runs of four or more lower-case letters:
+// high for identifiers and paths made of words, low for random text.
+func wordShare(s string) float64 {
+	inWords, run := 0, 0
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) && s[i] >= 'a' && s[i] <= 'z' {
+			run++
+			continue
+		}
+		if run >= 4 {
+			inWords += run
+		}
+		run = 0
+	}
+	return float64(inWords) / float64(len(s))
+}
