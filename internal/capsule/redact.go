@@ -228,6 +228,7 @@ func findPrivateKeys(text string) []span {
 	if !strings.Contains(text, "PRIVATE KEY") {
 		return nil
 	}
+	ends := pemEndRE.FindAllStringIndex(text, -1) // found once: many BEGINs cost no more
 	var spans []span
 	for at := 0; at < len(text); {
 		loc := pemBeginRE.FindStringIndex(text[at:])
@@ -235,9 +236,9 @@ func findPrivateKeys(text string) []span {
 			break
 		}
 		start, end := at+loc[0], at+loc[1]
-		window := text[end:min(len(text), end+pemSpan)]
-		if e := pemEndRE.FindStringIndex(window); e != nil {
-			end += e[1]
+		i := sort.Search(len(ends), func(i int) bool { return ends[i][0] >= end })
+		if i < len(ends) && ends[i][1]-end <= pemSpan {
+			end = ends[i][1]
 		} else {
 			end = pemBodyEnd(text, end)
 		}
@@ -300,7 +301,11 @@ var (
 // (`SORT_KEY=name`, `MAX_TOKEN=4096`), or a mark already, is left alone.
 func findAssignments(text string) []span {
 	var spans []span
+	covered := 0 // the end of the last value taken whole
 	for _, loc := range assignRE.FindAllStringIndex(text, -1) {
+		if loc[0] < covered {
+			continue
+		}
 		head := text[loc[0]:loc[1]]
 		sep := strings.IndexAny(head, "=:")
 		name := strings.TrimRight(head[:sep], "\"' \t")
@@ -317,11 +322,16 @@ func findAssignments(text string) []span {
 		if !ok {
 			continue
 		}
-		start, end := assignedValue(text, after)
+		start, end, ok := assignedValue(text, after)
+		if !ok {
+			covered = end // nothing in an overlong value is looked at again
+			continue
+		}
 		value := text[start:end]
 		if !secretLooking(value, suffix) {
 			continue
 		}
+		covered = end
 		kind := SecretValue
 		if k, whole := tokenKind(value); whole {
 			kind = k
@@ -344,28 +354,35 @@ func secretSuffix(name string) (string, bool) {
 	return "", false
 }
 
+// maxValueBytes bounds an assigned value. A longer one is no password or
+// key a person sets (a JWT or a random string that long is found by its
+// own detector), and the bound keeps a text of many assignments linear.
+const maxValueBytes = 1 << 10
+
 // assignedValue bounds the value that starts at i: inside its quotes when
 // quoted (to the end of the line when the closing quote is not on it),
-// else up to a blank or one of `,;)}]"'`.
-func assignedValue(text string, i int) (start, end int) {
+// else up to a blank or one of `,;)}]"'`. It reports false for a value
+// over maxValueBytes.
+func assignedValue(text string, i int) (start, end int, ok bool) {
 	if i >= len(text) {
-		return i, i
+		return i, i, true
 	}
+	limit := min(len(text), i+1+maxValueBytes+1)
 	if q := text[i]; q == '"' || q == '\'' {
 		j := i + 1
-		for j < len(text) && text[j] != q && text[j] != '\n' {
+		for j < limit && text[j] != q && text[j] != '\n' {
 			if text[j] == '\\' && q == '"' && j+1 < len(text) && text[j+1] != '\n' {
 				j++
 			}
 			j++
 		}
-		return i + 1, j
+		return i + 1, min(j, len(text)), j-(i+1) <= maxValueBytes
 	}
 	j := i
-	for j < len(text) && strings.IndexByte(" \t\r\n,;)}]\"'`", text[j]) < 0 {
+	for j < limit && strings.IndexByte(" \t\r\n,;)}]\"'`", text[j]) < 0 {
 		j++
 	}
-	return i, j
+	return i, j, j-i <= maxValueBytes
 }
 
 // notSecretWords are values that say a setting is off or unset.
@@ -381,11 +398,14 @@ var codeValueRE = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A
 // secretLooking reports whether a value assigned to a name with suffix
 // looks like a secret rather than a placeholder, code or a setting.
 func secretLooking(v, suffix string) bool {
-	if len(v) < 4 || strings.Contains(v, markOpen) || notSecretWords[strings.ToLower(v)] {
+	if len(v) < 4 {
 		return false
 	}
 	switch v[0] {
 	case '$', '<', '{', '[', '(', '%', '@', '&', '*':
+		return false
+	}
+	if len(v) <= 9 && notSecretWords[strings.ToLower(v)] || strings.Contains(v, markOpen) {
 		return false
 	}
 	if strings.ContainsAny(v, "(") || codeValueRE.MatchString(v) {
