@@ -81,14 +81,30 @@ func (a *app) editCapsule(text string) (string, error) {
 	if strings.TrimSpace(edited) == "" {
 		return "", errors.New("the capsule is empty: no chat created")
 	}
-	return edited, nil
+	// As the store keeps it.
+	return sessions.StripBidi(edited), nil
 }
 
 // chatWithCapsule is a chat as `--json` prints it, with the capsule it
-// starts with.
+// starts with and how many credentials were redacted in it.
 type chatWithCapsule struct {
 	sessions.ChatJSON
-	Capsule string `json:"capsule"`
+	Capsule    string `json:"capsule"`
+	Redactions int    `json:"redactions"`
+}
+
+// withCapsule is chat as `--json` prints it with its capsule.
+func withCapsule(chat sessions.ChatJSON, text string) chatWithCapsule {
+	return chatWithCapsule{chat, text, capsule.CountMarks(text).Total()}
+}
+
+// capsuleStored tells on stderr, before any start sends it, where a new
+// chat's capsule is and what was redacted in it: a capsule the user did
+// not review (no --edit) is never handed on unseen. stdout stays what
+// --json scripts read.
+func (a *app) capsuleStored(id, text string) {
+	fmt.Fprintf(a.stderr, "acpmux-tui: capsule: %s (%s), sent as its first message at its first start\n",
+		a.store.HandoffPath(id), capsule.CountMarks(text))
 }
 
 // capsuleLine says in `show` where a chat's capsule is and whether it has

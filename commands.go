@@ -314,8 +314,11 @@ func (a *app) derive(ref string, d sessions.Derivation, asJSON, edit bool) error
 		return err
 	}
 	a.warnNotInstalled(m.Harness)
+	if d.Capsule != "" && !edit {
+		a.capsuleStored(m.ID, d.Capsule)
+	}
 	if asJSON && d.Capsule != "" {
-		return a.printJSON(chatWithCapsule{a.view(sessions.Entry{ID: m.ID, Meta: m}), d.Capsule})
+		return a.printJSON(withCapsule(a.view(sessions.Entry{ID: m.ID, Meta: m}), d.Capsule))
 	}
 	return a.printChat(sessions.Entry{ID: m.ID, Meta: m}, asJSON)
 }

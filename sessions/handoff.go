@@ -47,15 +47,56 @@ func CheckCapsule(text string) error {
 	return nil
 }
 
-// writeCapsule stores a new chat's capsule; called with the lock held,
-// before the chat's file is written, so no chat is ever seen without the
-// capsule it was made with. A capsule left by a chat that was never
+// StripBidi removes the bidirectional embedding, override and isolate
+// characters (U+202A–U+202E, U+2066–U+2069) from a capsule: they can make
+// text read in one order on screen and another to the agent (a "Trojan
+// Source" line), and a summary of what was said never needs them.
+// It works on the bytes, so text that is not UTF-8 loses nothing else.
+func StripBidi(text string) string {
+	i := bidiAt(text, 0)
+	if i < 0 {
+		return text
+	}
+	var b strings.Builder
+	b.Grow(len(text))
+	at := 0
+	for ; i >= 0; i = bidiAt(text, at) {
+		b.WriteString(text[at:i])
+		at = i + 3
+	}
+	b.WriteString(text[at:])
+	return b.String()
+}
+
+// bidiAt returns where the first bidirectional control at or after from
+// starts in text, or -1. Each is three bytes in UTF-8: E2 80 AA–AE
+// (U+202A–U+202E) or E2 81 A6–A9 (U+2066–U+2069).
+func bidiAt(text string, from int) int {
+	for {
+		j := strings.IndexByte(text[from:], 0xe2)
+		if j < 0 {
+			return -1
+		}
+		i := from + j
+		if i+2 < len(text) {
+			if c1, c2 := text[i+1], text[i+2]; c1 == 0x80 && c2 >= 0xaa && c2 <= 0xae || c1 == 0x81 && c2 >= 0xa6 && c2 <= 0xa9 {
+				return i
+			}
+		}
+		from = i + 1
+	}
+}
+
+// writeCapsule stores a new chat's capsule, less any bidirectional
+// control (StripBidi); called with the lock held, before the chat's file
+// is written, so no chat is ever seen without the capsule it was made with. A capsule left by a chat that was never
 // written (a crash between the two) is replaced. The file is 0600: it
 // holds what was said.
 func (s *Store) writeCapsule(id, text string) error {
 	if err := CheckCapsule(text); err != nil {
 		return err
 	}
+	text = StripBidi(text)
 	path := s.HandoffPath(id)
 	for _, p := range []string{path, s.HandoffSentPath(id)} {
 		if fi, err := os.Lstat(p); err == nil && !fi.IsDir() {
@@ -93,7 +134,9 @@ func readCapsule(path string) (string, error) {
 	if err := CheckCapsule(text); err != nil {
 		return "", fmt.Errorf("read capsule %s: %w (shorten or delete it)", path, err)
 	}
-	return text, nil
+	// A capsule edited by hand is sent as edited, less what StripBidi
+	// removes.
+	return StripBidi(text), nil
 }
 
 // Capsule returns the chat's capsule and whether it has been sent; "" when

@@ -74,3 +74,32 @@ func TestCapsuleLinkIsNotFollowed(t *testing.T) {
 		t.Fatalf("claim through a link: %q %v", text, err)
 	}
 }
+
+// No capsule reaches a harness with a bidirectional control in it: one
+// given to the store is stored without them, and one edited by hand into
+// the file afterwards is claimed without them.
+func TestCapsuleLosesBidiControls(t *testing.T) {
+	s, err := OpenStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := s.Create(NewChat{Harness: "codex", Capsule: "# capsule\nrun \u202etxt.exe\u202c and \u2066isolated\u2069\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(s.HandoffPath(m.ID))
+	if err != nil || string(data) != "# capsule\nrun txt.exe and isolated\n" {
+		t.Fatalf("stored capsule %q (%v)", data, err)
+	}
+	if err := os.WriteFile(s.HandoffPath(m.ID), []byte("edited \u202aby\u202b hand\u202d\u2067\u2068\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if text, err := s.ClaimCapsule(m.ID); err != nil || text != "edited by hand\n" {
+		t.Fatalf("claimed %q (%v)", text, err)
+	}
+	for in, want := range map[string]string{"": "", "plain é": "plain é", "\u202a": "", "a\u2069": "a", "\xe2\x80": "\xe2\x80", "\u2065\u206a\u2029": "\u2065\u206a\u2029"} {
+		if got := StripBidi(in); got != want {
+			t.Errorf("StripBidi(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -114,13 +114,16 @@ func (m *Model) capsuleBuilt(msg capsuleBuiltMsg) tea.Cmd {
 
 // CapsuleReview shows a handoff's capsule in an editor before the chat is
 // made: ctrl+s makes the chat with the capsule as edited, esc makes none.
+// Each credential redacted from it (see capsule.Redact) is highlighted
+// where its mark stands, and a line counts them by kind.
 type CapsuleReview struct {
-	c     *Common
-	title string
-	area  textarea.Model
-	send  func(string) tea.Cmd
-	err   string
-	w, h  int
+	c          *Common
+	title      string
+	area       textarea.Model
+	send       func(string) tea.Cmd
+	redactions capsule.Redactions // the marks in the capsule as it is now
+	err        string
+	w, h       int
 }
 
 // NewCapsuleReview returns the review dialog of text; send makes the chat.
@@ -139,7 +142,7 @@ func NewCapsuleReview(c *Common, title, text string, send func(string) tea.Cmd) 
 		a.CursorUp()
 	}
 	a.CursorStart()
-	return &CapsuleReview{c: c, title: title, area: a, send: send}
+	return &CapsuleReview{c: c, title: title, area: a, send: send, redactions: capsule.CountMarks(text)}
 }
 
 // SetSize takes most of the screen: a capsule is pages long.
@@ -147,7 +150,7 @@ func (d *CapsuleReview) SetSize(w, h int) {
 	d.w = max(min(w-4, 120), minDialogW)
 	d.h = max(h-4, 8)
 	d.area.SetWidth(d.w - 4)
-	d.area.SetHeight(d.h - 5)
+	d.area.SetHeight(d.h - 6)
 }
 
 // Value returns the capsule as edited.
@@ -174,27 +177,58 @@ func (d *CapsuleReview) Update(msg tea.Msg) tea.Cmd {
 	}
 	var cmd tea.Cmd
 	d.area, cmd = d.area.Update(msg)
+	if _, ok := msg.(tea.KeyMsg); ok {
+		d.redactions = capsule.CountMarks(d.area.Value())
+	}
 	return cmd
 }
+
+// Redactions counts the redaction marks in the capsule as it is now.
+func (d *CapsuleReview) Redactions() capsule.Redactions { return d.redactions }
 
 // ShortHelp returns send and cancel.
 func (d *CapsuleReview) ShortHelp() []key.Binding {
 	return []key.Binding{keyCapsuleSend, keyCancel}
 }
 
-// View draws the editor and a line of what it holds.
+// View draws the editor, with the redaction marks highlighted, a line
+// that counts them and a line of what it holds.
 func (d *CapsuleReview) View() []string {
 	st := d.c.Styles
 	lines := []string{""}
 	for _, l := range strings.Split(d.area.View(), "\n") {
-		lines = append(lines, " "+l)
+		lines = append(lines, " "+highlightMarks(st, l))
 	}
 	note := fmt.Sprintf("%d of %d bytes · sent once, as the new chat's first message", len(d.area.Value()), sessions.MaxCapsuleBytes)
 	lines = append(lines, "")
 	if d.err != "" {
 		lines = append(lines, errorLines(st, d.err, d.w-4)...)
 	} else {
+		if d.redactions.Total() > 0 {
+			lines = append(lines, " "+st.Warn.Render(truncPlain(d.redactions.String()+" (highlighted)", d.w-4)))
+		} else {
+			lines = append(lines, " "+st.Dim.Render(truncPlain("no redactions: nothing in it looked like a credential", d.w-4)))
+		}
 		lines = append(lines, " "+st.Dim.Render(truncPlain(note, d.w-4)))
 	}
 	return st.Box(d.title, lines, d.w, len(lines)+2, true)
+}
+
+// highlightMarks draws each redaction mark in a line of the editor with
+// the Redacted style. A mark holds no blank, so the editor never wraps one
+// across two lines; one under the cursor is drawn as the editor draws it.
+func highlightMarks(st *Styles, line string) string {
+	marks := capsule.Marks(line)
+	if len(marks) == 0 {
+		return line
+	}
+	var b strings.Builder
+	at := 0
+	for _, mk := range marks {
+		b.WriteString(line[at:mk.Start])
+		b.WriteString(st.Redacted.Render(line[mk.Start:mk.End]))
+		at = mk.End
+	}
+	b.WriteString(line[at:])
+	return b.String()
 }

@@ -7,6 +7,8 @@ import (
 	"github.com/acpmux/acpmux-tui/mux"
 	"github.com/acpmux/acpmux-tui/sessions"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
 )
 
 var keyCtrlS = keyOf(tea.KeyCtrlS)
@@ -81,5 +83,82 @@ func TestForkWithoutNativeForkCarriesACapsule(t *testing.T) {
 	}
 	if !strings.Contains(r.m.View(), "forked as a capsule") {
 		t.Errorf("the summary does not say so:\n%s", r.m.View())
+	}
+}
+
+// The review of a handoff's capsule shows what was redacted from it: the
+// credentials the parent's transcript held are marks in the capsule, each
+// highlighted, and a line counts them by kind; the count follows edits,
+// and what ctrl+s stores holds none of the credentials.
+func TestCapsuleReviewShowsTheRedactions(t *testing.T) {
+	// Made here, so that no file of the repository holds a credential.
+	key := "sk-ant-api03-" + strings.Repeat("Zx9k", 12)
+	token := "ghp_" + strings.Repeat("a7Q2", 9)
+	r := newRig(t, nil)
+	a := r.create(sessions.NewChat{Name: "deploy", Harness: "claude-acp"})
+	r.fake.transcripts[a.ID] = []mux.Entry{
+		{Kind: mux.EntryUser, Text: "deploy with my key " + key},
+		{Kind: mux.EntryAgent, Text: "Set it up:\nexport GITHUB_TOKEN=" + token + "\nDEBUG=1"},
+	}
+	r.open(Options{})
+	r.key(runeKey('h'), keyEnter)
+	rev, ok := r.m.dialog.(*CapsuleReview)
+	if !ok {
+		t.Fatalf("choosing a harness opened %T, not the capsule", r.m.dialog)
+	}
+	for _, want := range []string{"deploy with my key [redacted:anthropic-key]", "export GITHUB_TOKEN=[redacted:github-token]\n", "DEBUG=1"} {
+		if !strings.Contains(rev.Value(), want) {
+			t.Errorf("capsule lacks %q:\n%s", want, rev.Value())
+		}
+	}
+	if strings.Contains(rev.Value(), key) || strings.Contains(rev.Value(), token) {
+		t.Fatalf("the capsule under review holds a credential:\n%s", rev.Value())
+	}
+	const counted = "2 redactions: 1 Anthropic key, 1 GitHub token (highlighted)"
+	if v := r.m.View(); !strings.Contains(v, counted) || !strings.Contains(v, "[redacted:anthropic-key]") {
+		t.Errorf("the review does not show the redactions and their count %q:\n%s", counted, v)
+	}
+
+	// A mark the user types is counted too (what is sent is what is counted).
+	r.typeText("[redacted:jwt] ")
+	if got := rev.Redactions().String(); got != "3 redactions: 1 Anthropic key, 1 GitHub token, 1 JWT" {
+		t.Errorf("after an edit the review counts %q", got)
+	}
+	r.key(keyCtrlS)
+	h := r.chatOf(sessions.OriginHandoff)
+	if h == nil {
+		t.Fatal("ctrl+s made no chat")
+	}
+	text, _, err := r.store.Capsule(h.ID)
+	if err != nil || strings.Contains(text, key) || strings.Contains(text, token) || !strings.Contains(text, "[redacted:github-token]") {
+		t.Fatalf("stored capsule (err %v):\n%s", err, text)
+	}
+}
+
+// Each redaction mark is drawn with the Redacted style (colour or not),
+// and the text around it is not.
+func TestCapsuleReviewHighlightsEachMark(t *testing.T) {
+	for _, color := range []bool{true, false} {
+		ren := lipgloss.NewRenderer(nil)
+		ren.SetColorProfile(termenv.ANSI)
+		st := NewStyles(ren, color)
+		d := NewCapsuleReview(&Common{Styles: st}, "hand off", "# Handoff\n\nexport GITHUB_TOKEN=[redacted:github-token] and [redacted:jwt]\n[redacted:unknown] stays\n", func(string) tea.Cmd { return nil })
+		d.SetSize(100, 30)
+		v := strings.Join(d.View(), "\n")
+		for _, mark := range []string{"[redacted:github-token]", "[redacted:jwt]"} {
+			hl := st.Redacted.Render(mark)
+			if hl == mark {
+				t.Fatalf("color %v: the Redacted style draws nothing", color)
+			}
+			if !strings.Contains(v, "GITHUB_TOKEN="+st.Redacted.Render("[redacted:github-token]")+" and "+st.Redacted.Render("[redacted:jwt]")) {
+				t.Errorf("color %v: %s is not highlighted in place:\n%q", color, mark, v)
+			}
+		}
+		if strings.Contains(v, st.Redacted.Render("[redacted:unknown]")) {
+			t.Errorf("color %v: a word in brackets that is no mark is highlighted", color)
+		}
+		if !strings.Contains(v, "2 redactions: 1 GitHub token, 1 JWT (highlighted)") {
+			t.Errorf("color %v: no count of the redactions:\n%s", color, v)
+		}
 	}
 }

@@ -80,6 +80,8 @@ type Styles struct {
 	Button, ButtonFocused lipgloss.Style
 	// Cursor draws the harness's cursor on a focused pty screen.
 	Cursor lipgloss.Style
+	// Redacted highlights a redaction mark in a capsule under review.
+	Redacted lipgloss.Style
 
 	border, borderFocused lipgloss.Style
 	title, titleFocused   lipgloss.Style
@@ -125,6 +127,7 @@ func NewStyles(r *lipgloss.Renderer, color bool) *Styles {
 	s.Button = base.Padding(0, 1)
 	s.ButtonFocused = base.Padding(0, 1).Reverse(true).Bold(true)
 	s.Cursor = base.Reverse(true)
+	s.Redacted = fg(base.Reverse(true), colWarn)
 
 	s.border = s.Dim
 	s.borderFocused = s.Accent

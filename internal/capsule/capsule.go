@@ -136,7 +136,11 @@ type Info struct {
 	Folders []string
 }
 
-// Build writes the capsule: plain Markdown of at most MaxBytes.
+// Build writes the capsule: plain Markdown of at most MaxBytes, with
+// every credential in it redacted (see Redact) and no bidirectional
+// control. What it quotes is redacted with a margin (redactSlack) before it
+// is cut to its section's budget, so no key cut in two at a budget leaves a
+// part of itself in the capsule.
 func Build(info Info, conv Conversation) string {
 	var b strings.Builder
 	name := clip(plaintext.Line(info.ParentName), nameBytes)
@@ -161,13 +165,13 @@ func Build(info Info, conv Conversation) string {
 	goal, asked, answer, done := split(conv.Messages)
 	b.WriteString("\n## Goal\n\n")
 	if goal != "" {
-		quote(&b, clip(goal, goalBytes))
+		quote(&b, redactHead(goal, goalBytes))
 	} else {
 		b.WriteString("Not recorded.\n")
 	}
 	if len(conv.Lines) > 0 {
 		b.WriteString("\n## What was said\n\nThe last lines of the earlier chat's terminal:\n\n")
-		quote(&b, tailLines(conv.Lines, scrollbackBytes))
+		quote(&b, redactLines(conv.Lines, scrollbackBytes))
 	}
 	if len(conv.Messages) > 0 || conv.Gap {
 		b.WriteString("\n## What was done\n\n")
@@ -178,21 +182,25 @@ func Build(info Info, conv Conversation) string {
 		}
 		if asked != "" {
 			b.WriteString("The last request:\n\n")
-			quote(&b, clip(asked, askedBytes))
+			quote(&b, redactHead(asked, askedBytes))
 		}
 		if answer != "" {
 			if asked != "" {
 				b.WriteString("\n")
 			}
 			b.WriteString("The last answer:\n\n")
-			quote(&b, clipTail(answer, answerBytes))
+			quote(&b, redactTail(answer, answerBytes))
 		}
 	}
 	b.WriteString("\n## Files touched\n\n")
 	if len(conv.Files) == 0 {
 		b.WriteString("None recorded.\n")
 	}
-	writeList(&b, conv.Files, filesBytes)
+	files := make([]string, len(conv.Files))
+	for i, f := range conv.Files {
+		files[i], _ = Redact(f)
+	}
+	writeList(&b, files, filesBytes)
 	b.WriteString("\n## Folders you can see\n\n")
 	if info.Cwd != "" {
 		fmt.Fprintf(&b, "- %s (the working folder)\n", clip(plaintext.Line(info.Cwd), foldersBytes))
@@ -200,7 +208,10 @@ func Build(info Info, conv Conversation) string {
 		b.WriteString("- the working folder: an empty folder of the chat's own\n")
 	}
 	writeList(&b, info.Folders, foldersBytes)
-	return fit(b.String())
+	// The heading, the folders and the note are redacted here; what was
+	// quoted already was, and is left as it is.
+	text, _ := Redact(b.String())
+	return fit(text)
 }
 
 // split picks out the goal (the first user message), the last exchange
@@ -236,33 +247,76 @@ func split(msgs []Message) (goal, asked, answer string, done []Message) {
 }
 
 // writeDone lists the steps, one line each, keeping the latest when they
-// do not all fit.
+// do not all fit. The lines are made from the latest back, so only those
+// kept (and one more) are redacted.
 func writeDone(b *strings.Builder, steps []Message, gap bool) {
-	lines := make([]string, 0, len(steps))
-	for _, m := range steps {
-		text := firstLine(m.Text)
-		switch m.Role {
-		case RoleUser:
-			text = "asked: " + text
-		case RoleTool:
-			text = "ran " + text
+	var lines []string // the latest first
+	start, size := len(steps), 0
+	for start > 0 {
+		l := stepLine(steps[start-1])
+		if size+len(l)+1 > doneBytes {
+			break
 		}
-		lines = append(lines, "- "+clip(text, stepBytes))
-	}
-	start, size := len(lines), 0
-	for start > 0 && size+len(lines[start-1])+1 <= doneBytes {
+		lines = append(lines, l)
+		size += len(l) + 1
 		start--
-		size += len(lines[start]) + 1
 	}
 	if start > 0 || gap {
 		b.WriteString("(Earlier steps left out.)\n")
 	}
-	if len(lines) == 0 {
+	if len(steps) == 0 {
 		b.WriteString("Nothing recorded.\n")
 	}
-	for _, l := range lines[start:] {
-		b.WriteString(l + "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		b.WriteString(lines[i] + "\n")
 	}
+}
+
+// stepLine is one line of "what was done": the first line of the step,
+// redacted and clipped.
+func stepLine(m Message) string {
+	text := cutRunes(firstLine(m.Text), stepBytes+redactSlack+1)
+	switch m.Role {
+	case RoleUser:
+		text = "asked: " + text
+	case RoleTool:
+		text = "ran " + text
+	}
+	return "- " + redactHead(text, stepBytes)
+}
+
+// redactSlack is how much more than it quotes a section redacts: more
+// than any one credential (but a private key, whose cut body still looks
+// random), so that one cut where the section ends is redacted whole.
+const redactSlack = 4 << 10
+
+// redactHead redacts the first n bytes of s (and redactSlack more) and
+// clips the result to n, marking a cut.
+func redactHead(s string, n int) string {
+	cut := len(s) > n+redactSlack
+	out, _ := Redact(cutRunes(s, n+redactSlack))
+	if cut && len(out) <= n {
+		return out + " […]"
+	}
+	return clip(out, n)
+}
+
+// redactTail redacts the last n bytes of s (and redactSlack more) and
+// clips the result to its last n, marking a cut.
+func redactTail(s string, n int) string {
+	cut := len(s) > n+redactSlack
+	out, _ := Redact(lastRunes(s, n+redactSlack))
+	if cut && len(out) <= n {
+		return "[…] " + out
+	}
+	return clipTail(out, n)
+}
+
+// redactLines redacts the last lines of a terminal (n bytes of them, and
+// redactSlack more) and joins the last of them that fit in n.
+func redactLines(lines []string, n int) string {
+	text, _ := Redact(tailLines(lines, n+redactSlack))
+	return tailLines(strings.Split(text, "\n"), n)
 }
 
 // writeList writes one item a line, stopping at budget bytes.
@@ -312,11 +366,19 @@ func clipTail(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
+	return "[…] " + lastRunes(s, n)
+}
+
+// lastRunes keeps the last n bytes of s, on a rune boundary.
+func lastRunes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
 	i := len(s) - n
 	for i < len(s) && !utf8.RuneStart(s[i]) {
 		i++
 	}
-	return "[…] " + s[i:]
+	return s[i:]
 }
 
 // tailLines joins the last lines that fit in n bytes.

@@ -3,6 +3,7 @@ package capsule
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // The parsers of outside files take any line without panicking, and what
@@ -60,4 +61,36 @@ func checkFuzzed(t *testing.T, c Conversation) {
 			t.Fatalf("control character %U in capsule", r)
 		}
 	}
+}
+
+// The redactor takes any text without panicking; what it adds is only its
+// marks; and its result redacted again is the same (no mark looks like a
+// credential, and no replacement leaves one behind). Seeds are in
+// testdata/fuzz/FuzzRedact.
+func FuzzRedact(f *testing.F) {
+	f.Add("ghp_" + fakeKey(36, 1) + " and API_KEY=" + fakeKey(20, 2))
+	f.Add("-----BEGIN PRIVATE KEY-----\n" + fakeKey(64, 3) + "\n-----END PRIVATE KEY-----")
+	f.Add("postgres://u:p4ss@h/db Bearer " + fakeKey(30, 4) + " \u202e")
+	f.Fuzz(func(t *testing.T, in string) {
+		out, counts := Redact(in)
+		added := 0
+		for k, n := range counts {
+			added += n * len(MarkOf(k))
+		}
+		if len(out) > len(in)+added {
+			t.Fatalf("%d bytes in, %d out, with %d bytes of marks (%s)", len(in), len(out), added, counts)
+		}
+		if CountMarks(out).Total() < counts.Total() {
+			t.Fatalf("%s counted, %s marked in %q", counts, CountMarks(out), out)
+		}
+		if utf8.ValidString(in) && !utf8.ValidString(out) {
+			t.Fatalf("valid UTF-8 in, invalid out: %q", out)
+		}
+		if strings.ContainsFunc(out, func(r rune) bool { return r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 }) {
+			t.Fatalf("a bidirectional control left in %q", out)
+		}
+		if again, more := Redact(out); again != out {
+			t.Fatalf("redacting twice changed more (%s):\nonce  %q\ntwice %q", more, out, again)
+		}
+	})
 }
