@@ -189,7 +189,11 @@ func (s *Server) view(e sessions.Entry) sessions.ChatJSON {
 			via, expected = st.FoldersVia, false
 		}
 	}
-	j := e.JSON(st.Status.String(), via)
+	status := st.Status.String()
+	if !st.Status.Live() && s.revivals.queued(e.ID) {
+		status = mux.StatusStarting.String() // waits its turn to start again
+	}
+	j := e.JSON(status, via)
 	j.FoldersViaExpected = expected
 	j.PendingDirectories = st.PendingDirectories
 	j.Unread = st.Unread
@@ -326,6 +330,7 @@ func (s *Server) lifecycle(method string, p ChatParams) (any, *Error) {
 	if _, err := s.opt.Store.Load(p.ID); err != nil {
 		return nil, failure(err)
 	}
+	s.revivals.take(p.ID) // the client's to start or stop now
 	var err error
 	switch method {
 	case MethodStart:

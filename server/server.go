@@ -98,6 +98,10 @@ type Server struct {
 	// mux's change notices.
 	views *viewHub
 
+	// revivals is the chats a server that died ran, waiting to start
+	// again a few at a time (revive.go).
+	revivals *reviveQueue
+
 	// prompts runs ACP turns and streams them to observers (prompt.go).
 	prompts promptHub
 }
@@ -142,6 +146,7 @@ func newServer(opt Options) *Server {
 		opt: opt, home: opt.Store.Home(), uid: os.Getuid(), pid: os.Getpid(),
 		wake: make(chan struct{}, 1), kill: make(chan struct{}),
 		conns: map[*conn]struct{}{}, tracked: map[string]struct{}{},
+		revivals: newReviveQueue(),
 	}
 	s.views = newViewHub(s)
 	return s
@@ -172,7 +177,9 @@ func (s *Server) run(ctx context.Context) error {
 	go func() { defer close(fanned); s.views.fanOut(stopFan) }()
 	go func() { defer close(announced); s.announce(stopFan) }()
 	defer func() { close(stopFan); <-fanned; <-announced }()
-	s.revive(left)
+	reviveCtx, stopRevive := context.WithCancel(context.Background())
+	revived := s.revive(reviveCtx, left)
+	defer func() { stopRevive(); <-revived }()
 	log := s.opt.Logger
 	log.Info("server listening", "socket", SocketPath(s.home), "pid", s.pid)
 	if s.opt.Ready != nil {
@@ -183,6 +190,8 @@ func (s *Server) run(ctx context.Context) error {
 
 	why := s.monitor(ctx)
 	log.Info("server stopping", "why", why)
+	stopRevive() // no chat starts again once the server stops
+	<-revived
 	s.shutdown()
 	<-accepted
 	log.Info("server stopped")
@@ -342,6 +351,9 @@ func (s *Server) idle() bool {
 // process now. The states are in-memory reads; the server's lock is not
 // held across them.
 func (s *Server) harnessRuns() bool {
+	if s.revivals.busy() {
+		return true // chats wait to start again
+	}
 	s.mu.Lock()
 	ids := make([]string, 0, len(s.tracked))
 	for id := range s.tracked {

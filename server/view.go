@@ -432,6 +432,7 @@ func (h *viewHub) write(c *conn, p WriteParams) (any, *Error) {
 	if err := m.Write(p.ID, p.Data); err != nil {
 		return nil, failure(err)
 	}
+	h.s.opt.Records.Used(p.ID)
 	return struct{}{}, nil
 }
 
@@ -461,6 +462,7 @@ func (h *viewHub) forget(p ForgetParams) (any, *Error) {
 	if p.ID == "" {
 		return nil, errorf(CodeInvalidParams, "Invalid params: id is required")
 	}
+	h.s.revivals.take(p.ID)
 	h.s.opt.Mux.Forget(p.ID)
 	h.pub.Lock()
 	delete(h.known, p.ID)
