@@ -16,8 +16,19 @@ import (
 //	                       at once, it takes longer than that in wall time
 //	ACPMUX_FAKE_INIT_LOG   a file to append {"chat","pid","start","end"}
 //	                       to (Unix nanoseconds), one line per initialize
+//	ACPMUX_FAKE_INIT_GATE  a file initialize waits for before it answers
+//	                       (looked for every 10 ms), so a test holds
+//	                       agents in initialize as long as it needs
 func initPace() (done func()) {
 	start := time.Now()
+	if gate := os.Getenv("ACPMUX_FAKE_INIT_GATE"); gate != "" {
+		for {
+			if _, err := os.Stat(gate); err == nil {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
 	if d, err := time.ParseDuration(os.Getenv("ACPMUX_FAKE_INIT_BURN")); err == nil {
 		burn(d)
 	}
