@@ -96,6 +96,7 @@ func reviveOrder(recs []runRecord) {
 
 // reviveQueue is the chats still to start again, in order; a stop, a
 // start or a removal of one by a client takes it out (reviveQueue.take).
+// A nil queue has nothing in it.
 type reviveQueue struct {
 	mu       sync.Mutex
 	cond     *sync.Cond
@@ -245,6 +246,9 @@ func (q *reviveQueue) attempt(id string) int {
 // take removes chat id from the queue (a client stopped, started or
 // removed it: it is the client's now), and reports whether it was there.
 func (q *reviveQueue) take(id string) bool {
+	if q == nil {
+		return false
+	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	i := slices.IndexFunc(q.waiting, func(r runRecord) bool { return r.Chat == id })
@@ -258,6 +262,9 @@ func (q *reviveQueue) take(id string) bool {
 // queued reports whether chat id waits in the queue, or is starting
 // from it (a retry may follow).
 func (q *reviveQueue) queued(id string) bool {
+	if q == nil {
+		return false
+	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return q.starting[id] || slices.ContainsFunc(q.waiting, func(r runRecord) bool { return r.Chat == id })
@@ -265,6 +272,9 @@ func (q *reviveQueue) queued(id string) bool {
 
 // busy reports whether chats wait or are starting: the server is not idle.
 func (q *reviveQueue) busy() bool {
+	if q == nil {
+		return false
+	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return !q.closed && (len(q.waiting) > 0 || q.inFlight > 0)
