@@ -179,7 +179,7 @@ func clipText(s string) string {
 // its harness (the way they went at its last start; before its first, the
 // table's expectation, marked so).
 func (s *Server) view(e sessions.Entry) sessions.ChatJSON {
-	st := s.opt.Mux.State(e.ID)
+	st := s.chatState(e.ID)
 	via, expected := harness.ViaNone, false
 	if e.Meta != nil {
 		if spec, ok := s.opt.Table.Get(e.Meta.Harness); ok {
@@ -189,11 +189,7 @@ func (s *Server) view(e sessions.Entry) sessions.ChatJSON {
 			via, expected = st.FoldersVia, false
 		}
 	}
-	status := st.Status.String()
-	if !st.Status.Live() && s.revivals.queued(e.ID) {
-		status = mux.StatusStarting.String() // waits its turn to start again
-	}
-	j := e.JSON(status, via)
+	j := e.JSON(st.Status.String(), via)
 	j.FoldersViaExpected = expected
 	j.PendingDirectories = st.PendingDirectories
 	j.Unread = st.Unread

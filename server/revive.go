@@ -286,3 +286,13 @@ func (q *reviveQueue) close() {
 	q.cond.Broadcast()
 	q.mu.Unlock()
 }
+
+// chatState is the mux's state of chat id, but for a chat waiting in the
+// revive queue (or between its attempts), which is starting.
+func (s *Server) chatState(id string) mux.State {
+	st := s.opt.Mux.State(id)
+	if !st.Status.Live() && s.revivals.queued(id) {
+		st.Status = mux.StatusStarting
+	}
+	return st
+}

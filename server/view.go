@@ -142,7 +142,7 @@ func (h *viewHub) publish(ids map[string]struct{}) {
 	views := make(map[string]ChatView, len(ids))
 	for id := range ids {
 		h.known[id] = struct{}{}
-		views[id] = ChatView{State: m.State(id), Terminal: m.Terminal(id)}
+		views[id] = ChatView{State: h.s.chatState(id), Terminal: m.Terminal(id)}
 	}
 	for _, v := range h.all() {
 		v.mark(views)
@@ -322,7 +322,7 @@ func (h *viewHub) watch(c *conn, p SizeParams) (any, *Error) {
 	v.mu.Unlock()
 	states := make(map[string]ChatView, len(h.known))
 	for id := range h.known {
-		states[id] = ChatView{State: m.State(id), Terminal: m.Terminal(id)}
+		states[id] = ChatView{State: h.s.chatState(id), Terminal: m.Terminal(id)}
 	}
 	return StatesResult{States: states}, nil
 }
@@ -355,7 +355,7 @@ func (h *viewHub) show(c *conn, p ShowParams) (any, *Error) {
 	for _, id := range p.IDs {
 		_, known := h.known[id]
 		if _, was := before[id]; known && before != nil && !was {
-			views[id] = ChatView{State: m.State(id), Terminal: m.Terminal(id)}
+			views[id] = ChatView{State: h.s.chatState(id), Terminal: m.Terminal(id)}
 		}
 	}
 	if len(views) > 0 {
