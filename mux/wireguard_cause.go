@@ -203,9 +203,26 @@ func (p *acpProcess) broken() bool {
 	}
 }
 
+// ErrInitTimeout is what the error of an ACP chat's start wraps when its
+// agent did not answer initialize within [acp] init_timeout (counted from
+// the agent's spawn): a caller that started many chats at once can tell
+// its own load from an agent that failed.
+var ErrInitTimeout = errors.New("initialize timed out")
+
+// timeoutError is an agent that did not answer a step in time; one for
+// initialize is ErrInitTimeout.
+type timeoutError struct {
+	msg  string
+	init bool
+}
+
+func (e *timeoutError) Error() string { return e.msg }
+
+func (e *timeoutError) Is(target error) bool { return e.init && target == ErrInitTimeout }
+
 // timedOut is the error for an agent that did not answer step in d.
 func (p *acpProcess) timedOut(step string, d time.Duration) error {
-	return errors.New(p.withStderr(fmt.Sprintf("agent did not answer %s within %s", step, shortDuration(d))))
+	return &timeoutError{msg: p.withStderr(fmt.Sprintf("agent did not answer %s within %s", step, shortDuration(d))), init: step == "initialize"}
 }
 
 // shortDuration writes 30s, 2m or 1h rather than 2m0s.

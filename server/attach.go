@@ -336,6 +336,7 @@ func (s *Server) attachInput(c *conn, p AttachInputParams) (any, *Error) {
 	if err := s.opt.Mux.Write(p.ID, p.Data); err != nil {
 		return nil, failure(err)
 	}
+	s.opt.Records.Used(p.ID)
 	return struct{}{}, nil
 }
 

@@ -179,7 +179,7 @@ func clipText(s string) string {
 // its harness (the way they went at its last start; before its first, the
 // table's expectation, marked so).
 func (s *Server) view(e sessions.Entry) sessions.ChatJSON {
-	st := s.opt.Mux.State(e.ID)
+	st := s.chatState(e.ID)
 	via, expected := harness.ViaNone, false
 	if e.Meta != nil {
 		if spec, ok := s.opt.Table.Get(e.Meta.Harness); ok {
@@ -326,6 +326,7 @@ func (s *Server) lifecycle(method string, p ChatParams) (any, *Error) {
 	if _, err := s.opt.Store.Load(p.ID); err != nil {
 		return nil, failure(err)
 	}
+	s.revivals.take(p.ID) // the client's to start or stop now
 	var err error
 	switch method {
 	case MethodStart:

@@ -193,6 +193,7 @@ func (s *Server) prompt(c *conn, p PromptParams) (any, *Error) {
 		return nil, errorf(CodeFailed, "a turn is already running: wait for it or cancel it")
 	}
 	s.track(p.ID)
+	s.opt.Records.Used(p.ID)
 	// Ready first, so that a loaded session's replay comes before the
 	// turn's mark and is not taken for its reply.
 	if err := s.opt.Mux.WaitReady(context.Background(), p.ID); err != nil {

@@ -54,7 +54,14 @@ type runRecord struct {
 	BootID     string    `json:"bootId"`
 	ServerPid  int       `json:"serverPid"`
 	Started    time.Time `json:"started"`
+	// Used is when the chat was last used (typed into, prompted) while
+	// this harness ran, to usedEvery; zero if it was not.
+	Used time.Time `json:"used,omitzero"`
 }
+
+// usedEvery is how often a chat's use is written at most: the order of
+// last use the next server revives chats in is that fine.
+const usedEvery = 5 * time.Second
 
 // Records keeps the agent home's records of running harnesses. Its
 // Started and Ended are the mux's hooks (mux.Options): they only note what
@@ -68,6 +75,7 @@ type Records struct {
 	log       *slog.Logger
 
 	mu   sync.Mutex
+	last map[string]*runRecord // each chat's latest record, as noted
 	due  map[string]*runRecord // nil: remove the chat's record
 	busy bool                  // the writer is writing a batch
 	done *sync.Cond            // signalled when a batch is written
@@ -85,7 +93,7 @@ func NewRecords(home string, log *slog.Logger) *Records {
 	}
 	r := &Records{
 		dir: filepath.Join(home, RunningDir), boot: readBootID(), serverPid: os.Getpid(), log: log,
-		due: map[string]*runRecord{}, wake: make(chan struct{}, 1), quit: make(chan struct{}),
+		last: map[string]*runRecord{}, due: map[string]*runRecord{}, wake: make(chan struct{}, 1), quit: make(chan struct{}),
 	}
 	r.done = sync.NewCond(&r.mu)
 	go r.writer()
@@ -129,10 +137,48 @@ func (r *Records) Ended(id string, respawning bool) {
 // forget removes the record of a chat, whatever it says.
 func (r *Records) forget(id string) { r.note(id, nil) }
 
+// Used records that chat id was used now (typed into, prompted), if its
+// harness runs, at most once per usedEvery: the next server starts the
+// chats it revives most recently used first.
+func (r *Records) Used(id string) {
+	if r == nil {
+		return
+	}
+	now := time.Now().UTC()
+	r.mu.Lock()
+	last := r.last[id]
+	if last == nil || now.Sub(last.Used) < usedEvery {
+		r.mu.Unlock()
+		return
+	}
+	rec := *last
+	rec.Used = now
+	r.noteLocked(id, &rec)
+	r.mu.Unlock()
+	r.poke()
+}
+
 func (r *Records) note(id string, rec *runRecord) {
 	r.mu.Lock()
-	r.due[id] = rec
+	if last := r.last[id]; rec != nil && last != nil && rec.Used.IsZero() {
+		rec.Used = last.Used // a respawn keeps the chat's last use
+	}
+	r.noteLocked(id, rec)
 	r.mu.Unlock()
+	r.poke()
+}
+
+func (r *Records) noteLocked(id string, rec *runRecord) {
+	r.due[id] = rec
+	if rec == nil {
+		delete(r.last, id)
+	} else {
+		r.last[id] = rec
+	}
+}
+
+// poke wakes the writer.
+func (r *Records) poke() {
 	select {
 	case r.wake <- struct{}{}:
 	default:

@@ -111,6 +111,10 @@ type Server struct {
 	// mux's change notices.
 	views *viewHub
 
+	// revivals is the chats a server that died ran, waiting to start
+	// again a few at a time (revive.go).
+	revivals *reviveQueue
+
 	// prompts runs ACP turns and streams them to observers (prompt.go).
 	prompts promptHub
 }
@@ -161,7 +165,7 @@ func newServer(opt Options) *Server {
 		opt: opt, home: opt.Store.Home(), uid: os.Getuid(), pid: os.Getpid(),
 		wake: make(chan struct{}, 1), kill: make(chan struct{}),
 		conns: map[*conn]struct{}{}, perPeer: map[int]int{}, tracked: map[string]struct{}{},
-		hookPeer: processOfHarness,
+		hookPeer: processOfHarness, revivals: newReviveQueue(),
 	}
 	s.views = newViewHub(s)
 	return s
@@ -192,7 +196,9 @@ func (s *Server) run(ctx context.Context) error {
 	go func() { defer close(fanned); s.views.fanOut(stopFan) }()
 	go func() { defer close(announced); s.announce(stopFan) }()
 	defer func() { close(stopFan); <-fanned; <-announced }()
-	s.revive(left)
+	reviveCtx, stopRevive := context.WithCancel(context.Background())
+	revived := s.revive(reviveCtx, left)
+	defer func() { stopRevive(); <-revived }()
 	log := s.opt.Logger
 	log.Info("server listening", "socket", SocketPath(s.home), "pid", s.pid)
 	if s.opt.Ready != nil {
@@ -203,6 +209,8 @@ func (s *Server) run(ctx context.Context) error {
 
 	why := s.monitor(ctx)
 	log.Info("server stopping", "why", why)
+	stopRevive() // no chat starts again once the server stops
+	<-revived
 	s.shutdown()
 	<-accepted
 	log.Info("server stopped")
@@ -341,6 +349,9 @@ func (s *Server) idle() bool {
 // process now. The states are in-memory reads; the server's lock is not
 // held across them.
 func (s *Server) harnessRuns() bool {
+	if s.revivals.busy() {
+		return true // chats wait to start again
+	}
 	s.mu.Lock()
 	ids := make([]string, 0, len(s.tracked))
 	for id := range s.tracked {

@@ -142,7 +142,7 @@ func (h *viewHub) publish(ids map[string]struct{}) {
 	views := make(map[string]ChatView, len(ids))
 	for id := range ids {
 		h.known[id] = struct{}{}
-		views[id] = ChatView{State: m.State(id), Terminal: m.Terminal(id)}
+		views[id] = ChatView{State: h.s.chatState(id), Terminal: m.Terminal(id)}
 	}
 	for _, v := range h.all() {
 		v.mark(views)
@@ -322,7 +322,7 @@ func (h *viewHub) watch(c *conn, p SizeParams) (any, *Error) {
 	v.mu.Unlock()
 	states := make(map[string]ChatView, len(h.known))
 	for id := range h.known {
-		states[id] = ChatView{State: m.State(id), Terminal: m.Terminal(id)}
+		states[id] = ChatView{State: h.s.chatState(id), Terminal: m.Terminal(id)}
 	}
 	return StatesResult{States: states}, nil
 }
@@ -355,7 +355,7 @@ func (h *viewHub) show(c *conn, p ShowParams) (any, *Error) {
 	for _, id := range p.IDs {
 		_, known := h.known[id]
 		if _, was := before[id]; known && before != nil && !was {
-			views[id] = ChatView{State: m.State(id), Terminal: m.Terminal(id)}
+			views[id] = ChatView{State: h.s.chatState(id), Terminal: m.Terminal(id)}
 		}
 	}
 	if len(views) > 0 {
@@ -432,6 +432,7 @@ func (h *viewHub) write(c *conn, p WriteParams) (any, *Error) {
 	if err := m.Write(p.ID, p.Data); err != nil {
 		return nil, failure(err)
 	}
+	h.s.opt.Records.Used(p.ID)
 	return struct{}{}, nil
 }
 
@@ -461,6 +462,7 @@ func (h *viewHub) forget(p ForgetParams) (any, *Error) {
 	if p.ID == "" {
 		return nil, errorf(CodeInvalidParams, "Invalid params: id is required")
 	}
+	h.s.revivals.take(p.ID)
 	h.s.opt.Mux.Forget(p.ID)
 	h.pub.Lock()
 	delete(h.known, p.ID)

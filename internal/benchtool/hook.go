@@ -3,16 +3,20 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
+	"github.com/acpmux/acpmux-tui/server"
 )
 
 // The hook benchmark: how long `acpmux-tui hook PreToolUse` takes from
@@ -22,7 +26,15 @@ import (
 // server it reports to; the same runs with no server (no socket) beside
 // them, and /bin/true as the floor of a fork and exec on this machine. The
 // three kinds of run take turns, so a machine that slows down slows all
-// three.
+// three. Then the same runs with the server while two busy loops spin (a
+// loaded machine), and the worst case: deafRuns runs each against a server
+// that accepts and never answers and one that never accepts, a
+// Notification with a stdin that is never closed (the hook's every wait
+// runs to its deadline).
+
+// deafRuns is how many runs each deaf server gets: each lasts the hook's
+// whole deadline.
+const deafRuns = 20
 
 // hookEvent is the typical PreToolUse event: what Claude Code writes on a
 // hook's stdin before a Bash tool call.
@@ -74,12 +86,156 @@ func hookBench(binary, home string, n int) error {
 		}
 		floor = append(floor, d)
 	}
+	stopBusy, err := startBusyLoops(2)
+	if err != nil {
+		return err
+	}
+	var loaded []time.Duration
+	for i := range n {
+		d, err := timeHook(r.binary, withServer)
+		if err != nil {
+			stopBusy()
+			return fmt.Errorf("run %d with the server and two busy loops: %w", i+1, err)
+		}
+		loaded = append(loaded, d)
+	}
+	stopBusy()
+	deafAccept, err := deafBench(r.binary, r.home, id, "deaf-accept", listenDeaf)
+	if err != nil {
+		return err
+	}
+	deafFull, err := deafBench(r.binary, r.home, id, "deaf-full", listenFull)
+	if err != nil {
+		return err
+	}
 	emit("bench", "hook")
 	emit("runs", n)
 	emitTimes("server", server)
 	emitTimes("noserver", none)
 	emitTimes("true", floor)
+	emitTimes("busy_server", loaded)
+	emit("deaf_runs", deafRuns)
+	emitTimes("deaf_accept", deafAccept)
+	emitTimes("deaf_full", deafFull)
 	return emitInits(r.binary, withServer)
+}
+
+// startBusyLoops starts n shell loops that spin until the returned stop.
+func startBusyLoops(n int) (stop func(), err error) {
+	var cmds []*exec.Cmd
+	stop = func() {
+		for _, c := range cmds {
+			_ = c.Process.Kill()
+			_ = c.Wait()
+		}
+	}
+	for range n {
+		c := exec.Command("/bin/sh", "-c", "while :; do :; done")
+		if err := c.Start(); err != nil {
+			stop()
+			return nil, err
+		}
+		cmds = append(cmds, c)
+	}
+	return stop, nil
+}
+
+// deafBench times deafRuns runs of a Notification hook, its stdin a pipe
+// never closed, against the socket listen makes in a new agent home
+// (named name under home) for chat id.
+func deafBench(binary, home, id, name string, listen func(socket string) (func(), error)) ([]time.Duration, error) {
+	dir := filepath.Join(home, name)
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return nil, err
+	}
+	socket := filepath.Join(dir, server.SocketName)
+	addr, release, err := server.ShortAddr(socket) // as the hook reaches it
+	if err != nil {
+		return nil, err
+	}
+	closeIt, err := listen(addr)
+	release()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	defer os.Remove(socket)
+	defer closeIt()
+	env := hookEnviron(dir, id)
+	var times []time.Duration
+	for i := range deafRuns {
+		r, w, err := os.Pipe()
+		if err != nil {
+			return nil, err
+		}
+		cmd := exec.Command(binary, harness.HookCommand, "Notification")
+		cmd.Env, cmd.Stdin = env, r
+		d, err := timeExec(cmd)
+		r.Close()
+		w.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s run %d: %w", name, i+1, err)
+		}
+		times = append(times, d)
+	}
+	return times, nil
+}
+
+// listenDeaf listens on socket, accepts, reads and never answers.
+func listenDeaf(socket string) (func(), error) {
+	ln, err := net.Listen("unix", socket)
+	if err != nil {
+		return nil, err
+	}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() { _, _ = io.Copy(io.Discard, c); c.Close() }()
+		}
+	}()
+	return func() { ln.Close() }, nil
+}
+
+// listenFull listens on socket and never accepts: its queue is filled
+// at once, so a connect waits.
+func listenFull(socket string) (func(), error) {
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	fds := []int{fd}
+	closeAll := func() {
+		for _, f := range fds {
+			syscall.Close(f)
+		}
+	}
+	addr := &syscall.SockaddrUnix{Name: socket}
+	if err := syscall.Bind(fd, addr); err != nil {
+		closeAll()
+		return nil, err
+	}
+	if err := syscall.Listen(fd, 0); err != nil {
+		closeAll()
+		return nil, err
+	}
+	for range 64 {
+		c, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_NONBLOCK|syscall.SOCK_CLOEXEC, 0)
+		if err != nil {
+			closeAll()
+			return nil, err
+		}
+		fds = append(fds, c)
+		if err := syscall.Connect(c, addr); err == syscall.EAGAIN {
+			return closeAll, nil
+		} else if err != nil {
+			closeAll()
+			return nil, err
+		}
+	}
+	closeAll()
+	return nil, fmt.Errorf("the queue of %s did not fill", socket)
 }
 
 // newChatJSON creates a chat with `acpmux-tui new --json`, as a user

@@ -15,7 +15,9 @@
 // $ACPMUX_CHAT_ID with one _acpmux/hook call and waits for the answer, so
 // hooks run one after another reach the server in order. It never prints
 // (Claude Code would show it) and always exits 0; whatever goes wrong (no
-// chat id, no server, a slow one) it gives up silently.
+// chat id, no server, a slow one, a stdin that never ends) it gives up
+// silently, and within Ceiling of its exec: one deadline bounds all it
+// does, read from the process's own start time.
 //
 // main imports it for this side effect only. Exiting from an init is an
 // exception to "nothing below main exits", made for speed.
@@ -23,7 +25,6 @@ package hookearly
 
 import (
 	"encoding/json"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,6 +33,7 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // The contract, as harness and server have it (hook_test.go and
@@ -52,22 +54,31 @@ const (
 	// InputMax is how much of a hook's stdin is kept for parsing: the rest
 	// (a PostToolUse's tool output can be megabytes) is read and dropped.
 	InputMax = 1 << 20
-	// StdinWait bounds the wait for a hook's stdin to end: Claude Code
-	// writes the event and closes it at once.
-	StdinWait = 500 * time.Millisecond
-	// CallWait bounds the call to the server: connect, write and answer.
-	CallWait = 300 * time.Millisecond
+	// Ceiling is the documented bound on one hook call, from its exec to
+	// its exit (docs/cli.md), whatever the server or stdin does.
+	Ceiling = 300 * time.Millisecond
+	// Budget is what the hook gives itself from its exec: reading stdin,
+	// the connect, the write and the answer all end by then. The rest of
+	// Ceiling is for waking at the deadline and exiting, which a loaded
+	// machine slows.
+	Budget = 250 * time.Millisecond
+	// CallReserve is what a Notification keeps of the budget for its call
+	// when its stdin does not end: its stdin has the rest.
+	CallReserve = 100 * time.Millisecond
 	// MessageMax and TypeMax bound what a Notification's message and type
 	// (and an event's name, or Codex's type) carry to the server.
 	MessageMax = 4 << 10
 	TypeMax    = 256
 	// answerMax bounds one line read from the server.
 	answerMax = 4 << 10
+	// minLeft is what the hook keeps for itself when its exec alone took
+	// the budget (a machine that slow misses the ceiling anyway).
+	minLeft = 20 * time.Millisecond
 )
 
 func init() {
 	if len(os.Args) > 1 && os.Args[1] == hookCommand {
-		Run(os.Args[2:], os.Stdin, os.Getenv)
+		Run(os.Args[2:], 0, os.Getenv, time.Now().Add(untilBudget()))
 		os.Exit(0)
 	}
 }
@@ -82,8 +93,11 @@ type Params struct {
 }
 
 // Run is the hook subcommand: args are EVENT and, for codex-notify, the
-// notification's JSON last. It never prints and never fails.
-func Run(args []string, stdin io.Reader, getenv func(string) string) {
+// notification's JSON last; stdin is the file descriptor of the event's
+// input. Everything it does ends by deadline: a caller that leaves stdin
+// open, a server that does not accept or does not answer, cannot hold it
+// longer. It never prints and never fails.
+func Run(args []string, stdin int, getenv func(string) string, deadline time.Time) {
 	defer func() { _ = recover() }() // a panic's trace would reach the harness's screen
 	if len(args) == 0 || args[0] == "" || len(args[0]) > TypeMax {
 		return
@@ -95,33 +109,129 @@ func Run(args []string, stdin io.Reader, getenv func(string) string) {
 		if len(args) > 1 {
 			p.Payload = ParseCodexNotify(args[len(args)-1])
 		}
-		report(home, p)
+		report(home, p, deadline)
 		if len(args) > 1 {
 			passOn(getenv(envCodexNotify), args[len(args)-1])
 		}
 		return
 	}
 	// Claude Code writes the event's JSON on stdin and closes it. Only a
-	// Notification's fields are sent on; every other event is reported
-	// while its input is still being read, and read to its end after.
-	input := make(chan []byte, 1)
-	go func() { input <- readInput(stdin) }()
-	stdinWait := time.NewTimer(StdinWait)
-	defer stdinWait.Stop()
+	// Notification's fields are sent on, read until the JSON is whole (or
+	// its stdin ends); every other event is reported first. Then stdin is
+	// read to its end, so Claude Code's write never fails, until the
+	// deadline.
+	in := input{fd: stdin}
 	if p.Event == "Notification" {
-		select {
-		case b := <-input:
-			p.NotificationType, p.Message = ParseInput(b)
-		case <-stdinWait.C:
+		in.keep = true
+		in.read(deadline.Add(-CallReserve), wholeObject)
+		p.NotificationType, p.Message = ParseInput(in.kept)
+		in.keep, in.kept = false, nil
+	}
+	report(home, p, deadline)
+	in.read(deadline, nil)
+}
+
+// untilBudget returns how long is left of Budget since the process was
+// executed, as /proc/self/stat and the boot-time clock tell (the start
+// time is in clock ticks, 1/100 s, rounded down: what is left is rounded
+// down too); Budget itself when they cannot be read. The file is read
+// with plain system calls: an os.File would set up the runtime's poller,
+// which costs a hook system calls and a thread's wake-ups for nothing.
+func untilBudget() time.Duration {
+	fd, err := syscall.Open("/proc/self/stat", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return Budget
+	}
+	buf := make([]byte, 1024)
+	n, err := syscall.Read(fd, buf)
+	syscall.Close(fd)
+	if err != nil || n <= 0 {
+		return Budget
+	}
+	b := buf[:n]
+	end := strings.LastIndexByte(string(b), ')')
+	if end < 0 {
+		return Budget
+	}
+	f := strings.Fields(string(b[end+1:]))
+	if len(f) < 20 {
+		return Budget
+	}
+	ticks, err := strconv.ParseUint(f[19], 10, 64) // field 22, starttime
+	if err != nil {
+		return Budget
+	}
+	var now syscall.Timespec
+	const clockBoottime = 7
+	if _, _, e := syscall.RawSyscall(syscall.SYS_CLOCK_GETTIME, clockBoottime, uintptr(unsafe.Pointer(&now)), 0); e != 0 {
+		return Budget
+	}
+	since := time.Duration(now.Nano()) - time.Duration(ticks)*10*time.Millisecond
+	if since < 0 || since > time.Minute {
+		return Budget // a clock that does not agree with the start time
+	}
+	return max(Budget-since, minLeft)
+}
+
+// input reads a hook's stdin, a file descriptor, with a deadline: it waits
+// for data with select(2), so a stdin left open (a pipe whose writer never
+// closes it, a terminal) cannot block it past the deadline.
+type input struct {
+	fd    int
+	keep  bool   // keep the first InputMax bytes in kept
+	kept  []byte // what was kept
+	ended bool   // its end (or an error) was read
+}
+
+// read reads until stdin ends, until enough (if not nil) says what is kept
+// is enough, or until deadline.
+func (in *input) read(deadline time.Time, enough func([]byte) bool) {
+	buf := make([]byte, 64<<10)
+	for !in.ended {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return
 		}
-		report(home, p)
-		return
+		var set syscall.FdSet
+		word := int(unsafe.Sizeof(set.Bits[0])) * 8
+		set.Bits[in.fd/word] |= 1 << (in.fd % word)
+		tv := syscall.NsecToTimeval(int64(left))
+		n, err := syscall.Select(in.fd+1, &set, nil, nil, &tv)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			in.ended = true // no stdin at all (closed: EBADF)
+			return
+		}
+		if n == 0 {
+			continue // the deadline, checked above
+		}
+		n, err = syscall.Read(in.fd, buf)
+		if err == syscall.EINTR || err == syscall.EAGAIN {
+			continue
+		}
+		if err != nil || n <= 0 {
+			in.ended = true
+			return
+		}
+		if in.keep && len(in.kept) < InputMax {
+			in.kept = append(in.kept, buf[:min(n, InputMax-len(in.kept))]...)
+			if enough != nil && enough(in.kept) {
+				return
+			}
+		}
 	}
-	report(home, p)
-	select {
-	case <-input:
-	case <-stdinWait.C:
+}
+
+// wholeObject reports whether b is a whole JSON object (with blanks
+// around it): Claude Code's event, all there even if stdin stays open.
+func wholeObject(b []byte) bool {
+	i := len(b)
+	for i > 0 && (b[i-1] == ' ' || b[i-1] == '\n' || b[i-1] == '\r' || b[i-1] == '\t') {
+		i--
 	}
+	return i > 0 && b[i-1] == '}' && json.Valid(b)
 }
 
 // passOn runs the notify program of the user's own Codex config (own, a
@@ -149,14 +259,6 @@ func passOn(own, notification string) {
 	if p, err := os.StartProcess(path, append(argv, notification), attr); err == nil {
 		_ = p.Release()
 	}
-}
-
-// readInput reads r to its end and returns at most its first InputMax
-// bytes.
-func readInput(r io.Reader) []byte {
-	b, _ := io.ReadAll(io.LimitReader(r, InputMax))
-	_, _ = io.Copy(io.Discard, r)
-	return b
 }
 
 // ParseInput reads a Claude Code hook event's JSON and returns what a
@@ -208,10 +310,10 @@ type request struct {
 
 // report sends p to the server of the agent home and waits for its answer,
 // whatever it is (an error answer, as from a server that does not know the
-// method, ends the call too), for at most CallWait. Without a home or a
+// method, ends the call too), until deadline at most. Without a home or a
 // chat id, or with no server, it does nothing. The socket is a raw one
 // with kernel timeouts: package net is initialized too late to be used.
-func report(home string, p Params) {
+func report(home string, p Params, deadline time.Time) {
 	if home == "" || p.ID == "" {
 		return
 	}
@@ -219,7 +321,6 @@ func report(home string, p Params) {
 	if err != nil {
 		return
 	}
-	deadline := time.Now().Add(CallWait)
 	addr := filepath.Join(home, socketName)
 	if len(addr) > maxSunPath {
 		// As server.ShortAddr: the socket reached through its folder's fd.

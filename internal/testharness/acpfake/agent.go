@@ -42,6 +42,7 @@ func newAgent(cfg config, out *stdout) *fakeAgent {
 // Initialize advertises what the environment asked for.
 func (a *fakeAgent) Initialize(_ context.Context, p acp.InitializeRequest) (acp.InitializeResponse, error) {
 	logf("acpfake: initialize protocolVersion=%d", p.ProtocolVersion)
+	defer initPace()()
 	caps := acp.AgentCapabilities{LoadSession: a.cfg.load}
 	if a.cfg.advertiseDirs {
 		caps.SessionCapabilities.AdditionalDirectories = &acp.SessionAdditionalDirectoriesCapabilities{}
