@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -48,14 +49,30 @@ const hookEvent = `{"session_id":"0b7c2f1e-5a4d-4c1e-9f3a-2d8e6b1c0a9f",` +
 // fresh agent home home, and n times with no server; it prints p50, p99,
 // mean and max of each (server_*, noserver_*, true_*, in milliseconds), and
 // what the binary's package inits cost (one run with GODEBUG=inittrace=1).
+// The runs are made from inside a chat, as Claude Code makes them: the
+// chat's harness is `benchtool hook-loop` (hookLoop), so each report is
+// one the server takes (it takes them only from the chat's own harness)
+// and goes the whole way: the server's call, the mux's report, the status
+// changed.
 func hookBench(binary, home string, n int) error {
-	r, err := newServerRig(binary, home, map[string]config.HarnessConfig{"bench-hook": {Command: "/bin/cat"}})
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	abs, err := filepath.Abs(binary)
+	if err != nil {
+		return err
+	}
+	times := filepath.Join(filepath.Dir(home), filepath.Base(home)+".hook-times")
+	os.Remove(times)
+	defer os.Remove(times)
+	r, err := newServerRig(binary, home, map[string]config.HarnessConfig{
+		"bench-hook": {Command: self, Args: []string{"hook-loop", abs, strconv.Itoa(n), times}},
+	})
 	if err != nil {
 		return err
 	}
 	defer r.close()
-	// A running chat, so each hook goes the whole way: the server's call,
-	// the mux's report, the status changed.
 	if err := r.watch(); err != nil {
 		return err
 	}
@@ -64,42 +81,10 @@ func hookBench(binary, home string, n int) error {
 		return err
 	}
 	id := ids[0]
-	absent := filepath.Join(r.home, "no-server") // an agent home with no socket
-	if err := os.Mkdir(absent, 0o700); err != nil {
-		return err
-	}
-	withServer := hookEnviron(r.home, id)
-	noServer := hookEnviron(absent, id)
-	var server, none, floor []time.Duration
-	for i := range n {
-		d, err := timeHook(r.binary, withServer)
-		if err != nil {
-			return fmt.Errorf("run %d with the server: %w", i+1, err)
-		}
-		server = append(server, d)
-		if d, err = timeHook(r.binary, noServer); err != nil {
-			return fmt.Errorf("run %d with no server: %w", i+1, err)
-		}
-		none = append(none, d)
-		if d, err = timeExec(exec.Command("/bin/true")); err != nil {
-			return fmt.Errorf("run %d of /bin/true: %w", i+1, err)
-		}
-		floor = append(floor, d)
-	}
-	stopBusy, err := startBusyLoops(2)
+	got, err := waitHookTimes(times, time.Duration(n)*time.Second+5*time.Minute)
 	if err != nil {
 		return err
 	}
-	var loaded []time.Duration
-	for i := range n {
-		d, err := timeHook(r.binary, withServer)
-		if err != nil {
-			stopBusy()
-			return fmt.Errorf("run %d with the server and two busy loops: %w", i+1, err)
-		}
-		loaded = append(loaded, d)
-	}
-	stopBusy()
 	deafAccept, err := deafBench(r.binary, r.home, id, "deaf-accept", listenDeaf)
 	if err != nil {
 		return err
@@ -110,14 +95,110 @@ func hookBench(binary, home string, n int) error {
 	}
 	emit("bench", "hook")
 	emit("runs", n)
-	emitTimes("server", server)
-	emitTimes("noserver", none)
-	emitTimes("true", floor)
-	emitTimes("busy_server", loaded)
+	for _, kind := range []string{"server", "noserver", "true", "busy_server"} {
+		if len(got[kind]) != n {
+			return fmt.Errorf("the chat's hook loop timed %d %s runs, want %d", len(got[kind]), kind, n)
+		}
+		emitTimes(kind, got[kind])
+	}
 	emit("deaf_runs", deafRuns)
 	emitTimes("deaf_accept", deafAccept)
 	emitTimes("deaf_full", deafFull)
-	return emitInits(r.binary, withServer)
+	return emitInits(r.binary, hookEnviron(r.home, id))
+}
+
+// waitHookTimes waits, at most wait, for the file hookLoop writes, and
+// reads its times by kind.
+func waitHookTimes(file string, wait time.Duration) (map[string][]time.Duration, error) {
+	deadline := time.Now().Add(wait)
+	var b []byte
+	for {
+		var err error
+		if b, err = os.ReadFile(file); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("the chat's hook loop wrote no times to %s within %s", file, wait)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	got := map[string][]time.Duration{}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		kind, val, _ := strings.Cut(line, " ")
+		if kind == "error" {
+			return nil, fmt.Errorf("the chat's hook loop: %s", val)
+		}
+		ns, err := strconv.ParseInt(val, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("hook times: %q", line)
+		}
+		got[kind] = append(got[kind], time.Duration(ns))
+	}
+	return got, nil
+}
+
+// hookLoop is `benchtool hook-loop BIN N FILE`, a chat's harness for
+// hookBench: from inside the chat, as Claude Code runs its hooks, it times
+// N hooks reporting to the chat's server (the ACPMUX_HOME and
+// ACPMUX_CHAT_ID the chat gives it), each followed by one with no server
+// and one of /bin/true (the three take turns, so a machine that slows down
+// slows all three), then N more while two busy loops spin. It writes
+// "KIND NANOSECONDS" lines to FILE (atomically; "error TEXT" if a run
+// failed) and then holds its pty until it is stopped.
+func hookLoop(binary string, n int, file string) error {
+	err := hookLoopRuns(binary, n, file)
+	if err != nil {
+		os.WriteFile(file+".tmp", []byte("error "+strings.ReplaceAll(err.Error(), "\n", " ")+"\n"), 0o644)
+	}
+	if rerr := os.Rename(file+".tmp", file); rerr != nil && err == nil {
+		err = rerr
+	}
+	_, _ = io.Copy(io.Discard, os.Stdin)
+	return err
+}
+
+func hookLoopRuns(binary string, n int, file string) error {
+	id, home := os.Getenv(harness.EnvChatID), os.Getenv(harness.EnvHome)
+	if id == "" || home == "" {
+		return fmt.Errorf("not run as a chat's harness: %s or %s unset", harness.EnvChatID, harness.EnvHome)
+	}
+	absent, err := os.MkdirTemp("", "acpmux-no-server") // an agent home with no socket
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(absent)
+	withServer := hookEnviron(home, id)
+	noServer := hookEnviron(absent, id)
+	var out strings.Builder
+	record := func(kind string, d time.Duration) { fmt.Fprintf(&out, "%s %d\n", kind, d.Nanoseconds()) }
+	for i := range n {
+		d, err := timeHook(binary, withServer)
+		if err != nil {
+			return fmt.Errorf("run %d with the server: %w", i+1, err)
+		}
+		record("server", d)
+		if d, err = timeHook(binary, noServer); err != nil {
+			return fmt.Errorf("run %d with no server: %w", i+1, err)
+		}
+		record("noserver", d)
+		if d, err = timeExec(exec.Command("/bin/true")); err != nil {
+			return fmt.Errorf("run %d of /bin/true: %w", i+1, err)
+		}
+		record("true", d)
+	}
+	stopBusy, err := startBusyLoops(2)
+	if err != nil {
+		return err
+	}
+	defer stopBusy()
+	for i := range n {
+		d, err := timeHook(binary, withServer)
+		if err != nil {
+			return fmt.Errorf("run %d with the server and two busy loops: %w", i+1, err)
+		}
+		record("busy_server", d)
+	}
+	return os.WriteFile(file+".tmp", []byte(out.String()), 0o644)
 }
 
 // startBusyLoops starts n shell loops that spin until the returned stop.

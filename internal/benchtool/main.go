@@ -33,6 +33,7 @@
 //	benchtool hook BIN HOME N                  N runs of `BIN hook PreToolUse`, exec to exit
 //	benchtool server-held BIN HOME HELD N      N fresh hellos, and N while two processes hold HELD connections each
 //	benchtool hold SOCKET N                    hold N connections to SOCKET (server-held's holders)
+//	benchtool hook-loop BIN N FILE             hook's timing loop, run as a chat's harness
 //
 // The flood (package flood) is deterministic: lines of 12 words drawn from
 // plain words, SGR colour, CJK and emoji by a fixed-seed generator, so every
@@ -67,7 +68,8 @@ const usage = `usage:
   benchtool server-scale BIN HOME N SECONDS
   benchtool hook BIN HOME N
   benchtool server-held BIN HOME HELD N
-  benchtool hold SOCKET N`
+  benchtool hold SOCKET N
+  benchtool hook-loop BIN N FILE`
 
 func main() {
 	if err := run(os.Args[1:]); err != nil {
@@ -186,6 +188,12 @@ func runServer(cmd string, rest []string) error {
 			return err
 		}
 		return heldBench(rest[0], rest[1], held, n)
+	case cmd == "hook-loop" && len(rest) == 3:
+		n, err := positive(rest[1])
+		if err != nil {
+			return err
+		}
+		return hookLoop(rest[0], n, rest[2])
 	case cmd == "hold" && len(rest) == 2:
 		n, err := positive(rest[1])
 		if err != nil {
