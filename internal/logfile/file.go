@@ -26,16 +26,18 @@ const (
 
 // File is a log file opened for appending that rotates when it passes
 // MaxBytes. Several processes (the server, the TUI, commands) may append to
-// the same path: each checks the file's real size before it writes, and a
-// rotation is done under a file lock by whichever process finds the file
-// full; the others notice the rename and reopen the new file.
+// the same path: each write takes a lock shared by them all (a flock on
+// PATH.lock), checks the file's real size, rotates it first when the record
+// would pass the cap, and writes; a process that finds another has rotated
+// reopens the new file. So no file passes the cap, whoever writes.
 type File struct {
 	path string
 	max  int64
 	keep int
 
-	mu sync.Mutex
-	f  *os.File
+	mu   sync.Mutex
+	f    *os.File
+	lock *os.File
 }
 
 // Open opens (creating it and its folder) the log at path, to rotate past
@@ -51,7 +53,12 @@ func Open(path string, maxBytes int64, keep int) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &File{path: path, max: maxBytes, keep: keep, f: f}, nil
+	lock, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("open log: %w", err)
+	}
+	return &File{path: path, max: maxBytes, keep: keep, f: f, lock: lock}, nil
 }
 
 func openAppend(path string) (*os.File, error) {
@@ -70,6 +77,13 @@ func (l *File) Write(p []byte) (int, error) {
 	if l.f == nil {
 		return 0, os.ErrClosed
 	}
+	if err := unix.Flock(int(l.lock.Fd()), unix.LOCK_EX); err != nil {
+		return 0, fmt.Errorf("write log: %w", err)
+	}
+	defer unix.Flock(int(l.lock.Fd()), unix.LOCK_UN) //nolint:errcheck // closing releases it too
+	if err := l.reopenIfRotated(); err != nil {
+		return 0, err
+	}
 	if fi, err := l.f.Stat(); err == nil && fi.Size() > 0 && fi.Size()+int64(len(p)) > l.max {
 		if err := l.rotate(); err != nil {
 			// The log is full and cannot be rotated (a read-only folder,
@@ -80,36 +94,36 @@ func (l *File) Write(p []byte) (int, error) {
 	return l.f.Write(p)
 }
 
-// rotate shifts path.N-1 to path.N ... path to path.1 and reopens path,
-// under a lock shared by every process that writes the log. A process that
-// finds another has already rotated (the name no longer points at its file)
-// only reopens.
-func (l *File) rotate() error {
-	lock, err := os.OpenFile(l.path+".lock", os.O_CREATE|os.O_RDWR|unix.O_CLOEXEC, 0o600)
-	if err != nil {
-		return fmt.Errorf("rotate log: %w", err)
-	}
-	defer lock.Close()
-	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
-		return fmt.Errorf("rotate log: %w", err)
-	}
-	defer unix.Flock(int(lock.Fd()), unix.LOCK_UN) //nolint:errcheck // closing releases it too
-
+// reopenIfRotated reopens the path when another process has rotated the
+// file this one has open.
+func (l *File) reopenIfRotated() error {
 	mine, err := l.f.Stat()
 	if err != nil {
-		return fmt.Errorf("rotate log: %w", err)
+		return fmt.Errorf("write log: %w", err)
 	}
-	named, err := os.Stat(l.path)
-	if err == nil && os.SameFile(mine, named) && named.Size() > 0 {
-		for i := l.keep - 1; i >= 1; i-- {
-			older := l.path + "." + strconv.Itoa(i)
-			if err := os.Rename(older, l.path+"."+strconv.Itoa(i+1)); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return fmt.Errorf("rotate log: %w", err)
-			}
-		}
-		if err := os.Rename(l.path, l.path+".1"); err != nil {
+	if named, err := os.Stat(l.path); err == nil && os.SameFile(mine, named) {
+		return nil
+	}
+	f, err := openAppend(l.path)
+	if err != nil {
+		return err
+	}
+	l.f.Close()
+	l.f = f
+	return nil
+}
+
+// rotate shifts path.N-1 to path.N ... path to path.1 and reopens path;
+// the caller holds the lock every writer takes.
+func (l *File) rotate() error {
+	for i := l.keep - 1; i >= 1; i-- {
+		older := l.path + "." + strconv.Itoa(i)
+		if err := os.Rename(older, l.path+"."+strconv.Itoa(i+1)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("rotate log: %w", err)
 		}
+	}
+	if err := os.Rename(l.path, l.path+".1"); err != nil {
+		return fmt.Errorf("rotate log: %w", err)
 	}
 	f, err := openAppend(l.path)
 	if err != nil {
@@ -128,6 +142,7 @@ func (l *File) Close() error {
 		return nil
 	}
 	err := l.f.Close()
+	l.lock.Close()
 	l.f = nil
 	return err
 }
