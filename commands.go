@@ -285,11 +285,6 @@ func (a *app) derive(ref string, d sessions.Derivation, asJSON, edit bool) error
 			return usagef("--cwd %q: %v", d.Cwd, err)
 		}
 	}
-	if d.Name == "" {
-		if d.Name, err = a.derivedName(e.Meta, d.Origin); err != nil {
-			return err
-		}
-	}
 	d.Capsule = a.capsuleFor(e.Meta, d)
 	if edit && d.Capsule != "" {
 		if d.Capsule, err = a.editCapsule(d.Capsule); err != nil {
@@ -305,29 +300,6 @@ func (a *app) derive(ref string, d sessions.Derivation, asJSON, edit bool) error
 		return a.printJSON(chatWithCapsule{a.view(sessions.Entry{ID: m.ID, Meta: m}), d.Capsule})
 	}
 	return a.printChat(sessions.Entry{ID: m.ID, Meta: m}, asJSON)
-}
-
-// derivedName names a chat derived from parent after it, numbered from 2
-// when a chat already has that name, so repeated forks are told apart:
-// "base (fork)", "base (fork 2)", "base (fork 3)". (The TUI names its forks
-// the same way.)
-func (a *app) derivedName(parent *sessions.Meta, origin string) (string, error) {
-	list, err := a.store.List()
-	if err != nil {
-		return "", err
-	}
-	taken := make(map[string]bool, len(list))
-	for _, e := range list {
-		if e.Meta != nil {
-			taken[e.Meta.Name] = true
-		}
-	}
-	// FitName keeps the number when a long name must be cut.
-	name := sessions.FitName(parent.Name, " ("+origin+")")
-	for n := 2; taken[name]; n++ {
-		name = sessions.FitName(parent.Name, fmt.Sprintf(" (%s %d)", origin, n))
-	}
-	return name, nil
 }
 
 // warnNotInstalled warns on stderr when a chat just made runs a harness

@@ -144,6 +144,11 @@ func (s *Store) Create(n NewChat) (*Meta, error) {
 	if n.Harness == "" {
 		return nil, errors.New("create chat: no harness given")
 	}
+	if n.Name != "" {
+		if err := CheckName(n.Name); err != nil {
+			return nil, fmt.Errorf("create chat: %w", err)
+		}
+	}
 	cwd := ""
 	if n.Cwd != "" {
 		c, err := Canonical(n.Cwd)
