@@ -223,9 +223,9 @@ func pendingLine(st mux.State) string {
 	if len(parts) == 0 {
 		parts = append(parts, "reorders the folders")
 	}
-	when := " at the end of this turn"
+	when := " " + mux.PendingAtTurnEnd
 	if st.PendingUntilRestart {
-		when = " at the next restart (r): this harness starts fresh"
+		when = " " + mux.PendingAtRestart + " (r): this harness " + harness.StartsFresh
 	}
 	return strings.Join(parts, " · ") + when
 }
@@ -354,7 +354,7 @@ func (s *Summary) process(vw int) string {
 		}
 	}
 	if state.Restarts > 0 {
-		parts = append(parts, fmt.Sprintf("%d restarts", state.Restarts))
+		parts = append(parts, plural(state.Restarts, "restart"))
 	}
 	return mark + " " + truncPlain(strings.Join(parts, " · "), vw-2)
 }
