@@ -313,6 +313,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case closeDialogMsg:
 		m.dialog = nil
 		return nil
+	case chatRenamedMsg:
+		return m.renamed(msg)
 	}
 	if m.dialog != nil {
 		return m.dialog.Update(msg)
