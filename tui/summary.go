@@ -2,7 +2,6 @@ package tui
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -165,8 +164,10 @@ func (s *Summary) render() {
 		session = row("session", st.Dim.Render(truncPlain(harness.StartsFresh, vw)))
 	}
 	if argv := info.State.Argv; len(argv) > 0 {
-		// The program by its base name: the arguments matter more.
-		shown := harness.Shown(append([]string{filepath.Base(argv[0])}, argv[1:]...))
+		// The command as configured (argv[0] as the config names it, a
+		// path included), not cut to a base name that reads like the
+		// harness's name.
+		shown := harness.Shown(argv)
 		command = row("command", st.Dim.Render(truncPlain(strings.Join(shown, " "), vw)))
 	}
 	if msg := firstNonEmpty(info.State.LastError, info.State.Reason); msg != "" && (info.State.Status == mux.StatusFailed || info.State.LastError != "") {
