@@ -283,7 +283,7 @@ func TestCLIForkNamesAndHandoffWarning(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &h); err != nil {
 		t.Fatalf("%v\n%s", err, r.stdout)
 	}
-	if h.Harness != "claude" || h.Parent != base.ID || h.Name != "base (handoff)" || !slices.Equal(h.AdditionalDirectories, []string{dir}) {
+	if h.Harness != "claude" || h.Parent != base.ID || h.Name != "base → claude" || !slices.Equal(h.AdditionalDirectories, []string{dir}) {
 		t.Errorf("handoff chat %+v", h)
 	}
 	// A side chat of base runs the shell, which is there: no warning.
