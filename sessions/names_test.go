@@ -56,6 +56,10 @@ func TestDerivedNamesAreTheirOwn(t *testing.T) {
 	if _, err := s.Resolve("zap ·"); err == nil || !strings.Contains(err.Error(), "ambiguous") {
 		t.Errorf("resolve of a shared prefix: %v, want ambiguous", err)
 	}
+	// An import of zap (the import command names it the same way).
+	if name, err := s.DerivedName(zap, OriginImport, ""); err != nil || name != "zap · import" {
+		t.Errorf("import of zap named %q, %v; want %q", name, err, "zap · import")
+	}
 	// A name given explicitly is kept as it is.
 	m, err := s.Derive(zap.ID, Derivation{Origin: OriginFork, Name: "mine"})
 	if err != nil || m.Name != "mine" {
