@@ -142,7 +142,7 @@ func printCommandUsage(w io.Writer, fs *flag.FlagSet) {
 	} else {
 		for _, c := range commands() {
 			if c.name == fs.Name() {
-				fmt.Fprintf(w, "usage: acpmux-tui %s %s\n\n%s\n", c.name, c.args, c.help)
+				fmt.Fprintf(w, "usage: %s\n\n%s\n", strings.TrimSpace("acpmux-tui "+c.name+" "+c.args), c.help)
 			}
 		}
 		n := 0
@@ -170,6 +170,8 @@ func flagArg(name string) string {
 		return "HARNESS"
 	case "harness":
 		return "NAME"
+	case "ready-fd":
+		return "FD"
 	}
 	return strings.ToUpper(name)
 }
