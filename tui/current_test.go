@@ -262,7 +262,7 @@ func TestHandoffAndNewToAHarnessNotInstalledWarn(t *testing.T) {
 	}
 	r.key(keyEnter, keyCtrlS) // choose, then send the capsule as reviewed
 	h := r.chatOf(sessions.OriginHandoff)
-	if h == nil || h.Harness != "claude" || h.Parent != a.ID || h.Name != "base (handoff)" {
+	if h == nil || h.Harness != "claude" || h.Parent != a.ID || h.Name != "base → claude" {
 		t.Fatalf("handoff: %+v", h)
 	}
 	if slices.Contains(r.fake.Calls(), "start "+h.ID) || r.m.pane.Focused() {
