@@ -230,8 +230,8 @@ func TestE2EHandoffAndNewToAMissingHarnessWarn(t *testing.T) {
 	// The capsule opens for review; ctrl+s sends it as it is.
 	s.waitText("# Handoff from chat \"base\"", "ctrl+s send", "esc cancel")
 	s.keys("C-s")
-	scr := s.waitText("⚠ claude is not installed", "↳ base (handoff)", "claude (not installed)", "its harness is not installed")
-	if row := selectedLine(scr); !strings.Contains(row, "base (handoff)") || !strings.Contains(row, "claude? │") {
+	scr := s.waitText("⚠ claude is not installed", "↳ base → claude", "claude (not installed)", "its harness is not installed")
+	if row := selectedLine(scr); !strings.Contains(row, "base → claude") || !strings.Contains(row, "claude? │") {
 		t.Errorf("the new chat is not selected and marked: %q", row)
 	}
 	if strings.Contains(scr, "keys go to") {

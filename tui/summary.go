@@ -166,8 +166,12 @@ func (s *Summary) render() {
 	if argv := info.State.Argv; len(argv) > 0 {
 		// The command as configured (argv[0] as the config names it, a
 		// path included), not cut to a base name that reads like the
-		// harness's name.
+		// harness's name; only a path too long to leave room for the
+		// arguments (which matter more) loses its folder to "…/".
 		shown := harness.Shown(argv)
+		if i := strings.LastIndexByte(shown[0], '/'); i > 0 && ansi.StringWidth(strings.Join(shown, " ")) > vw {
+			shown[0] = "…" + shown[0][i:]
+		}
 		command = row("command", st.Dim.Render(truncPlain(strings.Join(shown, " "), vw)))
 	}
 	if msg := firstNonEmpty(info.State.LastError, info.State.Reason); msg != "" && (info.State.Status == mux.StatusFailed || info.State.LastError != "") {

@@ -33,6 +33,13 @@ func TestSummaryWords(t *testing.T) {
 	if strings.Contains(v, "1 restarts") {
 		t.Errorf("the summary says \"1 restarts\":\n%s", v)
 	}
+	// A path too long for the row keeps the arguments: its folder goes.
+	long := "/" + strings.Repeat("d", 90) + "/shell-wrap"
+	r.fake.set(a.ID, mux.State{Status: mux.StatusRunning, Pid: 4242, Argv: []string{long, "--add-dir", "/x"}}, "")
+	r.m.refreshSelected()
+	if v := r.m.View(); !strings.Contains(v, "…/shell-wrap --add-dir /x") {
+		t.Errorf("a long command path does not leave room for its arguments:\n%s", v)
+	}
 	r.fake.set(a.ID, mux.State{Status: mux.StatusRunning, Pid: 4242, PendingDirectories: []string{lib}, PendingUntilRestart: true}, "")
 	r.m.refreshSelected()
 	if v := r.m.View(); !strings.Contains(v, mux.PendingAtRestart+" (r)") {
