@@ -37,7 +37,7 @@ func (a *app) capsuleFor(parent *sessions.Meta, d sessions.Derivation) string {
 }
 
 // errNoEditor refuses --edit when no editor is set.
-var errNoEditor = usageError{"--edit needs an editor: set EDITOR (for example EDITOR=vi)"}
+var errNoEditor = usageError{msg: "--edit needs an editor: set EDITOR (for example EDITOR=vi)"}
 
 // editCapsule opens $EDITOR on the capsule in a temporary file (0600) and
 // returns what the user saved. An editor that fails, or an emptied
@@ -116,6 +116,10 @@ func (a *app) capsuleLine(m *sessions.Meta) string {
 		return "unreadable: " + err.Error()
 	case sent:
 		return a.store.HandoffSentPath(m.ID) + "  (sent as its first message)"
+	}
+	if spec, ok := a.table.Get(m.Harness); ok && !spec.TakesInitialPrompt() {
+		// The mux never hands it over (mux.claimCapsuleArgs): say so.
+		return a.store.HandoffPath(m.ID) + "  (never sent: " + m.Harness + " takes no first message; it stays in this file)"
 	}
 	return a.store.HandoffPath(m.ID) + "  (sent as its first message at its first start)"
 }

@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -25,6 +26,7 @@ import (
 	"github.com/acpmux/acpmux-tui/mux"
 	"github.com/acpmux/acpmux-tui/server"
 	"github.com/acpmux/acpmux-tui/sessions"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // app is what the subcommands share: output streams and, loaded on first
@@ -70,9 +72,51 @@ func (a *app) open() error {
 	return nil
 }
 
+// isRefusal reports whether err is outside input refused, which exits 2:
+// a folder list, a name, a relative ACPMUX_HOME.
 func isRefusal(err error) bool {
-	_, ok := sessions.AsFolderError(err)
-	return ok
+	if _, ok := sessions.AsFolderError(err); ok {
+		return true
+	}
+	if _, ok := sessions.AsNameError(err); ok {
+		return true
+	}
+	return errors.Is(err, config.ErrRelativeHome)
+}
+
+// absPath resolves a path typed on the command line: "~" and "~/…"
+// against $HOME, a relative path against this process's working folder,
+// so the validator (which takes absolute paths only, as the socket and
+// ACP do) sees what the user meant. An empty path, or "~" with no HOME,
+// is left for the validator to refuse.
+func (a *app) absPath(p string) string {
+	if p == "" {
+		return p
+	}
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		home := a.getenv("HOME")
+		if home == "" || !filepath.IsAbs(home) {
+			return p
+		}
+		return filepath.Join(home, p[1:])
+	}
+	if filepath.IsAbs(p) {
+		return p
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return p
+	}
+	return filepath.Join(wd, p)
+}
+
+// absPaths is absPath of each.
+func (a *app) absPaths(ps []string) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = a.absPath(p)
+	}
+	return out
 }
 
 func (a *app) createChat(cf chatFlags) (sessions.Entry, error) {
@@ -86,13 +130,14 @@ func (a *app) createChat(cf chatFlags) (sessions.Entry, error) {
 	if _, ok := a.table.Get(name); !ok {
 		return sessions.Entry{}, usagef("unknown harness %q (known: %s)", name, strings.Join(a.table.Names(), ", "))
 	}
-	if cf.cwd != "" {
-		if _, err := sessions.Canonical(cf.cwd); err != nil {
+	cwd := a.absPath(cf.cwd)
+	if cwd != "" {
+		if _, err := sessions.Canonical(cwd); err != nil {
 			return sessions.Entry{}, usagef("--cwd %q: %v", cf.cwd, err)
 		}
 	}
 	m, err := a.store.Create(sessions.NewChat{
-		Name: cf.name, Harness: name, Cwd: cf.cwd, AdditionalDirectories: cf.dirs,
+		Name: cf.name, Harness: name, Cwd: cwd, AdditionalDirectories: a.absPaths(cf.dirs),
 	})
 	if err != nil {
 		return sessions.Entry{}, err
@@ -173,7 +218,11 @@ func (a *app) printChat(e sessions.Entry, asJSON bool) error {
 		row(label, d)
 	}
 	if v.PendingDirectories != nil {
-		row("", "(the running harness takes these at the end of its turn)")
+		when := mux.PendingAtTurnEnd
+		if spec, ok := a.table.Get(v.Harness); ok && spec.Transport == harness.TransportPty && !mux.ResumesConversation(spec, e.Meta) {
+			when = mux.PendingAtRestart + " (" + harness.StartsFresh + ")"
+		}
+		row("", "(the running harness takes these "+when+")")
 	}
 	if v.FoldersViaExpected {
 		row("folders via", v.FoldersVia+" (expected: not started yet)")
@@ -187,7 +236,12 @@ func (a *app) printChat(e sessions.Entry, asJSON bool) error {
 		row("agent session", v.AgentSessionID)
 	}
 	if e.Meta != nil && e.Meta.Capsule {
-		row("capsule", a.capsuleLine(e.Meta))
+		if e.Meta.Origin == sessions.OriginFork {
+			row("capsule", harness.ForkedAsCapsule)
+			row("", a.capsuleLine(e.Meta))
+		} else {
+			row("capsule", a.capsuleLine(e.Meta))
+		}
 	} else if spec, ok := a.table.Get(v.Harness); ok && !spec.Resumes() {
 		row("agent session", "(none: "+harness.StartsFresh+")")
 	}
@@ -229,9 +283,24 @@ func (a *app) list(asJSON bool) error {
 			fmt.Fprintf(w, "%s\t\t\tbroken\t\t%s\n", v.ID, firstLine(v.Broken))
 			continue
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%s\n", v.ID, v.Name, v.Harness, v.Status, len(v.AdditionalDirectories), v.Cwd)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%s\n", v.ID, lsName(v.Name), v.Harness, v.Status, len(v.AdditionalDirectories), v.Cwd)
 	}
 	return w.Flush()
+}
+
+// lsNameWidth is the widest name `ls` prints, in terminal cells; a longer
+// one is cut and ends in "…" (show prints it whole).
+const lsNameWidth = 40
+
+// lsName is a chat's name cut to the NAME column, so one long name does not
+// push every other column off the screen. Names hold no control
+// characters (sessions.CheckName); the width is measured in cells, so
+// wide characters count as two.
+func lsName(name string) string {
+	if ansi.StringWidth(name) <= lsNameWidth {
+		return name
+	}
+	return ansi.Truncate(name, lsNameWidth, "…")
 }
 
 func firstLine(s string) string {
@@ -243,6 +312,27 @@ func (a *app) addFolders(ref string, dirs []string) error {
 	e, err := a.resolve(ref)
 	if err != nil {
 		return err
+	}
+	dirs = a.absPaths(dirs)
+	if e.Meta != nil {
+		// A folder the chat already has keeps its place; when every one
+		// given is there already, nothing is written and no server told.
+		var fresh, had []string
+		for _, d := range dirs {
+			if c, err := sessions.Canonical(d); err == nil && slices.Contains(e.Meta.AdditionalDirectories, c) {
+				had = append(had, c)
+			} else {
+				fresh = append(fresh, d)
+			}
+		}
+		for _, d := range had {
+			fmt.Fprintf(a.stderr, "acpmux-tui: chat %s already has %s\n", e.ID, d)
+		}
+		if len(fresh) == 0 {
+			fmt.Fprintf(a.stdout, "chat %s already has every folder given: nothing changed\n", e.ID)
+			return nil
+		}
+		dirs = fresh
 	}
 	m, err := a.store.AddFolders(e.ID, dirs)
 	if err != nil {
@@ -270,7 +360,7 @@ func (a *app) removeFolders(ref string, dirs []string) error {
 	if err != nil {
 		return err
 	}
-	m, err := a.store.RemoveFolders(e.ID, dirs)
+	m, err := a.store.RemoveFolders(e.ID, a.absPaths(dirs))
 	if err != nil {
 		return err
 	}
@@ -294,13 +384,10 @@ func (a *app) derive(ref string, d sessions.Derivation, asJSON, edit bool) error
 		}
 	}
 	if d.Cwd != "" {
+		given := d.Cwd
+		d.Cwd = a.absPath(given)
 		if _, err := sessions.Canonical(d.Cwd); err != nil {
-			return usagef("--cwd %q: %v", d.Cwd, err)
-		}
-	}
-	if d.Name == "" {
-		if d.Name, err = a.derivedName(e.Meta, d.Origin); err != nil {
-			return err
+			return usagef("--cwd %q: %v", given, err)
 		}
 	}
 	d.Capsule = a.capsuleFor(e.Meta, d)
@@ -323,27 +410,29 @@ func (a *app) derive(ref string, d sessions.Derivation, asJSON, edit bool) error
 	return a.printChat(sessions.Entry{ID: m.ID, Meta: m}, asJSON)
 }
 
-// derivedName names a chat derived from parent after it, numbered from 2
-// when a chat already has that name, so repeated forks are told apart:
-// "base (fork)", "base (fork 2)", "base (fork 3)". (The TUI names its forks
-// the same way.)
-func (a *app) derivedName(parent *sessions.Meta, origin string) (string, error) {
-	list, err := a.store.List()
+// rename gives a chat a new name: through the server when one runs (so
+// it and its clients see the name at once), else in the store. A refused
+// name exits 2 and changes nothing.
+func (a *app) rename(ref, name string) error {
+	e, err := a.resolve(ref)
 	if err != nil {
-		return "", err
+		return err
 	}
-	taken := make(map[string]bool, len(list))
-	for _, e := range list {
-		if e.Meta != nil {
-			taken[e.Meta.Name] = true
+	if e.Broken != nil {
+		return e.Broken
+	}
+	was := e.Meta.Name
+	live, err := client.Rename(a.store.Home(), e.ID, name)
+	if err != nil {
+		return err
+	}
+	if live == nil {
+		if _, err := a.store.Rename(e.ID, name); err != nil {
+			return err
 		}
 	}
-	// FitName keeps the number when a long name must be cut.
-	name := sessions.FitName(parent.Name, " ("+origin+")")
-	for n := 2; taken[name]; n++ {
-		name = sessions.FitName(parent.Name, fmt.Sprintf(" (%s %d)", origin, n))
-	}
-	return name, nil
+	fmt.Fprintf(a.stdout, "renamed %s: %q → %q\n", e.ID, was, name)
+	return nil
 }
 
 // warnNotInstalled warns on stderr when a chat just made runs a harness

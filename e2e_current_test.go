@@ -185,8 +185,8 @@ func TestE2EDeleteOffersDeletingTheFiles(t *testing.T) {
 	s.quit()
 }
 
-// TestE2EForksNamedDistinctly: f twice on the same chat makes "base (fork)"
-// and "base (fork 2)", both in the sidebar under it.
+// TestE2EForksNamedDistinctly: f twice on the same chat makes "base · fork"
+// and "base · fork 2", both in the sidebar under it.
 func TestE2EForksNamedDistinctly(t *testing.T) {
 	needTmux(t)
 	c := newCLI(t)
@@ -194,7 +194,7 @@ func TestE2EForksNamedDistinctly(t *testing.T) {
 	s := startTmux(t, 160, 50, append(c.env(), "TERM=xterm-256color"), []string{binary})
 	s.waitText("chats 1")
 	s.keys("f")
-	s.waitText("↳ base (fork)", "keys go to shell")
+	s.waitText("↳ base · fork", "keys go to shell")
 	s.keys("C-]")
 	s.waitFor("the chat to let go of the keyboard", func(scr string) bool { return !strings.Contains(scr, "keys go to") })
 	s.keys("k")
@@ -202,13 +202,13 @@ func TestE2EForksNamedDistinctly(t *testing.T) {
 		return strings.Contains(selectedLine(scr), "base") && !strings.Contains(selectedLine(scr), "fork")
 	})
 	s.keys("f")
-	s.waitText("↳ base (fork 2)", "↳ base (fork)", "chats 3")
+	s.waitText("↳ base · fork 2", "↳ base · fork", "chats 3")
 	var names []string
 	for _, ch := range c.ls() {
 		names = append(names, ch.Name)
 	}
 	slices.Sort(names)
-	if want := []string{"base", "base (fork 2)", "base (fork)"}; !slices.Equal(names, want) {
+	if want := []string{"base", "base · fork", "base · fork 2"}; !slices.Equal(names, want) {
 		t.Errorf("names %q, want %q", names, want)
 	}
 	s.keys("C-]")
@@ -230,8 +230,8 @@ func TestE2EHandoffAndNewToAMissingHarnessWarn(t *testing.T) {
 	// The capsule opens for review; ctrl+s sends it as it is.
 	s.waitText("# Handoff from chat \"base\"", "ctrl+s send", "esc cancel")
 	s.keys("C-s")
-	scr := s.waitText("⚠ claude is not installed", "↳ base (handoff)", "claude (not installed)", "its harness is not installed")
-	if row := selectedLine(scr); !strings.Contains(row, "base (handoff)") || !strings.Contains(row, "claude? │") {
+	scr := s.waitText("⚠ claude is not installed", "↳ base → claude", "claude (not installed)", "its harness is not installed")
+	if row := selectedLine(scr); !strings.Contains(row, "base → claude") || !strings.Contains(row, "claude? │") {
 		t.Errorf("the new chat is not selected and marked: %q", row)
 	}
 	if strings.Contains(scr, "keys go to") {
@@ -269,7 +269,7 @@ func TestCLIForkNamesAndHandoffWarning(t *testing.T) {
 	for range 3 {
 		names = append(names, c.chat("fork", "base", "--json").Name)
 	}
-	if want := []string{"base (fork)", "base (fork 2)", "base (fork 3)"}; !slices.Equal(names, want) {
+	if want := []string{"base · fork", "base · fork 2", "base · fork 3"}; !slices.Equal(names, want) {
 		t.Fatalf("fork names %q, want %q", names, want)
 	}
 	r := c.run("handoff", "base", "--to", "claude", "--json")
@@ -283,7 +283,7 @@ func TestCLIForkNamesAndHandoffWarning(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &h); err != nil {
 		t.Fatalf("%v\n%s", err, r.stdout)
 	}
-	if h.Harness != "claude" || h.Parent != base.ID || h.Name != "base (handoff)" || !slices.Equal(h.AdditionalDirectories, []string{dir}) {
+	if h.Harness != "claude" || h.Parent != base.ID || h.Name != "base → claude" || !slices.Equal(h.AdditionalDirectories, []string{dir}) {
 		t.Errorf("handoff chat %+v", h)
 	}
 	// A side chat of base runs the shell, which is there: no warning.

@@ -33,11 +33,23 @@ func main() {
 }
 
 // usageError is bad command-line usage: printed with a hint, exit status 2.
-type usageError struct{ msg string }
+// When flags is set (a flag the command does not take, a flag without its
+// value), the command's usage follows the error, once.
+type usageError struct {
+	msg   string
+	flags *flag.FlagSet
+}
 
 func (e usageError) Error() string { return e.msg }
 
-func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+// helpError is -h or --help: the command's usage goes to stdout, exit 0.
+type helpError struct{ flags *flag.FlagSet }
+
+func (e helpError) Error() string { return "help requested" }
+
+func usagef(format string, args ...any) error {
+	return usageError{msg: fmt.Sprintf(format, args...)}
+}
 
 type command struct {
 	name, args, help string
@@ -55,6 +67,7 @@ func commands() []command {
 		{"side", "ID [--json]", "a side chat: same folders, a fresh conversation", cmdSide},
 		{"handoff", "ID --to HARNESS [--edit] [--json]", "hand a chat off to another harness, with its folders and a capsule of what was said", cmdHandoff},
 		{"rm", "ID [--force]", "delete a chat (never its project folder)", cmdRm},
+		{"rename", "ID NAME", "give a chat a new name", cmdRename},
 		{"attach", "ID", "run a chat's harness in this terminal (ctrl+] detaches)", cmdAttach},
 		{"prompt", "ID TEXT", "send one prompt to an ACP chat and print the reply", cmdPrompt},
 		{"harnesses", "[--json]", "list the harness table and which harnesses are installed", cmdHarnesses},
@@ -70,13 +83,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
-	if errors.Is(err, flag.ErrHelp) {
+	var he helpError
+	if errors.As(err, &he) {
+		printCommandUsage(stdout, he.flags)
 		return exitOK
 	}
 	fmt.Fprintln(stderr, "acpmux-tui:", err)
 	var ue usageError
 	switch {
 	case errors.As(err, &ue):
+		if ue.flags != nil {
+			printCommandUsage(stderr, ue.flags)
+		}
 		return exitUsage
 	case isRefusal(err):
 		return exitUsage
@@ -108,18 +126,76 @@ func printUsage(w io.Writer) {
 	fmt.Fprintln(w, "       acpmux-tui COMMAND [ARGS]")
 	fmt.Fprintln(w, "\ncommands:")
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.help)
+		fmt.Fprintf(w, "  %-12s %s\n", c.name, c.help)
 		if c.args != "" {
-			fmt.Fprintf(w, "  %-10s   acpmux-tui %s %s\n", "", c.name, c.args)
+			fmt.Fprintf(w, "  %-12s   acpmux-tui %s %s\n", "", c.name, c.args)
 		}
 	}
 }
 
-// newFlags returns a flag set that reports its errors instead of exiting.
+// printCommandUsage prints a command's usage and its flags, each in the
+// --flag form: the whole list of commands for the bare command.
+func printCommandUsage(w io.Writer, fs *flag.FlagSet) {
+	if fs.Name() == "acpmux-tui" {
+		printUsage(w)
+		fmt.Fprintln(w, "\nflags (they create a chat, then open the TUI on it):")
+	} else {
+		for _, c := range commands() {
+			if c.name == fs.Name() {
+				fmt.Fprintf(w, "usage: %s\n\n%s\n", strings.TrimSpace("acpmux-tui "+c.name+" "+c.args), c.help)
+			}
+		}
+		n := 0
+		fs.VisitAll(func(*flag.Flag) { n++ })
+		if n == 0 {
+			return
+		}
+		fmt.Fprintln(w, "\nflags:")
+	}
+	fs.VisitAll(func(f *flag.Flag) {
+		arg := ""
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !ok || !b.IsBoolFlag() {
+			arg = " " + flagArg(f.Name)
+		}
+		fmt.Fprintf(w, "  %-18s %s\n", "--"+f.Name+arg, f.Usage)
+	})
+}
+
+// flagArg is what a flag's value is called in the usage: --dir DIR.
+func flagArg(name string) string {
+	switch name {
+	case "dir", "cwd":
+		return "DIR"
+	case "to":
+		return "HARNESS"
+	case "harness":
+		return "NAME"
+	case "ready-fd":
+		return "FD"
+	}
+	return strings.ToUpper(name)
+}
+
+// newFlags returns a flag set that reports its errors instead of exiting,
+// and prints nothing itself: run prints the error once, and the usage.
 func newFlags(a *app, name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(a.stderr)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 	return fs
+}
+
+// flagError says what the flag package refused in the --flag form users
+// type: "unknown flag --bogus", "flag --dir needs an argument".
+func flagError(err error) string {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		return "unknown flag --" + name
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		return "flag --" + name + " needs an argument"
+	}
+	return strings.Replace(msg, " flag -", " flag --", 1)
 }
 
 // parseInterleaved parses flags that may come before, between or after the
@@ -130,9 +206,9 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				return nil, err
+				return nil, helpError{fs}
 			}
-			return nil, usageError{err.Error()}
+			return nil, usageError{flagError(err), fs}
 		}
 		rest := fs.Args()
 		consumed := len(args) - len(rest)
@@ -180,7 +256,6 @@ func cmdLaunch(a *app, args []string) error {
 	fs := newFlags(a, "acpmux-tui")
 	var cf chatFlags
 	cf.register(fs)
-	fs.Usage = func() { printUsage(a.stderr) }
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -243,6 +318,16 @@ func cmdShow(a *app, args []string) error {
 	e, err := a.resolve(pos[0])
 	if err != nil {
 		return err
+	}
+	if e.Broken != nil {
+		// A broken file is an error (exit 1); --json still prints the
+		// object, with its broken field, for scripts.
+		if *asJSON {
+			if err := a.printChat(e, true); err != nil {
+				return err
+			}
+		}
+		return fmt.Errorf("%w (the file is left as it is: fix or move it by hand)", e.Broken)
 	}
 	return a.printChat(e, *asJSON)
 }
@@ -325,6 +410,17 @@ func cmdRm(a *app, args []string) error {
 		return usagef("usage: acpmux-tui rm ID [--force]")
 	}
 	return a.remove(pos[0], *force)
+}
+
+func cmdRename(a *app, args []string) error {
+	pos, err := parseInterleaved(newFlags(a, "rename"), args)
+	if err != nil {
+		return err
+	}
+	if len(pos) < 2 {
+		return usagef("usage: acpmux-tui rename ID NAME")
+	}
+	return a.rename(pos[0], strings.Join(pos[1:], " "))
 }
 
 func cmdAttach(a *app, args []string) error {

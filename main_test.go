@@ -246,7 +246,8 @@ func TestCLIRefusalExits2AndWritesNothing(t *testing.T) {
 		}
 		for _, line := range []string{
 			"-32602",
-			`[1] "rel/dir": not an absolute path`,
+			// A relative path is the caller's: resolved, then refused.
+			fmt.Sprintf(`[1] "%s": does not exist`, filepath.Join(c.root, "rel/dir")),
 			fmt.Sprintf(`[2] "%s": does not exist`, nope),
 			fmt.Sprintf(`[3] "%s": not a directory`, file),
 			`[4] "": empty path`,
@@ -375,8 +376,9 @@ func TestCLILsAndShow(t *testing.T) {
 	if out := c.ok("ls"); !strings.Contains(out, "brk") || !strings.Contains(out, "broken") {
 		t.Errorf("ls:\n%s", out)
 	}
-	if j := c.chat("show", "brk", "--json"); j.Broken == "" {
-		t.Errorf("show brk: %+v", j)
+	// show of a broken file exits 1; --json still prints the object.
+	if r := c.run("show", "brk", "--json"); r.code != 1 || !strings.Contains(r.stdout, `"broken": "load chat brk`) {
+		t.Errorf("show brk --json: exit %d\n%s", r.code, r.stdout)
 	}
 	if r := c.run("rm", "brk"); r.code == 0 {
 		t.Error("rm deleted a broken file")
@@ -408,7 +410,7 @@ func TestCLIAddAndRemoveFolders(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := c.run("add-dir", "work", c.dir("e"), "relative", filepath.Join(c.home, "homes", j.ID))
-	if r.code != 2 || !strings.Contains(r.stderr, "-32602") || !strings.Contains(r.stderr, `[1] "relative": not an absolute path`) ||
+	if r.code != 2 || !strings.Contains(r.stderr, "-32602") || !strings.Contains(r.stderr, fmt.Sprintf(`[1] "%s": does not exist`, filepath.Join(c.root, "relative"))) ||
 		!strings.Contains(r.stderr, "[2] ") || !strings.Contains(r.stderr, "is the chat's own folder") {
 		t.Errorf("refused add-dir: %d\n%s", r.code, r.stderr)
 	}

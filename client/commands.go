@@ -83,6 +83,33 @@ func AskLive(home string) (map[string]sessions.ChatJSON, error) {
 	return live, nil
 }
 
+// Rename renames chat id through the agent home's server when one runs, so
+// the server and every client it serves see the new name, and returns the
+// chat as the server has it then. With no server it returns nil, nil and
+// starts none: the caller renames in the store itself. A name the server
+// refuses is a *sessions.NameError.
+func Rename(home, id, name string) (*sessions.ChatJSON, error) {
+	c, err := Dial(home)
+	if errors.Is(err, ErrNoServer) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), LiveTimeout)
+	defer cancel()
+	var chat sessions.ChatJSON
+	if err := c.Call(ctx, server.MethodRename, server.RenameParams{ID: id, Name: name}, &chat); err != nil {
+		var rpc *RPCError
+		if errors.As(err, &rpc) && rpc.Code == server.CodeInvalidParams {
+			return nil, fmt.Errorf("rename chat %s: %w", id, &sessions.NameError{Name: name, Reason: strings.TrimPrefix(rpc.Message, "Invalid params: ")})
+		}
+		return nil, remoteError(err)
+	}
+	return &chat, nil
+}
+
 // FoldersChanged tells the agent home's server, when one runs, that chat
 // id's stored folders changed, so a running chat takes them at the end of
 // its turn, and returns the chat as the server has it then. With no server

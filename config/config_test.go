@@ -53,9 +53,19 @@ func TestResolvePaths(t *testing.T) {
 			home: "/home/me/.local/share/acpmux", conf: "/home/me/.config/acpmux/config.toml",
 		},
 		{
-			name: "relative ACPMUX values are made absolute",
-			vars: map[string]string{"ACPMUX_HOME": "agents", "ACPMUX_CONFIG": "c.toml"},
-			home: filepath.Join(cwd, "agents"), conf: filepath.Join(cwd, "c.toml"),
+			name: "a relative ACPMUX_CONFIG is made absolute",
+			vars: map[string]string{"ACPMUX_HOME": "/agents", "ACPMUX_CONFIG": "c.toml"},
+			home: "/agents", conf: filepath.Join(cwd, "c.toml"),
+		},
+		{
+			name: "a relative ACPMUX_HOME is refused",
+			vars: map[string]string{"ACPMUX_HOME": "agents", "HOME": "/home/me"},
+			err:  `ACPMUX_HOME must be an absolute path: it is "agents"`,
+		},
+		{
+			name: "ACPMUX_HOME of . is refused",
+			vars: map[string]string{"ACPMUX_HOME": "."},
+			err:  `ACPMUX_HOME must be an absolute path: it is "."`,
 		},
 		{
 			name: "paths are cleaned",

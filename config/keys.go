@@ -12,7 +12,7 @@ import (
 var Actions = []string{
 	"up", "down", "focus", "leave", "new", "add_folders", "fork", "side",
 	"handoff", "restart", "stop", "delete", "filter", "help", "quit",
-	"remove_missing",
+	"remove_missing", "rename",
 }
 
 // KeyMap holds every key binding of the app, built from the defaults of
@@ -21,7 +21,7 @@ type KeyMap struct {
 	Up, Down, Focus, Leave, New, AddFolders key.Binding
 	Fork, Side, Handoff, Restart, Stop      key.Binding
 	Delete, Filter, Help, Quit              key.Binding
-	RemoveMissing                           key.Binding
+	RemoveMissing, Rename                   key.Binding
 }
 
 type actionDefault struct {
@@ -47,6 +47,7 @@ var defaults = map[string]actionDefault{
 	"help":           {[]string{"?"}, "all keys", func(k *KeyMap) *key.Binding { return &k.Help }},
 	"quit":           {[]string{"q"}, "quit", func(k *KeyMap) *key.Binding { return &k.Quit }},
 	"remove_missing": {[]string{"M"}, "remove missing folders", func(k *KeyMap) *key.Binding { return &k.RemoveMissing }},
+	"rename":         {[]string{"R"}, "rename", func(k *KeyMap) *key.Binding { return &k.Rename }},
 }
 
 // Keys builds the key map: the defaults, with every action named under

@@ -20,7 +20,7 @@ type Paths struct {
 func (p Paths) Log() string { return filepath.Join(p.Home, "logs", "acpmux-tui.log") }
 
 // ResolvePaths works out the paths from the environment (getenv is os.Getenv
-// outside tests): ACPMUX_HOME, else $XDG_DATA_HOME/acpmux, else
+// outside tests): ACPMUX_HOME (absolute, else ErrRelativeHome), else $XDG_DATA_HOME/acpmux, else
 // ~/.local/share/acpmux; ACPMUX_CONFIG, else $XDG_CONFIG_HOME/acpmux/config.toml,
 // else ~/.config/acpmux/config.toml.
 func ResolvePaths(getenv func(string) string) (Paths, error) {
@@ -35,8 +35,17 @@ func ResolvePaths(getenv func(string) string) (Paths, error) {
 	return Paths{Home: home, Config: cfg}, nil
 }
 
+// ErrRelativeHome is the refusal of an ACPMUX_HOME that is not an absolute
+// path: the agent home is shared by the TUI, the commands and the server,
+// which run from different folders, so a relative one would name a
+// different home for each.
+var ErrRelativeHome = errors.New("ACPMUX_HOME must be an absolute path")
+
 func pick(getenv func(string) string, direct, xdg, xdgRel, homeRel string) (string, error) {
 	if v := getenv(direct); v != "" {
+		if direct == "ACPMUX_HOME" && !filepath.IsAbs(v) {
+			return "", fmt.Errorf("%w: it is %q, which names another folder from each working directory (for example ACPMUX_HOME=\"$PWD/%s\")", ErrRelativeHome, v, filepath.Clean(v))
+		}
 		return absolute(direct, v)
 	}
 	if v := getenv(xdg); v != "" {

@@ -53,3 +53,7 @@ func (s Spec) NativeFork() (native, maybe bool) {
 	}
 	return false, false
 }
+
+// ForkedAsCapsule is what `show` and the TUI say of a fork made as a
+// capsule (NativeFork is false): one wording, the one docs/cli.md quotes.
+const ForkedAsCapsule = "forked as a capsule: the harness has no native fork"

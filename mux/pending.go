@@ -47,11 +47,11 @@ func (m *Mux) FoldersChanged(id string) error {
 	return nil
 }
 
-// resumesConversation reports whether a restart of the chat's pty harness
+// ResumesConversation reports whether a restart of the chat's pty harness
 // continues its conversation, so that a folder change may restart it
 // without asking: Claude Code and Gemini CLI always (their session id is
 // ours from the first start), Codex once its session has been learned.
-func resumesConversation(spec harness.Spec, meta *sessions.Meta) bool {
+func ResumesConversation(spec harness.Spec, meta *sessions.Meta) bool {
 	if spec.Kind == harness.KindCodex && meta.AgentSessionID == "" {
 		return false
 	}
@@ -120,7 +120,7 @@ func (c *ptyChat) foldersChanged(meta *sessions.Meta, spec harness.Spec) bool {
 		c.state.PendingDirectories, c.state.RunningDirectories = nil, nil
 		return false
 	}
-	c.resumes = resumesConversation(spec, meta)
+	c.resumes = ResumesConversation(spec, meta)
 	pending := c.pendingLocked(meta.AdditionalDirectories, c.applied)
 	c.state.PendingUntilRestart = pending && !c.resumes
 	return pending && c.resumes && c.state.Status == StatusWaiting

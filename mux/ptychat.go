@@ -14,6 +14,7 @@ import (
 	"github.com/acpmux/acpmux-tui/mux/screen"
 	"github.com/acpmux/acpmux-tui/sessions"
 	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
 )
 
 // A pty is read into readBuffers buffers of readBufferSize bytes (Linux hands
@@ -448,7 +449,13 @@ func exitStatus(cmd *exec.Cmd, err error) (int, string) {
 		return -1, fmt.Sprintf("wait failed: %v", err)
 	}
 	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return -1, "killed by " + ws.Signal().String()
+		// The signal's name (SIGKILL), not its description: "killed by
+		// killed" read wrong.
+		name := unix.SignalName(ws.Signal())
+		if name == "" {
+			name = fmt.Sprintf("signal %d", int(ws.Signal()))
+		}
+		return -1, "killed by " + name
 	}
 	return ps.ExitCode(), fmt.Sprintf("exit status %d", ps.ExitCode())
 }

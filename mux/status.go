@@ -166,3 +166,11 @@ func (s State) PendingChange() (added, removed []string) {
 	}
 	return added, removed
 }
+
+// The one wording of when a running chat takes a change of its folders,
+// for `show`, the TUI's summary and its status line: at the end of its
+// turn, or (PendingUntilRestart) at its next restart.
+const (
+	PendingAtTurnEnd = "at the end of its turn"
+	PendingAtRestart = "at its next restart"
+)

@@ -55,6 +55,12 @@ func (s *Server) call(c *conn, req Request) (result any, rpcErr *Error) {
 			return nil, err
 		}
 		return s.foldersChanged(p.ID)
+	case MethodRename:
+		var p RenameParams
+		if err := decodeParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		return s.rename(p)
 	case MethodStart, MethodStop, MethodRestart:
 		var p ChatParams
 		if err := decodeParams(req.Params, &p); err != nil {
@@ -222,6 +228,9 @@ func failure(err error) *Error {
 	if fe, ok := sessions.AsFolderError(err); ok {
 		return folderRefusal(fe)
 	}
+	if ne, ok := sessions.AsNameError(err); ok {
+		return &Error{Code: CodeInvalidParams, Message: "Invalid params: " + ne.Error()}
+	}
 	if errors.Is(err, sessions.ErrNotFound) {
 		return &Error{Code: CodeChatNotFound, Message: err.Error()}
 	}
@@ -312,6 +321,20 @@ func (s *Server) foldersChanged(id string) (any, *Error) {
 		return nil, failure(err)
 	}
 	return s.view(sessions.Entry{ID: id, Meta: e}), nil
+}
+
+// rename gives a chat a new name (sessions.Store.Rename: checked, written
+// atomically under the store's lock) and answers the chat as it is then.
+func (s *Server) rename(p RenameParams) (any, *Error) {
+	if p.ID == "" {
+		return nil, errorf(CodeInvalidParams, "Invalid params: id is required")
+	}
+	m, err := s.opt.Store.Rename(p.ID, p.Name)
+	if err != nil {
+		return nil, failure(err)
+	}
+	s.opt.Logger.Info("chat renamed", "chat", m.ID)
+	return s.view(sessions.Entry{ID: m.ID, Meta: m}), nil
 }
 
 // lifecycle starts, stops or restarts a chat's harness and answers the chat

@@ -34,6 +34,10 @@ const (
 	// running chat takes them at the end of its turn, as after
 	// MethodSetDirectories.
 	MethodFoldersChanged = "_acpmux/foldersChanged"
+	// MethodRename ({id, name} → chat JSON) renames a chat; a name that is
+	// empty, too long, not one line of printable text or another chat's
+	// is refused with CodeInvalidParams and nothing changes.
+	MethodRename = "_acpmux/rename"
 	// MethodStart starts a chat's harness unless it runs.
 	MethodStart = "_acpmux/start"
 	// MethodStop stops a chat's harness and waits for it.
@@ -106,6 +110,12 @@ type ChatParams struct {
 	ID   string `json:"id"`
 	Cols int    `json:"cols,omitempty"`
 	Rows int    `json:"rows,omitempty"`
+}
+
+// RenameParams are the params of MethodRename.
+type RenameParams struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
 }
 
 // KillResult is the answer to MethodKill: the pid that is about to end.

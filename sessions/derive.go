@@ -16,7 +16,8 @@ type Derivation struct {
 	// Cwd is a project folder for the new chat; empty keeps the parent's
 	// project, or gives a chat with no project a fresh home of its own.
 	Cwd string
-	// Name is the new chat's name; empty derives one from the parent's.
+	// Name is the new chat's name; empty derives one from the parent's
+	// (Store.DerivedName: "zap · fork", "zap → codex").
 	Name string
 	// Capsule, when set, is the new chat's first message: what was said
 	// in the parent (see internal/capsule), stored with the chat.
@@ -45,7 +46,9 @@ func (s *Store) Derive(parentID string, d Derivation) (*Meta, error) {
 		n.Cwd = parent.Cwd
 	}
 	if n.Name == "" {
-		n.Name = FitName(parent.Name, " ("+d.Origin+")")
+		if n.Name, err = s.DerivedName(parent, d.Origin, d.Harness); err != nil {
+			return nil, err
+		}
 	}
 	own := ""
 	if n.Cwd != "" {

@@ -32,7 +32,7 @@ func TestDeriveCarriesFolders(t *testing.T) {
 		t.Fatal(err)
 	}
 	if fork.Parent != parent.ID || fork.Origin != OriginFork || fork.Cwd != proj || fork.Harness != "claude" ||
-		!slices.Equal(fork.AdditionalDirectories, []string{lib, notes}) || fork.Name != "parser (fork)" {
+		!slices.Equal(fork.AdditionalDirectories, []string{lib, notes}) || fork.Name != "parser · fork" {
 		t.Fatalf("fork %+v", fork)
 	}
 
@@ -92,7 +92,7 @@ func TestDeriveLongName(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := strings.Repeat("p", MaxNameBytes-10) + "… (fork)"; fork.Name != want {
+	if want := strings.Repeat("p", MaxNameBytes-len(" · fork")-len("…")) + "… · fork"; fork.Name != want {
 		t.Errorf("name %q…, %d bytes", fork.Name[:10], len(fork.Name))
 	}
 }

@@ -172,7 +172,7 @@ func nameProblem(name string) string {
 
 // FitName returns base followed by suffix, with base cut on a character
 // boundary (and marked "…") when the whole would pass MaxNameBytes: the name
-// of a chat derived from another, "base (fork)", stays a valid name however
+// of a chat derived from another, "base · fork", stays a valid name however
 // long base is.
 func FitName(base, suffix string) string {
 	if len(base)+len(suffix) <= MaxNameBytes {

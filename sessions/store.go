@@ -144,6 +144,11 @@ func (s *Store) Create(n NewChat) (*Meta, error) {
 	if n.Harness == "" {
 		return nil, errors.New("create chat: no harness given")
 	}
+	if n.Name != "" {
+		if err := CheckName(n.Name); err != nil {
+			return nil, fmt.Errorf("create chat: %w", err)
+		}
+	}
 	cwd := ""
 	if n.Cwd != "" {
 		c, err := Canonical(n.Cwd)
@@ -476,7 +481,11 @@ func (s *Store) Remove(id string, force bool) error {
 	}
 	home := s.HomeDir(id)
 	if des, err := os.ReadDir(home); err == nil && len(des) > 0 && !force {
-		return fmt.Errorf("remove chat %s: its home folder %s is not empty (%d entries); use --force to delete it too", id, home, len(des))
+		entries := "1 entry"
+		if len(des) != 1 {
+			entries = fmt.Sprintf("%d entries", len(des))
+		}
+		return fmt.Errorf("remove chat %s: its home folder %s is not empty (%s); use --force to delete it too", id, home, entries)
 	}
 	if err := sameFile(s.ChatPath(id), fid); err != nil {
 		return fmt.Errorf("remove chat %s: %w", id, err)

@@ -185,45 +185,13 @@ func createOnly(store *sessions.Store, n sessions.NewChat) tea.Cmd {
 }
 
 // deriveChat makes a fork, side chat or handoff of parent, named after it
-// with a number when that name is taken: "base (fork)", "base (fork 2)"…
+// by the store (sessions.Store.DerivedName: "base · fork", "base · fork 2",
+// "base → codex"), as the command line names them.
 func deriveChat(store *sessions.Store, parent string, d sessions.Derivation) tea.Cmd {
 	return func() tea.Msg {
-		if d.Name == "" {
-			name, err := derivedName(store, parent, d.Origin)
-			if err != nil {
-				return chatCreatedMsg{err: err, open: true}
-			}
-			d.Name = name
-		}
 		meta, err := store.Derive(parent, d)
 		return chatCreatedMsg{meta: meta, err: err, open: true}
 	}
-}
-
-// derivedName is the name of a new chat derived from parent: the parent's
-// name and the origin in brackets, numbered from 2 when a chat already has
-// that name, so repeated forks are told apart.
-func derivedName(store *sessions.Store, parent, origin string) (string, error) {
-	p, err := store.Load(parent)
-	if err != nil {
-		return "", err
-	}
-	list, err := store.List()
-	if err != nil {
-		return "", err
-	}
-	taken := make(map[string]bool, len(list))
-	for _, e := range list {
-		if e.Meta != nil {
-			taken[e.Meta.Name] = true
-		}
-	}
-	// FitName keeps the number when a long name must be cut.
-	name := sessions.FitName(p.Name, " ("+origin+")")
-	for n := 2; taken[name]; n++ {
-		name = sessions.FitName(p.Name, fmt.Sprintf(" (%s %d)", origin, n))
-	}
-	return name, nil
 }
 
 // deleteAskMsg brings what the delete dialog must say of a chat: how many

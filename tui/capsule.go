@@ -20,7 +20,7 @@ import (
 // for a handoff, shown for review and editing before any chat is made.
 
 // noteCapsuleFork is what the status line says of a fork made as a capsule.
-const noteCapsuleFork = "forked as a capsule: the harness has no native fork"
+const noteCapsuleFork = harness.ForkedAsCapsule
 
 // keyCapsuleSend sends a reviewed capsule; esc (keyCancel) drops it.
 var keyCapsuleSend = key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "send"))

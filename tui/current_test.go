@@ -232,11 +232,11 @@ func TestRepeatedForksGetDistinctNames(t *testing.T) {
 		names = append(names, e.Meta.Name)
 	}
 	slices.Sort(names)
-	want := []string{"base", "base (fork 2)", "base (fork 3)", "base (fork)", "base (side)"}
+	want := []string{"base", "base · fork", "base · fork 2", "base · fork 3", "base · side"}
 	if !slices.Equal(names, want) {
 		t.Fatalf("names %q, want %q", names, want)
 	}
-	if v := r.m.View(); !strings.Contains(v, "↳ base (fork 2)") || !strings.Contains(v, "↳ base (fork 3)") {
+	if v := r.m.View(); !strings.Contains(v, "↳ base · fork 2") || !strings.Contains(v, "↳ base · fork 3") {
 		t.Errorf("the sidebar does not tell the forks apart:\n%s", v)
 	}
 }
@@ -262,7 +262,7 @@ func TestHandoffAndNewToAHarnessNotInstalledWarn(t *testing.T) {
 	}
 	r.key(keyEnter, keyCtrlS) // choose, then send the capsule as reviewed
 	h := r.chatOf(sessions.OriginHandoff)
-	if h == nil || h.Harness != "claude" || h.Parent != a.ID || h.Name != "base (handoff)" {
+	if h == nil || h.Harness != "claude" || h.Parent != a.ID || h.Name != "base → claude" {
 		t.Fatalf("handoff: %+v", h)
 	}
 	if slices.Contains(r.fake.Calls(), "start "+h.ID) || r.m.pane.Focused() {

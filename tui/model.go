@@ -292,7 +292,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case foldersAddedMsg:
 		note := plural(msg.added, "folder") + " added"
 		if m.sidebar.states[msg.id].Status.Live() {
-			note += "; the harness takes them at the end of its turn"
+			note += "; the harness takes them " + mux.PendingAtTurnEnd
 		}
 		m.setStatus(note, false)
 		return tea.Batch(loadList(m.store, msg.id), foldersChanged(m.mux, msg.id))
@@ -313,6 +313,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case closeDialogMsg:
 		m.dialog = nil
 		return nil
+	case chatRenamedMsg:
+		return m.renamed(msg)
 	}
 	if m.dialog != nil {
 		return m.dialog.Update(msg)

@@ -97,6 +97,8 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		return askDeleteChat(m.store, e)
 	case key.Matches(msg, km.RemoveMissing):
 		return removeMissing(m.mux, m.store, e.ID)
+	case key.Matches(msg, km.Rename):
+		return m.openDialog(NewRenameDialog(m.c, m.store, e.ID, e.Meta.Name))
 	}
 	if handled, cmd := m.sidebar.Update(msg); handled {
 		return tea.Batch(cmd, m.selectionChanged())
@@ -105,7 +107,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 }
 
 func isChatAction(km config.KeyMap, msg tea.KeyMsg) bool {
-	return key.Matches(msg, km.AddFolders, km.Fork, km.Side, km.Handoff, km.Restart, km.Stop, km.Delete, km.RemoveMissing)
+	return key.Matches(msg, km.AddFolders, km.Fork, km.Side, km.Handoff, km.Restart, km.Stop, km.Delete, km.RemoveMissing, km.Rename)
 }
 
 func (m *Model) chatPath(id string) string {
@@ -322,7 +324,7 @@ func (m *Model) fullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{km.Up, km.Down, km.Focus, km.Leave, km.Filter, keyPgUp},
 		{km.New, km.AddFolders, km.Fork, km.Side, km.Handoff},
-		{km.Restart, km.Stop, km.Delete, km.RemoveMissing},
+		{km.Restart, km.Stop, km.Delete, km.RemoveMissing, km.Rename},
 		{km.Help, km.Quit},
 	}
 }

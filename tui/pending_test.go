@@ -24,7 +24,7 @@ func TestPendingFoldersShownAndRestartAsks(t *testing.T) {
 	if v := r.m.View(); !strings.Contains(v, "pending  adds /") {
 		t.Fatalf("the pending change is not shown:\n%s", v)
 	}
-	if got, want := pendingLine(r.fake.State(e.ID)), "adds "+lib+" · removes "+notes+" at the end of this turn"; got != want {
+	if got, want := pendingLine(r.fake.State(e.ID)), "adds "+lib+" · removes "+notes+" at the end of its turn"; got != want {
 		t.Fatalf("pending line %q, want %q", got, want)
 	}
 

@@ -57,7 +57,7 @@ func TestNavigationFollowsTheTree(t *testing.T) {
 	}
 	r.key(keyK, keyK)
 	view := r.m.View()
-	if !strings.Contains(view, "↳ alpha (fork)") || !strings.Contains(view, "summary") {
+	if !strings.Contains(view, "↳ alpha · fork") || !strings.Contains(view, "summary") {
 		t.Errorf("view:\n%s", view)
 	}
 	// Moving selects; it never starts a harness.
@@ -92,7 +92,7 @@ func TestTreeKeepsOrphansAndAncestors(t *testing.T) {
 		t.Fatalf("order %v: want %s, then its fork %s, and the orphan %s", got, b.ID, forkB.ID, side.ID)
 	}
 	view := r.m.View()
-	if !strings.Contains(view, "↰ alpha (side)") || !strings.Contains(view, "↳ zebra") {
+	if !strings.Contains(view, "↰ alpha · side") || !strings.Contains(view, "↳ zebra") {
 		t.Errorf("the orphan or the fork is not marked:\n%s", view)
 	}
 	if !r.m.sidebar.Select(side.ID) {

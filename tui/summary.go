@@ -2,7 +2,6 @@ package tui
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -165,8 +164,14 @@ func (s *Summary) render() {
 		session = row("session", st.Dim.Render(truncPlain(harness.StartsFresh, vw)))
 	}
 	if argv := info.State.Argv; len(argv) > 0 {
-		// The program by its base name: the arguments matter more.
-		shown := harness.Shown(append([]string{filepath.Base(argv[0])}, argv[1:]...))
+		// The command as configured (argv[0] as the config names it, a
+		// path included), not cut to a base name that reads like the
+		// harness's name; only a path too long to leave room for the
+		// arguments (which matter more) loses its folder to "…/".
+		shown := harness.Shown(argv)
+		if i := strings.LastIndexByte(shown[0], '/'); i > 0 && ansi.StringWidth(strings.Join(shown, " ")) > vw {
+			shown[0] = "…" + shown[0][i:]
+		}
 		command = row("command", st.Dim.Render(truncPlain(strings.Join(shown, " "), vw)))
 	}
 	if msg := firstNonEmpty(info.State.LastError, info.State.Reason); msg != "" && (info.State.Status == mux.StatusFailed || info.State.LastError != "") {
@@ -228,9 +233,9 @@ func pendingLine(st mux.State) string {
 	if len(parts) == 0 {
 		parts = append(parts, "reorders the folders")
 	}
-	when := " at the end of this turn"
+	when := " " + mux.PendingAtTurnEnd
 	if st.PendingUntilRestart {
-		when = " at the next restart (r): this harness starts fresh"
+		when = " " + mux.PendingAtRestart + " (r): this harness " + harness.StartsFresh
 	}
 	return strings.Join(parts, " · ") + when
 }
@@ -359,7 +364,7 @@ func (s *Summary) process(vw int) string {
 		}
 	}
 	if state.Restarts > 0 {
-		parts = append(parts, fmt.Sprintf("%d restarts", state.Restarts))
+		parts = append(parts, plural(state.Restarts, "restart"))
 	}
 	return mark + " " + truncPlain(strings.Join(parts, " · "), vw-2)
 }
