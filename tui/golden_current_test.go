@@ -37,5 +37,21 @@ func TestGoldenHandoffNotInstalled(t *testing.T) {
 			o.Harnesses = append(o.Harnesses, HarnessInfo{Name: s.Name, Transport: s.Transport, Installed: s.Name != "claude" && s.Name != "codex"})
 		}
 	})
-	runGolden(t, m, []string{"claude?", "pi  acp", "(not installed)"}, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("h")})
+	runGolden(t, m, []string{"claude?", "codex  pty · not installed", "(not installed)"}, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("h")})
+}
+
+// TestGoldenHandoffRefused: enter on a harness that is not installed keeps
+// the chooser open and says how to install or configure it.
+func TestGoldenHandoffRefused(t *testing.T) {
+	m := goldenModelWith(t, goldenChats()[2:3], newFakeMux(nil), func(o *Options) {
+		for _, s := range o.Table.All() {
+			o.Harnesses = append(o.Harnesses, HarnessInfo{Name: s.Name, Transport: s.Transport, Installed: s.Name != "codex"})
+		}
+	})
+	msgs := []tea.Msg{tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("h")}}
+	for range 7 { // past the seven installed ones, onto codex
+		msgs = append(msgs, tea.KeyMsg{Type: tea.KeyDown})
+	}
+	msgs = append(msgs, tea.KeyMsg{Type: tea.KeyEnter})
+	runGolden(t, m, []string{"codex is not installed", "lists what is found"}, msgs...)
 }

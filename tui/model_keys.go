@@ -189,22 +189,38 @@ func (m *Model) openPicker(e sessions.Entry) tea.Cmd {
 }
 
 func (m *Model) openHandoff(e sessions.Entry) tea.Cmd {
-	var names, notes []string
-	for _, h := range m.opt.Harnesses {
-		if h.Name == e.Meta.Harness {
-			continue
+	var names, notes, refusals []string
+	// Installed harnesses first, each group in the table's order: a handoff
+	// to one that is not installed is refused before the capsule is made.
+	for _, installed := range []bool{true, false} {
+		for _, h := range m.opt.Harnesses {
+			if h.Name == e.Meta.Harness || h.Installed != installed {
+				continue
+			}
+			note, refusal := h.Transport+" · ✓ installed", ""
+			if !h.Installed {
+				note, refusal = h.Transport+" · not installed", m.notInstalledHelp(h.Name)
+			}
+			names, notes, refusals = append(names, h.Name), append(notes, note), append(refusals, refusal)
 		}
-		note := h.Transport
-		if !h.Installed {
-			note += " · not installed"
-		}
-		names, notes = append(names, h.Name), append(notes, note)
 	}
 	// The capsule is built once a harness is chosen, then opens for review.
 	mx, store, table, getenv := m.mux, m.store, m.table, m.getenv()
 	return m.openDialog(NewChooser(m.c, "hand "+e.Meta.Name+" off to", names, notes, func(name string) tea.Cmd {
 		return buildCapsule(mx, store, table, getenv, e, sessions.Derivation{Origin: sessions.OriginHandoff, Harness: name})
-	}))
+	}).Refuse(refusals))
+}
+
+// notInstalledHelp says that a harness is not installed and how to make it
+// so: install its command, or name another under [harness.NAME].
+func (m *Model) notInstalledHelp(name string) string {
+	command := name
+	if m.table != nil {
+		if spec, ok := m.table.Get(name); ok && spec.Command != "" {
+			command = spec.Command
+		}
+	}
+	return fmt.Sprintf("%s is not installed: its command %q is not found on PATH. Install it, or set command = \"/path/to/it\" under [harness.%s] in the config file (acpmux-tui harnesses lists what is found).", name, command, name)
 }
 
 // askDelete opens the delete dialog once the chat's own folder has been
