@@ -38,6 +38,16 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 			m.pane.SetFocus(false)
 			return nil
 		}
+		if id := m.pane.ID(); id != "" && m.pane.Stopped() {
+			// Its harness does not run (it failed, exited or was
+			// stopped): keys would go nowhere. Enter starts it again.
+			if key.Matches(msg, km.Focus) {
+				m.setStatus("starting "+m.pane.name+"…", false)
+				return startChat(m.mux, id, m.lay.chatCols, m.lay.chatRows, false)
+			}
+			m.setStatus(m.pane.harnessName+" is not running: "+km.Focus.Help().Key+" starts it again, "+km.Leave.Help().Key+" leaves", true)
+			return nil
+		}
 		return m.pane.Update(msg)
 	}
 	m.setStatus("", false)
