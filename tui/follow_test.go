@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/acpmux/acpmux-tui/mux"
 	"github.com/acpmux/acpmux-tui/sessions"
+	tea "github.com/charmbracelet/bubbletea"
 )
 
 // TestFailedChatTakesNoKeysAndEnterRestartsIt: once a focused chat's
@@ -58,5 +60,37 @@ func TestFailedChatTakesNoKeysAndEnterRestartsIt(t *testing.T) {
 	r.key(runeKey('w'))
 	if got := r.nextWrite(); string(got.b) != "w" {
 		t.Fatalf("the restarted chat got %q", got.b)
+	}
+}
+
+// TestVanishedFolderIsMarkedWithoutReselecting: the selected chat's
+// folders are looked at again on each tick, so one deleted meanwhile is
+// flagged in the summary with no key pressed, and one restored is cleared.
+func TestVanishedFolderIsMarkedWithoutReselecting(t *testing.T) {
+	r := newRig(t, nil)
+	lib := r.dir("lib")
+	r.create(sessions.NewChat{Name: "a", AdditionalDirectories: []string{lib}})
+	r.open(Options{}) // no timer: the test delivers the ticks
+	if strings.Contains(r.m.View(), "does not exist") {
+		t.Fatalf("a present folder is flagged:\n%s", r.m.View())
+	}
+	if err := os.Remove(lib); err != nil {
+		t.Fatal(err)
+	}
+	r.run(func() tea.Msg { return folderTickMsg{} })
+	if v := r.m.View(); !strings.Contains(v, "✗ does not exist · M remove") {
+		t.Fatalf("the deleted folder is not marked after a tick:\n%s", v)
+	}
+	if err := os.Mkdir(lib, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r.run(func() tea.Msg { return folderTickMsg{} })
+	if v := r.m.View(); strings.Contains(v, "does not exist") {
+		t.Fatalf("the restored folder is still marked after a tick:\n%s", v)
+	}
+	// A tick that finds nothing new draws nothing.
+	r.m.Update(folderTickMsg{})
+	if !r.m.Unchanged() {
+		t.Error("a folder tick redraws the screen")
 	}
 }
