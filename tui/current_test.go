@@ -153,6 +153,19 @@ func TestPickerRefusesOwnAndExistingFoldersAlikeTypedOrBrowsed(t *testing.T) {
 		for p.path.Matches()[p.cur] != filepath.Base(target) {
 			r.key(keyOf(tea.KeyDown))
 		}
+		if target == lib {
+			// A folder the chat has is not refused: typed or browsed, the
+			// pick toggles taking it out.
+			if typed != "" || !slices.Equal(p.Dropped(), []string{lib}) {
+				t.Errorf("typed %s: refusal %q, taken out %v", target, typed, p.Dropped())
+			}
+			r.key(keyOf(tea.KeySpace))
+			if p.ErrText() != "" || len(p.Dropped()) != 0 {
+				t.Errorf("browsed %s: refusal %q, taken out %v", target, p.ErrText(), p.Dropped())
+			}
+			r.key(keyEscK)
+			continue
+		}
 		r.key(keyOf(tea.KeySpace))
 		browsed := p.ErrText()
 		if typed == "" || typed != browsed {

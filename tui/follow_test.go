@@ -94,3 +94,72 @@ func TestVanishedFolderIsMarkedWithoutReselecting(t *testing.T) {
 		t.Error("a folder tick redraws the screen")
 	}
 }
+
+// TestPickerTakesOutAFolderTheChatHas: space on one of the chat's folders
+// in the picker's list marks it to be taken out (a toggle); accept removes
+// it as rm-dir does, adds what was selected, and tells the mux, which
+// applies the change at the end of the turn.
+func TestPickerTakesOutAFolderTheChatHas(t *testing.T) {
+	r := newRig(t, nil)
+	proj := r.dir("proj")
+	docs, lib, extra := r.dir("proj/docs"), r.dir("proj/lib"), r.dir("proj/new")
+	a := r.create(sessions.NewChat{Name: "a", Cwd: proj, AdditionalDirectories: []string{docs, lib}})
+	r.open(Options{})
+	r.key(runeKey('a'))
+	p, ok := r.m.dialog.(*FolderPicker)
+	if !ok {
+		t.Fatalf("a opened %T", r.m.dialog)
+	}
+	if v := r.m.View(); !strings.Contains(v, "[✓] docs/  already a folder · space takes it out") {
+		t.Fatalf("the chat's folders are not offered for taking out:\n%s", v)
+	}
+	r.key(keyOf(tea.KeyDown)) // into the list: docs, lib, new
+	r.key(runeKey(' '))
+	if !slices.Equal(p.Dropped(), []string{docs}) {
+		t.Fatalf("space on docs: dropped %v", p.Dropped())
+	}
+	v := r.m.View()
+	if !strings.Contains(v, "[−] docs/  taken out on accept") || !strings.Contains(v, "take out "+docs) {
+		t.Fatalf("the folder taken out is not shown:\n%s", v)
+	}
+	r.key(runeKey(' ')) // a toggle: kept again
+	if len(p.Dropped()) != 0 || strings.Contains(r.m.View(), "taken out on accept") {
+		t.Fatalf("space again did not keep docs: %v", p.Dropped())
+	}
+	r.key(runeKey(' '))
+	r.key(keyOf(tea.KeyDown), keyOf(tea.KeyDown), runeKey(' ')) // select new
+	if !slices.Equal(p.Chosen(), []string{extra}) {
+		t.Fatalf("new is not selected: %v", p.Chosen())
+	}
+	if m, _ := r.store.Load(a.ID); !slices.Equal(m.AdditionalDirectories, []string{docs, lib}) {
+		t.Fatalf("stored before accept: %v", m.AdditionalDirectories)
+	}
+	calls := len(r.fake.Calls())
+	r.key(keyOf(tea.KeyCtrlS))
+	if r.m.dialog != nil {
+		t.Fatalf("accept left the picker open: %q", p.ErrText())
+	}
+	m, err := r.store.Load(a.ID)
+	if err != nil || !slices.Equal(m.AdditionalDirectories, []string{lib, extra}) {
+		t.Fatalf("after accept the chat has %v (%v), want [lib new]", m.AdditionalDirectories, err)
+	}
+	if got := r.fake.Calls()[calls:]; !slices.Contains(got, "folders "+a.ID) {
+		t.Errorf("the mux was not told of the change: %v", got)
+	}
+	if !strings.Contains(r.m.status, "1 folder added, 1 taken out") {
+		t.Errorf("status %q", r.m.status)
+	}
+	if v := r.m.View(); strings.Contains(v, docs) {
+		t.Errorf("the summary still lists the folder taken out:\n%s", v)
+	}
+
+	// Only taking out: accept with nothing selected is enough.
+	r.key(runeKey('a'))
+	r.key(keyOf(tea.KeyDown), keyOf(tea.KeyDown), runeKey(' '), keyOf(tea.KeyCtrlS))
+	if m, _ := r.store.Load(a.ID); !slices.Equal(m.AdditionalDirectories, []string{extra}) {
+		t.Fatalf("after taking out lib the chat has %v", m.AdditionalDirectories)
+	}
+	if !strings.Contains(r.m.status, "1 folder taken out") {
+		t.Errorf("status %q", r.m.status)
+	}
+}

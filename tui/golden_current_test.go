@@ -55,3 +55,16 @@ func TestGoldenHandoffRefused(t *testing.T) {
 	msgs = append(msgs, tea.KeyMsg{Type: tea.KeyEnter})
 	runGolden(t, m, []string{"codex is not installed", "lists what is found"}, msgs...)
 }
+
+// TestGoldenFailedChat: a chat whose harness kept crashing keeps what it
+// printed last on screen, with a line under it saying it failed, why, and
+// that enter starts it again.
+func TestGoldenFailedChat(t *testing.T) {
+	fake := newFakeMux(nil)
+	fake.set("q5229d", mux.State{Status: mux.StatusFailed, Started: goldenNow.Add(-5e9), Restarts: 5,
+		Reason: "exited 6 times in a row (status 1)", LastError: "exit status 1"},
+		"Welcome!\n\nUnable to connect to services: ENOTFOUND\n")
+	m := goldenModel(t, goldenChats()[2:3], fake)
+	fake.changes <- "q5229d"
+	runGolden(t, m, []string{"shell failed · enter restarts it"})
+}

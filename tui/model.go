@@ -308,6 +308,12 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.actionDone(msg)
 	case foldersAddedMsg:
 		note := plural(msg.added, "folder") + " added"
+		switch {
+		case msg.removed > 0 && msg.added == 0:
+			note = plural(msg.removed, "folder") + " taken out"
+		case msg.removed > 0:
+			note += ", " + strconv.Itoa(msg.removed) + " taken out"
+		}
 		if m.sidebar.states[msg.id].Status.Live() {
 			note += "; the harness takes them at the end of its turn"
 		}

@@ -194,7 +194,7 @@ func (m *Model) openPicker(e sessions.Entry) tea.Cmd {
 	if m.store != nil && m.store.NoProject(e.Meta) {
 		start = m.opt.UserHome
 	}
-	title := fmt.Sprintf("add folders to %q", e.Meta.Name)
+	title := fmt.Sprintf("add folders to %q, or take them out", e.Meta.Name)
 	return m.openDialog(NewFolderPicker(m.c, m.nextOwner(), title, m.store, e.ID, e.Meta.Cwd, m.opt.UserHome, start, nil, e.Meta.AdditionalDirectories))
 }
 
