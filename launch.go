@@ -65,6 +65,9 @@ func (a *app) launch(open *sessions.Entry) error {
 		return err
 	}
 	defer m.Close()
+	// When the server goes (kill-server, a crash) the TUI stays, says so,
+	// and connects to the next one by itself.
+	m.Follow(a.paths.Home, exe)
 
 	noColor := a.getenv("NO_COLOR") != ""
 	renderer := lipgloss.NewRenderer(os.Stdout)

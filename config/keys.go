@@ -12,7 +12,7 @@ import (
 var Actions = []string{
 	"up", "down", "focus", "leave", "new", "add_folders", "fork", "side",
 	"handoff", "restart", "stop", "delete", "filter", "help", "quit",
-	"remove_missing",
+	"remove_missing", "start_server",
 }
 
 // KeyMap holds every key binding of the app, built from the defaults of
@@ -22,6 +22,8 @@ type KeyMap struct {
 	Fork, Side, Handoff, Restart, Stop      key.Binding
 	Delete, Filter, Help, Quit              key.Binding
 	RemoveMissing                           key.Binding
+	// StartServer starts a server while the TUI has none to talk to.
+	StartServer key.Binding
 }
 
 type actionDefault struct {
@@ -47,6 +49,7 @@ var defaults = map[string]actionDefault{
 	"help":           {[]string{"?"}, "all keys", func(k *KeyMap) *key.Binding { return &k.Help }},
 	"quit":           {[]string{"q"}, "quit", func(k *KeyMap) *key.Binding { return &k.Quit }},
 	"remove_missing": {[]string{"M"}, "remove missing folders", func(k *KeyMap) *key.Binding { return &k.RemoveMissing }},
+	"start_server":   {[]string{"S"}, "start a server", func(k *KeyMap) *key.Binding { return &k.StartServer }},
 }
 
 // Keys builds the key map: the defaults, with every action named under

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"os"
 	"slices"
 	"strings"
@@ -161,5 +162,82 @@ func TestPickerTakesOutAFolderTheChatHas(t *testing.T) {
 	}
 	if !strings.Contains(r.m.status, "1 folder taken out") {
 		t.Errorf("status %q", r.m.status)
+	}
+}
+
+// linkMux is the fake mux with a connection to a server that the test
+// loses and gives back. Its Link channel is closed: the model's wait for
+// the next change ends at once, and the test sends linkMsg itself.
+type linkMux struct {
+	*fakeMux
+	link     chan struct{}
+	starts   int
+	startErr error
+}
+
+func newLinkMux(f *fakeMux) *linkMux {
+	l := &linkMux{fakeMux: f, link: make(chan struct{})}
+	close(l.link)
+	return l
+}
+
+func (l *linkMux) Link() <-chan struct{} { return l.link }
+func (l *linkMux) Lost() error           { return nil }
+func (l *linkMux) StartServer() error {
+	l.starts++
+	return l.startErr
+}
+
+// TestStatusBarFollowsTheServer: while the server is gone the status line
+// says so whatever else happens, S starts one, and once the connection is
+// back the line says so and the list is read again.
+func TestStatusBarFollowsTheServer(t *testing.T) {
+	r := newRig(t, nil)
+	r.create(sessions.NewChat{Name: "a"})
+	lm := newLinkMux(r.fake)
+	r.open(Options{Mux: lm})
+	gone := errors.New("lost the connection to the server (EOF); reconnecting when one is back")
+	r.run(func() tea.Msg { return linkMsg{lost: gone} })
+	want := "✗ server gone: reconnecting… (press S to start one)"
+	if v := r.m.View(); !strings.Contains(v, want) || !strings.Contains(v, "S start a server") {
+		t.Fatalf("the status line does not say the server is gone:\n%s", v)
+	}
+	r.key(keyJ, keyK) // keys clear the status line, not this
+	if v := r.m.View(); !strings.Contains(v, want) {
+		t.Fatalf("a key cleared the server's loss:\n%s", v)
+	}
+
+	// S starts one; a start that fails says why, beside the loss.
+	lm.startErr = errors.New("start the server for /x: another server holds the lock")
+	r.key(runeKey('S'))
+	if lm.starts != 1 {
+		t.Fatalf("S started %d servers", lm.starts)
+	}
+	if v := r.m.View(); !strings.Contains(v, want+" · start the s") || !strings.Contains(r.m.status, "another server holds the lock") {
+		t.Fatalf("the failed start is not shown (status %q):\n%s", r.m.status, v)
+	}
+	lm.startErr = nil
+	r.key(runeKey('S'))
+	if v := r.m.View(); lm.starts != 2 || !strings.Contains(v, "✗ server gone: starting one…") {
+		t.Fatalf("after S (%d starts) the status line is not the start's:\n%s", lm.starts, v)
+	}
+
+	// Back: a chat made meanwhile (by another client) is listed.
+	b := r.create(sessions.NewChat{Name: "made while gone"})
+	calls := len(r.fake.Calls())
+	r.run(func() tea.Msg { return linkMsg{} })
+	v := r.m.View()
+	if strings.Contains(v, "server gone") || !strings.Contains(v, "✓ reconnected to the server") {
+		t.Fatalf("after the server came back:\n%s", v)
+	}
+	if _, ok := r.m.sidebar.Entry(b.ID); !ok {
+		t.Errorf("the list was not read again on reconnection: %v", r.order())
+	}
+	if got := r.fake.Calls()[calls:]; !slices.ContainsFunc(got, func(c string) bool { return strings.HasPrefix(c, "resize ") }) {
+		t.Errorf("the new server was not given the size: %v", got)
+	}
+	r.key(runeKey('S'))
+	if lm.starts != 2 || !strings.Contains(r.m.status, "connected to the server") {
+		t.Errorf("S while connected: %d starts, status %q", lm.starts, r.m.status)
 	}
 }

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/acpmux/acpmux-tui/mux"
@@ -67,4 +68,16 @@ func TestGoldenFailedChat(t *testing.T) {
 	m := goldenModel(t, goldenChats()[2:3], fake)
 	fake.changes <- "q5229d"
 	runGolden(t, m, []string{"shell failed · enter restarts it"})
+}
+
+// TestGoldenServerGone: the status line while the server is gone, with the
+// key that starts one in the help.
+func TestGoldenServerGone(t *testing.T) {
+	fake := newFakeMux(nil)
+	fake.set("q5229d", mux.State{Status: mux.StatusFailed, Started: goldenNow.Add(-5e9),
+		Reason: "lost the connection to the server (EOF); reconnecting when one is back"}, "$ make\nok\n")
+	m := goldenModelWith(t, goldenChats()[2:3], fake, func(o *Options) { o.Mux = newLinkMux(fake) })
+	fake.changes <- "q5229d"
+	runGolden(t, m, []string{"press S to start one", "shell failed"},
+		linkMsg{lost: errors.New("lost the connection to the server (EOF); reconnecting when one is back")})
 }

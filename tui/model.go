@@ -116,6 +116,11 @@ type Model struct {
 	unchanged   bool
 	// quiet is set when the message being handled brought nothing new.
 	quiet bool
+	// linkLost is why the connection to the server ended, while it is
+	// down; startingServer is set while a start the user asked for runs
+	// (follow.go).
+	linkLost       error
+	startingServer bool
 }
 
 // New builds the app. Nothing is started until the program runs it.
@@ -179,7 +184,7 @@ func (m *Model) Close() { m.in.close() }
 func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{waitChanges(m.mux.Changes(), m.opt.Frame, &m.gate), m.in.waitWriteErr(), fillPool(m.mux),
 		watchStore(m.store, m.opt.WatchEvery), tea.EnableReportFocus, waitNotices(m.mux.Notices()),
-		folderTick(m.opt.CheckFoldersEvery)}
+		folderTick(m.opt.CheckFoldersEvery), m.watchLink()}
 	if !m.loaded {
 		cmds = append(cmds, loadList(m.store, m.opt.Open))
 	}
@@ -274,6 +279,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			return tea.Batch(next, loadList(m.store, m.selected))
 		}
 		return next
+	case linkMsg:
+		return m.linked(msg)
+	case serverStartedMsg:
+		return m.serverStarted(msg)
 	case folderTickMsg:
 		return tea.Batch(m.checkSelected(), folderTick(m.opt.CheckFoldersEvery))
 	case foldersCheckedMsg:

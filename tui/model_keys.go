@@ -75,6 +75,8 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		return m.openDialog(NewHelpDialog(m.c, m.fullHelp()))
 	case key.Matches(msg, km.New):
 		return m.openNewChat()
+	case key.Matches(msg, km.StartServer):
+		return m.startServer()
 	case key.Matches(msg, keyPgUp):
 		m.pane.ScrollBy(max(m.lay.chatRows-1, 1))
 		return nil
@@ -349,7 +351,7 @@ func (m *Model) fullHelp() [][]key.Binding {
 		{km.Up, km.Down, km.Focus, km.Leave, km.Filter, keyPgUp},
 		{km.New, km.AddFolders, km.Fork, km.Side, km.Handoff},
 		{km.Restart, km.Stop, km.Delete, km.RemoveMissing},
-		{km.Help, km.Quit},
+		{km.StartServer, km.Help, km.Quit},
 	}
 }
 
@@ -368,6 +370,9 @@ func (m *Model) shortHelp() []key.Binding {
 		}
 	}
 	bindings := m.sidebar.ShortHelp()
+	if m.linkLost != nil && !m.sidebar.Filtering() {
+		bindings = append([]key.Binding{m.c.Keys.StartServer}, bindings...)
+	}
 	if len(m.problems[m.selected]) > 0 && !m.sidebar.Filtering() {
 		bindings = append([]key.Binding{m.c.Keys.RemoveMissing}, bindings...)
 	}
