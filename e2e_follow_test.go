@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -127,4 +129,40 @@ func TestE2EDeletedFolderMarkedWithoutKeys(t *testing.T) {
 	}
 	s.waitFor("the mark to go once the folder is back", func(scr string) bool { return !strings.Contains(scr, "does not exist") })
 	s.quit()
+}
+
+// TestE2EFailedChatTakesNoKeysAndEnterRestartsIt: a harness that keeps
+// crashing ends failed; its pane keeps what it printed and says it failed,
+// keys typed to it go nowhere, and enter starts it again.
+func TestE2EFailedChatTakesNoKeysAndEnterRestartsIt(t *testing.T) {
+	needTmux(t)
+	c := newCLI(t)
+	starts := filepath.Join(c.root, "starts.txt")
+	cfg := fmt.Sprintf("[harness.crash]\ncommand = \"/bin/sh\"\nargs = [\"-c\", \"echo start >> %s; echo boom-$((6*7)); exit 1\"]\nkind = \"plain\"\n", starts)
+	if err := os.WriteFile(c.config, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.ok("new", "--name", "crashy", "--harness", "crash")
+	s := startTmux(t, 160, 50, append(c.env(), "TERM=xterm-256color"), []string{binary})
+	s.waitText("chats 1", "crashy")
+	s.keys("Enter")
+	s.waitText("crash failed · enter restarts it", "boom-42", "crashy · not running · enter restarts it")
+	before := countLines(t, starts)
+	s.keys("x", "y")
+	s.waitText("crash is not running: enter starts it again")
+	s.keys("Enter")
+	s.waitFor("enter to start the failed chat again", func(string) bool { return countLines(t, starts) > before })
+	s.keys("C-]")
+	s.waitFor("the chat to let go of the keyboard", func(scr string) bool { return !strings.Contains(scr, "crashy · not running") })
+	s.quit()
+}
+
+// countLines counts the lines of a file (0 when it does not exist).
+func countLines(t *testing.T, path string) int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	return strings.Count(string(b), "\n")
 }
