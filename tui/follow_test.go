@@ -202,6 +202,16 @@ func TestStatusBarFollowsTheServer(t *testing.T) {
 	if v := r.m.View(); !strings.Contains(v, want) || !strings.Contains(v, "S start a server") {
 		t.Fatalf("the status line does not say the server is gone:\n%s", v)
 	}
+	// A chat whose pane has the keyboard cannot be started meanwhile.
+	r.fake.set(r.selectedID(), mux.State{Status: mux.StatusFailed, Started: time.Now(), Reason: gone.Error()}, "$ ")
+	r.m.Update(chatsChangedMsg{ids: []string{r.selectedID()}})
+	r.m.pane.SetFocus(true)
+	calls := len(r.fake.Calls())
+	r.key(keyEnter)
+	if got := r.fake.Calls()[calls:]; len(got) != 0 || !strings.Contains(r.m.status, "no server to start it in: ctrl+], then S starts one") {
+		t.Fatalf("enter on a chat while the server is gone: calls %v, status %q", got, r.m.status)
+	}
+	r.key(keyOf(tea.KeyCtrlCloseBracket))
 	r.key(keyJ, keyK) // keys clear the status line, not this
 	if v := r.m.View(); !strings.Contains(v, want) {
 		t.Fatalf("a key cleared the server's loss:\n%s", v)
@@ -224,7 +234,7 @@ func TestStatusBarFollowsTheServer(t *testing.T) {
 
 	// Back: a chat made meanwhile (by another client) is listed.
 	b := r.create(sessions.NewChat{Name: "made while gone"})
-	calls := len(r.fake.Calls())
+	calls = len(r.fake.Calls())
 	r.run(func() tea.Msg { return linkMsg{} })
 	v := r.m.View()
 	if strings.Contains(v, "server gone") || !strings.Contains(v, "✓ reconnected to the server") {

@@ -41,6 +41,10 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		if id := m.pane.ID(); id != "" && m.pane.Stopped() {
 			// Its harness does not run (it failed, exited or was
 			// stopped): keys would go nowhere. Enter starts it again.
+			if m.linkLost != nil {
+				m.setStatus("no server to start it in: "+km.Leave.Help().Key+", then "+km.StartServer.Help().Key+" starts one", true)
+				return nil
+			}
 			if key.Matches(msg, km.Focus) {
 				m.setStatus("starting "+m.pane.name+"…", false)
 				return startChat(m.mux, id, m.lay.chatCols, m.lay.chatRows, false)
