@@ -65,6 +65,9 @@ func (a *app) launch(open *sessions.Entry) error {
 		return err
 	}
 	defer m.Close()
+	// When the server goes (kill-server, a crash) the TUI stays, says so,
+	// and connects to the next one by itself.
+	m.Follow(a.paths.Home, exe)
 
 	noColor := a.getenv("NO_COLOR") != ""
 	renderer := lipgloss.NewRenderer(os.Stdout)
@@ -86,6 +89,9 @@ func (a *app) launch(open *sessions.Entry) error {
 		Renderer: renderer, NoColor: noColor, Entries: entries,
 		DefaultHarness: a.table.Default(a.cfg, a.getenv), Harnesses: harnesses,
 		UserHome: a.getenv("HOME"), WatchEvery: 2 * time.Second,
+		// A folder deleted under the selected chat is marked within a
+		// second or so, as the docs promise ("within two seconds").
+		CheckFoldersEvery: time.Second,
 	}
 	if open != nil {
 		opt.Open = open.ID

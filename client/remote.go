@@ -24,17 +24,26 @@ import (
 const PullTimeout = 5 * time.Second
 
 // Remote is a mux that lives in the server: it satisfies the TUI's Mux
-// interface over one connection. Closing it closes the connection and
-// leaves every harness running. No automatic reconnection: when the
-// connection ends (the server was killed), each chat that was running is
-// shown failed with the reason, and every later call fails, until the TUI
-// is opened again.
+// interface over one connection at a time. Closing it closes the
+// connection and leaves every harness running. When the connection ends
+// (kill-server, a crash), each chat that was running is shown failed with
+// the reason and every call fails at once; with Follow, the Remote dials
+// again with a backoff until a server answers, then watches its chats, and
+// the chats' states and the shown chat's screen come back.
 type Remote struct {
-	c       *Conn
 	changes chan string
 	notices chan mux.Notice
+	// link hears of each loss and return of the connection (see Link).
+	link chan struct{}
+	// wake cuts the backoff of the redial loop short: a server was just
+	// started.
+	wake chan struct{}
+	// home and binary are where to dial again, and the program that starts
+	// a server; home is "" until Follow.
+	home, binary string
 
 	mu     sync.Mutex
+	c      *Conn // the connection in use, replaced on a reconnection
 	chats  map[string]*remoteChat
 	ready  bool                  // the watch call has been answered
 	early  []server.StatesResult // notifications that came before it
@@ -48,6 +57,12 @@ type Remote struct {
 	shown   *string
 	showing bool
 	acked   *string
+	// looked is the chat last named to Look, and size the last size given
+	// to ResizeAll: both are told again to a server reconnected to.
+	looked *string
+	size   *server.SizeParams
+	// redialing is set while the redial loop runs.
+	redialing bool
 }
 
 // remoteChat is what a Remote holds of one chat.
@@ -72,16 +87,47 @@ type remoteChat struct {
 // server's mux knows, and reports each of them on Changes once, so the TUI
 // reads them all. The Remote owns c from then on, even on an error.
 func NewRemote(c *Conn) (*Remote, error) {
-	r := &Remote{c: c, changes: make(chan string, 1024), notices: make(chan mux.Notice, 16), chats: map[string]*remoteChat{}}
+	r := &Remote{c: c, changes: make(chan string, 1024), notices: make(chan mux.Notice, 16), chats: map[string]*remoteChat{},
+		link: make(chan struct{}, 1), wake: make(chan struct{}, 1)}
+	if err := r.adopt(c, StartTimeout); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// adopt makes c the Remote's connection: it watches every chat the server
+// knows and reports each of them (and each known before) on Changes. On an
+// error c is closed and the Remote is as it was.
+func (r *Remote) adopt(c *Conn, timeout time.Duration) error {
+	r.mu.Lock()
+	r.ready, r.early = false, nil
+	r.mu.Unlock()
 	c.OnNotify(r.notified)
-	ctx, cancel := context.WithTimeout(context.Background(), StartTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	var res server.StatesResult
 	if err := c.Call(ctx, server.MethodWatch, server.SizeParams{}, &res); err != nil {
 		c.Close()
-		return nil, fmt.Errorf("watch the server's chats: %w", err)
+		return fmt.Errorf("watch the server's chats: %w", err)
 	}
 	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		c.Close()
+		return errors.New("the remote is closed")
+	}
+	again := r.lost != nil
+	r.c, r.lost, r.acked = c, nil, nil
+	if again {
+		// What the last server told is no more: a chat it does not
+		// report now is stopped, and every screen is asked for again.
+		// Its last screen stays until the new server sends one.
+		for _, ch := range r.chats {
+			was := ch.view.State
+			ch.view = server.ChatView{State: mux.State{Status: mux.StatusStopped, Started: was.Started, Transport: was.Transport}}
+			ch.rows, ch.screen, ch.pushed = nil, "", false
+		}
+	}
 	// Notifications that came before the answer hold states read after its
 	// snapshot (the server orders the two): they go on top of it.
 	r.apply(res)
@@ -92,9 +138,125 @@ func NewRemote(c *Conn) (*Remote, error) {
 	for id := range r.chats {
 		r.noticeLocked(id)
 	}
+	looked, size := r.looked, r.size
+	if again && r.shown != nil && !r.showing {
+		r.showing = true
+		go r.tellShown()
+	}
 	r.mu.Unlock()
-	go r.watchConn()
-	return r, nil
+	go r.watchConn(c)
+	if again {
+		// The new server hears what this client looks at and its size.
+		go func() {
+			if size != nil {
+				_ = r.call(server.MethodResize, *size, nil)
+			}
+			if looked != nil {
+				_ = r.call(server.MethodLook, server.LookParams{ID: *looked}, nil)
+			}
+		}()
+		r.signalLink()
+	}
+	return nil
+}
+
+// Follow makes the Remote dial home's server again whenever its connection
+// ends, until Close; binary is the program StartServer runs. Call it once,
+// right after NewRemote.
+func (r *Remote) Follow(home, binary string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.home, r.binary = home, binary
+	if r.lost != nil && !r.redialing {
+		r.redialing = true
+		go r.redial()
+	}
+}
+
+// Link delivers a signal each time the connection to the server is lost or
+// back (at most one waits); Lost says which.
+func (r *Remote) Link() <-chan struct{} { return r.link }
+
+// Lost returns why the connection to the server ended, or nil while one is
+// up.
+func (r *Remote) Lost() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.lost
+}
+
+// StartServer starts a server for the agent home in the background, as a
+// client that needs one does, and has the Remote connect to it at once. It
+// blocks until the server listens or gives up, and says why it did not.
+func (r *Remote) StartServer() error {
+	r.mu.Lock()
+	home, binary, lost := r.home, r.binary, r.lost
+	r.mu.Unlock()
+	if home == "" {
+		return errors.New("start a server: this client does not follow the server")
+	}
+	if lost == nil {
+		return nil // connected: a server runs
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), StartTimeout)
+	defer cancel()
+	if c, err := dialHello(ctx, home); err == nil {
+		c.Close() // one is back already: the redial loop takes it
+	} else if why := startServer(ctx, home, binary); why != "" {
+		return fmt.Errorf("start the server for %s: %s", home, why)
+	}
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+// signalLink tells Link's reader that the connection was lost or is back.
+func (r *Remote) signalLink() {
+	select {
+	case r.link <- struct{}{}:
+	default: // a signal waits already; Lost tells the latest
+	}
+}
+
+// redialBackoff bounds the wait between two dials of a server that is gone:
+// a server back is found within about a second, and an idle TUI costs one
+// failed dial a second.
+const redialBackoff = time.Second
+
+// redial dials the agent home's server until one answers and is adopted,
+// waiting longer after each failure, up to redialBackoff; a StartServer
+// cuts the wait short.
+func (r *Remote) redial() {
+	wait := 50 * time.Millisecond
+	for {
+		r.mu.Lock()
+		home, closed := r.home, r.closed
+		if closed {
+			r.redialing = false
+			r.mu.Unlock()
+			return
+		}
+		r.mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), PullTimeout)
+		c, err := dialHello(ctx, home)
+		cancel()
+		if err == nil {
+			if err = r.adopt(c, PullTimeout); err == nil {
+				r.mu.Lock()
+				r.redialing = false
+				r.mu.Unlock()
+				return
+			}
+		}
+		select {
+		case <-r.wake:
+			wait = 50 * time.Millisecond
+		case <-time.After(wait):
+			wait = min(2*wait, redialBackoff)
+		}
+	}
 }
 
 // notified hears the server's notifications on the connection's reader
@@ -219,17 +381,21 @@ func (r *Remote) noticeLocked(id string) {
 // watchConn waits for the connection's end. Unless the Remote was closed,
 // every chat that was running is shown failed, saying the server is gone:
 // the TUI shows it rather than screens that no longer move.
-func (r *Remote) watchConn() {
-	<-r.c.Done()
-	r.c.mu.Lock()
-	cause := r.c.err
-	r.c.mu.Unlock()
+func (r *Remote) watchConn(c *Conn) {
+	<-c.Done()
+	c.mu.Lock()
+	cause := c.err
+	c.mu.Unlock()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.closed {
+	if r.closed || r.c != c {
 		return
 	}
-	r.lost = fmt.Errorf("lost the connection to the server (%v); quit and open the TUI again", cause)
+	then := "quit and open the TUI again"
+	if r.home != "" {
+		then = "reconnecting when one is back"
+	}
+	r.lost = fmt.Errorf("lost the connection to the server (%v); %s", cause, then)
 	for id, ch := range r.chats {
 		if ch.view.State.Status.Live() {
 			st := &ch.view.State
@@ -237,6 +403,11 @@ func (r *Remote) watchConn() {
 			st.LastOutput = "" // what a harness said is not why the server went
 		}
 		r.noticeLocked(id)
+	}
+	r.signalLink()
+	if r.home != "" && !r.redialing {
+		r.redialing = true
+		go r.redial()
 	}
 }
 
@@ -247,6 +418,9 @@ func (r *Remote) Notices() <-chan mux.Notice { return r.notices }
 // Look tells the server which chat the user sees now ("" for none): it is
 // not announced while they do, and its unread mark goes.
 func (r *Remote) Look(id string) error {
+	r.mu.Lock()
+	r.looked = &id
+	r.mu.Unlock()
 	return r.call(server.MethodLook, server.LookParams{ID: id}, nil)
 }
 
@@ -313,9 +487,21 @@ func (r *Remote) tellShown() {
 		if *want != "" {
 			ids = append(ids, *want)
 		}
+		r.mu.Lock()
+		c := r.c
+		r.mu.Unlock()
 		if err := r.call(server.MethodShow, server.ShowParams{IDs: ids}, nil); err != nil {
-			// A server without the method tells of every chat, as before.
+			var answered *serverError
 			r.mu.Lock()
+			if !errors.As(err, &answered) && r.c != c && r.lost == nil && !r.closed {
+				// The connection was replaced under the call: tell the
+				// new server.
+				r.mu.Unlock()
+				told = nil
+				continue
+			}
+			// A server without the method tells of every chat, as
+			// before; a connection lost is told again once it is back.
 			r.showing = false
 			r.mu.Unlock()
 			return
@@ -343,7 +529,7 @@ func (r *Remote) Render(id string, scroll int) string {
 		r.mu.Unlock()
 		return ch.text
 	}
-	last, lost := ch.text, r.lost
+	last, lost, c := ch.text, r.lost, r.c
 	r.mu.Unlock()
 	if lost != nil {
 		return last
@@ -351,7 +537,7 @@ func (r *Remote) Render(id string, scroll int) string {
 	ctx, cancel := context.WithTimeout(context.Background(), PullTimeout)
 	defer cancel()
 	var res server.RenderResult
-	if err := r.c.Call(ctx, server.MethodRender, server.RenderParams{ID: id, Scroll: scroll}, &res); err != nil {
+	if err := c.Call(ctx, server.MethodRender, server.RenderParams{ID: id, Scroll: scroll}, &res); err != nil {
 		return last
 	}
 	r.mu.Lock()
@@ -370,7 +556,7 @@ func (r *Remote) Render(id string, scroll int) string {
 // it returns the last one it got.
 func (r *Remote) Transcript(id string) []mux.Entry {
 	r.mu.Lock()
-	last, lost := r.chat(id).entries, r.lost
+	last, lost, c := r.chat(id).entries, r.lost, r.c
 	r.mu.Unlock()
 	if lost != nil {
 		return last
@@ -378,7 +564,7 @@ func (r *Remote) Transcript(id string) []mux.Entry {
 	ctx, cancel := context.WithTimeout(context.Background(), PullTimeout)
 	defer cancel()
 	var res server.TranscriptResult
-	if err := r.c.Call(ctx, server.MethodTranscript, server.TranscriptParams{ID: id}, &res); err != nil {
+	if err := c.Call(ctx, server.MethodTranscript, server.TranscriptParams{ID: id}, &res); err != nil {
 		return last
 	}
 	r.mu.Lock()
@@ -391,7 +577,7 @@ func (r *Remote) Transcript(id string) []mux.Entry {
 // lines, at most maxBytes; nil on any failure.
 func (r *Remote) History(id string, maxBytes int) []string {
 	r.mu.Lock()
-	lost := r.lost
+	lost, c := r.lost, r.c
 	r.mu.Unlock()
 	if lost != nil {
 		return nil
@@ -399,7 +585,7 @@ func (r *Remote) History(id string, maxBytes int) []string {
 	ctx, cancel := context.WithTimeout(context.Background(), PullTimeout)
 	defer cancel()
 	var res server.HistoryResult
-	if err := r.c.Call(ctx, server.MethodHistory, server.HistoryParams{ID: id, MaxBytes: maxBytes}, &res); err != nil {
+	if err := c.Call(ctx, server.MethodHistory, server.HistoryParams{ID: id, MaxBytes: maxBytes}, &res); err != nil {
 		return nil
 	}
 	return res.Lines
@@ -413,12 +599,12 @@ func (r *Remote) call(method string, params, result any) error {
 
 func (r *Remote) callCtx(ctx context.Context, method string, params, result any) error {
 	r.mu.Lock()
-	lost := r.lost
+	lost, c := r.lost, r.c
 	r.mu.Unlock()
 	if lost != nil {
 		return lost
 	}
-	return remoteError(r.c.Call(ctx, method, params, result))
+	return remoteError(c.Call(ctx, method, params, result))
 }
 
 // Start starts the chat's harness unless it runs, in a pty of cols x rows.
@@ -459,6 +645,9 @@ func (r *Remote) Write(id string, p []byte) error {
 
 // ResizeAll sets every chat's pty to this client's size.
 func (r *Remote) ResizeAll(cols, rows int) {
+	r.mu.Lock()
+	r.size = &server.SizeParams{Cols: cols, Rows: rows}
+	r.mu.Unlock()
 	_ = r.call(server.MethodResize, server.SizeParams{Cols: cols, Rows: rows}, nil)
 }
 
@@ -517,8 +706,9 @@ func (r *Remote) AnswerPermission(id, optionID string) error {
 func (r *Remote) Close() {
 	r.mu.Lock()
 	r.closed = true
+	c := r.c
 	r.mu.Unlock()
-	r.c.Close()
+	c.Close()
 }
 
 // serverError is an error the server answered with, shown by its message

@@ -12,7 +12,7 @@ import (
 var Actions = []string{
 	"up", "down", "focus", "leave", "new", "add_folders", "fork", "side",
 	"handoff", "restart", "stop", "delete", "filter", "help", "quit",
-	"remove_missing", "rename",
+	"remove_missing", "rename", "start_server",
 }
 
 // KeyMap holds every key binding of the app, built from the defaults of
@@ -22,6 +22,8 @@ type KeyMap struct {
 	Fork, Side, Handoff, Restart, Stop      key.Binding
 	Delete, Filter, Help, Quit              key.Binding
 	RemoveMissing, Rename                   key.Binding
+	// StartServer starts a server while the TUI has none to talk to.
+	StartServer key.Binding
 }
 
 type actionDefault struct {
@@ -48,6 +50,7 @@ var defaults = map[string]actionDefault{
 	"quit":           {[]string{"q"}, "quit", func(k *KeyMap) *key.Binding { return &k.Quit }},
 	"remove_missing": {[]string{"M"}, "remove missing folders", func(k *KeyMap) *key.Binding { return &k.RemoveMissing }},
 	"rename":         {[]string{"R"}, "rename", func(k *KeyMap) *key.Binding { return &k.Rename }},
+	"start_server":   {[]string{"S"}, "start a server", func(k *KeyMap) *key.Binding { return &k.StartServer }},
 }
 
 // Keys builds the key map: the defaults, with every action named under

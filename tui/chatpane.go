@@ -126,6 +126,18 @@ func (p *ChatPane) SetFocus(on bool) {
 	p.Refresh()
 }
 
+// Stopped reports whether the shown chat's harness has ended (it failed,
+// exited or was stopped) after it was started: keys go nowhere then.
+func (p *ChatPane) Stopped() bool {
+	switch p.state.Status {
+	case mux.StatusFailed, mux.StatusExited:
+		return true
+	case mux.StatusStopped:
+		return !p.state.Started.IsZero() || p.state.LastError != ""
+	}
+	return false
+}
+
 // Focused reports whether keys go to the chat.
 func (p *ChatPane) Focused() bool { return p.focused }
 
@@ -154,7 +166,11 @@ func (p *ChatPane) Refresh() {
 	// The screen's lines are exactly its width; they are measured only
 	// while the screen and the pane disagree (a resize on its way).
 	exact := p.term.Cols == p.w
-	for i, line := range strings.Split(raw, "\n") {
+	lines := strings.Split(raw, "\n")
+	if banner := p.stoppedBanner(); banner != "" {
+		lines = withBanner(lines, p.h, banner)
+	}
+	for i, line := range lines {
 		if i >= p.h {
 			break
 		}
@@ -166,6 +182,50 @@ func (p *ChatPane) Refresh() {
 		}
 		p.screen = append(p.screen, line)
 	}
+}
+
+// stoppedBanner is the line a chat whose harness does not run shows under
+// what it last drew: how it ended, and that enter starts it again. It is
+// "" while the harness runs.
+func (p *ChatPane) stoppedBanner() string {
+	st := p.state
+	if st.Status.Live() {
+		return ""
+	}
+	what := "stopped"
+	switch st.Status {
+	case mux.StatusExited:
+		what = "exited"
+	case mux.StatusFailed:
+		what = "failed"
+	}
+	// The key before the reason: a long reason is cut at the pane's edge.
+	text := "── " + p.harnessName + " " + what + " · " + p.c.Keys.Focus.Help().Key + " restarts it "
+	if st.Status != mux.StatusStopped && st.Reason != "" {
+		text += "· " + plaintext.Line(st.Reason) + " "
+	}
+	return p.c.Styles.Warn.Render(ansi.Truncate(text+strings.Repeat("─", max(p.w-ansi.StringWidth(text), 0)), p.w, "…"))
+}
+
+// withBanner puts banner on the pane's last row of lines (h rows): on a
+// blank row at the bottom when there is one, else below the lines,
+// scrolling the top line away, so nothing the harness printed last is
+// covered.
+func withBanner(lines []string, h int, banner string) []string {
+	if h <= 0 {
+		return lines
+	}
+	lines = lines[:min(len(lines), h)]
+	n := len(lines)
+	switch {
+	case n < h:
+		return append(lines[:n:n], banner)
+	case strings.TrimSpace(ansi.Strip(lines[n-1])) == "":
+		out := append([]string(nil), lines...)
+		out[n-1] = banner
+		return out
+	}
+	return append(lines[1:n:n], banner)
 }
 
 // fitAll sets the screen to lines fitted to the pane's width.
@@ -197,6 +257,7 @@ func (p *ChatPane) placeholder() []string {
 		for _, l := range strings.Split(ansi.Wrap(p.state.Reason, max(p.w-4, 10), " "), "\n") {
 			msg = append(msg, st.Dim.Render(l))
 		}
+		msg = append(msg, "", st.Dim.Render("press "+p.c.Keys.Focus.Help().Key+" to start it again"))
 	case mux.StatusStarting, mux.StatusRunning, mux.StatusAsking, mux.StatusWaiting:
 		msg = []string{st.Dim.Render("starting " + p.harnessName + "…")}
 	default:
@@ -343,6 +404,8 @@ func (p *ChatPane) Title() string {
 	}
 	t := p.name
 	switch {
+	case p.focused && p.Stopped():
+		t += " · not running · " + p.c.Keys.Focus.Help().Key + " restarts it · " + p.c.Keys.Leave.Help().Key + " leaves"
 	case p.focused && !p.IsACP():
 		t += " · keys go to " + p.harnessName + " · " + p.c.Keys.Leave.Help().Key + " leaves"
 	case p.focused:
@@ -356,6 +419,9 @@ func (p *ChatPane) Title() string {
 // ShortHelp returns the bindings of the focused pane.
 func (p *ChatPane) ShortHelp() []key.Binding {
 	leave := p.c.Keys.Leave
+	if p.Stopped() {
+		return []key.Binding{key.NewBinding(key.WithKeys(""), key.WithHelp(p.c.Keys.Focus.Help().Key, "restart it")), leave}
+	}
 	if !p.IsACP() {
 		return []key.Binding{leave, key.NewBinding(key.WithKeys(""), key.WithHelp("keys", "go to "+p.harnessName))}
 	}
@@ -385,6 +451,11 @@ func (p *ChatPane) View() []string {
 		extra = append(extra, truncPlain(strings.Join(opts, " · "), p.w))
 	}
 	sep := strings.Repeat("─", p.w)
+	banner := ""
+	if p.state.Status != mux.StatusStopped || len(p.transcript) > 0 {
+		// A chat that never ran has nothing to say it stopped.
+		banner = p.stoppedBanner()
+	}
 	if p.state.TurnActive {
 		label := "── turn running · "
 		if d := p.quiet(); d >= mux.NoReplyAfter {
@@ -392,7 +463,11 @@ func (p *ChatPane) View() []string {
 		}
 		sep = ansi.Truncate(label+"esc cancels "+sep, p.w, "")
 	}
-	extra = append(extra, st.Dim.Render(sep))
+	if banner != "" {
+		extra = append(extra, banner)
+	} else {
+		extra = append(extra, st.Dim.Render(sep))
+	}
 	extra = append(extra, strings.Split(p.input.View(), "\n")...)
 	out := append([]string(nil), p.screen...)
 	for _, l := range extra {

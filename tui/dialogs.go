@@ -106,21 +106,34 @@ func (d *Confirm) View() []string {
 	return st.Box(d.title, lines, d.w, len(lines)+2, true)
 }
 
-// Chooser picks one item of a list; choose makes the command for it.
+// Chooser picks one item of a list; choose makes the command for it. An
+// item with a refusal is listed but not chosen: enter on it shows the
+// refusal in the box and the dialog stays open.
 type Chooser struct {
-	c      *Common
-	title  string
-	items  []string
-	notes  []string
-	cur    int
-	choose func(string) tea.Cmd
-	w      int
+	c        *Common
+	title    string
+	items    []string
+	notes    []string
+	refusals []string
+	errText  string
+	cur      int
+	choose   func(string) tea.Cmd
+	w, sw    int
 }
 
 // NewChooser returns a list dialog; notes (may be nil) are shown beside items.
 func NewChooser(c *Common, title string, items, notes []string, choose func(string) tea.Cmd) *Chooser {
 	return &Chooser{c: c, title: title, items: items, notes: notes, choose: choose}
 }
+
+// Refuse sets, for each item, why it cannot be chosen ("" when it can).
+func (d *Chooser) Refuse(refusals []string) *Chooser {
+	d.refusals = refusals
+	return d
+}
+
+// ErrText returns the refusal shown, if any.
+func (d *Chooser) ErrText() string { return d.errText }
 
 // SetSize sets the screen size; the box fits its items.
 func (d *Chooser) SetSize(w, h int) {
@@ -131,7 +144,12 @@ func (d *Chooser) SetSize(w, h int) {
 			rows[i] += d.notes[i]
 		}
 	}
+	d.sw = w
 	d.w = fitDialogW(w, d.title, rows...)
+	if d.errText != "" {
+		// A refusal is as wide as the screen allows, so it is read whole.
+		d.w = max(d.w, min(w-4, 96))
+	}
 }
 
 // Update moves and chooses.
@@ -143,14 +161,29 @@ func (d *Chooser) Update(msg tea.Msg) tea.Cmd {
 	switch {
 	case key.Matches(k, keyItemUp):
 		d.cur = max(d.cur-1, 0)
+		d.setErr("")
 	case key.Matches(k, keyItemDn):
 		d.cur = min(d.cur+1, len(d.items)-1)
+		d.setErr("")
 	case key.Matches(k, keyChoose) && len(d.items) > 0:
+		if d.cur < len(d.refusals) && d.refusals[d.cur] != "" {
+			d.setErr(d.refusals[d.cur])
+			return nil
+		}
 		return tea.Batch(closeDialog, d.choose(d.items[d.cur]))
 	case key.Matches(k, keyCancel):
 		return closeDialog
 	}
 	return nil
+}
+
+// setErr shows a refusal (or none) and sizes the box for it.
+func (d *Chooser) setErr(text string) {
+	if text == d.errText {
+		return
+	}
+	d.errText = text
+	d.SetSize(d.sw, 0)
 }
 
 // ShortHelp returns the chooser's keys.
@@ -170,6 +203,10 @@ func (d *Chooser) View() []string {
 		} else {
 			lines = append(lines, "  "+it+st.Dim.Render(note))
 		}
+	}
+	if d.errText != "" {
+		lines = append(lines, "")
+		lines = append(lines, errorLines(st, ansi.Wrap(d.errText, d.w-6, " "), d.w-4)...)
 	}
 	return st.Box(d.title, lines, d.w, len(lines)+2, true)
 }

@@ -225,7 +225,10 @@ func (r *rig) open(opt Options) *Model {
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	opt.Store, opt.Table, opt.Config, opt.Mux = r.store, r.table, r.cfg, r.fake
+	opt.Store, opt.Table, opt.Config = r.store, r.table, r.cfg
+	if opt.Mux == nil {
+		opt.Mux = r.fake
+	}
 	opt.Renderer, opt.Entries = asciiRenderer(), entries
 	opt.Tick = -1
 	if opt.UserHome == "" {

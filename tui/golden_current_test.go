@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/acpmux/acpmux-tui/mux"
@@ -37,5 +38,46 @@ func TestGoldenHandoffNotInstalled(t *testing.T) {
 			o.Harnesses = append(o.Harnesses, HarnessInfo{Name: s.Name, Transport: s.Transport, Installed: s.Name != "claude" && s.Name != "codex"})
 		}
 	})
-	runGolden(t, m, []string{"claude?", "pi  acp", "(not installed)"}, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("h")})
+	runGolden(t, m, []string{"claude?", "codex  pty · not installed", "(not installed)"}, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("h")})
+}
+
+// TestGoldenHandoffRefused: enter on a harness that is not installed keeps
+// the chooser open and says how to install or configure it.
+func TestGoldenHandoffRefused(t *testing.T) {
+	m := goldenModelWith(t, goldenChats()[2:3], newFakeMux(nil), func(o *Options) {
+		for _, s := range o.Table.All() {
+			o.Harnesses = append(o.Harnesses, HarnessInfo{Name: s.Name, Transport: s.Transport, Installed: s.Name != "codex"})
+		}
+	})
+	msgs := []tea.Msg{tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("h")}}
+	for range 7 { // past the seven installed ones, onto codex
+		msgs = append(msgs, tea.KeyMsg{Type: tea.KeyDown})
+	}
+	msgs = append(msgs, tea.KeyMsg{Type: tea.KeyEnter})
+	runGolden(t, m, []string{"codex is not installed", "lists what is found"}, msgs...)
+}
+
+// TestGoldenFailedChat: a chat whose harness kept crashing keeps what it
+// printed last on screen, with a line under it saying it failed, why, and
+// that enter starts it again.
+func TestGoldenFailedChat(t *testing.T) {
+	fake := newFakeMux(nil)
+	fake.set("q5229d", mux.State{Status: mux.StatusFailed, Started: goldenNow.Add(-5e9), Restarts: 5,
+		Reason: "exited 6 times in a row (status 1)", LastError: "exit status 1"},
+		"Welcome!\n\nUnable to connect to services: ENOTFOUND\n")
+	m := goldenModel(t, goldenChats()[2:3], fake)
+	fake.changes <- "q5229d"
+	runGolden(t, m, []string{"shell failed · enter restarts it"})
+}
+
+// TestGoldenServerGone: the status line while the server is gone, with the
+// key that starts one in the help.
+func TestGoldenServerGone(t *testing.T) {
+	fake := newFakeMux(nil)
+	fake.set("q5229d", mux.State{Status: mux.StatusFailed, Started: goldenNow.Add(-5e9),
+		Reason: "lost the connection to the server (EOF); reconnecting when one is back"}, "$ make\nok\n")
+	m := goldenModelWith(t, goldenChats()[2:3], fake, func(o *Options) { o.Mux = newLinkMux(fake) })
+	fake.changes <- "q5229d"
+	runGolden(t, m, []string{"press S to start one", "shell failed"},
+		linkMsg{lost: errors.New("lost the connection to the server (EOF); reconnecting when one is back")})
 }

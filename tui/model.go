@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strconv"
 	"time"
 
@@ -60,6 +61,10 @@ type Options struct {
 	// WatchEvery is how often the chats folder is looked at for changes
 	// made by other acpmux-tui processes (0: never).
 	WatchEvery time.Duration
+	// CheckFoldersEvery is how often the selected chat's folders are looked
+	// at on disk, so one deleted meanwhile is marked without reselecting
+	// the chat (0: only on selection, focus and each start).
+	CheckFoldersEvery time.Duration
 	// Getenv reads the environment in which harnesses keep their session
 	// logs, for a handoff's capsule, and the terminal's (os.Getenv when
 	// nil).
@@ -109,6 +114,13 @@ type Model struct {
 	// sidebar row is drawn; unchanged, when it changed nothing drawn.
 	sideChanged bool
 	unchanged   bool
+	// quiet is set when the message being handled brought nothing new.
+	quiet bool
+	// linkLost is why the connection to the server ended, while it is
+	// down; startingServer is set while a start the user asked for runs
+	// (follow.go).
+	linkLost       error
+	startingServer bool
 }
 
 // New builds the app. Nothing is started until the program runs it.
@@ -171,7 +183,8 @@ func (m *Model) Close() { m.in.close() }
 // checked again each time the window gains it.
 func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{waitChanges(m.mux.Changes(), m.opt.Frame, &m.gate), m.in.waitWriteErr(), fillPool(m.mux),
-		watchStore(m.store, m.opt.WatchEvery), tea.EnableReportFocus, waitNotices(m.mux.Notices())}
+		watchStore(m.store, m.opt.WatchEvery), tea.EnableReportFocus, waitNotices(m.mux.Notices()),
+		folderTick(m.opt.CheckFoldersEvery), m.watchLink()}
 	if !m.loaded {
 		cmds = append(cmds, loadList(m.store, m.opt.Open))
 	}
@@ -184,7 +197,7 @@ func (m *Model) Init() tea.Cmd {
 // Update routes a message, then prepares the help line for the frame and
 // tells the server and the terminal what changed for the user's attention.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	m.sideChanged = false
+	m.sideChanged, m.quiet = false, false
 	footer := m.footerKey
 	cmd := m.update(msg)
 	m.prepareFooter()
@@ -203,6 +216,9 @@ func (m *Model) Unchanged() bool { return m.unchanged }
 
 // drawsNothing reports whether msg, just handled, changed nothing drawn.
 func (m *Model) drawsNothing(msg tea.Msg) bool {
+	if _, tick := msg.(folderTickMsg); tick || m.quiet {
+		return true
+	}
 	ch, ok := msg.(chatsChangedMsg)
 	if !ok || m.dialog != nil || m.sideChanged {
 		return false
@@ -263,7 +279,17 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			return tea.Batch(next, loadList(m.store, m.selected))
 		}
 		return next
+	case linkMsg:
+		return m.linked(msg)
+	case serverStartedMsg:
+		return m.serverStarted(msg)
+	case folderTickMsg:
+		return tea.Batch(m.checkSelected(), folderTick(m.opt.CheckFoldersEvery))
 	case foldersCheckedMsg:
+		if slices.Equal(msg.problems, m.problems[msg.id]) {
+			m.quiet = true // the same as last time: nothing to draw
+			return nil
+		}
 		if len(msg.problems) == 0 {
 			delete(m.problems, msg.id)
 		} else {
@@ -291,6 +317,12 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.actionDone(msg)
 	case foldersAddedMsg:
 		note := plural(msg.added, "folder") + " added"
+		switch {
+		case msg.removed > 0 && msg.added == 0:
+			note = plural(msg.removed, "folder") + " taken out"
+		case msg.removed > 0:
+			note += ", " + strconv.Itoa(msg.removed) + " taken out"
+		}
 		if m.sidebar.states[msg.id].Status.Live() {
 			note += "; the harness takes them " + mux.PendingAtTurnEnd
 		}

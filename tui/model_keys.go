@@ -38,6 +38,20 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 			m.pane.SetFocus(false)
 			return nil
 		}
+		if id := m.pane.ID(); id != "" && m.pane.Stopped() {
+			// Its harness does not run (it failed, exited or was
+			// stopped): keys would go nowhere. Enter starts it again.
+			if m.linkLost != nil {
+				m.setStatus("no server to start it in: "+km.Leave.Help().Key+", then "+km.StartServer.Help().Key+" starts one", true)
+				return nil
+			}
+			if key.Matches(msg, km.Focus) {
+				m.setStatus("starting "+m.pane.name+"…", false)
+				return startChat(m.mux, id, m.lay.chatCols, m.lay.chatRows, false)
+			}
+			m.setStatus(m.pane.harnessName+" is not running: "+km.Focus.Help().Key+" starts it again, "+km.Leave.Help().Key+" leaves", true)
+			return nil
+		}
 		return m.pane.Update(msg)
 	}
 	m.setStatus("", false)
@@ -65,6 +79,8 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		return m.openDialog(NewHelpDialog(m.c, m.fullHelp()))
 	case key.Matches(msg, km.New):
 		return m.openNewChat()
+	case key.Matches(msg, km.StartServer):
+		return m.startServer()
 	case key.Matches(msg, keyPgUp):
 		m.pane.ScrollBy(max(m.lay.chatRows-1, 1))
 		return nil
@@ -186,27 +202,43 @@ func (m *Model) openPicker(e sessions.Entry) tea.Cmd {
 	if m.store != nil && m.store.NoProject(e.Meta) {
 		start = m.opt.UserHome
 	}
-	title := fmt.Sprintf("add folders to %q", e.Meta.Name)
+	title := fmt.Sprintf("add folders to %q, or take them out", e.Meta.Name)
 	return m.openDialog(NewFolderPicker(m.c, m.nextOwner(), title, m.store, e.ID, e.Meta.Cwd, m.opt.UserHome, start, nil, e.Meta.AdditionalDirectories))
 }
 
 func (m *Model) openHandoff(e sessions.Entry) tea.Cmd {
-	var names, notes []string
-	for _, h := range m.opt.Harnesses {
-		if h.Name == e.Meta.Harness {
-			continue
+	var names, notes, refusals []string
+	// Installed harnesses first, each group in the table's order: a handoff
+	// to one that is not installed is refused before the capsule is made.
+	for _, installed := range []bool{true, false} {
+		for _, h := range m.opt.Harnesses {
+			if h.Name == e.Meta.Harness || h.Installed != installed {
+				continue
+			}
+			note, refusal := h.Transport+" · ✓ installed", ""
+			if !h.Installed {
+				note, refusal = h.Transport+" · not installed", m.notInstalledHelp(h.Name)
+			}
+			names, notes, refusals = append(names, h.Name), append(notes, note), append(refusals, refusal)
 		}
-		note := h.Transport
-		if !h.Installed {
-			note += " · not installed"
-		}
-		names, notes = append(names, h.Name), append(notes, note)
 	}
 	// The capsule is built once a harness is chosen, then opens for review.
 	mx, store, table, getenv := m.mux, m.store, m.table, m.getenv()
 	return m.openDialog(NewChooser(m.c, "hand "+e.Meta.Name+" off to", names, notes, func(name string) tea.Cmd {
 		return buildCapsule(mx, store, table, getenv, e, sessions.Derivation{Origin: sessions.OriginHandoff, Harness: name})
-	}))
+	}).Refuse(refusals))
+}
+
+// notInstalledHelp says that a harness is not installed and how to make it
+// so: install its command, or name another under [harness.NAME].
+func (m *Model) notInstalledHelp(name string) string {
+	command := name
+	if m.table != nil {
+		if spec, ok := m.table.Get(name); ok && spec.Command != "" {
+			command = spec.Command
+		}
+	}
+	return fmt.Sprintf("%s is not installed: its command %q is not found on PATH. Install it, or set command = \"/path/to/it\" under [harness.%s] in the config file (acpmux-tui harnesses lists what is found).", name, command, name)
 }
 
 // askDelete opens the delete dialog once the chat's own folder has been
@@ -325,7 +357,7 @@ func (m *Model) fullHelp() [][]key.Binding {
 		{km.Up, km.Down, km.Focus, km.Leave, km.Filter, keyPgUp},
 		{km.New, km.AddFolders, km.Fork, km.Side, km.Handoff},
 		{km.Restart, km.Stop, km.Delete, km.RemoveMissing, km.Rename},
-		{km.Help, km.Quit},
+		{km.StartServer, km.Help, km.Quit},
 	}
 }
 
@@ -344,6 +376,9 @@ func (m *Model) shortHelp() []key.Binding {
 		}
 	}
 	bindings := m.sidebar.ShortHelp()
+	if m.linkLost != nil && !m.sidebar.Filtering() {
+		bindings = append([]key.Binding{m.c.Keys.StartServer}, bindings...)
+	}
 	if len(m.problems[m.selected]) > 0 && !m.sidebar.Filtering() {
 		bindings = append([]key.Binding{m.c.Keys.RemoveMissing}, bindings...)
 	}

@@ -51,7 +51,7 @@ func TestFoldersAddedTellTheMux(t *testing.T) {
 	r := newRig(t, nil)
 	e := r.create(sessions.NewChat{Name: "work"})
 	r.open(Options{})
-	r.run(func() tea.Msg { return foldersAddedMsg{e.ID, 1} })
+	r.run(func() tea.Msg { return foldersAddedMsg{id: e.ID, added: 1} })
 	if !slices.Contains(r.fake.Calls(), "folders "+e.ID) {
 		t.Fatalf("the mux was not told: %v", r.fake.Calls())
 	}

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -31,13 +32,17 @@ type (
 		canon   []string
 		err     error
 		browsed bool
+		// have is the chat's own entry for a folder it has already: the
+		// pick toggles taking it out.
+		have string
 	}
-	// pickerStoredMsg reports the picker's folders added to its chat.
+	// pickerStoredMsg reports the picker's folders added to its chat,
+	// and those taken out.
 	pickerStoredMsg struct {
-		owner int
-		meta  *sessions.Meta
-		added int
-		err   error
+		owner          int
+		meta           *sessions.Meta
+		added, removed int
+		err            error
 	}
 	// pickerDoneMsg hands the accepted folders to the dialog that opened
 	// the picker (the new-chat dialog).
@@ -47,10 +52,11 @@ type (
 	}
 	// pickerCancelledMsg closes a picker opened by another dialog.
 	pickerCancelledMsg struct{ owner int }
-	// foldersAddedMsg tells the root model a chat has new folders.
+	// foldersAddedMsg tells the root model a chat has new folders, or
+	// fewer.
 	foldersAddedMsg struct {
-		id    string
-		added int
+		id             string
+		added, removed int
 	}
 )
 
@@ -60,7 +66,7 @@ var (
 	keyComplete = key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "complete"))
 	keyAddTyped = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "add typed folder"))
 	keyToList   = key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "browse"))
-	keyToggle   = key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "select"))
+	keyToggle   = key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "select / take out"))
 	keyOpenDir  = key.NewBinding(key.WithKeys("right", "enter"), key.WithHelp("→/enter", "open"))
 	keyParent   = key.NewBinding(key.WithKeys("left", "backspace"), key.WithHelp("←", "parent"))
 	keyNext     = key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next"))
@@ -76,9 +82,11 @@ var (
 
 // FolderPicker browses the file system from the keyboard, completes typed
 // paths, takes several folders at once, and feeds them to the shared
-// validator, showing its refusals inline. Nothing is stored until accept:
-// then the folders are added to the chat (chatID set) or handed back to the
-// dialog that opened the picker.
+// validator, showing its refusals inline. A folder the chat has already is
+// marked in the list, and space on it takes it out (toggle). Nothing is
+// stored until accept: then the folders are added to the chat (chatID set),
+// those taken out removed as rm-dir removes them, or the folders are handed
+// back to the dialog that opened the picker.
 type FolderPicker struct {
 	c       *Common
 	owner   int
@@ -91,6 +99,7 @@ type FolderPicker struct {
 	cur     int
 	chosen  []string
 	already []string // the chat's folders now, marked in the list
+	drop    []string // folders of the chat to take out on accept
 	errText string
 	busy    bool
 	w, h    int
@@ -114,6 +123,9 @@ func (p *FolderPicker) Init() tea.Cmd { return p.path.Sync() }
 
 // Chosen returns the folders picked so far.
 func (p *FolderPicker) Chosen() []string { return p.chosen }
+
+// Dropped returns the chat's folders marked to be taken out.
+func (p *FolderPicker) Dropped() []string { return p.drop }
 
 // ErrText returns the refusal or error shown inline, if any.
 func (p *FolderPicker) ErrText() string { return p.errText }
@@ -152,6 +164,10 @@ func (p *FolderPicker) Update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		p.errText = ""
+		if msg.have != "" {
+			p.toggleDrop(msg.have)
+			return nil
+		}
 		for _, c := range msg.canon {
 			p.choose(c)
 		}
@@ -166,10 +182,22 @@ func (p *FolderPicker) Update(msg tea.Msg) tea.Cmd {
 		p.busy = false
 		if msg.err != nil {
 			p.errText = msg.err.Error()
-			return nil
+			if msg.removed == 0 {
+				return nil
+			}
+			// The folders taken out are stored: the chat is told, and
+			// the picker stays open on the refused ones.
+			for _, d := range p.drop {
+				if i := slices.Index(p.already, d); i >= 0 {
+					p.already = slices.Delete(slices.Clone(p.already), i, i+1)
+				}
+			}
+			id, removed := p.chatID, msg.removed
+			p.drop = nil
+			return func() tea.Msg { return foldersAddedMsg{id: id, removed: removed} }
 		}
-		id, added := p.chatID, msg.added
-		return tea.Batch(closeDialog, func() tea.Msg { return foldersAddedMsg{id, added} })
+		id, added, removed := p.chatID, msg.added, msg.removed
+		return tea.Batch(closeDialog, func() tea.Msg { return foldersAddedMsg{id, added, removed} })
 	case tea.KeyMsg:
 		return p.key(msg)
 	}
@@ -219,6 +247,11 @@ func (p *FolderPicker) key(msg tea.KeyMsg) tea.Cmd {
 		case key.Matches(msg, keyToggle):
 			if p.cur < len(matches) {
 				dir := filepath.Join(p.path.Folder(), matches[p.cur])
+				if p.chatID != "" && slices.Contains(p.already, dir) {
+					p.errText = ""
+					p.toggleDrop(dir)
+					return nil
+				}
 				if i := slices.Index(p.chosen, dir); i >= 0 {
 					p.errText = ""
 					p.chosen = slices.Delete(p.chosen, i, i+1)
@@ -268,6 +301,16 @@ func (p *FolderPicker) key(msg tea.KeyMsg) tea.Cmd {
 	return nil
 }
 
+// toggleDrop marks one of the chat's folders to be taken out on accept, or
+// keeps it again.
+func (p *FolderPicker) toggleDrop(have string) {
+	if i := slices.Index(p.drop, have); i >= 0 {
+		p.drop = slices.Delete(p.drop, i, i+1)
+	} else {
+		p.drop = append(p.drop, have)
+	}
+}
+
 func (p *FolderPicker) choose(dir string) {
 	if !slices.Contains(p.chosen, dir) {
 		p.chosen = append(p.chosen, dir)
@@ -288,9 +331,12 @@ func (p *FolderPicker) addTyped() tea.Cmd {
 // command; the answer selects it or shows the refusal inline.
 func (p *FolderPicker) check(dir string, browsed bool) tea.Cmd {
 	p.busy = true
-	owner, cwd, already := p.owner, p.cwd, slices.Clone(p.already)
+	owner, cwd, already, takeOut := p.owner, p.cwd, slices.Clone(p.already), p.chatID != ""
 	return func() tea.Msg {
-		canon, err := checkPicked(cwd, already, dir)
+		canon, have, err := checkPicked(cwd, already, dir)
+		if have != "" && takeOut {
+			return pickerValidatedMsg{owner: owner, browsed: browsed, have: have}
+		}
 		return pickerValidatedMsg{owner: owner, canon: canon, err: err, browsed: browsed}
 	}
 }
@@ -298,28 +344,30 @@ func (p *FolderPicker) check(dir string, browsed bool) tea.Cmd {
 // checkPicked is the picker's one check of a folder the user picked, the
 // same whether it was typed or browsed: the shared validator (which refuses
 // the chat's own folder, a relative path, a file, a folder that does not
-// exist), then a refusal in the validator's own form for a folder the chat
-// already has, compared in canonical form so a symlink to it is caught too.
-func checkPicked(cwd string, already []string, dir string) ([]string, error) {
-	canon, err := sessions.ValidateFolders(cwd, []string{dir})
+// exist), then, for a folder the chat already has (compared in canonical
+// form so a symlink to it is caught too), the chat's own entry for it in
+// have, and a refusal in the validator's own form for a picker that only
+// adds.
+func checkPicked(cwd string, already []string, dir string) (canon []string, have string, err error) {
+	canon, err = sessions.ValidateFolders(cwd, []string{dir})
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	for _, have := range already {
-		c, err := sessions.Canonical(have)
-		if have == canon[0] || (err == nil && c == canon[0]) {
-			return nil, &sessions.FolderError{Count: 1, Problems: []sessions.FolderProblem{
+	for _, h := range already {
+		c, err := sessions.Canonical(h)
+		if h == canon[0] || (err == nil && c == canon[0]) {
+			return nil, h, &sessions.FolderError{Count: 1, Problems: []sessions.FolderProblem{
 				{Index: 0, Path: dir, Reason: "already a folder of this chat"},
 			}}
 		}
 	}
-	return canon, nil
+	return canon, "", nil
 }
 
 // accept stores the chosen folders in the chat, or validates them and hands
 // them back; a refusal stays inline and nothing is stored.
 func (p *FolderPicker) accept() tea.Cmd {
-	if len(p.chosen) == 0 && p.chatID != "" {
+	if len(p.chosen) == 0 && len(p.drop) == 0 && p.chatID != "" {
 		p.errText = "nothing selected: type a folder and press enter, or select with space"
 		return nil
 	}
@@ -334,18 +382,45 @@ func (p *FolderPicker) accept() tea.Cmd {
 			return pickerDoneMsg{owner, canon}
 		}
 	}
-	store, id := p.store, p.chatID
+	store, id, drop := p.store, p.chatID, slices.Clone(p.drop)
 	return func() tea.Msg {
-		before, err := store.Load(id)
-		if err != nil {
-			return pickerStoredMsg{owner: owner, err: err}
-		}
-		m, err := store.AddFolders(id, chosen)
-		if err != nil {
-			return pickerStoredMsg{owner: owner, err: err}
-		}
-		return pickerStoredMsg{owner: owner, meta: m, added: len(m.AdditionalDirectories) - len(before.AdditionalDirectories)}
+		return storePicked(store, id, cwd, chosen, drop, owner)
 	}
+}
+
+// storePicked stores the picker's answer for chat id: the folders taken
+// out go as rm-dir takes them out (Store.RemoveFolders), then those chosen
+// are added as add-dir adds them. The chosen ones are checked first, so a
+// refusal stores nothing.
+func storePicked(store *sessions.Store, id, cwd string, chosen, drop []string, owner int) pickerStoredMsg {
+	if len(chosen) > 0 {
+		if _, err := sessions.ValidateFolders(cwd, chosen); err != nil {
+			return pickerStoredMsg{owner: owner, err: err}
+		}
+	}
+	before, err := store.Load(id)
+	if err != nil {
+		return pickerStoredMsg{owner: owner, err: err}
+	}
+	m, removed := before, 0
+	if len(drop) > 0 {
+		if m, err = store.RemoveFolders(id, drop); err != nil {
+			return pickerStoredMsg{owner: owner, err: err}
+		}
+		removed = len(before.AdditionalDirectories) - len(m.AdditionalDirectories)
+	}
+	if len(chosen) > 0 {
+		kept := len(m.AdditionalDirectories)
+		if m, err = store.AddFolders(id, chosen); err != nil {
+			if removed > 0 {
+				err = fmt.Errorf("%s taken out, but none added: %w", plural(removed, "folder"), err)
+				return pickerStoredMsg{owner: owner, removed: removed, err: err}
+			}
+			return pickerStoredMsg{owner: owner, err: err}
+		}
+		return pickerStoredMsg{owner: owner, meta: m, added: len(m.AdditionalDirectories) - kept, removed: removed}
+	}
+	return pickerStoredMsg{owner: owner, meta: m, removed: removed}
 }
 
 // ShortHelp returns the bindings where the keyboard is.
@@ -373,6 +448,9 @@ func (p *FolderPicker) View() []string {
 	}
 	bottom = append(bottom, st.Dim.Render(strings.Repeat("─", iw)))
 	bottom = append(bottom, st.Dim.Render("selected ")+chosen)
+	if len(p.drop) > 0 {
+		bottom = append(bottom, st.Dim.Render("take out ")+st.Warn.Render(truncPlain(strings.Join(p.drop, " · "), iw-9)))
+	}
 	if p.errText != "" {
 		bottom = append(bottom, errorLines(st, p.errText, iw)...)
 	} else if p.busy {
@@ -423,6 +501,10 @@ func (p *FolderPicker) listLines(w, n int) []string {
 		full := filepath.Join(p.path.Folder(), matches[i])
 		box, note := "[ ]", ""
 		switch {
+		case slices.Contains(p.drop, full):
+			box, note = "[−]", "  taken out on accept"
+		case slices.Contains(p.already, full) && p.chatID != "":
+			box, note = "[✓]", "  already a folder · space takes it out"
 		case slices.Contains(p.already, full):
 			box, note = "[✓]", "  already a folder"
 		case p.cwd != "" && full == filepath.Clean(p.cwd):

@@ -100,7 +100,7 @@ func (m *Model) welcome(w, h int) []string {
 func (m *Model) prepareFooter() {
 	bindings := m.shortHelp()
 	var k strings.Builder
-	fmt.Fprintf(&k, "%d\x00%v\x00%v\x00%s", m.lay.width, m.isErr, m.isWarn, m.status)
+	fmt.Fprintf(&k, "%d\x00%v\x00%v\x00%s\x00%v\x00%v", m.lay.width, m.isErr, m.isWarn, m.status, m.linkLost != nil, m.startingServer)
 	for _, b := range bindings {
 		h := b.Help()
 		k.WriteString("\x00" + h.Key + "\x00" + h.Desc)
@@ -116,7 +116,14 @@ func (m *Model) footer(bindings []key.Binding) string {
 	st := m.c.Styles
 	w := m.lay.width
 	left := ""
-	if m.status != "" {
+	if m.linkLost != nil {
+		// It stays until the server is back, whatever else is said.
+		line := m.linkLine()
+		if m.status != "" {
+			line += " · " + m.status
+		}
+		left = st.Error.Render(truncPlain("✗ "+line, w*2/3)) + "  "
+	} else if m.status != "" {
 		switch {
 		case m.isErr:
 			left = st.Error.Render(truncPlain("✗ "+m.status, w*2/3))

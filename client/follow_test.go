@@ -1,0 +1,103 @@
+package client
+
+import (
+	"context"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/sessions"
+)
+
+// waitLink waits until cond holds, looking again at each signal of Link.
+func waitLink(t *testing.T, r *Remote, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.NewTimer(hangDeadline)
+	defer deadline.Stop()
+	for !cond() {
+		select {
+		case <-r.Link():
+		case <-deadline.C:
+			t.Fatalf("timed out after %v waiting for %s (lost: %v)", hangDeadline, what, r.Lost())
+		}
+	}
+}
+
+// TestRemoteFollowsTheServer: a Remote that follows its agent home's
+// server says when the server has gone, and connects by itself to the next
+// one, whoever starts it: after a crash the chat that ran is back with its
+// screen and takes keys; after kill-server StartServer starts one, and the
+// chat can be started again.
+func TestRemoteFollowsTheServer(t *testing.T) {
+	h, _ := remoteHome(t)
+	r := openRemote(t, h)
+	r.Follow(h, binary)
+	meta, err := r.CreateAndStart(sessions.NewChat{Harness: "fake"}, 80, 24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := meta.ID
+	r.Show(id)
+	waitScreen(t, r, id, "ready>")
+	first := r.State(id).Pid
+	t.Cleanup(func() { syscall.Kill(-first, syscall.SIGKILL) })
+
+	// A crash.
+	ctx, cancel := context.WithTimeout(context.Background(), hangDeadline)
+	defer cancel()
+	hello, err := r.c.Hello(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(hello.Pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitLink(t, r, "the connection lost", func() bool { return r.Lost() != nil })
+	if st := r.State(id); st.Status != mux.StatusFailed || !strings.Contains(st.Reason, "reconnecting when one is back") {
+		t.Errorf("while the server is gone the chat is %v: %q", st.Status, st.Reason)
+	}
+	if err := r.Write(id, []byte("x")); err == nil {
+		t.Error("a write while the server is gone succeeded")
+	}
+
+	// Another client starts the next server: the Remote finds it.
+	c, err := EnsureServer(h, binary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	waitLink(t, r, "the connection back", func() bool { return r.Lost() == nil })
+	// The next server starts again the chat that ran; its screen comes
+	// back to this client and it takes keys.
+	waitRemote(t, r, "the chat running in the new server", func() bool {
+		st := r.State(id)
+		return st.Status.Live() && st.Pid != 0 && st.Pid != first
+	})
+	second := r.State(id).Pid
+	t.Cleanup(func() { syscall.Kill(-second, syscall.SIGKILL) })
+	waitScreen(t, r, id, "ready>")
+	if err := r.Write(id, []byte("after the crash\r")); err != nil {
+		t.Fatal(err)
+	}
+	waitScreen(t, r, id, "echo: after the crash")
+
+	// kill-server: nothing is started again; StartServer starts a server,
+	// the Remote connects at once, and the chat starts on request.
+	if _, err := KillServer(ctx, h); err != nil {
+		t.Fatal(err)
+	}
+	waitLink(t, r, "the connection lost after kill-server", func() bool { return r.Lost() != nil })
+	if err := r.StartServer(); err != nil {
+		t.Fatal(err)
+	}
+	waitLink(t, r, "the connection back after StartServer", func() bool { return r.Lost() == nil })
+	waitRemote(t, r, "the chat stopped in the new server", func() bool { return r.State(id).Status == mux.StatusStopped })
+	if err := r.Start(id, 80, 24); err != nil {
+		t.Fatal(err)
+	}
+	waitScreen(t, r, id, "ready>")
+	third := r.State(id).Pid
+	t.Cleanup(func() { syscall.Kill(-third, syscall.SIGKILL) })
+}

@@ -1,0 +1,124 @@
+package tui
+
+import (
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// This file keeps the TUI in step with what changes under it: the server
+// it talks to, which may go and come back, and the selected chat's folders
+// on disk.
+
+// folderTickMsg asks for the selected chat's folders to be looked at again.
+type folderTickMsg struct{}
+
+// folderTick waits every, then asks for the selected chat's folders to be
+// checked (off the UI goroutine, by checkFolders); never when every <= 0.
+func folderTick(every time.Duration) tea.Cmd {
+	if every <= 0 {
+		return nil
+	}
+	return tea.Tick(every, func(time.Time) tea.Msg { return folderTickMsg{} })
+}
+
+// serverLink is a mux in a server that may go away and come back
+// (client.Remote with Follow): the TUI shows the connection's state and
+// can start a server.
+type serverLink interface {
+	// Link signals each loss and return of the connection.
+	Link() <-chan struct{}
+	// Lost says why the connection ended, nil while one is up.
+	Lost() error
+	// StartServer starts a server in the background; it may block.
+	StartServer() error
+}
+
+// linkMsg says the connection to the server was lost (lost set) or is
+// back.
+type linkMsg struct{ lost error }
+
+// serverStartedMsg reports the end of a start of a server the user asked
+// for.
+type serverStartedMsg struct{ err error }
+
+// waitLink waits for the next change of the connection to the server.
+func waitLink(l serverLink) tea.Cmd {
+	return func() tea.Msg {
+		if _, ok := <-l.Link(); !ok {
+			return nil
+		}
+		return linkMsg{l.Lost()}
+	}
+}
+
+// link returns the mux as a serverLink, if it is one.
+func (m *Model) link() (serverLink, bool) {
+	l, ok := m.mux.(serverLink)
+	return l, ok
+}
+
+// watchLink starts waiting for the connection's changes, when the mux has
+// a connection.
+func (m *Model) watchLink() tea.Cmd {
+	if l, ok := m.link(); ok {
+		return waitLink(l)
+	}
+	return nil
+}
+
+// linked handles a change of the connection to the server. While it is
+// lost the status line says so, whatever else it says; when it is back the
+// list is read again and the server is asked to start prewarmed harnesses.
+// The chats' states and the shown chat's screen come from the server with
+// its change notices.
+func (m *Model) linked(msg linkMsg) tea.Cmd {
+	l, _ := m.link()
+	next := waitLink(l)
+	was := m.linkLost
+	m.linkLost = msg.lost
+	switch {
+	case msg.lost != nil:
+		m.c.Log.Warn("tui", "server", "gone", "err", msg.lost)
+		m.startingServer = false
+		return next
+	case was != nil:
+		m.startingServer = false
+		m.c.Log.Info("tui", "server", "back")
+		m.setStatus("reconnected to the server", false)
+		return tea.Batch(next, loadList(m.store, m.selected), resizeAll(m.mux, m.lay.chatCols, m.lay.chatRows), fillPool(m.mux))
+	}
+	return next
+}
+
+// startServer starts a server while none answers (the start_server key).
+func (m *Model) startServer() tea.Cmd {
+	l, ok := m.link()
+	if !ok || m.linkLost == nil {
+		m.setStatus("connected to the server: it runs", false)
+		return nil
+	}
+	if m.startingServer {
+		return nil
+	}
+	m.startingServer = true
+	return func() tea.Msg { return serverStartedMsg{l.StartServer()} }
+}
+
+// serverStarted reports a start of a server that failed; one that worked
+// shows as the connection coming back.
+func (m *Model) serverStarted(msg serverStartedMsg) tea.Cmd {
+	if msg.err != nil {
+		m.startingServer = false
+		m.fail("", msg.err)
+	}
+	return nil
+}
+
+// linkLine is what the status line says while the server is gone.
+func (m *Model) linkLine() string {
+	if m.startingServer {
+		return "server gone: starting one…"
+	}
+	return "server gone: reconnecting… (press " + m.c.Keys.StartServer.Help().Key + " to start one)"
+}
