@@ -30,8 +30,8 @@ func newPool(m *Mux) *pool { return &pool{m: m, idle: map[string][]*ptyChat{}} }
 // pool size. Harnesses not installed are skipped. It returns the first error.
 func (m *Mux) Fill() error {
 	var first error
-	for _, spec := range m.opt.Table.All() {
-		if spec.Transport != harness.TransportPty || m.opt.Config.Pool.Size.For(spec.Name) == 0 || !spec.Found(m.opt.Getenv) {
+	for _, spec := range m.table().All() {
+		if spec.Transport != harness.TransportPty || m.config().Pool.Size.For(spec.Name) == 0 || !spec.Found(m.opt.Getenv) {
 			continue
 		}
 		if err := m.pool.fill(spec.Name); err != nil && first == nil {
@@ -42,7 +42,7 @@ func (m *Mux) Fill() error {
 }
 
 func (p *pool) fill(name string) error {
-	want := p.m.opt.Config.Pool.Size.For(name)
+	want := p.m.config().Pool.Size.For(name)
 	for {
 		p.mu.Lock()
 		if p.closed || len(p.idle[name]) >= want {
@@ -103,18 +103,8 @@ func (p *pool) discard(c *ptyChat) {
 func (p *pool) close() {
 	p.mu.Lock()
 	p.closed = true
-	var all []*ptyChat
-	for _, cs := range p.idle {
-		all = append(all, cs...)
-	}
-	p.idle = map[string][]*ptyChat{}
 	p.mu.Unlock()
-	var wg sync.WaitGroup
-	for _, c := range all {
-		wg.Add(1)
-		go func() { defer wg.Done(); p.discard(c) }()
-	}
-	wg.Wait()
+	p.drain()
 }
 
 // PoolSize returns how many prewarmed harnesses of that name are idle.

@@ -15,6 +15,7 @@ import (
 	"net"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/acpmux/acpmux-tui/config"
@@ -31,6 +32,10 @@ type Options struct {
 	Table *harness.Table
 	// Config is the config in effect (for the default harness).
 	Config *config.Config
+	// ConfigPath, when set, is the config file Config was read from: it is
+	// read again before each start (config.go), and a good one replaces
+	// Config and Table here and in the mux.
+	ConfigPath string
 	// Mux runs the harnesses; the server owns it and closes it on its way
 	// out, which stops every harness.
 	Mux    *mux.Mux
@@ -100,6 +105,11 @@ type Server struct {
 
 	// prompts runs ACP turns and streams them to observers (prompt.go).
 	prompts promptHub
+
+	// live is the config and harness table in effect; cfgFile is what the
+	// config file held when last read (config.go).
+	live    atomic.Pointer[liveConfig]
+	cfgFile configFile
 }
 
 // Run serves the agent home until ctx ends (SIGTERM, SIGINT), a client calls
@@ -144,6 +154,7 @@ func newServer(opt Options) *Server {
 		conns: map[*conn]struct{}{}, tracked: map[string]struct{}{},
 	}
 	s.views = newViewHub(s)
+	s.live.Store(&liveConfig{opt.Config, opt.Table})
 	return s
 }
 
