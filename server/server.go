@@ -110,6 +110,10 @@ type Server struct {
 	// config file held when last read (config.go).
 	live    atomic.Pointer[liveConfig]
 	cfgFile configFile
+
+	// pollChats, when set (tests), has the chats folder polled as when
+	// inotify cannot be had (chatwatch.go).
+	pollChats bool
 }
 
 // Run serves the agent home until ctx ends (SIGTERM, SIGINT), a client calls
@@ -179,10 +183,11 @@ func (s *Server) run(ctx context.Context) error {
 	s.ln = ln
 	// The fan-out hears the revived chats start, so watchers know them.
 	stopFan, fanned := make(chan struct{}), make(chan struct{})
-	announced := make(chan struct{})
+	announced, watched := make(chan struct{}), make(chan struct{})
 	go func() { defer close(fanned); s.views.fanOut(stopFan) }()
 	go func() { defer close(announced); s.announce(stopFan) }()
-	defer func() { close(stopFan); <-fanned; <-announced }()
+	go func() { defer close(watched); s.watchChats(stopFan) }()
+	defer func() { close(stopFan); <-fanned; <-announced; <-watched }()
 	s.revive(left)
 	log := s.opt.Logger
 	log.Info("server listening", "socket", SocketPath(s.home), "pid", s.pid)
