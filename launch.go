@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/acpmux/acpmux-tui/client"
 	"github.com/acpmux/acpmux-tui/sessions"
@@ -85,7 +84,7 @@ func (a *app) launch(open *sessions.Entry) error {
 		Store: a.store, Table: a.table, Config: a.cfg, Mux: m, Logger: log,
 		Renderer: renderer, NoColor: noColor, Entries: entries,
 		DefaultHarness: a.table.Default(a.cfg, a.getenv), Harnesses: harnesses,
-		UserHome: a.getenv("HOME"), WatchEvery: 2 * time.Second,
+		UserHome: a.getenv("HOME"),
 	}
 	if open != nil {
 		opt.Open = open.ID

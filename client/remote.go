@@ -33,6 +33,7 @@ type Remote struct {
 	c       *Conn
 	changes chan string
 	notices chan mux.Notice
+	news    chan server.News
 
 	mu     sync.Mutex
 	chats  map[string]*remoteChat
@@ -72,7 +73,7 @@ type remoteChat struct {
 // server's mux knows, and reports each of them on Changes once, so the TUI
 // reads them all. The Remote owns c from then on, even on an error.
 func NewRemote(c *Conn) (*Remote, error) {
-	r := &Remote{c: c, changes: make(chan string, 1024), notices: make(chan mux.Notice, 16), chats: map[string]*remoteChat{}}
+	r := &Remote{c: c, changes: make(chan string, 1024), notices: make(chan mux.Notice, 16), news: make(chan server.News, 16), chats: map[string]*remoteChat{}}
 	c.OnNotify(r.notified)
 	ctx, cancel := context.WithTimeout(context.Background(), StartTimeout)
 	defer cancel()
@@ -108,6 +109,10 @@ func (r *Remote) notified(method string, params json.RawMessage) {
 			default: // the TUI is far behind: it misses a notification
 			}
 		}
+		return
+	}
+	if method == server.NotifyChatsChanged || method == server.NotifyConfigRefused {
+		r.heardNews(method, params)
 		return
 	}
 	if method == server.NotifyScreen {
@@ -238,6 +243,35 @@ func (r *Remote) watchConn() {
 		r.noticeLocked(id)
 	}
 }
+
+// heardNews passes on what the server told of chat files changed on disk
+// or a config it refused. It never blocks: past a full queue a notice is
+// dropped, which loses no change of chats, as the TUI reads every chat
+// again when it takes one of those still queued.
+func (r *Remote) heardNews(method string, params json.RawMessage) {
+	var n server.News
+	if method == server.NotifyChatsChanged {
+		var p server.ChatsChangedParams
+		if json.Unmarshal(params, &p) != nil || len(p.IDs) == 0 {
+			return
+		}
+		n.Chats = p.IDs
+	} else {
+		var p server.ConfigRefusedParams
+		if json.Unmarshal(params, &p) != nil || p.Message == "" {
+			return
+		}
+		n.ConfigRefused = p.Message
+	}
+	select {
+	case r.news <- n:
+	default:
+	}
+}
+
+// News delivers what the server tells of changes made outside this
+// client: chat files changed on disk, a config it refused.
+func (r *Remote) News() <-chan server.News { return r.news }
 
 // Notices delivers the server's notices of chats that need their user
 // while nobody looks at them.

@@ -98,7 +98,7 @@ func (s *Server) configBeforeStart(c *conn, method string) {
 	if err == nil {
 		return
 	}
-	p := ConfigRefusedParams{Message: "config refused, the last good one stays in effect: " + clipLong(err.Error())}
+	p := ConfigRefusedParams{Message: clipLong(err.Error()) + "; the last good config stays in effect"}
 	told := false
 	for _, v := range s.views.all() {
 		v.mu.Lock()

@@ -126,7 +126,7 @@ func TestConfigEditedWhileServerRuns(t *testing.T) {
 	if len(refusals) != 1 {
 		t.Fatalf("new after a bad edit: %d configRefused notices, want 1: %q", len(refusals), refusals)
 	}
-	for _, want := range []string{"config " + path + ": ", "line 8", "harness.added.kind", `"robot" is not one of`, "last good"} {
+	for _, want := range []string{"config " + path + ": ", "line 8", "harness.added.kind", `"robot" is not one of`, "the last good config stays in effect"} {
 		if !strings.Contains(refusals[0], want) {
 			t.Errorf("refusal %q lacks %q", refusals[0], want)
 		}

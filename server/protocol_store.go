@@ -16,8 +16,9 @@ const (
 	// NotifyConfigRefused ({message}) is sent to the client whose call was
 	// to start a harness, and to every watcher, when the config file read
 	// again before that start was refused: message names the file, the
-	// line and the key. The server keeps the last good config, and the
-	// start goes ahead with it.
+	// line and the key ("config PATH: line N: KEY: why; the last good
+	// config stays in effect"). The server keeps the last good config, and
+	// the start goes ahead with it.
 	NotifyConfigRefused = "_acpmux/configRefused"
 )
 
