@@ -47,6 +47,10 @@ type Options struct {
 	// created without being started. nil lists the table and checks nothing
 	// (each is taken as installed).
 	Harnesses []HarnessInfo
+	// ReloadHarnesses, when set, reads the harness table again from the
+	// config file; it is called (in a command) each time the new-chat
+	// dialog opens, so a harness added since is offered.
+	ReloadHarnesses func() (Harnesses, error)
 	// UserHome is where the folder picker starts for a chat with no project
 	// and what "~" means.
 	UserHome string
@@ -249,6 +253,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.startTick()
 	case listLoadedMsg:
 		return m.listLoaded(msg)
+	case harnessesMsg:
+		return m.harnessesLoaded(msg)
 	case newsMsg:
 		// Chat files changed on disk (a hand edit, acpmux-tui add-dir,
 		// new, rm, a second TUI): read the list again.
