@@ -14,6 +14,9 @@ type pooledLaunch struct {
 	harness   string
 	home      string
 	sessionID string
+	// live is the config in effect when it was started: one started
+	// under a config since replaced is never handed out (reconfigure.go).
+	live *liveConfig
 }
 
 // pool keeps prewarmed harnesses per harness name (`[pool] size`).
@@ -71,7 +74,7 @@ func (p *pool) spawn(name string) (*ptyChat, error) {
 		return nil, err
 	}
 	c := newPtyChat(p.m, id)
-	c.pooled = &pooledLaunch{harness: name, home: home}
+	c.pooled = &pooledLaunch{harness: name, home: home, live: p.m.live.Load()}
 	if err := c.start(0, 0, false); err != nil {
 		_ = p.m.opt.Store.ReleaseHome(id)
 		return nil, err
@@ -86,7 +89,10 @@ func (p *pool) take(name string) *ptyChat {
 	for len(p.idle[name]) > 0 {
 		c := p.idle[name][0]
 		p.idle[name] = p.idle[name][1:]
-		if c.snapshot().Status.Live() {
+		c.mu.Lock()
+		current := c.pooled != nil && c.pooled.live == p.m.live.Load()
+		c.mu.Unlock()
+		if current && c.snapshot().Status.Live() {
 			return c
 		}
 		go p.discard(c)
