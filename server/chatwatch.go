@@ -41,8 +41,10 @@ type chatWatch struct {
 	s     *Server
 	dir   string
 	store *sessions.Store
-	// sums is what each chat file held when last seen, by id.
-	sums map[string]sessions.FileSum
+	// sums is what each chat file held when last seen, by id; folders
+	// the folders it listed then, when it parsed.
+	sums    map[string]sessions.FileSum
+	folders map[string][]string
 	// stats is each file's identity when last polled (poll mode only).
 	stats map[string]fileStat
 }
@@ -55,7 +57,7 @@ type fileStat struct {
 
 // watchChats watches the chats folder until stop closes.
 func (s *Server) watchChats(stop <-chan struct{}) {
-	w := &chatWatch{s: s, dir: filepath.Join(s.home, "chats"), store: s.opt.Store, sums: map[string]sessions.FileSum{}}
+	w := &chatWatch{s: s, dir: filepath.Join(s.home, "chats"), store: s.opt.Store, sums: map[string]sessions.FileSum{}, folders: map[string][]string{}}
 	if !s.pollChats {
 		fw, err := fsnotify.NewWatcher()
 		if err == nil {
@@ -212,15 +214,38 @@ func (w *chatWatch) check(ids []string) []string {
 		switch {
 		case !exists && had:
 			delete(w.sums, id)
+			delete(w.folders, id)
 		case !exists, had && old == sum:
 			continue
 		default:
 			w.sums[id] = sum
+			w.foldersOf(id, had)
 		}
 		changed = append(changed, id)
 	}
 	slices.Sort(changed)
 	return slices.Compact(changed)
+}
+
+// foldersOf notes the folders chat id's file lists now. When they changed
+// in a file seen before (a hand edit of additional_directories), the mux is
+// told, as add-dir tells it: a running chat takes them at the end of its
+// turn, and shows them pending until then. The server's own rewrites (a
+// start's folders_via) leave the list alone, so they tell nothing.
+func (w *chatWatch) foldersOf(id string, seen bool) {
+	meta, err := w.store.Load(id)
+	if err != nil {
+		delete(w.folders, id)
+		return
+	}
+	before, known := w.folders[id]
+	w.folders[id] = meta.AdditionalDirectories
+	if !seen || !known || slices.Equal(before, meta.AdditionalDirectories) {
+		return
+	}
+	if err := w.s.opt.Mux.FoldersChanged(id); err != nil {
+		w.s.opt.Logger.Warn("folders edited in the chat file", "chat", id, "err", err)
+	}
 }
 
 // tell sends the changed chats to every watcher.

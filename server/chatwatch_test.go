@@ -172,3 +172,40 @@ func TestChatFileChangesReachWatchers(t *testing.T) {
 		})
 	}
 }
+
+// TestHandEditedFoldersReachRunningChat: the folders of a running chat
+// edited by hand in its file are taken as add-dir's are: pending while the
+// harness runs with the old list (the fake shell cannot resume, so until
+// its restart). A rewrite by the server that leaves the folders as they
+// were (a start's folders_via) marks nothing.
+func TestHandEditedFoldersReachRunningChat(t *testing.T) {
+	r := newRig(t, rigOpt{})
+	w := r.dial()
+	var c sessions.ChatJSON
+	w.ok(MethodNew, NewParams{Name: "edited"}, &c)
+	w.ok(MethodWatch, SizeParams{}, nil)
+	w.ok(MethodStart, ChatParams{ID: c.ID}, nil)
+	r.waitRecords(1)
+	waitFor(t, "the start's own rewrite of the chat file to be told", func() bool {
+		return slices.Contains(w.nextChatsChanged("the chat's start"), c.ID)
+	})
+	if st := r.srv.opt.Mux.State(c.ID); st.PendingDirectories != nil {
+		t.Fatalf("the server's own rewrite marked folders pending: %q", st.PendingDirectories)
+	}
+	dir := r.folders(1)[0]
+	m, err := r.store.Load(c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.AdditionalDirectories = []string{dir}
+	data, err := m.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(r.store.ChatPath(c.ID), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the folder edited by hand to show pending on the running chat", func() bool {
+		return slices.Equal(r.srv.opt.Mux.State(c.ID).PendingDirectories, []string{dir})
+	})
+}
