@@ -182,7 +182,7 @@ func (m *Mux) Start(id string, cols, rows int) error {
 	if err != nil {
 		return err
 	}
-	return c.start(cols, rows, false)
+	return m.current(id, c).start(cols, rows, false)
 }
 
 // Restart stops the chat's harness and starts it again with its stored
@@ -203,7 +203,7 @@ func (m *Mux) Restart(id string, cols, rows int) error {
 		}
 	}
 	c.stop()
-	return c.start(cols, rows, true)
+	return m.current(id, c).start(cols, rows, true)
 }
 
 // restartChecker is what Restart needs of a runner to check before it

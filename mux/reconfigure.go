@@ -36,6 +36,44 @@ func (m *Mux) Reconfigure(cfg *config.Config, table *harness.Table) {
 	m.pool.drain()
 }
 
+// current returns the runtime to start chat id with: c, unless the config
+// now gives the chat's harness another transport (pty or ACP) and c runs
+// no process, in which case a runtime of the new transport replaces it.
+// A runtime whose harness runs is kept: it keeps its process.
+func (m *Mux) current(id string, c chatRunner) chatRunner {
+	meta, err := m.opt.Store.Load(id)
+	if err != nil {
+		return c // the start reports it
+	}
+	spec, ok := m.table().Get(meta.Harness)
+	if !ok {
+		return c
+	}
+	_, isACP := c.(*acpChat)
+	if isACP == (spec.Transport == harness.TransportACP) {
+		return c
+	}
+	if r, ok := c.(restartChecker); ok && r.live() {
+		return c
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.chats[id] != c {
+		if now, ok := m.chats[id]; ok {
+			return now
+		}
+	}
+	var fresh chatRunner
+	if spec.Transport == harness.TransportACP {
+		fresh = newACPChat(m, id)
+	} else {
+		fresh = newPtyChat(m, id)
+	}
+	m.chats[id] = fresh
+	m.opt.Logger.Info("chat's harness changed transport with the config", "chat", id, "transport", spec.Transport)
+	return fresh
+}
+
 // drain stops every idle prewarmed harness.
 func (p *pool) drain() {
 	p.mu.Lock()

@@ -69,3 +69,45 @@ func TestReconfigure(t *testing.T) {
 		t.Fatalf("the new chat runs pid %d, not the start recorded (%d)", r.mux.State(meta.ID).Pid, recs[3].Pid)
 	}
 }
+
+// TestReconfigureTransport: a harness the config moves from a pty to ACP
+// is started over ACP at the chat's next start once it has stopped; while
+// it runs, a config that moves it back leaves its process alone.
+func TestReconfigureTransport(t *testing.T) {
+	r := newRig(t, "echo", nil)
+	m := r.create("shell", nil)
+	if err := r.mux.Start(m.ID, 80, 24); err != nil {
+		t.Fatal(err)
+	}
+	r.waitRecords(1)
+	r.mux.Stop(m.ID)
+
+	acpCfg := config.Defaults()
+	acpCfg.Harness = map[string]config.HarnessConfig{"shell": {Command: fakeACP, Transport: "acp", Env: map[string]string{"ACPMUX_FAKE_STATE": t.TempDir()}}}
+	acpTable, err := harness.NewTable(acpCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.mux.Reconfigure(acpCfg, acpTable)
+	if err := r.mux.Start(m.ID, 80, 24); err != nil {
+		t.Fatal(err)
+	}
+	runtime := func() chatRunner {
+		r.mux.mu.Lock()
+		defer r.mux.mu.Unlock()
+		return r.mux.chats[m.ID]
+	}
+	if _, ok := runtime().(*acpChat); !ok {
+		t.Fatalf("the chat's runtime is %T after its harness moved to ACP", runtime())
+	}
+	waitFor(t, "the ACP agent to be ready", func() bool { return r.mux.State(m.ID).Status == StatusWaiting })
+	pid := r.mux.State(m.ID).Pid
+
+	r.mux.Reconfigure(r.cfg, r.table)
+	if err := r.mux.Start(m.ID, 80, 24); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := runtime().(*acpChat); !ok || r.mux.State(m.ID).Pid != pid {
+		t.Fatalf("a running chat lost its process to a config change: %T, pid %d (was %d)", runtime(), r.mux.State(m.ID).Pid, pid)
+	}
+}
