@@ -188,6 +188,9 @@ func (s *Server) run(ctx context.Context) error {
 	go func() { defer close(announced); s.announce(stopFan) }()
 	go func() { defer close(watched); s.watchChats(stopFan) }()
 	defer func() { close(stopFan); <-fanned; <-announced; <-watched }()
+	// What the config file holds now is the base later reads compare to,
+	// so the first start does not take the same config for a new one.
+	_ = s.reloadConfig()
 	s.revive(left)
 	log := s.opt.Logger
 	log.Info("server listening", "socket", SocketPath(s.home), "pid", s.pid)
