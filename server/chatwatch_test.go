@@ -183,11 +183,12 @@ func TestHandEditedFoldersReachRunningChat(t *testing.T) {
 	w := r.dial()
 	var c sessions.ChatJSON
 	w.ok(MethodNew, NewParams{Name: "edited"}, &c)
-	w.ok(MethodWatch, SizeParams{}, nil)
+	watcher := r.dial() // notices interleave with answers: a connection of its own
+	watcher.ok(MethodWatch, SizeParams{}, nil)
 	w.ok(MethodStart, ChatParams{ID: c.ID}, nil)
 	r.waitRecords(1)
 	waitFor(t, "the start's own rewrite of the chat file to be told", func() bool {
-		return slices.Contains(w.nextChatsChanged("the chat's start"), c.ID)
+		return slices.Contains(watcher.nextChatsChanged("the chat's start"), c.ID)
 	})
 	if st := r.srv.opt.Mux.State(c.ID); st.PendingDirectories != nil {
 		t.Fatalf("the server's own rewrite marked folders pending: %q", st.PendingDirectories)
