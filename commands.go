@@ -57,13 +57,9 @@ func (a *app) open() error {
 	if err != nil {
 		return err
 	}
-	cfg, err := config.Load(paths.Config)
+	cfg, table, err := harness.Load(paths.Config)
 	if err != nil {
 		return err
-	}
-	table, err := harness.NewTable(cfg)
-	if err != nil {
-		return fmt.Errorf("config %s: %w", paths.Config, err)
 	}
 	store, err := sessions.OpenStore(paths.Home)
 	if err != nil {

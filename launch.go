@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/acpmux/acpmux-tui/client"
+	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/sessions"
 	"github.com/acpmux/acpmux-tui/tui"
 	"github.com/acpmux/acpmux-tui/tui/frame"
@@ -80,18 +81,23 @@ func (a *app) launch(open *sessions.Entry) error {
 		// the keyboard, the answer would arrive as keys.
 		renderer.HasDarkBackground()
 	}
-	var harnesses []tui.HarnessInfo
-	for _, s := range a.table.All() {
-		harnesses = append(harnesses, tui.HarnessInfo{Name: s.Name, Transport: s.Transport, Installed: s.Found(a.getenv)})
-	}
 	opt := tui.Options{
 		Store: a.store, Table: a.table, Config: a.cfg, Mux: m, Logger: log,
 		Renderer: renderer, NoColor: noColor, Entries: entries,
-		DefaultHarness: a.table.Default(a.cfg, a.getenv), Harnesses: harnesses,
-		UserHome: a.getenv("HOME"), WatchEvery: 2 * time.Second,
+		DefaultHarness: a.table.Default(a.cfg, a.getenv), Harnesses: a.harnessInfos(a.table),
+		UserHome: a.getenv("HOME"),
 		// A folder deleted under the selected chat is marked within a
 		// second or so, as the docs promise ("within two seconds").
 		CheckFoldersEvery: time.Second,
+		// The config is read again as the new-chat dialog opens, as the
+		// server reads it before each start.
+		ReloadHarnesses: func() (tui.Harnesses, error) {
+			cfg, table, err := harness.Load(a.paths.Config)
+			if err != nil {
+				return tui.Harnesses{}, err
+			}
+			return tui.Harnesses{Table: table, List: a.harnessInfos(table), Default: table.Default(cfg, a.getenv)}, nil
+		},
 	}
 	if open != nil {
 		opt.Open = open.ID
@@ -133,6 +139,16 @@ func (a *app) launch(open *sessions.Entry) error {
 		return err
 	}
 	return nil
+}
+
+// harnessInfos lists the harnesses the TUI offers, each marked with
+// whether its command is installed.
+func (a *app) harnessInfos(table *harness.Table) []tui.HarnessInfo {
+	var out []tui.HarnessInfo
+	for _, s := range table.All() {
+		out = append(out, tui.HarnessInfo{Name: s.Name, Transport: s.Transport, Installed: s.Found(a.getenv)})
+	}
+	return out
 }
 
 // interactive reports whether stdin and stdout are a terminal the TUI can

@@ -41,6 +41,7 @@ type Remote struct {
 	// home and binary are where to dial again, and the program that starts
 	// a server; home is "" until Follow.
 	home, binary string
+	news         chan server.News
 
 	mu     sync.Mutex
 	c      *Conn // the connection in use, replaced on a reconnection
@@ -88,7 +89,7 @@ type remoteChat struct {
 // reads them all. The Remote owns c from then on, even on an error.
 func NewRemote(c *Conn) (*Remote, error) {
 	r := &Remote{c: c, changes: make(chan string, 1024), notices: make(chan mux.Notice, 16), chats: map[string]*remoteChat{},
-		link: make(chan struct{}, 1), wake: make(chan struct{}, 1)}
+		link: make(chan struct{}, 1), wake: make(chan struct{}, 1), news: make(chan server.News, 16)}
 	if err := r.adopt(c, StartTimeout); err != nil {
 		return nil, err
 	}
@@ -272,6 +273,10 @@ func (r *Remote) notified(method string, params json.RawMessage) {
 		}
 		return
 	}
+	if method == server.NotifyChatsChanged || method == server.NotifyConfigRefused {
+		r.heardNews(method, params)
+		return
+	}
 	if method == server.NotifyScreen {
 		u, err := server.DecodeScreenUpdate(params)
 		if err != nil {
@@ -410,6 +415,35 @@ func (r *Remote) watchConn(c *Conn) {
 		go r.redial()
 	}
 }
+
+// heardNews passes on what the server told of chat files changed on disk
+// or a config it refused. It never blocks: past a full queue a notice is
+// dropped, which loses no change of chats, as the TUI reads every chat
+// again when it takes one of those still queued.
+func (r *Remote) heardNews(method string, params json.RawMessage) {
+	var n server.News
+	if method == server.NotifyChatsChanged {
+		var p server.ChatsChangedParams
+		if json.Unmarshal(params, &p) != nil || len(p.IDs) == 0 {
+			return
+		}
+		n.Chats = p.IDs
+	} else {
+		var p server.ConfigRefusedParams
+		if json.Unmarshal(params, &p) != nil || p.Message == "" {
+			return
+		}
+		n.ConfigRefused = p.Message
+	}
+	select {
+	case r.news <- n:
+	default:
+	}
+}
+
+// News delivers what the server tells of changes made outside this
+// client: chat files changed on disk, a config it refused.
+func (r *Remote) News() <-chan server.News { return r.news }
 
 // Notices delivers the server's notices of chats that need their user
 // while nobody looks at them.

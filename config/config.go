@@ -35,6 +35,10 @@ type Config struct {
 	ACP ACPConfig `toml:"acp"`
 	// Notify says how a chat that needs its user is announced.
 	Notify NotifyConfig `toml:"notify"`
+
+	// src is the text the config was parsed from, so a check made later
+	// (the harness table's) can name the line of the key it refuses.
+	src []byte
 }
 
 // NotifyConfig is the `[notify]` table. A chat that asks for its user, or
@@ -220,7 +224,20 @@ func Parse(data []byte) (*Config, error) {
 	if err := c.check(data); err != nil {
 		return nil, err
 	}
+	c.src = data
 	return c, nil
+}
+
+// KeyError is a refusal of the value of key, such as
+// ["harness", "aider", "command"], found by a check outside this package:
+// "line N: harness.aider.command: why", as Parse words its own.
+func (c *Config) KeyError(key []string, format string, args ...any) error {
+	k := toml.Key(key)
+	msg := fmt.Sprintf("%s: %s", k.String(), fmt.Sprintf(format, args...))
+	if n := keyLine(c.src, k); n > 0 {
+		return fmt.Errorf("line %d: %s", n, msg)
+	}
+	return errors.New(msg)
 }
 
 func (c *Config) check(data []byte) error {
@@ -324,7 +341,7 @@ func keyLine(data []byte, key toml.Key) int {
 	current := ""
 	// parent is the line that sets a table holding the key, as in
 	// `claude = { kind = "x" }`: the answer when the key has no line of its own.
-	parent := 0
+	parent, parentLen := 0, 0
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	for n := 1; sc.Scan(); n++ {
@@ -338,6 +355,11 @@ func keyLine(data []byte, key toml.Key) int {
 			if current == want {
 				return n
 			}
+			// A key left out of its table (a command a harness lacks)
+			// is named at the table's header.
+			if strings.HasPrefix(want, current+".") && len(current) > parentLen {
+				parent, parentLen = n, len(current)
+			}
 			continue
 		}
 		name, _, ok := strings.Cut(line, "=")
@@ -349,8 +371,8 @@ func keyLine(data []byte, key toml.Key) int {
 		if full == want || (current == table && name == last) || strings.HasPrefix(full, want+".") {
 			return n
 		}
-		if parent == 0 && strings.HasPrefix(want, full+".") {
-			parent = n
+		if strings.HasPrefix(want, full+".") && len(full) > parentLen {
+			parent, parentLen = n, len(full)
 		}
 	}
 	return parent

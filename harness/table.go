@@ -110,7 +110,7 @@ func NewTable(cfg *config.Config) (*Table, error) {
 		s, ok := t.specs[name]
 		if !ok {
 			if o.Command == "" {
-				return nil, fmt.Errorf("harness %s: a new harness needs a command", name)
+				return nil, cfg.KeyError([]string{"harness", name, "command"}, "a new harness needs a command")
 			}
 			s = Spec{Name: name, Kind: KindPlain, Transport: TransportPty}
 			t.order = append(t.order, name)
@@ -133,7 +133,7 @@ func NewTable(cfg *config.Config) (*Table, error) {
 			s.Transport = o.Transport
 		}
 		if s.Kind == KindACP && s.Transport != TransportACP {
-			return nil, fmt.Errorf("harness %s: kind acp needs transport acp", name)
+			return nil, cfg.KeyError([]string{"harness", name, "kind"}, "kind acp needs transport acp")
 		}
 		if s.Transport == TransportACP && s.Kind != KindACP {
 			// An ACP transport speaks ACP whatever the kind says of its CLI.
@@ -141,7 +141,27 @@ func NewTable(cfg *config.Config) (*Table, error) {
 		}
 		t.specs[name] = s
 	}
+	if d := cfg.DefaultHarness; d != "" {
+		if _, ok := t.specs[d]; !ok {
+			return nil, cfg.KeyError([]string{"default_harness"}, "%q names no harness (known: %s)", d, strings.Join(t.order, ", "))
+		}
+	}
 	return t, nil
+}
+
+// Load reads the config file at path (config.Load) and builds the harness
+// table from it: what the CLI and the server both do, so `harnesses` and a
+// start agree. A refusal names the file, the line and the key.
+func Load(path string) (*config.Config, *Table, error) {
+	cfg, err := config.Load(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	t, err := NewTable(cfg)
+	if err != nil {
+		return nil, nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	return cfg, t, nil
 }
 
 // Get returns the harness of that name.

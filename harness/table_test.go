@@ -269,3 +269,50 @@ func TestHarnessEnvironmentIsItsOwn(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadRefusalsNameFileLineAndKey: every config the table refuses, as
+// the CLI and the server load it, names the file, the line and the key.
+func TestLoadRefusalsNameFileLineAndKey(t *testing.T) {
+	tests := []struct {
+		name, text string
+		want       []string
+	}{
+		{"default harness naming no harness", "scrollback = 10\ndefault_harness = \"aider\"\n", []string{"line 2", "default_harness", `"aider" names no harness`, "known: claude"}},
+		{"default harness naming a harness the file adds", "default_harness = \"aider\"\n[harness.aidr]\ncommand = \"aider\"\n", []string{"line 1", "default_harness", `"aider" names no harness`, "aidr"}},
+		{"new harness without a command", "[harness.claude]\nargs = [\"-v\"]\n\n[harness.mine]\nkind = \"plain\"\n", []string{"line 4", "harness.mine.command", "needs a command"}},
+		{"kind acp over a pty", "[harness.mine]\ncommand = \"x\"\nkind = \"acp\"\ntransport = \"pty\"\n", []string{"line 3", "harness.mine.kind", "kind acp needs transport acp"}},
+		{"unknown key", "[harness.claude]\ncommand = \"x\"\ncolour = \"red\"\n", []string{"line 3", `"harness.claude.colour"`}},
+		{"bad transport", "[harness.claude]\ntransport = \"tcp\"\n", []string{"line 2", "harness.claude.transport"}},
+		{"syntax error", "[harness.claude\ncommand = \"x\"\n", []string{"toml: line 2"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "config.toml")
+			if err := os.WriteFile(path, []byte(tt.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, _, err := Load(path)
+			if err == nil {
+				t.Fatalf("config accepted:\n%s", tt.text)
+			}
+			for _, w := range append([]string{"config " + path + ": "}, tt.want...) {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+			if strings.Contains(err.Error(), "line 0") {
+				t.Errorf("error %q has no line", err)
+			}
+		})
+	}
+	// A default that names a harness the file adds, or a built-in, loads.
+	path := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(path, []byte("default_harness = \"aider\"\n[harness.aider]\ncommand = \"aider\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, table, err := Load(path); err != nil {
+		t.Fatalf("a default naming an added harness refused: %v", err)
+	} else if _, ok := table.Get("aider"); !ok {
+		t.Fatal("the added harness is not in the table")
+	}
+}

@@ -228,7 +228,7 @@ func (c *acpChat) setup(p *acpProcess, spec harness.Spec, meta *sessions.Meta) {
 }
 
 func (c *acpChat) handshake(p *acpProcess, spec harness.Spec, meta *sessions.Meta) error {
-	initTimeout := c.m.opt.Config.ACP.InitTimeout.Duration
+	initTimeout := c.m.config().ACP.InitTimeout.Duration
 	if initTimeout <= 0 {
 		initTimeout = config.DefaultInitTimeout
 	}

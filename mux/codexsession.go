@@ -99,7 +99,7 @@ func (m *Mux) learnCodexSession(id string) bool {
 	if err != nil {
 		return false
 	}
-	spec, ok := m.opt.Table.Get(meta.Harness)
+	spec, ok := m.table().Get(meta.Harness)
 	if !ok || spec.Kind != harness.KindCodex {
 		return false
 	}
@@ -173,7 +173,7 @@ func (m *Mux) pickCodexSession(meta *sessions.Meta, spec harness.Spec, found []h
 		if o == nil || o.ID == meta.ID || o.AgentSessionID != "" || canonicalOr(o.Cwd) != cwd {
 			continue
 		}
-		if os, ok := m.opt.Table.Get(o.Harness); !ok || os.Kind != harness.KindCodex {
+		if os, ok := m.table().Get(o.Harness); !ok || os.Kind != harness.KindCodex {
 			continue
 		}
 		if !o.Created.IsZero() && s.Started.Before(o.Created.Truncate(time.Millisecond)) {

@@ -59,7 +59,7 @@ func (a *acpClient) WriteTextFile(ctx context.Context, req acp.WriteTextFileRequ
 }
 
 func (a *acpClient) maxFileBytes() int64 {
-	if cfg := a.chat.m.opt.Config; cfg != nil && cfg.ACP.MaxFileBytes > 0 {
+	if cfg := a.chat.m.config(); cfg != nil && cfg.ACP.MaxFileBytes > 0 {
 		return cfg.ACP.MaxFileBytes
 	}
 	return config.DefaultMaxFileBytes

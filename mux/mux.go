@@ -12,6 +12,7 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -86,6 +87,8 @@ type Mux struct {
 
 	looks looks // which chat each viewer shows (turns.go)
 
+	live atomic.Pointer[liveConfig] // the config and table in effect (reconfigure.go)
+
 	forker forkThread
 }
 
@@ -120,6 +123,7 @@ func New(opt Options) *Mux {
 	}
 	m := &Mux{opt: opt, changes: make(chan string, 1024), chats: map[string]chatRunner{}}
 	m.pool = newPool(m)
+	m.live.Store(&liveConfig{opt.Config, opt.Table})
 	return m
 }
 
@@ -140,7 +144,7 @@ func (m *Mux) chat(id string) (chatRunner, error) {
 	if err != nil {
 		return nil, err
 	}
-	spec, ok := m.opt.Table.Get(meta.Harness)
+	spec, ok := m.table().Get(meta.Harness)
 	if !ok {
 		return nil, fmt.Errorf("chat %s: unknown harness %q", id, meta.Harness)
 	}
@@ -178,7 +182,7 @@ func (m *Mux) Start(id string, cols, rows int) error {
 	if err != nil {
 		return err
 	}
-	return c.start(cols, rows, false)
+	return m.current(id, c).start(cols, rows, false)
 }
 
 // Restart stops the chat's harness and starts it again with its stored
@@ -199,7 +203,7 @@ func (m *Mux) Restart(id string, cols, rows int) error {
 		}
 	}
 	c.stop()
-	return c.start(cols, rows, true)
+	return m.current(id, c).start(cols, rows, true)
 }
 
 // restartChecker is what Restart needs of a runner to check before it
@@ -354,7 +358,7 @@ func (m *Mux) notify(c noticer) {
 // launchFor builds the start of a chat's harness from its stored metadata,
 // checking the stored folders again first.
 func (m *Mux) launchFor(meta *sessions.Meta) (harness.Spec, harness.Launch, error) {
-	spec, ok := m.opt.Table.Get(meta.Harness)
+	spec, ok := m.table().Get(meta.Harness)
 	if !ok {
 		return spec, harness.Launch{}, fmt.Errorf("chat %s: unknown harness %q", meta.ID, meta.Harness)
 	}
@@ -400,7 +404,7 @@ func (m *Mux) forkFrom(spec harness.Spec, meta *sessions.Meta) string {
 	if err != nil {
 		return ""
 	}
-	if ps, ok := m.opt.Table.Get(parent.Harness); !ok || ps.Kind != spec.Kind {
+	if ps, ok := m.table().Get(parent.Harness); !ok || ps.Kind != spec.Kind {
 		return ""
 	}
 	return parent.AgentSessionID

@@ -39,7 +39,7 @@ func (m *Mux) FoldersChanged(id string) error {
 	if err != nil {
 		return err
 	}
-	spec, _ := m.opt.Table.Get(meta.Harness)
+	spec, _ := m.table().Get(meta.Harness)
 	if c.foldersChanged(meta, spec) {
 		go m.applyFolders(id)
 	}

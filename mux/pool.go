@@ -14,6 +14,9 @@ type pooledLaunch struct {
 	harness   string
 	home      string
 	sessionID string
+	// live is the config in effect when it was started: one started
+	// under a config since replaced is never handed out (reconfigure.go).
+	live *liveConfig
 }
 
 // pool keeps prewarmed harnesses per harness name (`[pool] size`).
@@ -30,8 +33,8 @@ func newPool(m *Mux) *pool { return &pool{m: m, idle: map[string][]*ptyChat{}} }
 // pool size. Harnesses not installed are skipped. It returns the first error.
 func (m *Mux) Fill() error {
 	var first error
-	for _, spec := range m.opt.Table.All() {
-		if spec.Transport != harness.TransportPty || m.opt.Config.Pool.Size.For(spec.Name) == 0 || !spec.Found(m.opt.Getenv) {
+	for _, spec := range m.table().All() {
+		if spec.Transport != harness.TransportPty || m.config().Pool.Size.For(spec.Name) == 0 || !spec.Found(m.opt.Getenv) {
 			continue
 		}
 		if err := m.pool.fill(spec.Name); err != nil && first == nil {
@@ -42,7 +45,7 @@ func (m *Mux) Fill() error {
 }
 
 func (p *pool) fill(name string) error {
-	want := p.m.opt.Config.Pool.Size.For(name)
+	want := p.m.config().Pool.Size.For(name)
 	for {
 		p.mu.Lock()
 		if p.closed || len(p.idle[name]) >= want {
@@ -71,7 +74,7 @@ func (p *pool) spawn(name string) (*ptyChat, error) {
 		return nil, err
 	}
 	c := newPtyChat(p.m, id)
-	c.pooled = &pooledLaunch{harness: name, home: home}
+	c.pooled = &pooledLaunch{harness: name, home: home, live: p.m.live.Load()}
 	if err := c.start(0, 0, false); err != nil {
 		_ = p.m.opt.Store.ReleaseHome(id)
 		return nil, err
@@ -86,7 +89,10 @@ func (p *pool) take(name string) *ptyChat {
 	for len(p.idle[name]) > 0 {
 		c := p.idle[name][0]
 		p.idle[name] = p.idle[name][1:]
-		if c.snapshot().Status.Live() {
+		c.mu.Lock()
+		current := c.pooled != nil && c.pooled.live == p.m.live.Load()
+		c.mu.Unlock()
+		if current && c.snapshot().Status.Live() {
 			return c
 		}
 		go p.discard(c)
@@ -103,18 +109,8 @@ func (p *pool) discard(c *ptyChat) {
 func (p *pool) close() {
 	p.mu.Lock()
 	p.closed = true
-	var all []*ptyChat
-	for _, cs := range p.idle {
-		all = append(all, cs...)
-	}
-	p.idle = map[string][]*ptyChat{}
 	p.mu.Unlock()
-	var wg sync.WaitGroup
-	for _, c := range all {
-		wg.Add(1)
-		go func() { defer wg.Done(); p.discard(c) }()
-	}
-	wg.Wait()
+	p.drain()
 }
 
 // PoolSize returns how many prewarmed harnesses of that name are idle.

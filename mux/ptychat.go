@@ -138,7 +138,7 @@ func (c *ptyChat) spawnLocked() error {
 		c.m.recordFoldersVia(meta, spec.FoldersVia(max(len(meta.AdditionalDirectories), 1), nil))
 	}
 	if c.scr == nil {
-		c.scr = screen.New(c.cols, c.rows, c.m.opt.Config.Scrollback)
+		c.scr = screen.New(c.cols, c.rows, c.m.config().Scrollback)
 		c.scr.SetReplyFunc(func(r []byte) { c.replies = append(c.replies, r...) })
 	} else {
 		c.dividerLocked(c.why.word(), time.Now(), c.why != startRestart)

@@ -26,6 +26,7 @@ func (s *Server) call(c *conn, req Request) (result any, rpcErr *Error) {
 			result, rpcErr = nil, errorf(CodeInternalError, "Internal error: %v", r)
 		}
 	}()
+	s.configBeforeStart(c, req.Method)
 	switch req.Method {
 	case MethodHello:
 		if err := decodeParams(req.Params, &struct{}{}); err != nil {
@@ -188,7 +189,7 @@ func (s *Server) view(e sessions.Entry) sessions.ChatJSON {
 	st := s.chatState(e.ID)
 	via, expected := harness.ViaNone, false
 	if e.Meta != nil {
-		if spec, ok := s.opt.Table.Get(e.Meta.Harness); ok {
+		if spec, ok := s.table().Get(e.Meta.Harness); ok {
 			via, expected = spec.ChatFoldersVia(e.Meta)
 		}
 		if st.FoldersVia != "" {
@@ -262,10 +263,10 @@ func (s *Server) newChat(p NewParams) (any, *Error) {
 func (s *Server) checkNew(p NewParams) (sessions.NewChat, *Error) {
 	name := p.Harness
 	if name == "" {
-		name = s.opt.Table.Default(s.opt.Config, s.opt.Getenv)
+		name = s.table().Default(s.config(), s.opt.Getenv)
 	}
-	if _, ok := s.opt.Table.Get(name); !ok {
-		return sessions.NewChat{}, errorf(CodeInvalidParams, "Invalid params: unknown harness %q (known: %s)", clipText(name), strings.Join(s.opt.Table.Names(), ", "))
+	if _, ok := s.table().Get(name); !ok {
+		return sessions.NewChat{}, errorf(CodeInvalidParams, "Invalid params: unknown harness %q (known: %s)", clipText(name), strings.Join(s.table().Names(), ", "))
 	}
 	if p.Cwd != "" {
 		if reason := sessions.PathSyntaxProblem(p.Cwd); reason != "" {

@@ -79,12 +79,12 @@ func (s *Server) announce(stop <-chan struct{}) {
 			return
 		case n := <-s.opt.Needs.ch:
 			status := n.status.String()
-			if !s.opt.Config.Notify.NotifiesOn(status) || !limit.allow(n.id, time.Now()) {
+			if !s.config().Notify.NotifiesOn(status) || !limit.allow(n.id, time.Now()) {
 				continue
 			}
 			notice := s.noticeOf(n.id, n.status)
 			s.views.notice(notice)
-			if cmd := s.opt.Config.Notify.Command; len(cmd) > 0 {
+			if cmd := s.config().Notify.Command; len(cmd) > 0 {
 				running.Add(1)
 				go func() { defer running.Done(); s.runNoticeCommand(cmd, notice) }()
 			}

@@ -15,6 +15,7 @@ import (
 	"net"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/acpmux/acpmux-tui/config"
@@ -31,6 +32,10 @@ type Options struct {
 	Table *harness.Table
 	// Config is the config in effect (for the default harness).
 	Config *config.Config
+	// ConfigPath, when set, is the config file Config was read from: it is
+	// read again before each start (config.go), and a good one replaces
+	// Config and Table here and in the mux.
+	ConfigPath string
 	// Mux runs the harnesses; the server owns it and closes it on its way
 	// out, which stops every harness.
 	Mux    *mux.Mux
@@ -117,6 +122,15 @@ type Server struct {
 
 	// prompts runs ACP turns and streams them to observers (prompt.go).
 	prompts promptHub
+
+	// live is the config and harness table in effect; cfgFile is what the
+	// config file held when last read (config.go).
+	live    atomic.Pointer[liveConfig]
+	cfgFile configFile
+
+	// pollChats, when set (tests), has the chats folder polled as when
+	// inotify cannot be had (chatwatch.go).
+	pollChats bool
 }
 
 // Run serves the agent home until ctx ends (SIGTERM, SIGINT), a client calls
@@ -168,6 +182,7 @@ func newServer(opt Options) *Server {
 		hookPeer: processOfHarness, revivals: newReviveQueue(),
 	}
 	s.views = newViewHub(s)
+	s.live.Store(&liveConfig{opt.Config, opt.Table})
 	return s
 }
 
@@ -192,10 +207,14 @@ func (s *Server) run(ctx context.Context) error {
 	s.ln = ln
 	// The fan-out hears the revived chats start, so watchers know them.
 	stopFan, fanned := make(chan struct{}), make(chan struct{})
-	announced := make(chan struct{})
+	announced, watched := make(chan struct{}), make(chan struct{})
 	go func() { defer close(fanned); s.views.fanOut(stopFan) }()
 	go func() { defer close(announced); s.announce(stopFan) }()
-	defer func() { close(stopFan); <-fanned; <-announced }()
+	go func() { defer close(watched); s.watchChats(stopFan) }()
+	defer func() { close(stopFan); <-fanned; <-announced; <-watched }()
+	// What the config file holds now is the base later reads compare to,
+	// so the first start does not take the same config for a new one.
+	_ = s.reloadConfig()
 	reviveCtx, stopRevive := context.WithCancel(context.Background())
 	revived := s.revive(reviveCtx, left)
 	defer func() { stopRevive(); <-revived }()

@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/server"
 	"github.com/acpmux/acpmux-tui/sessions"
 	tea "github.com/charmbracelet/bubbletea"
 )
@@ -83,22 +84,34 @@ type closeDialogMsg struct{}
 
 func closeDialog() tea.Msg { return closeDialogMsg{} }
 
-// storeWatchMsg is the chats folder's modification time, read every few
-// seconds: every write to the store (an atomic rename) changes it.
-type storeWatchMsg struct{ mod time.Time }
+// newsMsg is what the server told of changes made outside this client.
+type newsMsg server.News
 
-func watchStore(store *sessions.Store, every time.Duration) tea.Cmd {
-	if store == nil || every <= 0 {
+// waitNews delivers the server's next news.
+func waitNews(ch <-chan server.News) tea.Cmd {
+	if ch == nil {
 		return nil
 	}
-	dir := filepath.Join(store.Home(), "chats")
-	return tea.Tick(every, func(time.Time) tea.Msg {
-		fi, err := os.Stat(dir)
-		if err != nil {
+	return func() tea.Msg {
+		n, ok := <-ch
+		if !ok {
 			return nil
 		}
-		return storeWatchMsg{fi.ModTime()}
-	})
+		return newsMsg(n)
+	}
+}
+
+// configRefusal words the server's refusal of the config for the status
+// line, the line and the key first, as a narrow status line cuts the end:
+// "config PATH: line N: KEY: why" is shown "config refused: line N: KEY:
+// why (PATH)".
+func configRefusal(msg string) string {
+	if rest, ok := strings.CutPrefix(msg, "config "); ok {
+		if path, why, ok := strings.Cut(rest, ": "); ok && strings.HasPrefix(why, "line ") {
+			return "config refused: " + why + " (" + path + ")"
+		}
+	}
+	return "config refused: " + msg
 }
 
 func loadList(store *sessions.Store, selectID string) tea.Cmd {

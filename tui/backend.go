@@ -7,6 +7,7 @@ import (
 
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/server"
 	"github.com/acpmux/acpmux-tui/sessions"
 	tea "github.com/charmbracelet/bubbletea"
 )
@@ -49,6 +50,10 @@ type Mux interface {
 	// Notices delivers chats that ask for the user or finished a turn
 	// while nobody looked at them.
 	Notices() <-chan mux.Notice
+	// News delivers what the server tells of changes made outside this
+	// client: chat files changed on disk (by hand, another acpmux-tui
+	// process, or the server), a config file it refused.
+	News() <-chan server.News
 }
 
 // Common is what every component shares: styles, key map, logger.

@@ -12,6 +12,7 @@ import (
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/server"
 	"github.com/acpmux/acpmux-tui/sessions"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -38,6 +39,7 @@ type fakeMux struct {
 	transcripts map[string][]mux.Entry
 	calls       []string // "start ID", "restart ID", "stop ID", "forget ID", "create NAME", "resize CxR"
 	notices     chan mux.Notice
+	news        chan server.News
 	looks       []string
 }
 
@@ -66,6 +68,9 @@ func (f *fakeMux) Changes() <-chan string { return f.changes }
 
 // Notices delivers what the test sends on notices.
 func (f *fakeMux) Notices() <-chan mux.Notice { return f.notices }
+
+// News delivers what the test sends on news (nil: nothing).
+func (f *fakeMux) News() <-chan server.News { return f.news }
 
 // Look records the chat the TUI says it shows.
 func (f *fakeMux) Look(id string) error {

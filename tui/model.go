@@ -48,6 +48,10 @@ type Options struct {
 	// created without being started. nil lists the table and checks nothing
 	// (each is taken as installed).
 	Harnesses []HarnessInfo
+	// ReloadHarnesses, when set, reads the harness table again from the
+	// config file; it is called (in a command) each time the new-chat
+	// dialog opens, so a harness added since is offered.
+	ReloadHarnesses func() (Harnesses, error)
 	// UserHome is where the folder picker starts for a chat with no project
 	// and what "~" means.
 	UserHome string
@@ -58,9 +62,6 @@ type Options struct {
 	Now   func() time.Time
 	Frame time.Duration
 	Tick  time.Duration
-	// WatchEvery is how often the chats folder is looked at for changes
-	// made by other acpmux-tui processes (0: never).
-	WatchEvery time.Duration
 	// CheckFoldersEvery is how often the selected chat's folders are looked
 	// at on disk, so one deleted meanwhile is marked without reselecting
 	// the chat (0: only on selection, focus and each start).
@@ -103,8 +104,7 @@ type Model struct {
 	selected   string // the chat the pane and summary show
 	footerKey  string // what the help line was drawn from
 	footerLine string
-	opening    string    // a chat to open once it is listed and the screen has a size
-	storeMod   time.Time // the chats folder's modification time last seen
+	opening    string // a chat to open once it is listed and the screen has a size
 	// looking is the chat the server was told the user sees, title the
 	// terminal's title; blurred is set while the terminal has lost focus
 	// (attention.go).
@@ -183,7 +183,7 @@ func (m *Model) Close() { m.in.close() }
 // checked again each time the window gains it.
 func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{waitChanges(m.mux.Changes(), m.opt.Frame, &m.gate), m.in.waitWriteErr(), fillPool(m.mux),
-		watchStore(m.store, m.opt.WatchEvery), tea.EnableReportFocus, waitNotices(m.mux.Notices()),
+		waitNews(m.mux.News()), tea.EnableReportFocus, waitNotices(m.mux.Notices()),
 		folderTick(m.opt.CheckFoldersEvery), m.watchLink()}
 	if !m.loaded {
 		cmds = append(cmds, loadList(m.store, m.opt.Open))
@@ -269,13 +269,16 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.startTick()
 	case listLoadedMsg:
 		return m.listLoaded(msg)
-	case storeWatchMsg:
-		// Another process (acpmux-tui add-dir, new, rm, or a second TUI)
-		// changed the chats folder: read the list again.
-		changed := !m.storeMod.IsZero() && !msg.mod.Equal(m.storeMod)
-		m.storeMod = msg.mod
-		next := watchStore(m.store, m.opt.WatchEvery)
-		if changed {
+	case harnessesMsg:
+		return m.harnessesLoaded(msg)
+	case newsMsg:
+		// Chat files changed on disk (a hand edit, acpmux-tui add-dir,
+		// new, rm, a second TUI): read the list again.
+		next := waitNews(m.mux.News())
+		if msg.ConfigRefused != "" {
+			m.setWarning(configRefusal(msg.ConfigRefused))
+		}
+		if len(msg.Chats) > 0 {
 			return tea.Batch(next, loadList(m.store, m.selected))
 		}
 		return next

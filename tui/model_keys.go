@@ -78,7 +78,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, km.Help):
 		return m.openDialog(NewHelpDialog(m.c, m.fullHelp()))
 	case key.Matches(msg, km.New):
-		return m.openNewChat()
+		return tea.Batch(m.openNewChat(), reloadHarnesses(m.opt.ReloadHarnesses))
 	case key.Matches(msg, km.StartServer):
 		return m.startServer()
 	case key.Matches(msg, keyPgUp):

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/mux"
@@ -403,17 +402,36 @@ func TestListFollowsOtherProcessesWrites(t *testing.T) {
 	r := newRig(t, nil)
 	a := r.create(sessions.NewChat{Name: "first"})
 	r.open(Options{})
-	r.run(func() tea.Msg { return storeWatchMsg{time.Unix(100, 0)} })
-	// Another process adds a chat and a folder to the first one.
-	r.create(sessions.NewChat{Name: "from elsewhere"})
+	// Another process adds a chat and a folder to the first one; the
+	// server tells of the files that changed.
+	b := r.create(sessions.NewChat{Name: "from elsewhere"})
 	if _, err := r.store.AddFolders(a.ID, []string{r.dir("lib")}); err != nil {
 		t.Fatal(err)
 	}
-	r.run(func() tea.Msg { return storeWatchMsg{time.Unix(200, 0)} })
+	if got := len(r.order()); got != 1 {
+		t.Fatalf("%d chats listed before the server told of the change, want 1", got)
+	}
+	r.run(func() tea.Msg { return newsMsg{Chats: []string{a.ID, b.ID}} })
 	if got := len(r.order()); got != 2 {
 		t.Fatalf("%d chats listed after another process wrote one, want 2", got)
 	}
 	if r.selectedID() != a.ID || !strings.Contains(r.m.View(), filepath.Join(r.root, "lib")) {
 		t.Fatalf("selection %s; the folder added elsewhere is not shown:\n%s", r.selectedID(), r.m.View())
+	}
+}
+
+// TestConfigRefusedShows: a config the server refused is a warning in the
+// status line, naming the file and the line, and changes no chat.
+func TestConfigRefusedShows(t *testing.T) {
+	r := newRig(t, nil)
+	r.create(sessions.NewChat{Name: "first"})
+	r.open(Options{})
+	msg := "config /home/me/.config/acpmux/config.toml: line 4: harness.mine.kind: \"robot\" is not one of claude, codex; the last good config stays in effect"
+	r.run(func() tea.Msg { return newsMsg{ConfigRefused: msg} })
+	if view := r.m.View(); !strings.Contains(view, "config refused") || !strings.Contains(view, "line 4") {
+		t.Fatalf("the refusal is not in the status line:\n%s", view)
+	}
+	if got := len(r.order()); got != 1 {
+		t.Fatalf("%d chats after a config refusal, want 1", got)
 	}
 }

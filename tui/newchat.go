@@ -286,3 +286,24 @@ func (d *NewChatDialog) View() []string {
 	}
 	return st.Box("new chat", lines, d.w, len(lines)+2, true)
 }
+
+// SetHarnesses replaces the harnesses offered (the config was read
+// again): the one chosen stays chosen while it is offered, else the
+// default is.
+func (d *NewChatDialog) SetHarnesses(list []HarnessInfo, defaultHarness string) {
+	chosen := ""
+	if d.hi < len(d.harnesses) {
+		chosen = d.harnesses[d.hi].Name
+	}
+	d.harnesses, d.hi = list, 0
+	for i, h := range list {
+		if h.Name == defaultHarness {
+			d.hi = i
+		}
+	}
+	for i, h := range list {
+		if h.Name == chosen {
+			d.hi = i
+		}
+	}
+}
