@@ -281,6 +281,12 @@ func (c *acpChat) handshake(p *acpProcess, spec harness.Spec, meta *sessions.Met
 		}
 		return c.explainProc(p, how, err, init.AuthMethods)
 	}
+	// The id is the agent's to choose, and it becomes a file name, an
+	// argument and a line on the screen: one that breaks the rule is
+	// refused before anything keeps it.
+	if bad := sessions.CheckAgentSessionID(string(sid)); bad != nil {
+		return fmt.Errorf("%s: agent answered with an unusable %v; the chat keeps no session id from it", how, bad)
+	}
 	c.mu.Lock()
 	p.sessionID = sid
 	c.state.SessionID = string(sid)
