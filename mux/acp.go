@@ -158,6 +158,17 @@ func (m *Mux) spawnACP(c *acpChat, l harness.Launch) (*acpProcess, error) {
 	if m.opt.Wire != nil {
 		toAgent = &wireTap{w: toAgent, see: func(b []byte) { m.opt.Wire(c.id, b) }}
 	}
+	// A request over the message limit is answered beside the SDK's own
+	// writes: each is one Write of a whole line, and a write to the pipe
+	// holds the file's write lock throughout, so lines never interleave.
+	p.guard.fileCap = client.maxFileBytes()
+	p.guard.answer = func(msg []byte, text string) {
+		log.Warn("refused a request over the message limit", "reason", text)
+		c.note("refused the agent's " + text)
+		if _, err := toAgent.Write(msg); err != nil {
+			log.Warn("answer a request over the message limit", "err", err)
+		}
+	}
 	p.conn = acp.NewClientSideConnection(client, toAgent, p.guard)
 	p.conn.SetLogger(log)
 	go p.stopWhenSilent()

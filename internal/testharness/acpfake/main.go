@@ -67,6 +67,9 @@
 //	flood-fs N PATH...  N concurrent fs/read_text_file requests; the reply counts the answers
 //	race-read DIR OUT N  N reads of DIR/secret.txt while DIR swaps with a symlink to OUT
 //	race-write DIR OUT N  N writes into DIR while DIR swaps with a symlink to OUT
+//	write-big PATH N  fs/write_text_file of N bytes of text (lines of 64); replies as write
+//	request-id-last N  a raw fs/write_text_file line of N bytes of content, its id "big-1"
+//	                  after its params; then "request-id-last: sent B bytes"
 //
 // Option ids equal their kinds (allow_once, reject_once). The permission
 // request outlives session/cancel: the client must answer it (with the
