@@ -179,10 +179,17 @@ func (a *app) view(e sessions.Entry) sessions.ChatJSON {
 }
 
 func (a *app) printJSON(v any) error {
-	enc := json.NewEncoder(a.stdout)
+	var buf strings.Builder
+	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	// Values from chat files and agents may hold DEL and C1 controls,
+	// which encoding/json writes as they are.
+	_, err := io.WriteString(a.stdout, plaintext.JSON(buf.String()))
+	return err
 }
 
 func (a *app) printChat(e sessions.Entry, asJSON bool) error {
@@ -191,7 +198,9 @@ func (a *app) printChat(e sessions.Entry, asJSON bool) error {
 		return a.printJSON(v)
 	}
 	w := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-	row := func(k, v string) { fmt.Fprintf(w, "%s\t%s\n", k, v) }
+	// Every value may come from a chat file or an agent: shown as
+	// transcripts are, with no escape sequence or control character.
+	row := func(k, v string) { fmt.Fprintf(w, "%s\t%s\n", k, plaintext.Line(v)) }
 	row("id", v.ID)
 	if v.Broken != "" {
 		row("broken", v.Broken)
@@ -277,10 +286,12 @@ func (a *app) list(asJSON bool) error {
 	fmt.Fprintln(w, "ID\tNAME\tHARNESS\tSTATUS\tFOLDERS\tCWD")
 	for _, v := range views {
 		if v.Broken != "" {
-			fmt.Fprintf(w, "%s\t\t\tbroken\t\t%s\n", v.ID, firstLine(v.Broken))
+			fmt.Fprintf(w, "%s\t\t\tbroken\t\t%s\n", v.ID, plaintext.Line(firstLine(v.Broken)))
 			continue
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%s\n", v.ID, lsName(v.Name), v.Harness, v.Status, len(v.AdditionalDirectories), v.Cwd)
+		// Name, harness and cwd come from the chat file: shown as
+		// transcripts are (plaintext.Line).
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%s\n", v.ID, lsName(plaintext.Line(v.Name)), plaintext.Line(v.Harness), v.Status, len(v.AdditionalDirectories), plaintext.Line(v.Cwd))
 	}
 	return w.Flush()
 }

@@ -67,10 +67,21 @@ func (n NotifyConfig) NotifiesOn(status string) bool {
 // terminal (default true).
 func (n NotifyConfig) TerminalNotifications() bool { return n.Terminal == nil || *n.Terminal }
 
-// Default limits on ACP agents.
+// Limits on ACP agents.
+//
+// MaxAgentMessageBytes bounds one JSON-RPC message (one line) from an agent
+// (8 MiB): the wire guard reads no more of a line, and the ACP SDK behind it
+// holds at most 10 MiB. DefaultMaxFileBytes, the default of max_file_bytes,
+// is set from it: half, so that an fs/write_text_file request carrying that
+// much content still fits in one message when JSON escaping doubles it
+// (a newline, tab, quote or backslash is two bytes in a JSON string; only
+// other control characters, as six-byte \u escapes, grow it more). A request
+// over the message limit is answered with an error that names both limits,
+// and the agent keeps running.
 const (
-	DefaultInitTimeout  = 30 * time.Second
-	DefaultMaxFileBytes = 10 << 20
+	DefaultInitTimeout   = 30 * time.Second
+	MaxAgentMessageBytes = 8 << 20
+	DefaultMaxFileBytes  = MaxAgentMessageBytes / 2
 )
 
 // ACPConfig is the `[acp]` table: how long an agent may take to answer
@@ -79,7 +90,8 @@ type ACPConfig struct {
 	// InitTimeout bounds the wait for an agent's answer to initialize.
 	InitTimeout Duration `toml:"init_timeout"`
 	// MaxFileBytes is the largest file an agent may read or write through
-	// fs/read_text_file and fs/write_text_file.
+	// fs/read_text_file and fs/write_text_file. A write is bounded by
+	// MaxAgentMessageBytes too, whatever this says.
 	MaxFileBytes int64 `toml:"max_file_bytes"`
 }
 

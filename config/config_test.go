@@ -348,7 +348,7 @@ func TestACPLimits(t *testing.T) {
 		t.Fatalf("got %+v", c.ACP)
 	}
 	d := Defaults()
-	if d.ACP.InitTimeout.Duration != 30*time.Second || d.ACP.MaxFileBytes != 10<<20 {
+	if d.ACP.InitTimeout.Duration != 30*time.Second || d.ACP.MaxFileBytes != 4<<20 || 2*DefaultMaxFileBytes != MaxAgentMessageBytes {
 		t.Fatalf("defaults %+v", d.ACP)
 	}
 	for _, bad := range []string{"[acp]\ninit_timeout = \"soon\"\n", "[acp]\ninit_timeout = \"1ms\"\n", "[acp]\nmax_file_bytes = 0\n"} {

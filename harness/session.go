@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/acpmux/acpmux-tui/sessions"
 )
 
 // This file holds what the harness table knows of each kind's own
@@ -36,9 +38,11 @@ func (s Spec) Resumes() bool { return KindResumes(s.Kind) }
 // harness cannot resume.
 const StartsFresh = "starts fresh each time"
 
-// safeSessionID reports whether id can be part of a file name.
+// safeSessionID reports whether id can be part of a file name: the one rule
+// for a harness's session id (sessions.AgentSessionIDProblem), checked again
+// here because a caller may hold an id no chat file has vetted.
 func safeSessionID(id string) bool {
-	return id != "" && id != "." && id != ".." && !strings.ContainsAny(id, "/\\\x00")
+	return sessions.AgentSessionIDProblem(id) == ""
 }
 
 // homeOf returns the folder a harness takes for its home: the variable

@@ -158,6 +158,17 @@ func (m *Mux) spawnACP(c *acpChat, l harness.Launch) (*acpProcess, error) {
 	if m.opt.Wire != nil {
 		toAgent = &wireTap{w: toAgent, see: func(b []byte) { m.opt.Wire(c.id, b) }}
 	}
+	// A request over the message limit is answered beside the SDK's own
+	// writes: each is one Write of a whole line, and a write to the pipe
+	// holds the file's write lock throughout, so lines never interleave.
+	p.guard.fileCap = client.maxFileBytes()
+	p.guard.answer = func(msg []byte, text string) {
+		log.Warn("refused a request over the message limit", "reason", text)
+		c.note("refused the agent's " + text)
+		if _, err := toAgent.Write(msg); err != nil {
+			log.Warn("answer a request over the message limit", "err", err)
+		}
+	}
 	p.conn = acp.NewClientSideConnection(client, toAgent, p.guard)
 	p.conn.SetLogger(log)
 	go p.stopWhenSilent()
@@ -280,6 +291,12 @@ func (c *acpChat) handshake(p *acpProcess, spec harness.Spec, meta *sessions.Met
 			return p.timedOut(how, handshakeTimeout)
 		}
 		return c.explainProc(p, how, err, init.AuthMethods)
+	}
+	// The id is the agent's to choose, and it becomes a file name, an
+	// argument and a line on the screen: one that breaks the rule is
+	// refused before anything keeps it.
+	if bad := sessions.CheckAgentSessionID(string(sid)); bad != nil {
+		return fmt.Errorf("%s: agent answered with an unusable %v; the chat keeps no session id from it", how, bad)
 	}
 	c.mu.Lock()
 	p.sessionID = sid

@@ -263,7 +263,7 @@ func TestFSSpecialAndBigFilesRefused(t *testing.T) {
 	}
 	f.Close()
 	cases = append(cases, struct{ prompt, want string }{"read " + big,
-		`read error: Invalid params {"error":"file is 100.0 MiB, over the 10.0 MiB limit of fs/read_text_file (acp.max_file_bytes); read it in parts with line and limit","path":"` + big + `"}`})
+		`read error: Invalid params {"error":"file is 100.0 MiB, over the 4.0 MiB limit of fs/read_text_file (acp.max_file_bytes); read it in parts with line and limit","path":"` + big + `"}`})
 
 	for _, c := range cases {
 		if got := r.ask(c.prompt); got != c.want {

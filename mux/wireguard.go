@@ -10,11 +10,14 @@ import (
 	"os"
 	"sync/atomic"
 
+	"github.com/acpmux/acpmux-tui/config"
+	"github.com/acpmux/acpmux-tui/internal/rpcline"
 	acp "github.com/coder/acp-go-sdk"
 )
 
-// maxMessageBytes bounds one JSON-RPC message from an agent (8 MiB).
-const maxMessageBytes = 8 << 20
+// maxMessageBytes bounds one JSON-RPC message from an agent (8 MiB; see
+// config.MaxAgentMessageBytes, from which max_file_bytes is set).
+const maxMessageBytes = config.MaxAgentMessageBytes
 
 // cancelRequestMethod is the one notification the SDK handles as it reads,
 // outside its notification queue.
@@ -24,7 +27,11 @@ const cancelRequestMethod = "$/cancel_request"
 // through only whole lines that are JSON and at most max bytes. The first
 // malformed or oversized message calls bad (which logs it and stops the
 // harness) and ends the stream, so the chat is marked failed instead of the
-// connection guessing.
+// connection guessing; but a request over max (an fs/write_text_file with
+// more content than fits) is read to its end, dropped and answered with an
+// error through answer, and the agent goes on: only a request can be
+// answered, so an oversized notification or response, or a line whose id
+// cannot be read, still ends it.
 //
 // With a sink, notifications never reach the connection. The SDK queues
 // them for a goroutine of their own in a queue of 1,024 and closes the
@@ -50,7 +57,22 @@ type wireGuard struct {
 	ended atomic.Bool
 	// notifications counts the notifications handed to the sink (tests).
 	notifications atomic.Int64
+
+	// answer writes an error response for a request over max to the agent
+	// (nil: such a request ends the stream as any oversized line does). It
+	// is called on a goroutine of its own: the agent may be blocked writing
+	// to us, and its input must not wait on its output.
+	answer func(msg []byte, text string)
+	// fileCap is acp.max_file_bytes, which the answer names.
+	fileCap int64
+	// refused counts the oversized requests answered (tests).
+	refused atomic.Int64
 }
+
+// maxDiscardFactor bounds how much of an oversized line the guard reads to
+// find its end and its id: beyond max times this, the line ends the agent
+// whatever it carries.
+const maxDiscardFactor = 8
 
 // notificationSink takes the notifications the wire guard keeps from the
 // SDK, in the order the agent sent them.
@@ -86,6 +108,11 @@ func (g *wireGuard) Read(p []byte) (int, error) {
 			g.flush()
 		}
 		line, err := g.readLine()
+		var long *overLongRequest
+		if errors.As(err, &long) {
+			g.answerOverLong(long)
+			continue
+		}
 		if err != nil {
 			g.flush()
 			g.end()
@@ -150,6 +177,17 @@ func (g *wireGuard) end() {
 
 var errLineTooLong = errors.New("line too long")
 
+// overLongRequest is a request over the limit, read to its end and dropped.
+type overLongRequest struct {
+	id     json.RawMessage
+	method string
+	size   int64 // its bytes, without the newline
+}
+
+func (e *overLongRequest) Error() string {
+	return fmt.Sprintf("%s request of %d bytes", e.method, e.size)
+}
+
 // readLine reads one line, refusing one longer than max without holding more
 // than max bytes.
 func (g *wireGuard) readLine() ([]byte, error) {
@@ -157,7 +195,7 @@ func (g *wireGuard) readLine() ([]byte, error) {
 	for {
 		chunk, err := g.r.ReadSlice('\n')
 		if len(line)+len(chunk) > g.max {
-			return nil, errLineTooLong
+			return nil, g.skipLong(line, chunk, err)
 		}
 		line = append(line, chunk...)
 		switch {
@@ -171,6 +209,67 @@ func (g *wireGuard) readLine() ([]byte, error) {
 			return nil, err
 		}
 	}
+}
+
+// skipLong reads the rest of a line over the limit, holding none of it,
+// and returns an overLongRequest when it is a request (its id and method
+// found wherever they stand), else errLineTooLong (or the read's error).
+// head and chunk are what was read of it so far, err the last read's.
+func (g *wireGuard) skipLong(head, chunk []byte, err error) error {
+	if g.answer == nil {
+		return errLineTooLong
+	}
+	var s rpcline.Stream
+	s.Write(head)
+	s.Write(chunk)
+	size := int64(len(head) + len(chunk))
+	limit := int64(g.max) * maxDiscardFactor
+	for errors.Is(err, bufio.ErrBufferFull) {
+		if s.NotObject || size > limit {
+			return errLineTooLong
+		}
+		chunk, err = g.r.ReadSlice('\n')
+		s.Write(chunk)
+		size += int64(len(chunk))
+	}
+	if err != nil {
+		// The agent's output ended inside the line: no one to answer.
+		if errors.Is(err, io.EOF) {
+			return errLineTooLong
+		}
+		return err
+	}
+	id, method, ok := s.Request()
+	if !ok {
+		return errLineTooLong
+	}
+	return &overLongRequest{id: id, method: method, size: size - 1}
+}
+
+// overLongText is what an agent is told of its request over the limit.
+func (g *wireGuard) overLongText(r *overLongRequest) string {
+	text := fmt.Sprintf("%s: the request is %s, over the %s limit of one message from an agent",
+		r.method, sizeText(r.size), byteSize(g.max))
+	if r.method == acp.ClientMethodFsWriteTextFile {
+		text += fmt.Sprintf("; fs/write_text_file writes at most %s (acp.max_file_bytes) and the request must fit in one message", sizeText(g.fileCap))
+	}
+	return text
+}
+
+// answerOverLong answers a request over the limit with an error, on a
+// goroutine of its own.
+func (g *wireGuard) answerOverLong(r *overLongRequest) {
+	text := g.overLongText(r)
+	msg, err := json.Marshal(struct {
+		JSONRPC string            `json:"jsonrpc"`
+		ID      json.RawMessage   `json:"id"`
+		Error   *acp.RequestError `json:"error"`
+	}{"2.0", r.id, &acp.RequestError{Code: codeInvalidParams, Message: "Invalid params", Data: map[string]any{"error": text}}})
+	if err != nil {
+		return // cannot happen: Request vouched for the id's JSON
+	}
+	g.refused.Add(1)
+	go g.answer(append(msg, '\n'), text)
 }
 
 // byteSize writes n as "8 MiB" when it is a whole number of MiB or KiB.

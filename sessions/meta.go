@@ -229,6 +229,11 @@ func (m *Meta) check() error {
 	if reason := nameProblem(m.Name); reason != "" {
 		return errors.New(reason)
 	}
+	if m.AgentSessionID != "" {
+		if reason := AgentSessionIDProblem(m.AgentSessionID); reason != "" {
+			return fmt.Errorf("agent_session_id %s %s", QuoteAgentText(m.AgentSessionID), reason)
+		}
+	}
 	switch m.Origin {
 	case "", OriginFork, OriginSide, OriginHandoff, OriginImport:
 	default:

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/acpmux/acpmux-tui/internal/plaintext"
 	"github.com/acpmux/acpmux-tui/mux"
 	"github.com/acpmux/acpmux-tui/sessions"
 	"github.com/charmbracelet/bubbles/cursor"
@@ -87,7 +88,7 @@ func (s *Sidebar) SetSize(w, h int) {
 func (s *Sidebar) layoutRow(r *sideRow) {
 	r.harness, r.notInstalled = "broken", false
 	if r.entry.Meta != nil {
-		r.harness = r.entry.Meta.Harness
+		r.harness = plaintext.Line(r.entry.Meta.Harness) // the chat file's, unchecked
 		if s.missing[r.harness] {
 			r.harness, r.notInstalled = r.harness+"?", true
 		}

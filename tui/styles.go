@@ -3,6 +3,7 @@ package tui
 import (
 	"strings"
 
+	"github.com/acpmux/acpmux-tui/internal/plaintext"
 	"github.com/acpmux/acpmux-tui/mux"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
@@ -261,6 +262,9 @@ func fitPlain(text string, w int) string {
 
 // truncPlain cuts plain text to at most w cells, ending a cut with "…".
 func truncPlain(text string, w int) string {
+	// Names, folders, session ids and reasons come from chat files and
+	// agents: shown as transcripts are, with no escape sequence.
+	text = plaintext.Line(text)
 	if w <= 0 {
 		return ""
 	}

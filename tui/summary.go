@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/acpmux/acpmux-tui/harness"
+	"github.com/acpmux/acpmux-tui/internal/plaintext"
 	"github.com/acpmux/acpmux-tui/mux"
 	"github.com/acpmux/acpmux-tui/sessions"
 	"github.com/charmbracelet/x/ansi"
@@ -105,7 +106,7 @@ func (s *Summary) render() {
 	if m.Origin != "" {
 		origin = m.Origin
 		if m.Parent != "" {
-			origin += " of " + m.Parent
+			origin += " of " + plaintext.Line(m.Parent) // the chat file's, unchecked
 			if info.ParentGone {
 				origin += " (deleted)"
 			}

@@ -121,6 +121,15 @@ func methodNotFound(method string) error {
 	return acp.NewMethodNotFound(method)
 }
 
+// newSessionID is the id of a new session: ACPMUX_FAKE_SESSION_ID when set,
+// else a fresh one.
+func (a *fakeAgent) newSessionID() string {
+	if a.cfg.sessionID != "" {
+		return a.cfg.sessionID
+	}
+	return newSessionID()
+}
+
 // NewSession starts an empty conversation.
 func (a *fakeAgent) NewSession(_ context.Context, p acp.NewSessionRequest) (acp.NewSessionResponse, error) {
 	logf("acpfake: session/new cwd=%s additionalDirectories=%q", p.Cwd, p.AdditionalDirectories)
@@ -130,7 +139,7 @@ func (a *fakeAgent) NewSession(_ context.Context, p acp.NewSessionRequest) (acp.
 	if err := a.checkFolders(acp.AgentMethodSessionNew, p.Cwd, p.AdditionalDirectories); err != nil {
 		return acp.NewSessionResponse{}, err
 	}
-	ss := session{ID: newSessionID(), Cwd: p.Cwd, AdditionalDirectories: p.AdditionalDirectories, History: []turn{}}
+	ss := session{ID: a.newSessionID(), Cwd: p.Cwd, AdditionalDirectories: p.AdditionalDirectories, History: []turn{}}
 	if err := a.store.put(ss); err != nil {
 		return acp.NewSessionResponse{}, err
 	}
@@ -190,7 +199,7 @@ func (a *fakeAgent) UnstableForkSession(_ context.Context, p acp.UnstableForkSes
 	if !ok {
 		return acp.UnstableForkSessionResponse{}, unknownSession(p.SessionId)
 	}
-	fork := session{ID: newSessionID(), Cwd: p.Cwd, AdditionalDirectories: p.AdditionalDirectories,
+	fork := session{ID: a.newSessionID(), Cwd: p.Cwd, AdditionalDirectories: p.AdditionalDirectories,
 		Parent: src.ID, History: src.History}
 	if err := a.store.put(fork); err != nil {
 		return acp.UnstableForkSessionResponse{}, err

@@ -35,6 +35,11 @@
 //	                         load, resume and fork fail with auth_required
 //	                         (-32000) until authenticate is called with it
 //	ACPMUX_FAKE_INIT=mute|exit  mute: never answer initialize; exit: two stderr lines (with controls), then exit 3
+//	ACPMUX_FAKE_SESSION_ID=TEXT  session/new and session/fork answer with TEXT as the
+//	                         session id, whatever it holds (a hostile agent's id:
+//	                         "../x", escape sequences); a session whose id is not
+//	                         [A-Za-z0-9_-]{1,128} is kept in memory only, never in
+//	                         ACPMUX_FAKE_STATE
 //
 // A prompt's text blocks are joined with newlines. The agent replies with an
 // agent_message_chunk "echo: <prompt text>" and stopReason end_turn, unless
@@ -62,6 +67,9 @@
 //	flood-fs N PATH...  N concurrent fs/read_text_file requests; the reply counts the answers
 //	race-read DIR OUT N  N reads of DIR/secret.txt while DIR swaps with a symlink to OUT
 //	race-write DIR OUT N  N writes into DIR while DIR swaps with a symlink to OUT
+//	write-big PATH N  fs/write_text_file of N bytes of text (lines of 64); replies as write
+//	request-id-last N  a raw fs/write_text_file line of N bytes of content, its id "big-1"
+//	                  after its params; then "request-id-last: sent B bytes"
 //
 // Option ids equal their kinds (allow_once, reject_once). The permission
 // request outlives session/cancel: the client must answer it (with the
@@ -93,6 +101,7 @@ type config struct {
 	fork          bool
 	auth          bool
 	stateDir      string
+	sessionID     string // the session id to give new sessions, "" for a fresh one each
 }
 
 func configFromEnv() config {
@@ -104,6 +113,7 @@ func configFromEnv() config {
 		fork:          os.Getenv("ACPMUX_FAKE_FORK") == "1",
 		auth:          os.Getenv("ACPMUX_FAKE_AUTH") == "1",
 		stateDir:      os.Getenv("ACPMUX_FAKE_STATE"),
+		sessionID:     os.Getenv("ACPMUX_FAKE_SESSION_ID"),
 	}
 }
 

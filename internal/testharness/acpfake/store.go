@@ -112,6 +112,10 @@ func (s *store) save(ss *session) error {
 	if s.dir == "" {
 		return nil
 	}
+	if !sessionIDPattern.MatchString(ss.ID) {
+		logf("acpfake: session id %q is no file name: kept in memory only", ss.ID)
+		return nil
+	}
 	if err := os.MkdirAll(s.dir, 0o755); err != nil {
 		return fmt.Errorf("save session %s: %w", ss.ID, err)
 	}
