@@ -331,9 +331,9 @@ func (p *FolderPicker) addTyped() tea.Cmd {
 // command; the answer selects it or shows the refusal inline.
 func (p *FolderPicker) check(dir string, browsed bool) tea.Cmd {
 	p.busy = true
-	owner, cwd, already, takeOut := p.owner, p.cwd, slices.Clone(p.already), p.chatID != ""
+	owner, cwd, already, takeOut, store := p.owner, p.cwd, slices.Clone(p.already), p.chatID != "", p.store
 	return func() tea.Msg {
-		canon, have, err := checkPicked(cwd, already, dir)
+		canon, have, err := checkPicked(store, cwd, already, dir)
 		if have != "" && takeOut {
 			return pickerValidatedMsg{owner: owner, browsed: browsed, have: have}
 		}
@@ -347,9 +347,10 @@ func (p *FolderPicker) check(dir string, browsed bool) tea.Cmd {
 // exist), then, for a folder the chat already has (compared in canonical
 // form so a symlink to it is caught too), the chat's own entry for it in
 // have, and a refusal in the validator's own form for a picker that only
-// adds.
-func checkPicked(cwd string, already []string, dir string) (canon []string, have string, err error) {
-	canon, err = sessions.ValidateFolders(cwd, []string{dir})
+// adds. With the store known, the validator is the store's, which also
+// refuses the agent home and anything inside it.
+func checkPicked(store *sessions.Store, cwd string, already []string, dir string) (canon []string, have string, err error) {
+	canon, err = validateIn(store, cwd, []string{dir})
 	if err != nil {
 		return nil, "", err
 	}
@@ -364,6 +365,15 @@ func checkPicked(cwd string, already []string, dir string) (canon []string, have
 	return canon, "", nil
 }
 
+// validateIn is the shared folder validator: the store's when there is
+// one (it knows the agent home), else the package's.
+func validateIn(store *sessions.Store, cwd string, dirs []string) ([]string, error) {
+	if store != nil {
+		return store.ValidateFolders(cwd, dirs)
+	}
+	return sessions.ValidateFolders(cwd, dirs)
+}
+
 // accept stores the chosen folders in the chat, or validates them and hands
 // them back; a refusal stays inline and nothing is stored.
 func (p *FolderPicker) accept() tea.Cmd {
@@ -372,10 +382,10 @@ func (p *FolderPicker) accept() tea.Cmd {
 		return nil
 	}
 	p.busy = true
-	owner, cwd, chosen := p.owner, p.cwd, append([]string(nil), p.chosen...)
+	owner, cwd, chosen, st := p.owner, p.cwd, append([]string(nil), p.chosen...), p.store
 	if p.chatID == "" {
 		return func() tea.Msg {
-			canon, err := sessions.ValidateFolders(cwd, chosen)
+			canon, err := validateIn(st, cwd, chosen)
 			if err != nil {
 				return pickerValidatedMsg{owner: owner, err: err}
 			}
@@ -394,7 +404,7 @@ func (p *FolderPicker) accept() tea.Cmd {
 // refusal stores nothing.
 func storePicked(store *sessions.Store, id, cwd string, chosen, drop []string, owner int) pickerStoredMsg {
 	if len(chosen) > 0 {
-		if _, err := sessions.ValidateFolders(cwd, chosen); err != nil {
+		if _, err := validateIn(store, cwd, chosen); err != nil {
 			return pickerStoredMsg{owner: owner, err: err}
 		}
 	}
