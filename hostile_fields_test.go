@@ -44,13 +44,19 @@ func TestCLIShowsNoRawEscapes(t *testing.T) {
 	}
 
 	for _, args := range [][]string{{"ls"}, {"show", "hostile"}, {"show", "escaped"}, {"ls", "--json"}, {"show", "escaped", "--json"}} {
-		out := c.ok(args...)
-		if r := rawControl(out); r >= 0 {
-			t.Errorf("acpmux-tui %s printed control character %U raw:\n%q", strings.Join(args, " "), r, out)
+		r := c.run(args...)
+		// show of a broken chat exits 1 (docs/cli.md); every other run 0.
+		if want := map[bool]int{true: 1, false: 0}[args[0] == "show" && args[1] == "hostile"]; r.code != want {
+			t.Errorf("acpmux-tui %s exited %d, want %d\n%s%s", strings.Join(args, " "), r.code, want, r.stdout, r.stderr)
+		}
+		for _, out := range []string{r.stdout, r.stderr} {
+			if ch := rawControl(out); ch >= 0 {
+				t.Errorf("acpmux-tui %s printed control character %U raw:\n%q", strings.Join(args, " "), ch, out)
+			}
 		}
 	}
-	if out := c.ok("show", "hostile"); !strings.Contains(out, `agent_session_id "../../../outside/stolen\x1b]0;X\a" has a character that is not printable (U+001B)`) {
-		t.Errorf("show of the hostile chat does not say why it is broken:\n%s", out)
+	if r := c.run("show", "hostile"); !strings.Contains(r.stdout+r.stderr, `agent_session_id "../../../outside/stolen\x1b]0;X\a" has a character that is not printable (U+001B)`) {
+		t.Errorf("show of the hostile chat does not say why it is broken:\n%s%s", r.stdout, r.stderr)
 	}
 	if out := c.ok("show", "escaped"); !strings.Contains(out, "/tmp/x") || !strings.Contains(out, "/tmp/y") || !strings.Contains(out, "harness      shell\n") {
 		t.Errorf("show of the escaped chat lost its fields:\n%s", out)
