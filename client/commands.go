@@ -152,6 +152,10 @@ func KillServer(ctx context.Context, home string) (int, error) {
 	defer c.Close()
 	var k server.KillResult
 	if err := c.Call(ctx, server.MethodKill, struct{}{}, &k); err != nil {
+		if !lockHeld(home) {
+			// A server that was dying as we connected: none runs now.
+			return 0, fmt.Errorf("%w for %s (%v)", ErrNoServer, home, err)
+		}
 		return 0, err
 	}
 	started := processStart(k.Pid)
