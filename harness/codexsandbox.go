@@ -30,7 +30,7 @@ const (
 // Who chose a Codex chat's sandbox, as CodexSandbox.From says it.
 const (
 	SandboxByAcpmux  = "acpmux-tui, for the folders"
-	SandboxByArgs    = "the harness args"
+	SandboxByArgs    = "harness args"
 	SandboxByDefault = "Codex's default"
 )
 
@@ -44,13 +44,13 @@ type CodexSandbox struct {
 	From string
 }
 
-// String is the sandbox as the summary shows it: "workspace-write (set by
-// acpmux-tui, for the folders)".
+// String is the sandbox as the summary shows it, with who chose it:
+// "workspace-write (acpmux-tui, for the folders)", "read-only (config.toml)".
 func (c CodexSandbox) String() string {
 	if c.Mode == "" {
 		return SandboxByDefault
 	}
-	return c.Mode + " (set by " + c.From + ")"
+	return c.Mode + " (" + c.From + ")"
 }
 
 // TakesWritableRoots reports whether Codex accepts --add-dir in this

@@ -226,7 +226,7 @@ func TestCodexReadOnlySandboxGetsFoldersAsNote(t *testing.T) {
 		}
 	}
 	st := r.mux.State(m.ID)
-	if st.Sandbox != "read-only (set by the harness args)" || !st.FoldersReadOnly {
+	if st.Sandbox != "read-only (harness args)" || !st.FoldersReadOnly {
 		t.Fatalf("state sandbox %q read-only %v", st.Sandbox, st.FoldersReadOnly)
 	}
 	if via := r.loadMeta(m.ID).FoldersVia; via != harness.ViaNote {

@@ -148,7 +148,7 @@ func TestRealTerminalHarnessesStartWithFolders(t *testing.T) {
 				t.Fatalf("%s at its first screen: status %s, %d restarts (%s, last error %q): it must still run its first process\n%s",
 					tc.harness, st.Status, st.Restarts, st.Reason, st.LastError, strings.Join(r.mux.PlainLines(m.ID), "\n"))
 			}
-			if tc.harness == "codex" && st.Sandbox != "workspace-write (set by acpmux-tui, for the folders)" {
+			if tc.harness == "codex" && st.Sandbox != "workspace-write (acpmux-tui, for the folders)" {
 				t.Fatalf("codex sandbox %q", st.Sandbox)
 			}
 		})
@@ -172,7 +172,7 @@ func TestRealCodexReadOnlyStartsWithFoldersAsNote(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := r.mux.State(m.ID)
-	if slices.Contains(st.Argv, "--add-dir") || !st.FoldersReadOnly || st.Sandbox != "read-only (set by config.toml)" {
+	if slices.Contains(st.Argv, "--add-dir") || !st.FoldersReadOnly || st.Sandbox != "read-only (config.toml)" {
 		t.Fatalf("argv %q sandbox %q read-only %v: want the folders as a note in read-only", st.Argv, st.Sandbox, st.FoldersReadOnly)
 	}
 	for _, text := range codexSessionScreen {
