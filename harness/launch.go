@@ -23,6 +23,12 @@ type Launch struct {
 	// NewSessionID is set when this start gave the harness a new session id
 	// (Claude Code's or Gemini CLI's --session-id) that the caller must store.
 	NewSessionID string
+	// Sandbox is, for a Codex chat, the sandbox this start runs in and who
+	// chose it, as CodexSandbox.String says; "" for other harnesses.
+	Sandbox string
+	// FoldersReadOnly is set when the chat's sandbox cannot take writable
+	// roots: the folders went as a note, readable but not writable.
+	FoldersReadOnly bool
 }
 
 // TermProgram is what a pty harness finds in TERM_PROGRAM: the terminal it
@@ -129,12 +135,37 @@ func (s Spec) BuildLaunch(m *sessions.Meta, o LaunchOptions) (Launch, error) {
 		}
 		l.Env = setEnv(l.Env, EnvHome, o.Home)
 	}
-	if s.FolderFlag != "" {
+	if s.Kind == KindCodex {
+		l.Argv = l.codexSandbox(s.Args, m.AdditionalDirectories)
+	}
+	if s.FolderFlag != "" && !l.FoldersReadOnly {
 		for _, d := range m.AdditionalDirectories {
 			l.Argv = append(l.Argv, s.FolderFlag, d)
 		}
 	}
 	return l, nil
+}
+
+// codexSandbox gives a Codex start a sandbox that takes the folders as
+// writable roots (--sandbox workspace-write) when the chat has folders and
+// the user chose no sandbox; when the user's sandbox cannot take them, the
+// folders go as a note in the developer instructions instead of --add-dir
+// (which Codex would refuse, and exit). It returns the argv and records the
+// sandbox in the launch.
+func (l *Launch) codexSandbox(args, dirs []string) []string {
+	choice := codexUserChoice(args, l.Env)
+	sb := choice.sandbox
+	argv := l.Argv
+	if len(dirs) > 0 && sb.Mode == "" {
+		sb = CodexSandbox{Mode: CodexWorkspaceWrite, From: SandboxByAcpmux}
+		argv = append(argv, "--sandbox", CodexWorkspaceWrite)
+	}
+	l.Sandbox = sb.String()
+	if len(dirs) > 0 && !sb.TakesWritableRoots() {
+		l.FoldersReadOnly = true
+		argv = append(argv, "-c", codexInstructions(choice.instructions, choice.set, sb.Mode, dirs))
+	}
+	return argv
 }
 
 // ClaudeHasSession reports whether Claude Code, run with the environment env,

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/acpmux/acpmux-tui/config"
+	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -50,11 +51,11 @@ func TestCodexLearnsItsSessionAndResumesIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	first := r.waitRecords(1)[0]
-	if want := append([]string{fakeHarness}, wantFolderArgs("--add-dir", dirs)...); !slices.Equal(first.Argv, want) {
+	if want := append([]string{fakeHarness, "--sandbox", "workspace-write"}, wantFolderArgs("--add-dir", dirs)...); !slices.Equal(first.Argv, want) {
 		t.Fatalf("first start argv\n got %q\nwant %q", first.Argv, want)
 	}
 	sid := r.codexSessionOnScreen(m.ID)
-	resume := append([]string{fakeHarness, "resume", sid}, wantFolderArgs("--add-dir", dirs)...)
+	resume := append([]string{fakeHarness, "resume", sid, "--sandbox", "workspace-write"}, wantFolderArgs("--add-dir", dirs)...)
 
 	// A crash: the id is learned from Codex's files, stored, and the
 	// respawn resumes it with the folders.
@@ -177,7 +178,7 @@ func TestCodexForkBranchesTheParentsSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	first := r.waitRecords(2)[1]
-	if want := append([]string{fakeHarness, "fork", parentSid}, wantFolderArgs("--add-dir", dirs)...); !slices.Equal(first.Argv, want) {
+	if want := append([]string{fakeHarness, "fork", parentSid, "--sandbox", "workspace-write"}, wantFolderArgs("--add-dir", dirs)...); !slices.Equal(first.Argv, want) {
 		t.Fatalf("the fork's first start\n got %q\nwant %q", first.Argv, want)
 	}
 	forkSid := r.codexSessionOnScreen(fork.ID)
@@ -187,7 +188,7 @@ func TestCodexForkBranchesTheParentsSession(t *testing.T) {
 	if err := r.mux.Restart(fork.ID, 100, 30); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := r.waitRecords(3)[2].Argv, append([]string{fakeHarness, "resume", forkSid}, wantFolderArgs("--add-dir", dirs)...); !slices.Equal(got, want) {
+	if got, want := r.waitRecords(3)[2].Argv, append([]string{fakeHarness, "resume", forkSid, "--sandbox", "workspace-write"}, wantFolderArgs("--add-dir", dirs)...); !slices.Equal(got, want) {
 		t.Fatalf("the fork's restart\n got %q\nwant %q", got, want)
 	}
 	if got := r.loadMeta(parent.ID).AgentSessionID; got != parentSid {
@@ -195,5 +196,40 @@ func TestCodexForkBranchesTheParentsSession(t *testing.T) {
 	}
 	if got := r.loadMeta(fork.ID).AgentSessionID; got != forkSid {
 		t.Fatalf("the fork's session %q, want %q", got, forkSid)
+	}
+}
+
+// TestCodexReadOnlySandboxGetsFoldersAsNote: a Codex chat whose user chose a
+// read-only sandbox is not given --add-dir (the real Codex refuses it and
+// exits) but the folders as a note in its developer instructions; its state
+// and its file say so.
+func TestCodexReadOnlySandboxGetsFoldersAsNote(t *testing.T) {
+	fake := withFakeCodex(t)
+	r := newRig(t, "echo", func(cfg *config.Config, o *Options) {
+		fake(cfg, o)
+		c := cfg.Harness["codex"]
+		c.Args = []string{"--sandbox", "read-only"}
+		cfg.Harness["codex"] = c
+	})
+	dirs := r.folders(2)
+	m := r.create("codex", dirs)
+	if err := r.mux.Start(m.ID, 100, 30); err != nil {
+		t.Fatal(err)
+	}
+	argv := r.waitRecords(1)[0].Argv
+	if slices.Contains(argv, "--add-dir") || len(argv) != 5 || argv[3] != "-c" || !strings.HasPrefix(argv[4], "developer_instructions=") {
+		t.Fatalf("argv %q: want --sandbox read-only and the folders as developer instructions, no --add-dir", argv)
+	}
+	for _, d := range dirs {
+		if !strings.Contains(argv[4], d) {
+			t.Fatalf("developer instructions %q lack folder %q", argv[4], d)
+		}
+	}
+	st := r.mux.State(m.ID)
+	if st.Sandbox != "read-only (harness args)" || !st.FoldersReadOnly {
+		t.Fatalf("state sandbox %q read-only %v", st.Sandbox, st.FoldersReadOnly)
+	}
+	if via := r.loadMeta(m.ID).FoldersVia; via != harness.ViaNote {
+		t.Fatalf("foldersVia %q, want note", via)
 	}
 }

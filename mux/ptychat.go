@@ -135,7 +135,13 @@ func (c *ptyChat) spawnLocked() error {
 		return fail(err)
 	}
 	if c.pooled == nil {
-		c.m.recordFoldersVia(meta, spec.FoldersVia(max(len(meta.AdditionalDirectories), 1), nil))
+		via := spec.FoldersVia(max(len(meta.AdditionalDirectories), 1), nil)
+		if launch.FoldersReadOnly {
+			// Codex in a sandbox that takes no writable roots: the
+			// folders went as a note in its developer instructions.
+			via = harness.ViaNote
+		}
+		c.m.recordFoldersVia(meta, via)
 	}
 	if c.scr == nil {
 		c.scr = screen.New(c.cols, c.rows, c.m.config().Scrollback)
@@ -148,6 +154,7 @@ func (c *ptyChat) spawnLocked() error {
 	c.kind, c.heard, c.gap, c.typed = spec.Kind, "", false, false
 	c.appliedLocked(meta.AdditionalDirectories)
 	c.startedLocked(&p.procCore, capsule.shown(launch.Argv), harness.TransportPty)
+	c.state.Sandbox, c.state.FoldersReadOnly = launch.Sandbox, launch.FoldersReadOnly
 	c.m.opt.Logger.Info("started harness", "chat", c.id, "pid", c.state.Pid, "launch", capsule.shownLaunch(launch))
 	go c.pump(p)
 	c.m.notify(c)

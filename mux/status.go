@@ -130,6 +130,12 @@ type State struct {
 	// FoldersVia says how the folders reached an ACP agent once it is
 	// initialized ("acp", "flag", "note", "none"); empty before.
 	FoldersVia string
+	// Sandbox is, for a Codex chat, the sandbox of the current or last
+	// start and who chose it (harness.CodexSandbox); "" for other harnesses.
+	Sandbox string
+	// FoldersReadOnly is set when that sandbox cannot take writable roots:
+	// the folders reached the harness as a note, readable, not writable.
+	FoldersReadOnly bool
 	// AgentName is the ACP agent's name and version.
 	AgentName string
 	// SessionID is the ACP session in use.

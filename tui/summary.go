@@ -129,6 +129,14 @@ func (s *Summary) render() {
 		harnessStyle = st.Warn
 	}
 	head := []string{" " + title, row("harness", harnessStyle.Render(truncPlain(h, vw)))}
+	sandbox := ""
+	if sb := sandboxLine(info.State); sb != "" {
+		style := st.Plain
+		if info.State.FoldersReadOnly {
+			style = st.Warn
+		}
+		sandbox = row("sandbox", style.Render(truncPlain(sb, vw)))
+	}
 	if s.h < 8+len(m.AdditionalDirectories) {
 		// Short of room: the harness goes on the title line, and then,
 		// as far as it fits, where the chat came from.
@@ -140,6 +148,11 @@ func (s *Summary) render() {
 			title += st.Dim.Render(truncPlain(" · "+origin, rest))
 		}
 		head = []string{" " + title}
+	}
+	if sandbox != "" {
+		// A Codex chat: the sandbox decides whether the folders are
+		// writable, so it keeps its own line even when room is short.
+		head = append(head, sandbox)
 	}
 	if info.NoProject {
 		head = append(head, row("cwd", st.Dim.Render(truncPlain("no project · "+m.Cwd, vw))))
@@ -215,6 +228,19 @@ func (s *Summary) render() {
 		s.lines = s.lines[:s.h]
 	}
 	s.fit()
+}
+
+// sandboxLine is a Codex chat's sandbox and who chose it, and, when it
+// cannot take writable roots, that the folders are readable, not writable;
+// "" for other harnesses.
+func sandboxLine(st mux.State) string {
+	if st.Sandbox == "" {
+		return ""
+	}
+	if st.FoldersReadOnly {
+		return st.Sandbox + " · folders readable, not writable"
+	}
+	return st.Sandbox
 }
 
 // pendingLine says what a pending change of folders adds and removes, and
