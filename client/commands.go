@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -187,11 +188,12 @@ func serverGone(home string, pid int, started string) bool {
 	return now == "" || now != started
 }
 
-// lockHeld reports whether a server holds the agent home's lock.
+// lockHeld reports whether a server holds the agent home's lock; a lock
+// file this process may not open counts as held (it cannot tell).
 func lockHeld(home string) bool {
 	f, err := os.Open(filepath.Join(home, server.LockName))
 	if err != nil {
-		return false
+		return !errors.Is(err, fs.ErrNotExist)
 	}
 	defer f.Close()
 	return unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB) != nil
