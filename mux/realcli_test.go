@@ -23,6 +23,9 @@ import (
 // or skips (fails under ACPMUX_REQUIRE_PEERS=1) when it is absent.
 func peerFile(t *testing.T, rel string) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: the real CLIs are left to the full run")
+	}
 	dir, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
