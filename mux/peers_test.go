@@ -19,8 +19,16 @@ import (
 // -short (scripts/test --quick) the real agents are not run at all.
 func peer(t *testing.T, name string) string {
 	t.Helper()
+	return peerFile(t, filepath.Join(".bin", name))
+}
+
+// peerFile returns a file of the installed peers (.peers/node_modules/rel),
+// or skips (fails under ACPMUX_REQUIRE_PEERS=1) when it is absent; under
+// -short it always skips: the real programs are left to the full run.
+func peerFile(t *testing.T, rel string) string {
+	t.Helper()
 	if testing.Short() {
-		t.Skip("-short: the real agents are left to the full run")
+		t.Skip("-short: the real agents and CLIs are left to the full run")
 	}
 	dir, err := os.Getwd()
 	if err != nil {
@@ -36,11 +44,11 @@ func peer(t *testing.T, name string) string {
 		}
 		dir = parent
 	}
-	bin := filepath.Join(dir, ".peers", "node_modules", ".bin", name)
-	if _, err := os.Stat(bin); err != nil {
-		acpschema.SkipUnlessPeers(t, name+" is not installed in .peers/ (scripts/test installs it)")
+	p := filepath.Join(dir, ".peers", "node_modules", rel)
+	if _, err := os.Stat(p); err != nil {
+		acpschema.SkipUnlessPeers(t, rel+" is not installed in .peers/ (scripts/test installs it)")
 	}
-	return bin
+	return p
 }
 
 // peerRig runs one real agent as the "peer" harness, with its own HOME so

@@ -10,7 +10,6 @@ import (
 
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
-	"github.com/acpmux/acpmux-tui/internal/acpschema"
 	"github.com/acpmux/acpmux-tui/internal/testharness/wait"
 )
 
@@ -18,34 +17,6 @@ import (
 // Gemini CLI, installed at pinned versions in .peers/ by scripts/test)
 // through the real mux, as chats with two folders, offline, each with a
 // throwaway HOME: each must take our flags and reach its first screen.
-
-// peerFile returns a file of the installed peers (.peers/node_modules/rel),
-// or skips (fails under ACPMUX_REQUIRE_PEERS=1) when it is absent.
-func peerFile(t *testing.T, rel string) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("-short: the real CLIs are left to the full run")
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			break
-		}
-		dir = parent
-	}
-	p := filepath.Join(dir, ".peers", "node_modules", rel)
-	if _, err := os.Stat(p); err != nil {
-		acpschema.SkipUnlessPeers(t, rel+" is not installed in .peers/ (scripts/test installs it)")
-	}
-	return p
-}
 
 // refusedFlag is text a CLI prints when it refuses its command line: if any
 // of it is on the screen, a flag of ours was not taken.
