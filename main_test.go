@@ -93,19 +93,7 @@ type result struct {
 
 func (c *cli) run(args ...string) result {
 	c.t.Helper()
-	cmd := exec.Command(binary, args...)
-	cmd.Env = c.env()
-	cmd.Dir = c.root
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		c.t.Fatal(err)
-	}
-	return result{out.String(), errb.String(), code}
+	return c.runIn(c.root, nil, args...)
 }
 
 // ok runs a command that must succeed.

@@ -90,6 +90,21 @@ func AskLive(home string) (map[string]sessions.ChatJSON, error) {
 // starts none: the caller renames in the store itself. A name the server
 // refuses is a *sessions.NameError.
 func Rename(home, id, name string) (*sessions.ChatJSON, error) {
+	chat, err := callIfRunning(home, server.MethodRename, server.RenameParams{ID: id, Name: name})
+	var rpc *RPCError
+	if errors.As(err, &rpc) && rpc.Code == server.CodeInvalidParams {
+		return nil, fmt.Errorf("rename chat %s: %w", id, &sessions.NameError{Name: name, Reason: strings.TrimPrefix(rpc.Message, "Invalid params: ")})
+	}
+	if err != nil {
+		return nil, remoteError(err)
+	}
+	return chat, nil
+}
+
+// callIfRunning makes one call that answers a chat on the agent home's
+// server, when one runs: nil, nil when none does (it starts none). A
+// refusal comes back as the server's *RPCError.
+func callIfRunning(home, method string, params any) (*sessions.ChatJSON, error) {
 	c, err := Dial(home)
 	if errors.Is(err, ErrNoServer) {
 		return nil, nil
@@ -101,12 +116,8 @@ func Rename(home, id, name string) (*sessions.ChatJSON, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), LiveTimeout)
 	defer cancel()
 	var chat sessions.ChatJSON
-	if err := c.Call(ctx, server.MethodRename, server.RenameParams{ID: id, Name: name}, &chat); err != nil {
-		var rpc *RPCError
-		if errors.As(err, &rpc) && rpc.Code == server.CodeInvalidParams {
-			return nil, fmt.Errorf("rename chat %s: %w", id, &sessions.NameError{Name: name, Reason: strings.TrimPrefix(rpc.Message, "Invalid params: ")})
-		}
-		return nil, remoteError(err)
+	if err := c.Call(ctx, method, params, &chat); err != nil {
+		return nil, err
 	}
 	return &chat, nil
 }
@@ -116,21 +127,11 @@ func Rename(home, id, name string) (*sessions.ChatJSON, error) {
 // its turn, and returns the chat as the server has it then. With no server
 // it returns nil and starts none: the next start reads the stored list.
 func FoldersChanged(home, id string) (*sessions.ChatJSON, error) {
-	c, err := Dial(home)
-	if errors.Is(err, ErrNoServer) {
-		return nil, nil
-	}
+	chat, err := callIfRunning(home, server.MethodFoldersChanged, server.ChatParams{ID: id})
 	if err != nil {
-		return nil, err
-	}
-	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), LiveTimeout)
-	defer cancel()
-	var chat sessions.ChatJSON
-	if err := c.Call(ctx, server.MethodFoldersChanged, server.ChatParams{ID: id}, &chat); err != nil {
 		return nil, remoteError(err)
 	}
-	return &chat, nil
+	return chat, nil
 }
 
 // StatusOf is a chat's status for `ls` and `show`: the live one from
