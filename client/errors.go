@@ -1,0 +1,66 @@
+package client
+
+import (
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/sessions"
+)
+
+// remoteError turns the server's answer into the error the embedded mux
+// would have returned, where the TUI looks at its type: a folder refusal
+// is a *sessions.FolderError, a start refused for a folder that has gone a
+// *mux.FoldersGoneError.
+func remoteError(err error) error {
+	var rpc *RPCError
+	if !errors.As(err, &rpc) {
+		return err
+	}
+	var data struct {
+		Chat     *string                  `json:"chat"`
+		Running  bool                     `json:"running"`
+		Entries  []sessions.FolderProblem `json:"entries"`
+		Count    int                      `json:"count"`
+		Kept     int                      `json:"kept"`
+		Max      int                      `json:"max"`
+		Unlisted int                      `json:"unlisted"`
+	}
+	if len(rpc.Data) > 0 {
+		_ = json.Unmarshal(rpc.Data, &data)
+	}
+	switch {
+	case rpc.Code == server.CodeInvalidParams && data.Entries != nil:
+		return &sessions.FolderError{
+			Count: data.Count, Kept: data.Kept, Problems: data.Entries, Unlisted: data.Unlisted,
+			TooMany: data.Kept > data.Max || (data.Kept == 0 && data.Count > data.Max),
+		}
+	case rpc.Code == server.CodeFailed && data.Chat != nil:
+		gone := &mux.FoldersGoneError{ChatID: *data.Chat, Problems: data.Entries, Running: data.Running}
+		return &wrappedGone{gone, &serverError{rpc: rpc}}
+	case rpc.Code == server.CodeChatNotFound:
+		return &serverError{rpc: rpc, kind: sessions.ErrNotFound}
+	}
+	return &serverError{rpc: rpc}
+}
+
+// wrappedGone is a start refused for its folders, still carrying the
+// server's answer (a created chat, for CreateAndStart).
+type wrappedGone struct {
+	*mux.FoldersGoneError
+	answer *serverError
+}
+
+func (e *wrappedGone) Unwrap() []error { return []error{e.FoldersGoneError, e.answer} }
+
+// metaOf is the chat the server answered, as the TUI reads it.
+func metaOf(j sessions.ChatJSON) *sessions.Meta {
+	created, _ := time.Parse(time.RFC3339, j.Created)
+	return &sessions.Meta{
+		ID: j.ID, Name: j.Name, Harness: j.Harness, Cwd: j.Cwd,
+		AdditionalDirectories: j.AdditionalDirectories, Created: created,
+		Parent: j.Parent, Origin: j.Origin, AgentSessionID: j.AgentSessionID,
+	}
+}
