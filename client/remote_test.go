@@ -80,11 +80,17 @@ func waitRemote(t *testing.T, r *Remote, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.NewTimer(hangDeadline)
 	defer deadline.Stop()
+	// Changes wakes the wait at once; the tick looks again now and then,
+	// so a condition that holds without a notice of its own (a chat the
+	// server revives while this client reconnects) is seen too.
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
 	for !cond() {
 		select {
 		case <-r.Changes():
+		case <-tick.C:
 		case <-deadline.C:
-			t.Fatalf("timed out after %v waiting for %s", hangDeadline, what)
+			t.Fatalf("timed out after %v waiting for %s (lost: %v)", hangDeadline, what, r.Lost())
 		}
 	}
 }
