@@ -24,7 +24,7 @@ type Derivation struct {
 	Capsule string
 }
 
-// Derive creates a chat from parent that carries its folders. The new chat's
+// Derive creates a chat from parent that carries its folders and files. The new chat's
 // own folder is dropped from the list it inherits, and the list goes through
 // ValidateFolders again, so a folder that has gone refuses the derivation
 // with the reason rather than being dropped.
@@ -62,6 +62,8 @@ func (s *Store) Derive(parentID string, d Derivation) (*Meta, error) {
 		}
 		n.AdditionalDirectories = append(n.AdditionalDirectories, dir)
 	}
+	// Files carry as they are: a file is never the new chat's own folder.
+	n.AdditionalFiles = append([]string(nil), parent.AdditionalFiles...)
 	m, err := s.Create(n)
 	if err != nil {
 		return nil, fmt.Errorf("%s of %s: %w", d.Origin, parent.ID, err)

@@ -161,7 +161,7 @@ func FuzzParseMeta(f *testing.F) {
 			}
 			return
 		}
-		if m.Version != FormatVersion || !ValidID(m.ID) || m.Harness == "" || !filepath.IsAbs(m.Cwd) || len(m.AdditionalDirectories) > MaxFolders {
+		if m.Version != FormatVersion || !ValidID(m.ID) || m.Harness == "" || !filepath.IsAbs(m.Cwd) || len(m.AdditionalDirectories) > MaxFolders || len(m.AdditionalFiles) > MaxFiles {
 			t.Fatalf("accepted a chat that breaks the rules: %+v", m)
 		}
 		out, err := m.Marshal()

@@ -37,16 +37,19 @@ func ValidID(id string) bool { return idPattern.MatchString(id) }
 
 // Meta is one chat's metadata, the contents of chats/<id>.toml.
 type Meta struct {
-	Version               int       `toml:"version"`
-	ID                    string    `toml:"id"`
-	Name                  string    `toml:"name"`
-	Harness               string    `toml:"harness"`
-	Cwd                   string    `toml:"cwd"`
-	AdditionalDirectories []string  `toml:"additional_directories"`
-	Created               time.Time `toml:"created"`
-	Parent                string    `toml:"parent,omitempty"`
-	Origin                string    `toml:"origin,omitempty"`
-	AgentSessionID        string    `toml:"agent_session_id,omitempty"`
+	Version               int      `toml:"version"`
+	ID                    string   `toml:"id"`
+	Name                  string   `toml:"name"`
+	Harness               string   `toml:"harness"`
+	Cwd                   string   `toml:"cwd"`
+	AdditionalDirectories []string `toml:"additional_directories"`
+	// AdditionalFiles are the single files the chat sees besides its
+	// folders: validated like them (Store.ValidateFiles), regular files.
+	AdditionalFiles []string  `toml:"additional_files,omitempty"`
+	Created         time.Time `toml:"created"`
+	Parent          string    `toml:"parent,omitempty"`
+	Origin          string    `toml:"origin,omitempty"`
+	AgentSessionID  string    `toml:"agent_session_id,omitempty"`
 	// FoldersVia is the way folders reached the harness at its last start
 	// (argv, env, acp, flag or note), whether or not it had folders then;
 	// empty before the first start.
@@ -62,7 +65,7 @@ type Meta struct {
 
 var knownKeys = map[string]bool{
 	"version": true, "id": true, "name": true, "harness": true, "cwd": true,
-	"additional_directories": true, "created": true, "parent": true,
+	"additional_directories": true, "additional_files": true, "created": true, "parent": true,
 	"origin": true, "agent_session_id": true, "folders_via": true, "capsule": true,
 }
 
@@ -73,6 +76,7 @@ var foldersVias = []string{"argv", "env", "acp", "flag", "note"}
 func (m *Meta) Clone() *Meta {
 	c := *m
 	c.AdditionalDirectories = append([]string(nil), m.AdditionalDirectories...)
+	c.AdditionalFiles = append([]string(nil), m.AdditionalFiles...)
 	if m.extra != nil {
 		c.extra = make(map[string]any, len(m.extra))
 		for k, v := range m.extra {
@@ -219,6 +223,14 @@ func (m *Meta) check() error {
 			return fmt.Errorf("additional_directories[%d] %q: %s", i, clip(d), reason)
 		}
 	}
+	if len(m.AdditionalFiles) > MaxFiles {
+		return fmt.Errorf("%d additional_files, at most %d", len(m.AdditionalFiles), MaxFiles)
+	}
+	for i, f := range m.AdditionalFiles {
+		if reason := syntaxProblem(f); reason != "" {
+			return fmt.Errorf("additional_files[%d] %q: %s", i, clip(f), reason)
+		}
+	}
 	// TOML holds only UTF-8: a name with other bytes would make a file that
 	// no longer parses.
 	for _, kv := range [...][2]string{{"name", m.Name}, {"harness", m.Harness}, {"parent", m.Parent}, {"agent_session_id", m.AgentSessionID}} {
@@ -277,6 +289,7 @@ type ChatJSON struct {
 	Harness               string   `json:"harness"`
 	Cwd                   string   `json:"cwd"`
 	AdditionalDirectories []string `json:"additionalDirectories"`
+	AdditionalFiles       []string `json:"additionalFiles"`
 	Parent                string   `json:"parent"`
 	Origin                string   `json:"origin"`
 	AgentSessionID        string   `json:"agentSessionId"`
@@ -303,7 +316,7 @@ type ChatJSON struct {
 // JSON returns the entry as printed by `--json`; status and foldersVia come
 // from the mux and the harness table.
 func (e Entry) JSON(status, foldersVia string) ChatJSON {
-	j := ChatJSON{ID: e.ID, AdditionalDirectories: []string{}, Status: status, FoldersVia: foldersVia}
+	j := ChatJSON{ID: e.ID, AdditionalDirectories: []string{}, AdditionalFiles: []string{}, Status: status, FoldersVia: foldersVia}
 	if e.Broken != nil {
 		j.Broken = e.Broken.Error()
 		j.Status = "broken"
@@ -312,6 +325,7 @@ func (e Entry) JSON(status, foldersVia string) ChatJSON {
 	m := e.Meta
 	j.Name, j.Harness, j.Cwd = m.Name, m.Harness, m.Cwd
 	j.AdditionalDirectories = append(j.AdditionalDirectories, m.AdditionalDirectories...)
+	j.AdditionalFiles = append(j.AdditionalFiles, m.AdditionalFiles...)
 	j.Parent, j.Origin, j.AgentSessionID = m.Parent, m.Origin, m.AgentSessionID
 	j.Created = m.Created.UTC().Format(time.RFC3339)
 	return j

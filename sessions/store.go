@@ -129,9 +129,12 @@ type NewChat struct {
 	// its own empty homes/<id> folder.
 	Cwd                   string
 	AdditionalDirectories []string
-	Parent                string
-	Origin                string
-	AgentSessionID        string
+	// AdditionalFiles are the single files the chat sees, validated with
+	// Store.ValidateFiles.
+	AdditionalFiles []string
+	Parent          string
+	Origin          string
+	AgentSessionID  string
 	// Capsule, when set, is the chat's first message (see
 	// Store.ClaimCapsule), stored beside its file.
 	Capsule string
@@ -192,14 +195,17 @@ func (s *Store) Create(n NewChat) (*Meta, error) {
 			os.Remove(home)
 		}
 	}
-	dirs, err := s.ValidateFolders(cwd, n.AdditionalDirectories)
+	dirs, files, err := s.ValidateLists(cwd, n.AdditionalDirectories, n.AdditionalFiles)
 	if err != nil {
 		cleanup()
 		return nil, err
 	}
+	if len(files) == 0 {
+		files = nil
+	}
 	m := &Meta{
 		Version: FormatVersion, ID: id, Name: n.Name, Harness: n.Harness,
-		Cwd: cwd, AdditionalDirectories: dirs, Created: time.Now().UTC().Truncate(time.Second),
+		Cwd: cwd, AdditionalDirectories: dirs, AdditionalFiles: files, Created: time.Now().UTC().Truncate(time.Second),
 		Parent: n.Parent, Origin: n.Origin, AgentSessionID: n.AgentSessionID, Capsule: n.Capsule != "",
 	}
 	if m.Name == "" {

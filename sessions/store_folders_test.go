@@ -32,7 +32,7 @@ func TestAddFolders(t *testing.T) {
 	if !ok {
 		t.Fatalf("refusal: %v", err)
 	}
-	wantProblems := []FolderProblem{{1, "rel", "not an absolute path"}, {2, tr.p("link-own"), "is the chat's own folder"}}
+	wantProblems := []FolderProblem{{1, "rel", "not an absolute path", ""}, {2, tr.p("link-own"), "is the chat's own folder", ""}}
 	if fmt.Sprint(fe.Problems) != fmt.Sprint(wantProblems) {
 		t.Errorf("problems %v, want %v (indexes in the list given)", fe.Problems, wantProblems)
 	}
@@ -150,7 +150,7 @@ func TestRemoveMissingFolders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []FolderProblem{{1, dirs[1], "does not exist"}, {3, dirs[3], "does not exist"}}; fmt.Sprint(dropped) != fmt.Sprint(want) {
+	if want := []FolderProblem{{1, dirs[1], "does not exist", ""}, {3, dirs[3], "does not exist", ""}}; fmt.Sprint(dropped) != fmt.Sprint(want) {
 		t.Errorf("dropped %v, want %v", dropped, want)
 	}
 	if want := []string{dirs[0], dirs[2]}; fmt.Sprint(m.AdditionalDirectories) != fmt.Sprint(want) {

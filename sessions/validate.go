@@ -45,7 +45,18 @@ type FolderProblem struct {
 	Index  int    `json:"index"`
 	Path   string `json:"path"`
 	Reason string `json:"reason"`
+	// Field is FieldFiles for an entry of the additionalFiles list, and
+	// empty for one of additionalDirectories.
+	Field string `json:"field,omitempty"`
 }
+
+// FieldFiles names the list of single files a chat sees, as FolderProblem
+// and FolderError mark it ("additionalFiles" in JSON, additional_files in
+// the chat file).
+const FieldFiles = "additionalFiles"
+
+// MaxFiles is the largest number of single files a chat may have.
+const MaxFiles = 64
 
 // FolderError is a refusal of a folder list. It carries JSON-RPC code -32602
 // (invalid params) and every bad entry, so the CLI, the TUI and the ACP side
@@ -65,9 +76,58 @@ type FolderError struct {
 	// Unlisted counts the refused entries left out of Problems.
 	Unlisted int
 
+	// Field is FieldFiles when the list refused is of files; empty for
+	// folders.
+	Field string
+	// Also is the refusal of the other list given in the same call (the
+	// files given with these folders), whose entries are in Problems too.
+	Also *FolderError
+
 	// overBytes is set when the list was refused unread for the bytes of
 	// its paths rather than for its length.
 	overBytes bool
+}
+
+// fieldName is the list's name in JSON.
+func (e *FolderError) fieldName() string {
+	if e.Field == FieldFiles {
+		return FieldFiles
+	}
+	return "additionalDirectories"
+}
+
+// noun is what the list holds, for the count lines.
+func (e *FolderError) noun() string {
+	if e.Field == FieldFiles {
+		return "files"
+	}
+	return "folders"
+}
+
+// Fields names the lists the refusal is about: "additionalDirectories",
+// "additionalFiles", or both joined with " and ".
+func (e *FolderError) Fields() string {
+	if e.Also != nil {
+		return e.fieldName() + " and " + e.Also.fieldName()
+	}
+	return e.fieldName()
+}
+
+// JoinRefusals returns one refusal naming the bad entries of both a folder
+// list and a file list given in the same call, or whichever of the two is
+// not nil. Either may be nil.
+func JoinRefusals(folders, files *FolderError) *FolderError {
+	switch {
+	case folders == nil:
+		return files
+	case files == nil:
+		return folders
+	}
+	j := *folders
+	j.Problems = append(append([]FolderProblem(nil), folders.Problems...), files.Problems...)
+	j.Unlisted += files.Unlisted
+	j.Also = files
+	return &j
 }
 
 // Code returns the JSON-RPC error code of the refusal, -32602.
@@ -77,14 +137,10 @@ func (e *FolderError) Code() int { return CodeInvalidParams }
 // bad entry with its index, its text as given and the reason.
 func (e *FolderError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "invalid params (%d): additionalDirectories refused", CodeInvalidParams)
-	switch {
-	case e.overBytes:
-		fmt.Fprintf(&b, "\n  %d folders given, with more than %d bytes of paths in all; at most %d folders allowed", e.Count, maxGivenBytes, MaxFolders)
-	case e.TooMany && (e.Kept == 0 || e.Kept == e.Count):
-		fmt.Fprintf(&b, "\n  %d folders given, at most %d allowed", e.Count, MaxFolders)
-	case e.TooMany:
-		fmt.Fprintf(&b, "\n  %d folders given, %d distinct, at most %d allowed", e.Count, e.Kept, MaxFolders)
+	fmt.Fprintf(&b, "invalid params (%d): %s refused", CodeInvalidParams, e.Fields())
+	e.countLine(&b)
+	if e.Also != nil {
+		e.Also.countLine(&b)
 	}
 	for _, p := range e.Problems {
 		fmt.Fprintf(&b, "\n  [%d] %s: %s", p.Index, quotePath(p.Path), p.Reason)
@@ -93,6 +149,19 @@ func (e *FolderError) Error() string {
 		fmt.Fprintf(&b, "\n  … and %d more bad entries", e.Unlisted)
 	}
 	return b.String()
+}
+
+// countLine says, when the list was refused for its length, how long it was.
+func (e *FolderError) countLine(b *strings.Builder) {
+	noun := e.noun()
+	switch {
+	case e.overBytes:
+		fmt.Fprintf(b, "\n  %d %s given, with more than %d bytes of paths in all; at most %d %s allowed", e.Count, noun, maxGivenBytes, MaxFolders, noun)
+	case e.TooMany && (e.Kept == 0 || e.Kept == e.Count):
+		fmt.Fprintf(b, "\n  %d %s given, at most %d allowed", e.Count, noun, MaxFolders)
+	case e.TooMany:
+		fmt.Fprintf(b, "\n  %d %s given, %d distinct, at most %d allowed", e.Count, noun, e.Kept, MaxFolders)
+	}
 }
 
 // RPCError returns the refusal as a JSON-RPC error object: code, message and
@@ -113,7 +182,7 @@ func (e *FolderError) RPCError() json.RawMessage {
 		Code    int    `json:"code"`
 		Message string `json:"message"`
 		Data    data   `json:"data"`
-	}{CodeInvalidParams, "Invalid params: additionalDirectories", data{e.Count, e.Kept, MaxFolders, entries, e.Unlisted}})
+	}{CodeInvalidParams, "Invalid params: " + e.Fields(), data{e.Count, e.Kept, MaxFolders, entries, e.Unlisted}})
 	return out
 }
 
@@ -122,7 +191,7 @@ func (e *FolderError) add(i int, given, reason string) {
 		e.Unlisted++
 		return
 	}
-	e.Problems = append(e.Problems, FolderProblem{Index: i, Path: clip(given), Reason: reason})
+	e.Problems = append(e.Problems, FolderProblem{Index: i, Path: clip(given), Reason: reason, Field: e.Field})
 }
 
 // clip keeps a hostile 1 MB entry from turning into a 1 MB error message.
@@ -246,7 +315,15 @@ func (s *Store) ValidateFolders(cwd string, dirs []string) ([]string, error) {
 }
 
 func validateFolders(home, cwd string, dirs []string) ([]string, error) {
-	ferr := &FolderError{Count: len(dirs)}
+	return validateList(home, cwd, dirs, "")
+}
+
+// validateList is the validator of both lists: folders (field "") and
+// single files (field FieldFiles). The rules are the same but for what an
+// entry must be (a directory, or a regular file) and that a file can never
+// be the chat's own folder (a file inside it is fine).
+func validateList(home, cwd string, dirs []string, field string) ([]string, error) {
+	ferr := &FolderError{Count: len(dirs), Field: field}
 	if len(dirs) > maxGivenFolders || pathBytes(dirs) > maxGivenBytes {
 		ferr.TooMany, ferr.overBytes = true, len(dirs) <= maxGivenFolders
 		for i, d := range dirs {
@@ -255,6 +332,10 @@ func validateFolders(home, cwd string, dirs []string) ([]string, error) {
 			}
 		}
 		return nil, ferr
+	}
+	canonical := Canonical
+	if field == FieldFiles {
+		canonical = CanonicalFile
 	}
 	own := canonicalOwn(cwd)
 	agentHome := canonicalOwn(home)
@@ -269,7 +350,7 @@ func validateFolders(home, cwd string, dirs []string) ([]string, error) {
 	for i, d := range dirs {
 		r, ok := asked[d]
 		if !ok {
-			r.canonical, r.err = Canonical(d)
+			r.canonical, r.err = canonical(d)
 			asked[d] = r
 		}
 		switch c := r.canonical; {
@@ -282,7 +363,7 @@ func validateFolders(home, cwd string, dirs []string) ([]string, error) {
 		case agentHome != "" && isWithin(agentHome, c):
 			ferr.add(i, d, "is inside the agent home (it holds the chat files and the socket)")
 		case seen[c]:
-			// The same folder spelt another way: listed once, first place kept.
+			// The same entry spelt another way: listed once, first place kept.
 		default:
 			seen[c] = true
 			out = append(out, c)

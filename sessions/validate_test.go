@@ -178,11 +178,11 @@ func TestValidateFoldersListsEveryBadEntry(t *testing.T) {
 	dirs := []string{tr.p("a"), "", tr.p("b"), "relative", tr.p("file"), tr.p("dangling"), tr.p("own"), tr.p("link-a")}
 	fe := refuse(t, tr.p("own"), dirs)
 	want := []FolderProblem{
-		{1, "", "empty path"},
-		{3, "relative", "not an absolute path"},
-		{4, tr.p("file"), "not a directory"},
-		{5, tr.p("dangling"), "dangling symlink: its target does not exist"},
-		{6, tr.p("own"), "is the chat's own folder"},
+		{1, "", "empty path", ""},
+		{3, "relative", "not an absolute path", ""},
+		{4, tr.p("file"), "not a directory", ""},
+		{5, tr.p("dangling"), "dangling symlink: its target does not exist", ""},
+		{6, tr.p("own"), "is the chat's own folder", ""},
 	}
 	if fmt.Sprint(fe.Problems) != fmt.Sprint(want) {
 		t.Fatalf("problems:\n%v\nwant:\n%v", fe.Problems, want)
@@ -277,7 +277,7 @@ func TestValidateFoldersLimit(t *testing.T) {
 	// With too many, entries that are bad on their face are still named.
 	bad := append(append([]string(nil), dirs...), "relative")
 	fe = refuse(t, tr.p("own"), bad)
-	if len(fe.Problems) != 1 || fe.Problems[0] != (FolderProblem{65, "relative", "not an absolute path"}) {
+	if len(fe.Problems) != 1 || fe.Problems[0] != (FolderProblem{65, "relative", "not an absolute path", ""}) {
 		t.Errorf("problems %v", fe.Problems)
 	}
 }
@@ -317,11 +317,11 @@ func TestValidateFoldersCountsWhatItKeeps(t *testing.T) {
 	given = append(append([]string(nil), dirs...), tr.p("nope"), tr.p("file"), "rel", tr.p("link-own"), tr.p("dangling"), dirs[5])
 	fe = refuse(t, tr.p("own"), given)
 	want := []FolderProblem{
-		{65, tr.p("nope"), "does not exist"},
-		{66, tr.p("file"), "not a directory"},
-		{67, "rel", "not an absolute path"},
-		{68, tr.p("link-own"), "is the chat's own folder"},
-		{69, tr.p("dangling"), "dangling symlink: its target does not exist"},
+		{65, tr.p("nope"), "does not exist", ""},
+		{66, tr.p("file"), "not a directory", ""},
+		{67, "rel", "not an absolute path", ""},
+		{68, tr.p("link-own"), "is the chat's own folder", ""},
+		{69, tr.p("dangling"), "dangling symlink: its target does not exist", ""},
 	}
 	if !fe.TooMany || fe.Kept != 65 || fmt.Sprint(fe.Problems) != fmt.Sprint(want) {
 		t.Errorf("refusal %+v\nwant problems %v", fe, want)
@@ -565,8 +565,8 @@ func TestCheckStoredFolders(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []FolderProblem{
-		{1, gone, "does not exist"},
-		{3, moved, `now resolves to "` + tr.p("elsewhere") + `"`},
+		{1, gone, "does not exist", ""},
+		{3, moved, `now resolves to "` + tr.p("elsewhere") + `"`, ""},
 	}
 	if bad := CheckStoredFolders(tr.p("own"), stored); fmt.Sprint(bad) != fmt.Sprint(want) {
 		t.Fatalf("bad = %v\nwant %v", bad, want)
