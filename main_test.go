@@ -170,7 +170,7 @@ func TestCLINewJSON(t *testing.T) {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	want := []string{"additionalDirectories", "agentSessionId", "created", "cwd", "foldersVia", "foldersViaExpected", "harness", "id", "name", "origin", "parent", "status"}
+	want := []string{"additionalDirectories", "additionalFiles", "agentSessionId", "created", "cwd", "filesVia", "foldersVia", "foldersViaExpected", "harness", "id", "name", "origin", "parent", "status"}
 	if !slices.Equal(keys, want) {
 		t.Errorf("keys %v, want %v", keys, want)
 	}

@@ -54,6 +54,11 @@ type Meta struct {
 	// (argv, env, acp, flag or note), whether or not it had folders then;
 	// empty before the first start.
 	FoldersVia string `toml:"folders_via,omitempty"`
+	// FilesVia is the way the chat's single files reached the harness at
+	// its last start: "acp" (resource_link blocks, served by fs/*), "flag"
+	// (a note in a system-prompt flag, and the env), or "env"
+	// (ACPMUX_ADDITIONAL_FILES only); empty before a start with files.
+	FilesVia string `toml:"files_via,omitempty"`
 	// Capsule is set on a chat whose first message is a capsule of its
 	// parent's conversation (a handoff, or a fork on a harness with no
 	// native fork): chats/<id>.handoff.md, then .handoff.sent.md once sent.
@@ -66,11 +71,14 @@ type Meta struct {
 var knownKeys = map[string]bool{
 	"version": true, "id": true, "name": true, "harness": true, "cwd": true,
 	"additional_directories": true, "additional_files": true, "created": true, "parent": true,
-	"origin": true, "agent_session_id": true, "folders_via": true, "capsule": true,
+	"origin": true, "agent_session_id": true, "folders_via": true, "files_via": true, "capsule": true,
 }
 
 // foldersVias are the values folders_via may hold.
 var foldersVias = []string{"argv", "env", "acp", "flag", "note"}
+
+// filesVias are the values files_via may hold.
+var filesVias = []string{"acp", "flag", "env"}
 
 // Clone returns a deep copy of m.
 func (m *Meta) Clone() *Meta {
@@ -254,6 +262,9 @@ func (m *Meta) check() error {
 	if m.FoldersVia != "" && !slices.Contains(foldersVias, m.FoldersVia) {
 		return fmt.Errorf("folders_via %q is not one of %s", clip(m.FoldersVia), strings.Join(foldersVias, ", "))
 	}
+	if m.FilesVia != "" && !slices.Contains(filesVias, m.FilesVia) {
+		return fmt.Errorf("files_via %q is not one of %s", clip(m.FilesVia), strings.Join(filesVias, ", "))
+	}
 	return nil
 }
 
@@ -295,6 +306,9 @@ type ChatJSON struct {
 	AgentSessionID        string   `json:"agentSessionId"`
 	Status                string   `json:"status"`
 	FoldersVia            string   `json:"foldersVia"`
+	// FilesVia is how the single files reach the harness: "acp", "flag",
+	// "env", or "none" for a chat without files.
+	FilesVia string `json:"filesVia"`
 	// FoldersViaExpected is set while FoldersVia is the harness table's
 	// expectation, before the chat's first start says how it really went.
 	FoldersViaExpected bool `json:"foldersViaExpected,omitempty"`
@@ -326,6 +340,11 @@ func (e Entry) JSON(status, foldersVia string) ChatJSON {
 	j.Name, j.Harness, j.Cwd = m.Name, m.Harness, m.Cwd
 	j.AdditionalDirectories = append(j.AdditionalDirectories, m.AdditionalDirectories...)
 	j.AdditionalFiles = append(j.AdditionalFiles, m.AdditionalFiles...)
+	j.FilesVia = "none"
+	if len(m.AdditionalFiles) > 0 {
+		// Empty until the first start with files says how they went.
+		j.FilesVia = m.FilesVia
+	}
 	j.Parent, j.Origin, j.AgentSessionID = m.Parent, m.Origin, m.AgentSessionID
 	j.Created = m.Created.UTC().Format(time.RFC3339)
 	return j
