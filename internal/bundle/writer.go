@@ -122,7 +122,9 @@ func (w *Writer) add(name string, size int64, r io.Reader) error {
 	if w.buf == nil {
 		w.buf = make([]byte, copyBufferBytes)
 	}
-	n, err := io.CopyBuffer(w.tw, io.LimitReader(r, size), w.buf)
+	// The struct hides tar.Writer's ReadFrom, which would copy through a
+	// buffer of its own on every call.
+	n, err := io.CopyBuffer(struct{ io.Writer }{w.tw}, io.LimitReader(r, size), w.buf)
 	if err != nil {
 		return fmt.Errorf("write bundle member %q: after %d of %d bytes: %w", name, n, size, err)
 	}
