@@ -47,7 +47,10 @@ func NewWriter(w io.Writer, m Manifest) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("write bundle: %w", err)
 	}
-	gz, err := gzip.NewWriterLevel(w, gzip.DefaultCompression)
+	// BestSpeed: on a 50 MB session log it writes 7 times faster than the
+	// default level for a bundle 40% larger (BenchmarkWrite50MB), and an
+	// export waits on it, often over ssh.
+	gz, err := gzip.NewWriterLevel(w, gzip.BestSpeed)
 	if err != nil {
 		return nil, fmt.Errorf("write bundle: start gzip: %w", err)
 	}
