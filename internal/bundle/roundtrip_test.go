@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -153,8 +154,11 @@ func TestWriterRules(t *testing.T) {
 			t.Fatal(err)
 		}
 		u, err := Unpack(bytes.NewReader(out.Bytes()), t.TempDir(), Limits{})
-		if err != nil || !bytes.Equal(u.Chat, testChat) {
-			t.Fatalf("unpacked chat %q (%v), want %q", u.Chat, err, testChat)
+		if err != nil {
+			t.Fatalf("unpack: %v", err)
+		}
+		if !bytes.Equal(u.Chat, testChat) {
+			t.Fatalf("unpacked chat %q, want %q", u.Chat, testChat)
 		}
 	})
 	t.Run("out of order", func(t *testing.T) {
@@ -208,6 +212,30 @@ func TestWriterRules(t *testing.T) {
 			edit(&m)
 			if _, err := NewWriter(io.Discard, m); err == nil {
 				t.Errorf("NewWriter took the manifest %+v", m)
+			}
+		}
+	})
+	t.Run("any export time", func(t *testing.T) {
+		for _, when := range []time.Time{{}, time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2500, 1, 1, 0, 0, 0, 0, time.UTC)} {
+			m := testManifest()
+			m.Exported = when
+			var out bytes.Buffer
+			w, err := NewWriter(&out, m)
+			if err != nil {
+				t.Fatalf("NewWriter with exported %v: %v", when, err)
+			}
+			if err := w.Add(ChatName, int64(len(testChat)), bytes.NewReader(testChat)); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			u, err := Unpack(bytes.NewReader(out.Bytes()), t.TempDir(), Limits{})
+			if err != nil {
+				t.Fatalf("a bundle exported at %v does not unpack: %v", when, err)
+			}
+			if !u.Manifest.Exported.Equal(when) {
+				t.Errorf("exported %v came back as %v", when, u.Manifest.Exported)
 			}
 		}
 	})

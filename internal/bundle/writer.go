@@ -58,7 +58,7 @@ func NewWriter(w io.Writer, m Manifest) (*Writer, error) {
 		gz:      gz,
 		tw:      tar.NewWriter(gz),
 		members: append([]string(nil), m.Members...),
-		mtime:   m.Exported.UTC().Truncate(time.Second),
+		mtime:   headerTime(m.Exported),
 	}
 	if err := bw.header(ManifestName, int64(len(data))); err != nil {
 		return nil, err
@@ -67,6 +67,19 @@ func NewWriter(w io.Writer, m Manifest) (*Writer, error) {
 		return nil, fmt.Errorf("write bundle member %q: %w", ManifestName, err)
 	}
 	return bw, nil
+}
+
+// headerTime is t as a member's modification time: whole seconds, within
+// what a USTAR header holds (1970 to 2242; a time outside is clamped).
+func headerTime(t time.Time) time.Time {
+	const maxUSTARSeconds = 1<<33 - 1
+	switch s := t.Unix(); {
+	case t.IsZero() || s < 0:
+		return time.Unix(0, 0)
+	case s > maxUSTARSeconds:
+		return time.Unix(maxUSTARSeconds, 0)
+	}
+	return t.UTC().Truncate(time.Second)
 }
 
 // header writes the tar header of a regular member.
