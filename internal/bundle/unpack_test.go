@@ -273,6 +273,23 @@ func TestUnpackRefusesDecompressionBomb(t *testing.T) {
 		if in.n > 64<<10 {
 			t.Errorf("with %+v Unpack read %d compressed bytes of the bomb's %d before refusing it; want at most 64 KiB", lim, in.n, len(data))
 		}
+
+		// What reached the disk before the refusal: the bytes the
+		// unpacker counted, less the manifest and chat it keeps in memory.
+		st, err := openStage(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := &unpacker{st: st, lim: lim.withDefaults(), u: &Unpacked{}}
+		if err := p.run(bytes.NewReader(data)); err == nil {
+			t.Fatal("the bomb was accepted")
+		}
+		st.remove()
+		written := p.total - int64(len(m.data)+len(testChat))
+		t.Logf("with %+v: %d bytes of the bomb reached the disk before the refusal", lim, written)
+		if bound := min(p.lim.MemberBytes, p.lim.TotalBytes); written > bound || lim != DefaultLimits && written > 1<<20 {
+			t.Errorf("with %+v %d bytes of the bomb were written before the refusal; want at most the limit", lim, written)
+		}
 	}
 }
 
