@@ -400,3 +400,87 @@ func TestPoolIsNotTakenByChatsWithFiles(t *testing.T) {
 		t.Fatalf("the pooled harness was taken: pool size %d", r.mux.PoolSize("shell"))
 	}
 }
+
+// TestACPFilesChangedForAnAgentThatCannotReload: an agent that can neither
+// load nor resume keeps running through a change of files (a restart would
+// lose the conversation); the file added is linked at the head of its next
+// prompt, and the change counts as taken once that prompt is sent.
+func TestACPFilesChangedForAnAgentThatCannotReload(t *testing.T) {
+	r := newACPRig(t, map[string]string{"ACPMUX_FAKE_LOAD": "0"})
+	files := sharedFiles(t, "first.md", "added.json")
+	m, err := r.store.Create(sessions.NewChat{Harness: "fake", AdditionalFiles: files[:1]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.prompt(m.ID, "hello"); err != nil {
+		t.Fatal(err)
+	}
+	pid := r.mux.State(m.ID).Pid
+	setFiles(t, r.store, r.mux, m.ID, files)
+	if st := r.mux.State(m.ID); !slices.Equal(st.PendingFiles, files) {
+		t.Fatalf("before the next prompt: pending files %q, want %q", st.PendingFiles, files)
+	}
+	if _, err := r.prompt(m.ID, "links"); err != nil {
+		t.Fatal(err)
+	}
+	st := r.mux.State(m.ID)
+	if st.Pid != pid || st.Pending() {
+		t.Fatalf("after the prompt: pid %d (was %d), pending files %q", st.Pid, pid, st.PendingFiles)
+	}
+	prompts := r.requests("session/prompt")
+	var blocks []map[string]any
+	_ = json.Unmarshal(prompts[1]["prompt"], &blocks)
+	if len(blocks) != 2 || blocks[0]["uri"] != "file://"+files[1] || blocks[0]["mimeType"] != "application/json" {
+		t.Fatalf("the prompt after the change: %v, want the added file's link only, then the text", blocks)
+	}
+	want := "links: first.md file://" + files[0] + " text/markdown | added.json file://" + files[1] + " application/json"
+	if got := r.lastAgentText(m.ID); got != want {
+		t.Fatalf("the agent saw %q, want %q", got, want)
+	}
+	if n := len(r.requests("initialize")); n != 1 {
+		t.Fatalf("%d initialize: the agent was restarted", n)
+	}
+}
+
+// TestACPFilesLinkedAgainAfterARestartOfTheMux: a conversation loaded by a
+// fresh mux gets the links again at its next prompt (what it was told is
+// not stored); within one mux, a restart that loads the session does not
+// repeat them.
+func TestACPFilesLinkedAgainAfterARestartOfTheMux(t *testing.T) {
+	r := newACPRig(t, nil)
+	files := sharedFiles(t, "spec.md")
+	m, err := r.store.Create(sessions.NewChat{Harness: "fake", AdditionalFiles: files})
+	if err != nil {
+		t.Fatal(err)
+	}
+	linksIn := func(i int) int {
+		var blocks []map[string]any
+		_ = json.Unmarshal(r.requests("session/prompt")[i]["prompt"], &blocks)
+		n := 0
+		for _, b := range blocks {
+			if b["type"] == "resource_link" {
+				n++
+			}
+		}
+		return n
+	}
+	if _, err := r.prompt(m.ID, "one"); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.mux.Restart(m.ID, 80, 24); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.prompt(m.ID, "two"); err != nil {
+		t.Fatal(err)
+	}
+	r.reopen()
+	if _, err := r.prompt(m.ID, "three"); err != nil {
+		t.Fatal(err)
+	}
+	if got := []int{linksIn(0), linksIn(1), linksIn(2)}; !slices.Equal(got, []int{1, 0, 1}) {
+		t.Fatalf("links per prompt %v, want [1 0 1]: first prompt, none after a restart, again after the mux restarted", got)
+	}
+	if n := len(r.requests("session/load")); n != 2 {
+		t.Fatalf("%d session/load, want 2", n)
+	}
+}
