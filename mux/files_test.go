@@ -484,3 +484,32 @@ func TestACPFilesLinkedAgainAfterARestartOfTheMux(t *testing.T) {
 		t.Fatalf("%d session/load, want 2", n)
 	}
 }
+
+// TestSharedFileInsideTheAgentHomeIsNeverServed: the validator refuses such
+// a file, and fs/* refuses it even if a list carried one: the chat files and
+// the socket are never an agent's to read or write.
+func TestSharedFileInsideTheAgentHomeIsNeverServed(t *testing.T) {
+	home, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	chat := filepath.Join(home, "chats", "k3x9q2.toml")
+	if err := os.MkdirAll(filepath.Dir(chat), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(chat, []byte("version = 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cwd, _ := filepath.EvalSymlinks(t.TempDir())
+	r := newRoots(home, cwd, nil)
+	r.setFiles([]string{chat})
+	if _, err := r.readText(context.Background(), chat, nil, nil, 1<<20); err == nil || !strings.Contains(err.Error(), refusalOutside) {
+		t.Fatalf("read of a chat file in the agent home: %v, want %q", err, refusalOutside)
+	}
+	if err := r.writeText(chat, "hijacked", 1<<20); err == nil || !strings.Contains(err.Error(), refusalOutside) {
+		t.Fatalf("write of a chat file in the agent home: %v, want %q", err, refusalOutside)
+	}
+	if data, _ := os.ReadFile(chat); string(data) != "version = 1\n" {
+		t.Fatalf("the chat file was changed: %q", data)
+	}
+}
