@@ -8,8 +8,8 @@ import (
 )
 
 // This file applies a change of a running chat's folders or single files at
-// the end of its turn, the two alike. The new list is stored first, by whoever changed it; FoldersChanged
-// tells the mux, which:
+// the end of its turn, the two alike. The new list is stored first, by
+// whoever changed it; FoldersChanged tells the mux, which:
 //   - serves the new list through fs/* at once (a folder taken off is
 //     refused from that moment);
 //   - marks the change pending (State.PendingDirectories, PendingFiles)
@@ -21,10 +21,11 @@ import (
 //     its session with the complete new list; an agent that cannot gets a
 //     note naming the folders at the head of its next prompt instead, since
 //     a new process would lose the conversation. Either way a file added is
-//     linked (a resource_link block) at the head of the next prompt. A pty harness that resumes
-//     (Claude Code, Gemini CLI, Codex once its session is known) is
-//     restarted resuming it with the new flags; one that cannot keeps the
-//     change pending until the user restarts it (`r`).
+//     linked (a resource_link block) at the head of the next prompt. A pty
+//     harness that resumes (Claude Code, Gemini CLI, Codex once its session
+//     is known) is restarted resuming it with the new flags and
+//     environment; one that cannot keeps the change pending until the user
+//     restarts it (`r`).
 //
 // Several changes within a turn are one restart: the restart reads the list
 // stored when it starts.
