@@ -167,8 +167,14 @@ func (a *app) view(e sessions.Entry) sessions.ChatJSON {
 	}
 	j := e.JSON(status, via)
 	j.FoldersViaExpected = expected
+	if e.Meta != nil && j.FilesVia == "" {
+		// Before the first start with files: the harness's expectation.
+		if spec, ok := a.table.Get(e.Meta.Harness); ok {
+			j.FilesVia, _ = spec.ChatFilesVia(e.Meta)
+		}
+	}
 	live := a.live[e.ID]
-	j.PendingDirectories, j.StatusFrom, j.Unread = live.PendingDirectories, live.StatusFrom, live.Unread
+	j.PendingDirectories, j.PendingFiles, j.StatusFrom, j.Unread = live.PendingDirectories, live.PendingFiles, live.StatusFrom, live.Unread
 	return j
 }
 

@@ -234,17 +234,39 @@ func firstNonEmptyString(ss ...string) string {
 // may read but not write: it goes in its developer instructions.
 const CodexFoldersNote = "[acpmux-tui] Besides the working folder, this chat may read files in these folders; its sandbox (%s) does not let it write there:\n"
 
-// codexInstructions is the -c override that gives Codex the folders as a
-// note, after the user's own developer instructions (which it replaces).
-func codexInstructions(own string, hasOwn bool, mode string, dirs []string) string {
+// CodexFilesSandboxNote follows the files note when Codex's sandbox does
+// not let it write everywhere: writing a file outside its folders may need
+// the user's approval, or be refused.
+const CodexFilesSandboxNote = "\nIts sandbox (%s) may ask for approval, or refuse, before it writes a file outside its folders."
+
+// codexInstructions is the -c override that gives Codex, after the user's
+// own developer instructions (which it replaces), the folders its sandbox
+// cannot take as a note (dirs, when there are any) and the chat's single
+// files (files, when there are any).
+func codexInstructions(own string, hasOwn bool, sb CodexSandbox, dirs, files []string) string {
 	var b strings.Builder
 	if hasOwn && own != "" {
 		b.WriteString(own)
 		b.WriteString("\n\n")
 	}
-	fmt.Fprintf(&b, CodexFoldersNote, mode)
-	for _, d := range dirs {
-		b.WriteString("- " + d + "\n")
+	if len(dirs) > 0 {
+		fmt.Fprintf(&b, CodexFoldersNote, sb.Mode)
+		for _, d := range dirs {
+			b.WriteString("- " + d + "\n")
+		}
+	}
+	if len(files) > 0 {
+		if len(dirs) > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(FilesNote(files))
+		if strings.TrimPrefix(sb.Mode, ":") != CodexFullAccess {
+			mode := sb.Mode
+			if mode == "" {
+				mode = SandboxByDefault
+			}
+			fmt.Fprintf(&b, CodexFilesSandboxNote, mode)
+		}
 	}
 	return "developer_instructions=" + tomlString(strings.TrimSuffix(b.String(), "\n"))
 }

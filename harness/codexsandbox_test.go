@@ -170,7 +170,7 @@ func decodeTOMLString(t *testing.T, v string) string {
 // make Codex refuse the start.
 func TestCodexFolderNoteSurvivesAnyPath(t *testing.T) {
 	dirs := []string{`/a "quoted" dir`, `/back\slash`, "/new\nline", "/del\x7fete", "/ünï ☃"}
-	v, ok := strings.CutPrefix(codexInstructions("", false, "read-only", dirs), "developer_instructions=")
+	v, ok := strings.CutPrefix(codexInstructions("", false, CodexSandbox{Mode: CodexReadOnly}, dirs, nil), "developer_instructions=")
 	if !ok {
 		t.Fatal("no developer_instructions key")
 	}

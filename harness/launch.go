@@ -58,7 +58,10 @@ type LaunchOptions struct {
 // BuildLaunch builds the argv, environment and folder of one start of the
 // chat's harness. Every start calls it, so every start gets the stored
 // folders: per folder the harness's flag (--add-dir, --include-directories),
-// or for a plain harness the colon-separated ACPMUX_ADDITIONAL_DIRECTORIES.
+// or for a plain harness the colon-separated ACPMUX_ADDITIONAL_DIRECTORIES;
+// and the stored single files: in ACPMUX_ADDITIONAL_FILES for every pty
+// harness, and as a note in Claude Code's system prompt and Codex's
+// developer instructions (files.go).
 // Claude Code and Gemini CLI get --session-id at the first start and
 // --resume after; Codex gets `codex resume ID` once the chat has learned its
 // session id. A fork's first start branches the parent's conversation.
@@ -135,8 +138,11 @@ func (s Spec) BuildLaunch(m *sessions.Meta, o LaunchOptions) (Launch, error) {
 		}
 		l.Env = setEnv(l.Env, EnvHome, o.Home)
 	}
+	if s.Kind == KindClaude && s.Transport == TransportPty && len(m.AdditionalFiles) > 0 {
+		l.Argv = withClaudeFilesNote(l.Argv, m.AdditionalFiles)
+	}
 	if s.Kind == KindCodex {
-		l.Argv = l.codexSandbox(s.Args, m.AdditionalDirectories)
+		l.Argv = l.codexSandbox(s.Args, m.AdditionalDirectories, m.AdditionalFiles)
 	}
 	if s.FolderFlag != "" && !l.FoldersReadOnly {
 		for _, d := range m.AdditionalDirectories {
@@ -150,9 +156,10 @@ func (s Spec) BuildLaunch(m *sessions.Meta, o LaunchOptions) (Launch, error) {
 // writable roots (--sandbox workspace-write) when the chat has folders and
 // the user chose no sandbox; when the user's sandbox cannot take them, the
 // folders go as a note in the developer instructions instead of --add-dir
-// (which Codex would refuse, and exit). It returns the argv and records the
-// sandbox in the launch.
-func (l *Launch) codexSandbox(args, dirs []string) []string {
+// (which Codex would refuse, and exit). The chat's single files always go
+// as a note there, in the same override. It returns the argv and records
+// the sandbox in the launch.
+func (l *Launch) codexSandbox(args, dirs, files []string) []string {
 	choice := codexUserChoice(args, l.Env)
 	sb := choice.sandbox
 	argv := l.Argv
@@ -161,9 +168,13 @@ func (l *Launch) codexSandbox(args, dirs []string) []string {
 		argv = append(argv, "--sandbox", CodexWorkspaceWrite)
 	}
 	l.Sandbox = sb.String()
+	var noteDirs []string
 	if len(dirs) > 0 && !sb.TakesWritableRoots() {
 		l.FoldersReadOnly = true
-		argv = append(argv, "-c", codexInstructions(choice.instructions, choice.set, sb.Mode, dirs))
+		noteDirs = dirs
+	}
+	if len(noteDirs) > 0 || len(files) > 0 {
+		argv = append(argv, "-c", codexInstructions(choice.instructions, choice.set, sb, noteDirs, files))
 	}
 	return argv
 }
@@ -261,14 +272,17 @@ func (s Spec) environment(m *sessions.Meta, inherited []string) []string {
 	for k, v := range s.Env {
 		set[k] = v
 	}
-	dirs := ""
+	dirs, files := "", ""
 	if s.Kind == KindPlain && len(m.AdditionalDirectories) > 0 {
 		dirs = strings.Join(m.AdditionalDirectories, string(filepath.ListSeparator))
+	}
+	if s.Transport == TransportPty && len(m.AdditionalFiles) > 0 {
+		files = strings.Join(m.AdditionalFiles, string(filepath.ListSeparator))
 	}
 	env := make([]string, 0, len(inherited)+len(set)+1)
 	for _, kv := range inherited {
 		k, _, _ := strings.Cut(kv, "=")
-		if _, ours := set[k]; ours || k == EnvAdditionalDirectories || k == EnvCodexNotify || isOuterTerminalVar(k) {
+		if _, ours := set[k]; ours || k == EnvAdditionalDirectories || k == EnvAdditionalFiles || k == EnvCodexNotify || isOuterTerminalVar(k) {
 			continue
 		}
 		env = append(env, kv)
@@ -283,6 +297,9 @@ func (s Spec) environment(m *sessions.Meta, inherited []string) []string {
 	}
 	if dirs != "" {
 		env = append(env, EnvAdditionalDirectories+"="+dirs)
+	}
+	if files != "" {
+		env = append(env, EnvAdditionalFiles+"="+files)
 	}
 	return env
 }

@@ -44,6 +44,12 @@ type acpChat struct {
 	permit   PermissionPolicy
 	card     *permissionCard
 	recent   []*acpProcess // the latest processes, oldest first (explain)
+	// linked is the single files the conversation has been given a
+	// resource_link for, as this mux knows it; linkedKnown is false until
+	// it knows (a session loaded by a fresh mux may have been told of any
+	// of them, so they are all linked again). See filelinks.go.
+	linked      []string
+	linkedKnown bool
 }
 
 // acpProcess is one running ACP harness.
@@ -64,6 +70,7 @@ type acpProcess struct {
 	noteDue     bool // the folder note still has to head the next prompt
 	reloads     bool // the agent can load or resume a session: a restart keeps the conversation
 	folders     []string
+	files       []string // the single files the agent has (fs/* serves them)
 	turnCancel  context.CancelFunc
 	bad         atomic.Value // badMessage: why the wire guard gave up
 
@@ -100,9 +107,11 @@ func (c *acpChat) spawnLocked() error {
 		return fail(err)
 	}
 	p.roots = newRoots(c.m.opt.Store.Home(), meta.Cwd, meta.AdditionalDirectories)
+	p.roots.setFiles(meta.AdditionalFiles)
 	p.folders = meta.AdditionalDirectories
+	p.files = meta.AdditionalFiles
 	c.proc = p
-	c.appliedLocked(meta.AdditionalDirectories)
+	c.appliedLocked(meta.AdditionalDirectories, meta.AdditionalFiles)
 	c.recent = append(c.recent, p)
 	if len(c.recent) > recentProcs {
 		c.recent = append(c.recent[:0], c.recent[len(c.recent)-recentProcs:]...)
@@ -280,7 +289,7 @@ func (c *acpChat) handshake(p *acpProcess, spec harness.Spec, meta *sessions.Met
 	c.state.FoldersVia = via
 	c.state.AgentName = agentName(init.AgentInfo)
 	c.mu.Unlock()
-	c.m.recordFoldersVia(meta, spec.FoldersVia(max(len(meta.AdditionalDirectories), 1), &advertised))
+	c.m.recordVias(meta, spec.FoldersVia(max(len(meta.AdditionalDirectories), 1), &advertised), spec.FilesVia(max(len(meta.AdditionalFiles), 1)))
 
 	sid, how, err := c.openSession(ctx, p, caps, meta, dirs)
 	if err == nil && how == "session/fork" {
@@ -305,6 +314,10 @@ func (c *acpChat) handshake(p *acpProcess, spec harness.Spec, meta *sessions.Met
 	// folders any other way; a loaded session that already has a prompt has
 	// seen it.
 	p.noteDue = via == harness.ViaNote && !c.log.hasUserMessage()
+	if !c.log.hasUserMessage() {
+		// A new conversation: every file is linked in its first prompt.
+		c.linked, c.linkedKnown = nil, true
+	}
 	c.mu.Unlock()
 	if string(sid) != meta.AgentSessionID {
 		if _, err := c.m.opt.Store.Update(c.id, func(m *sessions.Meta) error {

@@ -299,8 +299,9 @@ func (a *acpClient) WaitForTerminalExit(context.Context, acp.WaitForTerminalExit
 	return acp.WaitForTerminalExitResponse{}, acp.NewMethodNotFound("terminal/wait_for_exit")
 }
 
-// prompt runs one turn: the folder note first when it is due, the user's
-// text, and waits for the turn to end. The turn leaves one mark in the
+// prompt runs one turn: a resource_link block per single file the
+// conversation has not been given, the folder note when it is due, the
+// user's text, and waits for the turn to end. The turn leaves one mark in the
 // transcript when it ends other than normally (see transcript.endTurn).
 func (c *acpChat) prompt(ctx context.Context, text string) (acp.StopReason, error) {
 	p, err := c.ready(ctx)
@@ -329,12 +330,18 @@ func (c *acpChat) turn(ctx context.Context, p *acpProcess, text string) (acp.Sto
 		return "", errors.New("a turn is already running: wait for it or cancel it")
 	}
 	blocks := []acp.ContentBlock{}
+	links := c.linksDueLocked(p)
+	for _, f := range links {
+		blocks = append(blocks, FileLink(f))
+	}
+	c.linked, c.linkedKnown = append([]string{}, p.files...), true
+	told := len(links) > 0
 	if p.noteDue {
 		blocks = append(blocks, acp.TextBlock(FolderNote(p.folders)))
-		p.noteDue = false
-		if !p.reloads {
-			c.appliedLocked(p.folders) // a change of folders, told by this note
-		}
+		p.noteDue, told = false, true
+	}
+	if told && !p.reloads {
+		c.appliedLocked(p.folders, p.files) // a change, told by this prompt
 	}
 	blocks = append(blocks, acp.TextBlock(text))
 	turnCtx, cancel := context.WithCancel(ctx)

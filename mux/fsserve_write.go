@@ -14,8 +14,9 @@ import (
 // regular before anything in it changes.
 const openWriteFlags = os.O_WRONLY | syscall.O_NONBLOCK | syscall.O_NOCTTY
 
-// writeText writes a request's file. The folder that holds it is opened once
-// through the roots, and everything after happens inside that folder:
+// writeText writes a request's file: a shared single file as writeShared
+// says, any other inside the chat's folders. The folder that holds it is
+// opened once through the roots, and everything after happens inside that folder:
 //   - a new file, or a regular file of ours with one link, is replaced
 //     atomically (a temporary file beside it, fsync, rename, fsync of the
 //     folder) with the old file's mode, so a failed write (a full disk)
@@ -29,6 +30,11 @@ func (r roots) writeText(p, content string, max int64) error {
 	if int64(len(content)) > max {
 		have, limit := sizesText(int64(len(content)), max)
 		return refuse(codeInvalidParams, fmt.Sprintf("content is %s, over the %s limit of fs/write_text_file (acp.max_file_bytes)", have, limit), nil)
+	}
+	if clean, err := cleanRequestPath(p); err == nil {
+		if shared, ok := r.sharedFile(clean); ok {
+			return r.writeShared(shared, content)
+		}
 	}
 	dir, base, err := r.openParent(p)
 	if err != nil {

@@ -5,6 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	acp "github.com/coder/acp-go-sdk"
@@ -61,5 +65,72 @@ func FuzzSessionUpdate(f *testing.F) {
 			t.Fatalf("%d entries", len(c.entries()))
 		}
 		_ = lines
+	})
+}
+
+// FuzzSharedFileRequests sends arbitrary fs/* paths (an agent's to choose)
+// to the roots of a chat whose cwd is one folder and which shares one file
+// from another: a read never returns the shared file's sibling, and a write
+// never changes the sibling nor adds a name beside the shared file.
+func FuzzSharedFileRequests(f *testing.F) {
+	// Seeds: testdata/fuzz/FuzzSharedFileRequests.
+	base, err := filepath.EvalSymlinks(f.TempDir())
+	if err != nil {
+		f.Fatal(err)
+	}
+	mustWrite := func(p, body string) {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			f.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			f.Fatal(err)
+		}
+	}
+	sharedDir, folder := filepath.Join(base, "shared"), filepath.Join(base, "folder")
+	shared, sibling := filepath.Join(sharedDir, "shared.md"), filepath.Join(sharedDir, "sibling.txt")
+	mustWrite(shared, "SHARED")
+	mustWrite(sibling, "SIBLING")
+	mustWrite(filepath.Join(sharedDir, "sub", "deeper.txt"), "SIBLING")
+	mustWrite(filepath.Join(folder, "in.txt"), "INSIDE")
+	for link, target := range map[string]string{
+		filepath.Join(folder, "door"):     sharedDir,
+		filepath.Join(folder, "link.txt"): sibling,
+		filepath.Join(sharedDir, "alias"): shared,
+	} {
+		if err := os.Symlink(target, link); err != nil {
+			f.Fatal(err)
+		}
+	}
+	names := func() []string {
+		entries, _ := os.ReadDir(sharedDir)
+		var out []string
+		for _, e := range entries {
+			out = append(out, e.Name())
+		}
+		return out
+	}
+	wantNames := names()
+	r := newRoots(filepath.Join(base, "home"), folder, nil)
+	r.setFiles([]string{shared})
+	f.Fuzz(func(t *testing.T, rel string, write bool) {
+		p := rel
+		if !strings.HasPrefix(rel, "/") {
+			p = base + "/" + rel
+		}
+		if write {
+			_ = r.writeText(p, "WRITTEN", 1<<10)
+			if data, _ := os.ReadFile(sibling); string(data) != "SIBLING" {
+				t.Fatalf("write %q changed the sibling to %q", p, data)
+			}
+			if got := names(); !slices.Equal(got, wantNames) {
+				t.Fatalf("write %q left %q beside the shared file, want %q", p, got, wantNames)
+			}
+			mustWrite(shared, "SHARED")
+			return
+		}
+		text, err := r.readText(context.Background(), p, nil, nil, 1<<10)
+		if err == nil && text == "SIBLING" {
+			t.Fatalf("read %q served a file beside the shared one", p)
+		}
 	})
 }

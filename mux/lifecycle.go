@@ -46,10 +46,12 @@ type base struct {
 	why startKind
 	// taps follow a pty chat's output (tap.go).
 	taps tapSet
-	// applied is the folders the running process started with; applying is
-	// set while a restart applies a change of them (pending.go).
-	applied  []string
-	applying bool
+	// applied and appliedFiles are the folders and single files the
+	// running process started with; applying is set while a restart
+	// applies a change of them (pending.go).
+	applied      []string
+	appliedFiles []string
+	applying     bool
 }
 
 // startKind says why a harness is being started.

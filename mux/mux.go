@@ -356,15 +356,21 @@ func (m *Mux) notify(c noticer) {
 }
 
 // launchFor builds the start of a chat's harness from its stored metadata,
-// checking the stored folders again first.
+// checking the stored folders and files again first.
 func (m *Mux) launchFor(meta *sessions.Meta) (harness.Spec, harness.Launch, error) {
 	spec, ok := m.table().Get(meta.Harness)
 	if !ok {
 		return spec, harness.Launch{}, fmt.Errorf("chat %s: unknown harness %q", meta.ID, meta.Harness)
 	}
-	if gone, err := storedFolderProblems(m.opt.Store, meta); err != nil {
+	gone, err := storedFolderProblems(m.opt.Store, meta)
+	if err != nil {
 		return spec, harness.Launch{}, fmt.Errorf("chat %s: %w", meta.ID, err)
-	} else if len(gone) > 0 {
+	}
+	goneFiles, err := storedFileProblems(m.opt.Store, meta)
+	if err != nil {
+		return spec, harness.Launch{}, fmt.Errorf("chat %s: %w", meta.ID, err)
+	}
+	if gone = append(gone, goneFiles...); len(gone) > 0 {
 		return spec, harness.Launch{}, &FoldersGoneError{ChatID: meta.ID, Problems: gone}
 	}
 	if _, err := sessions.Canonical(meta.Cwd); err != nil {
@@ -377,19 +383,20 @@ func (m *Mux) launchFor(meta *sessions.Meta) (harness.Spec, harness.Launch, erro
 	return spec, l, err
 }
 
-// recordFoldersVia stores in the chat's file the way its folders went at
-// this start (way: as if it had folders, so that it holds once folders are
-// added), when the file says otherwise. A failure is logged: the harness
-// runs all the same, and views fall back to the table's expectation.
-func (m *Mux) recordFoldersVia(meta *sessions.Meta, way string) {
-	if meta.FoldersVia == way {
+// recordVias stores in the chat's file the way its folders and its files
+// went at this start (each as if it had some, so that it holds once some
+// are added), when the file says otherwise; one write for both. A failure
+// is logged: the harness runs all the same, and views fall back to the
+// table's expectation.
+func (m *Mux) recordVias(meta *sessions.Meta, folders, files string) {
+	if meta.FoldersVia == folders && meta.FilesVia == files {
 		return
 	}
 	if _, err := m.opt.Store.Update(meta.ID, func(s *sessions.Meta) error {
-		s.FoldersVia = way
+		s.FoldersVia, s.FilesVia = folders, files
 		return nil
 	}); err != nil {
-		m.opt.Logger.Warn("could not record how the folders went", "chat", meta.ID, "err", err)
+		m.opt.Logger.Warn("could not record how the folders and files went", "chat", meta.ID, "err", err)
 	}
 }
 
@@ -439,8 +446,43 @@ func storedFolderProblems(store *sessions.Store, meta *sessions.Meta) ([]session
 	return problems, nil
 }
 
-// FoldersGoneError refuses a start because stored folders are no longer
-// usable. It names each one and why; the chat's folders are left as stored.
+// storedFileProblems checks a chat's stored single files as every start
+// does: through the shared validator (each must exist and be a regular
+// file, outside the agent home) and then that each still resolves to the
+// file stored. The problems (Field FieldFiles) are in list order; a list
+// the validator refuses as a whole (too many) is an error.
+func storedFileProblems(store *sessions.Store, meta *sessions.Meta) ([]sessions.FolderProblem, error) {
+	if len(meta.AdditionalFiles) == 0 {
+		return nil, nil
+	}
+	_, err := store.ValidateFiles(meta.Cwd, meta.AdditionalFiles)
+	var problems []sessions.FolderProblem
+	if err != nil {
+		fe, ok := sessions.AsFolderError(err)
+		if !ok || fe.TooMany || fe.Unlisted > 0 {
+			return nil, fmt.Errorf("stored files: %w", err)
+		}
+		problems = fe.Problems
+	}
+	seen := map[int]bool{}
+	for _, p := range problems {
+		seen[p.Index] = true
+	}
+	for _, p := range sessions.CheckStoredFiles(meta.AdditionalFiles) {
+		if !seen[p.Index] {
+			problems = append(problems, p)
+		}
+	}
+	for i := range problems {
+		problems[i].Field = sessions.FieldFiles
+	}
+	slices.SortStableFunc(problems, func(a, b sessions.FolderProblem) int { return a.Index - b.Index })
+	return problems, nil
+}
+
+// FoldersGoneError refuses a start because stored folders or files are no
+// longer usable. It names each one and why (a file's problem has Field
+// sessions.FieldFiles); the chat's lists are left as stored.
 type FoldersGoneError struct {
 	ChatID   string
 	Problems []sessions.FolderProblem
@@ -449,17 +491,31 @@ type FoldersGoneError struct {
 	Running bool
 }
 
-// Error names every folder that stops the start.
+// Error names every folder and file that stops the start.
 func (e *FoldersGoneError) Error() string {
 	s := fmt.Sprintf("chat %s not started: ", e.ChatID)
 	if e.Running {
 		s = fmt.Sprintf("chat %s not restarted, its harness keeps running: ", e.ChatID)
 	}
+	folders, files := false, false
 	for i, p := range e.Problems {
 		if i > 0 {
 			s += "; "
 		}
-		s += fmt.Sprintf("folder %s %s", p.Path, p.Reason)
+		what := "folder"
+		if p.Field == sessions.FieldFiles {
+			what, files = "file", true
+		} else {
+			folders = true
+		}
+		s += fmt.Sprintf("%s %s %s", what, p.Path, p.Reason)
 	}
-	return s + " (remove the missing folders, or restore them)"
+	missing := "folders"
+	switch {
+	case folders && files:
+		missing = "folders and files"
+	case files:
+		missing = "files"
+	}
+	return s + " (remove the missing " + missing + ", or restore them)"
 }

@@ -120,12 +120,12 @@ func (m *Mux) PoolSize(name string) int {
 	return len(m.pool.idle[name])
 }
 
-// CreateAndStart creates a chat and starts its harness. A chat with no project
-// and no folders takes a prewarmed harness when the pool has one (no new
-// spawn); a chat with folders never does, because the pooled one started
-// without them.
+// CreateAndStart creates a chat and starts its harness. A chat with no project,
+// no folders and no single files takes a prewarmed harness when the pool has
+// one (no new spawn); a chat with folders or files never does, because the
+// pooled one started without them.
 func (m *Mux) CreateAndStart(n sessions.NewChat, cols, rows int) (*sessions.Meta, error) {
-	if n.Cwd == "" && len(n.AdditionalDirectories) == 0 && n.ID == "" {
+	if n.Cwd == "" && len(n.AdditionalDirectories) == 0 && len(n.AdditionalFiles) == 0 && n.ID == "" {
 		if c := m.pool.take(n.Harness); c != nil {
 			meta, err := m.adopt(c, n, cols, rows)
 			if err == nil {

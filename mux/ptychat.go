@@ -141,7 +141,7 @@ func (c *ptyChat) spawnLocked() error {
 			// folders went as a note in its developer instructions.
 			via = harness.ViaNote
 		}
-		c.m.recordFoldersVia(meta, via)
+		c.m.recordVias(meta, via, spec.FilesVia(max(len(meta.AdditionalFiles), 1)))
 	}
 	if c.scr == nil {
 		c.scr = screen.New(c.cols, c.rows, c.m.config().Scrollback)
@@ -152,7 +152,7 @@ func (c *ptyChat) spawnLocked() error {
 	}
 	c.proc = p
 	c.kind, c.heard, c.gap, c.typed = spec.Kind, "", false, false
-	c.appliedLocked(meta.AdditionalDirectories)
+	c.appliedLocked(meta.AdditionalDirectories, meta.AdditionalFiles)
 	c.startedLocked(&p.procCore, capsule.shown(launch.Argv), harness.TransportPty)
 	c.state.Sandbox, c.state.FoldersReadOnly = launch.Sandbox, launch.FoldersReadOnly
 	c.m.opt.Logger.Info("started harness", "chat", c.id, "pid", c.state.Pid, "launch", capsule.shownLaunch(launch))

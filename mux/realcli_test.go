@@ -11,6 +11,7 @@ import (
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/internal/testharness/wait"
+	"github.com/acpmux/acpmux-tui/sessions"
 )
 
 // This file starts the real terminal harnesses (Claude Code, Codex CLI,
@@ -241,4 +242,68 @@ func containsRun(argv, want []string) bool {
 		}
 	}
 	return false
+}
+
+// TestRealClaudeStartsWithFiles: the real Claude Code, offline, takes a
+// chat's single files as --append-system-prompt (beside --add-dir) and
+// draws its first screen: no flag of ours is refused.
+func TestRealClaudeStartsWithFiles(t *testing.T) {
+	bin := peerFile(t, "@anthropic-ai/claude-agent-sdk-linux-x64/claude")
+	env := throwawayHome(t)
+	r := newRig(t, "echo", func(cfg *config.Config, o *Options) {
+		cfg.Harness = map[string]config.HarnessConfig{"claude": {Command: bin, Env: env}}
+		o.Self, o.Home = "/bin/true", t.TempDir()
+	})
+	dirs := r.folders(1)
+	files := sharedFiles(t, "api spec.md", "notes.txt")
+	m, err := r.store.Create(sessions.NewChat{Harness: "claude", AdditionalDirectories: dirs, AdditionalFiles: files})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.mux.Start(m.ID, 120, 40); err != nil {
+		t.Fatal(err)
+	}
+	argv := r.mux.State(m.ID).Argv
+	if !containsRun(argv, []string{harness.FlagAppendSystemPrompt, harness.FilesNote(files)}) || !containsRun(argv, wantFolderArgs("--add-dir", dirs)) {
+		t.Fatalf("claude argv %q does not carry the files note and the folder", argv)
+	}
+	r.waitRealScreen(m.ID, "claude", "Welcome to Claude Code")
+	r.refuseRefusals(m.ID, "claude")
+	claudeOfflineErrorOnScreen(t, r, m.ID)
+	if via := r.loadMeta(m.ID).FilesVia; via != harness.ViaFlag {
+		t.Fatalf("files_via %q, want flag", via)
+	}
+}
+
+// TestRealCodexStartsWithFiles: the real Codex, signed in and offline,
+// takes a chat's single files as a note in its developer instructions and
+// reaches its prompt, its first process still running.
+func TestRealCodexStartsWithFiles(t *testing.T) {
+	bin := peerFile(t, ".bin/codex")
+	env := throwawayHome(t)
+	writeFiles(t, env["CODEX_HOME"], map[string]string{"auth.json": codexFakeAuth})
+	r := newRig(t, "echo", func(cfg *config.Config, o *Options) {
+		cfg.Harness = map[string]config.HarnessConfig{"codex": {Command: bin, Env: env}}
+	})
+	files := sharedFiles(t, "api spec.md")
+	m, err := r.store.Create(sessions.NewChat{Harness: "codex", AdditionalFiles: files})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.mux.Start(m.ID, 120, 40); err != nil {
+		t.Fatal(err)
+	}
+	st := r.mux.State(m.ID)
+	if !slices.ContainsFunc(st.Argv, func(a string) bool {
+		return strings.HasPrefix(a, "developer_instructions=") && strings.Contains(a, files[0])
+	}) {
+		t.Fatalf("codex argv %q does not carry the files note", st.Argv)
+	}
+	for _, text := range codexSessionScreen {
+		r.waitRealScreen(m.ID, "codex", text)
+	}
+	r.refuseRefusals(m.ID, "codex")
+	if st := r.mux.State(m.ID); !st.Status.Live() || st.Restarts != 0 {
+		t.Fatalf("codex at its first screen: status %s, %d restarts (%s): it must still run", st.Status, st.Restarts, st.Reason)
+	}
 }

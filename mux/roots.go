@@ -14,7 +14,8 @@ import (
 )
 
 // roots are the folders an ACP chat's file requests may touch: its own
-// folder and its additional folders. Every file is opened through an os.Root
+// folder and its additional folders; and its single files, each alone
+// (roots_files.go). Every file is opened through an os.Root
 // held on the folder, never by a checked path, so a symlink or a folder
 // swapped in between a check and the open cannot lead outside: os.Root walks
 // the path one component at a time below the folder's descriptor and refuses
@@ -56,6 +57,7 @@ type rootsState struct {
 
 	mu      sync.Mutex
 	dirs    []fsRoot   // the chat's own folder, then its additional folders
+	files   []string   // the chat's single files, canonical (roots_files.go)
 	handles []*os.Root // by index of dirs, opened on first use
 	closed  bool
 	bound   bool // a close is registered for the end of the process
@@ -415,6 +417,9 @@ func (r roots) openFile(p string, flag int, perm os.FileMode) (*os.File, error) 
 	if err != nil {
 		return nil, err
 	}
+	if shared, ok := r.sharedFile(clean); ok {
+		return r.openShared(shared, flag, perm)
+	}
 	f, err := r.openIn(clean, flag, perm)
 	if err == nil || !escaped(err) {
 		if err != nil {
@@ -500,6 +505,16 @@ func (r roots) openParent(p string) (*os.Root, string, error) {
 // write, its folder) through the roots as the handlers do, or refuses it.
 func (r roots) resolve(p string, forWrite bool) (string, error) {
 	if forWrite {
+		if clean, err := cleanRequestPath(p); err == nil {
+			if shared, ok := r.sharedFile(clean); ok {
+				dir, err := r.openSharedParent(shared)
+				if err != nil {
+					return "", err
+				}
+				defer dir.Close()
+				return filepath.Join(dir.Name(), filepath.Base(shared)), nil
+			}
+		}
 		sub, base, err := r.openParent(p)
 		if err != nil {
 			return "", err

@@ -150,9 +150,39 @@ type State struct {
 	// nothing is pending.
 	PendingDirectories []string
 	RunningDirectories []string
+	// PendingFiles and RunningFiles are the same for the chat's single
+	// files: the stored list and the running harness's, while they differ.
+	PendingFiles []string
+	RunningFiles []string
 	// PendingUntilRestart is set when the harness cannot resume its
 	// conversation, so the change waits for a restart the user asks for.
 	PendingUntilRestart bool
+}
+
+// Pending reports whether a change of the chat's folders or files waits
+// for the end of its turn (or its next restart).
+func (s State) Pending() bool {
+	return s.PendingDirectories != nil || s.PendingFiles != nil
+}
+
+// PendingFileChange is what a pending change of the single files adds and
+// removes.
+func (s State) PendingFileChange() (added, removed []string) {
+	if s.PendingFiles == nil {
+		return nil, nil
+	}
+	return missingFrom(s.PendingFiles, s.RunningFiles), missingFrom(s.RunningFiles, s.PendingFiles)
+}
+
+// missingFrom is what of list is not in other, in list's order.
+func missingFrom(list, other []string) []string {
+	var out []string
+	for _, d := range list {
+		if !slices.Contains(other, d) {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // PendingChange is what a pending change of folders adds and removes.

@@ -42,9 +42,9 @@ type chatWatch struct {
 	dir   string
 	store *sessions.Store
 	// sums is what each chat file held when last seen, by id; folders
-	// the folders it listed then, when it parsed.
+	// the folders and files it listed then, when it parsed.
 	sums    map[string]sessions.FileSum
-	folders map[string][]string
+	folders map[string]sharedLists
 	// stats is each file's identity when last polled (poll mode only).
 	stats map[string]fileStat
 }
@@ -57,7 +57,7 @@ type fileStat struct {
 
 // watchChats watches the chats folder until stop closes.
 func (s *Server) watchChats(stop <-chan struct{}) {
-	w := &chatWatch{s: s, dir: filepath.Join(s.home, "chats"), store: s.opt.Store, sums: map[string]sessions.FileSum{}, folders: map[string][]string{}}
+	w := &chatWatch{s: s, dir: filepath.Join(s.home, "chats"), store: s.opt.Store, sums: map[string]sessions.FileSum{}, folders: map[string]sharedLists{}}
 	if !s.pollChats {
 		fw, err := fsnotify.NewWatcher()
 		if err == nil {
@@ -227,11 +227,15 @@ func (w *chatWatch) check(ids []string) []string {
 	return slices.Compact(changed)
 }
 
-// foldersOf notes the folders chat id's file lists now. When they changed
-// in a file seen before (a hand edit of additional_directories), the mux is
-// told, as add-dir tells it: a running chat takes them at the end of its
-// turn, and shows them pending until then. The server's own rewrites (a
-// start's folders_via) leave the list alone, so they tell nothing.
+// sharedLists are the folders and single files a chat file lists.
+type sharedLists struct{ dirs, files []string }
+
+// foldersOf notes the folders and files chat id's file lists now. When they
+// changed in a file seen before (a hand edit of additional_directories or
+// additional_files), the mux is told, as add-dir and add-file tell it: a
+// running chat takes them at the end of its turn, and shows them pending
+// until then. The server's own rewrites (a start's folders_via) leave the
+// lists alone, so they tell nothing.
 func (w *chatWatch) foldersOf(id string, seen bool) {
 	meta, err := w.store.Load(id)
 	if err != nil {
@@ -239,12 +243,13 @@ func (w *chatWatch) foldersOf(id string, seen bool) {
 		return
 	}
 	before, known := w.folders[id]
-	w.folders[id] = meta.AdditionalDirectories
-	if !seen || !known || slices.Equal(before, meta.AdditionalDirectories) {
+	now := sharedLists{meta.AdditionalDirectories, meta.AdditionalFiles}
+	w.folders[id] = now
+	if !seen || !known || slices.Equal(before.dirs, now.dirs) && slices.Equal(before.files, now.files) {
 		return
 	}
 	if err := w.s.opt.Mux.FoldersChanged(id); err != nil {
-		w.s.opt.Logger.Warn("folders edited in the chat file", "chat", id, "err", err)
+		w.s.opt.Logger.Warn("folders or files edited in the chat file", "chat", id, "err", err)
 	}
 }
 

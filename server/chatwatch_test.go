@@ -210,3 +210,94 @@ func TestHandEditedFoldersReachRunningChat(t *testing.T) {
 		return slices.Equal(r.srv.opt.Mux.State(c.ID).PendingDirectories, []string{dir})
 	})
 }
+
+// TestHandEditedFilesReachRunningChat: the single files of a running chat
+// edited by hand in its file are taken as add-file's are: pending while the
+// harness runs with the old list, and the chat's JSON says so
+// (pendingFiles), with filesVia the way its harness takes them.
+func TestHandEditedFilesReachRunningChat(t *testing.T) {
+	r := newRig(t, rigOpt{})
+	w := r.dial()
+	var c sessions.ChatJSON
+	w.ok(MethodNew, NewParams{Name: "edited"}, &c)
+	if c.FilesVia != "none" {
+		t.Fatalf("a chat without files: filesVia %q, want none", c.FilesVia)
+	}
+	watcher := r.dial()
+	watcher.ok(MethodWatch, SizeParams{}, nil)
+	w.ok(MethodStart, ChatParams{ID: c.ID}, nil)
+	r.waitRecords(1)
+	waitFor(t, "the start's own rewrite of the chat file to be told", func() bool {
+		return slices.Contains(watcher.nextChatsChanged("the chat's start"), c.ID)
+	})
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "spec.md")
+	if err := os.WriteFile(file, []byte("spec"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := r.store.Load(c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.AdditionalFiles = []string{file}
+	data, err := m.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(r.store.ChatPath(c.ID), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the file edited by hand to show pending on the running chat", func() bool {
+		return slices.Equal(r.srv.opt.Mux.State(c.ID).PendingFiles, []string{file})
+	})
+	var list ListResult
+	w.ok(MethodList, nil, &list)
+	for _, got := range list.Chats {
+		if got.ID != c.ID {
+			continue
+		}
+		if !slices.Equal(got.PendingFiles, []string{file}) || got.FilesVia != "env" || !slices.Equal(got.AdditionalFiles, []string{file}) {
+			t.Fatalf("chat JSON: pendingFiles %q filesVia %q additionalFiles %q", got.PendingFiles, got.FilesVia, got.AdditionalFiles)
+		}
+		return
+	}
+	t.Fatalf("chat %s not listed", c.ID)
+}
+
+// TestFilesViaBeforeTheFirstStart: before a chat's first start its JSON
+// says how its harness takes single files (the table's expectation):
+// Claude Code a note in its system prompt (flag), an ACP agent resource
+// links (acp), a shell the environment (env).
+func TestFilesViaBeforeTheFirstStart(t *testing.T) {
+	r := newRig(t, rigOpt{})
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "spec.md")
+	if err := os.WriteFile(file, []byte("spec"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{}
+	for name, via := range map[string]string{"claude": "flag", "opencode": "acp", "shell": "env"} {
+		m, err := r.store.Create(sessions.NewChat{Harness: name, AdditionalFiles: []string{file}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[m.ID] = via
+	}
+	w := r.dial()
+	var list ListResult
+	w.ok(MethodList, nil, &list)
+	for _, c := range list.Chats {
+		if c.FilesVia != want[c.ID] {
+			t.Errorf("%s chat: filesVia %q, want %q", c.Harness, c.FilesVia, want[c.ID])
+		}
+	}
+	if len(list.Chats) != len(want) {
+		t.Fatalf("%d chats listed, want %d", len(list.Chats), len(want))
+	}
+}

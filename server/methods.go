@@ -182,8 +182,8 @@ func clipText(s string) string {
 }
 
 // view is a chat as `ls --json` prints it, with the status the mux reports
-// now (stopped for a chat it has never started) and how its folders reach
-// its harness (the way they went at its last start; before its first, the
+// now (stopped for a chat it has never started) and how its folders and
+// files reach its harness (the way they went at its last start; before its first, the
 // table's expectation, marked so).
 func (s *Server) view(e sessions.Entry) sessions.ChatJSON {
 	st := s.chatState(e.ID)
@@ -198,7 +198,13 @@ func (s *Server) view(e sessions.Entry) sessions.ChatJSON {
 	}
 	j := e.JSON(st.Status.String(), via)
 	j.FoldersViaExpected = expected
-	j.PendingDirectories = st.PendingDirectories
+	if e.Meta != nil && j.FilesVia == "" {
+		// Before the first start with files: the harness's expectation.
+		if spec, ok := s.table().Get(e.Meta.Harness); ok {
+			j.FilesVia, _ = spec.ChatFilesVia(e.Meta)
+		}
+	}
+	j.PendingDirectories, j.PendingFiles = st.PendingDirectories, st.PendingFiles
 	j.Unread = st.Unread
 	if st.Status.Live() {
 		j.StatusFrom = string(st.StatusFrom)

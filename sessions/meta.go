@@ -316,6 +316,9 @@ type ChatJSON struct {
 	// change of its folders (it does at the end of its turn), the list it
 	// will take; absent otherwise.
 	PendingDirectories []string `json:"pendingDirectories,omitempty"`
+	// PendingFiles is the same for a change of the chat's single files:
+	// the list a running chat will take at the end of its turn.
+	PendingFiles []string `json:"pendingFiles,omitempty"`
 	// StatusFrom says where a live status comes from: "hooks" (Claude
 	// Code's), "notify" (Codex's turn ends; the rest inferred), "acp" (the
 	// protocol) or "screen" (inferred from what the harness prints).

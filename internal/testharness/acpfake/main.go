@@ -48,6 +48,9 @@
 //	permission        a tool_call, then session/request_permission (options
 //	                  allow_once "Allow", reject_once "Reject"), then the reply
 //	                  "permission: <optionId>" or "permission: cancelled"
+//	links             "links: " and every resource_link the session has been
+//	                  sent, in order, "NAME URI MIMETYPE" each ("-" for no
+//	                  mimeType), joined with " | "
 //	read PATH         fs/read_text_file; "read: <content>" or "read error: <msg>"
 //	write PATH TEXT   fs/write_text_file (PATH has no spaces, TEXT is the rest);
 //	                  "wrote" or "write error: <msg>"

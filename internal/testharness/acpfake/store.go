@@ -22,6 +22,9 @@ type session struct {
 	AdditionalDirectories []string `json:"additionalDirectories"`
 	Parent                string   `json:"parent,omitempty"` // the session a fork came from
 	History               []turn   `json:"history"`
+	// Links are the resource_link blocks received in prompts, in order,
+	// as "NAME URI MIMETYPE" (MIMETYPE "-" when the block has none).
+	Links []string `json:"links,omitempty"`
 }
 
 // turn is one prompt and the agent's whole reply to it.

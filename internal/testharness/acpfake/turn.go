@@ -23,13 +23,15 @@ func (a *fakeAgent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.Prompt
 	}
 	text := promptText(p.Prompt)
 	logf("acpfake: session/prompt %s %q", ss.ID, lastLine(text))
-	t := &turnRun{a: a, ctx: ctx, sid: ss.ID}
+	links := append(append([]string(nil), ss.Links...), promptLinks(p.Prompt)...)
+	t := &turnRun{a: a, ctx: ctx, sid: ss.ID, links: links}
 	stop, err := t.run(text)
 	if err != nil {
 		return acp.PromptResponse{}, err
 	}
 	if err := a.store.update(ss.ID, func(s *session) {
 		s.History = append(s.History, turn{User: text, Agent: t.reply.String()})
+		s.Links = links
 	}); err != nil {
 		return acp.PromptResponse{}, err
 	}
@@ -48,6 +50,22 @@ func promptText(blocks []acp.ContentBlock) string {
 	return strings.Join(parts, "\n")
 }
 
+// promptLinks are a prompt's resource_link blocks, as session.Links keeps
+// them.
+func promptLinks(blocks []acp.ContentBlock) []string {
+	var out []string
+	for _, b := range blocks {
+		if l := b.ResourceLink; l != nil {
+			mt := "-"
+			if l.MimeType != nil {
+				mt = *l.MimeType
+			}
+			out = append(out, l.Name+" "+l.Uri+" "+mt)
+		}
+	}
+	return out
+}
+
 func lastLine(text string) string {
 	text = strings.TrimRight(text, "\r\n")
 	if i := strings.LastIndexByte(text, '\n'); i >= 0 {
@@ -62,6 +80,7 @@ type turnRun struct {
 	ctx   context.Context // cancelled by session/cancel
 	sid   string
 	reply strings.Builder // the agent's text, kept in the history
+	links []string        // the session's resource links, this prompt's too
 }
 
 // send emits an update. Updates are sent even after session/cancel (the
@@ -100,6 +119,8 @@ func (t *turnRun) run(text string) (acp.StopReason, error) {
 	switch {
 	case line == "permission":
 		return t.permission()
+	case line == "links":
+		return t.stopReason(), t.say("links: " + strings.Join(t.links, " | "))
 	case cmd == "read" && arg != "":
 		return t.read(arg)
 	case cmd == "write" && arg != "":
