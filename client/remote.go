@@ -558,6 +558,21 @@ func (r *Remote) FoldersChanged(id string) error {
 	return r.call(server.MethodFoldersChanged, server.ChatParams{ID: id}, nil)
 }
 
+// SetFiles replaces the chat's single files with files (the server's
+// shared validator passes the whole list or refuses it, changing nothing)
+// and returns the chat as stored then; a running chat takes them at the
+// end of its turn.
+func (r *Remote) SetFiles(id string, files []string) (*sessions.Meta, error) {
+	if files == nil {
+		files = []string{}
+	}
+	var chat sessions.ChatJSON
+	if err := r.call(server.MethodSetFiles, server.SetFilesParams{ID: id, AdditionalFiles: &files}, &chat); err != nil {
+		return nil, err
+	}
+	return metaOf(chat), nil
+}
+
 // Stop stops the chat's harness and waits for it. A failure shows in the
 // chat's state, which the server reports.
 func (r *Remote) Stop(id string) {
@@ -594,7 +609,7 @@ func (r *Remote) CreateAndStart(n sessions.NewChat, cols, rows int) (*sessions.M
 		return nil, errors.New("create chat: a preset id, parent, origin or session cannot be sent to the server")
 	}
 	p := server.CreateAndStartParams{
-		NewParams: server.NewParams{Harness: n.Harness, Cwd: n.Cwd, AdditionalDirectories: n.AdditionalDirectories, Name: n.Name},
+		NewParams: server.NewParams{Harness: n.Harness, Cwd: n.Cwd, AdditionalDirectories: n.AdditionalDirectories, AdditionalFiles: n.AdditionalFiles, Name: n.Name},
 		Cols:      cols, Rows: rows,
 	}
 	var chat sessions.ChatJSON
