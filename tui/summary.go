@@ -206,7 +206,9 @@ func (s *Summary) render() {
 			optional++
 		}
 	}
-	room := s.h - len(head) - 2 // the process line and one folder line
+	// The process line, one folder line, and the files: a chat's files
+	// and how they reach it come before its session and command lines.
+	room := s.h - len(head) - 2 - s.fileRows()
 	if optional > room && command != "" {
 		command, optional = "", optional-1
 	}
@@ -302,11 +304,12 @@ func (s *Summary) fileLines(row func(string, string) string, vw, n int) []string
 	if len(m.AdditionalFiles) == 0 || n < 1 {
 		return nil
 	}
-	if n <= len(m.AdditionalFiles) {
-		return s.pathLines(row, vw, n, "files", m.AdditionalFiles, s.problemsOf(sessions.FieldFiles))
+	if n == 1 {
+		return s.pathLines(row, vw, 1, "files", m.AdditionalFiles, s.problemsOf(sessions.FieldFiles))
 	}
 	lines := s.pathLines(row, vw, n-1, "files", m.AdditionalFiles, s.problemsOf(sessions.FieldFiles))
-	return append(lines, row("files via", truncPlain(sessions.FilesViaWords(m.FilesVia), vw)))
+	via := "↳ via " + sessions.FilesViaWords(m.FilesVia)
+	return append(lines, row("", s.c.Styles.Dim.Render(truncPlain(via, vw))))
 }
 
 // fileRows is how many lines the chat's files would take, all shown.
