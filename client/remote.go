@@ -558,21 +558,6 @@ func (r *Remote) FoldersChanged(id string) error {
 	return r.call(server.MethodFoldersChanged, server.ChatParams{ID: id}, nil)
 }
 
-// SetFiles replaces the chat's single files with files (the server's
-// shared validator passes the whole list or refuses it, changing nothing)
-// and returns the chat as stored then; a running chat takes them at the
-// end of its turn.
-func (r *Remote) SetFiles(id string, files []string) (*sessions.Meta, error) {
-	if files == nil {
-		files = []string{}
-	}
-	var chat sessions.ChatJSON
-	if err := r.call(server.MethodSetFiles, server.SetFilesParams{ID: id, AdditionalFiles: &files}, &chat); err != nil {
-		return nil, err
-	}
-	return metaOf(chat), nil
-}
-
 // Stop stops the chat's harness and waits for it. A failure shows in the
 // chat's state, which the server reports.
 func (r *Remote) Stop(id string) {

@@ -12,7 +12,6 @@ import (
 	"log/slog"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/acpmux/acpmux-tui/config"
@@ -581,32 +580,6 @@ func asFoldersGone(err error) (*mux.FoldersGoneError, bool) {
 	var gone *mux.FoldersGoneError
 	ok := errors.As(err, &gone)
 	return gone, ok
-}
-
-// pickedNote says in the status line what the picker stored: "1 folder
-// added, 2 taken out", "1 file added".
-func pickedNote(msg foldersAddedMsg) string {
-	var parts []string
-	files := msg.filesAdded > 0 || msg.filesRemoved > 0
-	if msg.added > 0 || msg.removed > 0 || !files {
-		note := plural(msg.added, "folder") + " added"
-		switch {
-		case msg.removed > 0 && msg.added == 0:
-			note = plural(msg.removed, "folder") + " taken out"
-		case msg.removed > 0:
-			note += ", " + strconv.Itoa(msg.removed) + " taken out"
-		}
-		parts = append(parts, note)
-	}
-	switch {
-	case msg.filesAdded > 0 && msg.filesRemoved > 0:
-		parts = append(parts, plural(msg.filesAdded, "file")+" added, "+strconv.Itoa(msg.filesRemoved)+" taken out")
-	case msg.filesAdded > 0:
-		parts = append(parts, plural(msg.filesAdded, "file")+" added")
-	case msg.filesRemoved > 0:
-		parts = append(parts, plural(msg.filesRemoved, "file")+" taken out")
-	}
-	return strings.Join(parts, "; ")
 }
 
 func plural(n int, word string) string {

@@ -3,6 +3,7 @@ package tui
 import (
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/acpmux/acpmux-tui/sessions"
@@ -425,4 +426,30 @@ func (p *FolderPicker) ShortHelp() []key.Binding {
 		return []key.Binding{keyToggle, keyOpenDir, keyParent, toggle, keyNext, keyAccept, keyCancel}
 	}
 	return []key.Binding{keyNext, keyPress, toggle, keyAccept, keyCancel}
+}
+
+// pickedNote says in the status line what the picker stored: "1 folder
+// added, 2 taken out", "1 file added".
+func pickedNote(msg foldersAddedMsg) string {
+	var parts []string
+	files := msg.filesAdded > 0 || msg.filesRemoved > 0
+	if msg.added > 0 || msg.removed > 0 || !files {
+		note := plural(msg.added, "folder") + " added"
+		switch {
+		case msg.removed > 0 && msg.added == 0:
+			note = plural(msg.removed, "folder") + " taken out"
+		case msg.removed > 0:
+			note += ", " + strconv.Itoa(msg.removed) + " taken out"
+		}
+		parts = append(parts, note)
+	}
+	switch {
+	case msg.filesAdded > 0 && msg.filesRemoved > 0:
+		parts = append(parts, plural(msg.filesAdded, "file")+" added, "+strconv.Itoa(msg.filesRemoved)+" taken out")
+	case msg.filesAdded > 0:
+		parts = append(parts, plural(msg.filesAdded, "file")+" added")
+	case msg.filesRemoved > 0:
+		parts = append(parts, plural(msg.filesRemoved, "file")+" taken out")
+	}
+	return strings.Join(parts, "; ")
 }

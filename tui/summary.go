@@ -20,7 +20,8 @@ const labelWidth = 9
 type ChatInfo struct {
 	Entry sessions.Entry
 	State mux.State
-	// Problems are the stored folders that fail the validator now.
+	// Problems are the stored folders and files that fail the validator
+	// now (a file's has Field sessions.FieldFiles).
 	Problems []sessions.FolderProblem
 	// NoProject is set when the chat runs in its own home folder.
 	NoProject bool
@@ -37,8 +38,9 @@ type ChatInfo struct {
 	StartsFresh bool
 }
 
-// Summary is the pane above the chat: the selected chat's harness, folders,
-// how the folders reach the harness, its session and its process.
+// Summary is the pane above the chat: the selected chat's harness, folders
+// and single files, how they reach the harness, its session and its
+// process.
 type Summary struct {
 	c     *Common
 	w, h  int
