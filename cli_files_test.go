@@ -39,7 +39,15 @@ func TestCLIFileFlagsAndRefusals(t *testing.T) {
 		t.Fatalf("stored: %q", m.AdditionalFiles)
 	}
 
+	// The bare command's launch flags take --file too (with no terminal it
+	// prints the chat it made, as new does).
+	if r := c.runIn(work, nil, "--file", "spec.md", "--name", "bare"); r.code != 0 || !hasRow(r.stdout, "files", spec) {
+		t.Fatalf("bare --file: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
 	before := c.chatFiles()
+	if r := c.runIn(work, nil, "--file", "gone.md"); r.code != 2 || !strings.Contains(r.stderr, "-32602") {
+		t.Fatalf("bare --file of a file that is not there: exit %d\n%s", r.code, r.stderr)
+	}
 	r := c.runIn(work, nil, "new", "--dir", "no-such-dir", "--file", ".", "--file", "gone.md")
 	if r.code != 2 || !strings.Contains(r.stderr, "-32602") || !strings.Contains(r.stderr, "additionalDirectories and additionalFiles refused") {
 		t.Fatalf("a bad --dir with bad --file: exit %d\n%s", r.code, r.stderr)
