@@ -58,11 +58,13 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{"new", "[--dir DIR]... [--cwd DIR] [--harness NAME] [--name NAME] [--json]", "create a chat", cmdNew},
+		{"new", "[--dir DIR]... [--file FILE]... [--cwd DIR] [--harness NAME] [--name NAME] [--json]", "create a chat", cmdNew},
 		{"ls", "[--json]", "list chats", cmdLs},
 		{"show", "ID [--json]", "show one chat", cmdShow},
 		{"add-dir", "ID DIR...", "add folders to a chat", cmdAddDir},
 		{"rm-dir", "ID DIR...", "remove folders from a chat", cmdRmDir},
+		{"add-file", "ID FILE...", "add single files to a chat", cmdAddFile},
+		{"rm-file", "ID FILE...", "remove single files from a chat", cmdRmFile},
 		{"fork", "ID [--cwd DIR] [--json]", "fork a chat: same folders, the conversation so far", cmdFork},
 		{"side", "ID [--json]", "a side chat: same folders, a fresh conversation", cmdSide},
 		{"handoff", "ID --to HARNESS [--edit] [--json]", "hand a chat off to another harness, with its folders and a capsule of what was said", cmdHandoff},
@@ -122,7 +124,7 @@ func dispatch(a *app, args []string) error {
 }
 
 func printUsage(w io.Writer) {
-	fmt.Fprintln(w, "usage: acpmux-tui [--dir DIR]... [--cwd DIR] [--harness NAME] [--name NAME]")
+	fmt.Fprintln(w, "usage: acpmux-tui [--dir DIR]... [--file FILE]... [--cwd DIR] [--harness NAME] [--name NAME]")
 	fmt.Fprintln(w, "       acpmux-tui COMMAND [ARGS]")
 	fmt.Fprintln(w, "\ncommands:")
 	for _, c := range commands() {
@@ -233,6 +235,7 @@ func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 // command and `new`.
 type chatFlags struct {
 	dirs    stringList
+	files   stringList
 	cwd     string
 	harness string
 	name    string
@@ -240,13 +243,14 @@ type chatFlags struct {
 
 func (c *chatFlags) register(fs *flag.FlagSet) {
 	fs.Var(&c.dirs, "dir", "an additional folder the chat can see (repeat for more)")
+	fs.Var(&c.files, "file", "a single file the chat can see and edit (repeat for more)")
 	fs.StringVar(&c.cwd, "cwd", "", "the chat's project folder (default: none, an empty folder of its own)")
 	fs.StringVar(&c.harness, "harness", "", "the harness to run (see acpmux-tui harnesses)")
 	fs.StringVar(&c.name, "name", "", "the chat's name")
 }
 
 func (c *chatFlags) any() bool {
-	return len(c.dirs) > 0 || c.cwd != "" || c.harness != "" || c.name != ""
+	return len(c.dirs) > 0 || len(c.files) > 0 || c.cwd != "" || c.harness != "" || c.name != ""
 }
 
 // cmdLaunch is the bare command: it opens the TUI. With chat flags it first
@@ -352,6 +356,28 @@ func cmdRmDir(a *app, args []string) error {
 		return usagef("usage: acpmux-tui rm-dir ID DIR...")
 	}
 	return a.removeFolders(pos[0], pos[1:])
+}
+
+func cmdAddFile(a *app, args []string) error {
+	pos, err := parseInterleaved(newFlags(a, "add-file"), args)
+	if err != nil {
+		return err
+	}
+	if len(pos) < 2 {
+		return usagef("usage: acpmux-tui add-file ID FILE...")
+	}
+	return a.addFiles(pos[0], pos[1:])
+}
+
+func cmdRmFile(a *app, args []string) error {
+	pos, err := parseInterleaved(newFlags(a, "rm-file"), args)
+	if err != nil {
+		return err
+	}
+	if len(pos) < 2 {
+		return usagef("usage: acpmux-tui rm-file ID FILE...")
+	}
+	return a.removeFiles(pos[0], pos[1:])
 }
 
 func cmdFork(a *app, args []string) error {

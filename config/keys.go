@@ -12,7 +12,7 @@ import (
 var Actions = []string{
 	"up", "down", "focus", "leave", "new", "add_folders", "fork", "side",
 	"handoff", "restart", "stop", "delete", "filter", "help", "quit",
-	"remove_missing", "rename", "start_server",
+	"remove_missing", "rename", "start_server", "pick_files",
 }
 
 // KeyMap holds every key binding of the app, built from the defaults of
@@ -24,6 +24,9 @@ type KeyMap struct {
 	RemoveMissing, Rename                   key.Binding
 	// StartServer starts a server while the TUI has none to talk to.
 	StartServer key.Binding
+	// PickFiles toggles what a pick in the folder picker adds: folders
+	// (the default) or single files.
+	PickFiles key.Binding
 }
 
 type actionDefault struct {
@@ -49,6 +52,7 @@ var defaults = map[string]actionDefault{
 	"help":           {[]string{"?"}, "all keys", func(k *KeyMap) *key.Binding { return &k.Help }},
 	"quit":           {[]string{"q"}, "quit", func(k *KeyMap) *key.Binding { return &k.Quit }},
 	"remove_missing": {[]string{"M"}, "remove missing folders", func(k *KeyMap) *key.Binding { return &k.RemoveMissing }},
+	"pick_files":     {[]string{"ctrl+t"}, "picker: files/folders", func(k *KeyMap) *key.Binding { return &k.PickFiles }},
 	"rename":         {[]string{"R"}, "rename", func(k *KeyMap) *key.Binding { return &k.Rename }},
 	"start_server":   {[]string{"S"}, "start a server", func(k *KeyMap) *key.Binding { return &k.StartServer }},
 }

@@ -16,6 +16,9 @@ func FuzzDecodeLine(f *testing.F) {
 	for _, seed := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"_acpmux/hello"}`,
 		`{"jsonrpc":"2.0","id":"a","method":"_acpmux/new","params":{"additionalDirectories":["rel","/x\u0000y"]}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"_acpmux/new","params":{"additionalDirectories":["rel"],"additionalFiles":["/etc","rel.md","/a\u0000b"]}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"_acpmux/setFiles","params":{"id":"k3x9q2","additionalFiles":[]}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"_acpmux/setFiles","params":{"id":"k3x9q2","additionalFiles":"/tmp/a.md"}}`,
 		`{"jsonrpc":"2.0","method":"_acpmux/list"}`,
 		`{"jsonrpc":"2.0","id":null,"method":"_acpmux/list","params":null}`,
 		`{"jsonrpc":"2.0","id":1,"result":{}}`,

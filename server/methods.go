@@ -50,6 +50,12 @@ func (s *Server) call(c *conn, req Request) (result any, rpcErr *Error) {
 			return nil, err
 		}
 		return s.setDirectories(p)
+	case MethodSetFiles:
+		var p SetFilesParams
+		if err := decodeParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		return s.setFiles(p)
 	case MethodFoldersChanged:
 		var p ChatParams
 		if err := decodeParams(req.Params, &p); err != nil {
@@ -227,7 +233,7 @@ func (s *Server) list() (any, *Error) {
 // folderRefusal is the shared validator's refusal as it goes on the wire:
 // -32602 with every bad entry in data.entries.
 func folderRefusal(fe *sessions.FolderError) *Error {
-	return &Error{Code: CodeInvalidParams, Message: "Invalid params: additionalDirectories", raw: fe.RPCError()}
+	return &Error{Code: CodeInvalidParams, Message: "Invalid params: " + fe.Fields(), raw: fe.RPCError()}
 }
 
 // failure turns an error of the store or the mux into an answer.
@@ -264,8 +270,9 @@ func (s *Server) newChat(p NewParams) (any, *Error) {
 }
 
 // checkNew checks the params of a new chat (_acpmux/new and
-// _acpmux/createAndStart) and returns the chat to create; its folders go
-// through the shared validator in the store's Create.
+// _acpmux/createAndStart) and returns the chat to create; its folders and
+// files go through the shared validator in the store's Create, which
+// refuses the bad entries of both lists at once.
 func (s *Server) checkNew(p NewParams) (sessions.NewChat, *Error) {
 	name := p.Harness
 	if name == "" {
@@ -285,7 +292,7 @@ func (s *Server) checkNew(p NewParams) (sessions.NewChat, *Error) {
 	if len(p.Name) > sessions.MaxNameBytes || strings.IndexFunc(p.Name, unicode.IsControl) >= 0 {
 		return sessions.NewChat{}, errorf(CodeInvalidParams, "Invalid params: name must be one line of printable text, at most %d bytes", sessions.MaxNameBytes)
 	}
-	return sessions.NewChat{Name: p.Name, Harness: name, Cwd: p.Cwd, AdditionalDirectories: p.AdditionalDirectories}, nil
+	return sessions.NewChat{Name: p.Name, Harness: name, Cwd: p.Cwd, AdditionalDirectories: p.AdditionalDirectories, AdditionalFiles: p.AdditionalFiles}, nil
 }
 
 // setDirectories replaces a chat's folders with the list given, after the
@@ -311,6 +318,24 @@ func (s *Server) setDirectories(p SetDirectoriesParams) (any, *Error) {
 		return nil, failure(err)
 	}
 	s.opt.Logger.Info("chat folders set", "chat", m.ID, "folders", len(m.AdditionalDirectories))
+	return s.foldersChanged(m.ID)
+}
+
+// setFiles replaces a chat's single files with the list given, after the
+// shared validator has passed all of it (Store.SetFiles); a refusal stores
+// nothing. A running chat takes them as it takes a change of folders.
+func (s *Server) setFiles(p SetFilesParams) (any, *Error) {
+	if p.ID == "" {
+		return nil, errorf(CodeInvalidParams, "Invalid params: id is required")
+	}
+	if p.AdditionalFiles == nil {
+		return nil, errorf(CodeInvalidParams, "Invalid params: additionalFiles is required (an array; [] clears the list)")
+	}
+	m, err := s.opt.Store.SetFiles(p.ID, *p.AdditionalFiles)
+	if err != nil {
+		return nil, failure(err)
+	}
+	s.opt.Logger.Info("chat files set", "chat", m.ID, "files", len(m.AdditionalFiles))
 	return s.foldersChanged(m.ID)
 }
 

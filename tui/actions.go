@@ -121,20 +121,22 @@ func loadList(store *sessions.Store, selectID string) tea.Cmd {
 	}
 }
 
-// checkFolders looks at a chat's stored folders on disk (off the UI
-// goroutine) with the check every start makes, so a folder deleted or
-// restored since shows in the summary. A chat with no folders has nothing
-// to flag: its answer clears an earlier flag.
+// checkFolders looks at a chat's stored folders and files on disk (off
+// the UI goroutine) with the check every start makes, so a folder or file
+// deleted or restored since shows in the summary. A chat with neither has
+// nothing to flag: its answer clears an earlier flag.
 func checkFolders(e sessions.Entry) tea.Cmd {
 	if e.Meta == nil {
 		return nil
 	}
 	id, cwd, dirs := e.ID, e.Meta.Cwd, append([]string(nil), e.Meta.AdditionalDirectories...)
-	if len(dirs) == 0 {
+	files := append([]string(nil), e.Meta.AdditionalFiles...)
+	if len(dirs) == 0 && len(files) == 0 {
 		return func() tea.Msg { return foldersCheckedMsg{id: id} }
 	}
 	return func() tea.Msg {
-		return foldersCheckedMsg{id, sessions.CheckStoredFolders(cwd, dirs)}
+		problems := sessions.CheckStoredFolders(cwd, dirs)
+		return foldersCheckedMsg{id, append(problems, sessions.CheckStoredFiles(files)...)}
 	}
 }
 
@@ -245,21 +247,36 @@ func deleteChat(m Mux, store *sessions.Store, id, name string, withFiles bool) t
 	}
 }
 
+// removeMissing drops the chat's stored folders and files that fail the
+// check of every start (the one key that fixes a refused start), and tells
+// the mux when it dropped any.
 func removeMissing(mx Mux, store *sessions.Store, id string) tea.Cmd {
 	return func() tea.Msg {
 		_, dropped, err := store.RemoveMissingFolders(id)
 		if err != nil {
 			return actionDoneMsg{err: err, id: id}
 		}
-		if len(dropped) > 0 {
+		_, droppedFiles, err := store.RemoveMissingFiles(id)
+		if err != nil {
+			if len(dropped) > 0 {
+				err = fmt.Errorf("%d missing folder(s) removed, but not the files: %w", len(dropped), err)
+			}
+			return actionDoneMsg{err: err, reload: len(dropped) > 0, id: id}
+		}
+		if len(dropped)+len(droppedFiles) > 0 {
 			if err := mx.FoldersChanged(id); err != nil {
 				return actionDoneMsg{err: fmt.Errorf("folders removed, but the harness was not told: %w", err), reload: true, id: id}
 			}
 		}
-		if len(dropped) == 0 {
-			return actionDoneMsg{info: "no missing folders", reload: true, id: id}
+		switch {
+		case len(dropped) == 0 && len(droppedFiles) == 0:
+			return actionDoneMsg{info: "no missing folders or files", reload: true, id: id}
+		case len(droppedFiles) == 0:
+			return actionDoneMsg{info: fmt.Sprintf("removed %d missing folder(s)", len(dropped)), reload: true, id: id}
+		case len(dropped) == 0:
+			return actionDoneMsg{info: fmt.Sprintf("removed %d missing file(s)", len(droppedFiles)), reload: true, id: id}
 		}
-		return actionDoneMsg{info: fmt.Sprintf("removed %d missing folder(s)", len(dropped)), reload: true, id: id}
+		return actionDoneMsg{info: fmt.Sprintf("removed %d missing folder(s) and %d missing file(s)", len(dropped), len(droppedFiles)), reload: true, id: id}
 	}
 }
 

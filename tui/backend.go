@@ -33,6 +33,11 @@ type Mux interface {
 	// FoldersChanged says a chat's stored folders changed: a running chat
 	// takes them at the end of its turn.
 	FoldersChanged(id string) error
+	// SetFiles replaces a chat's single files (_acpmux/setFiles: the
+	// shared validator passes the whole list or refuses it, changing
+	// nothing) and returns the chat as stored then; a running chat takes
+	// them at the end of its turn.
+	SetFiles(id string, files []string) (*sessions.Meta, error)
 	Stop(id string)
 	Forget(id string)
 	Write(id string, p []byte) error

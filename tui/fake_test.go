@@ -142,6 +142,13 @@ func (f *fakeMux) FoldersChanged(id string) error {
 	return nil
 }
 
+// SetFiles stores the chat's files as the server's setFiles does: through
+// the real store's shared validator.
+func (f *fakeMux) SetFiles(id string, files []string) (*sessions.Meta, error) {
+	f.call("setFiles " + id)
+	return f.store.SetFiles(id, files)
+}
+
 func (f *fakeMux) Stop(id string) {
 	f.call("stop " + id)
 	f.mu.Lock()

@@ -319,13 +319,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case actionDoneMsg:
 		return m.actionDone(msg)
 	case foldersAddedMsg:
-		note := plural(msg.added, "folder") + " added"
-		switch {
-		case msg.removed > 0 && msg.added == 0:
-			note = plural(msg.removed, "folder") + " taken out"
-		case msg.removed > 0:
-			note += ", " + strconv.Itoa(msg.removed) + " taken out"
-		}
+		note := pickedNote(msg)
 		if m.sidebar.states[msg.id].Status.Live() {
 			note += "; the harness takes them " + mux.PendingAtTurnEnd
 		}

@@ -203,7 +203,8 @@ func (m *Model) openPicker(e sessions.Entry) tea.Cmd {
 		start = m.opt.UserHome
 	}
 	title := fmt.Sprintf("add folders to %q, or take them out", e.Meta.Name)
-	return m.openDialog(NewFolderPicker(m.c, m.nextOwner(), title, m.store, e.ID, e.Meta.Cwd, m.opt.UserHome, start, nil, e.Meta.AdditionalDirectories))
+	p := NewFolderPicker(m.c, m.nextOwner(), title, m.store, e.ID, e.Meta.Cwd, m.opt.UserHome, start, nil, e.Meta.AdditionalDirectories)
+	return m.openDialog(p.WithFiles(m.mux, nil, e.Meta.AdditionalFiles))
 }
 
 func (m *Model) openHandoff(e sessions.Entry) tea.Cmd {
@@ -355,7 +356,7 @@ func (m *Model) fullHelp() [][]key.Binding {
 	km := m.c.Keys
 	return [][]key.Binding{
 		{km.Up, km.Down, km.Focus, km.Leave, km.Filter, keyPgUp},
-		{km.New, km.AddFolders, km.Fork, km.Side, km.Handoff},
+		{km.New, km.AddFolders, km.PickFiles, km.Fork, km.Side, km.Handoff},
 		{km.Restart, km.Stop, km.Delete, km.RemoveMissing, km.Rename},
 		{km.StartServer, km.Help, km.Quit},
 	}
@@ -379,8 +380,32 @@ func (m *Model) shortHelp() []key.Binding {
 	if m.linkLost != nil && !m.sidebar.Filtering() {
 		bindings = append([]key.Binding{m.c.Keys.StartServer}, bindings...)
 	}
-	if len(m.problems[m.selected]) > 0 && !m.sidebar.Filtering() {
-		bindings = append([]key.Binding{m.c.Keys.RemoveMissing}, bindings...)
+	if problems := m.problems[m.selected]; len(problems) > 0 && !m.sidebar.Filtering() {
+		bindings = append([]key.Binding{removeMissingHelp(m.c.Keys.RemoveMissing, problems)}, bindings...)
 	}
 	return bindings
+}
+
+// removeMissingHelp is the remove-missing binding as the help line shows it
+// for the problems at hand: it names the files when a file has gone.
+func removeMissingHelp(b key.Binding, problems []sessions.FolderProblem) key.Binding {
+	var dirs, files bool
+	for _, p := range problems {
+		if p.Field == sessions.FieldFiles {
+			files = true
+		} else {
+			dirs = true
+		}
+	}
+	what := "remove missing folders"
+	switch {
+	case files && dirs:
+		what = "remove missing folders and files"
+	case files:
+		what = "remove missing files"
+	}
+	if what == b.Help().Desc {
+		return b
+	}
+	return key.NewBinding(key.WithKeys(b.Keys()...), key.WithHelp(b.Help().Key, what))
 }

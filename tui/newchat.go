@@ -32,14 +32,15 @@ var (
 	keyFieldNext = key.NewBinding(key.WithKeys("down", "tab"), key.WithHelp("↓/tab", "next field"))
 	keyFieldPrev = key.NewBinding(key.WithKeys("up", "shift+tab"), key.WithHelp("↑", "previous"))
 	keyCycle     = key.NewBinding(key.WithKeys("left", "right"), key.WithHelp("←/→", "harness"))
-	keyPick      = key.NewBinding(key.WithKeys("enter", " "), key.WithHelp("enter", "pick folders"))
+	keyPick      = key.NewBinding(key.WithKeys("enter", " "), key.WithHelp("enter", "pick folders and files"))
 	keyDropLast  = key.NewBinding(key.WithKeys("backspace", "delete"), key.WithHelp("backspace", "drop last"))
 	keyCreate    = key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "create"))
 )
 
 // NewChatDialog asks for a new chat's harness, project folder (or none),
-// folders (through the folder picker) and name, then creates and opens it.
-// A refusal of the folders shows inline and nothing is created.
+// folders and single files (through the folder picker) and name, then
+// creates and opens it. A refusal of the folders or files shows inline and
+// nothing is created.
 type NewChatDialog struct {
 	c         *Common
 	owner     int
@@ -49,6 +50,7 @@ type NewChatDialog struct {
 	hi        int
 	project   *PathInput
 	folders   []string
+	files     []string
 	name      textinput.Model
 	field     int
 	picker    *FolderPicker
@@ -114,7 +116,7 @@ func (d *NewChatDialog) Update(msg tea.Msg) tea.Cmd {
 		}
 	case pickerDoneMsg:
 		if d.picker != nil && msg.owner == d.picker.owner {
-			d.folders, d.picker = msg.folders, nil
+			d.folders, d.files, d.picker = msg.folders, msg.files, nil
 		}
 		return nil
 	case pickerCancelledMsg:
@@ -180,9 +182,11 @@ func (d *NewChatDialog) key(msg tea.KeyMsg) tea.Cmd {
 			if start == "" {
 				start = d.home
 			}
-			d.picker = NewFolderPicker(d.c, d.owner+1, "folders for the new chat", d.store, "", d.project.Path(), d.home, start, d.folders, nil)
+			d.picker = NewFolderPicker(d.c, d.owner+1, "folders and files for the new chat", d.store, "", d.project.Path(), d.home, start, d.folders, nil).WithFiles(nil, d.files, nil)
 			d.picker.SetSize(d.sw, d.sh)
 			return d.picker.Init()
+		case key.Matches(msg, keyDropLast) && len(d.files) > 0:
+			d.files = d.files[:len(d.files)-1]
 		case key.Matches(msg, keyDropLast) && len(d.folders) > 0:
 			d.folders = d.folders[:len(d.folders)-1]
 		}
@@ -215,6 +219,7 @@ func (d *NewChatDialog) submit() tea.Cmd {
 		Harness:               d.harnesses[d.hi].Name,
 		Cwd:                   d.project.Path(),
 		AdditionalDirectories: append([]string(nil), d.folders...),
+		AdditionalFiles:       append([]string(nil), d.files...),
 		Name:                  strings.TrimSpace(d.name.Value()),
 	})
 }
@@ -266,6 +271,9 @@ func (d *NewChatDialog) View() []string {
 		folders = truncPlain(strings.Join(d.folders, " · "), iw-12)
 	}
 	lines = append(lines, label(fieldFolders, "folders")+folders)
+	if len(d.files) > 0 {
+		lines = append(lines, st.Dim.Render("  "+fitPlain("files", 10))+truncPlain(strings.Join(d.files, " · "), iw-12))
+	}
 	lines = append(lines, label(fieldName, "name")+d.name.View(), "")
 	if d.errText != "" {
 		lines = append(lines, errorLines(st, d.errText, iw)...)
