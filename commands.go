@@ -226,14 +226,14 @@ func (a *app) printChat(e sessions.Entry, asJSON bool) error {
 		}
 		row(label, d)
 	}
-	if v.PendingDirectories != nil {
+	fileRows(row, v)
+	if v.PendingDirectories != nil || v.PendingFiles != nil {
 		when := mux.PendingAtTurnEnd
 		if spec, ok := a.table.Get(v.Harness); ok && spec.Transport == harness.TransportPty && !mux.ResumesConversation(spec, e.Meta) {
 			when = mux.PendingAtRestart + " (" + harness.StartsFresh + ")"
 		}
 		row("", "(the running harness takes these "+when+")")
 	}
-	fileRows(row, v)
 	if v.FoldersViaExpected {
 		row("folders via", v.FoldersVia+" (expected: not started yet)")
 	} else {

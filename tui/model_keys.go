@@ -101,7 +101,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, km.Handoff):
 		return m.openHandoff(e)
 	case key.Matches(msg, km.Restart):
-		if st := m.sidebar.states[e.ID]; st.PendingDirectories != nil && (st.TurnActive || st.Status == mux.StatusRunning || st.Status == mux.StatusAsking) {
+		if st := m.sidebar.states[e.ID]; st.Pending() && (st.TurnActive || st.Status == mux.StatusRunning || st.Status == mux.StatusAsking) {
 			return m.openDialog(m.restartDialog(e, st))
 		}
 		m.setStatus("restarting "+e.Name()+"…", false)

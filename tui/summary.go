@@ -256,28 +256,41 @@ func sandboxLine(st mux.State) string {
 	return st.Sandbox
 }
 
-// pendingLine says what a pending change of folders adds and removes, and
-// when it takes effect; "" when none is pending.
+// pendingLine says what a pending change of folders and files adds and
+// removes, and when it takes effect; "" when none is pending.
 func pendingLine(st mux.State) string {
-	if st.PendingDirectories == nil {
+	if !st.Pending() {
 		return ""
 	}
-	added, removed := st.PendingChange()
 	var parts []string
-	if len(added) > 0 {
-		parts = append(parts, "adds "+strings.Join(added, ", "))
+	if st.PendingDirectories != nil {
+		added, removed := st.PendingChange()
+		parts = changeParts(parts, added, removed, "reorders the folders")
 	}
-	if len(removed) > 0 {
-		parts = append(parts, "removes "+strings.Join(removed, ", "))
-	}
-	if len(parts) == 0 {
-		parts = append(parts, "reorders the folders")
+	if st.PendingFiles != nil {
+		added, removed := st.PendingFileChange()
+		parts = changeParts(parts, added, removed, "reorders the files")
 	}
 	when := " " + mux.PendingAtTurnEnd
 	if st.PendingUntilRestart {
 		when = " " + mux.PendingAtRestart + " (r): this harness " + harness.StartsFresh
 	}
 	return strings.Join(parts, " · ") + when
+}
+
+// changeParts adds to parts what one list's change adds and removes, or
+// reorder when it only reorders.
+func changeParts(parts, added, removed []string, reorder string) []string {
+	if len(added) > 0 {
+		parts = append(parts, "adds "+strings.Join(added, ", "))
+	}
+	if len(removed) > 0 {
+		parts = append(parts, "removes "+strings.Join(removed, ", "))
+	}
+	if len(added) == 0 && len(removed) == 0 {
+		parts = append(parts, reorder)
+	}
+	return parts
 }
 
 // fit pads or cuts every line to the pane's width once, so frames need not
