@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/acpmux/acpmux-tui/client"
+	bundlepkg "github.com/acpmux/acpmux-tui/internal/bundle"
 	"github.com/acpmux/acpmux-tui/internal/testharness/startrecord"
 	"github.com/acpmux/acpmux-tui/internal/testharness/wait"
 	"github.com/acpmux/acpmux-tui/internal/transfer"
@@ -338,5 +339,41 @@ func TestExportImportRefusals(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(c2.home, "staging")); !os.IsNotExist(err) {
 		t.Errorf("staging left: %v", err)
+	}
+}
+
+// TestExportImportTurnInProgress: a chat exported while its ACP turn runs
+// is exported as it stands, up to the turn's last complete update (the
+// agent's "working slowly"), and the report says a turn was in progress;
+// the import's report carries that note on.
+func TestExportImportTurnInProgress(t *testing.T) {
+	c1, _ := acpCLI(t, filepath.Join(t.TempDir(), "state"))
+	chat := c1.chat("new", "--harness", "fake", "--name", "slow", "--json")
+	b := c1.promptInBackground("prompt", chat.ID, "slow")
+	wait.UntilShow(t, "the slow turn's first update on stdout", func() bool {
+		return strings.Contains(b.stdout.String(), "working slowly")
+	}, b.stdout.String)
+	bundle := filepath.Join(c1.root, "slow.acpmux.tgz")
+	out := c1.ok("export", chat.ID, "-o", bundle)
+	if !strings.Contains(out, "note: "+transfer.NoteTurnCut) || !strings.Contains(out, "exact (acp-transcript)") {
+		t.Fatalf("export during a turn said %q", out)
+	}
+	c2, _ := acpCLI(t, filepath.Join(t.TempDir(), "state-2"))
+	rep := c2.importJSON(bundle, "--root", c2.root, "--dry-run")
+	if !slices.ContainsFunc(rep.Notes, func(n string) bool { return strings.Contains(n, "turn was in progress") }) {
+		t.Errorf("import notes %q", rep.Notes)
+	}
+	f, err := os.Open(bundle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	up, err := bundlepkg.Unpack(f, t.TempDir(), bundlepkg.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := os.ReadFile(filepath.Join(up.Dir, bundlepkg.TranscriptMember))
+	if err != nil || !strings.Contains(string(tr), "slow") || !strings.Contains(string(tr), "working slowly") {
+		t.Errorf("the transcript exported mid-turn: %q, %v", tr, err)
 	}
 }
