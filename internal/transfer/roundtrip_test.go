@@ -276,3 +276,25 @@ func TestRoundTripACPSessionLog(t *testing.T) {
 		t.Errorf("chat %+v, capsule %q, how %q", m, text, how)
 	}
 }
+
+// TestRoundTripClaudeNoProject: a Claude Code chat with no project gets a
+// fresh home folder on the other side, and its session log goes to the
+// project folder of that new folder, where Claude Code run there looks.
+func TestRoundTripClaudeNoProject(t *testing.T) {
+	w := newWorld(t)
+	chat, err := w.store.Create(sessions.NewChat{Name: "scratch", Harness: "claude"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sid := "5e6f7a8b-1111-2222-3333-444455556666"
+	if chat, err = w.store.Update(chat.ID, func(m *sessions.Meta) error { m.AgentSessionID = sid; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	w.file("user/.claude/projects/"+ClaudeProjectName(chat.Cwd)+"/"+sid+".jsonl", `{"type":"summary"}`+"\n")
+	to := w.other()
+	_, m, how := move(t, w, to, chat, nil)
+	want := filepath.Join(to.user, ".claude", "projects", ClaudeProjectName(to.store.HomeDir(m.ID)), sid+".jsonl")
+	if _, err := os.Stat(want); err != nil || !to.store.NoProject(m) || m.AgentSessionID != sid || !strings.Contains(how, want) {
+		t.Errorf("log at %s: %v; chat %+v; how %q", want, err, m, how)
+	}
+}
