@@ -159,7 +159,11 @@ func printCommandUsage(w io.Writer, fs *flag.FlagSet) {
 		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !ok || !b.IsBoolFlag() {
 			arg = " " + flagArg(f.Name)
 		}
-		fmt.Fprintf(w, "  %-18s %s\n", "--"+f.Name+arg, f.Usage)
+		dash := "--"
+		if len(f.Name) == 1 {
+			dash = "-" // -o FILE
+		}
+		fmt.Fprintf(w, "  %-18s %s\n", dash+f.Name+arg, f.Usage)
 	})
 }
 
