@@ -70,6 +70,8 @@ func commands() []command {
 		{"handoff", "ID --to HARNESS [--edit] [--json]", "hand a chat off to another harness, with its folders and a capsule of what was said", cmdHandoff},
 		{"rm", "ID [--force]", "delete a chat (never its project folder)", cmdRm},
 		{"rename", "ID NAME", "give a chat a new name", cmdRename},
+		{"export", "ID [-o FILE|-]", "write a chat's bundle (its file and conversation) to move it to another home or machine", cmdExport},
+		{"import", "FILE|- --root DIR [--root DIR]... [--dry-run] [--json]", "add a bundle's chat here, keeping only the folders inside the roots", cmdImport},
 		{"attach", "ID", "run a chat's harness in this terminal (ctrl+] detaches)", cmdAttach},
 		{"prompt", "ID TEXT", "send one prompt to an ACP chat and print the reply", cmdPrompt},
 		{"harnesses", "[--json]", "list the harness table and which harnesses are installed", cmdHarnesses},
@@ -159,15 +161,21 @@ func printCommandUsage(w io.Writer, fs *flag.FlagSet) {
 		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !ok || !b.IsBoolFlag() {
 			arg = " " + flagArg(f.Name)
 		}
-		fmt.Fprintf(w, "  %-18s %s\n", "--"+f.Name+arg, f.Usage)
+		dash := "--"
+		if len(f.Name) == 1 {
+			dash = "-" // -o FILE
+		}
+		fmt.Fprintf(w, "  %-18s %s\n", dash+f.Name+arg, f.Usage)
 	})
 }
 
 // flagArg is what a flag's value is called in the usage: --dir DIR.
 func flagArg(name string) string {
 	switch name {
-	case "dir", "cwd":
+	case "dir", "cwd", "root":
 		return "DIR"
+	case "o":
+		return "FILE"
 	case "to":
 		return "HARNESS"
 	case "harness":
@@ -496,4 +504,39 @@ func cmdVersion(a *app, args []string) error {
 		return usagef("usage: acpmux-tui version [--json]")
 	}
 	return a.printVersion(*asJSON)
+}
+
+// cmdExport is `export ID [-o FILE|-]` (export_cmd.go).
+func cmdExport(a *app, args []string) error {
+	fs := newFlags(a, "export")
+	out := fs.String("o", "", "the bundle to write (default <name>-<id>.acpmux.tgz here; - for stdout)")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("usage: acpmux-tui export ID [-o FILE|-]")
+	}
+	return a.export(pos[0], *out)
+}
+
+// cmdImport is `import FILE|- --root DIR [--root DIR]... [--dry-run]
+// [--json]` (import_cmd.go).
+func cmdImport(a *app, args []string) error {
+	fs := newFlags(a, "import")
+	var roots stringList
+	fs.Var(&roots, "root", "a folder the imported chat may see, with all inside it (repeat for more)")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	dryRun := fs.Bool("dry-run", false, "write nothing: say what would be kept and dropped")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("usage: acpmux-tui import FILE|- --root DIR [--root DIR]... [--json]")
+	}
+	if len(roots) == 0 {
+		return usagef("import: at least one --root DIR is needed: the chat keeps only what lies inside the roots")
+	}
+	return a.importBundle(pos[0], a.absPaths(roots), *dryRun, *asJSON)
 }
