@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"slices"
 	"strconv"
 	"time"
@@ -74,6 +75,10 @@ type Options struct {
 	// title, a desktop notification, the bell (attention.go). nil writes
 	// nothing.
 	Emit func(seq string)
+	// Cwd is the TUI's own folder: an export goes there by default, and a
+	// relative path typed in the export or import dialog is resolved
+	// against it (the process's working folder when "").
+	Cwd string
 }
 
 // Model is the root model: it owns the components and routes messages.
@@ -89,7 +94,11 @@ type Model struct {
 	sidebar *Sidebar
 	summary *Summary
 	pane    *ChatPane
-	dialog  Dialog
+	// dialog is the top of the stack of dialogs, the one that gets the
+	// keys; below are those under it, the last the nearest (a dialog that
+	// needs another, as import needs the folder picker, pushes it).
+	dialog Dialog
+	below  []Dialog
 
 	problems   map[string][]sessions.FolderProblem
 	missing    map[string]bool // harnesses not installed, by name
@@ -121,6 +130,9 @@ type Model struct {
 	// (follow.go).
 	linkLost       error
 	startingServer bool
+	// selectListed is a chat to select as soon as a list read holds it
+	// (one just imported, whose file the server wrote).
+	selectListed string
 }
 
 // New builds the app. Nothing is started until the program runs it.
@@ -142,6 +154,9 @@ func New(opt Options) *Model {
 	}
 	if opt.DefaultHarness == "" {
 		opt.DefaultHarness = "shell"
+	}
+	if opt.Cwd == "" {
+		opt.Cwd, _ = os.Getwd()
 	}
 	if opt.Harnesses == nil && opt.Table != nil {
 		for _, s := range opt.Table.All() {
@@ -346,10 +361,20 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.setStatus(string(msg), false)
 		return nil
 	case closeDialogMsg:
-		m.dialog = nil
+		m.popDialog()
 		return nil
+	case pushDialogMsg:
+		return m.pushDialog(msg.d)
+	case pickerDoneMsg:
+		return m.fromPushed(msg.owner, msg)
+	case pickerCancelledMsg:
+		return m.fromPushed(msg.owner, msg)
 	case chatRenamedMsg:
 		return m.renamed(msg)
+	case chatExportedMsg:
+		return m.exported(msg)
+	case bundleImportedMsg:
+		return m.imported(msg)
 	}
 	if m.dialog != nil {
 		return m.dialog.Update(msg)
@@ -486,6 +511,9 @@ func (m *Model) listLoaded(msg listLoadedMsg) tea.Cmd {
 	}
 	m.loaded = true
 	m.sidebar.SetEntries(msg.entries, msg.selectID)
+	if m.selectListed != "" && m.sidebar.Select(m.selectListed) {
+		m.selectListed = ""
+	}
 	return tea.Batch(m.selectionChanged(), m.openPending())
 }
 

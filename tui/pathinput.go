@@ -14,23 +14,27 @@ import (
 // maxListed bounds the subfolders listed for one folder.
 const maxListed = 5000
 
-// dirListedMsg brings the subfolders of a folder, read in a tea.Cmd, to the
-// path input that asked (owner).
+// dirListedMsg brings the subfolders of a folder (and, for a field that
+// takes files, its files), read in a tea.Cmd, to the path input that asked
+// (owner).
 type dirListedMsg struct {
 	owner int
 	dir   string
 	names []string
+	files map[string]bool // the names that are files, not folders
 	err   error
 }
 
-// listDir reads the subfolders of dir (symlinks to folders included).
-func listDir(owner int, dir string) tea.Cmd {
+// listDir reads the subfolders of dir (symlinks to folders included), and
+// with files its other entries too.
+func listDir(owner int, dir string, files bool) tea.Cmd {
 	return func() tea.Msg {
 		des, err := os.ReadDir(dir)
 		if err != nil {
 			return dirListedMsg{owner: owner, dir: dir, err: err}
 		}
 		var names []string
+		isFile := map[string]bool{}
 		for _, de := range des {
 			isDir := de.IsDir()
 			if !isDir && de.Type()&os.ModeSymlink != 0 {
@@ -38,26 +42,32 @@ func listDir(owner int, dir string) tea.Cmd {
 					isDir = true
 				}
 			}
-			if isDir {
+			if isDir || files {
 				names = append(names, de.Name())
+				if !isDir {
+					isFile[de.Name()] = true
+				}
 				if len(names) == maxListed {
 					break
 				}
 			}
 		}
 		sort.Strings(names)
-		return dirListedMsg{owner: owner, dir: dir, names: names}
+		return dirListedMsg{owner: owner, dir: dir, names: names, files: isFile}
 	}
 }
 
 // PathInput is a one-line path field that lists the folder being typed in
-// (off the UI goroutine) and completes the last part with tab.
+// (off the UI goroutine) and completes the last part with tab: a folder's
+// name, or with TakeFiles a file's too.
 type PathInput struct {
 	owner   int
 	home    string
 	input   textinput.Model
-	dir     string   // the folder whose listing is held
-	names   []string // its subfolders
+	files   bool            // files are listed and completed too
+	dir     string          // the folder whose listing is held
+	names   []string        // its subfolders (and files)
+	isFile  map[string]bool // which of names are files
 	listErr error
 	asked   string // a listing asked for and not yet here
 	// completeOnList completes once the listing arrives (tab pressed
@@ -76,6 +86,10 @@ func NewPathInput(c *Common, owner int, home, value string) *PathInput {
 	in.CursorEnd()
 	return &PathInput{owner: owner, home: home, input: in}
 }
+
+// TakeFiles makes the field list and complete files as well as folders
+// (a bundle to import).
+func (p *PathInput) TakeFiles() { p.files = true }
 
 // Value returns the text as typed.
 func (p *PathInput) Value() string { return p.input.Value() }
@@ -119,7 +133,7 @@ func (p *PathInput) Sync() tea.Cmd {
 		return nil
 	}
 	p.asked = dir
-	return listDir(p.owner, filepath.Clean(dir))
+	return listDir(p.owner, filepath.Clean(dir), p.files)
 }
 
 // Listed takes a listing; it reports whether the listing was this field's,
@@ -132,7 +146,7 @@ func (p *PathInput) Listed(msg dirListedMsg) (bool, tea.Cmd) {
 	if filepath.Clean(dir) != msg.dir || dir == "" {
 		return true, nil // stale: the text moved on
 	}
-	p.dir, p.names, p.listErr, p.asked = dir, msg.names, msg.err, ""
+	p.dir, p.names, p.isFile, p.listErr, p.asked = dir, msg.names, msg.files, msg.err, ""
 	if p.completeOnList {
 		p.completeOnList = false
 		return true, p.Complete()
@@ -140,8 +154,9 @@ func (p *PathInput) Listed(msg dirListedMsg) (bool, tea.Cmd) {
 	return true, nil
 }
 
-// Matches returns the subfolders of the typed folder that start with the
-// typed part; hidden ones only when that part starts with ".".
+// Matches returns the subfolders (and, with TakeFiles, files) of the typed
+// folder that start with the typed part; hidden ones only when that part
+// starts with ".".
 func (p *PathInput) Matches() []string {
 	dir, base := p.split()
 	if dir == "" || dir != p.dir {
@@ -176,7 +191,8 @@ func (p *PathInput) Folder() string { return p.dir }
 func (p *PathInput) ListErr() error { return p.listErr }
 
 // Complete extends the typed part to the longest prefix shared by its
-// matches, and to the folder itself (with a "/") when only one matches.
+// matches, and to the folder itself (with a "/") or the file when only one
+// matches.
 func (p *PathInput) Complete() tea.Cmd {
 	if p.Absolute() && p.Pending() {
 		p.completeOnList = true
@@ -189,7 +205,9 @@ func (p *PathInput) Complete() tea.Cmd {
 	dir, base := p.split()
 	ext := matches[0]
 	if len(matches) == 1 {
-		ext += "/"
+		if !p.isFile[ext] {
+			ext += "/"
+		}
 	} else {
 		for _, m := range matches[1:] {
 			ext = commonPrefix(ext, m)
