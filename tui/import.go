@@ -236,7 +236,7 @@ func (d *ImportDialog) View() []string {
 		lines = append(lines, "")
 		return d.box(lines)
 	}
-	lines = append(lines, "", label("bundle")+truncPlain(d.bundle, iw-10), label("roots")+truncPlain(strings.Join(d.roots, " · "), iw-10), "")
+	lines = append(lines, "", label("bundle")+truncPathLeft(d.bundle, iw-10), label("roots")+truncPlain(strings.Join(d.roots, " · "), iw-10), "")
 	switch d.step {
 	case importChecking:
 		lines = append(lines, st.Dim.Render("checking the bundle (nothing is written)…"), "")
@@ -303,7 +303,7 @@ func (d *ImportDialog) reportLines(iw int) []string {
 	for i, l := range strings.Split(ansi.Wrap(plainOneLine(conv), iw-10, " "), "\n") {
 		lead := pad
 		if i == 0 {
-			lead = label("talk")
+			lead = label("history")
 		}
 		out = append(out, lead+l)
 	}
@@ -344,6 +344,26 @@ func (d *ImportDialog) listLines(name string, kept []string, dropped []server.Dr
 		}
 	}
 	return rows
+}
+
+// truncPathLeft cuts a path from the left to w cells, so its end (the
+// file's name) stays: "…/bundles/fix-k3x9q2.acpmux.tgz".
+func truncPathLeft(p string, w int) string {
+	p = plainOneLine(p)
+	if ansi.StringWidth(p) <= w || w < 2 {
+		return truncPlain(p, w)
+	}
+	r := []rune(p)
+	i, used := len(r), 0
+	for i > 0 {
+		cw := ansi.StringWidth(string(r[i-1]))
+		if used+cw > w-1 {
+			break
+		}
+		used += cw
+		i--
+	}
+	return "…" + string(r[i:])
 }
 
 // plainOneLine is text from the other side shown as one plain line.
