@@ -163,6 +163,18 @@ func (s *Server) call(c *conn, req Request) (result any, rpcErr *Error) {
 		}
 		s.opt.Mux.Look(c, p.ID)
 		return struct{}{}, nil
+	case MethodExport:
+		var p ExportParams
+		if err := decodeParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		return s.export(p)
+	case MethodImport:
+		var p ImportParams
+		if err := decodeParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		return s.importChat(p)
 	case MethodKill:
 		if err := decodeParams(req.Params, &struct{}{}); err != nil {
 			return nil, err
