@@ -1,21 +1,20 @@
 package client
 
 import (
-	"fmt"
-
 	"github.com/acpmux/acpmux-tui/server"
 )
 
 // This file is how the TUI moves a chat between homes over the wire: the
 // server writes and reads the bundles (it owns the chats and the guard),
-// the Remote only asks.
+// the Remote only asks. As with the Remote's other calls, an error is the
+// server's own sentence ("import refused: …"), which names what it did.
 
 // Export has the server write chat id's bundle to path (absolute), and
 // returns its report.
 func (r *Remote) Export(id, path string) (server.ExportReport, error) {
 	var rep server.ExportReport
 	if err := r.call(server.MethodExport, server.ExportParams{ID: id, Path: path}, &rep); err != nil {
-		return server.ExportReport{}, fmt.Errorf("export %s to %s: %w", id, path, err)
+		return server.ExportReport{}, err
 	}
 	return rep, nil
 }
@@ -29,7 +28,7 @@ func (r *Remote) Import(path string, roots []string, dryRun bool) (server.Import
 		roots = []string{}
 	}
 	if err := r.call(server.MethodImport, server.ImportParams{Path: path, Roots: roots, DryRun: dryRun}, &rep); err != nil {
-		return server.ImportReport{}, fmt.Errorf("import %s: %w", path, err)
+		return server.ImportReport{}, err
 	}
 	return rep, nil
 }

@@ -242,7 +242,7 @@ func (d *ImportDialog) View() []string {
 		lines = append(lines, st.Dim.Render("checking the bundle (nothing is written)…"), "")
 		return d.box(lines)
 	case importRefused:
-		lines = append(lines, errorLines(st, ansi.Wrap("refused: "+d.errText, iw-2, " "), iw)...)
+		lines = append(lines, errorLines(st, ansi.Wrap(d.errText, iw-2, " "), iw)...)
 		lines = append(lines, "", st.Dim.Render(truncPlain("nothing was written; shift+tab goes back to the file and roots", iw)), "")
 		return d.box(lines)
 	}
