@@ -212,7 +212,7 @@ func (m *Model) exported(msg chatExportedMsg) tea.Cmd {
 		}
 		return cmd
 	}
-	text := exportSummary(msg.rep)
+	text := exportSummary(msg.rep, m.opt.Cwd)
 	if len(msg.rep.Notes) > 0 {
 		m.setWarning(text)
 	} else {
@@ -221,9 +221,11 @@ func (m *Model) exported(msg chatExportedMsg) tea.Cmd {
 	return cmd
 }
 
-// exportSummary is the status line's account of a bundle written: where,
-// how big, how the conversation travels, and the notes.
-func exportSummary(rep server.ExportReport) string {
+// exportSummary is the status line's account of a bundle written: how big
+// it is, how the conversation travels and the notes first, as a narrow
+// status line cuts the end, then where it went (relative to the TUI's
+// folder cwd when inside it).
+func exportSummary(rep server.ExportReport, cwd string) string {
 	conv := rep.Conversation + " conversation"
 	switch rep.Conversation {
 	case "", "none":
@@ -232,11 +234,15 @@ func exportSummary(rep server.ExportReport) string {
 	if rep.Source != "" {
 		conv += " (" + rep.Source + ")"
 	}
-	text := fmt.Sprintf("exported %s to %s: %s, %s", rep.Name, rep.Path, byteSize(rep.Bytes), conv)
+	text := fmt.Sprintf("exported %s: %s, %s", rep.Name, byteSize(rep.Bytes), conv)
 	if len(rep.Notes) > 0 {
 		text += "; " + strings.Join(rep.Notes, "; ")
 	}
-	return text
+	where := rep.Path
+	if rel, err := filepath.Rel(cwd, rep.Path); err == nil && cwd != "" && filepath.IsAbs(rep.Path) && !strings.HasPrefix(rel, "..") {
+		where = rel
+	}
+	return text + " → " + where
 }
 
 // byteSize writes n bytes for a person: B, KiB, MiB or GiB, one decimal.

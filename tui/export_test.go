@@ -52,7 +52,7 @@ func TestExportWritesTheBundleWhereAskedAndSaysSo(t *testing.T) {
 	if r.m.dialog != nil {
 		t.Fatalf("the dialog stays open after the export: %T", r.m.dialog)
 	}
-	wantStatus := "exported Fix the parser! to " + want + ": 12.1 KiB, exact conversation (claude-session)"
+	wantStatus := "exported Fix the parser!: 12.1 KiB, exact conversation (claude-session) → " + filepath.Base(want)
 	if r.m.status != wantStatus || r.m.isErr || r.m.isWarn {
 		t.Fatalf("status %q (err %v, warn %v), want %q", r.m.status, r.m.isErr, r.m.isWarn, wantStatus)
 	}
@@ -70,6 +70,20 @@ func TestExportResolvesARelativePathAgainstTheTUIsFolder(t *testing.T) {
 	if got := r.bundleCalls("export"); !slices.Equal(got, []string{want}) {
 		t.Fatalf("export calls %q, want %q", got, want)
 	}
+	if !strings.HasSuffix(r.m.status, " → out/b.tgz") {
+		t.Errorf("status %q: want the path relative to the TUI's folder", r.m.status)
+	}
+}
+
+func TestExportSummaryNamesAPathElsewhereInFull(t *testing.T) {
+	rep := server.ExportReport{Name: "a", Path: "/srv/bundles/a.tgz", Bytes: 10, Conversation: "none"}
+	if got, want := exportSummary(rep, "/home/me"), "exported a: 10 B, no conversation → /srv/bundles/a.tgz"; got != want {
+		t.Errorf("summary %q, want %q", got, want)
+	}
+	rep.Path = "/home/me-too/a.tgz" // beside the TUI's folder, not in it
+	if got := exportSummary(rep, "/home/me"); !strings.HasSuffix(got, "→ /home/me-too/a.tgz") {
+		t.Errorf("summary %q", got)
+	}
 }
 
 func TestExportNotesShowAsAWarning(t *testing.T) {
@@ -79,7 +93,7 @@ func TestExportNotesShowAsAWarning(t *testing.T) {
 	r.fake.bundles.exportRep = server.ExportReport{Name: "a", Bytes: 3 << 20, Conversation: "exact", Source: "acp-transcript", Notes: []string{note}}
 	r.open(Options{Cwd: r.root})
 	r.key(runeKey('e'), keyEnter)
-	if !r.m.isWarn || !strings.Contains(r.m.status, "3.0 MiB") || !strings.HasSuffix(r.m.status, "; "+note) {
+	if !r.m.isWarn || !strings.Contains(r.m.status, "3.0 MiB") || !strings.Contains(r.m.status, "; "+note+" → ") {
 		t.Fatalf("status %q (warn %v): want the size and the note as a warning", r.m.status, r.m.isWarn)
 	}
 }
