@@ -19,6 +19,7 @@ import (
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/internal/logfile"
 	"github.com/acpmux/acpmux-tui/internal/plaintext"
+	"github.com/acpmux/acpmux-tui/internal/transfer"
 	"github.com/acpmux/acpmux-tui/mux"
 	"github.com/acpmux/acpmux-tui/sessions"
 	"github.com/charmbracelet/x/ansi"
@@ -70,6 +71,9 @@ func isRefusal(err error) bool {
 		return true
 	}
 	if _, ok := sessions.AsNameError(err); ok {
+		return true
+	}
+	if _, ok := transfer.AsRefusal(err); ok {
 		return true
 	}
 	return errors.Is(err, config.ErrRelativeHome)

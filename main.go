@@ -68,6 +68,8 @@ func commands() []command {
 		{"handoff", "ID --to HARNESS [--edit] [--json]", "hand a chat off to another harness, with its folders and a capsule of what was said", cmdHandoff},
 		{"rm", "ID [--force]", "delete a chat (never its project folder)", cmdRm},
 		{"rename", "ID NAME", "give a chat a new name", cmdRename},
+		{"export", "ID [-o FILE|-]", "write a chat's bundle (its file and conversation) to move it to another home or machine", cmdExport},
+		{"import", "FILE|- --root DIR [--root DIR]... [--dry-run] [--json]", "add a bundle's chat here, keeping only the folders inside the roots", cmdImport},
 		{"attach", "ID", "run a chat's harness in this terminal (ctrl+] detaches)", cmdAttach},
 		{"prompt", "ID TEXT", "send one prompt to an ACP chat and print the reply", cmdPrompt},
 		{"harnesses", "[--json]", "list the harness table and which harnesses are installed", cmdHarnesses},
@@ -164,8 +166,10 @@ func printCommandUsage(w io.Writer, fs *flag.FlagSet) {
 // flagArg is what a flag's value is called in the usage: --dir DIR.
 func flagArg(name string) string {
 	switch name {
-	case "dir", "cwd":
+	case "dir", "cwd", "root":
 		return "DIR"
+	case "o":
+		return "FILE"
 	case "to":
 		return "HARNESS"
 	case "harness":

@@ -227,6 +227,29 @@ func processStart(pid int) string {
 	return fields[19]
 }
 
+// Snapshot is what a running server holds of a chat now, for an export:
+// an ACP chat's transcript and whether a turn was running as it was
+// copied, a pty chat's scrollback as plain lines. ok is false when no
+// server answers (nothing is started for it).
+func Snapshot(home, id string) (entries []mux.Entry, lines []string, turnRunning, ok bool) {
+	c, err := Dial(home)
+	if err != nil {
+		return nil, nil, false, false
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), LiveTimeout)
+	defer cancel()
+	var tr server.TranscriptResult
+	if err := c.Call(ctx, server.MethodTranscript, server.TranscriptParams{ID: id}, &tr); err != nil {
+		return nil, nil, false, false
+	}
+	var h server.HistoryResult
+	if err := c.Call(ctx, server.MethodHistory, server.HistoryParams{ID: id, MaxBytes: mux.MaxHistoryBytes}, &h); err != nil {
+		return tr.Entries, nil, tr.TurnRunning, true
+	}
+	return tr.Entries, h.Lines, tr.TurnRunning, true
+}
+
 // ChatText is what a running server holds of a chat's conversation: an ACP
 // chat's transcript, or a pty chat's scrollback and screen as plain lines
 // (at most maxBytes). Both are nil when no server answers or it does not

@@ -109,4 +109,3 @@ func openBundle(path string) (*os.File, error) {
 	}
 	return f, nil
 }
-

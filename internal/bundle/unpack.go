@@ -18,6 +18,40 @@ import (
 // read to the end, so a cut in the gzip trailer is seen.
 const maxTrailingBytes = 64 << 10
 
+// memberOverheadBytes is the most tar data one member may bring beside its
+// own bytes: its header block, padding, and the extended headers before it
+// (archive/tar reads a PAX or GNU long-name header of at most 1 MiB each).
+const memberOverheadBytes = 2<<20 + 4*512
+
+// errTarTooLong stops a tar stream longer than its members' limits allow,
+// such as one endless run of extended headers that archive/tar would read
+// through looking for a member.
+var errTarTooLong = errors.New("tar stream longer than its limits allow")
+
+// streamCap is the most decompressed tar data Unpack reads under lim.
+func streamCap(lim Limits) int64 {
+	return lim.TotalBytes + int64(lim.Members+1)*memberOverheadBytes + maxTrailingBytes
+}
+
+// cappedReader reads r until n bytes were read, then fails with
+// errTarTooLong.
+type cappedReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *cappedReader) Read(p []byte) (int, error) {
+	if c.n <= 0 {
+		return 0, errTarTooLong
+	}
+	if int64(len(p)) > c.n {
+		p = p[:c.n]
+	}
+	n, err := c.r.Read(p)
+	c.n -= int64(n)
+	return n, err
+}
+
 // Unpacked is a bundle Unpack accepted.
 type Unpacked struct {
 	// Manifest is the bundle's manifest, checked.
@@ -88,7 +122,7 @@ func (p *unpacker) run(r io.Reader) error {
 		return readError("", err)
 	}
 	p.gz = gz
-	p.tr = tar.NewReader(gz)
+	p.tr = tar.NewReader(&cappedReader{r: gz, n: streamCap(p.lim)})
 	p.buf = make([]byte, copyBufferBytes)
 	for {
 		hdr, err := p.tr.Next()
@@ -299,6 +333,9 @@ func typeReason(hdr *tar.Header) string {
 // readError is a failure to read the bundle while at member name: a cut or
 // damaged stream says "truncated or corrupt".
 func readError(name string, err error) error {
+	if errors.Is(err, errTarTooLong) {
+		return refuse(name, "bundle's tar data runs past what its member limits allow (a decompression bomb?): refused", err)
+	}
 	var corrupt flate.CorruptInputError
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) ||
 		errors.Is(err, tar.ErrHeader) || errors.As(err, &corrupt) {

@@ -273,6 +273,23 @@ func TestUnpackRefusesDecompressionBomb(t *testing.T) {
 		if in.n > 64<<10 {
 			t.Errorf("with %+v Unpack read %d compressed bytes of the bomb's %d before refusing it; want at most 64 KiB", lim, in.n, len(data))
 		}
+
+		// What reached the disk before the refusal: the bytes the
+		// unpacker counted, less the manifest and chat it keeps in memory.
+		st, err := openStage(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := &unpacker{st: st, lim: lim.withDefaults(), u: &Unpacked{}}
+		if err := p.run(bytes.NewReader(data)); err == nil {
+			t.Fatal("the bomb was accepted")
+		}
+		st.remove()
+		written := p.total - int64(len(m.data)+len(testChat))
+		t.Logf("with %+v: %d bytes of the bomb reached the disk before the refusal", lim, written)
+		if bound := min(p.lim.MemberBytes, p.lim.TotalBytes); written > bound || lim != DefaultLimits && written > 1<<20 {
+			t.Errorf("with %+v %d bytes of the bomb were written before the refusal; want at most the limit", lim, written)
+		}
 	}
 }
 
@@ -366,5 +383,40 @@ func TestCheckName(t *testing.T) {
 		if want == "" && got != "" || want != "" && !strings.Contains(got, want) {
 			t.Errorf("checkName(%q) = %q, want %q", name, got, want)
 		}
+	}
+}
+
+// A run of extended headers with no member after them (archive/tar reads
+// through every one looking for a member) is refused once the tar data
+// passes what the limits allow, having read little of the compressed
+// input.
+func TestUnpackRefusesEndlessExtendedHeaders(t *testing.T) {
+	lim := Limits{Members: 4, MemberBytes: 1 << 20, TotalBytes: 1 << 20}
+	rec := []byte(paxRecord("comment", strings.Repeat("a", 60<<10)))
+	x := rawHeader(t, "PaxHeaders/x", tar.TypeXHeader, rec)
+	var tarred bytes.Buffer
+	gz, err := gzip.NewWriterLevel(&tarred, gzip.BestSpeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := craftTar(t, manifestMember(t, testManifest(SessionMember)), regular(ChatName, testChat))
+	if _, err := gz.Write(m[:len(m)-1024]); err != nil { // without the end-of-archive blocks
+		t.Fatal(err)
+	}
+	for written := 0; written < 4*int(streamCap(lim)); written += len(x) {
+		if _, err := gz.Write(x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := gz.Close(); err != nil {
+		t.Fatal(err)
+	}
+	in := &countingReader{r: bytes.NewReader(tarred.Bytes())}
+	e := refusalFrom(t, in, lim)
+	if !strings.Contains(e.Error(), "runs past what its member limits allow") {
+		t.Errorf("endless extended headers refused with %q, want the stream limit", e)
+	}
+	if in.n*2 > int64(tarred.Len()) {
+		t.Errorf("Unpack read %d of %d compressed bytes before refusing; want under half", in.n, tarred.Len())
 	}
 }

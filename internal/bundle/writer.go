@@ -47,7 +47,10 @@ func NewWriter(w io.Writer, m Manifest) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("write bundle: %w", err)
 	}
-	gz, err := gzip.NewWriterLevel(w, gzip.DefaultCompression)
+	// BestSpeed: on a 50 MB session log it writes 7 times faster than the
+	// default level for a bundle 40% larger (BenchmarkWrite50MB), and an
+	// export waits on it, often over ssh.
+	gz, err := gzip.NewWriterLevel(w, gzip.BestSpeed)
 	if err != nil {
 		return nil, fmt.Errorf("write bundle: start gzip: %w", err)
 	}
@@ -55,7 +58,7 @@ func NewWriter(w io.Writer, m Manifest) (*Writer, error) {
 		gz:      gz,
 		tw:      tar.NewWriter(gz),
 		members: append([]string(nil), m.Members...),
-		mtime:   m.Exported.UTC().Truncate(time.Second),
+		mtime:   headerTime(m.Exported),
 	}
 	if err := bw.header(ManifestName, int64(len(data))); err != nil {
 		return nil, err
@@ -64,6 +67,19 @@ func NewWriter(w io.Writer, m Manifest) (*Writer, error) {
 		return nil, fmt.Errorf("write bundle member %q: %w", ManifestName, err)
 	}
 	return bw, nil
+}
+
+// headerTime is t as a member's modification time: whole seconds, within
+// what a USTAR header holds (1970 to 2242; a time outside is clamped).
+func headerTime(t time.Time) time.Time {
+	const maxUSTARSeconds = 1<<33 - 1
+	switch s := t.Unix(); {
+	case t.IsZero() || s < 0:
+		return time.Unix(0, 0)
+	case s > maxUSTARSeconds:
+		return time.Unix(maxUSTARSeconds, 0)
+	}
+	return t.UTC().Truncate(time.Second)
 }
 
 // header writes the tar header of a regular member.
@@ -122,7 +138,9 @@ func (w *Writer) add(name string, size int64, r io.Reader) error {
 	if w.buf == nil {
 		w.buf = make([]byte, copyBufferBytes)
 	}
-	n, err := io.CopyBuffer(w.tw, io.LimitReader(r, size), w.buf)
+	// The struct hides tar.Writer's ReadFrom, which would copy through a
+	// buffer of its own on every call.
+	n, err := io.CopyBuffer(struct{ io.Writer }{w.tw}, io.LimitReader(r, size), w.buf)
 	if err != nil {
 		return fmt.Errorf("write bundle member %q: after %d of %d bytes: %w", name, n, size, err)
 	}
