@@ -388,8 +388,15 @@ func (m *Model) imported(msg bundleImportedMsg) tea.Cmd {
 	}
 	rep := msg.rep
 	text := fmt.Sprintf("imported %s as %s: %s conversation", rep.Name, rep.ID, rep.Conversation)
-	if n := len(rep.Dropped) + len(rep.DroppedFiles); n > 0 {
-		text += fmt.Sprintf(", %s dropped", plural(n, "folder or file"))
+	var dropped []string
+	if n := len(rep.Dropped); n > 0 {
+		dropped = append(dropped, plural(n, "folder"))
+	}
+	if n := len(rep.DroppedFiles); n > 0 {
+		dropped = append(dropped, plural(n, "file"))
+	}
+	if len(dropped) > 0 {
+		text += ", " + strings.Join(dropped, " and ") + " dropped"
 	}
 	if len(rep.Dropped)+len(rep.DroppedFiles)+len(rep.Notes) > 0 {
 		m.setWarning(text)
