@@ -322,19 +322,24 @@ func (d *ImportDialog) reportLines(iw int) []string {
 // "none".
 func (d *ImportDialog) listLines(name string, kept []string, dropped []server.Dropped, label func(string) string, pad string,
 	keptLine func(string) string, droppedLine func(server.Dropped) string) []string {
-	var rows []string
-	for _, k := range kept {
-		rows = append(rows, keptLine(k))
+	// Only the rows shown are drawn: a crafted bundle may list thousands.
+	total, shown := len(kept)+len(dropped), len(kept)+len(dropped)
+	if total > maxReportRows {
+		shown = maxReportRows - 1
 	}
-	for _, dr := range dropped {
-		rows = append(rows, droppedLine(dr))
+	rows := make([]string, 0, maxReportRows)
+	for i := 0; i < shown; i++ {
+		if i < len(kept) {
+			rows = append(rows, keptLine(kept[i]))
+		} else {
+			rows = append(rows, droppedLine(dropped[i-len(kept)]))
+		}
 	}
-	if len(rows) == 0 {
-		rows = []string{d.c.Styles.Dim.Render("none")}
-	}
-	if len(rows) > maxReportRows {
-		more := len(rows) - (maxReportRows - 1)
-		rows = append(rows[:maxReportRows-1], d.c.Styles.Dim.Render(fmt.Sprintf("… and %d more", more)))
+	switch {
+	case total == 0:
+		rows = append(rows, d.c.Styles.Dim.Render("none"))
+	case shown < total:
+		rows = append(rows, d.c.Styles.Dim.Render(fmt.Sprintf("… and %d more", total-shown)))
 	}
 	for i := range rows {
 		if i == 0 {

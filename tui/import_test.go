@@ -192,3 +192,29 @@ func TestImportNeedsAFile(t *testing.T) {
 		t.Fatalf("a folder taken as the bundle: error %q, top %T", d.ErrText(), r.m.dialog)
 	}
 }
+
+// A report from the other side is outside input: escape sequences in its
+// names and reasons are not drawn, and a list of thousands shows a few
+// rows and a count.
+func TestImportReportShowsHostileTextPlainAndBounded(t *testing.T) {
+	r := newImportRig(t)
+	many := make([]server.Dropped, 5000)
+	for i := range many {
+		many[i] = server.Dropped{Path: "/x/" + strings.Repeat("d", i%7), Reason: "outside every root"}
+	}
+	r.fake.bundles.dryRep.Name = "evil\x1b]0;owned\x07\x1b[2J name"
+	r.fake.bundles.dryRep.Dropped = many
+	r.fake.bundles.dryRep.Notes = []string{"note\x1b[31m red"}
+	r.open(Options{Cwd: r.root})
+	r.toReport()
+	v := strings.Join(r.m.dialog.View(), "\n")
+	if strings.Contains(v, "\x1b]") || strings.Contains(v, "\x1b[2J") || strings.Contains(v, "\x07") {
+		t.Fatalf("the report draws escape sequences from the bundle: %q", v)
+	}
+	if !strings.Contains(v, "owned") || !strings.Contains(v, "… and 4994 more") {
+		t.Fatalf("the report lacks the plain name or the count of the rest:\n%s", v)
+	}
+	if n := strings.Count(v, "outside every root"); n != maxReportRows-2 {
+		t.Fatalf("%d dropped rows drawn, want %d", n, maxReportRows-2)
+	}
+}
