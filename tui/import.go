@@ -224,6 +224,9 @@ func (d *ImportDialog) View() []string {
 	var lines []string
 	if d.step == importFile {
 		lines = append(lines, "", label("bundle")+d.path.View())
+		if hint := d.matchHint(iw - 10); hint != "" {
+			lines = append(lines, label("")+st.Dim.Render(hint))
+		}
 		if len(d.roots) > 0 {
 			lines = append(lines, label("roots")+truncPlain(strings.Join(d.roots, " · "), iw-10))
 		}
@@ -255,6 +258,31 @@ func (d *ImportDialog) View() []string {
 	}
 	lines = append(lines, "")
 	return d.box(lines)
+}
+
+// matchHint lists what tab would complete to, bundles and folders first
+// among the names the typed folder holds, in at most w cells.
+func (d *ImportDialog) matchHint(w int) string {
+	matches := d.path.Matches()
+	if len(matches) == 0 {
+		return ""
+	}
+	var bundles, dirs, others []string
+	for _, n := range matches {
+		switch {
+		case !d.path.IsFile(n):
+			dirs = append(dirs, n+"/")
+		case strings.HasSuffix(n, bundleSuffix) || strings.HasSuffix(n, ".tgz") || strings.HasSuffix(n, ".tar.gz"):
+			bundles = append(bundles, n)
+		default:
+			others = append(others, n)
+		}
+	}
+	names := append(append(bundles, dirs...), others...)
+	if len(names) > 12 {
+		names = append(names[:12], fmt.Sprintf("… %d more", len(matches)-12))
+	}
+	return truncPlain(strings.Join(names, "  "), w)
 }
 
 // box frames the lines, cut to the screen's height.

@@ -53,6 +53,9 @@ func (r *importRig) toReport() *ImportDialog {
 		r.t.Fatalf("i opened %T, want the import dialog", r.m.dialog)
 	}
 	r.typeText("bundles/fix")
+	if v := r.m.View(); !strings.Contains(v, filepath.Base(r.bundle)) {
+		r.t.Fatalf("the dialog does not offer the bundle the folder holds:\n%s", v)
+	}
 	r.key(keyOf(tea.KeyTab))
 	if got := d.path.Value(); got != r.bundle {
 		r.t.Fatalf("tab completed the bundle to %q, want %q", got, r.bundle)

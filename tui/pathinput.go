@@ -171,6 +171,10 @@ func (p *PathInput) Matches() []string {
 	return out
 }
 
+// IsFile reports whether a name of the listing held is a file (with
+// TakeFiles), not a folder.
+func (p *PathInput) IsFile(name string) bool { return p.isFile[name] }
+
 // Absolute reports whether the text is an absolute path, so it can be
 // browsed.
 func (p *PathInput) Absolute() bool {
