@@ -34,6 +34,7 @@
 //	benchtool server-held BIN HOME HELD N      N fresh hellos, and N while two processes hold HELD connections each
 //	benchtool hold SOCKET N                    hold N connections to SOCKET (server-held's holders)
 //	benchtool hook-loop BIN N FILE             hook's timing loop, run as a chat's harness
+//	benchtool bundle-50mb BIN WORK [MB]        export and import of a chat with a 50 MB session log: time, peak RSS
 //
 // The flood (package flood) is deterministic: lines of 12 words drawn from
 // plain words, SGR colour, CJK and emoji by a fixed-seed generator, so every
@@ -69,7 +70,8 @@ const usage = `usage:
   benchtool hook BIN HOME N
   benchtool server-held BIN HOME HELD N
   benchtool hold SOCKET N
-  benchtool hook-loop BIN N FILE`
+  benchtool hook-loop BIN N FILE
+  benchtool bundle-50mb BIN WORK [MB]`
 
 func main() {
 	if err := run(os.Args[1:]); err != nil {
@@ -188,6 +190,15 @@ func runServer(cmd string, rest []string) error {
 			return err
 		}
 		return heldBench(rest[0], rest[1], held, n)
+	case cmd == "bundle-50mb" && (len(rest) == 2 || len(rest) == 3):
+		mb := 50.0
+		if len(rest) == 3 {
+			var err error
+			if mb, err = parseMegabytes(rest[2]); err != nil {
+				return err
+			}
+		}
+		return bundleBench(rest[0], rest[1], mb)
 	case cmd == "hook-loop" && len(rest) == 3:
 		n, err := positive(rest[1])
 		if err != nil {

@@ -3,6 +3,7 @@ package transfer
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -58,10 +59,11 @@ func Import(r io.Reader, opt ImportOptions) (report.ImportReport, error) {
 	defer cleanup()
 	up, err := bundle.Unpack(r, stage, opt.Limits)
 	if err != nil {
-		if be, ok := err.(*bundle.Error); ok {
-			return rep, &Refusal{Reason: be.Error(), Err: be}
+		var be *bundle.Error
+		if errors.As(err, &be) {
+			return rep, &Refusal{Reason: be.Error(), Err: err}
 		}
-		return rep, &Refusal{Reason: err.Error(), Err: err}
+		return rep, fmt.Errorf("import: %w", err)
 	}
 	meta, err := sessions.ParseMeta(up.Chat)
 	if err != nil {
