@@ -14,19 +14,6 @@ import (
 // This file is `acpmux-tui export ID [-o FILE|-]`: one chat's bundle, with
 // its conversation as a running server holds it now.
 
-func cmdExport(a *app, args []string) error {
-	fs := newFlags(a, "export")
-	out := fs.String("o", "", "the bundle to write (default <name>-<id>.acpmux.tgz here; - for stdout)")
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return usagef("usage: acpmux-tui export ID [-o FILE|-]")
-	}
-	return a.export(pos[0], *out)
-}
-
 // export writes the chat's bundle to out ("" the default name in the
 // current folder, "-" stdout) and prints the report: on stdout, or on
 // stderr when the bundle goes to stdout.

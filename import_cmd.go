@@ -13,25 +13,6 @@ import (
 // This file is `acpmux-tui import FILE|- --root DIR [--root DIR]... [--json]`:
 // a bundle's chat added here under the guard.
 
-func cmdImport(a *app, args []string) error {
-	fs := newFlags(a, "import")
-	var roots stringList
-	fs.Var(&roots, "root", "a folder the imported chat may see, with all inside it (repeat for more)")
-	asJSON := fs.Bool("json", false, "print the report as JSON")
-	dryRun := fs.Bool("dry-run", false, "write nothing: say what would be kept and dropped")
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return usagef("usage: acpmux-tui import FILE|- --root DIR [--root DIR]... [--json]")
-	}
-	if len(roots) == 0 {
-		return usagef("import: at least one --root DIR is needed: the chat keeps only what lies inside the roots")
-	}
-	return a.importBundle(pos[0], a.absPaths(roots), *dryRun, *asJSON)
-}
-
 // importBundle reads the bundle at file ("-" stdin) and prints the report.
 func (a *app) importBundle(file string, roots []string, dryRun, asJSON bool) error {
 	if err := a.open(); err != nil {

@@ -159,7 +159,11 @@ func printCommandUsage(w io.Writer, fs *flag.FlagSet) {
 		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !ok || !b.IsBoolFlag() {
 			arg = " " + flagArg(f.Name)
 		}
-		fmt.Fprintf(w, "  %-18s %s\n", "--"+f.Name+arg, f.Usage)
+		dash := "--"
+		if len(f.Name) == 1 {
+			dash = "-" // -o FILE
+		}
+		fmt.Fprintf(w, "  %-18s %s\n", dash+f.Name+arg, f.Usage)
 	})
 }
 
@@ -474,4 +478,39 @@ func cmdVersion(a *app, args []string) error {
 		return usagef("usage: acpmux-tui version [--json]")
 	}
 	return a.printVersion(*asJSON)
+}
+
+// cmdExport is `export ID [-o FILE|-]` (export_cmd.go).
+func cmdExport(a *app, args []string) error {
+	fs := newFlags(a, "export")
+	out := fs.String("o", "", "the bundle to write (default <name>-<id>.acpmux.tgz here; - for stdout)")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("usage: acpmux-tui export ID [-o FILE|-]")
+	}
+	return a.export(pos[0], *out)
+}
+
+// cmdImport is `import FILE|- --root DIR [--root DIR]... [--dry-run]
+// [--json]` (import_cmd.go).
+func cmdImport(a *app, args []string) error {
+	fs := newFlags(a, "import")
+	var roots stringList
+	fs.Var(&roots, "root", "a folder the imported chat may see, with all inside it (repeat for more)")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	dryRun := fs.Bool("dry-run", false, "write nothing: say what would be kept and dropped")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("usage: acpmux-tui import FILE|- --root DIR [--root DIR]... [--json]")
+	}
+	if len(roots) == 0 {
+		return usagef("import: at least one --root DIR is needed: the chat keeps only what lies inside the roots")
+	}
+	return a.importBundle(pos[0], a.absPaths(roots), *dryRun, *asJSON)
 }

@@ -182,7 +182,7 @@ func gatherConversation(chat *sessions.Meta, opt ExportOptions) conversation {
 	sid := chat.AgentSessionID
 	switch {
 	case known && spec.Transport == harness.TransportACP:
-		return acpConversation(chat, live, sid != "")
+		return acpConversation(chat, live, env)
 	case known && spec.Kind == harness.KindClaude && sid != "":
 		if m, ok := sessionMember(harness.ClaudeSessionLog(env, sid)); ok {
 			return conversation{kind: bundle.KindExact, source: bundle.SourceClaudeSession, members: []member{m}}
@@ -201,23 +201,41 @@ func gatherConversation(chat *sessions.Meta, opt ExportOptions) conversation {
 }
 
 // acpConversation is an ACP chat's: its transcript and a capsule built from
-// it when a server holds it, exact when the agent has a session to load.
-func acpConversation(chat *sessions.Meta, live *Live, hasSession bool) conversation {
+// it when a server holds it, and the agent's own session log where it keeps
+// one this side can read (claude-agent-acp keeps Claude Code's, codex-acp
+// Codex's), so that the other side's agent can load the session; exact
+// when the agent has a session to load.
+func acpConversation(chat *sessions.Meta, live *Live, env []string) conversation {
+	sid := chat.AgentSessionID
 	c := conversation{kind: bundle.KindNone, source: bundle.SourceNone}
-	if hasSession {
+	if sid != "" {
 		c.kind = bundle.KindExact
 	}
-	if len(live.Transcript) == 0 {
+	if len(live.Transcript) > 0 {
+		if sid == "" {
+			c.kind = bundle.KindCapsule
+		}
+		c.source = bundle.SourceACPTranscript
+		text := capsule.Build(exportInfo(chat, nil), capsule.FromTranscript(live.Transcript))
+		c.members = []member{transcriptMember(live.Transcript), textMember(bundle.CapsuleMember, text)}
+		if live.TurnRunning {
+			c.notes = append(c.notes, NoteTurnCut)
+		}
+	}
+	if sid == "" {
 		return c
 	}
-	if !hasSession {
-		c.kind = bundle.KindCapsule
-	}
-	c.source = bundle.SourceACPTranscript
-	text := capsule.Build(exportInfo(chat, nil), capsule.FromTranscript(live.Transcript))
-	c.members = []member{transcriptMember(live.Transcript), textMember(bundle.CapsuleMember, text)}
-	if live.TurnRunning {
-		c.notes = append(c.notes, NoteTurnCut)
+	for _, log := range []struct {
+		path   string
+		source bundle.Source
+	}{{harness.ClaudeSessionLog(env, sid), bundle.SourceClaudeSession}, {harness.CodexSessionLog(env, sid), bundle.SourceCodexSession}} {
+		if m, ok := sessionMember(log.path); ok {
+			c.members = append(c.members, m)
+			if c.source == bundle.SourceNone {
+				c.source = log.source
+			}
+			break
+		}
 	}
 	return c
 }

@@ -26,6 +26,7 @@ type Refusal struct {
 	Err error
 }
 
+// Error returns "import refused: REASON".
 func (r *Refusal) Error() string { return "import refused: " + r.Reason }
 
 // Unwrap returns the underlying error.

@@ -170,23 +170,23 @@ func (in *importer) planConversation(cwd string) convPlan {
 	man, sid := in.up.Manifest, in.meta.AgentSessionID
 	staged := in.staged(bundle.SessionMember)
 	if man.Conversation == bundle.KindExact && sid != "" {
-		switch man.Source {
-		case bundle.SourceClaudeSession, bundle.SourceCodexSession:
+		if in.acp() {
+			return in.planACP(cwd, sid, staged)
+		}
+		if man.Source == bundle.SourceClaudeSession || man.Source == bundle.SourceCodexSession {
 			if staged == "" {
 				return in.asCapsule("the bundle says exact but holds no session log")
 			}
-			return in.placeSession(cwd, sid, staged)
-		case bundle.SourceACPTranscript, bundle.SourceNone:
-			how := fmt.Sprintf("the agent's session %s is kept: the first start loads it (session/load)", quote(sid))
-			p := convPlan{kind: bundle.KindExact, keepSID: true}
-			if in.hasCapsuleSource() {
-				p.capsule = true
-				how += "; should the agent not have it, a new session starts with a capsule of the transcript as its first message"
-			} else {
-				how += "; should the agent not have it, a new session starts without the conversation"
+			target, why := in.sessionTarget(cwd, sid, man.Source == bundle.SourceClaudeSession)
+			if why != "" {
+				return in.asCapsule(why)
 			}
-			p.how = how
-			return p
+			if man.Source == bundle.SourceClaudeSession {
+				return convPlan{kind: bundle.KindExact, session: staged, target: target, keepSID: true,
+					how: fmt.Sprintf("Claude Code's session log was put at %s: the first start resumes it (--resume %s)", target, sid)}
+			}
+			return convPlan{kind: bundle.KindExact, session: staged, target: target, keepSID: true,
+				how: fmt.Sprintf("Codex's session file was put at %s: the first start resumes it (codex resume %s)", target, sid)}
 		}
 	}
 	if man.Conversation == bundle.KindNone || !in.hasCapsuleSource() {
@@ -195,13 +195,47 @@ func (in *importer) planConversation(cwd string) convPlan {
 	return in.asCapsule("")
 }
 
-// placeSession plans putting a Claude Code or Codex session log where the
-// harness finds it, or a capsule when it cannot go there.
-func (in *importer) placeSession(cwd, sid, staged string) convPlan {
-	claude := in.up.Manifest.Source == bundle.SourceClaudeSession
-	var target string
+// acp reports whether the chat's conversation is an ACP agent's: its
+// harness here speaks ACP, or, a harness this host does not know, the
+// bundle holds an ACP transcript.
+func (in *importer) acp() bool {
+	if in.known {
+		return in.spec.Transport == harness.TransportACP
+	}
+	return in.up.Manifest.Source == bundle.SourceACPTranscript
+}
+
+// planACP plans an exact ACP chat: its session id is kept, so the first
+// start loads it; the agent's own session log, when the bundle has it, is
+// put where the agent reads it; and a capsule comes along should the load
+// fail.
+func (in *importer) planACP(cwd, sid, staged string) convPlan {
+	p := convPlan{kind: bundle.KindExact, keepSID: true}
+	how := fmt.Sprintf("the agent's session %s is kept: the first start loads it (session/load)", quote(sid))
+	if staged != "" {
+		target, why := in.sessionTarget(cwd, sid, !isCodexRollout(staged))
+		if why == "" {
+			p.session, p.target = staged, target
+			how += "; its session log, which the agent reads, was put at " + target
+		} else {
+			how += "; its session log was not put back (" + why + ")"
+		}
+	}
+	if in.hasCapsuleSource() {
+		p.capsule = true
+		how += "; should the agent not have it, a new session starts with a capsule of the conversation as its first message"
+	} else {
+		how += "; should the agent not have it, a new session starts without the conversation"
+	}
+	p.how = how
+	return p
+}
+
+// sessionTarget is where a staged session log for sid goes here (Claude
+// Code's for the chat's folder cwd, or Codex's), or why it cannot go.
+func (in *importer) sessionTarget(cwd, sid string, claude bool) (string, string) {
+	var target, existing string
 	var err error
-	existing := ""
 	if claude {
 		existing = harness.ClaudeSessionLog(in.env, sid)
 		if cwd == "" {
@@ -213,18 +247,28 @@ func (in *importer) placeSession(cwd, sid, staged string) convPlan {
 		existing = harness.CodexSessionLog(in.env, sid)
 		target, err = codexTarget(in.env, sid, time.Now())
 	}
+	switch {
+	case err != nil:
+		return "", err.Error()
+	case existing != "":
+		return "", fmt.Sprintf("a session log for %s is already on this host (%s): it is never overwritten nor shared", quote(sid), existing)
+	}
+	return target, ""
+}
+
+// isCodexRollout reports whether a staged session log is a Codex rollout
+// file (its first record is session_meta) rather than Claude Code's.
+func isCodexRollout(path string) bool {
+	f, err := openRegular(path)
 	if err != nil {
-		return in.asCapsule(err.Error())
+		return false
 	}
-	if existing != "" {
-		return in.asCapsule(fmt.Sprintf("a session log for %s is already on this host (%s): it is never overwritten nor shared", quote(sid), existing))
+	defer f.Close()
+	line, _ := bufio.NewReaderSize(io.LimitReader(f, 64<<10), 64<<10).ReadBytes('\n')
+	var rec struct {
+		Type string `json:"type"`
 	}
-	if claude {
-		return convPlan{kind: bundle.KindExact, session: staged, target: target, keepSID: true,
-			how: fmt.Sprintf("Claude Code's session log was put at %s: the first start resumes it (--resume %s)", target, sid)}
-	}
-	return convPlan{kind: bundle.KindExact, session: staged, target: target, keepSID: true,
-		how: fmt.Sprintf("Codex's session file was put at %s: the first start resumes it (codex resume %s)", target, sid)}
+	return json.Unmarshal(line, &rec) == nil && rec.Type == "session_meta"
 }
 
 // asCapsule plans a capsule as the first message; why says why the
@@ -282,10 +326,15 @@ func (in *importer) create(cwd string, noProject bool) (err error) {
 	p := in.plan(cwd)
 	if p.session != "" {
 		undo, perr := placeFile(p.session, p.target)
-		if perr != nil {
+		switch {
+		case perr != nil && in.acp():
+			// The agent may have the session still; the capsule stays.
+			p.session = ""
+			in.rep.How += "; but its session log could not be put back: " + perr.Error()
+		case perr != nil:
 			p = in.asCapsule(perr.Error())
 			in.rep.Conversation, in.rep.How = string(p.kind), p.how
-		} else {
+		default:
 			defer func() {
 				if err != nil {
 					undo()

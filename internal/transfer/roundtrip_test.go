@@ -247,3 +247,54 @@ func TestExportFileIsAtomic(t *testing.T) {
 		t.Error("export into a missing folder succeeded")
 	}
 }
+
+// TestRoundTripACPSessionLog: an ACP chat whose agent keeps Claude Code's
+// session log (claude-agent-acp) carries that log, so the other side's
+// agent can load the session: it is put under the new HOME's project
+// folder, the session id kept, and a capsule made from it kept should the
+// load fail.
+func TestRoundTripACPSessionLog(t *testing.T) {
+	w := newWorld(t)
+	sid := "7a1b2c3d-1111-2222-3333-444455556666"
+	log := `{"type":"user","message":{"role":"user","content":"port the tests"}}` + "\n"
+	w.file("user/.claude/projects/"+ClaudeProjectName(w.app)+"/"+sid+".jsonl", log)
+	chat, err := w.store.Create(sessions.NewChat{Name: "acp log", Harness: "claude-acp", Cwd: w.app, AgentSessionID: sid})
+	if err != nil {
+		t.Fatal(err)
+	}
+	to := w.other()
+	man, m, how := move(t, w, to, chat, nil)
+	if man.Conversation != bundle.KindExact || man.Source != bundle.SourceClaudeSession || !slices.Contains(man.Members, bundle.SessionMember) {
+		t.Errorf("manifest %+v", man)
+	}
+	want := filepath.Join(to.user, ".claude", "projects", ClaudeProjectName(w.app), sid+".jsonl")
+	if got, err := os.ReadFile(want); err != nil || string(got) != log {
+		t.Errorf("session log at %s: %q, %v", want, got, err)
+	}
+	text, _, _ := to.store.Capsule(m.ID)
+	if m.AgentSessionID != sid || !strings.Contains(text, "port the tests") || !strings.Contains(how, "session/load") || !strings.Contains(how, want) {
+		t.Errorf("chat %+v, capsule %q, how %q", m, text, how)
+	}
+}
+
+// TestRoundTripClaudeNoProject: a Claude Code chat with no project gets a
+// fresh home folder on the other side, and its session log goes to the
+// project folder of that new folder, where Claude Code run there looks.
+func TestRoundTripClaudeNoProject(t *testing.T) {
+	w := newWorld(t)
+	chat, err := w.store.Create(sessions.NewChat{Name: "scratch", Harness: "claude"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sid := "5e6f7a8b-1111-2222-3333-444455556666"
+	if chat, err = w.store.Update(chat.ID, func(m *sessions.Meta) error { m.AgentSessionID = sid; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	w.file("user/.claude/projects/"+ClaudeProjectName(chat.Cwd)+"/"+sid+".jsonl", `{"type":"summary"}`+"\n")
+	to := w.other()
+	_, m, how := move(t, w, to, chat, nil)
+	want := filepath.Join(to.user, ".claude", "projects", ClaudeProjectName(to.store.HomeDir(m.ID)), sid+".jsonl")
+	if _, err := os.Stat(want); err != nil || !to.store.NoProject(m) || m.AgentSessionID != sid || !strings.Contains(how, want) {
+		t.Errorf("log at %s: %v; chat %+v; how %q", want, err, m, how)
+	}
+}
