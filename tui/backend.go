@@ -59,6 +59,15 @@ type Mux interface {
 	// client: chat files changed on disk (by hand, another acpmux-tui
 	// process, or the server), a config file it refused.
 	News() <-chan server.News
+
+	// Export has the server write chat id's bundle to path (absolute). It
+	// may block.
+	Export(id, path string) (server.ExportReport, error)
+	// Import has the server add a chat from the bundle at path (absolute),
+	// keeping its folders only inside roots; with dryRun nothing is
+	// written and the report says what would be kept and dropped. It may
+	// block.
+	Import(path string, roots []string, dryRun bool) (server.ImportReport, error)
 }
 
 // Common is what every component shares: styles, key map, logger.

@@ -10,13 +10,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
-	"github.com/acpmux/acpmux-tui/internal/plaintext"
 	"github.com/acpmux/acpmux-tui/mux"
 	"github.com/acpmux/acpmux-tui/sessions"
 	tea "github.com/charmbracelet/bubbletea"
@@ -74,6 +73,10 @@ type Options struct {
 	// title, a desktop notification, the bell (attention.go). nil writes
 	// nothing.
 	Emit func(seq string)
+	// Cwd is the TUI's own folder: an export goes there by default, and a
+	// relative path typed in the export or import dialog is resolved
+	// against it (the process's working folder when "").
+	Cwd string
 }
 
 // Model is the root model: it owns the components and routes messages.
@@ -89,7 +92,11 @@ type Model struct {
 	sidebar *Sidebar
 	summary *Summary
 	pane    *ChatPane
-	dialog  Dialog
+	// dialog is the top of the stack of dialogs, the one that gets the
+	// keys; below are those under it, the last the nearest (a dialog that
+	// needs another, as import needs the folder picker, pushes it).
+	dialog Dialog
+	below  []Dialog
 
 	problems   map[string][]sessions.FolderProblem
 	missing    map[string]bool // harnesses not installed, by name
@@ -121,6 +128,9 @@ type Model struct {
 	// (follow.go).
 	linkLost       error
 	startingServer bool
+	// selectListed is a chat to select as soon as a list read holds it
+	// (one just imported, whose file the server wrote).
+	selectListed string
 }
 
 // New builds the app. Nothing is started until the program runs it.
@@ -142,6 +152,9 @@ func New(opt Options) *Model {
 	}
 	if opt.DefaultHarness == "" {
 		opt.DefaultHarness = "shell"
+	}
+	if opt.Cwd == "" {
+		opt.Cwd, _ = os.Getwd()
 	}
 	if opt.Harnesses == nil && opt.Table != nil {
 		for _, s := range opt.Table.All() {
@@ -340,10 +353,20 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.setStatus(string(msg), false)
 		return nil
 	case closeDialogMsg:
-		m.dialog = nil
+		m.popDialog()
 		return nil
+	case pushDialogMsg:
+		return m.pushDialog(msg.d)
+	case pickerDoneMsg:
+		return m.fromPushed(msg.owner, msg)
+	case pickerCancelledMsg:
+		return m.fromPushed(msg.owner, msg)
 	case chatRenamedMsg:
 		return m.renamed(msg)
+	case chatExportedMsg:
+		return m.exported(msg)
+	case bundleImportedMsg:
+		return m.imported(msg)
 	}
 	if m.dialog != nil {
 		return m.dialog.Update(msg)
@@ -480,6 +503,9 @@ func (m *Model) listLoaded(msg listLoadedMsg) tea.Cmd {
 	}
 	m.loaded = true
 	m.sidebar.SetEntries(msg.entries, msg.selectID)
+	if m.selectListed != "" && m.sidebar.Select(m.selectListed) {
+		m.selectListed = ""
+	}
 	return tea.Batch(m.selectionChanged(), m.openPending())
 }
 
@@ -556,35 +582,8 @@ func (m *Model) actionDone(msg actionDoneMsg) tea.Cmd {
 	return changed
 }
 
-// setStatus shows a note or an error in the status line.
-// The text may carry an agent's words (an error it sent): shown plain.
-func (m *Model) setStatus(text string, isErr bool) {
-	m.status, m.isErr, m.isWarn = plaintext.Line(text), isErr, false
-}
-
-// setWarning shows a warning in the status line: something done, with a
-// catch the user should know of.
-func (m *Model) setWarning(text string) {
-	m.status, m.isErr, m.isWarn = plaintext.Line(text), false, true
-	m.c.Log.Warn("tui", "warning", text)
-}
-
-// fail shows and logs an error.
-func (m *Model) fail(what string, err error) {
-	text := describeErr(what, err)
-	m.c.Log.Error("tui", "what", what, "err", err)
-	m.setStatus(firstLine(text), true)
-}
-
 func asFoldersGone(err error) (*mux.FoldersGoneError, bool) {
 	var gone *mux.FoldersGoneError
 	ok := errors.As(err, &gone)
 	return gone, ok
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return strconv.Itoa(n) + " " + word + "s"
 }

@@ -81,6 +81,8 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		return tea.Batch(m.openNewChat(), reloadHarnesses(m.opt.ReloadHarnesses))
 	case key.Matches(msg, km.StartServer):
 		return m.startServer()
+	case key.Matches(msg, km.Import):
+		return m.openDialog(NewImportDialog(m.c, m.mux, m.store, m.nextOwner(), m.opt.Cwd, m.opt.UserHome))
 	case key.Matches(msg, keyPgUp):
 		m.pane.ScrollBy(max(m.lay.chatRows-1, 1))
 		return nil
@@ -115,6 +117,8 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		return removeMissing(m.mux, m.store, e.ID)
 	case key.Matches(msg, km.Rename):
 		return m.openDialog(NewRenameDialog(m.c, m.store, e.ID, e.Meta.Name))
+	case key.Matches(msg, km.Export):
+		return m.openDialog(NewExportDialog(m.c, m.mux, m.nextOwner(), e.ID, e.Meta.Name, m.opt.Cwd, m.opt.UserHome))
 	}
 	if handled, cmd := m.sidebar.Update(msg); handled {
 		return tea.Batch(cmd, m.selectionChanged())
@@ -123,7 +127,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 }
 
 func isChatAction(km config.KeyMap, msg tea.KeyMsg) bool {
-	return key.Matches(msg, km.AddFolders, km.Fork, km.Side, km.Handoff, km.Restart, km.Stop, km.Delete, km.RemoveMissing, km.Rename)
+	return key.Matches(msg, km.AddFolders, km.Fork, km.Side, km.Handoff, km.Restart, km.Stop, km.Delete, km.RemoveMissing, km.Rename, km.Export)
 }
 
 func (m *Model) chatPath(id string) string {
@@ -177,11 +181,12 @@ func (m *Model) nextOwner() int {
 	return m.owners
 }
 
+// openDialog opens d in place of the top dialog, if any.
 func (m *Model) openDialog(d Dialog) tea.Cmd {
 	d.SetSize(m.lay.width, m.lay.height)
 	m.dialog = d
-	if p, ok := d.(*FolderPicker); ok {
-		return p.Init()
+	if in, ok := d.(dialogIniter); ok {
+		return in.Init()
 	}
 	return nil
 }
@@ -358,7 +363,7 @@ func (m *Model) fullHelp() [][]key.Binding {
 		{km.Up, km.Down, km.Focus, km.Leave, km.Filter, keyPgUp},
 		{km.New, km.AddFolders, km.PickFiles, km.Fork, km.Side, km.Handoff},
 		{km.Restart, km.Stop, km.Delete, km.RemoveMissing, km.Rename},
-		{km.StartServer, km.Help, km.Quit},
+		{km.Export, km.Import, km.StartServer, km.Help, km.Quit},
 	}
 }
 
