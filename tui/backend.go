@@ -157,10 +157,14 @@ type writeReq struct {
 	b  []byte
 }
 
-func newInputWriter(m Mux) *inputWriter {
+// newInputWriter starts the writer; before runs ahead of each write (the
+// TUI sends there which chat its user sees, so that reaches the server
+// before the keys typed after it changed).
+func newInputWriter(m Mux, before func()) *inputWriter {
 	w := &inputWriter{queue: make(chan writeReq, 4096), errs: make(chan writeErrMsg, 16)}
 	go func() {
 		for req := range w.queue {
+			before()
 			if err := m.Write(req.id, req.b); err != nil {
 				select {
 				case w.errs <- writeErrMsg{req.id, err}:

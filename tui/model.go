@@ -168,7 +168,7 @@ func New(opt Options) *Model {
 			m.missing[h.Name] = true
 		}
 	}
-	m.in = newInputWriter(opt.Mux)
+	m.in = newInputWriter(opt.Mux, func() { m.looking.flush(m.sendLook) })
 	m.sidebar = NewSidebar(c)
 	m.sidebar.SetMissing(m.missing)
 	m.summary = NewSummary(c)
