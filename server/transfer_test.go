@@ -53,7 +53,10 @@ func TestExportAndImportOverTheSocket(t *testing.T) {
 	}
 
 	watcher := r.dial()
-	watcher.ok(MethodWatch, SizeParams{}, nil)
+	// The running chat's views may come before the watch's answer.
+	if rep, _ := watcher.callNoting(MethodWatch, SizeParams{}); rep.Error != nil {
+		t.Fatalf("watch: %+v", rep.Error)
+	}
 	before := r.chatFiles()
 	var dry ImportReport
 	w.ok(MethodImport, ImportParams{Path: path, Roots: []string{filepath.Join(root, "src")}, DryRun: true}, &dry)
