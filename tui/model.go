@@ -210,6 +210,7 @@ func (m *Model) Init() tea.Cmd {
 // Update routes a message, then prepares the help line for the frame and
 // tells the server and the terminal what changed for the user's attention.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	msg = focusReport(msg)
 	m.sideChanged, m.quiet = false, false
 	footer := m.footerKey
 	cmd := m.update(msg)
