@@ -84,7 +84,7 @@ func metaOf(j sessions.ChatJSON) *sessions.Meta {
 		ID: j.ID, Name: j.Name, Harness: j.Harness, Cwd: j.Cwd,
 		AdditionalDirectories: j.AdditionalDirectories, AdditionalFiles: j.AdditionalFiles, Created: created,
 		Parent: j.Parent, Origin: j.Origin, AgentSessionID: j.AgentSessionID,
-		FilesVia: filesVia(j.FilesVia), FoldersVia: foldersVia(j), Capsule: j.Capsule,
+		FilesVia: filesVia(j.FilesVia), FoldersVia: foldersVia(j), Capsule: j.HasCapsule,
 	}
 }
 

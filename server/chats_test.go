@@ -56,7 +56,7 @@ func TestChatAndDerive(t *testing.T) {
 	capsule := "what was said in zap\n"
 	var hand sessions.ChatJSON
 	w.ok(MethodDerive, DeriveParams{ID: parent.ID, Origin: sessions.OriginHandoff, Harness: "child", Capsule: capsule}, &hand)
-	if hand.Harness != "child" || hand.Origin != "handoff" || !hand.Capsule || hand.Name != "zap → child" {
+	if hand.Harness != "child" || hand.Origin != "handoff" || !hand.HasCapsule || hand.Name != "zap → child" {
 		t.Fatalf("handoff: %+v", hand)
 	}
 	if text, sent, err := r.store.Capsule(hand.ID); err != nil || sent || text != capsule {
