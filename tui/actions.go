@@ -263,18 +263,6 @@ func removeMissing(cs ChatStore, id string) tea.Cmd {
 	}
 }
 
-// foldersChanged tells the mux that a chat's stored folders changed: a
-// running harness takes them at the end of its turn, and fs/* stops serving
-// a folder removed at once.
-func foldersChanged(mx Mux, id string) tea.Cmd {
-	return func() tea.Msg {
-		if err := mx.FoldersChanged(id); err != nil {
-			return errMsg{what: "apply the folders", err: err}
-		}
-		return nil
-	}
-}
-
 func tick(every time.Duration) tea.Cmd {
 	return tea.Tick(every, func(t time.Time) tea.Msg { return tickMsg(t) })
 }

@@ -35,11 +35,7 @@ type Mux interface {
 
 	Start(id string, cols, rows int) error
 	Restart(id string, cols, rows int) error
-	// FoldersChanged says a chat's stored folders changed: a running chat
-	// takes them at the end of its turn.
-	FoldersChanged(id string) error
 	Stop(id string)
-	Forget(id string)
 	Write(id string, p []byte) error
 	ResizeAll(cols, rows int)
 	CreateAndStart(n sessions.NewChat, cols, rows int) (*sessions.Meta, error)
