@@ -172,6 +172,7 @@ func (a *app) view(e sessions.Entry) sessions.ChatJSON {
 	if errors.As(a.liveErr, &un) {
 		status = un.Status
 	}
+	e.NoProject = e.Meta != nil && a.store.NoProject(e.Meta)
 	j := e.JSON(status, via)
 	j.FoldersViaExpected = expected
 	if e.Meta != nil && j.FilesVia == "" {

@@ -84,8 +84,18 @@ func metaOf(j sessions.ChatJSON) *sessions.Meta {
 		ID: j.ID, Name: j.Name, Harness: j.Harness, Cwd: j.Cwd,
 		AdditionalDirectories: j.AdditionalDirectories, AdditionalFiles: j.AdditionalFiles, Created: created,
 		Parent: j.Parent, Origin: j.Origin, AgentSessionID: j.AgentSessionID,
-		FilesVia: filesVia(j.FilesVia),
+		FilesVia: filesVia(j.FilesVia), FoldersVia: foldersVia(j), Capsule: j.HasCapsule,
 	}
+}
+
+// foldersVia is the way the chat's folders went at its last start, as Meta
+// holds it: "" while the server tells the table's expectation, or when the
+// chat has no folders.
+func foldersVia(j sessions.ChatJSON) string {
+	if j.FoldersViaExpected || j.FoldersVia == "none" {
+		return ""
+	}
+	return j.FoldersVia
 }
 
 // filesVia is ChatJSON.FilesVia as Meta holds it: "none" is a chat without

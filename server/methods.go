@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strings"
-	"unicode"
 
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/mux"
@@ -27,6 +26,9 @@ func (s *Server) call(c *conn, req Request) (result any, rpcErr *Error) {
 		}
 	}()
 	s.configBeforeStart(c, req.Method)
+	if h, ok := chatMethods[req.Method]; ok {
+		return h(s, req.Params)
+	}
 	switch req.Method {
 	case MethodHello:
 		if err := decodeParams(req.Params, &struct{}{}); err != nil {
@@ -214,6 +216,7 @@ func (s *Server) view(e sessions.Entry) sessions.ChatJSON {
 			via, expected = st.FoldersVia, false
 		}
 	}
+	e.NoProject = e.Meta != nil && s.opt.Store.NoProject(e.Meta)
 	j := e.JSON(st.Status.String(), via)
 	j.FoldersViaExpected = expected
 	if e.Meta != nil && j.FilesVia == "" {
@@ -294,15 +297,12 @@ func (s *Server) checkNew(p NewParams) (sessions.NewChat, *Error) {
 		return sessions.NewChat{}, errorf(CodeInvalidParams, "Invalid params: unknown harness %q (known: %s)", clipText(name), strings.Join(s.table().Names(), ", "))
 	}
 	if p.Cwd != "" {
-		if reason := sessions.PathSyntaxProblem(p.Cwd); reason != "" {
-			return sessions.NewChat{}, errorf(CodeInvalidParams, "Invalid params: cwd %q: %s", clipText(p.Cwd), reason)
-		}
-		if _, err := sessions.Canonical(p.Cwd); err != nil {
-			return sessions.NewChat{}, errorf(CodeInvalidParams, "Invalid params: cwd %q: %v", clipText(p.Cwd), err)
+		if err := checkCwd("cwd", p.Cwd); err != nil {
+			return sessions.NewChat{}, err
 		}
 	}
-	if len(p.Name) > sessions.MaxNameBytes || strings.IndexFunc(p.Name, unicode.IsControl) >= 0 {
-		return sessions.NewChat{}, errorf(CodeInvalidParams, "Invalid params: name must be one line of printable text, at most %d bytes", sessions.MaxNameBytes)
+	if err := checkName(p.Name); err != nil {
+		return sessions.NewChat{}, err
 	}
 	return sessions.NewChat{Name: p.Name, Harness: name, Cwd: p.Cwd, AdditionalDirectories: p.AdditionalDirectories, AdditionalFiles: p.AdditionalFiles}, nil
 }

@@ -238,7 +238,7 @@ func (r *rig) open(opt Options) *Model {
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	opt.Store, opt.Table, opt.Config = r.store, r.table, r.cfg
+	opt.Table, opt.Config, opt.Home = r.table, r.cfg, r.store.Home()
 	if opt.Mux == nil {
 		opt.Mux = r.fake
 	}

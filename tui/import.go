@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/acpmux/acpmux-tui/server"
-	"github.com/acpmux/acpmux-tui/sessions"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
@@ -63,8 +62,7 @@ func importBundle(mx Mux, owner int, path string, roots []string, dryRun bool) t
 type ImportDialog struct {
 	c         *Common
 	mux       Mux
-	store     *sessions.Store // its validator checks the roots picked
-	owner     int             // its listings; owner+1 tags the pushed picker
+	owner     int // its listings; owner+1 tags the pushed picker
 	cwd, home string
 	path      *PathInput
 	bundle    string   // the absolute path checked
@@ -77,7 +75,7 @@ type ImportDialog struct {
 
 // NewImportDialog returns the dialog; cwd is the TUI's folder (a relative
 // path is taken from it, and the picker starts there), home what "~" means.
-func NewImportDialog(c *Common, mx Mux, store *sessions.Store, owner int, cwd, home string) *ImportDialog {
+func NewImportDialog(c *Common, mx Mux, owner int, cwd, home string) *ImportDialog {
 	start := cwd
 	if start != "" && !strings.HasSuffix(start, "/") {
 		start += "/"
@@ -86,7 +84,7 @@ func NewImportDialog(c *Common, mx Mux, store *sessions.Store, owner int, cwd, h
 	p.WithFiles()
 	p.input.Placeholder = "the bundle file (.acpmux.tgz)"
 	p.Focus()
-	return &ImportDialog{c: c, mux: mx, store: store, owner: owner, cwd: cwd, home: home, path: p}
+	return &ImportDialog{c: c, mux: mx, owner: owner, cwd: cwd, home: home, path: p}
 }
 
 // Init asks for the listing of the folder typed.
@@ -199,7 +197,7 @@ func (d *ImportDialog) chooseRoots() tea.Cmd {
 	if start == "" {
 		start = d.home
 	}
-	p := NewFolderPicker(d.c, d.owner+1, "roots: the chat's folders must be inside one", d.store, "", "", d.home, start, d.roots, nil)
+	p := NewFolderPicker(d.c, d.owner+1, "roots: the chat's folders must be inside one", d.mux, "", "", d.home, start, d.roots, nil)
 	return pushDialog(p)
 }
 
@@ -437,5 +435,5 @@ func (m *Model) imported(msg bundleImportedMsg) tea.Cmd {
 		m.setStatus(text, false)
 	}
 	m.selectListed = rep.ID
-	return tea.Batch(cmd, loadList(m.store, rep.ID))
+	return tea.Batch(cmd, loadList(m.mux, rep.ID))
 }

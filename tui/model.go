@@ -1,7 +1,8 @@
 // Package tui is the Bubble Tea app of acpmux-tui: one root model that
 // routes messages to its components (the sidebar of chats, the summary pane,
 // the chat pane, dialogs and the help bar). It talks to the embedded mux
-// through the narrow Mux interface and to the chat store through tea.Cmds;
+// through the narrow Mux interface, which is also its one source of chats:
+// it lists, reads and writes them only through the server, in tea.Cmds.
 // Update and View never do I/O.
 package tui
 
@@ -24,7 +25,6 @@ import (
 
 // Options configure the app.
 type Options struct {
-	Store  *sessions.Store
 	Table  *harness.Table
 	Config *config.Config
 	Mux    Mux
@@ -51,6 +51,9 @@ type Options struct {
 	// config file; it is called (in a command) each time the new-chat
 	// dialog opens, so a harness added since is offered.
 	ReloadHarnesses func() (Harnesses, error)
+	// Home is the agent home the server keeps the chats in; it is only
+	// named in messages (a broken chat file to fix by hand).
+	Home string
 	// UserHome is where the folder picker starts for a chat with no project
 	// and what "~" means.
 	UserHome string
@@ -84,7 +87,6 @@ type Model struct {
 	opt   Options
 	c     *Common
 	mux   Mux
-	store *sessions.Store
 	table *harness.Table
 	in    *inputWriter
 	gate  changeGate // when change notices last reached the model
@@ -162,7 +164,7 @@ func New(opt Options) *Model {
 		}
 	}
 	c := &Common{Styles: NewStyles(opt.Renderer, !opt.NoColor), Keys: opt.Config.KeyMap(), Log: opt.Logger}
-	m := &Model{opt: opt, c: c, mux: opt.Mux, store: opt.Store, table: opt.Table, problems: map[string][]sessions.FolderProblem{}, missing: map[string]bool{}}
+	m := &Model{opt: opt, c: c, mux: opt.Mux, table: opt.Table, problems: map[string][]sessions.FolderProblem{}, missing: map[string]bool{}}
 	for _, h := range opt.Harnesses {
 		if !h.Installed {
 			m.missing[h.Name] = true
@@ -199,7 +201,7 @@ func (m *Model) Init() tea.Cmd {
 		waitNews(m.mux.News()), tea.EnableReportFocus, waitNotices(m.mux.Notices()),
 		folderTick(m.opt.CheckFoldersEvery), m.watchLink()}
 	if !m.loaded {
-		cmds = append(cmds, loadList(m.store, m.opt.Open))
+		cmds = append(cmds, loadList(m.mux, m.opt.Open))
 	}
 	if e, ok := m.sidebar.Selected(); ok {
 		cmds = append(cmds, checkFolders(e))
@@ -293,7 +295,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			m.setWarning(configRefusal(msg.ConfigRefused))
 		}
 		if len(msg.Chats) > 0 {
-			return tea.Batch(next, loadList(m.store, m.selected))
+			return tea.Batch(next, loadList(m.mux, m.selected))
 		}
 		return next
 	case linkMsg:
@@ -338,7 +340,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			note += "; the harness takes them " + mux.PendingAtTurnEnd
 		}
 		m.setStatus(note, false)
-		return tea.Batch(loadList(m.store, msg.id), foldersChanged(m.mux, msg.id))
+		// The server has told the harness (addFolders, removeFolders,
+		// setFiles): a running chat takes them at the end of its turn.
+		return loadList(m.mux, msg.id)
 	case promptDoneMsg:
 		if msg.err != nil {
 			m.fail("prompt", msg.err)
@@ -447,7 +451,7 @@ func (m *Model) refreshSelected() {
 		via, expected = st.FoldersVia, false
 	}
 	m.now = m.opt.Now()
-	noProject := e.Meta != nil && m.store != nil && m.store.NoProject(e.Meta)
+	noProject := e.Meta != nil && e.NoProject
 	parentGone := false
 	if e.Meta != nil && e.Meta.Parent != "" {
 		_, present := m.sidebar.Entry(e.Meta.Parent)
@@ -534,7 +538,7 @@ func (m *Model) started(msg startedMsg) tea.Cmd {
 	}
 	if msg.err == nil {
 		// A first start may have stored the harness's session id.
-		cmds = append(cmds, reloadChat(m.store, msg.id))
+		cmds = append(cmds, reloadChat(m.mux, msg.id))
 	}
 	return tea.Batch(cmds...)
 }
@@ -565,7 +569,7 @@ func (m *Model) created(msg chatCreatedMsg) tea.Cmd {
 	if msg.open && !m.missing[msg.meta.Harness] {
 		m.opening = msg.meta.ID // started and focused once listed
 	}
-	return tea.Batch(append(cmds, loadList(m.store, msg.meta.ID))...)
+	return tea.Batch(append(cmds, loadList(m.mux, msg.meta.ID))...)
 }
 
 func (m *Model) actionDone(msg actionDoneMsg) tea.Cmd {
@@ -577,7 +581,7 @@ func (m *Model) actionDone(msg actionDoneMsg) tea.Cmd {
 	changed := m.chatChanged(msg.id)
 	if msg.reload {
 		delete(m.problems, msg.id)
-		return tea.Batch(changed, loadList(m.store, ""))
+		return tea.Batch(changed, loadList(m.mux, ""))
 	}
 	m.refreshSelected()
 	return changed

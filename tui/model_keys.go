@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"path/filepath"
 
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/mux"
@@ -82,7 +83,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, km.StartServer):
 		return m.startServer()
 	case key.Matches(msg, km.Import):
-		return m.openDialog(NewImportDialog(m.c, m.mux, m.store, m.nextOwner(), m.opt.Cwd, m.opt.UserHome))
+		return m.openDialog(NewImportDialog(m.c, m.mux, m.nextOwner(), m.opt.Cwd, m.opt.UserHome))
 	case key.Matches(msg, keyPgUp):
 		m.pane.ScrollBy(max(m.lay.chatRows-1, 1))
 		return nil
@@ -99,7 +100,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, km.Fork):
 		return m.fork(e)
 	case key.Matches(msg, km.Side):
-		return deriveChat(m.store, e.ID, sessions.Derivation{Origin: sessions.OriginSide})
+		return deriveChat(m.mux, e.ID, sessions.Derivation{Origin: sessions.OriginSide})
 	case key.Matches(msg, km.Handoff):
 		return m.openHandoff(e)
 	case key.Matches(msg, km.Restart):
@@ -112,11 +113,11 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		m.setStatus("stopping "+e.Name()+"…", false)
 		return stopChat(m.mux, e.ID, e.Name())
 	case key.Matches(msg, km.Delete):
-		return askDeleteChat(m.store, e)
+		return askDeleteChat(m.mux, e)
 	case key.Matches(msg, km.RemoveMissing):
-		return removeMissing(m.mux, m.store, e.ID)
+		return removeMissing(m.mux, e.ID)
 	case key.Matches(msg, km.Rename):
-		return m.openDialog(NewRenameDialog(m.c, m.store, e.ID, e.Meta.Name))
+		return m.openDialog(NewRenameDialog(m.c, m.mux, e.ID, e.Meta.Name))
 	case key.Matches(msg, km.Export):
 		return m.openDialog(NewExportDialog(m.c, m.mux, m.nextOwner(), e.ID, e.Meta.Name, m.opt.Cwd, m.opt.UserHome))
 	}
@@ -130,11 +131,13 @@ func isChatAction(km config.KeyMap, msg tea.KeyMsg) bool {
 	return key.Matches(msg, km.AddFolders, km.Fork, km.Side, km.Handoff, km.Restart, km.Stop, km.Delete, km.RemoveMissing, km.Rename, km.Export)
 }
 
+// chatPath is where a chat's file is, for a message that asks to fix it
+// by hand: in the agent home the server keeps the chats in, when known.
 func (m *Model) chatPath(id string) string {
-	if m.store == nil {
+	if m.opt.Home == "" {
 		return id + ".toml"
 	}
-	return m.store.ChatPath(id)
+	return filepath.Join(m.opt.Home, "chats", id+".toml")
 }
 
 // openSelected opens the selected chat: starts its harness if it is not
@@ -192,10 +195,10 @@ func (m *Model) openDialog(d Dialog) tea.Cmd {
 }
 
 func (m *Model) openNewChat() tea.Cmd {
-	d := NewNewChatDialog(m.c, m.nextOwner(), m.store, m.opt.UserHome, m.opt.Harnesses, m.opt.DefaultHarness,
+	d := NewNewChatDialog(m.c, m.nextOwner(), m.mux, m.opt.UserHome, m.opt.Harnesses, m.opt.DefaultHarness,
 		func(n sessions.NewChat) tea.Cmd {
 			if m.missing[n.Harness] {
-				return createOnly(m.store, n)
+				return createOnly(m.mux, n)
 			}
 			return createChat(m.mux, n, m.lay.chatCols, m.lay.chatRows)
 		})
@@ -204,12 +207,12 @@ func (m *Model) openNewChat() tea.Cmd {
 
 func (m *Model) openPicker(e sessions.Entry) tea.Cmd {
 	start := e.Meta.Cwd
-	if m.store != nil && m.store.NoProject(e.Meta) {
+	if e.NoProject {
 		start = m.opt.UserHome
 	}
 	title := fmt.Sprintf("add folders to %q, or take them out", e.Meta.Name)
-	p := NewFolderPicker(m.c, m.nextOwner(), title, m.store, e.ID, e.Meta.Cwd, m.opt.UserHome, start, nil, e.Meta.AdditionalDirectories)
-	return m.openDialog(p.WithFiles(m.mux, nil, e.Meta.AdditionalFiles))
+	p := NewFolderPicker(m.c, m.nextOwner(), title, m.mux, e.ID, e.Meta.Cwd, m.opt.UserHome, start, nil, e.Meta.AdditionalDirectories)
+	return m.openDialog(p.WithFiles(nil, e.Meta.AdditionalFiles))
 }
 
 func (m *Model) openHandoff(e sessions.Entry) tea.Cmd {
@@ -229,9 +232,9 @@ func (m *Model) openHandoff(e sessions.Entry) tea.Cmd {
 		}
 	}
 	// The capsule is built once a harness is chosen, then opens for review.
-	mx, store, table, getenv := m.mux, m.store, m.table, m.getenv()
+	mx, table, getenv := m.mux, m.table, m.getenv()
 	return m.openDialog(NewChooser(m.c, "hand "+e.Meta.Name+" off to", names, notes, func(name string) tea.Cmd {
-		return buildCapsule(mx, store, table, getenv, e, sessions.Derivation{Origin: sessions.OriginHandoff, Harness: name})
+		return buildCapsule(mx, table, getenv, e, sessions.Derivation{Origin: sessions.OriginHandoff, Harness: name})
 	}).Refuse(refusals))
 }
 
@@ -308,7 +311,7 @@ func (m *Model) deleteDialog(e sessions.Entry, home string, files int) Dialog {
 	if m.sidebar.states[e.ID].Status.Live() {
 		lines = append(lines, "Its harness is stopped first.")
 	}
-	return NewConfirm(m.c, "delete chat", lines, yes, deleteChat(m.mux, m.store, e.ID, e.Meta.Name, files > 0))
+	return NewConfirm(m.c, "delete chat", lines, yes, deleteChat(m.mux, e.ID, e.Meta.Name, files > 0))
 }
 
 // mouse scrolls and selects: the wheel over the sidebar moves the

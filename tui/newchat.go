@@ -44,7 +44,7 @@ var (
 type NewChatDialog struct {
 	c         *Common
 	owner     int
-	store     *sessions.Store
+	lists     ChatLists // the folder picker's validator
 	home      string
 	harnesses []HarnessInfo
 	hi        int
@@ -62,7 +62,7 @@ type NewChatDialog struct {
 
 // NewNewChatDialog returns the dialog; owner and owner+1 tag its listings;
 // create makes the command that creates the chat.
-func NewNewChatDialog(c *Common, owner int, store *sessions.Store, home string, harnesses []HarnessInfo, defaultHarness string, create func(sessions.NewChat) tea.Cmd) *NewChatDialog {
+func NewNewChatDialog(c *Common, owner int, lists ChatLists, home string, harnesses []HarnessInfo, defaultHarness string, create func(sessions.NewChat) tea.Cmd) *NewChatDialog {
 	name := textinput.New()
 	name.Prompt = ""
 	name.Placeholder = "from the project folder, or the harness"
@@ -70,7 +70,7 @@ func NewNewChatDialog(c *Common, owner int, store *sessions.Store, home string, 
 	name.Cursor.SetMode(cursor.CursorStatic)
 	project := NewPathInput(c, owner, home, "")
 	project.input.Placeholder = "none: the chat gets an empty folder of its own"
-	d := &NewChatDialog{c: c, owner: owner, store: store, home: home, harnesses: harnesses, project: project, name: name, create: create}
+	d := &NewChatDialog{c: c, owner: owner, lists: lists, home: home, harnesses: harnesses, project: project, name: name, create: create}
 	for i, h := range harnesses {
 		if h.Name == defaultHarness {
 			d.hi = i
@@ -182,7 +182,7 @@ func (d *NewChatDialog) key(msg tea.KeyMsg) tea.Cmd {
 			if start == "" {
 				start = d.home
 			}
-			d.picker = NewFolderPicker(d.c, d.owner+1, "folders and files for the new chat", d.store, "", d.project.Path(), d.home, start, d.folders, nil).WithFiles(nil, d.files, nil)
+			d.picker = NewFolderPicker(d.c, d.owner+1, "folders and files for the new chat", d.lists, "", d.project.Path(), d.home, start, d.folders, nil).WithFiles(d.files, nil)
 			d.picker.SetSize(d.sw, d.sh)
 			return d.picker.Init()
 		case key.Matches(msg, keyDropLast) && len(d.files) > 0:

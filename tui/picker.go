@@ -86,12 +86,6 @@ var (
 	keyRight    = key.NewBinding(key.WithKeys("right"))
 )
 
-// FilesSetter replaces a chat's single files through the server
-// (_acpmux/setFiles): the TUI's Mux, client.Remote.
-type FilesSetter interface {
-	SetFiles(id string, files []string) (*sessions.Meta, error)
-}
-
 // FolderPicker browses the file system from the keyboard, completes typed
 // paths, takes several folders and files at once, and feeds them to the
 // shared validator, showing its refusals inline. It lists a folder's
@@ -106,10 +100,9 @@ type FolderPicker struct {
 	c      *Common
 	owner  int
 	title  string
-	chatID string // add to this chat on accept; "" hands the lists back
-	cwd    string // the chat's own folder, refused as a folder
-	store  *sessions.Store
-	setter FilesSetter // sets the chat's files on accept
+	chatID string    // add to this chat on accept; "" hands the lists back
+	cwd    string    // the chat's own folder, refused as a folder
+	lists  ChatLists // the server's validator, and the chat's lists stored on accept
 	path   *PathInput
 	focus  int
 	cur    int
@@ -128,11 +121,11 @@ type FolderPicker struct {
 // NewFolderPicker returns a picker. start is the folder it opens at;
 // chosen are folders already picked (for the new-chat dialog), already the
 // chat's folders now. WithFiles gives it the files.
-func NewFolderPicker(c *Common, owner int, title string, store *sessions.Store, chatID, cwd, home, start string, chosen, already []string) *FolderPicker {
+func NewFolderPicker(c *Common, owner int, title string, lists ChatLists, chatID, cwd, home, start string, chosen, already []string) *FolderPicker {
 	if start != "" && !strings.HasSuffix(start, "/") {
 		start += "/"
 	}
-	p := &FolderPicker{c: c, owner: owner, title: title, chatID: chatID, cwd: cwd, store: store,
+	p := &FolderPicker{c: c, owner: owner, title: title, chatID: chatID, cwd: cwd, lists: lists,
 		path: NewPathInput(c, owner, home, start), chosen: append([]string(nil), chosen...), already: already}
 	p.path.WithFiles()
 	p.path.Focus()
@@ -140,10 +133,9 @@ func NewFolderPicker(c *Common, owner int, title string, store *sessions.Store, 
 }
 
 // WithFiles gives the picker the single files: chosen already picked (for
-// the new-chat dialog), already the chat's files now, and the setter that
-// stores them in the chat on accept.
-func (p *FolderPicker) WithFiles(setter FilesSetter, chosen, already []string) *FolderPicker {
-	p.setter, p.chosenFiles, p.alreadyFiles = setter, append([]string(nil), chosen...), already
+// the new-chat dialog), already the chat's files now.
+func (p *FolderPicker) WithFiles(chosen, already []string) *FolderPicker {
+	p.chosenFiles, p.alreadyFiles = append([]string(nil), chosen...), already
 	return p
 }
 

@@ -17,7 +17,7 @@ import (
 // the answer selects it or shows the refusal inline.
 func (p *FolderPicker) check(path string, browsed bool) tea.Cmd {
 	p.busy = true
-	owner, cwd, takeOut, store, files := p.owner, p.cwd, p.chatID != "", p.store, p.pickFiles
+	owner, cwd, takeOut, lists, files := p.owner, p.cwd, p.chatID != "", p.lists, p.pickFiles
 	already := slices.Clone(p.already)
 	if files {
 		already = slices.Clone(p.alreadyFiles)
@@ -27,7 +27,7 @@ func (p *FolderPicker) check(path string, browsed bool) tea.Cmd {
 		if files {
 			check = checkPickedFile
 		}
-		canon, have, err := check(store, cwd, already, path)
+		canon, have, err := check(lists, cwd, already, path)
 		if have != "" && takeOut {
 			return pickerValidatedMsg{owner: owner, browsed: browsed, have: have, files: files}
 		}
@@ -36,15 +36,14 @@ func (p *FolderPicker) check(path string, browsed bool) tea.Cmd {
 }
 
 // checkPicked is the picker's one check of a folder the user picked, the
-// same whether it was typed or browsed: the shared validator (which refuses
-// the chat's own folder, a relative path, a file, a folder that does not
-// exist), then, for a folder the chat already has (compared in canonical
-// form so a symlink to it is caught too), the chat's own entry for it in
-// have, and a refusal in the validator's own form for a picker that only
-// adds. With the store known, the validator is the store's, which also
-// refuses the agent home and anything inside it.
-func checkPicked(store *sessions.Store, cwd string, already []string, dir string) (canon []string, have string, err error) {
-	canon, err = validateIn(store, cwd, []string{dir})
+// same whether it was typed or browsed: the server's shared validator
+// (which refuses the chat's own folder, a relative path, a file, a folder
+// that does not exist, the agent home and anything inside it), then, for a
+// folder the chat already has (compared in canonical form so a symlink to
+// it is caught too), the chat's own entry for it in have, and a refusal in
+// the validator's own form for a picker that only adds.
+func checkPicked(lists ChatLists, cwd string, already []string, dir string) (canon []string, have string, err error) {
+	canon, _, err = validateLists(lists, cwd, []string{dir}, nil)
 	if err != nil {
 		return nil, "", err
 	}
@@ -62,8 +61,8 @@ func checkPicked(store *sessions.Store, cwd string, already []string, dir string
 // checkPickedFile is checkPicked for a single file: the shared validator's
 // rules for files (a regular file, absolute, existing, outside the agent
 // home), then the chat's own entry for a file it has already.
-func checkPickedFile(store *sessions.Store, cwd string, already []string, file string) (canon []string, have string, err error) {
-	canon, err = validateFilesIn(store, cwd, []string{file})
+func checkPickedFile(lists ChatLists, cwd string, already []string, file string) (canon []string, have string, err error) {
+	_, canon, err = validateLists(lists, cwd, nil, []string{file})
 	if err != nil {
 		return nil, "", err
 	}
@@ -78,40 +77,14 @@ func checkPickedFile(store *sessions.Store, cwd string, already []string, file s
 	return canon, "", nil
 }
 
-// validateIn is the shared folder validator: the store's when there is
-// one (it knows the agent home), else the package's.
-func validateIn(store *sessions.Store, cwd string, dirs []string) ([]string, error) {
-	if store != nil {
-		return store.ValidateFolders(cwd, dirs)
+// validateLists validates folders and files picked together through the
+// server's shared validator and refuses both at once, as a new chat's
+// lists are.
+func validateLists(lists ChatLists, cwd string, dirs, files []string) ([]string, []string, error) {
+	if lists == nil {
+		return nil, nil, errors.New("no server to check the folders with")
 	}
-	return sessions.ValidateFolders(cwd, dirs)
-}
-
-// validateFilesIn is validateIn for single files.
-func validateFilesIn(store *sessions.Store, cwd string, files []string) ([]string, error) {
-	if store != nil {
-		return store.ValidateFiles(cwd, files)
-	}
-	return sessions.ValidateFiles(cwd, files)
-}
-
-// validateListsIn validates folders and files picked together and refuses
-// both at once, as a new chat's lists are (Store.ValidateLists).
-func validateListsIn(store *sessions.Store, cwd string, dirs, files []string) ([]string, []string, error) {
-	if store != nil {
-		return store.ValidateLists(cwd, dirs, files)
-	}
-	okDirs, derr := sessions.ValidateFolders(cwd, dirs)
-	okFiles, ferr := sessions.ValidateFiles(cwd, files)
-	if derr == nil && ferr == nil {
-		return okDirs, okFiles, nil
-	}
-	dfe, _ := sessions.AsFolderError(derr)
-	ffe, _ := sessions.AsFolderError(ferr)
-	if j := sessions.JoinRefusals(dfe, ffe); j != nil {
-		return nil, nil, j
-	}
-	return nil, nil, errors.Join(derr, ferr)
+	return lists.Validate(cwd, dirs, files)
 }
 
 // accept stores the chosen folders and files in the chat, or validates
@@ -122,11 +95,11 @@ func (p *FolderPicker) accept() tea.Cmd {
 		return nil
 	}
 	p.busy = true
-	owner, cwd, st := p.owner, p.cwd, p.store
+	owner, cwd, lists := p.owner, p.cwd, p.lists
 	chosen, chosenFiles := slices.Clone(p.chosen), slices.Clone(p.chosenFiles)
 	if p.chatID == "" {
 		return func() tea.Msg {
-			dirs, files, err := validateListsIn(st, cwd, chosen, chosenFiles)
+			dirs, files, err := validateLists(lists, cwd, chosen, chosenFiles)
 			if err != nil {
 				return pickerValidatedMsg{owner: owner, err: err}
 			}
@@ -135,9 +108,8 @@ func (p *FolderPicker) accept() tea.Cmd {
 	}
 	pick := picked{id: p.chatID, cwd: cwd, chosen: chosen, drop: slices.Clone(p.drop),
 		chosenFiles: chosenFiles, dropFiles: slices.Clone(p.dropFiles)}
-	setter := p.setter
 	return func() tea.Msg {
-		msg := storePicked(st, setter, pick)
+		msg := storePicked(lists, pick)
 		msg.owner = owner
 		return msg
 	}
@@ -150,23 +122,27 @@ type picked struct {
 	chosenFiles, dropFiles []string
 }
 
-// storePicked stores the picker's answer: the folders taken out go as
-// rm-dir takes them out (Store.RemoveFolders), then those chosen are added
-// as add-dir adds them; then the chat's files, less those taken out and
-// with those chosen, are set through the server (setFiles). Everything
+// storePicked stores the picker's answer through the server: the folders
+// taken out go as rm-dir takes them out (removeFolders), then those chosen
+// are added as add-dir adds them (addFolders); then the chat's files, less
+// those taken out and with those chosen, are set (setFiles). Everything
 // chosen is checked first, folders and files in one refusal, so a refusal
 // stores nothing.
-func storePicked(store *sessions.Store, setter FilesSetter, pk picked) pickerStoredMsg {
+func storePicked(lists ChatLists, pk picked) pickerStoredMsg {
 	if len(pk.chosen) > 0 || len(pk.chosenFiles) > 0 {
-		if _, _, err := validateListsIn(store, pk.cwd, pk.chosen, pk.chosenFiles); err != nil {
+		if _, _, err := validateLists(lists, pk.cwd, pk.chosen, pk.chosenFiles); err != nil {
 			return pickerStoredMsg{err: err}
 		}
 	}
-	before, err := store.Load(pk.id)
+	e, err := lists.Chat(pk.id)
+	if err == nil && e.Meta == nil {
+		err = e.Broken
+	}
 	if err != nil {
 		return pickerStoredMsg{err: err}
 	}
-	out := storePickedFolders(store, before, pk)
+	before := e.Meta
+	out := storePickedFolders(lists, before, pk)
 	if out.err != nil || (len(pk.chosenFiles) == 0 && len(pk.dropFiles) == 0) {
 		return out
 	}
@@ -177,9 +153,6 @@ func storePicked(store *sessions.Store, setter FilesSetter, pk picked) pickerSto
 		}
 		out.err = err
 		return out
-	}
-	if setter == nil {
-		return fail(errors.New("no server to store the files in"))
 	}
 	var files []string
 	for _, f := range before.AdditionalFiles {
@@ -193,7 +166,7 @@ func storePicked(store *sessions.Store, setter FilesSetter, pk picked) pickerSto
 			files = append(files, f)
 		}
 	}
-	m, err := setter.SetFiles(pk.id, files)
+	m, err := lists.SetFiles(pk.id, files)
 	if err != nil {
 		return fail(err)
 	}
@@ -204,17 +177,17 @@ func storePicked(store *sessions.Store, setter FilesSetter, pk picked) pickerSto
 }
 
 // storePickedFolders stores the folders of the picker's answer.
-func storePickedFolders(store *sessions.Store, before *sessions.Meta, pk picked) pickerStoredMsg {
+func storePickedFolders(lists ChatLists, before *sessions.Meta, pk picked) pickerStoredMsg {
 	m, removed, err := before, 0, error(nil)
 	if len(pk.drop) > 0 {
-		if m, err = store.RemoveFolders(pk.id, pk.drop); err != nil {
+		if m, err = lists.RemoveFolders(pk.id, pk.drop); err != nil {
 			return pickerStoredMsg{err: err}
 		}
 		removed = len(before.AdditionalDirectories) - len(m.AdditionalDirectories)
 	}
 	if len(pk.chosen) > 0 {
 		kept := len(m.AdditionalDirectories)
-		if m, err = store.AddFolders(pk.id, pk.chosen); err != nil {
+		if m, err = lists.AddFolders(pk.id, pk.chosen); err != nil {
 			if removed > 0 {
 				err = fmt.Errorf("%s taken out, but none added: %w", plural(removed, "folder"), err)
 				return pickerStoredMsg{removed: removed, err: err}
