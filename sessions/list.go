@@ -30,8 +30,11 @@ type parsedChat struct {
 // left as it is.
 //
 // The store remembers what the last List parsed, by the SHA-256 of the bytes
-// parsed, so listing again reads each file but parses only what changed: a
-// megabyte-sized chat costs its parse once, not at every refresh.
+// parsed, so listing again parses only what changed: a megabyte-sized chat
+// costs its parse once, not at every refresh. It remembers each file's stat
+// too, and does not read again a file whose stat has not changed (see
+// listOne). The files are decoded without the TOML parser when they are in
+// the plain form the store writes (ParseMeta).
 func (s *Store) List() ([]Entry, error) {
 	des, err := os.ReadDir(filepath.Join(s.home, "chats"))
 	if err != nil {
