@@ -40,3 +40,8 @@ require (
 	github.com/xo/terminfo v0.0.0-20220910002029-abceb7e1c41e // indirect
 	golang.org/x/text v0.28.0 // indirect
 )
+
+// go-runewidth builds a 2 MB width table in its init (20 to 50 ms at every
+// start of every command); the copy builds it at first use. See
+// third_party/go-runewidth/PATCHED.md.
+replace github.com/mattn/go-runewidth v0.0.27 => ./third_party/go-runewidth

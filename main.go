@@ -29,7 +29,10 @@ const (
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	stop := startCPUProfile(os.Getenv(envCPUProfile))
+	code := run(os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
 // usageError is bad command-line usage: printed with a hint, exit status 2.

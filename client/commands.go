@@ -57,6 +57,23 @@ const (
 // server runs (every chat is stopped, truly); an *Unanswered when a server
 // runs but did not answer within LiveTimeout, or could not be reached.
 func AskLive(home string) (map[string]sessions.ChatJSON, error) {
+	list, err := AskList(home)
+	if list == nil {
+		return nil, err
+	}
+	live := make(map[string]sessions.ChatJSON, len(list.Chats))
+	for _, ch := range list.Chats {
+		live[ch.ID] = ch
+	}
+	return live, nil
+}
+
+// AskList returns every chat as the agent home's server lists them, in its
+// order (the store's: by creation, broken files last), with their live
+// statuses: what `ls` prints when a server runs, without reading the chat
+// files again. Like AskLive it returns nil, nil when no server runs, and
+// an *Unanswered when one runs but could not be asked; it never starts one.
+func AskList(home string) (*server.ListResult, error) {
 	c, err := Dial(home)
 	if errors.Is(err, ErrNoServer) {
 		if pid := server.LockHolder(home); pid > 0 && processStart(pid) != "" && lockHeld(home) {
@@ -77,11 +94,10 @@ func AskLive(home string) (map[string]sessions.ChatJSON, error) {
 	if err := c.Call(ctx, server.MethodList, struct{}{}, &list); err != nil {
 		return nil, &Unanswered{Status: StatusBusy, Err: err}
 	}
-	live := make(map[string]sessions.ChatJSON, len(list.Chats))
-	for _, ch := range list.Chats {
-		live[ch.ID] = ch
+	if list.Chats == nil {
+		list.Chats = []sessions.ChatJSON{}
 	}
-	return live, nil
+	return &list, nil
 }
 
 // Rename renames chat id through the agent home's server when one runs, so

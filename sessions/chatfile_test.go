@@ -498,3 +498,56 @@ func TestListParsesChangedFilesOnly(t *testing.T) {
 		t.Errorf("%d parsed files remembered, want 2 (one per distinct content)", cached)
 	}
 }
+
+// TestListSkipsUnchangedFiles: a store that has listed before reads again
+// only the files whose stat changed, and still sees every change; a file
+// changed within the trust margin (the kernel's clock ticks coarsely, so
+// two writes in a tick can keep the same times) is read at every List.
+func TestListSkipsUnchangedFiles(t *testing.T) {
+	s := openStore(t)
+	created := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i, id := range []string{"aaa", "bbb", "ccc"} {
+		putChat(t, s, id, chatText(id, "chat "+id, "/", created.Add(time.Duration(i)*time.Hour)))
+	}
+	list := func(wantReads int64, wantNames ...string) {
+		t.Helper()
+		before := s.reads.Load()
+		entries, err := s.List()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		if got := s.reads.Load() - before; got != wantReads {
+			t.Errorf("List read %d files, want %d", got, wantReads)
+		}
+		if strings.Join(names, ",") != strings.Join(wantNames, ",") {
+			t.Errorf("List gave %q, want %q", names, wantNames)
+		}
+	}
+	// Just written: inside the margin, read every time.
+	list(3, "chat aaa", "chat bbb", "chat ccc")
+	list(3, "chat aaa", "chat bbb", "chat ccc")
+	list(3, "chat aaa", "chat bbb", "chat ccc")
+	// Trusted at once (as a file a second old is).
+	s.trustAfter = -time.Hour
+	list(3, "chat aaa", "chat bbb", "chat ccc") // stamps taken
+	list(0, "chat aaa", "chat bbb", "chat ccc")
+	// Changed through the store (a new file renamed over it), in place
+	// with another size, and replaced by a broken one: each read again.
+	if _, err := s.Update("aaa", func(m *Meta) error { m.Name = "renamed"; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	putChat(t, s, "bbb", chatText("bbb", "chat bbb, longer", "/", created.Add(time.Hour)))
+	putChat(t, s, "ccc", "version = \n")
+	list(3, "renamed", "chat bbb, longer", "ccc")
+	list(0, "renamed", "chat bbb, longer", "ccc")
+	// Removed and added.
+	if err := os.Remove(s.ChatPath("bbb")); err != nil {
+		t.Fatal(err)
+	}
+	putChat(t, s, "ddd", chatText("ddd", "chat ddd", "/", created.Add(5*time.Hour)))
+	list(1, "renamed", "chat ddd", "ccc")
+}

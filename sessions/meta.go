@@ -117,6 +117,24 @@ func ParseMeta(data []byte) (*Meta, error) {
 	if err := checkNesting(data); err != nil {
 		return nil, err
 	}
+	// The files this store writes are decoded without the TOML parser;
+	// anything else goes through it (fastmeta.go).
+	m, ok := decodeCanonical(data)
+	if !ok {
+		var err error
+		if m, err = decodeTOML(data); err != nil {
+			return nil, err
+		}
+	}
+	if err := m.check(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// decodeTOML decodes a chat file with the TOML parser, keeping the keys it
+// does not know; it does not check the chat's rules.
+func decodeTOML(data []byte) (*Meta, error) {
 	text := string(data)
 	var m Meta
 	md, err := toml.Decode(text, &m)
@@ -136,9 +154,6 @@ func ParseMeta(data []byte) (*Meta, error) {
 				m.extra[k] = v
 			}
 		}
-	}
-	if err := m.check(); err != nil {
-		return nil, err
 	}
 	return &m, nil
 }

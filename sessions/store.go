@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -27,6 +28,14 @@ type Store struct {
 	// parsed remembers what List parsed, by the bytes parsed (see list.go).
 	mu     sync.Mutex
 	parsed map[[sha256.Size]byte]parsedChat
+	// stamps remembers, by id, the stat of each file the last List read
+	// and the bytes it held, so a file unchanged since is not read again.
+	stamps map[string]stampedChat
+	// trustAfter is how old a file's change time must be for its stamp to
+	// be trusted (stampMargin; tests change it), and reads counts the chat
+	// files List has read.
+	trustAfter time.Duration
+	reads      atomic.Int64
 }
 
 // Entry is one listed chat: its metadata, or the parse error of a broken file.
@@ -63,7 +72,7 @@ func OpenStore(home string) (*Store, error) {
 	if c, err := filepath.EvalSymlinks(home); err == nil {
 		home = c
 	}
-	s := &Store{home: home}
+	s := &Store{home: home, trustAfter: stampMargin}
 	if err := s.removeStaleTemps(); err != nil {
 		return nil, err
 	}

@@ -35,6 +35,8 @@
 //	benchtool hold SOCKET N                    hold N connections to SOCKET (server-held's holders)
 //	benchtool hook-loop BIN N FILE             hook's timing loop, run as a chat's harness
 //	benchtool bundle-50mb BIN WORK [MB]        export and import of a chat with a 50 MB session log: time, peak RSS
+//	benchtool ls-1000 BIN HOME TMUX SOCKET N RUNS  ls, ls --json and show at N chats, no server and a server, beside tmux list-windows -a (chats1000.go)
+//	benchtool new-1000 BIN HOME TMUX SOCKET N      N `BIN new` beside N `tmux new-window -d`
 //
 // The flood (package flood) is deterministic: lines of 12 words drawn from
 // plain words, SGR colour, CJK and emoji by a fixed-seed generator, so every
@@ -71,7 +73,9 @@ const usage = `usage:
   benchtool server-held BIN HOME HELD N
   benchtool hold SOCKET N
   benchtool hook-loop BIN N FILE
-  benchtool bundle-50mb BIN WORK [MB]`
+  benchtool bundle-50mb BIN WORK [MB]
+  benchtool ls-1000 BIN HOME TMUX SOCKET N RUNS
+  benchtool new-1000 BIN HOME TMUX SOCKET N`
 
 func main() {
 	if err := run(os.Args[1:]); err != nil {
@@ -199,6 +203,22 @@ func runServer(cmd string, rest []string) error {
 			}
 		}
 		return bundleBench(rest[0], rest[1], mb)
+	case cmd == "ls-1000" && len(rest) == 6:
+		n, err := positive(rest[4])
+		if err != nil {
+			return err
+		}
+		runs, err := positive(rest[5])
+		if err != nil {
+			return err
+		}
+		return ls1000(rest[0], rest[1], rest[2], rest[3], n, runs)
+	case cmd == "new-1000" && len(rest) == 5:
+		n, err := positive(rest[4])
+		if err != nil {
+			return err
+		}
+		return new1000(rest[0], rest[1], rest[2], rest[3], n)
 	case cmd == "hook-loop" && len(rest) == 3:
 		n, err := positive(rest[1])
 		if err != nil {

@@ -89,22 +89,39 @@ func newServerRig(binary, home string, harnesses map[string]config.HarnessConfig
 		}
 	}()
 	r.stopSig = func() { signal.Stop(sigs); close(sigs) }
-
-	conn, err := client.EnsureServer(home, bin)
-	if err != nil {
+	if err := r.start(); err != nil {
 		r.close()
 		return nil, err
+	}
+	return r, nil
+}
+
+// start starts the server on the rig's home as a client does
+// (client.EnsureServer), and keeps the connection.
+func (r *serverRig) start() error {
+	conn, err := client.EnsureServer(r.home, r.binary)
+	if err != nil {
+		return err
 	}
 	r.conn = conn
 	ctx, cancel := context.WithTimeout(context.Background(), serverWait)
 	defer cancel()
 	h, err := conn.Hello(ctx)
 	if err != nil {
-		r.close()
-		return nil, fmt.Errorf("hello: %w", err)
+		return fmt.Errorf("hello: %w", err)
 	}
 	r.pid = h.Pid
-	return r, nil
+	return nil
+}
+
+// serverAnswers reports whether a server answers on home's socket.
+func serverAnswers(home string) bool {
+	c, err := client.Dial(home)
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
 }
 
 // freshDir makes dir, which must not exist or be empty.

@@ -211,6 +211,14 @@ func TestServerBenchesRun(t *testing.T) {
 		if err := keysSide(binary, home("side"), tmuxBin, sock, keysPerLine+10, 0, binary, home("side2")); err != nil {
 			t.Fatal("keys-side:", err)
 		}
+		// The command-path rows at a small scale: each checks what every
+		// command printed (n chats listed, n windows).
+		if err := ls1000(binary, home("ls"), tmuxBin, sock, 12, 1); err != nil {
+			t.Fatal("ls-1000:", err)
+		}
+		if err := new1000(binary, home("new"), tmuxBin, sock, 5); err != nil {
+			t.Fatal("new-1000:", err)
+		}
 	}
 	if err := serverMemory(binary, home("memory"), 2); err != nil {
 		t.Fatal("server-memory:", err)

@@ -1,0 +1,38 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"runtime/pprof"
+)
+
+// envCPUProfile names the file a CPU profile of this run is written to
+// (docs/cli.md, Environment): what `go tool pprof` reads to find where a
+// command's time goes. Package inits run before it starts; GODEBUG=inittrace=1
+// shows those.
+const envCPUProfile = "ACPMUX_CPUPROFILE"
+
+// startCPUProfile starts a CPU profile into the file path names, when it
+// is set, and returns what ends it; a profile that cannot start is said on
+// stderr and the command runs without it.
+func startCPUProfile(path string) (stop func()) {
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err == nil {
+		if err = pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "acpmux-tui: %s: start the CPU profile: %v\n", envCPUProfile, err)
+		return func() {}
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			fmt.Fprintf(os.Stderr, "acpmux-tui: %s: write the CPU profile: %v\n", envCPUProfile, err)
+		}
+	}
+}

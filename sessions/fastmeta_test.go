@@ -1,0 +1,204 @@
+package sessions
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// parseMetaTOML is ParseMeta as it was before decodeCanonical: the same
+// checks before and after, every file through the TOML parser.
+func parseMetaTOML(data []byte) (*Meta, error) {
+	if len(data) > MaxChatFileBytes {
+		return nil, sizeError(int64(len(data)))
+	}
+	if i := strings.IndexByte(string(data), 0); i >= 0 {
+		return nil, fmt.Errorf("NUL byte at offset %d: not a TOML text file", i)
+	}
+	if err := checkNesting(data); err != nil {
+		return nil, err
+	}
+	m, err := decodeTOML(data)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.check(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// sameAsTOML fails t unless decodeCanonical, where it decodes data, makes
+// the Meta the TOML parser makes of it, and ParseMeta gives what the TOML
+// path gives: the same Meta, or the same error text. It reports whether
+// decodeCanonical decoded data.
+func sameAsTOML(t *testing.T, data []byte) bool {
+	t.Helper()
+	fast, ok := decodeCanonical(data)
+	if ok {
+		full, err := decodeTOML(data)
+		if err != nil {
+			t.Fatalf("decodeCanonical read a file the TOML parser refuses (%v):\n%q", err, data)
+		}
+		if !reflect.DeepEqual(fast, full) {
+			t.Fatalf("decodeCanonical and the TOML parser differ on\n%q\nfast: %#v\ntoml: %#v", data, fast, full)
+		}
+	}
+	got, gotErr := ParseMeta(data)
+	want, wantErr := parseMetaTOML(data)
+	if (gotErr == nil) != (wantErr == nil) || (gotErr != nil && gotErr.Error() != wantErr.Error()) {
+		t.Fatalf("ParseMeta error %v, the TOML path's %v, on\n%q", gotErr, wantErr, data)
+	}
+	// Printed, not DeepEqual: a kept key may be NaN, and the TOML parser
+	// makes a new *time.Location for each offset it reads.
+	if fmt.Sprintf("%#v", got) != fmt.Sprintf("%#v", want) {
+		t.Fatalf("ParseMeta and the TOML path differ on\n%q\ngot:  %#v\nwant: %#v", data, got, want)
+	}
+	return ok
+}
+
+// corpusFiles returns the inputs of a fuzz corpus under testdata/fuzz.
+func corpusFiles(t testing.TB, name string) map[string][]byte {
+	dir := filepath.Join("testdata", "fuzz", name)
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]byte{}
+	for _, de := range des {
+		b, err := os.ReadFile(filepath.Join(dir, de.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, rest, _ := strings.Cut(string(b), "\n")
+		rest = strings.TrimSpace(rest)
+		q, ok := strings.CutPrefix(rest, "[]byte(")
+		if !ok || !strings.HasSuffix(q, ")") {
+			t.Fatalf("%s: not a []byte corpus entry", de.Name())
+		}
+		s, err := strconv.Unquote(strings.TrimSuffix(q, ")"))
+		if err != nil {
+			t.Fatalf("%s: %v", de.Name(), err)
+		}
+		out[de.Name()] = []byte(s)
+	}
+	return out
+}
+
+// TestDecodeCanonicalIsTOML: over the chat-file corpus of both fuzz tests,
+// hand-made edge cases, and files Marshal writes for chats with every key
+// (folders, files, a capsule, escapes), the fast decode gives the TOML
+// parser's Meta where it decodes, and ParseMeta gives the same chat or the
+// same error as ever. It must decode what Marshal writes, or ls is not
+// faster; and it must give up on what it does not fully read.
+func TestDecodeCanonicalIsTOML(t *testing.T) {
+	for _, corpus := range []string{"FuzzParseMeta", "FuzzDecodeCanonical"} {
+		for name, data := range corpusFiles(t, corpus) {
+			t.Run(corpus+"/"+name, func(t *testing.T) { sameAsTOML(t, data) })
+		}
+	}
+	head := "version = 1\nid = \"abc\"\nharness = \"shell\"\ncwd = \"/\"\n"
+	for _, c := range []struct {
+		name, text string
+		fast       bool // decodeCanonical must decode it
+	}{
+		{"plain", head, true},
+		{"empty", "", true},
+		{"blank lines", "\n \t\n" + head + "\n", true},
+		{"no final newline", strings.TrimSuffix(head, "\n"), true},
+		{"blanks around =", "version\t=  1\nid =\"abc\"\nharness= \"shell\" \ncwd = \"/\"\n", true},
+		{"escapes", head + "name = \"a\\tb\\n\\\"q\\\" \\\\ \\b\\f\\r \\u00e9 \\U0001F600\"\n", true},
+		{"raw tab and non-ASCII", head + "name = \"a\tb é 世\"\n", true},
+		{"arrays", head + "additional_directories = [\"/a\", \"/b\"]\nadditional_files = []\n", true},
+		{"array without blanks", head + "additional_directories = [\"/a\",\"/b\"]\n", true},
+		{"array with a comma in a string", head + "additional_directories = [\"/a, \\\"b]\"]\n", true},
+		{"created", head + "created = 2026-11-30T22:00:00Z\n", true},
+		{"created with a fraction", head + "created = 2026-11-30T22:00:00.123456789Z\n", true},
+		{"capsule", head + "capsule = true\n", true},
+		{"capsule false", head + "capsule = false\n", true},
+		{"a bad id still checked", "version = 1\nid = \"Bad\"\nharness = \"shell\"\ncwd = \"/\"\n", true},
+		{"version 0", "version = 0\n", true},
+		{"version too new", "version = 2\nid = \"abc\"\n", true},
+		{"control character escaped in a name", head + "name = \"a\\u001bb\"\n", true},
+		{"origin and the rest", head + "parent = \"p\"\norigin = \"fork\"\nagent_session_id = \"0b7a0c2e-5f0e-4c55-9d7e-2c1f3a9b8d10\"\nfolders_via = \"argv\"\nfiles_via = \"env\"\n", true},
+
+		{"comment", head + "# a comment\n", false},
+		{"comment after a value", head + "name = \"a\" # x\n", false},
+		{"unknown key", head + "notes = \"x\"\n", false},
+		{"a key twice", head + "name = \"a\"\nname = \"b\"\n", false},
+		{"quoted key", head + "\"name\" = \"a\"\n", false},
+		{"leading blank", " " + head, false},
+		{"table", head + "[x]\ny = 1\n", false},
+		{"CRLF", strings.ReplaceAll(head, "\n", "\r\n"), false},
+		{"literal string", head + "name = 'a'\n", false},
+		{"multi-line string", head + "name = \"\"\"a\"\"\"\n", false},
+		{"unterminated string", head + "name = \"a\n", false},
+		{"string then junk", head + "name = \"a\"b\n", false},
+		{"raw control character", head + "name = \"a\x01b\"\n", false},
+		{"raw DEL", head + "name = \"a\x7fb\"\n", false},
+		{"escape \\e", head + "name = \"\\e\"\n", false},
+		{"escape \\x", head + "name = \"\\x41\"\n", false},
+		{"surrogate escape", head + "name = \"\\ud800\"\n", false},
+		{"escape past U+10FFFF", head + "name = \"\\U00110000\"\n", false},
+		{"short \\u", head + "name = \"\\u12\"\n", false},
+		{"bad hex", head + "name = \"\\u12g4\"\n", false},
+		{"trailing comma", head + "additional_directories = [\"/a\",]\n", false},
+		{"multi-line array", head + "additional_directories = [\n\"/a\"]\n", false},
+		{"array of numbers", head + "additional_directories = [1]\n", false},
+		{"version with a sign", "version = +1\nid = \"abc\"\n", false},
+		{"version with a leading zero", "version = 01\nid = \"abc\"\n", false},
+		{"version with an underscore", "version = 1_0\nid = \"abc\"\n", false},
+		{"version as a string", "version = \"1\"\n", false},
+		{"version as a float", "version = 1.0\n", false},
+		{"created with an offset", head + "created = 2026-11-30T22:00:00+02:00\n", false},
+		{"created lowercase", head + "created = 2026-11-30t22:00:00z\n", false},
+		{"created local", head + "created = 2026-11-30T22:00:00\n", false},
+		{"created with a space", head + "created = 2026-11-30 22:00:00Z\n", false},
+		{"created with a short year", head + "created = 226-11-30T22:00:00Z\n", false},
+		{"created out of range", head + "created = 2026-13-30T22:00:00Z\n", false},
+		{"capsule as a string", head + "capsule = \"true\"\n", false},
+		{"no value", head + "name =\n", false},
+		{"no =", head + "name\n", false},
+		{"invalid UTF-8", head + "name = \"\xff\"\n", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := sameAsTOML(t, []byte(c.text)); got != c.fast {
+				t.Fatalf("decodeCanonical decoded it: %v, want %v\n%q", got, c.fast, c.text)
+			}
+		})
+	}
+	created := time.Date(2026, 11, 30, 22, 0, 0, 0, time.UTC)
+	for i, m := range []*Meta{
+		{Version: 1, ID: "k3x9q2", Name: "fix the parser", Harness: "claude", Cwd: "/home/me/src/app", Created: created},
+		{Version: 1, ID: "a-1", Name: "tab\there \"q\" \\ é 世 😀", Harness: "claude-acp", Cwd: "/with space/ü",
+			AdditionalDirectories: []string{"/home/me/src/lib", "/home/me/notes, and more"}, AdditionalFiles: []string{"/home/me/specs/api.md"},
+			Created: created.Add(1500 * time.Millisecond), Parent: "k3x9q2", Origin: OriginHandoff,
+			AgentSessionID: "0b7a0c2e-5f0e-4c55-9d7e-2c1f3a9b8d10", FoldersVia: "acp", FilesVia: "acp", Capsule: true},
+		{Version: 1, ID: "ctl", Name: "x", Harness: "shell", Cwd: "/a\u007fb\u0001c\u2028d", Created: created},
+	} {
+		data, err := m.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run("Marshal/"+strconv.Itoa(i), func(t *testing.T) {
+			if !sameAsTOML(t, data) {
+				t.Fatalf("decodeCanonical gave up on what Marshal writes:\n%s", data)
+			}
+		})
+	}
+}
+
+// FuzzDecodeCanonical: whatever the bytes, decodeCanonical decodes them
+// only into the Meta the TOML parser makes of them, and ParseMeta answers
+// as the TOML path does (sameAsTOML).
+func FuzzDecodeCanonical(f *testing.F) {
+	for _, data := range corpusFiles(f, "FuzzParseMeta") {
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { sameAsTOML(t, data) })
+}
