@@ -334,6 +334,7 @@ func (c *acpChat) handshake(p *acpProcess, spec harness.Spec, meta *sessions.Met
 // openSession picks session/new, load, resume or fork for this start.
 func (c *acpChat) openSession(ctx context.Context, p *acpProcess, caps acp.AgentCapabilities, meta *sessions.Meta, dirs []string) (acp.SessionId, string, error) {
 	cwd := meta.Cwd
+	mcp := c.m.mcpServersFor(c.id)
 	if meta.AgentSessionID != "" {
 		sid := acp.SessionId(meta.AgentSessionID)
 		switch {
@@ -341,10 +342,10 @@ func (c *acpChat) openSession(ctx context.Context, p *acpProcess, caps acp.Agent
 			c.mu.Lock()
 			c.log = transcript{} // the agent replays the conversation
 			c.mu.Unlock()
-			_, err := p.conn.LoadSession(ctx, acp.LoadSessionRequest{SessionId: sid, Cwd: cwd, McpServers: []acp.McpServer{}, AdditionalDirectories: dirs})
+			_, err := p.conn.LoadSession(ctx, acp.LoadSessionRequest{SessionId: sid, Cwd: cwd, McpServers: mcp, AdditionalDirectories: dirs})
 			return sid, "session/load", err
 		case caps.SessionCapabilities.Resume != nil:
-			_, err := p.conn.ResumeSession(ctx, acp.ResumeSessionRequest{SessionId: sid, Cwd: cwd, McpServers: []acp.McpServer{}, AdditionalDirectories: dirs})
+			_, err := p.conn.ResumeSession(ctx, acp.ResumeSessionRequest{SessionId: sid, Cwd: cwd, McpServers: mcp, AdditionalDirectories: dirs})
 			return sid, "session/resume", err
 		}
 		c.note("the agent can neither load nor resume sessions: this is a new session")
@@ -356,7 +357,7 @@ func (c *acpChat) openSession(ctx context.Context, p *acpProcess, caps acp.Agent
 			return resp.SessionId, "session/fork", err
 		}
 	}
-	resp, err := p.conn.NewSession(ctx, acp.NewSessionRequest{Cwd: cwd, McpServers: []acp.McpServer{}, AdditionalDirectories: dirs})
+	resp, err := p.conn.NewSession(ctx, acp.NewSessionRequest{Cwd: cwd, McpServers: mcp, AdditionalDirectories: dirs})
 	return resp.SessionId, "session/new", err
 }
 

@@ -3,7 +3,43 @@ package mux
 import (
 	"context"
 	"fmt"
+	"sync"
+
+	acp "github.com/coder/acp-go-sdk"
 )
+
+// mcpServers holds, per chat, the MCP servers an ACP client of the door
+// asked its agent to get. They live in memory only: they may carry
+// credentials (env, headers), which have no place in a chat file, and an
+// ACP client sends them again with every session/new, load and resume.
+type mcpServers struct {
+	mu   sync.Mutex
+	byID map[string][]acp.McpServer
+}
+
+// SetMcpServers sets the MCP servers the chat's agent gets at its next
+// session setup (session/new, load or resume); nil or empty gives none.
+// A running agent keeps the ones it has until it starts again.
+func (m *Mux) SetMcpServers(id string, servers []acp.McpServer) {
+	m.mcp.mu.Lock()
+	defer m.mcp.mu.Unlock()
+	if len(servers) == 0 {
+		delete(m.mcp.byID, id)
+		return
+	}
+	if m.mcp.byID == nil {
+		m.mcp.byID = map[string][]acp.McpServer{}
+	}
+	m.mcp.byID[id] = append([]acp.McpServer(nil), servers...)
+}
+
+// mcpServersFor is the chat's MCP servers for a session request: never
+// nil, as the field is required.
+func (m *Mux) mcpServersFor(id string) []acp.McpServer {
+	m.mcp.mu.Lock()
+	defer m.mcp.mu.Unlock()
+	return append([]acp.McpServer{}, m.mcp.byID[id]...)
+}
 
 func (m *Mux) acpChat(id string) (*acpChat, error) {
 	c, err := m.chat(id)

@@ -594,7 +594,14 @@ func (w *watcher) flush() bool {
 		if batch == nil {
 			return true
 		}
-		w.c.notify(MethodEntries, EntriesParams{ID: w.feed.id, Entries: batch})
+		if w.c.door != nil {
+			if !w.flushDoor(batch) {
+				w.queued()
+				return false
+			}
+		} else {
+			w.c.notify(MethodEntries, EntriesParams{ID: w.feed.id, Entries: batch})
+		}
 		w.queued()
 	}
 }
