@@ -116,7 +116,8 @@ type Backend interface {
 
 // Door is the ACP agent side of one connection.
 type Door struct {
-	b Backend
+	b       Backend
+	version string // what initialize answers in agentInfo.version
 
 	mu       sync.Mutex
 	harness  string // the harness new chats get, chosen at initialize
@@ -124,9 +125,9 @@ type Door struct {
 	sessions map[string]*sessionState // the chats this connection streams
 }
 
-// NewDoor is the door of one connection over b.
-func NewDoor(b Backend) *Door {
-	return &Door{b: b, sessions: map[string]*sessionState{}}
+// NewDoor is the door of one connection over b; version is acpmux-tui's.
+func NewDoor(b Backend, version string) *Door {
+	return &Door{b: b, version: version, sessions: map[string]*sessionState{}}
 }
 
 // handler is one method of the table: it decodes its params and calls.

@@ -49,13 +49,10 @@ func (d *Door) initialize(p sdk.InitializeRequest) (sdk.InitializeResponse, erro
 				Fork:                  &sdk.SessionForkCapabilities{},
 			},
 		},
-		AgentInfo:   &sdk.Implementation{Name: AgentName, Version: Version},
+		AgentInfo:   &sdk.Implementation{Name: AgentName, Version: d.version},
 		AuthMethods: []sdk.AuthMethod{},
 	}, nil
 }
-
-// Version is what initialize answers in agentInfo.version; main sets it.
-var Version = "0.1.0-dev"
 
 // authenticate: the door lists no auth methods, so any is unknown.
 func (d *Door) authenticate(p sdk.AuthenticateRequest) (sdk.AuthenticateResponse, error) {

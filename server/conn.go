@@ -123,14 +123,15 @@ func (c *conn) handleLine(line []byte) {
 		return
 	}
 	if !c.called.Load() && acp.Starts(req.Method) {
-		c.door = acp.NewDoor(&doorBackend{s: c.s, c: c})
+		c.door = acp.NewDoor(&doorBackend{s: c.s, c: c}, c.s.opt.Version)
 	}
 	c.called.Store(true)
-	if c.door == nil && (req.Method == MethodWrite || req.Method == MethodAttachInput) {
+	if c.door == nil && (req.Method == MethodWrite || req.Method == MethodAttachInput) || c.door != nil && acp.Starts(req.Method) {
 		// Keys run here, in the order they came: the mux's write never
 		// waits (input a harness is not reading waits in a backlog), and
 		// handing a key to a goroutine of its own cost a tenth of its
-		// echo's round trip.
+		// echo's round trip. ACP's initialize runs here too: the calls
+		// after it find the door set up.
 		c.run(req)
 		return
 	}

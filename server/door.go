@@ -126,6 +126,12 @@ func (b *doorBackend) NewChat(n acp.NewChat) (acp.Chat, error) {
 		return acp.Chat{}, rpcErr
 	}
 	nc.Origin = sessions.OriginACP
+	// ACP refuses a repeated folder where the CLI lists it once.
+	if cwd, err := sessions.Canonical(nc.Cwd); err == nil {
+		if _, err := b.s.opt.Store.ValidateFoldersNoRepeats(cwd, nc.AdditionalDirectories); err != nil {
+			return acp.Chat{}, failure(err)
+		}
+	}
 	m, err := b.s.opt.Store.Create(nc)
 	if err != nil {
 		return acp.Chat{}, failure(err)
