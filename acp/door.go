@@ -112,6 +112,8 @@ type Backend interface {
 	// Fork makes the TUI's fork of a chat (its folders, its own folder
 	// dropped; cwd, when set, is the fork's project).
 	Fork(id, cwd string) (Chat, error)
+	// Request sends a request of the door's to the client (its id is JSON).
+	Request(method string, id json.RawMessage, params any) error
 }
 
 // Door is the ACP agent side of one connection.
@@ -123,6 +125,8 @@ type Door struct {
 	harness  string // the harness new chats get, chosen at initialize
 	inited   bool
 	sessions map[string]*sessionState // the chats this connection streams
+	asks     map[string]ask            // permission requests sent, by JSON id
+	nextAsk  uint64
 }
 
 // NewDoor is the door of one connection over b; version is acpmux-tui's.

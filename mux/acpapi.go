@@ -94,6 +94,46 @@ func (m *Mux) AnswerPermission(id, optionID string) error {
 	return nil
 }
 
+// OnPermission sets fn to hear each permission request of an ACP chat
+// that waits as a card (fn runs on the agent's request, so it must not
+// wait); nil stops. Whoever answers the card first, with AnswerPermission
+// or AnswerPermissionSeq, wins.
+func (m *Mux) OnPermission(id string, fn func(Permission)) error {
+	c, err := m.acpChat(id)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.onCard = fn
+	c.mu.Unlock()
+	return nil
+}
+
+// AnswerPermissionSeq answers the chat's waiting permission card numbered
+// seq (Permission.Seq) with one of its option ids, or "" to cancel it. It
+// reports whether that card still waited: another answer may have come
+// first.
+func (m *Mux) AnswerPermissionSeq(id string, seq uint64, optionID string) (bool, error) {
+	c, err := m.acpChat(id)
+	if err != nil {
+		return false, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k := c.card; k != nil; k = k.next {
+		if k.Seq != seq {
+			continue
+		}
+		select {
+		case k.answer <- optionID:
+			return true, nil
+		default:
+			return false, nil
+		}
+	}
+	return false, nil
+}
+
 // Transcript returns a copy of an ACP chat's transcript.
 func (m *Mux) Transcript(id string) []Entry {
 	c, err := m.existing(id)

@@ -28,6 +28,8 @@ type Permission struct {
 	// Seq numbers the agent process's permission requests from 1: a card
 	// with another Seq is another request.
 	Seq uint64
+	// ToolCallID is the agent's id of the tool call that asks.
+	ToolCallID string
 }
 
 // PermissionOption is one answer to a permission request.
@@ -233,7 +235,7 @@ func contentText(b acp.ContentBlock) string {
 // once.
 func (a *acpClient) RequestPermission(ctx context.Context, req acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
 	c := a.chat
-	perm := Permission{Title: "a tool call", Seq: a.asked.Add(1)}
+	perm := Permission{Title: "a tool call", Seq: a.asked.Add(1), ToolCallID: string(req.ToolCall.ToolCallId)}
 	if req.ToolCall.Title != nil {
 		if title := strings.TrimSpace(plaintext.Line(*req.ToolCall.Title)); title != "" {
 			perm.Title = title
@@ -244,11 +246,14 @@ func (a *acpClient) RequestPermission(ctx context.Context, req acp.RequestPermis
 	}
 	card := &permissionCard{Permission: perm, answer: make(chan string, 1)}
 	c.mu.Lock()
-	policy, cancelling, queued := c.permit, c.log.cancelled, false
+	policy, cancelling, queued, onCard := c.permit, c.log.cancelled, false, c.onCard
 	if policy == nil && !cancelling {
 		queued = c.queueCardLocked(card)
 	}
 	c.mu.Unlock()
+	if queued && onCard != nil {
+		onCard(perm) // a client may answer the card too (the ACP door)
+	}
 	var choice string
 	switch {
 	case policy != nil:

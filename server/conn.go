@@ -120,6 +120,9 @@ func (c *conn) handleLine(line []byte) {
 		return
 	}
 	if !ok {
+		if c.door != nil {
+			c.doorResponse(line)
+		}
 		return
 	}
 	if !c.called.Load() && acp.Starts(req.Method) {

@@ -1,14 +1,18 @@
 package server
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"runtime/debug"
 	"slices"
 	"time"
 
 	"github.com/acpmux/acpmux-tui/acp"
 	"github.com/acpmux/acpmux-tui/harness"
+	"github.com/acpmux/acpmux-tui/internal/rpcline"
 	"github.com/acpmux/acpmux-tui/mux"
 	"github.com/acpmux/acpmux-tui/sessions"
 	sdk "github.com/coder/acp-go-sdk"
@@ -262,6 +266,87 @@ func (b *doorBackend) Fork(id, cwd string) (acp.Chat, error) {
 	}
 	b.s.opt.Logger.Info("chat forked through the ACP door", "chat", m.ID, "parent", id)
 	return b.chat(m), nil
+}
+
+// Request sends a request of the door's to the client.
+func (b *doorBackend) Request(method string, id json.RawMessage, params any) error {
+	line, err := encodeRequest(id, method, params)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", method, err)
+	}
+	if b.c.send(line) == 0 {
+		return fmt.Errorf("send %s: the client is gone", method)
+	}
+	return nil
+}
+
+// encodeRequest is one request line.
+func encodeRequest(id json.RawMessage, method string, params any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Method  string          `json:"method"`
+		Params  any             `json:"params"`
+	}{"2.0", id, method, params})
+	return buf.Bytes(), err
+}
+
+// doorResponse takes a response line of the client's (DecodeLine passed it
+// as valid JSON that is no request) to a request of its door's.
+func (c *conn) doorResponse(line []byte) {
+	m, ok := rpcline.Split(bytes.TrimSpace(line))
+	if !ok || m.Method != nil || m.ID == nil || m.Result == nil && m.Error == nil {
+		return
+	}
+	if !c.door.Answered(bytes.Clone(m.ID), bytes.Clone(m.Result), m.Error != nil) {
+		c.s.opt.Logger.Debug("ACP client answered a request the door did not send", "id", clipText(string(m.ID)))
+	}
+}
+
+// permission hears a permission request of the chat that waits as a card:
+// the door client whose prompt runs the turn is asked too (or, when it has
+// gone, another door client of the chat), and its answer is the card's
+// unless the TUI answered first.
+func (f *chatFeed) permission(p mux.Permission) {
+	f.mu.Lock()
+	var target *conn
+	if t := f.turn; t != nil && t.owner.door != nil {
+		if !isGone(t.owner) {
+			target = t.owner
+		} else {
+			for c := range f.watchers {
+				if c.door != nil && !isGone(c) {
+					target = c
+					break
+				}
+			}
+		}
+	}
+	f.mu.Unlock()
+	if target == nil {
+		return // the turn is the TUI's or the CLI's: the card waits for it
+	}
+	ask := acp.Permission{ToolCallID: p.ToolCallID, Title: p.Title}
+	for _, o := range p.Options {
+		ask.Options = append(ask.Options, acp.PermissionOption{ID: o.ID, Name: o.Name, Kind: o.Kind})
+	}
+	target.door.AskPermission(f.id, ask, func(option string) {
+		if ok, _ := f.s.opt.Mux.AnswerPermissionSeq(f.id, p.Seq, option); !ok {
+			f.s.opt.Logger.Info("an ACP client answered a permission request already answered", "chat", f.id)
+		}
+	})
+}
+
+func isGone(c *conn) bool {
+	select {
+	case <-c.gone:
+		return true
+	default:
+		return c.dropped.Load()
+	}
 }
 
 // observeFrom streams the chat to c as observe does, past (a replay of the

@@ -264,3 +264,73 @@ func TestDoorCallsBeforeInitializeAreTheOtherProtocol(t *testing.T) {
 	}
 	a.ok("session/list", map[string]any{}, nil)
 }
+
+// TestDoorPermissionGoesToThePromptingClient: a permission request of a
+// turn a door client prompted is asked of that client, and its answer
+// reaches the agent; when the TUI answers first, the TUI's answer wins and
+// the client's, later, is dropped. A turn the TUI prompted asks no door
+// client: its card waits for the TUI.
+func TestDoorPermissionGoesToThePromptingClient(t *testing.T) {
+	p := newPromptRig(t)
+	v := acpschema.ForTest(t)
+	c := p.doorClient(v)
+	initDoor(t, c)
+	proj := p.folders(1)[0]
+	resp, err := c.NewSession(hangCtx(t), sdk.NewSessionRequest{Cwd: proj, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := string(resp.SessionId)
+	prompt := func(cl *doorclient.Client, text string) {
+		t.Helper()
+		if _, err := cl.Prompt(hangCtx(t), sdk.PromptRequest{SessionId: resp.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock(text)}}); err != nil {
+			t.Fatalf("prompt %q: %v", text, err)
+		}
+	}
+	c.Permit = func(_ context.Context, req sdk.RequestPermissionRequest) string {
+		if len(req.Options) != 2 || req.ToolCall.ToolCallId == "" {
+			t.Errorf("asked %+v", req)
+		}
+		return "allow_once"
+	}
+	prompt(c, "permission")
+	if got := c.Text(id, "agent"); !strings.Contains(got, "permission: allow_once") {
+		t.Fatalf("the agent heard %q, want the client's allow_once", got)
+	}
+
+	// The TUI answers first; the client answers once it has.
+	release := make(chan struct{})
+	c.Permit = func(ctx context.Context, _ sdk.RequestPermissionRequest) string {
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return "allow_once"
+	}
+	c.Forget()
+	done := make(chan struct{})
+	go func() { defer close(done); prompt(c, "permission") }()
+	waitFor(t, "the card in the mux", func() bool { return p.srv.opt.Mux.State(id).Permission != nil })
+	waitFor(t, "the request at the door client", func() bool { return len(c.Asked()) == 2 })
+	tui := p.dial()
+	tui.ok(MethodAnswerPermission, AnswerPermissionParams{ID: id, OptionID: "reject_once"}, nil)
+	<-done
+	close(release)
+	if got := c.Text(id, "agent"); !strings.Contains(got, "permission: reject_once") {
+		t.Fatalf("the agent heard %q, want the TUI's reject_once", got)
+	}
+
+	// A turn the TUI prompts: no door client is asked.
+	s := &stream{t: t, w: p.dial(), chat: id}
+	s.observe()
+	pid := s.request(MethodPrompt, PromptParams{ID: id, Text: "permission"})
+	waitFor(t, "the card of the TUI's turn", func() bool { return p.srv.opt.Mux.State(id).Permission != nil })
+	s.call(MethodAnswerPermission, AnswerPermissionParams{ID: id, OptionID: "allow_once"}, nil)
+	s.answer(pid)
+	if n := len(c.Asked()); n != 2 {
+		t.Fatalf("the door client was asked %d times, want 2 (not for the TUI's turn)", n)
+	}
+	if err := c.Invalid(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -115,6 +115,9 @@ func (s *Server) feedFor(id string) (*chatFeed, *Error) {
 	if err := s.opt.Mux.Observe(id, f.deliver); err != nil {
 		return nil, failure(err)
 	}
+	if err := s.opt.Mux.OnPermission(id, f.permission); err != nil {
+		return nil, failure(err)
+	}
 	return f, nil
 }
 

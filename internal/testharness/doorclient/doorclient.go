@@ -32,13 +32,18 @@ type Client struct {
 	bad     []error
 	updates []sdk.SessionNotification
 	lines   int // lines read from the door
-	changed chan struct{}
+
+	// Permit, when set, answers session/request_permission with an option
+	// id ("" cancels); it may block (until ctx ends). Unset, every request
+	// is cancelled.
+	Permit func(ctx context.Context, req sdk.RequestPermissionRequest) string
+	asked  []sdk.RequestPermissionRequest
 }
 
 // New connects a client to a door that reads w and writes r. With v nil,
 // nothing is validated.
 func New(w io.Writer, r io.Reader, v *acpschema.Validator) *Client {
-	c := &Client{v: v, methods: map[string]string{}, changed: make(chan struct{}, 1)}
+	c := &Client{v: v, methods: map[string]string{}}
 	in := &lineTap{fn: c.heard}
 	out := &lineTap{fn: c.said}
 	c.ClientSideConnection = sdk.NewClientSideConnection(c, io.MultiWriter(out, w), io.TeeReader(r, in))
@@ -165,9 +170,27 @@ func (c *Client) SessionUpdate(_ context.Context, n sdk.SessionNotification) err
 	return nil
 }
 
-// RequestPermission cancels: the tests here do not ask for any.
-func (c *Client) RequestPermission(context.Context, sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
-	return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeCancelled()}, nil
+// RequestPermission answers with Permit, keeping the request.
+func (c *Client) RequestPermission(ctx context.Context, req sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+	c.mu.Lock()
+	c.asked = append(c.asked, req)
+	permit := c.Permit
+	c.mu.Unlock()
+	choice := ""
+	if permit != nil {
+		choice = permit(ctx, req)
+	}
+	if choice == "" {
+		return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeCancelled()}, nil
+	}
+	return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeSelected(sdk.PermissionOptionId(choice))}, nil
+}
+
+// Asked returns the permission requests the client was sent.
+func (c *Client) Asked() []sdk.RequestPermissionRequest {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]sdk.RequestPermissionRequest(nil), c.asked...)
 }
 
 var errNotOffered = errors.New("not offered by this client")
