@@ -201,6 +201,13 @@ func (b *doorBackend) Chat(id string) (acp.Chat, error) {
 }
 
 func (b *doorBackend) SetFolders(id string, dirs []string) error {
+	m, err := b.s.opt.Store.Load(id)
+	if err != nil {
+		return failure(err)
+	}
+	if _, err := b.s.opt.Store.ValidateFoldersNoRepeats(m.Cwd, dirs); err != nil {
+		return failure(err)
+	}
 	_, rpcErr := b.s.setDirectories(SetDirectoriesParams{ID: id, AdditionalDirectories: &dirs})
 	return fail(rpcErr)
 }
