@@ -60,10 +60,7 @@ type bridge struct {
 // (ErrServerGone, after every open request has been answered with an
 // error). It closes sc.
 func Bridge(in io.Reader, out io.Writer, sc net.Conn, o BridgeOptions) error {
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
-	b := &bridge{o: o, out: out, sc: sc, pending: map[string]bool{}}
+	b := newBridge(out, sc, o)
 	defer sc.Close()
 	clientDone := make(chan error, 1)
 	serverDone := make(chan error, 1)
@@ -77,6 +74,13 @@ func Bridge(in io.Reader, out io.Writer, sc net.Conn, o BridgeOptions) error {
 		b.answerPending(err)
 		return fmt.Errorf("%w: %v", ErrServerGone, err)
 	}
+}
+
+func newBridge(out io.Writer, sc net.Conn, o BridgeOptions) *bridge {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return &bridge{o: o, out: out, sc: sc, pending: map[string]bool{}}
 }
 
 // fromClient forwards the client's lines to the server.

@@ -134,8 +134,12 @@ func NewDoor(b Backend, version string) *Door {
 	return &Door{b: b, version: version, sessions: map[string]*sessionState{}}
 }
 
-// handler is one method of the table: it decodes its params and calls.
-type handler func(d *Door, params json.RawMessage) (any, error)
+// handler is one method of the table: decode reads its params (into a
+// *P), call makes the call with them.
+type handler struct {
+	decode func(raw json.RawMessage) (any, error)
+	call   func(d *Door, params any) (any, error)
+}
 
 // validator is a params type that checks its required fields (the SDK's
 // types do).
@@ -144,21 +148,26 @@ type validator interface{ Validate() error }
 // handle makes a handler of f: params decode into P (left out: its zero
 // value), P's Validate runs when it has one, and f's result is the answer.
 func handle[P, R any](f func(d *Door, p P) (R, error)) handler {
-	return func(d *Door, raw json.RawMessage) (any, error) {
-		var p P
-		if err := decodeParams(raw, &p); err != nil {
-			return nil, err
-		}
-		if v, ok := any(&p).(validator); ok {
-			if err := v.Validate(); err != nil {
-				return nil, errorf(CodeInvalidParams, "Invalid params: %v", err)
+	return handler{
+		decode: func(raw json.RawMessage) (any, error) {
+			p := new(P)
+			if err := decodeParams(raw, p); err != nil {
+				return nil, err
 			}
-		}
-		r, err := f(d, p)
-		if err != nil {
-			return nil, err
-		}
-		return r, nil
+			if v, ok := any(p).(validator); ok {
+				if err := v.Validate(); err != nil {
+					return nil, errorf(CodeInvalidParams, "Invalid params: %v", err)
+				}
+			}
+			return p, nil
+		},
+		call: func(d *Door, params any) (any, error) {
+			r, err := f(d, *params.(*P))
+			if err != nil {
+				return nil, err
+			}
+			return r, nil
+		},
 	}
 }
 
@@ -207,7 +216,11 @@ func (d *Door) Call(method string, params json.RawMessage) (any, error) {
 			return nil, errorf(CodeInvalidRequest, "Invalid Request: initialize first")
 		}
 	}
-	return h(d, params)
+	p, err := h.decode(params)
+	if err != nil {
+		return nil, err
+	}
+	return h.call(d, p)
 }
 
 // decodeParams decodes params into v; params left out decode as {}.
