@@ -125,7 +125,7 @@ type Door struct {
 	harness  string // the harness new chats get, chosen at initialize
 	inited   bool
 	sessions map[string]*sessionState // the chats this connection streams
-	asks     map[string]ask            // permission requests sent, by JSON id
+	asks     map[string]ask           // permission requests sent, by JSON id
 	nextAsk  uint64
 }
 

@@ -106,7 +106,6 @@ func newTestReader(b []byte) *bufioReader {
 	return newBufio(iotest.OneByteReader(bytes.NewReader(b)))
 }
 
-
 type bufioReader = bufio.Reader
 
 func newBufio(r io.Reader) *bufio.Reader { return bufio.NewReaderSize(r, 16) }
