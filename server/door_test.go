@@ -8,9 +8,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/acpmux/acpmux-tui/config"
+	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/internal/acpschema"
 	"github.com/acpmux/acpmux-tui/internal/testharness/doorclient"
+	"github.com/acpmux/acpmux-tui/mux"
 	"github.com/acpmux/acpmux-tui/sessions"
 	sdk "github.com/coder/acp-go-sdk"
 )
@@ -332,5 +336,105 @@ func TestDoorPermissionGoesToThePromptingClient(t *testing.T) {
 	}
 	if err := c.Invalid(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// newDoorRig is a server whose "fake" harness is the fake ACP agent with
+// env added (ACPMUX_FAKE_STATE is set).
+func newDoorRig(t *testing.T, env map[string]string) *rig {
+	t.Helper()
+	fake := buildACPFake(t)
+	state := t.TempDir()
+	return newRig(t, rigOpt{opt: func(o *Options) {
+		cfg := config.Defaults()
+		e := map[string]string{"ACPMUX_FAKE_STATE": state}
+		for k, v := range env {
+			e[k] = v
+		}
+		cfg.DefaultACPHarness = "fake"
+		cfg.Harness = map[string]config.HarnessConfig{"fake": {Command: fake, Transport: harness.TransportACP, Env: e}}
+		table, err := harness.NewTable(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.Config, o.Table = cfg, table
+		o.Mux = mux.New(mux.Options{Store: o.Store, Table: table, Config: cfg, Grace: 2 * time.Second, BackoffBase: time.Millisecond})
+		o.WriteTimeout = hangDeadline
+	}})
+}
+
+// TestDoorForkAndMcpServers: session/new hands the client's mcpServers to
+// the agent's session/new; session/fork is the TUI's fork (the parent's
+// folders, origin fork) and the agent's own session/fork, whose history the
+// fork's load replays.
+func TestDoorForkAndMcpServers(t *testing.T) {
+	wire := filepath.Join(t.TempDir(), "wire.jsonl")
+	r := newDoorRig(t, map[string]string{"ACPMUX_FAKE_FORK": "1", "ACPMUX_FAKE_ADVERTISE": "1", "ACPMUX_FAKE_WIRE": wire})
+	v := acpschema.ForTest(t)
+	c := r.doorClient(v)
+	initDoor(t, c)
+	proj, dirs := r.folders(1)[0], r.folders(2)
+	mcp := []sdk.McpServer{{Stdio: &sdk.McpServerStdio{Name: "notes", Command: "/bin/true", Args: []string{"--x"}, Env: []sdk.EnvVariable{}}}}
+	resp, err := c.NewSession(hangCtx(t), sdk.NewSessionRequest{Cwd: proj, McpServers: mcp, AdditionalDirectories: dirs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Prompt(hangCtx(t), sdk.PromptRequest{SessionId: resp.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("first")}}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(wire)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sent bool
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.Contains(line, `"session/new"`) {
+			sent = strings.Contains(line, `"mcpServers":[{`) && strings.Contains(line, `"name":"notes"`) && strings.Contains(line, `"/bin/true"`)
+		}
+	}
+	if !sent {
+		t.Fatalf("the agent's session/new did not carry the client's mcpServers:\n%s", b)
+	}
+
+	fork, err := c.UnstableForkSession(hangCtx(t), sdk.UnstableForkSessionRequest{SessionId: resp.SessionId, Cwd: proj})
+	if err != nil {
+		t.Fatalf("session/fork: %v", err)
+	}
+	m, err := r.store.Load(string(fork.SessionId))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Origin != sessions.OriginFork || m.Parent != string(resp.SessionId) || !slices.Equal(m.AdditionalDirectories, dirs) {
+		t.Fatalf("the fork's chat file: %+v", m)
+	}
+	// The agent branched the parent's own session (session/fork with its
+	// session id), and the fork answers prompts as a chat of its own.
+	parent, err := r.store.Load(string(resp.SessionId))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2 := r.doorClient(v)
+	initDoor(t, c2)
+	if _, err := c2.Prompt(hangCtx(t), sdk.PromptRequest{SessionId: fork.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("in the fork")}}); err != nil {
+		t.Fatalf("prompt the fork: %v", err)
+	}
+	if got := c2.Text(string(fork.SessionId), "agent"); !strings.Contains(got, "echo: in the fork") {
+		t.Fatalf("the fork's reply: %q", got)
+	}
+	b, err = os.ReadFile(wire)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forked := false
+	for _, line := range strings.Split(string(b), "\n") {
+		forked = forked || strings.Contains(line, `"session/fork"`) && strings.Contains(line, `"`+parent.AgentSessionID+`"`)
+	}
+	if !forked {
+		t.Fatalf("no session/fork of the parent's session %s reached the agent:\n%s", parent.AgentSessionID, b)
+	}
+	for _, cl := range []*doorclient.Client{c, c2} {
+		if err := cl.Invalid(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
