@@ -34,6 +34,8 @@
 //	benchtool server-held BIN HOME HELD N      N fresh hellos, and N while two processes hold HELD connections each
 //	benchtool hold SOCKET N                    hold N connections to SOCKET (server-held's holders)
 //	benchtool hook-loop BIN N FILE             hook's timing loop, run as a chat's harness
+//	benchtool door BIN HOME FAKE N             N prompts through `BIN acp` and N to the ACP agent FAKE directly,
+//	                                           time to the first session/update of each (door.go)
 //
 // The flood (package flood) is deterministic: lines of 12 words drawn from
 // plain words, SGR colour, CJK and emoji by a fixed-seed generator, so every
@@ -69,7 +71,8 @@ const usage = `usage:
   benchtool hook BIN HOME N
   benchtool server-held BIN HOME HELD N
   benchtool hold SOCKET N
-  benchtool hook-loop BIN N FILE`
+  benchtool hook-loop BIN N FILE
+  benchtool door BIN HOME FAKE N`
 
 func main() {
 	if err := run(os.Args[1:]); err != nil {
@@ -188,6 +191,12 @@ func runServer(cmd string, rest []string) error {
 			return err
 		}
 		return heldBench(rest[0], rest[1], held, n)
+	case cmd == "door" && len(rest) == 4:
+		n, err := positive(rest[3])
+		if err != nil {
+			return err
+		}
+		return doorBench(rest[0], rest[1], rest[2], n)
 	case cmd == "hook-loop" && len(rest) == 3:
 		n, err := positive(rest[1])
 		if err != nil {
