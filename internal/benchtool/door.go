@@ -1,17 +1,24 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
+	"github.com/acpmux/acpmux-tui/client"
 	"github.com/acpmux/acpmux-tui/config"
+	"github.com/acpmux/acpmux-tui/sessions"
 	sdk "github.com/coder/acp-go-sdk"
 )
 
@@ -85,6 +92,7 @@ type acpPeer struct {
 	conn    *sdk.ClientSideConnection
 	session sdk.SessionId
 	updates chan time.Time
+	count   atomic.Int64 // updates heard
 }
 
 func startACP(cmd *exec.Cmd, env []string, cwd string) (*acpPeer, error) {
@@ -154,6 +162,7 @@ func (p *acpPeer) close() {
 type benchClient struct{ p *acpPeer }
 
 func (c benchClient) SessionUpdate(context.Context, sdk.SessionNotification) error {
+	c.p.count.Add(1)
 	select {
 	case c.p.updates <- time.Now():
 	default:
@@ -193,4 +202,160 @@ func (benchClient) ReleaseTerminal(context.Context, sdk.ReleaseTerminalRequest) 
 
 func (benchClient) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
 	return sdk.WaitForTerminalExitResponse{}, errNotOffered
+}
+
+// doorReplayBench measures session/load of a chat whose transcript has
+// entries entries (a user prompt and an agent reply a turn): a chat of a
+// fresh agent home HOME on the fake ACP agent FAKE, whose stored session
+// holds those turns, loaded through `BIN acp`. The server's mux loads the
+// agent's session (the agent replays it), then the door replays the
+// transcript to the client. It prints the time from session/load to its
+// answer, the updates the client got (the mux keeps a chat's latest 5,000
+// entries, so a longer conversation replays its end), and the server's peak resident
+// memory (VmHWM) before and after.
+func doorReplayBench(binary, home, fake string, entries int) error {
+	if err := freshDir(home); err != nil {
+		return err
+	}
+	state := filepath.Join(home, "agent-state")
+	project := filepath.Join(home, "project")
+	for _, d := range []string{state, project} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	cfgPath := filepath.Join(home, "config.toml")
+	cfg := fmt.Sprintf("[harness.fake]\ncommand = %q\ntransport = \"acp\"\nenv = { ACPMUX_FAKE_STATE = %q }\n", fake, state)
+	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
+		return fmt.Errorf("write bench config: %w", err)
+	}
+	// The agent's stored session: entries/2 turns.
+	type turn struct {
+		User  string `json:"user"`
+		Agent string `json:"agent"`
+	}
+	sid := "fake-replaybench"
+	hist := make([]turn, entries/2)
+	for i := range hist {
+		hist[i] = turn{User: fmt.Sprintf("prompt %d: what does this line of the log say?", i), Agent: fmt.Sprintf("echo: prompt %d: it says what it said, at some length to be a reply", i)}
+	}
+	data, err := json.Marshal(map[string]any{"sessionId": sid, "cwd": project, "additionalDirectories": nil, "history": hist})
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(state, sid+".json"), data, 0o600); err != nil {
+		return err
+	}
+	agentHome := filepath.Join(home, "agent")
+	store, err := sessions.OpenStore(agentHome)
+	if err != nil {
+		return err
+	}
+	m, err := store.Create(sessions.NewChat{Harness: "fake", Cwd: project, AgentSessionID: sid, Origin: sessions.OriginACP})
+	if err != nil {
+		return err
+	}
+	env := append(os.Environ(), "ACPMUX_HOME="+agentHome, "ACPMUX_CONFIG="+cfgPath)
+	defer func() {
+		kill := exec.Command(binary, "kill-server")
+		kill.Env = env
+		kill.Run()
+	}()
+	// A raw client: the SDK's client side closes a connection whose
+	// notifications queue past 1024 before its handler takes them, which a
+	// replay this long does.
+	cmd := exec.Command(binary, "acp", "--harness", "fake")
+	cmd.Env, cmd.Dir = env, project
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	defer func() { stdin.Close(); cmd.Wait() }()
+	lines := bufio.NewScanner(stdout)
+	lines.Buffer(make([]byte, 1<<20), 64<<20)
+	// until reads lines until the answer to id, counting session/updates.
+	until := func(id int) (int, error) {
+		updates := 0
+		for lines.Scan() {
+			var msg struct {
+				ID     *int            `json:"id"`
+				Method string          `json:"method"`
+				Error  json.RawMessage `json:"error"`
+			}
+			if err := json.Unmarshal(lines.Bytes(), &msg); err != nil {
+				return updates, fmt.Errorf("the door wrote a line that is not JSON: %w", err)
+			}
+			switch {
+			case msg.Method == sdk.ClientMethodSessionUpdate:
+				updates++
+			case msg.Method == "" && msg.ID != nil && *msg.ID == id:
+				if msg.Error != nil {
+					return updates, fmt.Errorf("error: %s", msg.Error)
+				}
+				return updates, nil
+			}
+		}
+		return updates, fmt.Errorf("the door ended: %v", lines.Err())
+	}
+	fmt.Fprintf(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`+"\n")
+	if _, err := until(1); err != nil {
+		return fmt.Errorf("initialize: %w", err)
+	}
+	conn, err := client.Dial(agentHome)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	hello, err := conn.Hello(ctx)
+	conn.Close()
+	if err != nil {
+		return err
+	}
+	before := vmHWM(hello.Pid)
+	load, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 2, "method": sdk.AgentMethodSessionLoad,
+		"params": sdk.LoadSessionRequest{SessionId: sdk.SessionId(m.ID), Cwd: project, McpServers: []sdk.McpServer{}}})
+	start := time.Now()
+	fmt.Fprintf(stdin, "%s\n", load)
+	got, err := until(2)
+	took := time.Since(start)
+	if err != nil {
+		return fmt.Errorf("session/load: %w", err)
+	}
+	// The mux keeps an ACP chat's latest entries (5,000): a longer
+	// conversation replays its end.
+	if got == 0 {
+		return fmt.Errorf("session/load replayed nothing of %d entries", entries)
+	}
+	emit("entries", entries)
+	emit("updates", got)
+	emit("load_ms", ms(took))
+	emit("server_vmhwm_before_kb", before)
+	emit("server_vmhwm_after_kb", vmHWM(hello.Pid))
+	return nil
+}
+
+// vmHWM is a process's peak resident set in kB (0 when unknown).
+func vmHWM(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			f := strings.Fields(rest)
+			if len(f) > 0 {
+				n, _ := strconv.ParseInt(f[0], 10, 64)
+				return n
+			}
+		}
+	}
+	return 0
 }

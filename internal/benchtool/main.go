@@ -36,6 +36,7 @@
 //	benchtool hook-loop BIN N FILE             hook's timing loop, run as a chat's harness
 //	benchtool door BIN HOME FAKE N             N prompts through `BIN acp` and N to the ACP agent FAKE directly,
 //	                                           time to the first session/update of each (door.go)
+//	benchtool door-replay BIN HOME FAKE N      session/load through `BIN acp` of a chat with N transcript entries
 //
 // The flood (package flood) is deterministic: lines of 12 words drawn from
 // plain words, SGR colour, CJK and emoji by a fixed-seed generator, so every
@@ -72,7 +73,8 @@ const usage = `usage:
   benchtool server-held BIN HOME HELD N
   benchtool hold SOCKET N
   benchtool hook-loop BIN N FILE
-  benchtool door BIN HOME FAKE N`
+  benchtool door BIN HOME FAKE N
+  benchtool door-replay BIN HOME FAKE N`
 
 func main() {
 	if err := run(os.Args[1:]); err != nil {
@@ -197,6 +199,12 @@ func runServer(cmd string, rest []string) error {
 			return err
 		}
 		return doorBench(rest[0], rest[1], rest[2], n)
+	case cmd == "door-replay" && len(rest) == 4:
+		n, err := positive(rest[3])
+		if err != nil {
+			return err
+		}
+		return doorReplayBench(rest[0], rest[1], rest[2], n)
 	case cmd == "hook-loop" && len(rest) == 3:
 		n, err := positive(rest[1])
 		if err != nil {
