@@ -68,13 +68,6 @@ func (d *Door) Updates(id string, entries []Entry) []sdk.SessionNotification {
 	return out
 }
 
-// Forget drops what the door remembers of a session it no longer streams.
-func (d *Door) Forget(id string) {
-	d.mu.Lock()
-	delete(d.sessions, id)
-	d.mu.Unlock()
-}
-
 func (st *sessionState) update(e Entry) (sdk.SessionUpdate, bool) {
 	switch e.Kind {
 	case EntryUser:

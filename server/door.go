@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/acpmux/acpmux-tui/acp"
@@ -110,18 +111,7 @@ func acpNames(t *harness.Table) string {
 			names = append(names, s.Name)
 		}
 	}
-	return joinNames(names)
-}
-
-func joinNames(names []string) string {
-	out := ""
-	for i, n := range names {
-		if i > 0 {
-			out += ", "
-		}
-		out += n
-	}
-	return out
+	return strings.Join(names, ", ")
 }
 
 func (b *doorBackend) NewChat(n acp.NewChat) (acp.Chat, error) {

@@ -62,7 +62,7 @@ func TestDoorInitializeSaysWhatTheDoorDoes(t *testing.T) {
 	if resp.AgentInfo == nil || resp.AgentInfo.Name != "acpmux-tui" {
 		t.Fatalf("agentInfo %+v", resp.AgentInfo)
 	}
-	// The _acpmux/* methods are another protocol: not on this connection.
+	// Initialized, the session methods answer.
 	if _, err := c.ListSessions(hangCtx(t), sdk.ListSessionsRequest{}); err != nil {
 		t.Fatalf("session/list: %v", err)
 	}
