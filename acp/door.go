@@ -114,6 +114,8 @@ type Backend interface {
 	Fork(id, cwd string) (Chat, error)
 	// Request sends a request of the door's to the client (its id is JSON).
 	Request(method string, id json.RawMessage, params any) error
+	// Notify sends a notification of the door's to the client.
+	Notify(method string, params any) error
 }
 
 // Door is the ACP agent side of one connection.

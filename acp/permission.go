@@ -37,12 +37,14 @@ type ask struct {
 // AskPermission sends the client the chat's permission request p; answer
 // hears the option id the client picks ("" when it cancels). A request the
 // client answers with an error, or never, is left to the other answers.
-// It reports whether the request was sent.
-func (d *Door) AskPermission(chat string, p Permission, answer func(optionID string)) bool {
+// The func it returns withdraws the request once another answer has come
+// first: the client is told ($/cancel_request) and its answer, should one
+// still come, is dropped. It returns nil when the request was not sent.
+func (d *Door) AskPermission(chat string, p Permission, answer func(optionID string)) (withdraw func()) {
 	d.mu.Lock()
 	if len(d.asks) >= maxAsks {
 		d.mu.Unlock()
-		return false
+		return nil
 	}
 	d.nextAsk++
 	id := fmt.Sprintf(`"acpmux-permission-%d"`, d.nextAsk)
@@ -67,10 +69,22 @@ func (d *Door) AskPermission(chat string, p Permission, answer func(optionID str
 		d.mu.Lock()
 		delete(d.asks, id)
 		d.mu.Unlock()
-		return false
+		return nil
 	}
-	return true
+	return func() {
+		d.mu.Lock()
+		_, open := d.asks[id]
+		delete(d.asks, id)
+		d.mu.Unlock()
+		if open {
+			_ = d.b.Notify(MethodCancelRequest, map[string]any{"requestId": json.RawMessage(id)})
+		}
+	}
 }
+
+// MethodCancelRequest is JSON-RPC's protocol-level cancellation, sent for a
+// request of the door's that another answer has made moot.
+const MethodCancelRequest = "$/cancel_request"
 
 // Answered takes the client's response to a request of the door's (its id,
 // and its result, or failed for an error response). It reports whether the

@@ -42,7 +42,7 @@ type acpChat struct {
 	log      transcript
 	observer func(Entry) // streams entries as they arrive (the prompt command)
 	permit   PermissionPolicy
-	onCard   func(Permission) // hears each card queued (OnPermission)
+	onCard   func(Permission) func() // hears each card queued (OnPermission)
 	card     *permissionCard
 	recent   []*acpProcess // the latest processes, oldest first (explain)
 	// linked is the single files the conversation has been given a

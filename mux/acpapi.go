@@ -97,8 +97,9 @@ func (m *Mux) AnswerPermission(id, optionID string) error {
 // OnPermission sets fn to hear each permission request of an ACP chat
 // that waits as a card (fn runs on the agent's request, so it must not
 // wait); nil stops. Whoever answers the card first, with AnswerPermission
-// or AnswerPermissionSeq, wins.
-func (m *Mux) OnPermission(id string, fn func(Permission)) error {
+// or AnswerPermissionSeq, wins. The func fn returns, when not nil, is
+// called once the card is no longer waiting (answered, or its turn gone).
+func (m *Mux) OnPermission(id string, fn func(Permission) func()) error {
 	c, err := m.acpChat(id)
 	if err != nil {
 		return err

@@ -251,8 +251,9 @@ func (a *acpClient) RequestPermission(ctx context.Context, req acp.RequestPermis
 		queued = c.queueCardLocked(card)
 	}
 	c.mu.Unlock()
+	var resolved func()
 	if queued && onCard != nil {
-		onCard(perm) // a client may answer the card too (the ACP door)
+		resolved = onCard(perm) // a client may answer the card too (the ACP door)
 	}
 	var choice string
 	switch {
@@ -268,6 +269,9 @@ func (a *acpClient) RequestPermission(ctx context.Context, req acp.RequestPermis
 		c.mu.Lock()
 		c.dropCardLocked(card)
 		c.mu.Unlock()
+		if resolved != nil {
+			resolved()
+		}
 		c.m.notify(c)
 	case !cancelling:
 		c.m.opt.Logger.Warn("too many permission requests at once: cancelled one", "chat", c.id, "title", perm.Title, "max", maxPendingPermissions)

@@ -277,6 +277,14 @@ func (b *doorBackend) Request(method string, id json.RawMessage, params any) err
 	return nil
 }
 
+// Notify sends a notification of the door's to the client.
+func (b *doorBackend) Notify(method string, params any) error {
+	if b.c.notify(method, params) == 0 {
+		return fmt.Errorf("send %s: the client is gone", method)
+	}
+	return nil
+}
+
 // encodeRequest is one request line.
 func encodeRequest(id json.RawMessage, method string, params any) ([]byte, error) {
 	var buf bytes.Buffer
@@ -306,8 +314,9 @@ func (c *conn) doorResponse(line []byte) {
 // permission hears a permission request of the chat that waits as a card:
 // the door client whose prompt runs the turn is asked too (or, when it has
 // gone, another door client of the chat), and its answer is the card's
-// unless the TUI answered first.
-func (f *chatFeed) permission(p mux.Permission) {
+// unless the TUI answered first; then the client is told. It returns what
+// the mux calls once the card no longer waits.
+func (f *chatFeed) permission(p mux.Permission) (resolved func()) {
 	f.mu.Lock()
 	var target *conn
 	if t := f.turn; t != nil && t.owner.door != nil {
@@ -324,13 +333,15 @@ func (f *chatFeed) permission(p mux.Permission) {
 	}
 	f.mu.Unlock()
 	if target == nil {
-		return // the turn is the TUI's or the CLI's: the card waits for it
+		return nil // the turn is the TUI's or the CLI's: the card waits for it
 	}
 	ask := acp.Permission{ToolCallID: p.ToolCallID, Title: p.Title}
 	for _, o := range p.Options {
 		ask.Options = append(ask.Options, acp.PermissionOption{ID: o.ID, Name: o.Name, Kind: o.Kind})
 	}
-	target.door.AskPermission(f.id, ask, func(option string) {
+	// Once the card is answered, by the client or first by the TUI, the
+	// client's request is withdrawn (a no-op when it was the answer).
+	return target.door.AskPermission(f.id, ask, func(option string) {
 		if ok, _ := f.s.opt.Mux.AnswerPermissionSeq(f.id, p.Seq, option); !ok {
 			f.s.opt.Logger.Info("an ACP client answered a permission request already answered", "chat", f.id)
 		}

@@ -302,12 +302,15 @@ func TestDoorPermissionGoesToThePromptingClient(t *testing.T) {
 		t.Fatalf("the agent heard %q, want the client's allow_once", got)
 	}
 
-	// The TUI answers first; the client answers once it has.
+	// The TUI answers first: the client's request is withdrawn
+	// ($/cancel_request), and its answer, late, changes nothing.
 	release := make(chan struct{})
+	withdrawn := make(chan struct{})
 	c.Permit = func(ctx context.Context, _ sdk.RequestPermissionRequest) string {
 		select {
-		case <-release:
 		case <-ctx.Done():
+			close(withdrawn)
+		case <-release:
 		}
 		return "allow_once"
 	}
@@ -319,6 +322,11 @@ func TestDoorPermissionGoesToThePromptingClient(t *testing.T) {
 	tui := p.dial()
 	tui.ok(MethodAnswerPermission, AnswerPermissionParams{ID: id, OptionID: "reject_once"}, nil)
 	<-done
+	select {
+	case <-withdrawn:
+	case <-time.After(hangDeadline):
+		t.Fatal("the door client's request was not withdrawn after the TUI answered")
+	}
 	close(release)
 	if got := c.Text(id, "agent"); !strings.Contains(got, "permission: reject_once") {
 		t.Fatalf("the agent heard %q, want the TUI's reject_once", got)

@@ -218,6 +218,15 @@ func loadSet(path, name string) (*schemaSet, error) {
 		if method == "" {
 			continue
 		}
+		if side == "protocol" && strings.HasSuffix(def, "Notification") {
+			// Either side sends it ($/cancel_request).
+			sch, err := compile(def)
+			if err != nil {
+				return nil, err
+			}
+			set.notifications[method], set.agentNotifications[method] = sch, sch
+			continue
+		}
 		var dst map[string]*jsonschema.Schema
 		switch {
 		case side == "agent" && strings.HasSuffix(def, "Request"):
