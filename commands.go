@@ -19,6 +19,7 @@ import (
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/internal/logfile"
 	"github.com/acpmux/acpmux-tui/internal/plaintext"
+	"github.com/acpmux/acpmux-tui/internal/transfer"
 	"github.com/acpmux/acpmux-tui/mux"
 	"github.com/acpmux/acpmux-tui/sessions"
 	"github.com/charmbracelet/x/ansi"
@@ -70,6 +71,9 @@ func isRefusal(err error) bool {
 		return true
 	}
 	if _, ok := sessions.AsNameError(err); ok {
+		return true
+	}
+	if _, ok := transfer.AsRefusal(err); ok {
 		return true
 	}
 	return errors.Is(err, config.ErrRelativeHome)
@@ -127,8 +131,11 @@ func (a *app) createChat(cf chatFlags) (sessions.Entry, error) {
 			return sessions.Entry{}, usagef("--cwd %q: %v", cf.cwd, err)
 		}
 	}
+	// The folders and the files are refused together (Store.Create
+	// validates both lists in one refusal).
 	m, err := a.store.Create(sessions.NewChat{
-		Name: cf.name, Harness: name, Cwd: cwd, AdditionalDirectories: a.absPaths(cf.dirs),
+		Name: cf.name, Harness: name, Cwd: cwd,
+		AdditionalDirectories: a.absPaths(cf.dirs), AdditionalFiles: a.absPaths(cf.files),
 	})
 	if err != nil {
 		return sessions.Entry{}, err
@@ -165,6 +172,7 @@ func (a *app) view(e sessions.Entry) sessions.ChatJSON {
 	if errors.As(a.liveErr, &un) {
 		status = un.Status
 	}
+	e.NoProject = e.Meta != nil && a.store.NoProject(e.Meta)
 	j := e.JSON(status, via)
 	j.FoldersViaExpected = expected
 	if e.Meta != nil && j.FilesVia == "" {
@@ -223,7 +231,8 @@ func (a *app) printChat(e sessions.Entry, asJSON bool) error {
 		}
 		row(label, d)
 	}
-	if v.PendingDirectories != nil {
+	fileRows(row, v)
+	if v.PendingDirectories != nil || v.PendingFiles != nil {
 		when := mux.PendingAtTurnEnd
 		if spec, ok := a.table.Get(v.Harness); ok && spec.Transport == harness.TransportPty && !mux.ResumesConversation(spec, e.Meta) {
 			when = mux.PendingAtRestart + " (" + harness.StartsFresh + ")"
@@ -234,6 +243,9 @@ func (a *app) printChat(e sessions.Entry, asJSON bool) error {
 		row("folders via", v.FoldersVia+" (expected: not started yet)")
 	} else {
 		row("folders via", v.FoldersVia)
+	}
+	if len(v.AdditionalFiles) > 0 {
+		row("files via", sessions.FilesViaWords(v.FilesVia))
 	}
 	if v.Origin != "" {
 		row("origin", v.Origin+" of "+v.Parent)
@@ -346,16 +358,17 @@ func (a *app) addFolders(ref string, dirs []string) error {
 	if err != nil {
 		return err
 	}
-	return a.foldersStored(m)
+	return a.foldersStored(m, "folders")
 }
 
-// foldersStored tells a running server of a chat's new folders (a running
-// chat takes them at the end of its turn) and prints the chat as it is
-// then. The folders are stored whatever the server says.
-func (a *app) foldersStored(m *sessions.Meta) error {
+// foldersStored tells a running server of a chat's new folders or files
+// (what: which of the two; a running chat takes them at the end of its
+// turn) and prints the chat as it is then. The list is stored whatever the
+// server says.
+func (a *app) foldersStored(m *sessions.Meta, what string) error {
 	live, err := client.FoldersChanged(a.store.Home(), m.ID)
 	if err != nil {
-		fmt.Fprintf(a.stderr, "acpmux-tui: folders stored, but the server was not told (the chat takes them at its next start): %v\n", err)
+		fmt.Fprintf(a.stderr, "acpmux-tui: %s stored, but the server was not told (the chat takes them at its next start): %v\n", what, err)
 	}
 	if live != nil {
 		a.live, a.asked = map[string]sessions.ChatJSON{m.ID: *live}, true
@@ -372,7 +385,7 @@ func (a *app) removeFolders(ref string, dirs []string) error {
 	if err != nil {
 		return err
 	}
-	return a.foldersStored(m)
+	return a.foldersStored(m, "folders")
 }
 
 // derive makes a fork, side chat or handoff of a chat; it carries the

@@ -44,9 +44,19 @@ func needTmux(t testing.TB) {
 // env added to its environment.
 func startTmux(t testing.TB, cols, rows int, env, argv []string) *tmuxSession {
 	t.Helper()
+	return startTmuxIn(t, "", cols, rows, env, argv)
+}
+
+// startTmuxIn is startTmux with argv run in the folder dir (the test's
+// own folder when "").
+func startTmuxIn(t testing.TB, dir string, cols, rows int, env, argv []string) *tmuxSession {
+	t.Helper()
 	s := &tmuxSession{t: t, sock: filepath.Join(t.TempDir(), "tmux.sock")}
-	args := []string{"new-session", "-d", "-s", "e2e", "-x", fmt.Sprint(cols), "-y", fmt.Sprint(rows), "env"}
-	args = append(append(args, env...), argv...)
+	args := []string{"new-session", "-d", "-s", "e2e", "-x", fmt.Sprint(cols), "-y", fmt.Sprint(rows)}
+	if dir != "" {
+		args = append(args, "-c", dir)
+	}
+	args = append(append(append(args, "env"), env...), argv...)
 	s.tmux(args...)
 	t.Cleanup(func() { _ = exec.Command("tmux", "-S", s.sock, "kill-server").Run() })
 	return s

@@ -49,10 +49,6 @@ func (a *app) launch(open *sessions.Entry) error {
 	slog.SetDefault(log)
 	defer slog.SetDefault(prev)
 
-	entries, err := a.store.List()
-	if err != nil {
-		return err
-	}
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("find this program to start the server: %w", err)
@@ -69,6 +65,12 @@ func (a *app) launch(open *sessions.Entry) error {
 	// When the server goes (kill-server, a crash) the TUI stays, says so,
 	// and connects to the next one by itself.
 	m.Follow(a.paths.Home, exe)
+	// The server is the TUI's one source of chats: the first frame shows
+	// them as it lists them.
+	entries, err := m.List()
+	if err != nil {
+		return fmt.Errorf("list the chats: %w", err)
+	}
 
 	noColor := a.getenv("NO_COLOR") != ""
 	renderer := lipgloss.NewRenderer(os.Stdout)
@@ -82,7 +84,7 @@ func (a *app) launch(open *sessions.Entry) error {
 		renderer.HasDarkBackground()
 	}
 	opt := tui.Options{
-		Store: a.store, Table: a.table, Config: a.cfg, Mux: m, Logger: log,
+		Home: a.paths.Home, Table: a.table, Config: a.cfg, Mux: m, Logger: log,
 		Renderer: renderer, NoColor: noColor, Entries: entries,
 		DefaultHarness: a.table.Default(a.cfg, a.getenv), Harnesses: a.harnessInfos(a.table),
 		UserHome: a.getenv("HOME"),

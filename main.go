@@ -58,16 +58,20 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{"new", "[--dir DIR]... [--cwd DIR] [--harness NAME] [--name NAME] [--json]", "create a chat", cmdNew},
+		{"new", "[--dir DIR]... [--file FILE]... [--cwd DIR] [--harness NAME] [--name NAME] [--json]", "create a chat", cmdNew},
 		{"ls", "[--json]", "list chats", cmdLs},
 		{"show", "ID [--json]", "show one chat", cmdShow},
 		{"add-dir", "ID DIR...", "add folders to a chat", cmdAddDir},
 		{"rm-dir", "ID DIR...", "remove folders from a chat", cmdRmDir},
+		{"add-file", "ID FILE...", "add single files to a chat", cmdAddFile},
+		{"rm-file", "ID FILE...", "remove single files from a chat", cmdRmFile},
 		{"fork", "ID [--cwd DIR] [--json]", "fork a chat: same folders, the conversation so far", cmdFork},
 		{"side", "ID [--json]", "a side chat: same folders, a fresh conversation", cmdSide},
 		{"handoff", "ID --to HARNESS [--edit] [--json]", "hand a chat off to another harness, with its folders and a capsule of what was said", cmdHandoff},
 		{"rm", "ID [--force]", "delete a chat (never its project folder)", cmdRm},
 		{"rename", "ID NAME", "give a chat a new name", cmdRename},
+		{"export", "ID [-o FILE|-]", "write a chat's bundle (its file and conversation) to move it to another home or machine", cmdExport},
+		{"import", "FILE|- --root DIR [--root DIR]... [--dry-run] [--json]", "add a bundle's chat here, keeping only the folders inside the roots", cmdImport},
 		{"attach", "ID", "run a chat's harness in this terminal (ctrl+] detaches)", cmdAttach},
 		{"prompt", "ID TEXT", "send one prompt to an ACP chat and print the reply", cmdPrompt},
 		{"acp", "[--harness NAME]", "an ACP agent on stdin/stdout, backed by the server (for Zed, acpx...)", cmdACP},
@@ -123,7 +127,7 @@ func dispatch(a *app, args []string) error {
 }
 
 func printUsage(w io.Writer) {
-	fmt.Fprintln(w, "usage: acpmux-tui [--dir DIR]... [--cwd DIR] [--harness NAME] [--name NAME]")
+	fmt.Fprintln(w, "usage: acpmux-tui [--dir DIR]... [--file FILE]... [--cwd DIR] [--harness NAME] [--name NAME]")
 	fmt.Fprintln(w, "       acpmux-tui COMMAND [ARGS]")
 	fmt.Fprintln(w, "\ncommands:")
 	for _, c := range commands() {
@@ -158,15 +162,21 @@ func printCommandUsage(w io.Writer, fs *flag.FlagSet) {
 		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !ok || !b.IsBoolFlag() {
 			arg = " " + flagArg(f.Name)
 		}
-		fmt.Fprintf(w, "  %-18s %s\n", "--"+f.Name+arg, f.Usage)
+		dash := "--"
+		if len(f.Name) == 1 {
+			dash = "-" // -o FILE
+		}
+		fmt.Fprintf(w, "  %-18s %s\n", dash+f.Name+arg, f.Usage)
 	})
 }
 
 // flagArg is what a flag's value is called in the usage: --dir DIR.
 func flagArg(name string) string {
 	switch name {
-	case "dir", "cwd":
+	case "dir", "cwd", "root":
 		return "DIR"
+	case "o":
+		return "FILE"
 	case "to":
 		return "HARNESS"
 	case "harness":
@@ -234,6 +244,7 @@ func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 // command and `new`.
 type chatFlags struct {
 	dirs    stringList
+	files   stringList
 	cwd     string
 	harness string
 	name    string
@@ -241,13 +252,14 @@ type chatFlags struct {
 
 func (c *chatFlags) register(fs *flag.FlagSet) {
 	fs.Var(&c.dirs, "dir", "an additional folder the chat can see (repeat for more)")
+	fs.Var(&c.files, "file", "a single file the chat can see and edit (repeat for more)")
 	fs.StringVar(&c.cwd, "cwd", "", "the chat's project folder (default: none, an empty folder of its own)")
 	fs.StringVar(&c.harness, "harness", "", "the harness to run (see acpmux-tui harnesses)")
 	fs.StringVar(&c.name, "name", "", "the chat's name")
 }
 
 func (c *chatFlags) any() bool {
-	return len(c.dirs) > 0 || c.cwd != "" || c.harness != "" || c.name != ""
+	return len(c.dirs) > 0 || len(c.files) > 0 || c.cwd != "" || c.harness != "" || c.name != ""
 }
 
 // cmdLaunch is the bare command: it opens the TUI. With chat flags it first
@@ -353,6 +365,28 @@ func cmdRmDir(a *app, args []string) error {
 		return usagef("usage: acpmux-tui rm-dir ID DIR...")
 	}
 	return a.removeFolders(pos[0], pos[1:])
+}
+
+func cmdAddFile(a *app, args []string) error {
+	pos, err := parseInterleaved(newFlags(a, "add-file"), args)
+	if err != nil {
+		return err
+	}
+	if len(pos) < 2 {
+		return usagef("usage: acpmux-tui add-file ID FILE...")
+	}
+	return a.addFiles(pos[0], pos[1:])
+}
+
+func cmdRmFile(a *app, args []string) error {
+	pos, err := parseInterleaved(newFlags(a, "rm-file"), args)
+	if err != nil {
+		return err
+	}
+	if len(pos) < 2 {
+		return usagef("usage: acpmux-tui rm-file ID FILE...")
+	}
+	return a.removeFiles(pos[0], pos[1:])
 }
 
 func cmdFork(a *app, args []string) error {
@@ -471,4 +505,39 @@ func cmdVersion(a *app, args []string) error {
 		return usagef("usage: acpmux-tui version [--json]")
 	}
 	return a.printVersion(*asJSON)
+}
+
+// cmdExport is `export ID [-o FILE|-]` (export_cmd.go).
+func cmdExport(a *app, args []string) error {
+	fs := newFlags(a, "export")
+	out := fs.String("o", "", "the bundle to write (default <name>-<id>.acpmux.tgz here; - for stdout)")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("usage: acpmux-tui export ID [-o FILE|-]")
+	}
+	return a.export(pos[0], *out)
+}
+
+// cmdImport is `import FILE|- --root DIR [--root DIR]... [--dry-run]
+// [--json]` (import_cmd.go).
+func cmdImport(a *app, args []string) error {
+	fs := newFlags(a, "import")
+	var roots stringList
+	fs.Var(&roots, "root", "a folder the imported chat may see, with all inside it (repeat for more)")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	dryRun := fs.Bool("dry-run", false, "write nothing: say what would be kept and dropped")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("usage: acpmux-tui import FILE|- --root DIR [--root DIR]... [--json]")
+	}
+	if len(roots) == 0 {
+		return usagef("import: at least one --root DIR is needed: the chat keeps only what lies inside the roots")
+	}
+	return a.importBundle(pos[0], a.absPaths(roots), *dryRun, *asJSON)
 }

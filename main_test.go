@@ -159,8 +159,9 @@ func TestCLINewJSON(t *testing.T) {
 	}
 	out := c.ok("new", "--dir", a, "--dir", filepath.Join(c.root, "notes-link")+"/", "--dir", a+"/", "--json")
 
-	// Exactly the fields of DESIGN.md (and created, and foldersViaExpected
-	// before a first start); no broken field.
+	// Exactly the fields of DESIGN.md (and created, foldersViaExpected
+	// before a first start, and noProject for a chat in its own folder); no
+	// broken field.
 	var raw map[string]any
 	if err := json.Unmarshal([]byte(out), &raw); err != nil {
 		t.Fatalf("%v\n%s", err, out)
@@ -170,7 +171,7 @@ func TestCLINewJSON(t *testing.T) {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	want := []string{"additionalDirectories", "additionalFiles", "agentSessionId", "created", "cwd", "filesVia", "foldersVia", "foldersViaExpected", "harness", "id", "name", "origin", "parent", "status"}
+	want := []string{"additionalDirectories", "additionalFiles", "agentSessionId", "created", "cwd", "filesVia", "foldersVia", "foldersViaExpected", "harness", "id", "name", "noProject", "origin", "parent", "status"}
 	if !slices.Equal(keys, want) {
 		t.Errorf("keys %v, want %v", keys, want)
 	}

@@ -154,8 +154,10 @@ func KillServer(ctx context.Context, home string) (int, error) {
 	defer c.Close()
 	var k server.KillResult
 	if err := c.Call(ctx, server.MethodKill, struct{}{}, &k); err != nil {
-		if !lockHeld(home) {
-			// A server that was dying as we connected: none runs now.
+		// A server that was ending (by itself, once idle) as we asked
+		// closes the connection unanswered: once its lock is free, none
+		// runs, which is what was asked.
+		if lockFreed(ctx, home, endingGrace) {
 			return 0, fmt.Errorf("%w for %s (%v)", ErrNoServer, home, err)
 		}
 		return 0, err
@@ -191,6 +193,29 @@ func serverGone(home string, pid int, started string) bool {
 
 // lockHeld reports whether a server holds the agent home's lock; a lock
 // file this process may not open counts as held (it cannot tell).
+// endingGrace is how long KillServer waits for a server that closed the
+// connection unanswered to let go of its lock.
+const endingGrace = 2 * time.Second
+
+// lockFreed reports whether the home's server lock is free, or becomes free
+// within grace (or before ctx ends).
+func lockFreed(ctx context.Context, home string, grace time.Duration) bool {
+	deadline := time.NewTimer(grace)
+	defer deadline.Stop()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for lockHeld(home) {
+		select {
+		case <-tick.C:
+		case <-deadline.C:
+			return false
+		case <-ctx.Done():
+			return false
+		}
+	}
+	return true
+}
+
 func lockHeld(home string) bool {
 	f, err := os.Open(filepath.Join(home, server.LockName))
 	if err != nil {
@@ -225,6 +250,29 @@ func processStart(pid int) string {
 		return ""
 	}
 	return fields[19]
+}
+
+// Snapshot is what a running server holds of a chat now, for an export:
+// an ACP chat's transcript and whether a turn was running as it was
+// copied, a pty chat's scrollback as plain lines. ok is false when no
+// server answers (nothing is started for it).
+func Snapshot(home, id string) (entries []mux.Entry, lines []string, turnRunning, ok bool) {
+	c, err := Dial(home)
+	if err != nil {
+		return nil, nil, false, false
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), LiveTimeout)
+	defer cancel()
+	var tr server.TranscriptResult
+	if err := c.Call(ctx, server.MethodTranscript, server.TranscriptParams{ID: id}, &tr); err != nil {
+		return nil, nil, false, false
+	}
+	var h server.HistoryResult
+	if err := c.Call(ctx, server.MethodHistory, server.HistoryParams{ID: id, MaxBytes: mux.MaxHistoryBytes}, &h); err != nil {
+		return tr.Entries, nil, tr.TurnRunning, true
+	}
+	return tr.Entries, h.Lines, tr.TurnRunning, true
 }
 
 // ChatText is what a running server holds of a chat's conversation: an ACP

@@ -33,10 +33,12 @@ func remoteError(err error) error {
 	}
 	switch {
 	case rpc.Code == server.CodeInvalidParams && data.Entries != nil:
-		return &sessions.FolderError{
+		fe := &sessions.FolderError{
 			Count: data.Count, Kept: data.Kept, Problems: data.Entries, Unlisted: data.Unlisted,
 			TooMany: data.Kept > data.Max || (data.Kept == 0 && data.Count > data.Max),
 		}
+		markFileRefusal(fe)
+		return fe
 	case rpc.Code == server.CodeFailed && data.Chat != nil:
 		gone := &mux.FoldersGoneError{ChatID: *data.Chat, Problems: data.Entries, Running: data.Running}
 		return &wrappedGone{gone, &serverError{rpc: rpc}}
@@ -44,6 +46,26 @@ func remoteError(err error) error {
 		return &serverError{rpc: rpc, kind: sessions.ErrNotFound}
 	}
 	return &serverError{rpc: rpc}
+}
+
+// markFileRefusal gives a refusal read off the wire the lists it is about,
+// from the field of each entry: a refusal of files alone says "files", one
+// of folders and files names both, as the server's own error did.
+func markFileRefusal(fe *sessions.FolderError) {
+	var dirs, files bool
+	for _, p := range fe.Problems {
+		if p.Field == sessions.FieldFiles {
+			files = true
+		} else {
+			dirs = true
+		}
+	}
+	switch {
+	case files && dirs:
+		fe.Also = &sessions.FolderError{Field: sessions.FieldFiles}
+	case files:
+		fe.Field = sessions.FieldFiles
+	}
 }
 
 // wrappedGone is a start refused for its folders, still carrying the
@@ -60,7 +82,27 @@ func metaOf(j sessions.ChatJSON) *sessions.Meta {
 	created, _ := time.Parse(time.RFC3339, j.Created)
 	return &sessions.Meta{
 		ID: j.ID, Name: j.Name, Harness: j.Harness, Cwd: j.Cwd,
-		AdditionalDirectories: j.AdditionalDirectories, Created: created,
+		AdditionalDirectories: j.AdditionalDirectories, AdditionalFiles: j.AdditionalFiles, Created: created,
 		Parent: j.Parent, Origin: j.Origin, AgentSessionID: j.AgentSessionID,
+		FilesVia: filesVia(j.FilesVia), FoldersVia: foldersVia(j), Capsule: j.HasCapsule,
 	}
+}
+
+// foldersVia is the way the chat's folders went at its last start, as Meta
+// holds it: "" while the server tells the table's expectation, or when the
+// chat has no folders.
+func foldersVia(j sessions.ChatJSON) string {
+	if j.FoldersViaExpected || j.FoldersVia == "none" {
+		return ""
+	}
+	return j.FoldersVia
+}
+
+// filesVia is ChatJSON.FilesVia as Meta holds it: "none" is a chat without
+// files, which Meta leaves empty.
+func filesVia(v string) string {
+	if v == "none" {
+		return ""
+	}
+	return v
 }

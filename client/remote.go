@@ -594,7 +594,7 @@ func (r *Remote) CreateAndStart(n sessions.NewChat, cols, rows int) (*sessions.M
 		return nil, errors.New("create chat: a preset id, parent, origin or session cannot be sent to the server")
 	}
 	p := server.CreateAndStartParams{
-		NewParams: server.NewParams{Harness: n.Harness, Cwd: n.Cwd, AdditionalDirectories: n.AdditionalDirectories, Name: n.Name},
+		NewParams: server.NewParams{Harness: n.Harness, Cwd: n.Cwd, AdditionalDirectories: n.AdditionalDirectories, AdditionalFiles: n.AdditionalFiles, Name: n.Name},
 		Cols:      cols, Rows: rows,
 	}
 	var chat sessions.ChatJSON

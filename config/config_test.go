@@ -357,3 +357,34 @@ func TestACPLimits(t *testing.T) {
 		}
 	}
 }
+
+// A key bound under [keys] to one action is taken from the default of
+// another, so the binding asked for wins: up on "i" moves up, and import
+// (whose default "i" was) has no key left and is not offered.
+func TestKeyMapRebindingTakesTheKeyFromADefault(t *testing.T) {
+	c, err := Parse([]byte("[keys]\nup = [\"i\", \"up\"]\nexport = [\"E\", \"x\"]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	km := c.KeyMap()
+	i := tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("i")}
+	x := tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("x")}
+	if !key.Matches(i, km.Up) {
+		t.Errorf("i does not move up after up was bound to it")
+	}
+	if key.Matches(i, km.Import) || km.Import.Enabled() {
+		t.Errorf("import still has a key (%v) after its only default went to up", km.Import.Keys())
+	}
+	if !key.Matches(x, km.Export) || key.Matches(x, km.Stop) {
+		t.Errorf("x: export %v, stop %v; want export only", km.Export.Keys(), km.Stop.Keys())
+	}
+	if km.Stop.Enabled() {
+		t.Errorf("stop still offered with keys %v", km.Stop.Keys())
+	}
+	if e := (tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("e")}); key.Matches(e, km.Export) {
+		t.Errorf("export still answers its default e after it was rebound")
+	}
+	if got := km.Down.Keys(); !slices.Equal(got, []string{"j", "down"}) {
+		t.Errorf("down's keys %v, want its defaults", got)
+	}
+}

@@ -12,7 +12,7 @@ import (
 var Actions = []string{
 	"up", "down", "focus", "leave", "new", "add_folders", "fork", "side",
 	"handoff", "restart", "stop", "delete", "filter", "help", "quit",
-	"remove_missing", "rename", "start_server",
+	"remove_missing", "rename", "start_server", "export", "import", "pick_files",
 }
 
 // KeyMap holds every key binding of the app, built from the defaults of
@@ -24,6 +24,12 @@ type KeyMap struct {
 	RemoveMissing, Rename                   key.Binding
 	// StartServer starts a server while the TUI has none to talk to.
 	StartServer key.Binding
+	// PickFiles toggles what a pick in the folder picker adds: folders
+	// (the default) or single files.
+	PickFiles key.Binding
+	// Export writes the selected chat's bundle; Import adds a chat from
+	// one, under the roots chosen.
+	Export, Import key.Binding
 }
 
 type actionDefault struct {
@@ -49,21 +55,42 @@ var defaults = map[string]actionDefault{
 	"help":           {[]string{"?"}, "all keys", func(k *KeyMap) *key.Binding { return &k.Help }},
 	"quit":           {[]string{"q"}, "quit", func(k *KeyMap) *key.Binding { return &k.Quit }},
 	"remove_missing": {[]string{"M"}, "remove missing folders", func(k *KeyMap) *key.Binding { return &k.RemoveMissing }},
+	"pick_files":     {[]string{"ctrl+t"}, "picker: files/folders", func(k *KeyMap) *key.Binding { return &k.PickFiles }},
 	"rename":         {[]string{"R"}, "rename", func(k *KeyMap) *key.Binding { return &k.Rename }},
 	"start_server":   {[]string{"S"}, "start a server", func(k *KeyMap) *key.Binding { return &k.StartServer }},
+	"export":         {[]string{"e"}, "export chat", func(k *KeyMap) *key.Binding { return &k.Export }},
+	"import":         {[]string{"i"}, "import chat", func(k *KeyMap) *key.Binding { return &k.Import }},
 }
 
-// Keys builds the key map: the defaults, with every action named under
-// `[keys]` replaced by the keys given there.
+// KeyMap builds the key map: the defaults, with every action named under
+// `[keys]` replaced by the keys given there. A key given there is taken
+// from the default of any other action, so the binding asked for wins (up
+// rebound to "i" moves up; import is then left its other keys, or none).
 func (c *Config) KeyMap() KeyMap {
 	var km KeyMap
+	taken := map[string]bool{}
+	for _, keys := range c.Keys {
+		for _, k := range keys {
+			taken[k] = true
+		}
+	}
 	for _, action := range Actions {
 		d := defaults[action]
-		keys := d.keys
+		var keys []string
 		if override, ok := c.Keys[action]; ok {
 			keys = override
+		} else {
+			for _, k := range d.keys {
+				if !taken[k] {
+					keys = append(keys, k)
+				}
+			}
 		}
-		*d.bind(&km) = key.NewBinding(key.WithKeys(keys...), key.WithHelp(strings.Join(keys, "/"), d.help))
+		b := key.NewBinding(key.WithKeys(keys...), key.WithHelp(strings.Join(keys, "/"), d.help))
+		if len(keys) == 0 {
+			b.SetEnabled(false)
+		}
+		*d.bind(&km) = b
 	}
 	return km
 }

@@ -293,8 +293,10 @@ func (c *acpChat) handshake(p *acpProcess, spec harness.Spec, meta *sessions.Met
 	c.m.recordVias(meta, spec.FoldersVia(max(len(meta.AdditionalDirectories), 1), &advertised), spec.FilesVia(max(len(meta.AdditionalFiles), 1)))
 
 	sid, how, err := c.openSession(ctx, p, caps, meta, dirs)
-	if err == nil && how == "session/fork" {
-		c.m.dropCapsule(meta) // the agent branched it: no capsule needed
+	if err == nil && (how == "session/fork" || how == "session/load" && meta.Origin == sessions.OriginImport) {
+		// The agent branched it, or loaded the imported session: the
+		// capsule, kept should it fail, is not needed.
+		c.m.dropCapsule(meta)
 	}
 	if err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) && !p.connectionFailed(err) {
@@ -344,6 +346,14 @@ func (c *acpChat) openSession(ctx context.Context, p *acpProcess, caps acp.Agent
 			c.log = transcript{} // the agent replays the conversation
 			c.mu.Unlock()
 			_, err := p.conn.LoadSession(ctx, acp.LoadSessionRequest{SessionId: sid, Cwd: cwd, McpServers: mcp, AdditionalDirectories: dirs})
+			if err != nil && c.importFallback(ctx, p, meta, err) {
+				c.mu.Lock()
+				c.log = transcript{} // whatever the failed load replayed
+				c.mu.Unlock()
+				c.note("the agent could not load the imported session (" + plaintext.Line(err.Error()) + "): a new session starts, with a capsule of the conversation as its first message")
+				resp, nerr := p.conn.NewSession(ctx, acp.NewSessionRequest{Cwd: cwd, McpServers: mcp, AdditionalDirectories: dirs})
+				return resp.SessionId, "session/new", nerr
+			}
 			return sid, "session/load", err
 		case caps.SessionCapabilities.Resume != nil:
 			_, err := p.conn.ResumeSession(ctx, acp.ResumeSessionRequest{SessionId: sid, Cwd: cwd, McpServers: mcp, AdditionalDirectories: dirs})
@@ -360,6 +370,19 @@ func (c *acpChat) openSession(ctx context.Context, p *acpProcess, caps acp.Agent
 	}
 	resp, err := p.conn.NewSession(ctx, acp.NewSessionRequest{Cwd: cwd, McpServers: mcp, AdditionalDirectories: dirs})
 	return resp.SessionId, "session/new", err
+}
+
+// importFallback reports whether a session/load that failed with err
+// should give way to session/new: the chat was imported (its session came
+// from another home, which this agent may not have) with a capsule waiting
+// to carry the conversation, and the agent itself answered with an error
+// (the connection, and the time allowed, still stand).
+func (c *acpChat) importFallback(ctx context.Context, p *acpProcess, meta *sessions.Meta, err error) bool {
+	var re *acp.RequestError
+	if meta.Origin != sessions.OriginImport || !errors.As(err, &re) || ctx.Err() != nil || p.connectionFailed(err) {
+		return false
+	}
+	return c.m.capsuleDue(meta)
 }
 
 func describeAuth(m acp.AuthMethod) string {

@@ -5,8 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"testing"
 	"testing/iotest"
+
+	"github.com/acpmux/acpmux-tui/config"
+	"github.com/acpmux/acpmux-tui/harness"
+	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/sessions"
 )
 
 // FuzzDecodeLine feeds the wire decoder whatever a client could send on one
@@ -16,7 +23,14 @@ func FuzzDecodeLine(f *testing.F) {
 	for _, seed := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"_acpmux/hello"}`,
 		`{"jsonrpc":"2.0","id":"a","method":"_acpmux/new","params":{"additionalDirectories":["rel","/x\u0000y"]}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"_acpmux/new","params":{"additionalDirectories":["rel"],"additionalFiles":["/etc","rel.md","/a\u0000b"]}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"_acpmux/setFiles","params":{"id":"k3x9q2","additionalFiles":[]}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"_acpmux/setFiles","params":{"id":"k3x9q2","additionalFiles":"/tmp/a.md"}}`,
 		`{"jsonrpc":"2.0","method":"_acpmux/list"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"_acpmux/export","params":{"id":"k3x9q2","path":"/tmp/x.acpmux.tgz"}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"_acpmux/export","params":{"id":"../x","path":"rel/x.tgz"}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"_acpmux/import","params":{"path":"/tmp/x.acpmux.tgz","roots":["/src"],"dryRun":true}}`,
+		`{"jsonrpc":"2.0","id":5,"method":"_acpmux/import","params":{"path":"/x\u0000","roots":["rel",""],"dryRun":"yes"}}`,
 		`{"jsonrpc":"2.0","id":null,"method":"_acpmux/list","params":null}`,
 		`{"jsonrpc":"2.0","id":1,"result":{}}`,
 		`[{"jsonrpc":"2.0","id":1,"method":"_acpmux/hello"}]`,
@@ -98,6 +112,92 @@ func FuzzLineReader(f *testing.F) {
 		}
 		if _, err := lr.next(); !errors.Is(err, io.EOF) {
 			t.Fatalf("after the last line: %v", err)
+		}
+	})
+}
+
+// chatMethodNames are the chat store's methods in a fixed order, for
+// FuzzChatMethods to pick from.
+var chatMethodNames = []string{MethodChat, MethodDerive, MethodRemove, MethodRemoveMissing, MethodAddFolders, MethodRemoveFolders, MethodValidate}
+
+// FuzzChatMethods feeds the chat store's methods (chat, derive, remove,
+// removeMissing, addFolders, removeFolders, validate) whatever params a
+// client could send, against a real store on a temp home with a chat in
+// it. No handler panics; every answer is a result or an error with a
+// JSON-RPC code the protocol names, which encodes as one line; and
+// whatever it answered, the chat's folders stay a list the shared
+// validator passes.
+func FuzzChatMethods(f *testing.F) {
+	for _, seed := range []struct {
+		method uint8
+		params string
+	}{
+		{0, `{"id":"k3x9q2"}`},
+		{1, `{"id":"k3x9q2","origin":"fork"}`},
+		{1, `{"id":"k3x9q2","origin":"handoff","harness":"shell","capsule":"said\u0000"}`},
+		{1, `{"id":"k3x9q2","origin":"side","cwd":"rel","name":"a\nb"}`},
+		{2, `{"id":"k3x9q2","dryRun":true}`},
+		{2, `{"id":"../k3x9q2","force":"yes"}`},
+		{3, `{"id":"k3x9q2"}`},
+		{4, `{"id":"k3x9q2","additionalDirectories":["rel","/x\u0000y",""]}`},
+		{4, `{"id":"k3x9q2","additionalDirectories":"/tmp"}`},
+		{5, `{"id":"k3x9q2","additionalDirectories":["/tmp","rel"]}`},
+		{6, `{"cwd":"/tmp","additionalDirectories":["/tmp","/"],"additionalFiles":["/etc/passwd","rel.md"]}`},
+		{6, `{"cwd":"rel"}`},
+		{6, `[]`},
+	} {
+		f.Add(seed.method, []byte(seed.params))
+	}
+	root := f.TempDir()
+	store, err := sessions.OpenStore(filepath.Join(root, "agent"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	dir := filepath.Join(root, "project")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		f.Fatal(err)
+	}
+	cfg := config.Defaults()
+	cfg.DefaultHarness = "shell"
+	cfg.Harness = map[string]config.HarnessConfig{"shell": {Command: "/bin/true"}}
+	table, err := harness.NewTable(cfg)
+	if err != nil {
+		f.Fatal(err)
+	}
+	m := mux.New(mux.Options{Store: store, Table: table, Config: cfg})
+	f.Cleanup(m.Close)
+	s := newServer(Options{Store: store, Table: table, Config: cfg, Mux: m})
+	codes := map[int]bool{CodeInvalidParams: true, CodeFailed: true, CodeChatNotFound: true}
+	id := ""
+	f.Fuzz(func(t *testing.T, method uint8, params []byte) {
+		// The seeds' chat id stands for the chat there is (made again when
+		// a removal took it).
+		if _, err := store.Load(id); err != nil {
+			c, err := store.Create(sessions.NewChat{Harness: "shell", AdditionalDirectories: []string{dir}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			id = c.ID
+		}
+		params = bytes.ReplaceAll(params, []byte("k3x9q2"), []byte(id))
+		if !json.Valid(params) {
+			return // the wire answers -32700 before any handler
+		}
+		name := chatMethodNames[int(method)%len(chatMethodNames)]
+		res, rpcErr := chatMethods[name](s, params)
+		if rpcErr != nil {
+			if res != nil || !codes[rpcErr.Code] {
+				t.Fatalf("%s %s: result %v, error %d %s", name, params, res, rpcErr.Code, rpcErr.Message)
+			}
+		}
+		out, err := encodeResponse(json.RawMessage("1"), res, rpcErr)
+		if err != nil || bytes.IndexByte(out, '\n') != len(out)-1 || !json.Valid(out[:len(out)-1]) {
+			t.Fatalf("%s %s: answer %q: %v", name, params, out, err)
+		}
+		if c, err := store.Load(id); err == nil {
+			if _, err := store.ValidateFolders(c.Cwd, c.AdditionalDirectories); err != nil && len(sessions.CheckStoredFolders(c.Cwd, c.AdditionalDirectories)) == 0 {
+				t.Fatalf("%s %s left folders the validator refuses: %v", name, params, err)
+			}
 		}
 	})
 }

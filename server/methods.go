@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strings"
-	"unicode"
 
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/mux"
@@ -27,6 +26,9 @@ func (s *Server) call(c *conn, req Request) (result any, rpcErr *Error) {
 		}
 	}()
 	s.configBeforeStart(c, req.Method)
+	if h, ok := chatMethods[req.Method]; ok {
+		return h(s, req.Params)
+	}
 	switch req.Method {
 	case MethodHello:
 		if err := decodeParams(req.Params, &struct{}{}); err != nil {
@@ -50,6 +52,12 @@ func (s *Server) call(c *conn, req Request) (result any, rpcErr *Error) {
 			return nil, err
 		}
 		return s.setDirectories(p)
+	case MethodSetFiles:
+		var p SetFilesParams
+		if err := decodeParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		return s.setFiles(p)
 	case MethodFoldersChanged:
 		var p ChatParams
 		if err := decodeParams(req.Params, &p); err != nil {
@@ -163,6 +171,18 @@ func (s *Server) call(c *conn, req Request) (result any, rpcErr *Error) {
 		}
 		s.opt.Mux.Look(c, p.ID)
 		return struct{}{}, nil
+	case MethodExport:
+		var p ExportParams
+		if err := decodeParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		return s.export(p)
+	case MethodImport:
+		var p ImportParams
+		if err := decodeParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		return s.importChat(p)
 	case MethodKill:
 		if err := decodeParams(req.Params, &struct{}{}); err != nil {
 			return nil, err
@@ -196,6 +216,7 @@ func (s *Server) view(e sessions.Entry) sessions.ChatJSON {
 			via, expected = st.FoldersVia, false
 		}
 	}
+	e.NoProject = e.Meta != nil && s.opt.Store.NoProject(e.Meta)
 	j := e.JSON(st.Status.String(), via)
 	j.FoldersViaExpected = expected
 	if e.Meta != nil && j.FilesVia == "" {
@@ -227,7 +248,7 @@ func (s *Server) list() (any, *Error) {
 // folderRefusal is the shared validator's refusal as it goes on the wire:
 // -32602 with every bad entry in data.entries.
 func folderRefusal(fe *sessions.FolderError) *Error {
-	return &Error{Code: CodeInvalidParams, Message: "Invalid params: additionalDirectories", raw: fe.RPCError()}
+	return &Error{Code: CodeInvalidParams, Message: "Invalid params: " + fe.Fields(), raw: fe.RPCError()}
 }
 
 // failure turns an error of the store or the mux into an answer.
@@ -264,8 +285,9 @@ func (s *Server) newChat(p NewParams) (any, *Error) {
 }
 
 // checkNew checks the params of a new chat (_acpmux/new and
-// _acpmux/createAndStart) and returns the chat to create; its folders go
-// through the shared validator in the store's Create.
+// _acpmux/createAndStart) and returns the chat to create; its folders and
+// files go through the shared validator in the store's Create, which
+// refuses the bad entries of both lists at once.
 func (s *Server) checkNew(p NewParams) (sessions.NewChat, *Error) {
 	name := p.Harness
 	if name == "" {
@@ -275,17 +297,14 @@ func (s *Server) checkNew(p NewParams) (sessions.NewChat, *Error) {
 		return sessions.NewChat{}, errorf(CodeInvalidParams, "Invalid params: unknown harness %q (known: %s)", clipText(name), strings.Join(s.table().Names(), ", "))
 	}
 	if p.Cwd != "" {
-		if reason := sessions.PathSyntaxProblem(p.Cwd); reason != "" {
-			return sessions.NewChat{}, errorf(CodeInvalidParams, "Invalid params: cwd %q: %s", clipText(p.Cwd), reason)
-		}
-		if _, err := sessions.Canonical(p.Cwd); err != nil {
-			return sessions.NewChat{}, errorf(CodeInvalidParams, "Invalid params: cwd %q: %v", clipText(p.Cwd), err)
+		if err := checkCwd("cwd", p.Cwd); err != nil {
+			return sessions.NewChat{}, err
 		}
 	}
-	if len(p.Name) > sessions.MaxNameBytes || strings.IndexFunc(p.Name, unicode.IsControl) >= 0 {
-		return sessions.NewChat{}, errorf(CodeInvalidParams, "Invalid params: name must be one line of printable text, at most %d bytes", sessions.MaxNameBytes)
+	if err := checkName(p.Name); err != nil {
+		return sessions.NewChat{}, err
 	}
-	return sessions.NewChat{Name: p.Name, Harness: name, Cwd: p.Cwd, AdditionalDirectories: p.AdditionalDirectories}, nil
+	return sessions.NewChat{Name: p.Name, Harness: name, Cwd: p.Cwd, AdditionalDirectories: p.AdditionalDirectories, AdditionalFiles: p.AdditionalFiles}, nil
 }
 
 // setDirectories replaces a chat's folders with the list given, after the
@@ -311,6 +330,24 @@ func (s *Server) setDirectories(p SetDirectoriesParams) (any, *Error) {
 		return nil, failure(err)
 	}
 	s.opt.Logger.Info("chat folders set", "chat", m.ID, "folders", len(m.AdditionalDirectories))
+	return s.foldersChanged(m.ID)
+}
+
+// setFiles replaces a chat's single files with the list given, after the
+// shared validator has passed all of it (Store.SetFiles); a refusal stores
+// nothing. A running chat takes them as it takes a change of folders.
+func (s *Server) setFiles(p SetFilesParams) (any, *Error) {
+	if p.ID == "" {
+		return nil, errorf(CodeInvalidParams, "Invalid params: id is required")
+	}
+	if p.AdditionalFiles == nil {
+		return nil, errorf(CodeInvalidParams, "Invalid params: additionalFiles is required (an array; [] clears the list)")
+	}
+	m, err := s.opt.Store.SetFiles(p.ID, *p.AdditionalFiles)
+	if err != nil {
+		return nil, failure(err)
+	}
+	s.opt.Logger.Info("chat files set", "chat", m.ID, "files", len(m.AdditionalFiles))
 	return s.foldersChanged(m.ID)
 }
 

@@ -29,6 +29,11 @@ const (
 	// MethodSetDirectories replaces a chat's additional folders; a running
 	// chat takes them at the end of its turn.
 	MethodSetDirectories = "_acpmux/setDirectories"
+	// MethodSetFiles ({id, additionalFiles} → chat JSON) replaces a chat's
+	// single files, as MethodSetDirectories does its folders: the whole
+	// list through the shared validator (a refusal changes nothing), and a
+	// running chat takes them at the end of its turn.
+	MethodSetFiles = "_acpmux/setFiles"
 	// MethodFoldersChanged ({id} → chat JSON) tells the server that a
 	// client stored a chat's folders itself (add-dir, the TUI's picker): a
 	// running chat takes them at the end of its turn, as after
@@ -89,11 +94,13 @@ type ListResult struct {
 
 // NewParams are the params of MethodNew. Every field may be left out: the
 // default harness, no project (the chat's own empty folder), no folders,
-// a name made from the folder.
+// no files, a name made from the folder. A bad folder and a bad file are
+// refused together, in one -32602.
 type NewParams struct {
 	Harness               string   `json:"harness,omitempty"`
 	Cwd                   string   `json:"cwd,omitempty"`
 	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
+	AdditionalFiles       []string `json:"additionalFiles,omitempty"`
 	Name                  string   `json:"name,omitempty"`
 }
 
@@ -102,6 +109,13 @@ type NewParams struct {
 type SetDirectoriesParams struct {
 	ID                    string    `json:"id"`
 	AdditionalDirectories *[]string `json:"additionalDirectories"`
+}
+
+// SetFilesParams are the params of MethodSetFiles: the whole new list of
+// single files (an empty array clears it). The field is required.
+type SetFilesParams struct {
+	ID              string    `json:"id"`
+	AdditionalFiles *[]string `json:"additionalFiles"`
 }
 
 // ChatParams are the params of MethodStart, MethodStop and MethodRestart.

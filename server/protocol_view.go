@@ -128,6 +128,9 @@ type ForgetParams struct {
 // TranscriptResult is the answer to MethodTranscript.
 type TranscriptResult struct {
 	Entries []mux.Entry `json:"entries"`
+	// TurnRunning is set when a turn was running as the transcript was
+	// copied: its last entries are as its last complete update left them.
+	TurnRunning bool `json:"turnRunning,omitempty"`
 }
 
 // WriteParams are the params of MethodWrite; Data is base64 on the wire.

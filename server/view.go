@@ -392,7 +392,7 @@ func (h *viewHub) transcript(p TranscriptParams) (any, *Error) {
 	if entries == nil {
 		entries = []mux.Entry{}
 	}
-	return TranscriptResult{Entries: entries}, nil
+	return TranscriptResult{Entries: entries, TurnRunning: h.s.opt.Mux.State(p.ID).Status == mux.StatusRunning}, nil
 }
 
 func (h *viewHub) history(p HistoryParams) (any, *Error) {

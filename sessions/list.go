@@ -103,6 +103,7 @@ func (s *Store) listOne(id string, typ fs.FileMode, before, now map[[sha256.Size
 	}
 	// Each caller gets its own copy to change.
 	e.Meta = p.meta.Clone()
+	e.NoProject = s.NoProject(e.Meta)
 	return e, true
 }
 

@@ -328,9 +328,16 @@ type ChatJSON struct {
 	StatusFrom string `json:"statusFrom,omitempty"`
 	// Unread is set when the chat asked for its user or finished a turn
 	// since anyone last looked at it.
-	Unread  bool   `json:"unread,omitempty"`
-	Created string `json:"created,omitempty"`
-	Broken  string `json:"broken,omitempty"`
+	Unread bool `json:"unread,omitempty"`
+	// NoProject is set when the chat has no project: its cwd is its own
+	// folder, homes/<id> in the agent home.
+	NoProject bool `json:"noProject,omitempty"`
+	// HasCapsule is set when the chat's first message is a capsule of its
+	// parent's conversation (a handoff, or a fork made as one).
+	// (The capsule's text is "capsule" in what fork and handoff print.)
+	HasCapsule bool   `json:"hasCapsule,omitempty"`
+	Created    string `json:"created,omitempty"`
+	Broken     string `json:"broken,omitempty"`
 }
 
 // JSON returns the entry as printed by `--json`; status and foldersVia come
@@ -352,6 +359,7 @@ func (e Entry) JSON(status, foldersVia string) ChatJSON {
 		j.FilesVia = m.FilesVia
 	}
 	j.Parent, j.Origin, j.AgentSessionID = m.Parent, m.Origin, m.AgentSessionID
+	j.NoProject, j.HasCapsule = e.NoProject, m.Capsule
 	j.Created = m.Created.UTC().Format(time.RFC3339)
 	return j
 }

@@ -34,6 +34,10 @@ type Entry struct {
 	ID     string
 	Meta   *Meta
 	Broken error
+	// NoProject is set when the chat has no project: its cwd is its own
+	// folder in the agent home (Store.NoProject). List sets it, and a
+	// client reads it off the chat JSON.
+	NoProject bool
 }
 
 // Name returns the chat's name, or its id when the file is broken.

@@ -143,7 +143,15 @@ func (e *FolderError) Error() string {
 		e.Also.countLine(&b)
 	}
 	for _, p := range e.Problems {
-		fmt.Fprintf(&b, "\n  [%d] %s: %s", p.Index, quotePath(p.Path), p.Reason)
+		// Where both lists are refused, each entry says which it is in.
+		list := ""
+		if e.Also != nil {
+			list = "additionalDirectories"
+			if p.Field == FieldFiles {
+				list = FieldFiles
+			}
+		}
+		fmt.Fprintf(&b, "\n  %s[%d] %s: %s", list, p.Index, quotePath(p.Path), p.Reason)
 	}
 	if e.Unlisted > 0 {
 		fmt.Fprintf(&b, "\n  … and %d more bad entries", e.Unlisted)

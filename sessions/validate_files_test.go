@@ -129,9 +129,9 @@ func TestStoreFilesRefuseTheAgentHomeAndJoinRefusals(t *testing.T) {
 	msg := fe.Error()
 	for _, want := range []string{
 		"additionalDirectories and additionalFiles refused",
-		`[0] "rel": not an absolute path`,
-		`[0] "` + inside + `": is inside the agent home`,
-		`[1] "` + tr.p("a") + `": is a folder, not a file`,
+		`additionalDirectories[0] "rel": not an absolute path`,
+		`additionalFiles[0] "` + inside + `": is inside the agent home`,
+		`additionalFiles[1] "` + tr.p("a") + `": is a folder, not a file`,
 	} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("refusal lacks %q:\n%s", want, msg)

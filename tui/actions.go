@@ -3,8 +3,6 @@ package tui
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"strings"
 	"time"
 
@@ -14,9 +12,10 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 )
 
-// This file holds the commands that do the app's blocking work (store reads
-// and writes, starting and stopping harnesses) off the UI goroutine, and the
-// messages that bring their results back.
+// This file holds the commands that do the app's blocking work (the chat
+// store's reads and writes, starting and stopping harnesses: all calls of
+// the server) off the UI goroutine, and the messages that bring their
+// results back.
 
 // errMsg is an error to show in the status line and log.
 type errMsg struct {
@@ -35,7 +34,7 @@ func errMsgOf(what string, err error) tea.Msg {
 // infoMsg is a note for the status line.
 type infoMsg string
 
-// listLoadedMsg brings the chat list read from the store; selectID is the
+// listLoadedMsg brings the chat list the server answered; selectID is the
 // chat to select once it is shown.
 type listLoadedMsg struct {
 	entries  []sessions.Entry
@@ -114,43 +113,43 @@ func configRefusal(msg string) string {
 	return "config refused: " + msg
 }
 
-func loadList(store *sessions.Store, selectID string) tea.Cmd {
+// loadList asks the server for the chat list.
+func loadList(cs ChatStore, selectID string) tea.Cmd {
 	return func() tea.Msg {
-		entries, err := store.List()
+		entries, err := cs.List()
 		return listLoadedMsg{entries, err, selectID}
 	}
 }
 
-// checkFolders looks at a chat's stored folders on disk (off the UI
-// goroutine) with the check every start makes, so a folder deleted or
-// restored since shows in the summary. A chat with no folders has nothing
-// to flag: its answer clears an earlier flag.
+// checkFolders looks at a chat's stored folders and files on disk (off
+// the UI goroutine) with the check every start makes, so a folder or file
+// deleted or restored since shows in the summary. A chat with neither has
+// nothing to flag: its answer clears an earlier flag.
 func checkFolders(e sessions.Entry) tea.Cmd {
 	if e.Meta == nil {
 		return nil
 	}
 	id, cwd, dirs := e.ID, e.Meta.Cwd, append([]string(nil), e.Meta.AdditionalDirectories...)
-	if len(dirs) == 0 {
+	files := append([]string(nil), e.Meta.AdditionalFiles...)
+	if len(dirs) == 0 && len(files) == 0 {
 		return func() tea.Msg { return foldersCheckedMsg{id: id} }
 	}
 	return func() tea.Msg {
-		return foldersCheckedMsg{id, sessions.CheckStoredFolders(cwd, dirs)}
+		problems := sessions.CheckStoredFolders(cwd, dirs)
+		return foldersCheckedMsg{id, append(problems, sessions.CheckStoredFiles(files)...)}
 	}
 }
 
-// chatLoadedMsg brings one chat read again from the store.
+// chatLoadedMsg brings one chat read again from the server.
 type chatLoadedMsg struct{ entry sessions.Entry }
 
-func reloadChat(store *sessions.Store, id string) tea.Cmd {
-	if store == nil {
-		return nil
-	}
+func reloadChat(cs ChatStore, id string) tea.Cmd {
 	return func() tea.Msg {
-		m, err := store.Load(id)
+		e, err := cs.Chat(id)
 		if err != nil {
 			return nil // the list shows it as it was; a later reload says more
 		}
-		return chatLoadedMsg{sessions.Entry{ID: id, Meta: m}}
+		return chatLoadedMsg{e}
 	}
 }
 
@@ -190,19 +189,19 @@ func createChat(m Mux, n sessions.NewChat, cols, rows int) tea.Cmd {
 
 // createOnly stores a new chat without starting it (its harness is not
 // installed).
-func createOnly(store *sessions.Store, n sessions.NewChat) tea.Cmd {
+func createOnly(cs ChatStore, n sessions.NewChat) tea.Cmd {
 	return func() tea.Msg {
-		meta, err := store.Create(n)
+		meta, err := cs.Create(n)
 		return chatCreatedMsg{meta: meta, err: err}
 	}
 }
 
-// deriveChat makes a fork, side chat or handoff of parent, named after it
-// by the store (sessions.Store.DerivedName: "base · fork", "base · fork 2",
-// "base → codex"), as the command line names them.
-func deriveChat(store *sessions.Store, parent string, d sessions.Derivation) tea.Cmd {
+// deriveChat has the server make a fork, side chat or handoff of parent,
+// named after it by the store (sessions.Store.DerivedName: "base · fork",
+// "base · fork 2", "base → codex"), as the command line names them.
+func deriveChat(cs ChatStore, parent string, d sessions.Derivation) tea.Cmd {
 	return func() tea.Msg {
-		meta, err := store.Derive(parent, d)
+		meta, err := cs.Derive(parent, d)
 		return chatCreatedMsg{meta: meta, err: err, open: true}
 	}
 }
@@ -216,62 +215,51 @@ type deleteAskMsg struct {
 	err   error
 }
 
-// askDeleteChat looks into the chat's own folder before the delete dialog
-// opens, so the dialog can offer to delete its files too (as `rm --force`
-// does) rather than fail after the confirmation.
-func askDeleteChat(store *sessions.Store, e sessions.Entry) tea.Cmd {
+// askDeleteChat asks the server what the chat's own folder holds (a dry
+// run of the removal) before the delete dialog opens, so the dialog can
+// offer to delete its files too (as `rm --force` does) rather than fail
+// after the confirmation.
+func askDeleteChat(cs ChatStore, e sessions.Entry) tea.Cmd {
 	return func() tea.Msg {
-		if store == nil {
-			return deleteAskMsg{entry: e}
+		rep, err := cs.Remove(e.ID, false, true)
+		if err != nil {
+			return deleteAskMsg{entry: e, err: err}
 		}
-		home := store.HomeDir(e.ID)
-		des, err := os.ReadDir(home)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return deleteAskMsg{entry: e, home: home, err: err}
-		}
-		return deleteAskMsg{entry: e, home: home, files: len(des)}
+		return deleteAskMsg{entry: e, home: rep.Home, files: rep.Files}
 	}
 }
 
-// deleteChat stops and forgets the chat, then deletes its file and its own
-// folder; withFiles deletes the folder with what is in it (rm --force).
-func deleteChat(m Mux, store *sessions.Store, id, name string, withFiles bool) tea.Cmd {
+// deleteChat has the server stop and forget the chat, then delete its file
+// and its own folder; withFiles deletes the folder with what is in it (rm
+// --force).
+func deleteChat(cs ChatStore, id, name string, withFiles bool) tea.Cmd {
 	return func() tea.Msg {
-		m.Forget(id)
-		if err := store.Remove(id, withFiles); err != nil {
+		if _, err := cs.Remove(id, withFiles, false); err != nil {
 			return actionDoneMsg{err: err, reload: true, id: id}
 		}
 		return actionDoneMsg{info: "deleted " + name, reload: true, id: id}
 	}
 }
 
-func removeMissing(mx Mux, store *sessions.Store, id string) tea.Cmd {
+// removeMissing has the server drop the chat's stored folders and files
+// that fail the check of every start (the one key that fixes a refused
+// start); a running harness takes the change at the end of its turn.
+func removeMissing(cs ChatStore, id string) tea.Cmd {
 	return func() tea.Msg {
-		_, dropped, err := store.RemoveMissingFolders(id)
+		res, err := cs.RemoveMissing(id)
 		if err != nil {
-			return actionDoneMsg{err: err, id: id}
+			return actionDoneMsg{err: err, reload: true, id: id}
 		}
-		if len(dropped) > 0 {
-			if err := mx.FoldersChanged(id); err != nil {
-				return actionDoneMsg{err: fmt.Errorf("folders removed, but the harness was not told: %w", err), reload: true, id: id}
-			}
+		dropped, droppedFiles := res.Folders, res.Files
+		switch {
+		case len(dropped) == 0 && len(droppedFiles) == 0:
+			return actionDoneMsg{info: "no missing folders or files", reload: true, id: id}
+		case len(droppedFiles) == 0:
+			return actionDoneMsg{info: fmt.Sprintf("removed %d missing folder(s)", len(dropped)), reload: true, id: id}
+		case len(dropped) == 0:
+			return actionDoneMsg{info: fmt.Sprintf("removed %d missing file(s)", len(droppedFiles)), reload: true, id: id}
 		}
-		if len(dropped) == 0 {
-			return actionDoneMsg{info: "no missing folders", reload: true, id: id}
-		}
-		return actionDoneMsg{info: fmt.Sprintf("removed %d missing folder(s)", len(dropped)), reload: true, id: id}
-	}
-}
-
-// foldersChanged tells the mux that a chat's stored folders changed: a
-// running harness takes them at the end of its turn, and fs/* stops serving
-// a folder removed at once.
-func foldersChanged(mx Mux, id string) tea.Cmd {
-	return func() tea.Msg {
-		if err := mx.FoldersChanged(id); err != nil {
-			return errMsg{what: "apply the folders", err: err}
-		}
-		return nil
+		return actionDoneMsg{info: fmt.Sprintf("removed %d missing folder(s) and %d missing file(s)", len(dropped), len(droppedFiles)), reload: true, id: id}
 	}
 }
 

@@ -55,14 +55,22 @@ func (l *latest) set(v string, send func(string) error) tea.Cmd {
 		return nil
 	}
 	return func() tea.Msg {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		if !l.sentAny || l.want != l.sent {
-			if send(l.want) == nil {
-				l.sent, l.sentAny = l.want, true
-			}
-		}
+		l.flush(send)
 		return nil
+	}
+}
+
+// flush sends the value last asked for unless it was sent already. The
+// input writer calls it before each write, so the server hears which chat
+// is shown (none, once the terminal lost focus) before any key typed after
+// the change, whatever order the commands run in.
+func (l *latest) flush(send func(string) error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.wanted && (!l.sentAny || l.want != l.sent) {
+		if send(l.want) == nil {
+			l.sent, l.sentAny = l.want, true
+		}
 	}
 }
 
@@ -81,14 +89,7 @@ func (m *Model) attend() tea.Cmd {
 	if m.blurred {
 		want = ""
 	}
-	mx, log := m.mux, m.c.Log
-	look := m.looking.set(want, func(id string) error {
-		err := mx.Look(id)
-		if err != nil {
-			log.Warn("tell the server which chat is shown", "chat", id, "err", err)
-		}
-		return err
-	})
+	look := m.looking.set(want, m.sendLook)
 	var title tea.Cmd
 	if emit := m.opt.Emit; emit != nil {
 		title = m.title.set(titleOf(m.sidebar.Asking()), func(t string) error {
@@ -97,6 +98,15 @@ func (m *Model) attend() tea.Cmd {
 		})
 	}
 	return tea.Batch(look, title)
+}
+
+// sendLook tells the server which chat the user sees ("" for none).
+func (m *Model) sendLook(id string) error {
+	err := m.mux.Look(id)
+	if err != nil {
+		m.c.Log.Warn("tell the server which chat is shown", "chat", id, "err", err)
+	}
+	return err
 }
 
 // titleOf is the terminal's title while n chats ask for the user.

@@ -12,11 +12,16 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 )
 
-// Mux is what the TUI uses of the server's mux; client.Remote satisfies
-// it, and tests give a fake. State, Render, Terminal and Transcript are in-memory
-// reads, called from Update on a change notice; everything else may block
-// and is only called inside a tea.Cmd or the input writer.
+// Mux is what the TUI uses of the server: its mux and its chat store.
+// client.Remote satisfies it, and tests give a fake. State, Render,
+// Terminal and Transcript are in-memory reads, called from Update on a
+// change notice; everything else may block and is only called inside a
+// tea.Cmd or the input writer. The server is the TUI's one source of
+// chats: it holds no store of its own, and reads and writes chats only
+// through these methods.
 type Mux interface {
+	ChatStore
+
 	// Changes delivers ids of chats whose screen or state changed, at most
 	// one pending per chat until State or Render is called for it.
 	Changes() <-chan string
@@ -30,11 +35,7 @@ type Mux interface {
 
 	Start(id string, cols, rows int) error
 	Restart(id string, cols, rows int) error
-	// FoldersChanged says a chat's stored folders changed: a running chat
-	// takes them at the end of its turn.
-	FoldersChanged(id string) error
 	Stop(id string)
-	Forget(id string)
 	Write(id string, p []byte) error
 	ResizeAll(cols, rows int)
 	CreateAndStart(n sessions.NewChat, cols, rows int) (*sessions.Meta, error)
@@ -54,6 +55,55 @@ type Mux interface {
 	// client: chat files changed on disk (by hand, another acpmux-tui
 	// process, or the server), a config file it refused.
 	News() <-chan server.News
+
+	// Export has the server write chat id's bundle to path (absolute). It
+	// may block.
+	Export(id, path string) (server.ExportReport, error)
+	// Import has the server add a chat from the bundle at path (absolute),
+	// keeping its folders only inside roots; with dryRun nothing is
+	// written and the report says what would be kept and dropped. It may
+	// block.
+	Import(path string, roots []string, dryRun bool) (server.ImportReport, error)
+}
+
+// ChatStore is the chat store as the server keeps it (client.Remote's
+// calls of server/protocol_chats.go). Every method may block.
+type ChatStore interface {
+	// ChatLists is what the folder picker needs.
+	ChatLists
+	// List returns every chat, in the store's order; Chat one of them.
+	List() ([]sessions.Entry, error)
+	// Create stores a new chat without starting it.
+	Create(n sessions.NewChat) (*sessions.Meta, error)
+	// Derive makes a fork, side chat or handoff of parent (d.Capsule its
+	// first message); nothing is started.
+	Derive(parent string, d sessions.Derivation) (*sessions.Meta, error)
+	// Rename renames a chat; a refused name changes nothing.
+	Rename(id, name string) (*sessions.Meta, error)
+	// RemoveMissing drops the chat's stored folders and files that fail
+	// the check of every start, and says which.
+	RemoveMissing(id string) (server.RemoveMissingResult, error)
+	// Remove stops and deletes a chat, its own folder with the files in
+	// it only when force is set; with dryRun it only says what the
+	// folder holds.
+	Remove(id string, force, dryRun bool) (server.RemoveReport, error)
+}
+
+// ChatLists is what the folder picker needs of the server: the shared
+// validator (with the agent home's rule), one chat as stored, and the
+// writes of its folders and files.
+type ChatLists interface {
+	// Validate returns the lists in canonical form, or the refusal that
+	// names every bad entry of both.
+	Validate(cwd string, dirs, files []string) ([]string, []string, error)
+	Chat(id string) (sessions.Entry, error)
+	AddFolders(id string, dirs []string) (*sessions.Meta, error)
+	RemoveFolders(id string, dirs []string) (*sessions.Meta, error)
+	// SetFiles replaces a chat's single files (_acpmux/setFiles: the
+	// shared validator passes the whole list or refuses it, changing
+	// nothing) and returns the chat as stored then; a running chat takes
+	// them at the end of its turn.
+	SetFiles(id string, files []string) (*sessions.Meta, error)
 }
 
 // Common is what every component shares: styles, key map, logger.
@@ -143,10 +193,14 @@ type writeReq struct {
 	b  []byte
 }
 
-func newInputWriter(m Mux) *inputWriter {
+// newInputWriter starts the writer; before runs ahead of each write (the
+// TUI sends there which chat its user sees, so that reaches the server
+// before the keys typed after it changed).
+func newInputWriter(m Mux, before func()) *inputWriter {
 	w := &inputWriter{queue: make(chan writeReq, 4096), errs: make(chan writeErrMsg, 16)}
 	go func() {
 		for req := range w.queue {
+			before()
 			if err := m.Write(req.id, req.b); err != nil {
 				select {
 				case w.errs <- writeErrMsg{req.id, err}:

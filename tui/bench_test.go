@@ -165,7 +165,7 @@ func BenchmarkFirstFrame1000(b *testing.B) {
 		if err != nil || len(entries) != 1000 {
 			b.Fatal(len(entries), err)
 		}
-		m := New(Options{Store: r.store, Table: r.table, Mux: r.fake, Renderer: asciiRenderer(), Entries: entries, Tick: -1})
+		m := New(Options{Table: r.table, Mux: r.fake, Renderer: asciiRenderer(), Entries: entries, Tick: -1})
 		m.Update(tea.WindowSizeMsg{Width: 160, Height: 50})
 		if v := m.View(); !strings.Contains(v, "chats 1000") {
 			b.Fatal(v)

@@ -36,7 +36,7 @@ type capsuleBuiltMsg struct {
 // buildCapsule gathers what was said in the parent (its transcript or
 // terminal text from the mux, or its harness's session log) and builds
 // the capsule for derivation d.
-func buildCapsule(m Mux, store *sessions.Store, table *harness.Table, getenv func(string) string, parent sessions.Entry, d sessions.Derivation) tea.Cmd {
+func buildCapsule(m Mux, table *harness.Table, getenv func(string) string, parent sessions.Entry, d sessions.Derivation) tea.Cmd {
 	return func() tea.Msg {
 		msg := capsuleBuiltMsg{parent: parent.ID, d: d}
 		if table == nil || parent.Meta == nil {
@@ -49,7 +49,7 @@ func buildCapsule(m Mux, store *sessions.Store, table *harness.Table, getenv fun
 		p := capsule.Parent{Meta: parent.Meta, Spec: spec, Env: capsule.Env(spec, getenv)}
 		p.Transcript = m.Transcript(parent.ID)
 		p.Lines = m.History(parent.ID, capsule.HistoryBytes)
-		noProject := d.Cwd == "" && store != nil && store.NoProject(parent.Meta)
+		noProject := d.Cwd == "" && parent.NoProject
 		msg.text = capsule.ForDerivation(p, d.Origin, d.Harness, d.Cwd, noProject)
 		return msg
 	}
@@ -74,10 +74,10 @@ func (m *Model) forksNatively(harnessName string) bool {
 func (m *Model) fork(e sessions.Entry) tea.Cmd {
 	d := sessions.Derivation{Origin: sessions.OriginFork}
 	if m.forksNatively(e.Meta.Harness) {
-		return deriveChat(m.store, e.ID, d)
+		return deriveChat(m.mux, e.ID, d)
 	}
 	m.setStatus("forking "+e.Name()+"…", false)
-	return buildCapsule(m.mux, m.store, m.table, m.getenv(), e, d)
+	return buildCapsule(m.mux, m.table, m.getenv(), e, d)
 }
 
 func (m *Model) getenv() func(string) string {
@@ -93,7 +93,7 @@ func (m *Model) capsuleBuilt(msg capsuleBuiltMsg) tea.Cmd {
 	d := msg.d
 	d.Capsule = msg.text
 	if d.Origin != sessions.OriginHandoff || msg.text == "" {
-		cmd := deriveChat(m.store, msg.parent, d)
+		cmd := deriveChat(m.mux, msg.parent, d)
 		if d.Origin != sessions.OriginFork || msg.text == "" {
 			return cmd
 		}
@@ -108,7 +108,7 @@ func (m *Model) capsuleBuilt(msg capsuleBuiltMsg) tea.Cmd {
 	title := fmt.Sprintf("hand off to %s: the capsule, its first message", d.Harness)
 	return m.openDialog(NewCapsuleReview(m.c, title, msg.text, func(text string) tea.Cmd {
 		d.Capsule = text
-		return deriveChat(m.store, msg.parent, d)
+		return deriveChat(m.mux, msg.parent, d)
 	}))
 }
 

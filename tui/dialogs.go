@@ -23,6 +23,50 @@ type Dialog interface {
 	ShortHelp() []key.Binding
 }
 
+// dialogIniter is a dialog with work to start as it opens (the folder
+// picker's first listing).
+type dialogIniter interface {
+	Init() tea.Cmd
+}
+
+// pushDialogMsg asks the root model to put d on top of the dialog that
+// sent it; d's result comes back to that one as a message.
+type pushDialogMsg struct{ d Dialog }
+
+// pushDialog returns the command that pushes d over the sending dialog.
+func pushDialog(d Dialog) tea.Cmd { return func() tea.Msg { return pushDialogMsg{d} } }
+
+// pushDialog puts d on top of the stack of dialogs.
+func (m *Model) pushDialog(d Dialog) tea.Cmd {
+	if m.dialog != nil {
+		m.below = append(m.below, m.dialog)
+	}
+	return m.openDialog(d)
+}
+
+// popDialog closes the top dialog; the one below, if any, gets the keys
+// again.
+func (m *Model) popDialog() {
+	m.dialog = nil
+	if n := len(m.below); n > 0 {
+		m.dialog, m.below = m.below[n-1], m.below[:n-1]
+	}
+}
+
+// fromPushed takes the answer of a pushed folder picker (owner tags it):
+// the picker is popped and the answer goes to the dialog below, which
+// pushed it. A picker nested inside another dialog (new chat) is not on
+// the stack: its answer goes to the top dialog, its owner.
+func (m *Model) fromPushed(owner int, msg tea.Msg) tea.Cmd {
+	if p, ok := m.dialog.(*FolderPicker); ok && p.owner == owner && len(m.below) > 0 {
+		m.popDialog()
+	}
+	if m.dialog == nil {
+		return nil
+	}
+	return m.dialog.Update(msg)
+}
+
 var (
 	keyYes    = key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "yes"))
 	keyNo     = key.NewBinding(key.WithKeys("n", "N", "esc"), key.WithHelp("n/esc", "no"))

@@ -41,6 +41,7 @@ type fakeMux struct {
 	notices     chan mux.Notice
 	news        chan server.News
 	looks       []string
+	bundles     bundleFake
 }
 
 func newFakeMux(store *sessions.Store) *fakeMux {
@@ -142,6 +143,13 @@ func (f *fakeMux) FoldersChanged(id string) error {
 	return nil
 }
 
+// SetFiles stores the chat's files as the server's setFiles does: through
+// the real store's shared validator.
+func (f *fakeMux) SetFiles(id string, files []string) (*sessions.Meta, error) {
+	f.call("setFiles " + id)
+	return f.store.SetFiles(id, files)
+}
+
 func (f *fakeMux) Stop(id string) {
 	f.call("stop " + id)
 	f.mu.Lock()
@@ -230,7 +238,7 @@ func (r *rig) open(opt Options) *Model {
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	opt.Store, opt.Table, opt.Config = r.store, r.table, r.cfg
+	opt.Table, opt.Config, opt.Home = r.table, r.cfg, r.store.Home()
 	if opt.Mux == nil {
 		opt.Mux = r.fake
 	}
@@ -350,4 +358,59 @@ func (f *fakeMux) History(id string, maxBytes int) []string {
 		return nil
 	}
 	return strings.Split(f.screens[id], "\n")
+}
+
+// bundleFake is what the fake server does with bundles: an export answers
+// with exportErr or a report of the path given; a dry run answers with
+// dryRep (or dryErr) and writes nothing; an import stores a chat named and
+// made as dryRep says, with origin import, as the server would, unless
+// importErr refuses it.
+type bundleFake struct {
+	exportErr, dryErr, importErr error
+	exportRep                    server.ExportReport
+	dryRep                       server.ImportReport
+}
+
+// Export records "export ID PATH" and answers as the test set.
+func (f *fakeMux) Export(id, path string) (server.ExportReport, error) {
+	f.call("export " + id + " " + path)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.bundles.exportErr != nil {
+		return server.ExportReport{}, f.bundles.exportErr
+	}
+	rep := f.bundles.exportRep
+	rep.ID, rep.Path = id, path
+	return rep, nil
+}
+
+// Import records "import PATH ROOT,ROOT dry" (or without " dry") and
+// answers as the test set; only a real import stores a chat.
+func (f *fakeMux) Import(path string, roots []string, dryRun bool) (server.ImportReport, error) {
+	call := "import " + path + " " + strings.Join(roots, ",")
+	if dryRun {
+		call += " dry"
+	}
+	f.call(call)
+	f.mu.Lock()
+	b := f.bundles
+	f.mu.Unlock()
+	switch {
+	case dryRun && b.dryErr != nil:
+		return server.ImportReport{}, b.dryErr
+	case dryRun:
+		rep := b.dryRep
+		rep.DryRun = true
+		return rep, nil
+	case b.importErr != nil:
+		return server.ImportReport{}, b.importErr
+	}
+	m, err := f.store.Create(sessions.NewChat{Name: b.dryRep.Name, Harness: b.dryRep.Harness, Cwd: b.dryRep.Cwd,
+		AdditionalDirectories: b.dryRep.Kept, Parent: b.dryRep.Parent, Origin: sessions.OriginImport})
+	if err != nil {
+		return server.ImportReport{}, err
+	}
+	rep := b.dryRep
+	rep.ID, rep.Name = m.ID, m.Name
+	return rep, nil
 }

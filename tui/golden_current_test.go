@@ -78,6 +78,6 @@ func TestGoldenServerGone(t *testing.T) {
 		Reason: "lost the connection to the server (EOF); reconnecting when one is back"}, "$ make\nok\n")
 	m := goldenModelWith(t, goldenChats()[2:3], fake, func(o *Options) { o.Mux = newLinkMux(fake) })
 	fake.changes <- "q5229d"
-	runGolden(t, m, []string{"press S to start one", "shell failed"},
+	runGolden(t, m, []string{"press S to start one", "shell failed", "✗ failed"},
 		linkMsg{lost: errors.New("lost the connection to the server (EOF); reconnecting when one is back")})
 }

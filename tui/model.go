@@ -1,7 +1,8 @@
 // Package tui is the Bubble Tea app of acpmux-tui: one root model that
 // routes messages to its components (the sidebar of chats, the summary pane,
 // the chat pane, dialogs and the help bar). It talks to the embedded mux
-// through the narrow Mux interface and to the chat store through tea.Cmds;
+// through the narrow Mux interface, which is also its one source of chats:
+// it lists, reads and writes them only through the server, in tea.Cmds.
 // Update and View never do I/O.
 package tui
 
@@ -10,13 +11,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
-	"github.com/acpmux/acpmux-tui/internal/plaintext"
 	"github.com/acpmux/acpmux-tui/mux"
 	"github.com/acpmux/acpmux-tui/sessions"
 	tea "github.com/charmbracelet/bubbletea"
@@ -25,7 +25,6 @@ import (
 
 // Options configure the app.
 type Options struct {
-	Store  *sessions.Store
 	Table  *harness.Table
 	Config *config.Config
 	Mux    Mux
@@ -52,6 +51,9 @@ type Options struct {
 	// config file; it is called (in a command) each time the new-chat
 	// dialog opens, so a harness added since is offered.
 	ReloadHarnesses func() (Harnesses, error)
+	// Home is the agent home the server keeps the chats in; it is only
+	// named in messages (a broken chat file to fix by hand).
+	Home string
 	// UserHome is where the folder picker starts for a chat with no project
 	// and what "~" means.
 	UserHome string
@@ -74,6 +76,10 @@ type Options struct {
 	// title, a desktop notification, the bell (attention.go). nil writes
 	// nothing.
 	Emit func(seq string)
+	// Cwd is the TUI's own folder: an export goes there by default, and a
+	// relative path typed in the export or import dialog is resolved
+	// against it (the process's working folder when "").
+	Cwd string
 }
 
 // Model is the root model: it owns the components and routes messages.
@@ -81,7 +87,6 @@ type Model struct {
 	opt   Options
 	c     *Common
 	mux   Mux
-	store *sessions.Store
 	table *harness.Table
 	in    *inputWriter
 	gate  changeGate // when change notices last reached the model
@@ -89,7 +94,11 @@ type Model struct {
 	sidebar *Sidebar
 	summary *Summary
 	pane    *ChatPane
-	dialog  Dialog
+	// dialog is the top of the stack of dialogs, the one that gets the
+	// keys; below are those under it, the last the nearest (a dialog that
+	// needs another, as import needs the folder picker, pushes it).
+	dialog Dialog
+	below  []Dialog
 
 	problems   map[string][]sessions.FolderProblem
 	missing    map[string]bool // harnesses not installed, by name
@@ -121,6 +130,9 @@ type Model struct {
 	// (follow.go).
 	linkLost       error
 	startingServer bool
+	// selectListed is a chat to select as soon as a list read holds it
+	// (one just imported, whose file the server wrote).
+	selectListed string
 }
 
 // New builds the app. Nothing is started until the program runs it.
@@ -143,19 +155,22 @@ func New(opt Options) *Model {
 	if opt.DefaultHarness == "" {
 		opt.DefaultHarness = "shell"
 	}
+	if opt.Cwd == "" {
+		opt.Cwd, _ = os.Getwd()
+	}
 	if opt.Harnesses == nil && opt.Table != nil {
 		for _, s := range opt.Table.All() {
 			opt.Harnesses = append(opt.Harnesses, HarnessInfo{Name: s.Name, Transport: s.Transport, Installed: true})
 		}
 	}
 	c := &Common{Styles: NewStyles(opt.Renderer, !opt.NoColor), Keys: opt.Config.KeyMap(), Log: opt.Logger}
-	m := &Model{opt: opt, c: c, mux: opt.Mux, store: opt.Store, table: opt.Table, problems: map[string][]sessions.FolderProblem{}, missing: map[string]bool{}}
+	m := &Model{opt: opt, c: c, mux: opt.Mux, table: opt.Table, problems: map[string][]sessions.FolderProblem{}, missing: map[string]bool{}}
 	for _, h := range opt.Harnesses {
 		if !h.Installed {
 			m.missing[h.Name] = true
 		}
 	}
-	m.in = newInputWriter(opt.Mux)
+	m.in = newInputWriter(opt.Mux, func() { m.looking.flush(m.sendLook) })
 	m.sidebar = NewSidebar(c)
 	m.sidebar.SetMissing(m.missing)
 	m.summary = NewSummary(c)
@@ -186,7 +201,7 @@ func (m *Model) Init() tea.Cmd {
 		waitNews(m.mux.News()), tea.EnableReportFocus, waitNotices(m.mux.Notices()),
 		folderTick(m.opt.CheckFoldersEvery), m.watchLink()}
 	if !m.loaded {
-		cmds = append(cmds, loadList(m.store, m.opt.Open))
+		cmds = append(cmds, loadList(m.mux, m.opt.Open))
 	}
 	if e, ok := m.sidebar.Selected(); ok {
 		cmds = append(cmds, checkFolders(e))
@@ -197,6 +212,7 @@ func (m *Model) Init() tea.Cmd {
 // Update routes a message, then prepares the help line for the frame and
 // tells the server and the terminal what changed for the user's attention.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	msg = focusReport(msg)
 	m.sideChanged, m.quiet = false, false
 	footer := m.footerKey
 	cmd := m.update(msg)
@@ -279,7 +295,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			m.setWarning(configRefusal(msg.ConfigRefused))
 		}
 		if len(msg.Chats) > 0 {
-			return tea.Batch(next, loadList(m.store, m.selected))
+			return tea.Batch(next, loadList(m.mux, m.selected))
 		}
 		return next
 	case linkMsg:
@@ -319,18 +335,14 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case actionDoneMsg:
 		return m.actionDone(msg)
 	case foldersAddedMsg:
-		note := plural(msg.added, "folder") + " added"
-		switch {
-		case msg.removed > 0 && msg.added == 0:
-			note = plural(msg.removed, "folder") + " taken out"
-		case msg.removed > 0:
-			note += ", " + strconv.Itoa(msg.removed) + " taken out"
-		}
+		note := pickedNote(msg)
 		if m.sidebar.states[msg.id].Status.Live() {
 			note += "; the harness takes them " + mux.PendingAtTurnEnd
 		}
 		m.setStatus(note, false)
-		return tea.Batch(loadList(m.store, msg.id), foldersChanged(m.mux, msg.id))
+		// The server has told the harness (addFolders, removeFolders,
+		// setFiles): a running chat takes them at the end of its turn.
+		return loadList(m.mux, msg.id)
 	case promptDoneMsg:
 		if msg.err != nil {
 			m.fail("prompt", msg.err)
@@ -346,10 +358,20 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.setStatus(string(msg), false)
 		return nil
 	case closeDialogMsg:
-		m.dialog = nil
+		m.popDialog()
 		return nil
+	case pushDialogMsg:
+		return m.pushDialog(msg.d)
+	case pickerDoneMsg:
+		return m.fromPushed(msg.owner, msg)
+	case pickerCancelledMsg:
+		return m.fromPushed(msg.owner, msg)
 	case chatRenamedMsg:
 		return m.renamed(msg)
+	case chatExportedMsg:
+		return m.exported(msg)
+	case bundleImportedMsg:
+		return m.imported(msg)
 	}
 	if m.dialog != nil {
 		return m.dialog.Update(msg)
@@ -429,7 +451,7 @@ func (m *Model) refreshSelected() {
 		via, expected = st.FoldersVia, false
 	}
 	m.now = m.opt.Now()
-	noProject := e.Meta != nil && m.store != nil && m.store.NoProject(e.Meta)
+	noProject := e.Meta != nil && e.NoProject
 	parentGone := false
 	if e.Meta != nil && e.Meta.Parent != "" {
 		_, present := m.sidebar.Entry(e.Meta.Parent)
@@ -486,6 +508,9 @@ func (m *Model) listLoaded(msg listLoadedMsg) tea.Cmd {
 	}
 	m.loaded = true
 	m.sidebar.SetEntries(msg.entries, msg.selectID)
+	if m.selectListed != "" && m.sidebar.Select(m.selectListed) {
+		m.selectListed = ""
+	}
 	return tea.Batch(m.selectionChanged(), m.openPending())
 }
 
@@ -513,7 +538,7 @@ func (m *Model) started(msg startedMsg) tea.Cmd {
 	}
 	if msg.err == nil {
 		// A first start may have stored the harness's session id.
-		cmds = append(cmds, reloadChat(m.store, msg.id))
+		cmds = append(cmds, reloadChat(m.mux, msg.id))
 	}
 	return tea.Batch(cmds...)
 }
@@ -544,7 +569,7 @@ func (m *Model) created(msg chatCreatedMsg) tea.Cmd {
 	if msg.open && !m.missing[msg.meta.Harness] {
 		m.opening = msg.meta.ID // started and focused once listed
 	}
-	return tea.Batch(append(cmds, loadList(m.store, msg.meta.ID))...)
+	return tea.Batch(append(cmds, loadList(m.mux, msg.meta.ID))...)
 }
 
 func (m *Model) actionDone(msg actionDoneMsg) tea.Cmd {
@@ -556,41 +581,14 @@ func (m *Model) actionDone(msg actionDoneMsg) tea.Cmd {
 	changed := m.chatChanged(msg.id)
 	if msg.reload {
 		delete(m.problems, msg.id)
-		return tea.Batch(changed, loadList(m.store, ""))
+		return tea.Batch(changed, loadList(m.mux, ""))
 	}
 	m.refreshSelected()
 	return changed
-}
-
-// setStatus shows a note or an error in the status line.
-// The text may carry an agent's words (an error it sent): shown plain.
-func (m *Model) setStatus(text string, isErr bool) {
-	m.status, m.isErr, m.isWarn = plaintext.Line(text), isErr, false
-}
-
-// setWarning shows a warning in the status line: something done, with a
-// catch the user should know of.
-func (m *Model) setWarning(text string) {
-	m.status, m.isErr, m.isWarn = plaintext.Line(text), false, true
-	m.c.Log.Warn("tui", "warning", text)
-}
-
-// fail shows and logs an error.
-func (m *Model) fail(what string, err error) {
-	text := describeErr(what, err)
-	m.c.Log.Error("tui", "what", what, "err", err)
-	m.setStatus(firstLine(text), true)
 }
 
 func asFoldersGone(err error) (*mux.FoldersGoneError, bool) {
 	var gone *mux.FoldersGoneError
 	ok := errors.As(err, &gone)
 	return gone, ok
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return strconv.Itoa(n) + " " + word + "s"
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"path/filepath"
 
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/mux"
@@ -81,6 +82,8 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		return tea.Batch(m.openNewChat(), reloadHarnesses(m.opt.ReloadHarnesses))
 	case key.Matches(msg, km.StartServer):
 		return m.startServer()
+	case key.Matches(msg, km.Import):
+		return m.openDialog(NewImportDialog(m.c, m.mux, m.nextOwner(), m.opt.Cwd, m.opt.UserHome))
 	case key.Matches(msg, keyPgUp):
 		m.pane.ScrollBy(max(m.lay.chatRows-1, 1))
 		return nil
@@ -97,11 +100,11 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, km.Fork):
 		return m.fork(e)
 	case key.Matches(msg, km.Side):
-		return deriveChat(m.store, e.ID, sessions.Derivation{Origin: sessions.OriginSide})
+		return deriveChat(m.mux, e.ID, sessions.Derivation{Origin: sessions.OriginSide})
 	case key.Matches(msg, km.Handoff):
 		return m.openHandoff(e)
 	case key.Matches(msg, km.Restart):
-		if st := m.sidebar.states[e.ID]; st.PendingDirectories != nil && (st.TurnActive || st.Status == mux.StatusRunning || st.Status == mux.StatusAsking) {
+		if st := m.sidebar.states[e.ID]; st.Pending() && (st.TurnActive || st.Status == mux.StatusRunning || st.Status == mux.StatusAsking) {
 			return m.openDialog(m.restartDialog(e, st))
 		}
 		m.setStatus("restarting "+e.Name()+"…", false)
@@ -110,11 +113,13 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		m.setStatus("stopping "+e.Name()+"…", false)
 		return stopChat(m.mux, e.ID, e.Name())
 	case key.Matches(msg, km.Delete):
-		return askDeleteChat(m.store, e)
+		return askDeleteChat(m.mux, e)
 	case key.Matches(msg, km.RemoveMissing):
-		return removeMissing(m.mux, m.store, e.ID)
+		return removeMissing(m.mux, e.ID)
 	case key.Matches(msg, km.Rename):
-		return m.openDialog(NewRenameDialog(m.c, m.store, e.ID, e.Meta.Name))
+		return m.openDialog(NewRenameDialog(m.c, m.mux, e.ID, e.Meta.Name))
+	case key.Matches(msg, km.Export):
+		return m.openDialog(NewExportDialog(m.c, m.mux, m.nextOwner(), e.ID, e.Meta.Name, m.opt.Cwd, m.opt.UserHome))
 	}
 	if handled, cmd := m.sidebar.Update(msg); handled {
 		return tea.Batch(cmd, m.selectionChanged())
@@ -123,14 +128,16 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 }
 
 func isChatAction(km config.KeyMap, msg tea.KeyMsg) bool {
-	return key.Matches(msg, km.AddFolders, km.Fork, km.Side, km.Handoff, km.Restart, km.Stop, km.Delete, km.RemoveMissing, km.Rename)
+	return key.Matches(msg, km.AddFolders, km.Fork, km.Side, km.Handoff, km.Restart, km.Stop, km.Delete, km.RemoveMissing, km.Rename, km.Export)
 }
 
+// chatPath is where a chat's file is, for a message that asks to fix it
+// by hand: in the agent home the server keeps the chats in, when known.
 func (m *Model) chatPath(id string) string {
-	if m.store == nil {
+	if m.opt.Home == "" {
 		return id + ".toml"
 	}
-	return m.store.ChatPath(id)
+	return filepath.Join(m.opt.Home, "chats", id+".toml")
 }
 
 // openSelected opens the selected chat: starts its harness if it is not
@@ -177,20 +184,21 @@ func (m *Model) nextOwner() int {
 	return m.owners
 }
 
+// openDialog opens d in place of the top dialog, if any.
 func (m *Model) openDialog(d Dialog) tea.Cmd {
 	d.SetSize(m.lay.width, m.lay.height)
 	m.dialog = d
-	if p, ok := d.(*FolderPicker); ok {
-		return p.Init()
+	if in, ok := d.(dialogIniter); ok {
+		return in.Init()
 	}
 	return nil
 }
 
 func (m *Model) openNewChat() tea.Cmd {
-	d := NewNewChatDialog(m.c, m.nextOwner(), m.store, m.opt.UserHome, m.opt.Harnesses, m.opt.DefaultHarness,
+	d := NewNewChatDialog(m.c, m.nextOwner(), m.mux, m.opt.UserHome, m.opt.Harnesses, m.opt.DefaultHarness,
 		func(n sessions.NewChat) tea.Cmd {
 			if m.missing[n.Harness] {
-				return createOnly(m.store, n)
+				return createOnly(m.mux, n)
 			}
 			return createChat(m.mux, n, m.lay.chatCols, m.lay.chatRows)
 		})
@@ -199,11 +207,12 @@ func (m *Model) openNewChat() tea.Cmd {
 
 func (m *Model) openPicker(e sessions.Entry) tea.Cmd {
 	start := e.Meta.Cwd
-	if m.store != nil && m.store.NoProject(e.Meta) {
+	if e.NoProject {
 		start = m.opt.UserHome
 	}
 	title := fmt.Sprintf("add folders to %q, or take them out", e.Meta.Name)
-	return m.openDialog(NewFolderPicker(m.c, m.nextOwner(), title, m.store, e.ID, e.Meta.Cwd, m.opt.UserHome, start, nil, e.Meta.AdditionalDirectories))
+	p := NewFolderPicker(m.c, m.nextOwner(), title, m.mux, e.ID, e.Meta.Cwd, m.opt.UserHome, start, nil, e.Meta.AdditionalDirectories)
+	return m.openDialog(p.WithFiles(nil, e.Meta.AdditionalFiles))
 }
 
 func (m *Model) openHandoff(e sessions.Entry) tea.Cmd {
@@ -223,9 +232,9 @@ func (m *Model) openHandoff(e sessions.Entry) tea.Cmd {
 		}
 	}
 	// The capsule is built once a harness is chosen, then opens for review.
-	mx, store, table, getenv := m.mux, m.store, m.table, m.getenv()
+	mx, table, getenv := m.mux, m.table, m.getenv()
 	return m.openDialog(NewChooser(m.c, "hand "+e.Meta.Name+" off to", names, notes, func(name string) tea.Cmd {
-		return buildCapsule(mx, store, table, getenv, e, sessions.Derivation{Origin: sessions.OriginHandoff, Harness: name})
+		return buildCapsule(mx, table, getenv, e, sessions.Derivation{Origin: sessions.OriginHandoff, Harness: name})
 	}).Refuse(refusals))
 }
 
@@ -302,7 +311,7 @@ func (m *Model) deleteDialog(e sessions.Entry, home string, files int) Dialog {
 	if m.sidebar.states[e.ID].Status.Live() {
 		lines = append(lines, "Its harness is stopped first.")
 	}
-	return NewConfirm(m.c, "delete chat", lines, yes, deleteChat(m.mux, m.store, e.ID, e.Meta.Name, files > 0))
+	return NewConfirm(m.c, "delete chat", lines, yes, deleteChat(m.mux, e.ID, e.Meta.Name, files > 0))
 }
 
 // mouse scrolls and selects: the wheel over the sidebar moves the
@@ -355,9 +364,9 @@ func (m *Model) fullHelp() [][]key.Binding {
 	km := m.c.Keys
 	return [][]key.Binding{
 		{km.Up, km.Down, km.Focus, km.Leave, km.Filter, keyPgUp},
-		{km.New, km.AddFolders, km.Fork, km.Side, km.Handoff},
+		{km.New, km.AddFolders, km.PickFiles, km.Fork, km.Side, km.Handoff},
 		{km.Restart, km.Stop, km.Delete, km.RemoveMissing, km.Rename},
-		{km.StartServer, km.Help, km.Quit},
+		{km.Export, km.Import, km.StartServer, km.Help, km.Quit},
 	}
 }
 
@@ -379,8 +388,32 @@ func (m *Model) shortHelp() []key.Binding {
 	if m.linkLost != nil && !m.sidebar.Filtering() {
 		bindings = append([]key.Binding{m.c.Keys.StartServer}, bindings...)
 	}
-	if len(m.problems[m.selected]) > 0 && !m.sidebar.Filtering() {
-		bindings = append([]key.Binding{m.c.Keys.RemoveMissing}, bindings...)
+	if problems := m.problems[m.selected]; len(problems) > 0 && !m.sidebar.Filtering() {
+		bindings = append([]key.Binding{removeMissingHelp(m.c.Keys.RemoveMissing, problems)}, bindings...)
 	}
 	return bindings
+}
+
+// removeMissingHelp is the remove-missing binding as the help line shows it
+// for the problems at hand: it names the files when a file has gone.
+func removeMissingHelp(b key.Binding, problems []sessions.FolderProblem) key.Binding {
+	var dirs, files bool
+	for _, p := range problems {
+		if p.Field == sessions.FieldFiles {
+			files = true
+		} else {
+			dirs = true
+		}
+	}
+	what := "remove missing folders"
+	switch {
+	case files && dirs:
+		what = "remove missing folders and files"
+	case files:
+		what = "remove missing files"
+	}
+	if what == b.Help().Desc {
+		return b
+	}
+	return key.NewBinding(key.WithKeys(b.Keys()...), key.WithHelp(b.Help().Key, what))
 }

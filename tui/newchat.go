@@ -32,23 +32,25 @@ var (
 	keyFieldNext = key.NewBinding(key.WithKeys("down", "tab"), key.WithHelp("↓/tab", "next field"))
 	keyFieldPrev = key.NewBinding(key.WithKeys("up", "shift+tab"), key.WithHelp("↑", "previous"))
 	keyCycle     = key.NewBinding(key.WithKeys("left", "right"), key.WithHelp("←/→", "harness"))
-	keyPick      = key.NewBinding(key.WithKeys("enter", " "), key.WithHelp("enter", "pick folders"))
+	keyPick      = key.NewBinding(key.WithKeys("enter", " "), key.WithHelp("enter", "pick folders and files"))
 	keyDropLast  = key.NewBinding(key.WithKeys("backspace", "delete"), key.WithHelp("backspace", "drop last"))
 	keyCreate    = key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "create"))
 )
 
 // NewChatDialog asks for a new chat's harness, project folder (or none),
-// folders (through the folder picker) and name, then creates and opens it.
-// A refusal of the folders shows inline and nothing is created.
+// folders and single files (through the folder picker) and name, then
+// creates and opens it. A refusal of the folders or files shows inline and
+// nothing is created.
 type NewChatDialog struct {
 	c         *Common
 	owner     int
-	store     *sessions.Store
+	lists     ChatLists // the folder picker's validator
 	home      string
 	harnesses []HarnessInfo
 	hi        int
 	project   *PathInput
 	folders   []string
+	files     []string
 	name      textinput.Model
 	field     int
 	picker    *FolderPicker
@@ -60,7 +62,7 @@ type NewChatDialog struct {
 
 // NewNewChatDialog returns the dialog; owner and owner+1 tag its listings;
 // create makes the command that creates the chat.
-func NewNewChatDialog(c *Common, owner int, store *sessions.Store, home string, harnesses []HarnessInfo, defaultHarness string, create func(sessions.NewChat) tea.Cmd) *NewChatDialog {
+func NewNewChatDialog(c *Common, owner int, lists ChatLists, home string, harnesses []HarnessInfo, defaultHarness string, create func(sessions.NewChat) tea.Cmd) *NewChatDialog {
 	name := textinput.New()
 	name.Prompt = ""
 	name.Placeholder = "from the project folder, or the harness"
@@ -68,7 +70,7 @@ func NewNewChatDialog(c *Common, owner int, store *sessions.Store, home string, 
 	name.Cursor.SetMode(cursor.CursorStatic)
 	project := NewPathInput(c, owner, home, "")
 	project.input.Placeholder = "none: the chat gets an empty folder of its own"
-	d := &NewChatDialog{c: c, owner: owner, store: store, home: home, harnesses: harnesses, project: project, name: name, create: create}
+	d := &NewChatDialog{c: c, owner: owner, lists: lists, home: home, harnesses: harnesses, project: project, name: name, create: create}
 	for i, h := range harnesses {
 		if h.Name == defaultHarness {
 			d.hi = i
@@ -114,7 +116,7 @@ func (d *NewChatDialog) Update(msg tea.Msg) tea.Cmd {
 		}
 	case pickerDoneMsg:
 		if d.picker != nil && msg.owner == d.picker.owner {
-			d.folders, d.picker = msg.folders, nil
+			d.folders, d.files, d.picker = msg.folders, msg.files, nil
 		}
 		return nil
 	case pickerCancelledMsg:
@@ -180,9 +182,11 @@ func (d *NewChatDialog) key(msg tea.KeyMsg) tea.Cmd {
 			if start == "" {
 				start = d.home
 			}
-			d.picker = NewFolderPicker(d.c, d.owner+1, "folders for the new chat", d.store, "", d.project.Path(), d.home, start, d.folders, nil)
+			d.picker = NewFolderPicker(d.c, d.owner+1, "folders and files for the new chat", d.lists, "", d.project.Path(), d.home, start, d.folders, nil).WithFiles(d.files, nil)
 			d.picker.SetSize(d.sw, d.sh)
 			return d.picker.Init()
+		case key.Matches(msg, keyDropLast) && len(d.files) > 0:
+			d.files = d.files[:len(d.files)-1]
 		case key.Matches(msg, keyDropLast) && len(d.folders) > 0:
 			d.folders = d.folders[:len(d.folders)-1]
 		}
@@ -215,6 +219,7 @@ func (d *NewChatDialog) submit() tea.Cmd {
 		Harness:               d.harnesses[d.hi].Name,
 		Cwd:                   d.project.Path(),
 		AdditionalDirectories: append([]string(nil), d.folders...),
+		AdditionalFiles:       append([]string(nil), d.files...),
 		Name:                  strings.TrimSpace(d.name.Value()),
 	})
 }
@@ -266,6 +271,9 @@ func (d *NewChatDialog) View() []string {
 		folders = truncPlain(strings.Join(d.folders, " · "), iw-12)
 	}
 	lines = append(lines, label(fieldFolders, "folders")+folders)
+	if len(d.files) > 0 {
+		lines = append(lines, st.Dim.Render("  "+fitPlain("files", 10))+truncPlain(strings.Join(d.files, " · "), iw-12))
+	}
 	lines = append(lines, label(fieldName, "name")+d.name.View(), "")
 	if d.errText != "" {
 		lines = append(lines, errorLines(st, d.errText, iw)...)

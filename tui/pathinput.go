@@ -11,55 +11,65 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 )
 
-// maxListed bounds the subfolders listed for one folder.
+// maxListed bounds the subfolders listed for one folder, and the files.
 const maxListed = 5000
 
-// dirListedMsg brings the subfolders of a folder, read in a tea.Cmd, to the
-// path input that asked (owner).
+// dirListedMsg brings the subfolders of a folder, and its regular files,
+// read in a tea.Cmd, to the path input that asked (owner).
 type dirListedMsg struct {
 	owner int
 	dir   string
 	names []string
+	files []string
 	err   error
 }
 
-// listDir reads the subfolders of dir (symlinks to folders included).
+// listDir reads the subfolders of dir and its regular files (symlinks to
+// either included, as what they point to).
 func listDir(owner int, dir string) tea.Cmd {
 	return func() tea.Msg {
 		des, err := os.ReadDir(dir)
 		if err != nil {
 			return dirListedMsg{owner: owner, dir: dir, err: err}
 		}
-		var names []string
+		var names, files []string
 		for _, de := range des {
-			isDir := de.IsDir()
-			if !isDir && de.Type()&os.ModeSymlink != 0 {
-				if fi, err := os.Stat(filepath.Join(dir, de.Name())); err == nil && fi.IsDir() {
-					isDir = true
+			mode := de.Type()
+			if mode&os.ModeSymlink != 0 {
+				fi, err := os.Stat(filepath.Join(dir, de.Name()))
+				if err != nil {
+					continue
 				}
+				mode = fi.Mode().Type()
 			}
-			if isDir {
+			switch {
+			case mode.IsDir() && len(names) < maxListed:
 				names = append(names, de.Name())
-				if len(names) == maxListed {
-					break
-				}
+			case mode.IsRegular() && len(files) < maxListed:
+				files = append(files, de.Name())
 			}
 		}
 		sort.Strings(names)
-		return dirListedMsg{owner: owner, dir: dir, names: names}
+		sort.Strings(files)
+		return dirListedMsg{owner: owner, dir: dir, names: names, files: files}
 	}
 }
 
 // PathInput is a one-line path field that lists the folder being typed in
 // (off the UI goroutine) and completes the last part with tab.
 type PathInput struct {
-	owner   int
-	home    string
-	input   textinput.Model
-	dir     string   // the folder whose listing is held
-	names   []string // its subfolders
-	listErr error
-	asked   string // a listing asked for and not yet here
+	owner int
+	home  string
+	input textinput.Model
+	dir   string   // the folder whose listing is held
+	names []string // its subfolders
+	files map[string]bool
+	// withFiles lists the folder's files after its subfolders (the
+	// folder picker); without it only subfolders are listed.
+	withFiles bool
+	fileNames []string // its regular files, in order
+	listErr   error
+	asked     string // a listing asked for and not yet here
 	// completeOnList completes once the listing arrives (tab pressed
 	// before it did).
 	completeOnList bool
@@ -112,7 +122,7 @@ func (p *PathInput) split() (dir, base string) {
 func (p *PathInput) Sync() tea.Cmd {
 	dir, _ := p.split()
 	if dir == "" {
-		p.dir, p.names, p.listErr = "", nil, nil
+		p.dir, p.names, p.fileNames, p.files, p.listErr = "", nil, nil, nil, nil
 		return nil
 	}
 	if dir == p.dir || dir == p.asked {
@@ -133,6 +143,10 @@ func (p *PathInput) Listed(msg dirListedMsg) (bool, tea.Cmd) {
 		return true, nil // stale: the text moved on
 	}
 	p.dir, p.names, p.listErr, p.asked = dir, msg.names, msg.err, ""
+	p.fileNames, p.files = msg.files, make(map[string]bool, len(msg.files))
+	for _, f := range msg.files {
+		p.files[f] = true
+	}
 	if p.completeOnList {
 		p.completeOnList = false
 		return true, p.Complete()
@@ -141,19 +155,35 @@ func (p *PathInput) Listed(msg dirListedMsg) (bool, tea.Cmd) {
 }
 
 // Matches returns the subfolders of the typed folder that start with the
-// typed part; hidden ones only when that part starts with ".".
+// typed part, then (WithFiles) its files that do; hidden ones only when
+// that part starts with ".".
 func (p *PathInput) Matches() []string {
 	dir, base := p.split()
 	if dir == "" || dir != p.dir {
 		return nil
 	}
 	var out []string
-	for _, n := range p.names {
-		if strings.HasPrefix(n, base) && (strings.HasPrefix(base, ".") || !strings.HasPrefix(n, ".")) {
-			out = append(out, n)
+	add := func(names []string) {
+		for _, n := range names {
+			if strings.HasPrefix(n, base) && (strings.HasPrefix(base, ".") || !strings.HasPrefix(n, ".")) {
+				out = append(out, n)
+			}
 		}
 	}
+	add(p.names)
+	if p.withFiles {
+		add(p.fileNames)
+	}
 	return out
+}
+
+// WithFiles has the field list the typed folder's files too, after its
+// subfolders, and complete their names.
+func (p *PathInput) WithFiles() { p.withFiles = true }
+
+// IsFile reports whether a name Matches returned is a file, not a folder.
+func (p *PathInput) IsFile(name string) bool {
+	return p.withFiles && p.files[name]
 }
 
 // Absolute reports whether the text is an absolute path, so it can be
@@ -188,7 +218,7 @@ func (p *PathInput) Complete() tea.Cmd {
 	}
 	dir, base := p.split()
 	ext := matches[0]
-	if len(matches) == 1 {
+	if len(matches) == 1 && !p.IsFile(ext) {
 		ext += "/"
 	} else {
 		for _, m := range matches[1:] {

@@ -46,13 +46,29 @@ func TestPendingFoldersShownAndRestartAsks(t *testing.T) {
 	}
 }
 
-// Folders added with the picker are stored, and the mux is told.
+// Folders added with the picker are stored through the server, which
+// tells the harness (addFolders answers once it has); the TUI then reads
+// the list again, and tells it no second time.
 func TestFoldersAddedTellTheMux(t *testing.T) {
 	r := newRig(t, nil)
 	e := r.create(sessions.NewChat{Name: "work"})
+	extra := r.dir("extra")
 	r.open(Options{})
-	r.run(func() tea.Msg { return foldersAddedMsg{id: e.ID, added: 1} })
-	if !slices.Contains(r.fake.Calls(), "folders "+e.ID) {
-		t.Fatalf("the mux was not told: %v", r.fake.Calls())
+	r.key(runeKey('a'), keyOf(tea.KeyCtrlU))
+	r.typeText(extra)
+	r.key(keyEnter, keyOf(tea.KeyCtrlS))
+	if r.m.dialog != nil {
+		t.Fatalf("the picker stayed open: %v", r.m.dialog)
+	}
+	calls := r.fake.Calls()
+	at := slices.Index(calls, "addFolders "+e.ID)
+	if at < 0 || !slices.Equal(calls[at:at+2], []string{"addFolders " + e.ID, "folders " + e.ID}) || !slices.Contains(calls[at:], "list") {
+		t.Fatalf("not stored and told through the server: %v", calls)
+	}
+	if n := len(slices.DeleteFunc(slices.Clone(calls), func(c string) bool { return c != "folders "+e.ID })); n != 1 {
+		t.Fatalf("the harness was told %d times: %v", n, calls)
+	}
+	if m, err := r.store.Load(e.ID); err != nil || !slices.Equal(m.AdditionalDirectories, []string{extra}) {
+		t.Fatalf("stored: %v %v", m, err)
 	}
 }

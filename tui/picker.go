@@ -1,15 +1,14 @@
 package tui
 
 import (
-	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/acpmux/acpmux-tui/sessions"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/x/ansi"
 )
 
 // Where the keyboard is in the folder picker.
@@ -26,37 +25,43 @@ const maxErrLines = 6
 // Messages of the folder picker.
 type (
 	// pickerValidatedMsg brings the validator's answer for a typed or
-	// browsed folder (or, from accept, the whole list).
+	// browsed folder or file (or, from accept, the whole list).
 	pickerValidatedMsg struct {
 		owner   int
 		canon   []string
 		err     error
 		browsed bool
-		// have is the chat's own entry for a folder it has already: the
-		// pick toggles taking it out.
+		// files is set when the pick was of a file (the picker picked
+		// files then).
+		files bool
+		// have is the chat's own entry for a folder or file it has
+		// already: the pick toggles taking it out.
 		have string
 	}
-	// pickerStoredMsg reports the picker's folders added to its chat,
-	// and those taken out.
+	// pickerStoredMsg reports the picker's folders and files added to its
+	// chat, and those taken out.
 	pickerStoredMsg struct {
-		owner          int
-		meta           *sessions.Meta
-		added, removed int
-		err            error
+		owner                    int
+		meta                     *sessions.Meta
+		added, removed           int
+		filesAdded, filesRemoved int
+		err                      error
 	}
-	// pickerDoneMsg hands the accepted folders to the dialog that opened
-	// the picker (the new-chat dialog).
+	// pickerDoneMsg hands the accepted folders and files to the dialog
+	// that opened the picker (the new-chat dialog).
 	pickerDoneMsg struct {
 		owner   int
 		folders []string
+		files   []string
 	}
 	// pickerCancelledMsg closes a picker opened by another dialog.
 	pickerCancelledMsg struct{ owner int }
-	// foldersAddedMsg tells the root model a chat has new folders, or
-	// fewer.
+	// foldersAddedMsg tells the root model a chat has new folders or
+	// files, or fewer.
 	foldersAddedMsg struct {
-		id             string
-		added, removed int
+		id                       string
+		added, removed           int
+		filesAdded, filesRemoved int
 	}
 )
 
@@ -65,6 +70,7 @@ var (
 	keyCancel   = key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel"))
 	keyComplete = key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "complete"))
 	keyAddTyped = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "add typed folder"))
+	keyAddFile  = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "add typed file"))
 	keyToList   = key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "browse"))
 	keyToggle   = key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "select / take out"))
 	keyOpenDir  = key.NewBinding(key.WithKeys("right", "enter"), key.WithHelp("→/enter", "open"))
@@ -81,40 +87,55 @@ var (
 )
 
 // FolderPicker browses the file system from the keyboard, completes typed
-// paths, takes several folders at once, and feeds them to the shared
-// validator, showing its refusals inline. A folder the chat has already is
-// marked in the list, and space on it takes it out (toggle). Nothing is
-// stored until accept: then the folders are added to the chat (chatID set),
-// those taken out removed as rm-dir removes them, or the folders are handed
-// back to the dialog that opened the picker.
+// paths, takes several folders and files at once, and feeds them to the
+// shared validator, showing its refusals inline. It lists a folder's
+// subfolders and then its files; the PickFiles key toggles whether a pick
+// adds folders (the default) or single files. A folder or file the chat
+// has already is marked in the list, and space on it takes it out
+// (toggle). Nothing is stored until accept: then the folders are added to
+// the chat (chatID set) as add-dir adds them, those taken out removed as
+// rm-dir removes them, the files set through the server (setFiles), or
+// both lists are handed back to the dialog that opened the picker.
 type FolderPicker struct {
-	c       *Common
-	owner   int
-	title   string
-	chatID  string // add to this chat on accept; "" hands the folders back
-	cwd     string // the chat's own folder, refused as a folder
-	store   *sessions.Store
-	path    *PathInput
-	focus   int
-	cur     int
-	chosen  []string
-	already []string // the chat's folders now, marked in the list
-	drop    []string // folders of the chat to take out on accept
-	errText string
-	busy    bool
-	w, h    int
+	c      *Common
+	owner  int
+	title  string
+	chatID string    // add to this chat on accept; "" hands the lists back
+	cwd    string    // the chat's own folder, refused as a folder
+	lists  ChatLists // the server's validator, and the chat's lists stored on accept
+	path   *PathInput
+	focus  int
+	cur    int
+	// pickFiles is set while a pick adds single files.
+	pickFiles bool
+	chosen    []string
+	already   []string // the chat's folders now, marked in the list
+	drop      []string // folders of the chat to take out on accept
+	// The same three of single files.
+	chosenFiles, alreadyFiles, dropFiles []string
+	errText                              string
+	busy                                 bool
+	w, h                                 int
 }
 
 // NewFolderPicker returns a picker. start is the folder it opens at;
 // chosen are folders already picked (for the new-chat dialog), already the
-// chat's folders now.
-func NewFolderPicker(c *Common, owner int, title string, store *sessions.Store, chatID, cwd, home, start string, chosen, already []string) *FolderPicker {
+// chat's folders now. WithFiles gives it the files.
+func NewFolderPicker(c *Common, owner int, title string, lists ChatLists, chatID, cwd, home, start string, chosen, already []string) *FolderPicker {
 	if start != "" && !strings.HasSuffix(start, "/") {
 		start += "/"
 	}
-	p := &FolderPicker{c: c, owner: owner, title: title, chatID: chatID, cwd: cwd, store: store,
+	p := &FolderPicker{c: c, owner: owner, title: title, chatID: chatID, cwd: cwd, lists: lists,
 		path: NewPathInput(c, owner, home, start), chosen: append([]string(nil), chosen...), already: already}
+	p.path.WithFiles()
 	p.path.Focus()
+	return p
+}
+
+// WithFiles gives the picker the single files: chosen already picked (for
+// the new-chat dialog), already the chat's files now.
+func (p *FolderPicker) WithFiles(chosen, already []string) *FolderPicker {
+	p.chosenFiles, p.alreadyFiles = append([]string(nil), chosen...), already
 	return p
 }
 
@@ -124,8 +145,17 @@ func (p *FolderPicker) Init() tea.Cmd { return p.path.Sync() }
 // Chosen returns the folders picked so far.
 func (p *FolderPicker) Chosen() []string { return p.chosen }
 
+// ChosenFiles returns the files picked so far.
+func (p *FolderPicker) ChosenFiles() []string { return p.chosenFiles }
+
+// PicksFiles reports whether a pick adds files now, not folders.
+func (p *FolderPicker) PicksFiles() bool { return p.pickFiles }
+
 // Dropped returns the chat's folders marked to be taken out.
 func (p *FolderPicker) Dropped() []string { return p.drop }
+
+// DroppedFiles returns the chat's files marked to be taken out.
+func (p *FolderPicker) DroppedFiles() []string { return p.dropFiles }
 
 // ErrText returns the refusal or error shown inline, if any.
 func (p *FolderPicker) ErrText() string { return p.errText }
@@ -165,11 +195,11 @@ func (p *FolderPicker) Update(msg tea.Msg) tea.Cmd {
 		}
 		p.errText = ""
 		if msg.have != "" {
-			p.toggleDrop(msg.have)
+			p.toggleDrop(msg.have, msg.files)
 			return nil
 		}
 		for _, c := range msg.canon {
-			p.choose(c)
+			p.choose(c, msg.files)
 		}
 		if len(msg.canon) == 1 && !msg.browsed {
 			return p.path.SetValue(filepath.Dir(msg.canon[0]) + "/")
@@ -179,29 +209,40 @@ func (p *FolderPicker) Update(msg tea.Msg) tea.Cmd {
 		if msg.owner != p.owner {
 			return nil
 		}
-		p.busy = false
-		if msg.err != nil {
-			p.errText = msg.err.Error()
-			if msg.removed == 0 {
-				return nil
-			}
-			// The folders taken out are stored: the chat is told, and
-			// the picker stays open on the refused ones.
-			for _, d := range p.drop {
-				if i := slices.Index(p.already, d); i >= 0 {
-					p.already = slices.Delete(slices.Clone(p.already), i, i+1)
-				}
-			}
-			id, removed := p.chatID, msg.removed
-			p.drop = nil
-			return func() tea.Msg { return foldersAddedMsg{id: id, removed: removed} }
-		}
-		id, added, removed := p.chatID, msg.added, msg.removed
-		return tea.Batch(closeDialog, func() tea.Msg { return foldersAddedMsg{id, added, removed} })
+		return p.stored(msg)
 	case tea.KeyMsg:
 		return p.key(msg)
 	}
 	return nil
+}
+
+// stored takes the answer of accept: the picker closes when all of it was
+// stored; on a refusal it stays open on what was refused, and the chat is
+// told of what was stored before it.
+func (p *FolderPicker) stored(msg pickerStoredMsg) tea.Cmd {
+	p.busy = false
+	id := p.chatID
+	done := foldersAddedMsg{id: id, added: msg.added, removed: msg.removed, filesAdded: msg.filesAdded, filesRemoved: msg.filesRemoved}
+	if msg.err == nil {
+		return tea.Batch(closeDialog, func() tea.Msg { return done })
+	}
+	p.errText = msg.err.Error()
+	if msg.added == 0 && msg.removed == 0 {
+		return nil
+	}
+	// The folders are stored: the chat is told, and the picker stays
+	// open on the refused ones.
+	for _, d := range p.drop {
+		if i := slices.Index(p.already, d); i >= 0 {
+			p.already = slices.Delete(slices.Clone(p.already), i, i+1)
+		}
+	}
+	p.drop = nil
+	if msg.added > 0 {
+		p.already = append(slices.Clone(p.already), p.chosen...)
+		p.chosen = nil
+	}
+	return func() tea.Msg { return done }
 }
 
 func (p *FolderPicker) key(msg tea.KeyMsg) tea.Cmd {
@@ -214,6 +255,9 @@ func (p *FolderPicker) key(msg tea.KeyMsg) tea.Cmd {
 		return func() tea.Msg { return pickerCancelledMsg{owner} }
 	case key.Matches(msg, keyAccept):
 		return p.accept()
+	case key.Matches(msg, p.c.Keys.PickFiles):
+		p.pickFiles, p.errText = !p.pickFiles, ""
+		return nil
 	}
 	matches := p.path.Matches()
 	switch p.focus {
@@ -246,24 +290,20 @@ func (p *FolderPicker) key(msg tea.KeyMsg) tea.Cmd {
 			p.cur = min(p.cur+1, max(len(matches)-1, 0))
 		case key.Matches(msg, keyToggle):
 			if p.cur < len(matches) {
-				dir := filepath.Join(p.path.Folder(), matches[p.cur])
-				if p.chatID != "" && slices.Contains(p.already, dir) {
-					p.errText = ""
-					p.toggleDrop(dir)
-					return nil
-				}
-				if i := slices.Index(p.chosen, dir); i >= 0 {
-					p.errText = ""
-					p.chosen = slices.Delete(p.chosen, i, i+1)
-					return nil
-				}
-				return p.check(dir, true)
+				return p.toggleEntry(matches[p.cur])
 			}
 		case key.Matches(msg, keyOpenDir):
 			if p.cur < len(matches) {
-				dir := filepath.Join(p.path.Folder(), matches[p.cur])
+				name := matches[p.cur]
+				if p.path.IsFile(name) {
+					// A file opens nothing: enter picks it, as space does.
+					if key.Matches(msg, keyEnterKey) {
+						return p.toggleEntry(name)
+					}
+					return nil
+				}
 				p.cur = 0
-				return p.path.SetValue(dir + "/")
+				return p.path.SetValue(filepath.Join(p.path.Folder(), name) + "/")
 			}
 		case key.Matches(msg, keyParent):
 			if dir := p.path.Folder(); dir != "" && dir != "/" {
@@ -301,233 +341,107 @@ func (p *FolderPicker) key(msg tea.KeyMsg) tea.Cmd {
 	return nil
 }
 
-// toggleDrop marks one of the chat's folders to be taken out on accept, or
-// keeps it again.
-func (p *FolderPicker) toggleDrop(have string) {
-	if i := slices.Index(p.drop, have); i >= 0 {
-		p.drop = slices.Delete(p.drop, i, i+1)
+// toggleEntry is space on an entry of the list: one the chat has is
+// marked to be taken out (or kept again), one picked is unpicked, and any
+// other goes to the validator as what a pick adds now (a folder or a file).
+func (p *FolderPicker) toggleEntry(name string) tea.Cmd {
+	full := filepath.Join(p.path.Folder(), name)
+	isFile := p.path.IsFile(name)
+	already, chosen := p.already, &p.chosen
+	if isFile {
+		already, chosen = p.alreadyFiles, &p.chosenFiles
+	}
+	if p.chatID != "" && slices.Contains(already, full) {
+		p.errText = ""
+		p.toggleDrop(full, isFile)
+		return nil
+	}
+	if i := slices.Index(*chosen, full); i >= 0 {
+		p.errText = ""
+		*chosen = slices.Delete(*chosen, i, i+1)
+		return nil
+	}
+	return p.check(full, true)
+}
+
+// toggleDrop marks one of the chat's folders or files to be taken out on
+// accept, or keeps it again.
+func (p *FolderPicker) toggleDrop(have string, file bool) {
+	drop := &p.drop
+	if file {
+		drop = &p.dropFiles
+	}
+	if i := slices.Index(*drop, have); i >= 0 {
+		*drop = slices.Delete(*drop, i, i+1)
 	} else {
-		p.drop = append(p.drop, have)
+		*drop = append(*drop, have)
 	}
 }
 
-func (p *FolderPicker) choose(dir string) {
-	if !slices.Contains(p.chosen, dir) {
-		p.chosen = append(p.chosen, dir)
+func (p *FolderPicker) choose(path string, file bool) {
+	chosen := &p.chosen
+	if file {
+		chosen = &p.chosenFiles
+	}
+	if !slices.Contains(*chosen, path) {
+		*chosen = append(*chosen, path)
 	}
 }
 
-// addTyped checks the typed folder (in a command), as a browsed one is.
+// addTyped checks the typed folder or file (in a command), as a browsed
+// one is.
 func (p *FolderPicker) addTyped() tea.Cmd {
 	typed := p.path.Path()
 	if typed == "" {
-		p.errText = "type a folder, or browse with ↓ and select with space"
+		what := "folder"
+		if p.pickFiles {
+			what = "file"
+		}
+		p.errText = "type a " + what + ", or browse with ↓ and select with space"
 		return nil
 	}
 	return p.check(typed, false)
 }
 
-// check runs one picked folder, typed or browsed, through checkPicked in a
-// command; the answer selects it or shows the refusal inline.
-func (p *FolderPicker) check(dir string, browsed bool) tea.Cmd {
-	p.busy = true
-	owner, cwd, already, takeOut, store := p.owner, p.cwd, slices.Clone(p.already), p.chatID != "", p.store
-	return func() tea.Msg {
-		canon, have, err := checkPicked(store, cwd, already, dir)
-		if have != "" && takeOut {
-			return pickerValidatedMsg{owner: owner, browsed: browsed, have: have}
-		}
-		return pickerValidatedMsg{owner: owner, canon: canon, err: err, browsed: browsed}
-	}
-}
-
-// checkPicked is the picker's one check of a folder the user picked, the
-// same whether it was typed or browsed: the shared validator (which refuses
-// the chat's own folder, a relative path, a file, a folder that does not
-// exist), then, for a folder the chat already has (compared in canonical
-// form so a symlink to it is caught too), the chat's own entry for it in
-// have, and a refusal in the validator's own form for a picker that only
-// adds. With the store known, the validator is the store's, which also
-// refuses the agent home and anything inside it.
-func checkPicked(store *sessions.Store, cwd string, already []string, dir string) (canon []string, have string, err error) {
-	canon, err = validateIn(store, cwd, []string{dir})
-	if err != nil {
-		return nil, "", err
-	}
-	for _, h := range already {
-		c, err := sessions.Canonical(h)
-		if h == canon[0] || (err == nil && c == canon[0]) {
-			return nil, h, &sessions.FolderError{Count: 1, Problems: []sessions.FolderProblem{
-				{Index: 0, Path: dir, Reason: "already a folder of this chat"},
-			}}
-		}
-	}
-	return canon, "", nil
-}
-
-// validateIn is the shared folder validator: the store's when there is
-// one (it knows the agent home), else the package's.
-func validateIn(store *sessions.Store, cwd string, dirs []string) ([]string, error) {
-	if store != nil {
-		return store.ValidateFolders(cwd, dirs)
-	}
-	return sessions.ValidateFolders(cwd, dirs)
-}
-
-// accept stores the chosen folders in the chat, or validates them and hands
-// them back; a refusal stays inline and nothing is stored.
-func (p *FolderPicker) accept() tea.Cmd {
-	if len(p.chosen) == 0 && len(p.drop) == 0 && p.chatID != "" {
-		p.errText = "nothing selected: type a folder and press enter, or select with space"
-		return nil
-	}
-	p.busy = true
-	owner, cwd, chosen, st := p.owner, p.cwd, append([]string(nil), p.chosen...), p.store
-	if p.chatID == "" {
-		return func() tea.Msg {
-			canon, err := validateIn(st, cwd, chosen)
-			if err != nil {
-				return pickerValidatedMsg{owner: owner, err: err}
-			}
-			return pickerDoneMsg{owner, canon}
-		}
-	}
-	store, id, drop := p.store, p.chatID, slices.Clone(p.drop)
-	return func() tea.Msg {
-		return storePicked(store, id, cwd, chosen, drop, owner)
-	}
-}
-
-// storePicked stores the picker's answer for chat id: the folders taken
-// out go as rm-dir takes them out (Store.RemoveFolders), then those chosen
-// are added as add-dir adds them. The chosen ones are checked first, so a
-// refusal stores nothing.
-func storePicked(store *sessions.Store, id, cwd string, chosen, drop []string, owner int) pickerStoredMsg {
-	if len(chosen) > 0 {
-		if _, err := validateIn(store, cwd, chosen); err != nil {
-			return pickerStoredMsg{owner: owner, err: err}
-		}
-	}
-	before, err := store.Load(id)
-	if err != nil {
-		return pickerStoredMsg{owner: owner, err: err}
-	}
-	m, removed := before, 0
-	if len(drop) > 0 {
-		if m, err = store.RemoveFolders(id, drop); err != nil {
-			return pickerStoredMsg{owner: owner, err: err}
-		}
-		removed = len(before.AdditionalDirectories) - len(m.AdditionalDirectories)
-	}
-	if len(chosen) > 0 {
-		kept := len(m.AdditionalDirectories)
-		if m, err = store.AddFolders(id, chosen); err != nil {
-			if removed > 0 {
-				err = fmt.Errorf("%s taken out, but none added: %w", plural(removed, "folder"), err)
-				return pickerStoredMsg{owner: owner, removed: removed, err: err}
-			}
-			return pickerStoredMsg{owner: owner, err: err}
-		}
-		return pickerStoredMsg{owner: owner, meta: m, added: len(m.AdditionalDirectories) - kept, removed: removed}
-	}
-	return pickerStoredMsg{owner: owner, meta: m, removed: removed}
-}
-
 // ShortHelp returns the bindings where the keyboard is.
 func (p *FolderPicker) ShortHelp() []key.Binding {
+	mode := "pick files"
+	addTyped := keyAddTyped
+	if p.pickFiles {
+		mode, addTyped = "pick folders", keyAddFile
+	}
+	toggle := key.NewBinding(key.WithKeys(p.c.Keys.PickFiles.Keys()...), key.WithHelp(p.c.Keys.PickFiles.Help().Key, mode))
 	switch p.focus {
 	case pickInput:
-		return []key.Binding{keyComplete, keyAddTyped, keyToList, keyAccept, keyCancel}
+		return []key.Binding{keyComplete, addTyped, keyToList, toggle, keyAccept, keyCancel}
 	case pickList:
-		return []key.Binding{keyToggle, keyOpenDir, keyParent, keyNext, keyAccept, keyCancel}
+		return []key.Binding{keyToggle, keyOpenDir, keyParent, toggle, keyNext, keyAccept, keyCancel}
 	}
-	return []key.Binding{keyNext, keyPress, keyAccept, keyCancel}
+	return []key.Binding{keyNext, keyPress, toggle, keyAccept, keyCancel}
 }
 
-// View draws the picker's box.
-func (p *FolderPicker) View() []string {
-	st := p.c.Styles
-	iw := p.w - 4 // inner width with a column of padding each side
-	var top, bottom []string
-	top = append(top, st.Dim.Render("folder   ")+p.path.View())
-	top = append(top, st.Dim.Render(strings.Repeat("─", iw)))
-
-	chosen := st.Dim.Render("none yet")
-	if len(p.chosen) > 0 {
-		chosen = truncPlain(strings.Join(p.chosen, " · "), iw-9)
-	}
-	bottom = append(bottom, st.Dim.Render(strings.Repeat("─", iw)))
-	bottom = append(bottom, st.Dim.Render("selected ")+chosen)
-	if len(p.drop) > 0 {
-		bottom = append(bottom, st.Dim.Render("take out ")+st.Warn.Render(truncPlain(strings.Join(p.drop, " · "), iw-9)))
-	}
-	if p.errText != "" {
-		bottom = append(bottom, errorLines(st, p.errText, iw)...)
-	} else if p.busy {
-		bottom = append(bottom, st.Dim.Render("checking…"))
-	}
-	accept, cancel := st.Button.Render("[ accept ]"), st.Button.Render("[ cancel ]")
-	if p.focus == pickAccept {
-		accept = st.ButtonFocused.Render("[ accept ]")
-	}
-	if p.focus == pickCancel {
-		cancel = st.ButtonFocused.Render("[ cancel ]")
-	}
-	bottom = append(bottom, accept+" "+cancel)
-
-	listH := max(p.h-2-len(top)-len(bottom), 1)
-	list := p.listLines(iw, listH)
-	for len(list) < listH {
-		list = append(list, "")
-	}
-	lines := make([]string, 0, p.h)
-	for _, l := range append(append(top, list...), bottom...) {
-		lines = append(lines, " "+l)
-	}
-	return st.Box(p.title, lines, p.w, len(lines)+2, true)
-}
-
-// listLines draws the subfolders of the typed folder, a window of n rows
-// around the highlighted one.
-func (p *FolderPicker) listLines(w, n int) []string {
-	st := p.c.Styles
-	matches := p.path.Matches()
-	var out []string
-	switch {
-	case !p.path.Absolute():
-		return []string{st.Dim.Render("type an absolute path (starting with / or ~) to browse")}
-	case p.path.Pending():
-		return []string{st.Dim.Render("reading…")}
-	case p.path.ListErr() != nil:
-		return []string{st.Warn.Render(truncPlain("cannot list: "+p.path.ListErr().Error(), w))}
-	case len(matches) == 0:
-		return []string{st.Dim.Render("no subfolders here")}
-	}
-	off := 0
-	if p.cur >= n {
-		off = p.cur - n + 1
-	}
-	for i := off; i < len(matches) && i < off+n; i++ {
-		full := filepath.Join(p.path.Folder(), matches[i])
-		box, note := "[ ]", ""
+// pickedNote says in the status line what the picker stored: "1 folder
+// added, 2 taken out", "1 file added".
+func pickedNote(msg foldersAddedMsg) string {
+	var parts []string
+	files := msg.filesAdded > 0 || msg.filesRemoved > 0
+	if msg.added > 0 || msg.removed > 0 || !files {
+		note := plural(msg.added, "folder") + " added"
 		switch {
-		case slices.Contains(p.drop, full):
-			box, note = "[−]", "  taken out on accept"
-		case slices.Contains(p.already, full) && p.chatID != "":
-			box, note = "[✓]", "  already a folder · space takes it out"
-		case slices.Contains(p.already, full):
-			box, note = "[✓]", "  already a folder"
-		case p.cwd != "" && full == filepath.Clean(p.cwd):
-			box, note = "[-]", "  the chat's own folder"
-		case slices.Contains(p.chosen, full):
-			box = "[x]"
+		case msg.removed > 0 && msg.added == 0:
+			note = plural(msg.removed, "folder") + " taken out"
+		case msg.removed > 0:
+			note += ", " + strconv.Itoa(msg.removed) + " taken out"
 		}
-		text := box + " " + matches[i] + "/"
-		if i == p.cur && p.focus == pickList {
-			out = append(out, st.SelectedName.Render("› "+fitPlain(text+note, w-2)))
-		} else {
-			out = append(out, "  "+truncPlain(text, w-2)+st.Dim.Render(truncPlain(note, max(w-2-ansi.StringWidth(text), 0))))
-		}
+		parts = append(parts, note)
 	}
-	return out
+	switch {
+	case msg.filesAdded > 0 && msg.filesRemoved > 0:
+		parts = append(parts, plural(msg.filesAdded, "file")+" added, "+strconv.Itoa(msg.filesRemoved)+" taken out")
+	case msg.filesAdded > 0:
+		parts = append(parts, plural(msg.filesAdded, "file")+" added")
+	case msg.filesRemoved > 0:
+		parts = append(parts, plural(msg.filesRemoved, "file")+" taken out")
+	}
+	return strings.Join(parts, "; ")
 }

@@ -9,8 +9,8 @@ import (
 )
 
 // This file is the rename dialog (R): one line holding the chat's name,
-// enter stores the new one through sessions.Store.Rename (as `acpmux-tui
-// rename` does), whose refusal (empty, too long, not printable, another
+// enter stores the new one through the server (_acpmux/rename, as
+// `acpmux-tui rename` does), whose refusal (empty, too long, not printable, another
 // chat's name) shows inline and changes nothing.
 
 // keyRename stores the typed name.
@@ -24,10 +24,10 @@ type chatRenamedMsg struct {
 	err  error
 }
 
-// renameChat renames chat id in the store, off the UI goroutine.
-func renameChat(store *sessions.Store, id, name string) tea.Cmd {
+// renameChat has the server rename chat id, off the UI goroutine.
+func renameChat(cs ChatStore, id, name string) tea.Cmd {
 	return func() tea.Msg {
-		m, err := store.Rename(id, name)
+		m, err := cs.Rename(id, name)
 		return chatRenamedMsg{id: id, meta: m, err: err}
 	}
 }
@@ -35,7 +35,7 @@ func renameChat(store *sessions.Store, id, name string) tea.Cmd {
 // RenameDialog asks for a chat's new name.
 type RenameDialog struct {
 	c       *Common
-	store   *sessions.Store
+	store   ChatStore
 	id, was string
 	input   textinput.Model
 	errText string
@@ -45,7 +45,7 @@ type RenameDialog struct {
 
 // NewRenameDialog returns the dialog for chat id, whose name is was; the
 // line starts with that name, the cursor at its end.
-func NewRenameDialog(c *Common, store *sessions.Store, id, was string) *RenameDialog {
+func NewRenameDialog(c *Common, store ChatStore, id, was string) *RenameDialog {
 	in := textinput.New()
 	in.Prompt = ""
 	in.CharLimit = sessions.MaxNameBytes
@@ -136,5 +136,5 @@ func (m *Model) renamed(msg chatRenamedMsg) tea.Cmd {
 		return cmd
 	}
 	m.setStatus("renamed "+msg.id+" to "+msg.meta.Name, false)
-	return tea.Batch(cmd, loadList(m.store, msg.id))
+	return tea.Batch(cmd, loadList(m.mux, msg.id))
 }

@@ -20,7 +20,8 @@ const labelWidth = 9
 type ChatInfo struct {
 	Entry sessions.Entry
 	State mux.State
-	// Problems are the stored folders that fail the validator now.
+	// Problems are the stored folders and files that fail the validator
+	// now (a file's has Field sessions.FieldFiles).
 	Problems []sessions.FolderProblem
 	// NoProject is set when the chat runs in its own home folder.
 	NoProject bool
@@ -37,8 +38,9 @@ type ChatInfo struct {
 	StartsFresh bool
 }
 
-// Summary is the pane above the chat: the selected chat's harness, folders,
-// how the folders reach the harness, its session and its process.
+// Summary is the pane above the chat: the selected chat's harness, folders
+// and single files, how they reach the harness, its session and its
+// process.
 type Summary struct {
 	c     *Common
 	w, h  int
@@ -137,7 +139,7 @@ func (s *Summary) render() {
 		}
 		sandbox = row("sandbox", style.Render(truncPlain(sb, vw)))
 	}
-	if s.h < 8+len(m.AdditionalDirectories) {
+	if s.h < 8+len(m.AdditionalDirectories)+s.fileRows() {
 		// Short of room: the harness goes on the title line, and then,
 		// as far as it fits, where the chat came from.
 		name := truncPlain(m.Name, max(cw/3, 8))
@@ -206,7 +208,9 @@ func (s *Summary) render() {
 			optional++
 		}
 	}
-	room := s.h - len(head) - 2 // the process line and one folder line
+	// The process line, one folder line, and the files: a chat's files
+	// and how they reach it come before its session and command lines.
+	room := s.h - len(head) - 2 - s.fileRows()
 	if optional > room && command != "" {
 		command, optional = "", optional-1
 	}
@@ -220,9 +224,18 @@ func (s *Summary) render() {
 		}
 	}
 	budget := s.h - len(head) - len(tail)
-	folders := s.folderLines(row, vw, max(budget, 1))
+	// The files share the folders' room: all of both when it holds them,
+	// else about half each, the folders keeping at least one line.
+	folderNeed, fileNeed := max(len(m.AdditionalDirectories), 1), s.fileRows()
+	fileBudget := fileNeed
+	if budget < folderNeed+fileNeed {
+		fileBudget = min(fileNeed, max(budget/2, budget-folderNeed), max(budget-1, 0))
+	}
+	folders := s.folderLines(row, vw, max(budget-fileBudget, 1))
+	files := s.fileLines(row, vw, fileBudget)
 	s.lines = append(s.lines, head...)
 	s.lines = append(s.lines, folders...)
+	s.lines = append(s.lines, files...)
 	s.lines = append(s.lines, tail...)
 	if len(s.lines) > s.h {
 		s.lines = s.lines[:s.h]
@@ -243,28 +256,41 @@ func sandboxLine(st mux.State) string {
 	return st.Sandbox
 }
 
-// pendingLine says what a pending change of folders adds and removes, and
-// when it takes effect; "" when none is pending.
+// pendingLine says what a pending change of folders and files adds and
+// removes, and when it takes effect; "" when none is pending.
 func pendingLine(st mux.State) string {
-	if st.PendingDirectories == nil {
+	if !st.Pending() {
 		return ""
 	}
-	added, removed := st.PendingChange()
 	var parts []string
-	if len(added) > 0 {
-		parts = append(parts, "adds "+strings.Join(added, ", "))
+	if st.PendingDirectories != nil {
+		added, removed := st.PendingChange()
+		parts = changeParts(parts, added, removed, "reorders the folders")
 	}
-	if len(removed) > 0 {
-		parts = append(parts, "removes "+strings.Join(removed, ", "))
-	}
-	if len(parts) == 0 {
-		parts = append(parts, "reorders the folders")
+	if st.PendingFiles != nil {
+		added, removed := st.PendingFileChange()
+		parts = changeParts(parts, added, removed, "reorders the files")
 	}
 	when := " " + mux.PendingAtTurnEnd
 	if st.PendingUntilRestart {
 		when = " " + mux.PendingAtRestart + " (r): this harness " + harness.StartsFresh
 	}
 	return strings.Join(parts, " · ") + when
+}
+
+// changeParts adds to parts what one list's change adds and removes, or
+// reorder when it only reorders.
+func changeParts(parts, added, removed []string, reorder string) []string {
+	if len(added) > 0 {
+		parts = append(parts, "adds "+strings.Join(added, ", "))
+	}
+	if len(removed) > 0 {
+		parts = append(parts, "removes "+strings.Join(removed, ", "))
+	}
+	if len(added) == 0 && len(removed) == 0 {
+		parts = append(parts, reorder)
+	}
+	return parts
 }
 
 // fit pads or cuts every line to the pane's width once, so frames need not
@@ -278,36 +304,74 @@ func (s *Summary) fit() {
 // folderLines lists the additional folders in at most n lines, a missing
 // one flagged with its reason and the key that removes it.
 func (s *Summary) folderLines(row func(string, string) string, vw, n int) []string {
-	st := s.c.Styles
 	m := s.info.Meta()
 	if len(m.AdditionalDirectories) == 0 {
-		return []string{row("folders", st.Dim.Render("none"))}
+		return []string{row("folders", s.c.Styles.Dim.Render("none"))}
 	}
+	return s.pathLines(row, vw, n, "folders", m.AdditionalDirectories, s.problemsOf(""))
+}
+
+// fileLines lists the chat's single files in at most n lines, as the
+// folders are listed, and then, room allowing, how they reach the harness.
+// A chat without files has no lines for them.
+func (s *Summary) fileLines(row func(string, string) string, vw, n int) []string {
+	m := s.info.Meta()
+	if len(m.AdditionalFiles) == 0 || n < 1 {
+		return nil
+	}
+	if n == 1 {
+		return s.pathLines(row, vw, 1, "files", m.AdditionalFiles, s.problemsOf(sessions.FieldFiles))
+	}
+	lines := s.pathLines(row, vw, n-1, "files", m.AdditionalFiles, s.problemsOf(sessions.FieldFiles))
+	via := "↳ via " + sessions.FilesViaWords(m.FilesVia)
+	return append(lines, row("", s.c.Styles.Dim.Render(truncPlain(via, vw))))
+}
+
+// fileRows is how many lines the chat's files would take, all shown.
+func (s *Summary) fileRows() int {
+	if n := len(s.info.Meta().AdditionalFiles); n > 0 {
+		return n + 1
+	}
+	return 0
+}
+
+// problemsOf is the reason each stored entry of one list fails now, by
+// index: field "" for the folders, sessions.FieldFiles for the files.
+func (s *Summary) problemsOf(field string) map[int]string {
 	bad := map[int]string{}
 	for _, p := range s.info.Problems {
-		bad[p.Index] = p.Reason
+		if p.Field == field {
+			bad[p.Index] = p.Reason
+		}
 	}
+	return bad
+}
+
+// pathLines lists paths under label in at most n lines, a missing one
+// (bad: its reason, by index) flagged with the reason and the key that
+// removes it; when they do not all fit, the missing ones come first.
+func (s *Summary) pathLines(row func(string, string) string, vw, n int, label string, paths []string, bad map[int]string) []string {
+	st := s.c.Styles
 	removeKey := s.c.Keys.RemoveMissing.Help().Key
-	// When they do not all fit, the missing ones are listed first.
-	order := make([]int, 0, len(m.AdditionalDirectories))
-	if n < len(m.AdditionalDirectories) {
-		for i := range m.AdditionalDirectories {
+	order := make([]int, 0, len(paths))
+	if n < len(paths) {
+		for i := range paths {
 			if _, missing := bad[i]; missing {
 				order = append(order, i)
 			}
 		}
 	}
-	for i := range m.AdditionalDirectories {
-		if _, missing := bad[i]; !missing || n >= len(m.AdditionalDirectories) {
+	for i := range paths {
+		if _, missing := bad[i]; !missing || n >= len(paths) {
 			order = append(order, i)
 		}
 	}
 	var out []string
 	for k, i := range order {
-		d := m.AdditionalDirectories[i]
-		label := ""
+		d := paths[i]
+		l := ""
 		if k == 0 {
-			label = "folders"
+			l = label
 		}
 		if len(out) == n-1 && k < len(order)-1 {
 			more := len(order) - k
@@ -321,12 +385,12 @@ func (s *Summary) folderLines(row func(string, string) string, vw, n int) []stri
 			if missingLeft > 0 {
 				note += fmt.Sprintf(" (%d missing: %s removes them)", missingLeft, removeKey)
 			}
-			out = append(out, row(label, st.Dim.Render(truncPlain(note, vw))))
+			out = append(out, row(l, st.Dim.Render(truncPlain(note, vw))))
 			break
 		}
 		reason, missing := bad[i]
 		if !missing {
-			out = append(out, row(label, truncPlain(d, vw)))
+			out = append(out, row(l, truncPlain(d, vw)))
 			continue
 		}
 		flag := "✗ " + reason + " · " + removeKey + " removes it"
@@ -337,7 +401,7 @@ func (s *Summary) folderLines(row func(string, string) string, vw, n int) []stri
 		} else {
 			text = st.Warn.Render(text)
 		}
-		out = append(out, row(label, text))
+		out = append(out, row(l, text))
 	}
 	return out
 }

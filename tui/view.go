@@ -48,6 +48,9 @@ func (m *Model) resize(w, h int) tea.Cmd {
 	if m.dialog != nil {
 		m.dialog.SetSize(l.width, l.height)
 	}
+	for _, d := range m.below {
+		d.SetSize(l.width, l.height)
+	}
 	cmds := []tea.Cmd{resizeAll(m.mux, l.chatCols, l.chatRows)}
 	if first {
 		cmds = append(cmds, m.openPending())

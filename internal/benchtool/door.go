@@ -10,8 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -319,7 +317,7 @@ func doorReplayBench(binary, home, fake string, entries int) error {
 	if err != nil {
 		return err
 	}
-	before := vmHWM(hello.Pid)
+	before := peakKB(hello.Pid)
 	load, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 2, "method": sdk.AgentMethodSessionLoad,
 		"params": sdk.LoadSessionRequest{SessionId: sdk.SessionId(m.ID), Cwd: project, McpServers: []sdk.McpServer{}}})
 	start := time.Now()
@@ -338,24 +336,9 @@ func doorReplayBench(binary, home, fake string, entries int) error {
 	emit("updates", got)
 	emit("load_ms", ms(took))
 	emit("server_vmhwm_before_kb", before)
-	emit("server_vmhwm_after_kb", vmHWM(hello.Pid))
+	emit("server_vmhwm_after_kb", peakKB(hello.Pid))
 	return nil
 }
 
-// vmHWM is a process's peak resident set in kB (0 when unknown).
-func vmHWM(pid int) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			f := strings.Fields(rest)
-			if len(f) > 0 {
-				n, _ := strconv.ParseInt(f[0], 10, 64)
-				return n
-			}
-		}
-	}
-	return 0
-}
+// peakKB is a process's peak resident set in kB (0 when unknown).
+func peakKB(pid int) int64 { return vmHWM(fmt.Sprintf("/proc/%d/status", pid)) / 1024 }

@@ -37,6 +37,7 @@
 //	benchtool door BIN HOME FAKE N             N prompts through `BIN acp` and N to the ACP agent FAKE directly,
 //	                                           time to the first session/update of each (door.go)
 //	benchtool door-replay BIN HOME FAKE N      session/load through `BIN acp` of a chat with N transcript entries
+//	benchtool bundle-50mb BIN WORK [MB]        export and import of a chat with a 50 MB session log: time, peak RSS
 //
 // The flood (package flood) is deterministic: lines of 12 words drawn from
 // plain words, SGR colour, CJK and emoji by a fixed-seed generator, so every
@@ -74,7 +75,8 @@ const usage = `usage:
   benchtool hold SOCKET N
   benchtool hook-loop BIN N FILE
   benchtool door BIN HOME FAKE N
-  benchtool door-replay BIN HOME FAKE N`
+  benchtool door-replay BIN HOME FAKE N
+  benchtool bundle-50mb BIN WORK [MB]`
 
 func main() {
 	if err := run(os.Args[1:]); err != nil {
@@ -205,6 +207,15 @@ func runServer(cmd string, rest []string) error {
 			return err
 		}
 		return doorReplayBench(rest[0], rest[1], rest[2], n)
+	case cmd == "bundle-50mb" && (len(rest) == 2 || len(rest) == 3):
+		mb := 50.0
+		if len(rest) == 3 {
+			var err error
+			if mb, err = parseMegabytes(rest[2]); err != nil {
+				return err
+			}
+		}
+		return bundleBench(rest[0], rest[1], mb)
 	case cmd == "hook-loop" && len(rest) == 3:
 		n, err := positive(rest[1])
 		if err != nil {

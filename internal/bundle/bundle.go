@@ -95,6 +95,9 @@ type Manifest struct {
 	// Members names every member after the manifest, in order: chat.toml
 	// first, then the conversation files.
 	Members []string `json:"members"`
+	// NoProject is set when the chat ran in its own homes/<id> folder, not
+	// a project: an import gives it a fresh home folder of its own.
+	NoProject bool `json:"noProject,omitempty"`
 }
 
 // Limits bound what Unpack accepts: the number of tar members (the manifest

@@ -45,6 +45,9 @@ const (
 	KindHandoff Kind = "handoff"
 	// KindFork opens a fork whose harness cannot branch a conversation.
 	KindFork Kind = "fork"
+	// KindImport opens a chat imported from a bundle (`acpmux-tui import`)
+	// whose conversation could not come over exactly.
+	KindImport Kind = "import"
 )
 
 // Role is who said a message.
@@ -149,6 +152,10 @@ func Build(info Info, conv Conversation) string {
 		fmt.Fprintf(&b, "# Forked from chat %q (%s, %s)\n\n", name, info.ParentID, info.ParentHarness)
 		fmt.Fprintf(&b, "This chat is a fork of an earlier %s chat. %s has no native fork, so acpmux-tui "+
 			"starts it fresh with this summary of what was said there", info.ParentHarness, info.Harness)
+	case KindImport:
+		fmt.Fprintf(&b, "# Imported chat %q (%s, %s)\n\n", name, info.ParentID, info.ParentHarness)
+		fmt.Fprintf(&b, "This chat was moved here from another acpmux-tui home. Its conversation could not be resumed "+
+			"exactly, so acpmux-tui starts it with this summary of what was said there")
 	default:
 		fmt.Fprintf(&b, "# Handoff from chat %q (%s, %s)\n\n", name, info.ParentID, info.ParentHarness)
 		fmt.Fprintf(&b, "You are taking over a chat that ran under %s. acpmux-tui made this summary of what was said there", info.ParentHarness)

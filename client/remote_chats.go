@@ -1,0 +1,126 @@
+package client
+
+import (
+	"errors"
+
+	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/sessions"
+)
+
+// This file is the chat store as a Remote reaches it: every read and write
+// of chats goes through the server (server/protocol_chats.go), so a client
+// such as the TUI holds no store of its own and sees what the server holds.
+
+// EntryOf is a chat the server answered as the TUI lists it: a broken file
+// is an entry with its parse error and no metadata.
+func EntryOf(j sessions.ChatJSON) sessions.Entry {
+	if j.Broken != "" {
+		return sessions.Entry{ID: j.ID, Broken: errors.New(j.Broken)}
+	}
+	return sessions.Entry{ID: j.ID, Meta: metaOf(j), NoProject: j.NoProject}
+}
+
+// List asks the server for every chat, in the store's order.
+func (r *Remote) List() ([]sessions.Entry, error) {
+	var res server.ListResult
+	if err := r.call(server.MethodList, struct{}{}, &res); err != nil {
+		return nil, err
+	}
+	out := make([]sessions.Entry, len(res.Chats))
+	for i, j := range res.Chats {
+		out[i] = EntryOf(j)
+	}
+	return out, nil
+}
+
+// Chat asks the server for one chat.
+func (r *Remote) Chat(id string) (sessions.Entry, error) {
+	var chat sessions.ChatJSON
+	if err := r.call(server.MethodChat, server.IDParams{ID: id}, &chat); err != nil {
+		return sessions.Entry{}, err
+	}
+	return EntryOf(chat), nil
+}
+
+// Create has the server store a new chat without starting it.
+func (r *Remote) Create(n sessions.NewChat) (*sessions.Meta, error) {
+	if n.ID != "" || n.Parent != "" || n.Origin != "" || n.AgentSessionID != "" {
+		return nil, errors.New("create chat: a preset id, parent, origin or session cannot be sent to the server")
+	}
+	p := server.NewParams{Harness: n.Harness, Cwd: n.Cwd, AdditionalDirectories: n.AdditionalDirectories, AdditionalFiles: n.AdditionalFiles, Name: n.Name}
+	return r.chatCall(server.MethodNew, p)
+}
+
+// Derive has the server make a fork, side chat or handoff of parent, with
+// d's capsule as its first message; nothing is started.
+func (r *Remote) Derive(parent string, d sessions.Derivation) (*sessions.Meta, error) {
+	return r.chatCall(server.MethodDerive, server.DeriveParams{ID: parent, Origin: d.Origin, Harness: d.Harness, Cwd: d.Cwd, Name: d.Name, Capsule: d.Capsule})
+}
+
+// Rename has the server rename a chat; a refused name changes nothing.
+func (r *Remote) Rename(id, name string) (*sessions.Meta, error) {
+	return r.chatCall(server.MethodRename, server.RenameParams{ID: id, Name: name})
+}
+
+// AddFolders has the server add folders to a chat (the shared validator
+// passes the whole new list or refuses it); a running chat takes them at
+// the end of its turn.
+func (r *Remote) AddFolders(id string, dirs []string) (*sessions.Meta, error) {
+	return r.chatCall(server.MethodAddFolders, server.FoldersParams{ID: id, AdditionalDirectories: nonNil(dirs)})
+}
+
+// RemoveFolders has the server take folders out of a chat.
+func (r *Remote) RemoveFolders(id string, dirs []string) (*sessions.Meta, error) {
+	return r.chatCall(server.MethodRemoveFolders, server.FoldersParams{ID: id, AdditionalDirectories: nonNil(dirs)})
+}
+
+// RemoveMissing has the server drop the chat's stored folders and files
+// that fail the check of every start, and says which it dropped.
+func (r *Remote) RemoveMissing(id string) (server.RemoveMissingResult, error) {
+	var res server.RemoveMissingResult
+	err := r.call(server.MethodRemoveMissing, server.IDParams{ID: id}, &res)
+	return res, err
+}
+
+// Remove has the server delete a chat: its harness stopped, its file and
+// its own folder gone (with the files in it only when force is set). With
+// dryRun nothing changes, and the report says what the folder holds.
+func (r *Remote) Remove(id string, force, dryRun bool) (server.RemoveReport, error) {
+	var rep server.RemoveReport
+	if err := r.call(server.MethodRemove, server.RemoveParams{ID: id, Force: force, DryRun: dryRun}, &rep); err != nil {
+		return rep, err
+	}
+	if rep.Removed {
+		r.mu.Lock()
+		delete(r.chats, id)
+		r.mu.Unlock()
+	}
+	return rep, nil
+}
+
+// Validate runs a chat's folders and files through the server's shared
+// validator (the agent home's rule included) and returns their canonical
+// forms, or the refusal naming every bad entry of both lists.
+func (r *Remote) Validate(cwd string, dirs, files []string) ([]string, []string, error) {
+	var res server.ValidateResult
+	if err := r.call(server.MethodValidate, server.ValidateParams{Cwd: cwd, AdditionalDirectories: dirs, AdditionalFiles: files}, &res); err != nil {
+		return nil, nil, err
+	}
+	return res.AdditionalDirectories, res.AdditionalFiles, nil
+}
+
+// chatCall makes a call the server answers with a chat's JSON.
+func (r *Remote) chatCall(method string, params any) (*sessions.Meta, error) {
+	var chat sessions.ChatJSON
+	if err := r.call(method, params, &chat); err != nil {
+		return nil, err
+	}
+	return metaOf(chat), nil
+}
+
+func nonNil(ss []string) []string {
+	if ss == nil {
+		return []string{}
+	}
+	return ss
+}

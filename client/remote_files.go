@@ -1,0 +1,21 @@
+package client
+
+import (
+	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/sessions"
+)
+
+// SetFiles replaces the chat's single files with files (the server's
+// shared validator passes the whole list or refuses it, changing nothing)
+// and returns the chat as stored then; a running chat takes them at the
+// end of its turn.
+func (r *Remote) SetFiles(id string, files []string) (*sessions.Meta, error) {
+	if files == nil {
+		files = []string{}
+	}
+	var chat sessions.ChatJSON
+	if err := r.call(server.MethodSetFiles, server.SetFilesParams{ID: id, AdditionalFiles: &files}, &chat); err != nil {
+		return nil, err
+	}
+	return metaOf(chat), nil
+}

@@ -1,0 +1,111 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/acpmux/acpmux-tui/internal/bundle"
+	"github.com/acpmux/acpmux-tui/internal/transfer"
+	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/sessions"
+	"golang.org/x/sys/unix"
+)
+
+// This file answers MethodExport and MethodImport with internal/transfer,
+// the same code the commands run. Both hold no lock of the server's: the
+// store's own lock serialises the chat file.
+
+// liveOf is what the mux holds of a chat now: an ACP chat's transcript
+// (copied under its lock, so each entry is as its last complete update left
+// it) and whether a turn runs, a pty chat's scrollback.
+func (s *Server) liveOf(id string) *transfer.Live {
+	st := s.opt.Mux.State(id)
+	return &transfer.Live{
+		Transcript:  s.opt.Mux.Transcript(id),
+		Lines:       s.opt.Mux.History(id, mux.MaxHistoryBytes),
+		TurnRunning: st.Status == mux.StatusRunning,
+	}
+}
+
+func (s *Server) export(p ExportParams) (any, *Error) {
+	if p.ID == "" {
+		return nil, errorf(CodeInvalidParams, "Invalid params: id is required")
+	}
+	if reason := sessions.PathSyntaxProblem(p.Path); reason != "" {
+		return nil, errorf(CodeInvalidParams, "Invalid params: path %q: %s", clipText(p.Path), reason)
+	}
+	m, err := s.opt.Store.Load(p.ID)
+	if err != nil {
+		return nil, failure(err)
+	}
+	rep, err := transfer.ExportFile(filepath.Clean(p.Path), m, transfer.ExportOptions{
+		Store: s.opt.Store, Table: s.table(), Getenv: s.opt.Getenv, Live: s.liveOf(m.ID), Version: s.opt.Version,
+	})
+	if err != nil {
+		s.opt.Logger.Warn("export failed", "chat", m.ID, "err", err)
+		return nil, failure(err)
+	}
+	s.opt.Logger.Info("chat exported", "chat", m.ID, "bytes", rep.Bytes, "conversation", rep.Conversation)
+	return rep, nil
+}
+
+func (s *Server) importChat(p ImportParams) (any, *Error) {
+	if reason := sessions.PathSyntaxProblem(p.Path); reason != "" {
+		return nil, errorf(CodeInvalidParams, "Invalid params: path %q: %s", clipText(p.Path), reason)
+	}
+	if len(p.Roots) == 0 {
+		return nil, errorf(CodeInvalidParams, "Invalid params: roots is required (the absolute folders the chat may see)")
+	}
+	if len(p.Roots) > MaxTransferRoots {
+		return nil, errorf(CodeInvalidParams, "Invalid params: %d roots, at most %d", len(p.Roots), MaxTransferRoots)
+	}
+	for i, r := range p.Roots {
+		if reason := sessions.PathSyntaxProblem(r); reason != "" {
+			return nil, errorf(CodeInvalidParams, "Invalid params: roots[%d] %q: %s", i, clipText(r), reason)
+		}
+	}
+	f, err := openBundle(p.Path)
+	if err != nil {
+		return nil, errorf(CodeInvalidParams, "Invalid params: path: %v", err)
+	}
+	defer f.Close()
+	rep, err := transfer.Import(f, transfer.ImportOptions{
+		Store: s.opt.Store, Table: s.table(), Getenv: s.opt.Getenv, Roots: p.Roots, DryRun: p.DryRun,
+		Limits: bundle.DefaultLimits,
+	})
+	if err != nil {
+		if r, ok := transfer.AsRefusal(err); ok {
+			return nil, &Error{Code: CodeInvalidParams, Message: r.Error()}
+		}
+		s.opt.Logger.Warn("import failed", "err", err)
+		return nil, failure(err)
+	}
+	if !p.DryRun {
+		s.opt.Logger.Info("chat imported", "chat", rep.ID, "parent", rep.Parent, "conversation", rep.Conversation)
+	}
+	return rep, nil
+}
+
+// openBundle opens a bundle to import: a regular file (a FIFO or a device
+// would hold the call), opened without blocking.
+func openBundle(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NONBLOCK, 0)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%s does not exist", path)
+		}
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	return f, nil
+}

@@ -1,0 +1,178 @@
+package tui
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/sessions"
+)
+
+// errNoStore answers a chat-store call of a fake made without a store (the
+// goldens, the benchmarks), which give the model its chats themselves.
+var errNoStore = errors.New("the fake server has no chat store")
+
+// The fake's chat store is what the server does with a real one on a temp
+// agent home (server/chats.go): the real shared validator with the agent
+// home's rule, the real derivations, names and removals; only the wire is
+// missing. Each call is recorded: "list", "chat ID", "validate", "derive
+// ORIGIN ID", "remove ID", "removeMissing ID", "addFolders ID",
+// "removeFolders ID", "rename ID", "new HARNESS".
+
+// List lists the chats as the server's list does.
+func (f *fakeMux) List() ([]sessions.Entry, error) {
+	f.call("list")
+	if f.store == nil {
+		return nil, errNoStore
+	}
+	return f.store.List()
+}
+
+// Chat reads one chat as the server's chat does.
+func (f *fakeMux) Chat(id string) (sessions.Entry, error) {
+	f.call("chat " + id)
+	if f.store == nil {
+		return sessions.Entry{}, errNoStore
+	}
+	m, err := f.store.Load(id)
+	if err != nil {
+		return sessions.Entry{}, err
+	}
+	return sessions.Entry{ID: id, Meta: m, NoProject: f.store.NoProject(m)}, nil
+}
+
+// Create stores a chat without starting it, as the server's new does.
+func (f *fakeMux) Create(n sessions.NewChat) (*sessions.Meta, error) {
+	f.call("new " + n.Harness)
+	if f.store == nil {
+		return nil, errNoStore
+	}
+	return f.store.Create(n)
+}
+
+// Derive makes a fork, side chat or handoff as the server's derive does.
+func (f *fakeMux) Derive(parent string, d sessions.Derivation) (*sessions.Meta, error) {
+	f.call("derive " + d.Origin + " " + parent)
+	if f.store == nil {
+		return nil, errNoStore
+	}
+	return f.store.Derive(parent, d)
+}
+
+// Rename renames as the server's rename does.
+func (f *fakeMux) Rename(id, name string) (*sessions.Meta, error) {
+	f.call("rename " + id)
+	if f.store == nil {
+		return nil, errNoStore
+	}
+	return f.store.Rename(id, name)
+}
+
+// Validate runs the lists through the real shared validator, with the
+// agent home's rule, as the server's validate does.
+func (f *fakeMux) Validate(cwd string, dirs, files []string) ([]string, []string, error) {
+	f.call("validate")
+	if f.store == nil {
+		// No agent home to refuse: the validator's other rules.
+		okDirs, derr := sessions.ValidateFolders(cwd, dirs)
+		okFiles, ferr := sessions.ValidateFiles(cwd, files)
+		if derr != nil || ferr != nil {
+			dfe, _ := sessions.AsFolderError(derr)
+			ffe, _ := sessions.AsFolderError(ferr)
+			return nil, nil, sessions.JoinRefusals(dfe, ffe)
+		}
+		return okDirs, okFiles, nil
+	}
+	return f.store.ValidateLists(cwd, dirs, files)
+}
+
+// AddFolders adds folders and tells the harness, as the server does.
+func (f *fakeMux) AddFolders(id string, dirs []string) (*sessions.Meta, error) {
+	f.call("addFolders " + id)
+	if f.store == nil {
+		return nil, errNoStore
+	}
+	m, err := f.store.AddFolders(id, dirs)
+	if err != nil {
+		return nil, err
+	}
+	return m, f.FoldersChanged(id)
+}
+
+// RemoveFolders takes folders out and tells the harness, as the server
+// does.
+func (f *fakeMux) RemoveFolders(id string, dirs []string) (*sessions.Meta, error) {
+	f.call("removeFolders " + id)
+	if f.store == nil {
+		return nil, errNoStore
+	}
+	m, err := f.store.RemoveFolders(id, dirs)
+	if err != nil {
+		return nil, err
+	}
+	return m, f.FoldersChanged(id)
+}
+
+// RemoveMissing drops what has gone and tells the harness when it dropped
+// any, as the server does.
+func (f *fakeMux) RemoveMissing(id string) (server.RemoveMissingResult, error) {
+	f.call("removeMissing " + id)
+	res := server.RemoveMissingResult{Folders: []sessions.FolderProblem{}, Files: []sessions.FolderProblem{}}
+	if f.store == nil {
+		return res, errNoStore
+	}
+	_, dropped, err := f.store.RemoveMissingFolders(id)
+	if err != nil {
+		return res, err
+	}
+	_, droppedFiles, err := f.store.RemoveMissingFiles(id)
+	if err != nil {
+		return res, err
+	}
+	res.Folders, res.Files = append(res.Folders, dropped...), append(res.Files, droppedFiles...)
+	if len(dropped)+len(droppedFiles) > 0 {
+		if err := f.FoldersChanged(id); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// Remove stops and forgets the chat and deletes it as the server's remove
+// does: its own folder looked into first, a removal that will be refused
+// stopping nothing.
+func (f *fakeMux) Remove(id string, force, dryRun bool) (server.RemoveReport, error) {
+	f.call(fmt.Sprintf("remove %s force=%v dry=%v", id, force, dryRun))
+	rep := server.RemoveReport{ID: id}
+	if f.store == nil && dryRun {
+		return rep, nil // no store, no folder to look into
+	}
+	if f.store == nil {
+		return rep, errNoStore
+	}
+	m, err := f.store.Load(id)
+	if errors.Is(err, sessions.ErrNotFound) {
+		return rep, err
+	}
+	if err == nil && f.store.NoProject(m) {
+		rep.Home = m.Cwd
+		des, err := os.ReadDir(rep.Home)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return rep, err
+		}
+		rep.Files = len(des)
+	}
+	if dryRun {
+		return rep, nil
+	}
+	if m != nil && (force || rep.Files == 0) {
+		f.Forget(id)
+	}
+	if err := f.store.Remove(id, force); err != nil {
+		return rep, err
+	}
+	rep.Removed = true
+	return rep, nil
+}
