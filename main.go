@@ -77,6 +77,7 @@ func commands() []command {
 		{"import", "FILE|- --root DIR [--root DIR]... [--dry-run] [--json]", "add a bundle's chat here, keeping only the folders inside the roots", cmdImport},
 		{"attach", "ID", "run a chat's harness in this terminal (ctrl+] detaches)", cmdAttach},
 		{"prompt", "ID TEXT", "send one prompt to an ACP chat and print the reply", cmdPrompt},
+		{"acp", "[--harness NAME]", "an ACP agent on stdin/stdout, backed by the server (for Zed, acpx...)", cmdACP},
 		{"harnesses", "[--json]", "list the harness table and which harnesses are installed", cmdHarnesses},
 		{"version", "[--json]", "print the version (also acpmux-tui --version)", cmdVersion},
 		{"server", "", "run the server in the foreground", cmdServer},

@@ -23,6 +23,9 @@ const DefaultScrollback = 10000
 type Config struct {
 	// DefaultHarness is the harness a new chat gets when none is named.
 	DefaultHarness string `toml:"default_harness"`
+	// DefaultACPHarness is the harness a chat made through the ACP door
+	// (`acpmux-tui acp`, ACP on the socket) gets when the client names none.
+	DefaultACPHarness string `toml:"default_acp_harness"`
 	// Scrollback is the number of lines kept above each pty chat's screen.
 	Scrollback int `toml:"scrollback"`
 	// Harness overrides or adds harness table entries by name.
@@ -307,6 +310,9 @@ func (c *Config) check(data []byte) error {
 	}
 	if c.DefaultHarness != "" && !validHarnessName(c.DefaultHarness) {
 		return bad(toml.Key{"default_harness"}, "%q is not a harness name", c.DefaultHarness)
+	}
+	if c.DefaultACPHarness != "" && !validHarnessName(c.DefaultACPHarness) {
+		return bad(toml.Key{"default_acp_harness"}, "%q is not a harness name", c.DefaultACPHarness)
 	}
 	for action, keys := range c.Keys {
 		if !contains(Actions, action) {

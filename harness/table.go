@@ -146,6 +146,15 @@ func NewTable(cfg *config.Config) (*Table, error) {
 			return nil, cfg.KeyError([]string{"default_harness"}, "%q names no harness (known: %s)", d, strings.Join(t.order, ", "))
 		}
 	}
+	if d := cfg.DefaultACPHarness; d != "" {
+		s, ok := t.specs[d]
+		if !ok {
+			return nil, cfg.KeyError([]string{"default_acp_harness"}, "%q names no harness (known: %s)", d, strings.Join(t.order, ", "))
+		}
+		if s.Transport != TransportACP {
+			return nil, cfg.KeyError([]string{"default_acp_harness"}, "%q runs in a terminal (transport pty): the ACP door needs an ACP harness", d)
+		}
+	}
 	return t, nil
 }
 
@@ -195,6 +204,26 @@ func (t *Table) Default(cfg *config.Config, getenv func(string) string) string {
 		}
 	}
 	return "shell"
+}
+
+// DefaultACP is the harness a chat made through the ACP door gets when the
+// client names none: the config's default_acp_harness; else its
+// default_harness when that speaks ACP; else the first ACP harness of the
+// table, in its order, whose program is installed. It is "" when no ACP
+// harness is installed.
+func (t *Table) DefaultACP(cfg *config.Config, getenv func(string) string) string {
+	if cfg.DefaultACPHarness != "" {
+		return cfg.DefaultACPHarness
+	}
+	if s, ok := t.specs[cfg.DefaultHarness]; ok && s.Transport == TransportACP {
+		return cfg.DefaultHarness
+	}
+	for _, n := range t.order {
+		if s := t.specs[n]; s.Transport == TransportACP && s.Found(getenv) {
+			return n
+		}
+	}
+	return ""
 }
 
 // ResolveCommand returns the program to exec: $SHELL expanded (to /bin/sh when

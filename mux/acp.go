@@ -42,6 +42,7 @@ type acpChat struct {
 	log      transcript
 	observer func(Entry) // streams entries as they arrive (the prompt command)
 	permit   PermissionPolicy
+	onCard   func(Permission) func() // hears each card queued (OnPermission)
 	card     *permissionCard
 	recent   []*acpProcess // the latest processes, oldest first (explain)
 	// linked is the single files the conversation has been given a
@@ -336,6 +337,7 @@ func (c *acpChat) handshake(p *acpProcess, spec harness.Spec, meta *sessions.Met
 // openSession picks session/new, load, resume or fork for this start.
 func (c *acpChat) openSession(ctx context.Context, p *acpProcess, caps acp.AgentCapabilities, meta *sessions.Meta, dirs []string) (acp.SessionId, string, error) {
 	cwd := meta.Cwd
+	mcp := c.m.mcpServersFor(c.id)
 	if meta.AgentSessionID != "" {
 		sid := acp.SessionId(meta.AgentSessionID)
 		switch {
@@ -343,18 +345,18 @@ func (c *acpChat) openSession(ctx context.Context, p *acpProcess, caps acp.Agent
 			c.mu.Lock()
 			c.log = transcript{} // the agent replays the conversation
 			c.mu.Unlock()
-			_, err := p.conn.LoadSession(ctx, acp.LoadSessionRequest{SessionId: sid, Cwd: cwd, McpServers: []acp.McpServer{}, AdditionalDirectories: dirs})
+			_, err := p.conn.LoadSession(ctx, acp.LoadSessionRequest{SessionId: sid, Cwd: cwd, McpServers: mcp, AdditionalDirectories: dirs})
 			if err != nil && c.importFallback(ctx, p, meta, err) {
 				c.mu.Lock()
 				c.log = transcript{} // whatever the failed load replayed
 				c.mu.Unlock()
 				c.note("the agent could not load the imported session (" + plaintext.Line(err.Error()) + "): a new session starts, with a capsule of the conversation as its first message")
-				resp, nerr := p.conn.NewSession(ctx, acp.NewSessionRequest{Cwd: cwd, McpServers: []acp.McpServer{}, AdditionalDirectories: dirs})
+				resp, nerr := p.conn.NewSession(ctx, acp.NewSessionRequest{Cwd: cwd, McpServers: mcp, AdditionalDirectories: dirs})
 				return resp.SessionId, "session/new", nerr
 			}
 			return sid, "session/load", err
 		case caps.SessionCapabilities.Resume != nil:
-			_, err := p.conn.ResumeSession(ctx, acp.ResumeSessionRequest{SessionId: sid, Cwd: cwd, McpServers: []acp.McpServer{}, AdditionalDirectories: dirs})
+			_, err := p.conn.ResumeSession(ctx, acp.ResumeSessionRequest{SessionId: sid, Cwd: cwd, McpServers: mcp, AdditionalDirectories: dirs})
 			return sid, "session/resume", err
 		}
 		c.note("the agent can neither load nor resume sessions: this is a new session")
@@ -366,7 +368,7 @@ func (c *acpChat) openSession(ctx context.Context, p *acpProcess, caps acp.Agent
 			return resp.SessionId, "session/fork", err
 		}
 	}
-	resp, err := p.conn.NewSession(ctx, acp.NewSessionRequest{Cwd: cwd, McpServers: []acp.McpServer{}, AdditionalDirectories: dirs})
+	resp, err := p.conn.NewSession(ctx, acp.NewSessionRequest{Cwd: cwd, McpServers: mcp, AdditionalDirectories: dirs})
 	return resp.SessionId, "session/new", err
 }
 

@@ -3,7 +3,43 @@ package mux
 import (
 	"context"
 	"fmt"
+	"sync"
+
+	acp "github.com/coder/acp-go-sdk"
 )
+
+// mcpServers holds, per chat, the MCP servers an ACP client of the door
+// asked its agent to get. They live in memory only: they may carry
+// credentials (env, headers), which have no place in a chat file, and an
+// ACP client sends them again with every session/new, load and resume.
+type mcpServers struct {
+	mu   sync.Mutex
+	byID map[string][]acp.McpServer
+}
+
+// SetMcpServers sets the MCP servers the chat's agent gets at its next
+// session setup (session/new, load or resume); nil or empty gives none.
+// A running agent keeps the ones it has until it starts again.
+func (m *Mux) SetMcpServers(id string, servers []acp.McpServer) {
+	m.mcp.mu.Lock()
+	defer m.mcp.mu.Unlock()
+	if len(servers) == 0 {
+		delete(m.mcp.byID, id)
+		return
+	}
+	if m.mcp.byID == nil {
+		m.mcp.byID = map[string][]acp.McpServer{}
+	}
+	m.mcp.byID[id] = append([]acp.McpServer(nil), servers...)
+}
+
+// mcpServersFor is the chat's MCP servers for a session request: never
+// nil, as the field is required.
+func (m *Mux) mcpServersFor(id string) []acp.McpServer {
+	m.mcp.mu.Lock()
+	defer m.mcp.mu.Unlock()
+	return append([]acp.McpServer{}, m.mcp.byID[id]...)
+}
 
 func (m *Mux) acpChat(id string) (*acpChat, error) {
 	c, err := m.chat(id)
@@ -56,6 +92,47 @@ func (m *Mux) AnswerPermission(id, optionID string) error {
 	default:
 	}
 	return nil
+}
+
+// OnPermission sets fn to hear each permission request of an ACP chat
+// that waits as a card (fn runs on the agent's request, so it must not
+// wait); nil stops. Whoever answers the card first, with AnswerPermission
+// or AnswerPermissionSeq, wins. The func fn returns, when not nil, is
+// called once the card is no longer waiting (answered, or its turn gone).
+func (m *Mux) OnPermission(id string, fn func(Permission) func()) error {
+	c, err := m.acpChat(id)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.onCard = fn
+	c.mu.Unlock()
+	return nil
+}
+
+// AnswerPermissionSeq answers the chat's waiting permission card numbered
+// seq (Permission.Seq) with one of its option ids, or "" to cancel it. It
+// reports whether that card still waited: another answer may have come
+// first.
+func (m *Mux) AnswerPermissionSeq(id string, seq uint64, optionID string) (bool, error) {
+	c, err := m.acpChat(id)
+	if err != nil {
+		return false, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k := c.card; k != nil; k = k.next {
+		if k.Seq != seq {
+			continue
+		}
+		select {
+		case k.answer <- optionID:
+			return true, nil
+		default:
+			return false, nil
+		}
+	}
+	return false, nil
 }
 
 // Transcript returns a copy of an ACP chat's transcript.

@@ -28,6 +28,8 @@ type Permission struct {
 	// Seq numbers the agent process's permission requests from 1: a card
 	// with another Seq is another request.
 	Seq uint64
+	// ToolCallID is the agent's id of the tool call that asks.
+	ToolCallID string
 }
 
 // PermissionOption is one answer to a permission request.
@@ -233,7 +235,7 @@ func contentText(b acp.ContentBlock) string {
 // once.
 func (a *acpClient) RequestPermission(ctx context.Context, req acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
 	c := a.chat
-	perm := Permission{Title: "a tool call", Seq: a.asked.Add(1)}
+	perm := Permission{Title: "a tool call", Seq: a.asked.Add(1), ToolCallID: string(req.ToolCall.ToolCallId)}
 	if req.ToolCall.Title != nil {
 		if title := strings.TrimSpace(plaintext.Line(*req.ToolCall.Title)); title != "" {
 			perm.Title = title
@@ -244,11 +246,15 @@ func (a *acpClient) RequestPermission(ctx context.Context, req acp.RequestPermis
 	}
 	card := &permissionCard{Permission: perm, answer: make(chan string, 1)}
 	c.mu.Lock()
-	policy, cancelling, queued := c.permit, c.log.cancelled, false
+	policy, cancelling, queued, onCard := c.permit, c.log.cancelled, false, c.onCard
 	if policy == nil && !cancelling {
 		queued = c.queueCardLocked(card)
 	}
 	c.mu.Unlock()
+	var resolved func()
+	if queued && onCard != nil {
+		resolved = onCard(perm) // a client may answer the card too (the ACP door)
+	}
 	var choice string
 	switch {
 	case policy != nil:
@@ -263,6 +269,9 @@ func (a *acpClient) RequestPermission(ctx context.Context, req acp.RequestPermis
 		c.mu.Lock()
 		c.dropCardLocked(card)
 		c.mu.Unlock()
+		if resolved != nil {
+			resolved()
+		}
 		c.m.notify(c)
 	case !cancelling:
 		c.m.opt.Logger.Warn("too many permission requests at once: cancelled one", "chat", c.id, "title", perm.Title, "max", maxPendingPermissions)

@@ -90,6 +90,8 @@ type Mux struct {
 	live atomic.Pointer[liveConfig] // the config and table in effect (reconfigure.go)
 
 	forker forkThread
+
+	mcp mcpServers // what ACP clients asked each chat's agent to get (acpapi.go)
 }
 
 // New returns a mux; nothing is spawned until Start (or the pool fills).

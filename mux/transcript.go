@@ -61,8 +61,14 @@ type Entry struct {
 }
 
 // maxTranscriptEntries bounds an ACP chat's transcript in memory; older
-// entries are dropped (the agent keeps the full history).
-const maxTranscriptEntries = 5000
+// entries are dropped (the agent keeps the full history). The transcript
+// grows to transcriptSlack past it and is then cut back to it at once, so
+// a long replay (a session/load of 10,000 entries) copies the kept entries
+// once per transcriptSlack added, not once per entry.
+const (
+	maxTranscriptEntries = 5000
+	transcriptSlack      = maxTranscriptEntries / 4
+)
 
 // maxEntryText bounds one entry's text.
 const maxEntryText = 1 << 20
@@ -98,7 +104,7 @@ func (t *transcript) add(e Entry) {
 		e.At = time.Now()
 	}
 	t.entries = append(t.entries, e)
-	if len(t.entries) > maxTranscriptEntries {
+	if len(t.entries) > maxTranscriptEntries+transcriptSlack {
 		t.entries = append(t.entries[:0:0], t.entries[len(t.entries)-maxTranscriptEntries:]...)
 	}
 }

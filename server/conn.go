@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/acpmux/acpmux-tui/acp"
 	"github.com/acpmux/acpmux-tui/internal/rawwrite"
 )
 
@@ -51,6 +52,9 @@ type conn struct {
 	gone chan struct{}
 	// attached are the chats this client shows in a terminal (attach.go).
 	attached attachSet
+	// door, set by the reader before the first call runs, makes the
+	// connection speak ACP: its first call was initialize (door.go).
+	door *acp.Door
 
 	// peerPid is the connecting process (SO_PEERCRED); active is when it
 	// last sent a line (UnixNano), called whether it has sent a call, and
@@ -116,14 +120,21 @@ func (c *conn) handleLine(line []byte) {
 		return
 	}
 	if !ok {
+		if c.door != nil {
+			c.doorResponse(line)
+		}
 		return
 	}
+	if !c.called.Load() && acp.Starts(req.Method) {
+		c.door = acp.NewDoor(&doorBackend{s: c.s, c: c}, c.s.opt.Version)
+	}
 	c.called.Store(true)
-	if req.Method == MethodWrite || req.Method == MethodAttachInput {
+	if c.door == nil && (req.Method == MethodWrite || req.Method == MethodAttachInput) || c.door != nil && acp.Starts(req.Method) {
 		// Keys run here, in the order they came: the mux's write never
 		// waits (input a harness is not reading waits in a backlog), and
 		// handing a key to a goroutine of its own cost a tenth of its
-		// echo's round trip.
+		// echo's round trip. ACP's initialize runs here too: the calls
+		// after it find the door set up.
 		c.run(req)
 		return
 	}
@@ -138,6 +149,10 @@ func (c *conn) handleLine(line []byte) {
 
 // run makes one call and sends its answer.
 func (c *conn) run(req Request) {
+	if c.door != nil {
+		c.runDoor(req)
+		return
+	}
 	result, err := c.s.call(c, req)
 	if !req.Notification() {
 		c.reply(req.ID, result, err)

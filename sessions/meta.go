@@ -27,6 +27,9 @@ const (
 	OriginSide    = "side"
 	OriginHandoff = "handoff"
 	OriginImport  = "import"
+	// OriginACP is a chat an ACP client made through the door (session/new
+	// on `acpmux-tui acp` or on the socket).
+	OriginACP = "acp"
 )
 
 var idPattern = regexp.MustCompile(`^[a-z0-9-]{1,64}$`)
@@ -270,7 +273,7 @@ func (m *Meta) check() error {
 		}
 	}
 	switch m.Origin {
-	case "", OriginFork, OriginSide, OriginHandoff, OriginImport:
+	case "", OriginFork, OriginSide, OriginHandoff, OriginImport, OriginACP:
 	default:
 		return fmt.Errorf("unknown origin %q", clip(m.Origin))
 	}

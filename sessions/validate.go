@@ -322,15 +322,24 @@ func (s *Store) ValidateFolders(cwd string, dirs []string) ([]string, error) {
 	return validateFolders(s.home, cwd, dirs)
 }
 
+// ValidateFoldersNoRepeats is ValidateFolders for an endpoint whose
+// protocol refuses a repeated entry rather than listing it once (the ACP
+// door's session/new): an entry that is the same folder as an earlier one
+// after canonicalisation is a bad entry too, named with the others.
+func (s *Store) ValidateFoldersNoRepeats(cwd string, dirs []string) ([]string, error) {
+	return validateList(s.home, cwd, dirs, "", true)
+}
+
 func validateFolders(home, cwd string, dirs []string) ([]string, error) {
-	return validateList(home, cwd, dirs, "")
+	return validateList(home, cwd, dirs, "", false)
 }
 
 // validateList is the validator of both lists: folders (field "") and
 // single files (field FieldFiles). The rules are the same but for what an
 // entry must be (a directory, or a regular file) and that a file can never
-// be the chat's own folder (a file inside it is fine).
-func validateList(home, cwd string, dirs []string, field string) ([]string, error) {
+// be the chat's own folder (a file inside it is fine). With noRepeats, an
+// entry that is the same as an earlier one is refused instead of dropped.
+func validateList(home, cwd string, dirs []string, field string, noRepeats bool) ([]string, error) {
 	ferr := &FolderError{Count: len(dirs), Field: field}
 	if len(dirs) > maxGivenFolders || pathBytes(dirs) > maxGivenBytes {
 		ferr.TooMany, ferr.overBytes = true, len(dirs) <= maxGivenFolders
@@ -348,7 +357,7 @@ func validateList(home, cwd string, dirs []string, field string) ([]string, erro
 	own := canonicalOwn(cwd)
 	agentHome := canonicalOwn(home)
 	out := make([]string, 0, min(len(dirs), MaxFolders))
-	seen := make(map[string]bool, len(dirs))
+	seen := make(map[string]int, len(dirs)) // canonical → index of its first entry
 	// An entry given twice, byte for byte, is resolved once.
 	type resolved struct {
 		canonical string
@@ -370,10 +379,12 @@ func validateList(home, cwd string, dirs []string, field string) ([]string, erro
 			ferr.add(i, d, "is the agent home (it holds the chat files and the socket)")
 		case agentHome != "" && isWithin(agentHome, c):
 			ferr.add(i, d, "is inside the agent home (it holds the chat files and the socket)")
-		case seen[c]:
+		case seenAt(seen, c) >= 0 && noRepeats:
+			ferr.add(i, d, fmt.Sprintf("is the same folder as entry %d", seen[c]))
+		case seenAt(seen, c) >= 0:
 			// The same entry spelt another way: listed once, first place kept.
 		default:
-			seen[c] = true
+			seen[c] = i
 			out = append(out, c)
 		}
 	}
@@ -383,6 +394,14 @@ func validateList(home, cwd string, dirs []string, field string) ([]string, erro
 		return nil, ferr
 	}
 	return out, nil
+}
+
+// seenAt is the index of c's first entry, -1 when it has none.
+func seenAt(seen map[string]int, c string) int {
+	if i, ok := seen[c]; ok {
+		return i
+	}
+	return -1
 }
 
 // isWithin reports whether p lies below root, component by component

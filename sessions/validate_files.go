@@ -60,13 +60,13 @@ func notAFile(mode fs.FileMode) string {
 // refusal is a *FolderError with Field FieldFiles naming every bad entry.
 // Where the agent home is known, use Store.ValidateFiles.
 func ValidateFiles(cwd string, files []string) ([]string, error) {
-	return validateList("", cwd, files, FieldFiles)
+	return validateList("", cwd, files, FieldFiles, false)
 }
 
 // ValidateFiles is ValidateFiles with the agent home's rule: no file inside
 // the agent home is shared.
 func (s *Store) ValidateFiles(cwd string, files []string) ([]string, error) {
-	return validateList(s.home, cwd, files, FieldFiles)
+	return validateList(s.home, cwd, files, FieldFiles, false)
 }
 
 // ValidateLists validates a chat's folders and files given together and

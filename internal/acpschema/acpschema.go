@@ -119,6 +119,14 @@ type schemaSet struct {
 	requests      map[string]*jsonschema.Schema
 	notifications map[string]*jsonschema.Schema
 	responses     map[string]*jsonschema.Schema
+
+	// The agent's side (what the door sends): its envelopes, and by
+	// method the result of its answer to a client's request and the
+	// params of its notifications and requests to the client.
+	agentResponse, agentNotification, agentRequest *jsonschema.Schema
+	agentResponses                                 map[string]*jsonschema.Schema
+	agentNotifications                             map[string]*jsonschema.Schema
+	agentRequests                                  map[string]*jsonschema.Schema
 }
 
 // Load compiles the stable schema and, unless unstable is empty, the
@@ -175,6 +183,10 @@ func loadSet(path, name string) (*schemaSet, error) {
 		requests:      map[string]*jsonschema.Schema{},
 		notifications: map[string]*jsonschema.Schema{},
 		responses:     map[string]*jsonschema.Schema{},
+
+		agentResponses:     map[string]*jsonschema.Schema{},
+		agentNotifications: map[string]*jsonschema.Schema{},
+		agentRequests:      map[string]*jsonschema.Schema{},
 	}
 	for _, p := range []struct {
 		def string
@@ -184,6 +196,9 @@ func loadSet(path, name string) (*schemaSet, error) {
 		{"ClientNotification", &set.notification},
 		{"ClientResponse", &set.response},
 		{"Error", &set.rpcError},
+		{"AgentResponse", &set.agentResponse},
+		{"AgentNotification", &set.agentNotification},
+		{"AgentRequest", &set.agentRequest},
 	} {
 		if *p.dst, err = compile(p.def); err != nil {
 			return nil, err
@@ -203,6 +218,15 @@ func loadSet(path, name string) (*schemaSet, error) {
 		if method == "" {
 			continue
 		}
+		if side == "protocol" && strings.HasSuffix(def, "Notification") {
+			// Either side sends it ($/cancel_request).
+			sch, err := compile(def)
+			if err != nil {
+				return nil, err
+			}
+			set.notifications[method], set.agentNotifications[method] = sch, sch
+			continue
+		}
 		var dst map[string]*jsonschema.Schema
 		switch {
 		case side == "agent" && strings.HasSuffix(def, "Request"):
@@ -211,6 +235,12 @@ func loadSet(path, name string) (*schemaSet, error) {
 			dst = set.notifications
 		case side == "client" && strings.HasSuffix(def, "Response"):
 			dst = set.responses // the client answering the agent
+		case side == "agent" && strings.HasSuffix(def, "Response"):
+			dst = set.agentResponses // the agent answering the client
+		case side == "client" && strings.HasSuffix(def, "Notification"):
+			dst = set.agentNotifications // sent by the agent (session/update)
+		case side == "client" && strings.HasSuffix(def, "Request"):
+			dst = set.agentRequests // sent by the agent (session/request_permission)
 		default:
 			continue
 		}
@@ -376,6 +406,57 @@ func (v *Validator) validateResponse(msg map[string]any, method string) error {
 		if err := sch.Validate(result); err != nil {
 			return fmt.Errorf("%s result (%s schema): %w", what, set.name, err)
 		}
+	}
+	return nil
+}
+
+// ValidateAgentMessage validates one raw JSON-RPC message that an agent
+// sent to a client: a notification or request (its params against the
+// definition for its method), or its answer to the client's request
+// method (the result against that method's response; an error against
+// the schema's Error). method is ignored for a notification or request.
+func (v *Validator) ValidateAgentMessage(method string, raw []byte) error {
+	msg, err := decode(raw)
+	if err != nil {
+		return err
+	}
+	if m, ok := msg["method"].(string); ok {
+		_, isRequest := msg["id"]
+		pick := func(s *schemaSet) map[string]*jsonschema.Schema { return s.agentNotifications }
+		if isRequest {
+			pick = func(s *schemaSet) map[string]*jsonschema.Schema { return s.agentRequests }
+		}
+		set, sch := v.lookup(pick, m)
+		if sch == nil {
+			return fmt.Errorf("unknown agent method %q", m)
+		}
+		env := set.agentNotification
+		if isRequest {
+			env = set.agentRequest
+		}
+		if err := env.Validate(msg); err != nil {
+			return fmt.Errorf("%s envelope (%s schema): %w", m, set.name, err)
+		}
+		if err := sch.Validate(msg["params"]); err != nil {
+			return fmt.Errorf("%s params (%s schema): %w", m, set.name, err)
+		}
+		return nil
+	}
+	set, sch := v.lookup(func(s *schemaSet) map[string]*jsonschema.Schema { return s.agentResponses }, method)
+	if sch == nil {
+		return fmt.Errorf("unknown client request method %q for an agent response", method)
+	}
+	if err := set.agentResponse.Validate(msg); err != nil {
+		return fmt.Errorf("%s response envelope (%s schema): %w", method, set.name, err)
+	}
+	if rpcErr, ok := msg["error"]; ok {
+		if err := set.rpcError.Validate(rpcErr); err != nil {
+			return fmt.Errorf("%s error (%s schema): %w", method, set.name, err)
+		}
+		return nil
+	}
+	if err := sch.Validate(msg["result"]); err != nil {
+		return fmt.Errorf("%s result (%s schema): %w", method, set.name, err)
 	}
 	return nil
 }

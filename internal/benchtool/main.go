@@ -34,6 +34,9 @@
 //	benchtool server-held BIN HOME HELD N      N fresh hellos, and N while two processes hold HELD connections each
 //	benchtool hold SOCKET N                    hold N connections to SOCKET (server-held's holders)
 //	benchtool hook-loop BIN N FILE             hook's timing loop, run as a chat's harness
+//	benchtool door BIN HOME FAKE N             N prompts through `BIN acp` and N to the ACP agent FAKE directly,
+//	                                           time to the first session/update of each (door.go)
+//	benchtool door-replay BIN HOME FAKE N      session/load through `BIN acp` of a chat with N transcript entries
 //	benchtool bundle-50mb BIN WORK [MB]        export and import of a chat with a 50 MB session log: time, peak RSS
 //	benchtool ls-1000 BIN HOME TMUX SOCKET N RUNS  ls, ls --json and show at N chats, no server and a server, beside tmux list-windows -a (chats1000.go)
 //	benchtool new-1000 BIN HOME TMUX SOCKET N      N `BIN new` beside N `tmux new-window -d`
@@ -73,6 +76,8 @@ const usage = `usage:
   benchtool server-held BIN HOME HELD N
   benchtool hold SOCKET N
   benchtool hook-loop BIN N FILE
+  benchtool door BIN HOME FAKE N
+  benchtool door-replay BIN HOME FAKE N
   benchtool bundle-50mb BIN WORK [MB]
   benchtool ls-1000 BIN HOME TMUX SOCKET N RUNS
   benchtool new-1000 BIN HOME TMUX SOCKET N`
@@ -194,6 +199,18 @@ func runServer(cmd string, rest []string) error {
 			return err
 		}
 		return heldBench(rest[0], rest[1], held, n)
+	case cmd == "door" && len(rest) == 4:
+		n, err := positive(rest[3])
+		if err != nil {
+			return err
+		}
+		return doorBench(rest[0], rest[1], rest[2], n)
+	case cmd == "door-replay" && len(rest) == 4:
+		n, err := positive(rest[3])
+		if err != nil {
+			return err
+		}
+		return doorReplayBench(rest[0], rest[1], rest[2], n)
 	case cmd == "bundle-50mb" && (len(rest) == 2 || len(rest) == 3):
 		mb := 50.0
 		if len(rest) == 3 {

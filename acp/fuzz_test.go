@@ -1,0 +1,111 @@
+package acp
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"testing"
+	"testing/iotest"
+)
+
+// FuzzDoorParams: whatever params a client sends a method of the table,
+// decoding them gives params that encode again, or -32602; never a panic.
+func FuzzDoorParams(f *testing.F) {
+	for _, seed := range []struct{ method, params string }{
+		{"initialize", `{"protocolVersion":1,"_meta":{"acpmux/harness":"claude-acp"}}`},
+		{"initialize", `{"protocolVersion":"x"}`},
+		{"session/new", `{"cwd":"/tmp","mcpServers":[],"additionalDirectories":["rel","/a\u0000b"]}`},
+		{"session/new", `{"cwd":"/tmp","mcpServers":[{"name":"m","command":"/bin/x","args":[],"env":[]}]}`},
+		{"session/new", `{"cwd":"/tmp"}`},
+		{"session/list", `{"cursor":"!!","cwd":"rel"}`},
+		{"session/load", `{"sessionId":"k3x9q2","cwd":"/tmp","mcpServers":[]}`},
+		{"session/resume", `{"sessionId":"k3x9q2","cwd":""}`},
+		{"session/fork", `{"sessionId":"k3x9q2","cwd":"/tmp","mcpServers":[{"type":"http","name":"h","url":"u","headers":[]}]}`},
+		{"session/prompt", `{"sessionId":"k3x9q2","prompt":[{"type":"text","text":"hi"},{"type":"image","data":"","mimeType":"image/png"}]}`},
+		{"session/cancel", `{"sessionId":7}`},
+		{"session/prompt", `[1,2]`},
+		{"session/new", `null`},
+	} {
+		f.Add(seed.method, []byte(seed.params))
+	}
+	f.Fuzz(func(t *testing.T, method string, params []byte) {
+		h, ok := methods[method]
+		if !ok || !json.Valid(params) && len(bytes.TrimSpace(params)) > 0 {
+			return // the server answers -32700 before the door sees it
+		}
+		p, err := h.decode(params)
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) || e.Code != CodeInvalidParams {
+				t.Fatalf("%s %q: refused with %v, want -32602", method, params, err)
+			}
+			return
+		}
+		if _, err := json.Marshal(p); err != nil {
+			t.Fatalf("%s %q: decoded params do not encode: %v", method, params, err)
+		}
+	})
+}
+
+// FuzzBridgeLine: a line of the client's goes to the server as it came,
+// or is held back before initialize; an initialize that is an object with
+// object params gets the harness in its _meta. Reading lines never holds
+// more than the limit.
+func FuzzBridgeLine(f *testing.F) {
+	for _, seed := range []string{
+		`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}`,
+		`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"_meta":{"x":1}}}`,
+		`{"jsonrpc":"2.0","id":0,"method":"initialize","params":[1]}`,
+		`{"jsonrpc":"2.0","id":0,"method":"initialize"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{}}`,
+		`{"jsonrpc":"2.0","id":"p","result":{}}`,
+		`not json`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		var out bytes.Buffer
+		b := newBridge(&out, nil, BridgeOptions{Harness: "fake"})
+		line = bytes.TrimSpace(line)
+		sent, err := b.toServer(bytes.Clone(line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sent == nil {
+			if out.Len() > 0 && !json.Valid(bytes.TrimSpace(out.Bytes())) {
+				t.Fatalf("the bridge's own answer is not JSON: %q", out.Bytes())
+			}
+			return
+		}
+		var msg struct {
+			Method string `json:"method"`
+			Params struct {
+				Meta map[string]any `json:"_meta"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(line, &msg) == nil && msg.Method == "initialize" && json.Unmarshal(sent, &msg) == nil {
+			if msg.Params.Meta[MetaHarness] != "fake" {
+				t.Fatalf("initialize %q went as %q, without the harness", line, sent)
+			}
+		}
+		r := newTestReader(line)
+		got, err := readLine(r, 64)
+		if len(line) > 64 {
+			if !errors.Is(err, errLineTooLong) {
+				t.Fatalf("a line of %d bytes read as %q, %v", len(line), got, err)
+			}
+		} else if len(line) > 0 && bytes.IndexByte(line, '\n') < 0 && (err != nil || !bytes.Equal(got, line)) {
+			t.Fatalf("read %q, %v; want %q", got, err, line)
+		}
+	})
+}
+
+func newTestReader(b []byte) *bufioReader {
+	return newBufio(iotest.OneByteReader(bytes.NewReader(b)))
+}
+
+type bufioReader = bufio.Reader
+
+func newBufio(r io.Reader) *bufio.Reader { return bufio.NewReaderSize(r, 16) }

@@ -1,0 +1,145 @@
+package acp
+
+import (
+	"github.com/google/uuid"
+
+	sdk "github.com/coder/acp-go-sdk"
+)
+
+// This file turns a chat's stream, as the server observes it, into ACP
+// session/update notifications for one door client.
+
+// EntryKind says what an Entry is; the values are the server's observed
+// kinds.
+type EntryKind string
+
+// The kinds the door turns into updates; any other kind (stderr, notices,
+// gaps) is not sent.
+const (
+	EntryUser        EntryKind = "user"
+	EntryAgent       EntryKind = "agent"
+	EntryThought     EntryKind = "thought"
+	EntryTool        EntryKind = "tool"
+	EntryPlan        EntryKind = "plan"
+	EntryTurnStarted EntryKind = "turnStarted"
+)
+
+// Entry is one item of a chat's stream: what the mux heard from the agent,
+// or a turn's start (Text is its prompt; Own marks the connection that sent
+// it).
+type Entry struct {
+	Kind       EntryKind
+	Text       string
+	MessageID  string
+	ToolCallID string
+	Title      string
+	ToolStatus string
+	Plan       []string
+	Own        bool
+}
+
+// MethodUpdate is the notification that carries a session's updates.
+const MethodUpdate = sdk.ClientMethodSessionUpdate
+
+// maxToolsKnown bounds the tool call ids one session remembers (to tell a
+// first sight, tool_call, from a later one, tool_call_update).
+const maxToolsKnown = 4096
+
+// sessionState is what the door remembers of a session it streams.
+type sessionState struct {
+	tools map[string]bool
+}
+
+// Updates turns entries of chat id into session/update params, in order.
+func (d *Door) Updates(id string, entries []Entry) []sdk.SessionNotification {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	st := d.sessions[id]
+	if st == nil {
+		st = &sessionState{tools: map[string]bool{}}
+		d.sessions[id] = st
+	}
+	var out []sdk.SessionNotification
+	for _, e := range entries {
+		if u, ok := st.update(e); ok {
+			out = append(out, sdk.SessionNotification{SessionId: sdk.SessionId(id), Update: u})
+		}
+	}
+	return out
+}
+
+func (st *sessionState) update(e Entry) (sdk.SessionUpdate, bool) {
+	switch e.Kind {
+	case EntryUser:
+		return chunk(sdk.UpdateUserMessageText(e.Text), e.MessageID), e.Text != ""
+	case EntryTurnStarted:
+		// A prompt of another client, or of the TUI: the user's message.
+		// The client that sent it has it already.
+		return sdk.UpdateUserMessageText(e.Text), !e.Own && e.Text != ""
+	case EntryAgent:
+		return chunk(sdk.UpdateAgentMessageText(e.Text), e.MessageID), e.Text != ""
+	case EntryThought:
+		return chunk(sdk.UpdateAgentThoughtText(e.Text), e.MessageID), e.Text != ""
+	case EntryPlan:
+		items := make([]sdk.PlanEntry, len(e.Plan))
+		for i, p := range e.Plan {
+			items[i] = sdk.PlanEntry{Content: p, Priority: sdk.PlanEntryPriorityMedium, Status: sdk.PlanEntryStatusPending}
+		}
+		return sdk.UpdatePlan(items...), true
+	case EntryTool:
+		if e.ToolCallID == "" {
+			return sdk.SessionUpdate{}, false
+		}
+		status, known := toolStatus(e.ToolStatus)
+		if !st.tools[e.ToolCallID] {
+			if len(st.tools) >= maxToolsKnown {
+				clear(st.tools)
+			}
+			st.tools[e.ToolCallID] = true
+			opts := []sdk.ToolCallStartOpt{}
+			if known {
+				opts = append(opts, sdk.WithStartStatus(status))
+			}
+			return sdk.StartToolCall(sdk.ToolCallId(e.ToolCallID), e.Title, opts...), true
+		}
+		opts := []sdk.ToolCallUpdateOpt{}
+		if e.Title != "" {
+			opts = append(opts, sdk.WithUpdateTitle(e.Title))
+		}
+		if known {
+			opts = append(opts, sdk.WithUpdateStatus(status))
+		}
+		return sdk.UpdateToolCall(sdk.ToolCallId(e.ToolCallID), opts...), true
+	}
+	return sdk.SessionUpdate{}, false
+}
+
+// chunk sets a chunk's message id when the agent's is a UUID, as ACP asks
+// of message ids; another is left out.
+func chunk(u sdk.SessionUpdate, messageID string) sdk.SessionUpdate {
+	if messageID == "" {
+		return u
+	}
+	if _, err := uuid.Parse(messageID); err != nil {
+		return u
+	}
+	switch {
+	case u.UserMessageChunk != nil:
+		u.UserMessageChunk.MessageId = sdk.Ptr(messageID)
+	case u.AgentMessageChunk != nil:
+		u.AgentMessageChunk.MessageId = sdk.Ptr(messageID)
+	case u.AgentThoughtChunk != nil:
+		u.AgentThoughtChunk.MessageId = sdk.Ptr(messageID)
+	}
+	return u
+}
+
+// toolStatus is the tool call status as ACP names it; ok is false for one
+// it does not know.
+func toolStatus(s string) (sdk.ToolCallStatus, bool) {
+	switch st := sdk.ToolCallStatus(s); st {
+	case sdk.ToolCallStatusPending, sdk.ToolCallStatusInProgress, sdk.ToolCallStatusCompleted, sdk.ToolCallStatusFailed:
+		return st, true
+	}
+	return "", false
+}

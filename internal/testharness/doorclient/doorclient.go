@@ -1,0 +1,255 @@
+// Package doorclient is an ACP client for tests of acpmux-tui's ACP door,
+// built on the client side of github.com/coder/acp-go-sdk. Every line the
+// door sends is validated against the pinned ACP schema (the agent side of
+// internal/acpschema), answers by the method of the request they answer;
+// every line the client sends is validated too. It keeps the session/update
+// notifications it is sent, in order.
+package doorclient
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/acpmux/acpmux-tui/internal/acpschema"
+	"github.com/acpmux/acpmux-tui/internal/rpcline"
+	sdk "github.com/coder/acp-go-sdk"
+)
+
+// Client is one connection to a door.
+type Client struct {
+	*sdk.ClientSideConnection
+
+	v  *acpschema.Validator
+	mu sync.Mutex
+	// methods maps the ids of the client's requests to their methods.
+	methods map[string]string
+	bad     []error
+	updates []sdk.SessionNotification
+	lines   int // lines read from the door
+
+	// Permit, when set, answers session/request_permission with an option
+	// id ("" cancels); it may block (until ctx ends). Unset, every request
+	// is cancelled.
+	Permit func(ctx context.Context, req sdk.RequestPermissionRequest) string
+	asked  []sdk.RequestPermissionRequest
+}
+
+// New connects a client to a door that reads w and writes r. With v nil,
+// nothing is validated.
+func New(w io.Writer, r io.Reader, v *acpschema.Validator) *Client {
+	c := &Client{v: v, methods: map[string]string{}}
+	in := &lineTap{fn: c.heard}
+	out := &lineTap{fn: c.said}
+	c.ClientSideConnection = sdk.NewClientSideConnection(c, io.MultiWriter(out, w), io.TeeReader(r, in))
+	return c
+}
+
+// lineTap calls fn with each complete line written to it.
+type lineTap struct {
+	buf []byte
+	fn  func([]byte)
+}
+
+func (t *lineTap) Write(p []byte) (int, error) {
+	t.buf = append(t.buf, p...)
+	for {
+		i := bytes.IndexByte(t.buf, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		line := bytes.TrimSpace(t.buf[:i])
+		if len(line) > 0 {
+			t.fn(bytes.Clone(line))
+		}
+		t.buf = t.buf[i+1:]
+	}
+}
+
+// said checks a line the client sent and notes its id's method.
+func (c *Client) said(line []byte) {
+	m, ok := rpcline.Split(line)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ok && m.Method != nil && m.ID != nil {
+		method, _ := rpcline.Unquote(m.Method)
+		c.methods[string(m.ID)] = method
+	}
+	if c.v != nil {
+		if err := c.v.ValidateClientMessage(line); err != nil {
+			c.bad = append(c.bad, fmt.Errorf("client sent: %w\n\t%s", err, clip(line)))
+		}
+	}
+}
+
+// heard checks a line the door sent.
+func (c *Client) heard(line []byte) {
+	m, _ := rpcline.Split(line)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.lines++
+	if c.v == nil {
+		return
+	}
+	method := ""
+	if m.Method == nil {
+		method = c.methods[string(m.ID)]
+		if method == "" && string(m.ID) == "null" {
+			return // an answer to a line that could not be read: nothing to check it by
+		}
+	}
+	if err := c.v.ValidateAgentMessage(method, line); err != nil {
+		c.bad = append(c.bad, fmt.Errorf("door sent: %w\n\t%s", err, clip(line)))
+	}
+}
+
+func clip(b []byte) string {
+	if len(b) > 600 {
+		return string(b[:600]) + "…"
+	}
+	return string(b)
+}
+
+// Invalid returns every message that broke the schema, joined.
+func (c *Client) Invalid() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return errors.Join(c.bad...)
+}
+
+// Updates returns the session/update notifications heard so far.
+func (c *Client) Updates() []sdk.SessionNotification {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]sdk.SessionNotification(nil), c.updates...)
+}
+
+// Text is the text of the session's updates of one kind ("agent", "user"
+// or "thought"), joined.
+func (c *Client) Text(session, kind string) string {
+	var b strings.Builder
+	for _, n := range c.Updates() {
+		if string(n.SessionId) != session {
+			continue
+		}
+		u := n.Update
+		var block *sdk.ContentBlock
+		switch {
+		case kind == "agent" && u.AgentMessageChunk != nil:
+			block = &u.AgentMessageChunk.Content
+		case kind == "user" && u.UserMessageChunk != nil:
+			block = &u.UserMessageChunk.Content
+		case kind == "thought" && u.AgentThoughtChunk != nil:
+			block = &u.AgentThoughtChunk.Content
+		}
+		if block != nil && block.Text != nil {
+			b.WriteString(block.Text.Text)
+			b.WriteString("|")
+		}
+	}
+	return b.String()
+}
+
+// Forget drops the updates heard so far.
+func (c *Client) Forget() {
+	c.mu.Lock()
+	c.updates = nil
+	c.mu.Unlock()
+}
+
+// SessionUpdate keeps an update.
+func (c *Client) SessionUpdate(_ context.Context, n sdk.SessionNotification) error {
+	c.mu.Lock()
+	c.updates = append(c.updates, n)
+	c.mu.Unlock()
+	return nil
+}
+
+// RequestPermission answers with Permit, keeping the request.
+func (c *Client) RequestPermission(ctx context.Context, req sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+	c.mu.Lock()
+	c.asked = append(c.asked, req)
+	permit := c.Permit
+	c.mu.Unlock()
+	choice := ""
+	if permit != nil {
+		choice = permit(ctx, req)
+	}
+	if choice == "" {
+		return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeCancelled()}, nil
+	}
+	return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeSelected(sdk.PermissionOptionId(choice))}, nil
+}
+
+// Asked returns the permission requests the client was sent.
+func (c *Client) Asked() []sdk.RequestPermissionRequest {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]sdk.RequestPermissionRequest(nil), c.asked...)
+}
+
+var errNotOffered = errors.New("not offered by this client")
+
+// ReadTextFile is not offered.
+func (c *Client) ReadTextFile(context.Context, sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
+	return sdk.ReadTextFileResponse{}, errNotOffered
+}
+
+// WriteTextFile is not offered.
+func (c *Client) WriteTextFile(context.Context, sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
+	return sdk.WriteTextFileResponse{}, errNotOffered
+}
+
+// CreateTerminal is not offered.
+func (c *Client) CreateTerminal(context.Context, sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
+	return sdk.CreateTerminalResponse{}, errNotOffered
+}
+
+// KillTerminal is not offered.
+func (c *Client) KillTerminal(context.Context, sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
+	return sdk.KillTerminalResponse{}, errNotOffered
+}
+
+// TerminalOutput is not offered.
+func (c *Client) TerminalOutput(context.Context, sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
+	return sdk.TerminalOutputResponse{}, errNotOffered
+}
+
+// ReleaseTerminal is not offered.
+func (c *Client) ReleaseTerminal(context.Context, sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
+	return sdk.ReleaseTerminalResponse{}, errNotOffered
+}
+
+// WaitForTerminalExit is not offered.
+func (c *Client) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
+	return sdk.WaitForTerminalExitResponse{}, errNotOffered
+}
+
+// FolderRefusal is the data of a -32602 folder refusal.
+type FolderRefusal struct {
+	Count   int `json:"count"`
+	Entries []struct {
+		Index  int    `json:"index"`
+		Path   string `json:"path"`
+		Reason string `json:"reason"`
+	} `json:"entries"`
+}
+
+// AsRefusal reads err as a JSON-RPC error of the SDK: its code and, for a
+// folder refusal, its data.
+func AsRefusal(err error) (code int, data FolderRefusal, ok bool) {
+	var re *sdk.RequestError
+	if !errors.As(err, &re) {
+		return 0, FolderRefusal{}, false
+	}
+	if re.Data != nil {
+		b, _ := json.Marshal(re.Data)
+		_ = json.Unmarshal(b, &data)
+	}
+	return re.Code, data, true
+}

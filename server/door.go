@@ -1,0 +1,416 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/acpmux/acpmux-tui/acp"
+	"github.com/acpmux/acpmux-tui/harness"
+	"github.com/acpmux/acpmux-tui/internal/rpcline"
+	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/sessions"
+	sdk "github.com/coder/acp-go-sdk"
+)
+
+// This file is where the server meets the ACP door (package acp): a
+// connection whose first call is initialize speaks ACP from then on, and
+// its calls go to an acp.Door over a doorBackend, which makes them with the
+// server's own machinery: the store and the shared validator for chats and
+// folders, the chat feeds of prompt.go for turns and their streams. The
+// guard, the line limit, the bounded queue and the admission rules are the
+// connection's, the same as for the _acpmux/* protocol.
+
+// runDoor makes one ACP call and sends its answer. A panic in a handler is
+// answered as an internal error and logged, as for the _acpmux/* calls.
+func (c *conn) runDoor(req Request) {
+	result, rpcErr := c.callDoor(req)
+	if !req.Notification() {
+		c.reply(req.ID, result, rpcErr)
+	} else if rpcErr != nil {
+		c.s.opt.Logger.Info("ACP notification refused", "method", clipText(req.Method), "err", rpcErr.Message)
+	}
+}
+
+func (c *conn) callDoor(req Request) (result any, rpcErr *Error) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.s.opt.Logger.Error("panic in an ACP call", "method", req.Method, "panic", r, "stack", string(debug.Stack()))
+			result, rpcErr = nil, errorf(CodeInternalError, "Internal error: %v", r)
+		}
+	}()
+	if acp.StartsHarness(req.Method) {
+		c.s.configBeforeStart(nil, MethodPrompt)
+	}
+	result, err := c.door.Call(req.Method, req.Params)
+	if err != nil {
+		return nil, doorError(err)
+	}
+	return result, nil
+}
+
+// doorError is an error of the door or of the server as it goes on the
+// wire.
+func doorError(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	var ae *acp.Error
+	if errors.As(err, &ae) {
+		return &Error{Code: ae.Code, Message: ae.Message, Data: ae.Data, raw: ae.Raw}
+	}
+	return failure(err)
+}
+
+// fail is rpcErr as an error, nil for none (a nil *Error in an error would
+// not be nil).
+func fail(rpcErr *Error) error {
+	if rpcErr == nil {
+		return nil
+	}
+	return rpcErr
+}
+
+// doorBackend is the server as one ACP connection's door sees it.
+type doorBackend struct {
+	s *Server
+	c *conn
+}
+
+var _ acp.Backend = (*doorBackend)(nil)
+
+func (b *doorBackend) Harness(name string) (string, error) {
+	t := b.s.table()
+	if name == "" {
+		if name = t.DefaultACP(b.s.config(), b.s.opt.Getenv); name == "" {
+			return "", errorf(CodeFailed, "no ACP harness is installed: install one (%s), or name one with acpmux-tui acp --harness NAME or default_acp_harness in the config", acpNames(t))
+		}
+	}
+	spec, ok := t.Get(name)
+	if !ok {
+		return "", errorf(CodeInvalidParams, "Invalid params: unknown harness %q (ACP harnesses: %s)", clipText(name), acpNames(t))
+	}
+	if spec.Transport != harness.TransportACP {
+		return "", errorf(CodeInvalidParams, "Invalid params: harness %q runs in a terminal; the ACP door needs an ACP harness (%s)", clipText(name), acpNames(t))
+	}
+	return name, nil
+}
+
+// acpNames lists the table's ACP harnesses.
+func acpNames(t *harness.Table) string {
+	var names []string
+	for _, s := range t.All() {
+		if s.Transport == harness.TransportACP {
+			names = append(names, s.Name)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+func (b *doorBackend) NewChat(n acp.NewChat) (acp.Chat, error) {
+	nc, rpcErr := b.s.checkNew(NewParams{Harness: n.Harness, Cwd: n.Cwd, AdditionalDirectories: n.AdditionalDirectories})
+	if rpcErr != nil {
+		return acp.Chat{}, rpcErr
+	}
+	nc.Origin = sessions.OriginACP
+	// ACP refuses a repeated folder where the CLI lists it once.
+	if cwd, err := sessions.Canonical(nc.Cwd); err == nil {
+		if _, err := b.s.opt.Store.ValidateFoldersNoRepeats(cwd, nc.AdditionalDirectories); err != nil {
+			return acp.Chat{}, failure(err)
+		}
+	}
+	m, err := b.s.opt.Store.Create(nc)
+	if err != nil {
+		return acp.Chat{}, failure(err)
+	}
+	b.s.opt.Logger.Info("chat created through the ACP door", "chat", m.ID, "harness", m.Harness)
+	return b.chat(m), nil
+}
+
+// chat is a chat as the door shows it.
+func (b *doorBackend) chat(m *sessions.Meta) acp.Chat {
+	at := mux.LastUpdate(b.s.opt.Mux.Transcript(m.ID))
+	if at.IsZero() {
+		at = m.Created
+	}
+	return acp.Chat{
+		ID: m.ID, Name: m.Name, Harness: m.Harness, Cwd: m.Cwd,
+		AdditionalDirectories: m.AdditionalDirectories, AdditionalFiles: m.AdditionalFiles,
+		UpdatedAt: at.UTC().Format(time.RFC3339),
+	}
+}
+
+// speaksACP reports whether the chat's harness speaks ACP.
+func (b *doorBackend) speaksACP(m *sessions.Meta) bool {
+	spec, ok := b.s.table().Get(m.Harness)
+	return ok && spec.Transport == harness.TransportACP
+}
+
+func (b *doorBackend) Chats() ([]acp.Chat, error) {
+	entries, err := b.s.opt.Store.List()
+	if err != nil {
+		return nil, errorf(CodeFailed, "list chats: %v", err)
+	}
+	var out []acp.Chat
+	for _, e := range entries {
+		if e.Meta != nil && b.speaksACP(e.Meta) {
+			out = append(out, b.chat(e.Meta))
+		}
+	}
+	slices.SortFunc(out, func(x, y acp.Chat) int {
+		switch {
+		case x.ID < y.ID:
+			return -1
+		case x.ID > y.ID:
+			return 1
+		}
+		return 0
+	})
+	return out, nil
+}
+
+func (b *doorBackend) Chat(id string) (acp.Chat, error) {
+	if id == "" {
+		return acp.Chat{}, errorf(CodeInvalidParams, "Invalid params: sessionId is required")
+	}
+	m, err := b.s.opt.Store.Load(id)
+	if err != nil {
+		return acp.Chat{}, failure(err)
+	}
+	if !b.speaksACP(m) {
+		return acp.Chat{}, errorf(CodeInvalidParams, "Invalid params: chat %s runs %s in a terminal; the ACP door drives ACP chats only", id, clipText(m.Harness))
+	}
+	return b.chat(m), nil
+}
+
+func (b *doorBackend) SetFolders(id string, dirs []string) error {
+	m, err := b.s.opt.Store.Load(id)
+	if err != nil {
+		return failure(err)
+	}
+	if _, err := b.s.opt.Store.ValidateFoldersNoRepeats(m.Cwd, dirs); err != nil {
+		return failure(err)
+	}
+	_, rpcErr := b.s.setDirectories(SetDirectoriesParams{ID: id, AdditionalDirectories: &dirs})
+	return fail(rpcErr)
+}
+
+func (b *doorBackend) SetMcpServers(id string, servers []sdk.McpServer) {
+	b.s.opt.Mux.SetMcpServers(id, servers)
+}
+
+func (b *doorBackend) Open(id string, replay bool) error {
+	f, rpcErr := b.s.feedFor(id)
+	if rpcErr != nil {
+		return rpcErr
+	}
+	if rpcErr := b.s.refuseWhenClosing(); rpcErr != nil {
+		return rpcErr
+	}
+	b.s.track(id)
+	err := b.s.opt.Mux.WaitReady(context.Background(), id)
+	b.s.poke()
+	if err != nil {
+		return failure(err)
+	}
+	var past []ObservedEntry
+	if replay {
+		for _, e := range b.s.opt.Mux.Transcript(id) {
+			if o, ok := ObservedFrom(e); ok {
+				past = append(past, o)
+			}
+		}
+	}
+	f.observeFrom(b.c, past)
+	f.waitSent(b.c)
+	return nil
+}
+
+func (b *doorBackend) Prompt(id, text string) (string, error) {
+	f, rpcErr := b.s.feedFor(id)
+	if rpcErr != nil {
+		return "", rpcErr
+	}
+	f.observe(b.c)
+	res, rpcErr := b.s.prompt(b.c, PromptParams{ID: id, Text: text})
+	if rpcErr != nil {
+		return "", rpcErr
+	}
+	return res.(PromptResult).StopReason, nil
+}
+
+func (b *doorBackend) Cancel(id string) error {
+	if _, rpcErr := b.s.feedFor(id); rpcErr != nil {
+		return rpcErr
+	}
+	if err := b.s.opt.Mux.Cancel(id); err != nil {
+		return failure(err)
+	}
+	return nil
+}
+
+func (b *doorBackend) Fork(id, cwd string) (acp.Chat, error) {
+	m, err := b.s.opt.Store.Derive(id, sessions.Derivation{Origin: sessions.OriginFork, Cwd: cwd})
+	if err != nil {
+		return acp.Chat{}, failure(err)
+	}
+	b.s.opt.Logger.Info("chat forked through the ACP door", "chat", m.ID, "parent", id)
+	return b.chat(m), nil
+}
+
+// Request sends a request of the door's to the client.
+func (b *doorBackend) Request(method string, id json.RawMessage, params any) error {
+	line, err := encodeRequest(id, method, params)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", method, err)
+	}
+	if b.c.send(line) == 0 {
+		return fmt.Errorf("send %s: the client is gone", method)
+	}
+	return nil
+}
+
+// Notify sends a notification of the door's to the client.
+func (b *doorBackend) Notify(method string, params any) error {
+	if b.c.notify(method, params) == 0 {
+		return fmt.Errorf("send %s: the client is gone", method)
+	}
+	return nil
+}
+
+// encodeRequest is one request line.
+func encodeRequest(id json.RawMessage, method string, params any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Method  string          `json:"method"`
+		Params  any             `json:"params"`
+	}{"2.0", id, method, params})
+	return buf.Bytes(), err
+}
+
+// doorResponse takes a response line of the client's (DecodeLine passed it
+// as valid JSON that is no request) to a request of its door's.
+func (c *conn) doorResponse(line []byte) {
+	m, ok := rpcline.Split(bytes.TrimSpace(line))
+	if !ok || m.Method != nil || m.ID == nil || m.Result == nil && m.Error == nil {
+		return
+	}
+	if !c.door.Answered(bytes.Clone(m.ID), bytes.Clone(m.Result), m.Error != nil) {
+		c.s.opt.Logger.Debug("ACP client answered a request the door did not send", "id", clipText(string(m.ID)))
+	}
+}
+
+// permission hears a permission request of the chat that waits as a card:
+// the door client whose prompt runs the turn is asked too (or, when it has
+// gone, another door client of the chat), and its answer is the card's
+// unless the TUI answered first; then the client is told. It returns what
+// the mux calls once the card no longer waits.
+func (f *chatFeed) permission(p mux.Permission) (resolved func()) {
+	f.mu.Lock()
+	var target *conn
+	if t := f.turn; t != nil && t.owner.door != nil {
+		if !isGone(t.owner) {
+			target = t.owner
+		} else {
+			for c := range f.watchers {
+				if c.door != nil && !isGone(c) {
+					target = c
+					break
+				}
+			}
+		}
+	}
+	f.mu.Unlock()
+	if target == nil {
+		return nil // the turn is the TUI's or the CLI's: the card waits for it
+	}
+	ask := acp.Permission{ToolCallID: p.ToolCallID, Title: p.Title}
+	for _, o := range p.Options {
+		ask.Options = append(ask.Options, acp.PermissionOption{ID: o.ID, Name: o.Name, Kind: o.Kind})
+	}
+	// Once the card is answered, by the client or first by the TUI, the
+	// client's request is withdrawn (a no-op when it was the answer).
+	return target.door.AskPermission(f.id, ask, func(option string) {
+		if ok, _ := f.s.opt.Mux.AnswerPermissionSeq(f.id, p.Seq, option); !ok {
+			f.s.opt.Logger.Info("an ACP client answered a permission request already answered", "chat", f.id)
+		}
+	})
+}
+
+func isGone(c *conn) bool {
+	select {
+	case <-c.gone:
+		return true
+	default:
+		return c.dropped.Load()
+	}
+}
+
+// observeFrom streams the chat to c as observe does, past (a replay of the
+// transcript) first: it is in c's backlog before any live update.
+func (f *chatFeed) observeFrom(c *conn, past []ObservedEntry) {
+	f.observe(c)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	w := f.watchers[c]
+	if w == nil {
+		return
+	}
+	for _, e := range past {
+		w.push(e, true)
+	}
+}
+
+// doorEntries turns a batch of the chat's stream into the door's entries.
+func doorEntries(batch []ObservedEntry) []acp.Entry {
+	out := make([]acp.Entry, 0, len(batch))
+	for _, e := range batch {
+		out = append(out, acp.Entry{
+			Kind: acp.EntryKind(e.Kind), Text: e.Text, MessageID: e.MessageID, ToolCallID: e.ToolCallID,
+			Title: e.Title, ToolStatus: e.ToolStatus, Plan: e.Plan, Own: e.Own,
+		})
+	}
+	return out
+}
+
+// flushDoor sends a batch to an ACP connection as session/update
+// notifications, one line each, each only while the connection's queue is
+// less than half full; false once the watcher is to end.
+func (w *watcher) flushDoor(batch []ObservedEntry) bool {
+	for _, n := range w.c.door.Updates(w.feed.id, doorEntries(batch)) {
+		if !w.room() {
+			return false
+		}
+		w.c.notify(acp.MethodUpdate, n)
+	}
+	return true
+}
+
+// room waits until the connection's queue is less than half full; false
+// once the watcher is to end.
+func (w *watcher) room() bool {
+	for len(w.c.out) >= cap(w.c.out)/2 {
+		t := time.NewTimer(congestedPoll)
+		select {
+		case <-t.C:
+		case <-w.stop:
+			t.Stop()
+			return false
+		case <-w.c.gone:
+			t.Stop()
+			return false
+		}
+	}
+	return true
+}
