@@ -2,12 +2,16 @@ package client
 
 import (
 	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/server"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -21,6 +25,30 @@ func waitLink(t *testing.T, r *Remote, what string, cond func() bool) {
 		case <-r.Link():
 		case <-deadline.C:
 			t.Fatalf("timed out after %v waiting for %s (lost: %v)", hangDeadline, what, r.Lost())
+		}
+	}
+}
+
+// waitRecorded waits until the home's server has recorded that chat id's
+// harness runs with pid, as the next server reads it after a crash.
+func waitRecorded(t *testing.T, home, id string, pid int) {
+	t.Helper()
+	path := filepath.Join(home, server.RunningDir, id+".json")
+	deadline := time.NewTimer(hangDeadline)
+	defer deadline.Stop()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		var rec struct {
+			Pid int `json:"pid"`
+		}
+		if b, err := os.ReadFile(path); err == nil && json.Unmarshal(b, &rec) == nil && rec.Pid == pid {
+			return
+		}
+		select {
+		case <-tick.C:
+		case <-deadline.C:
+			t.Fatalf("the server has not recorded chat %s's harness %d in %s within %v", id, pid, path, hangDeadline)
 		}
 	}
 }
@@ -44,7 +72,10 @@ func TestRemoteFollowsTheServer(t *testing.T) {
 	first := r.State(id).Pid
 	t.Cleanup(func() { syscall.Kill(-first, syscall.SIGKILL) })
 
-	// A crash.
+	// A crash, once the server has recorded the harness (it writes its
+	// records off the start's path): what a crash before that loses is
+	// the next server's to not know of.
+	waitRecorded(t, h, id, first)
 	ctx, cancel := context.WithTimeout(context.Background(), hangDeadline)
 	defer cancel()
 	hello, err := r.c.Hello(ctx)

@@ -90,9 +90,22 @@ func waitRemote(t *testing.T, r *Remote, what string, cond func() bool) {
 		case <-r.Changes():
 		case <-tick.C:
 		case <-deadline.C:
-			t.Fatalf("timed out after %v waiting for %s (lost: %v)", hangDeadline, what, r.Lost())
+			t.Fatalf("timed out after %v waiting for %s (lost: %v; chats: %s)", hangDeadline, what, r.Lost(), r.describeChats())
 		}
 	}
+}
+
+// describeChats says each chat's status, pid and reason as the Remote
+// holds them, for a wait that timed out.
+func (r *Remote) describeChats() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var b strings.Builder
+	for id, ch := range r.chats {
+		st := ch.view.State
+		fmt.Fprintf(&b, "%s %s pid %d %q; ", id, st.Status, st.Pid, st.Reason)
+	}
+	return b.String()
 }
 
 func waitScreen(t *testing.T, r *Remote, id, text string) {
