@@ -1,16 +1,12 @@
 package server
 
 import (
-	"errors"
-	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/acpmux/acpmux-tui/internal/bundle"
 	"github.com/acpmux/acpmux-tui/internal/transfer"
 	"github.com/acpmux/acpmux-tui/mux"
 	"github.com/acpmux/acpmux-tui/sessions"
-	"golang.org/x/sys/unix"
 )
 
 // This file answers MethodExport and MethodImport with internal/transfer,
@@ -66,7 +62,7 @@ func (s *Server) importChat(p ImportParams) (any, *Error) {
 			return nil, errorf(CodeInvalidParams, "Invalid params: roots[%d] %q: %s", i, clipText(r), reason)
 		}
 	}
-	f, err := openBundle(p.Path)
+	f, err := transfer.OpenBundle(p.Path)
 	if err != nil {
 		return nil, errorf(CodeInvalidParams, "Invalid params: path: %v", err)
 	}
@@ -88,24 +84,3 @@ func (s *Server) importChat(p ImportParams) (any, *Error) {
 	return rep, nil
 }
 
-// openBundle opens a bundle to import: a regular file (a FIFO or a device
-// would hold the call), opened without blocking.
-func openBundle(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NONBLOCK, 0)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%s does not exist", path)
-		}
-		return nil, err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
-	return f, nil
-}

@@ -253,7 +253,19 @@ func syntaxProblem(p string) string {
 
 // Canonical returns the symlink-resolved, clean form of an absolute path to an
 // existing directory, or the reason it is not one.
-func Canonical(p string) (string, error) {
+func Canonical(p string) (string, error) { return canonicalOf(p, notADirectory) }
+
+func notADirectory(mode fs.FileMode) string {
+	if !mode.IsDir() {
+		return "not a directory"
+	}
+	return ""
+}
+
+// canonicalOf resolves p, an absolute path, to its symlink-resolved clean
+// form, refusing it with kindProblem's reason when what it names is not of
+// the kind wanted (a folder, or a regular file).
+func canonicalOf(p string, kindProblem func(fs.FileMode) string) (string, error) {
 	if reason := syntaxProblem(p); reason != "" {
 		return "", errors.New(reason)
 	}
@@ -265,11 +277,11 @@ func Canonical(p string) (string, error) {
 	if err != nil {
 		return "", errors.New(existenceReason(p, err))
 	}
-	if !info.IsDir() {
-		return "", errors.New("not a directory")
+	if reason := kindProblem(info.Mode()); reason != "" {
+		return "", errors.New(reason)
 	}
-	// EvalSymlinks drops a ".." after a regular file lexically; the kernel
-	// refuses "file/..", and so does the validator.
+	// EvalSymlinks drops a ".." or "." after a regular file lexically; the
+	// kernel refuses "file/..", and so does the validator.
 	if real != filepath.Clean(p) {
 		if _, err := os.Stat(p); err != nil {
 			return "", errors.New(existenceReason(p, err))

@@ -1,39 +1,14 @@
 package sessions
 
 import (
-	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 )
 
 // CanonicalFile returns the symlink-resolved, clean form of an absolute path
 // to an existing regular file, or the reason it is not one: a folder, a
 // device, a FIFO or a socket given as a file is refused by name.
-func CanonicalFile(p string) (string, error) {
-	if reason := syntaxProblem(p); reason != "" {
-		return "", errors.New(reason)
-	}
-	real, err := filepath.EvalSymlinks(p)
-	if err != nil {
-		return "", errors.New(existenceReason(p, err))
-	}
-	info, err := os.Stat(real)
-	if err != nil {
-		return "", errors.New(existenceReason(p, err))
-	}
-	if reason := notAFile(info.Mode()); reason != "" {
-		return "", errors.New(reason)
-	}
-	// A path with a "/." or "/.." after the file resolves lexically; the
-	// kernel refuses it, and so does the validator.
-	if real != filepath.Clean(p) {
-		if _, err := os.Stat(p); err != nil {
-			return "", errors.New(existenceReason(p, err))
-		}
-	}
-	return filepath.Clean(real), nil
-}
+func CanonicalFile(p string) (string, error) { return canonicalOf(p, notAFile) }
 
 // notAFile says why a file of this mode cannot be shared as a single file,
 // or "" for a regular file.

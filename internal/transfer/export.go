@@ -8,6 +8,7 @@ package transfer
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -288,6 +289,25 @@ func openRegular(path string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
+	return regularOnly(f, path)
+}
+
+// OpenBundle opens a bundle to import, given by the user: a regular file
+// (a FIFO or a device would hold the call), opened without blocking; a
+// symlink to one is followed.
+func OpenBundle(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NONBLOCK, 0)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%s does not exist", path)
+		}
+		return nil, err
+	}
+	return regularOnly(f, path)
+}
+
+// regularOnly returns f if it is a regular file, else closes it.
+func regularOnly(f *os.File, path string) (*os.File, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
