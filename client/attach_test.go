@@ -11,7 +11,7 @@ import (
 
 	"github.com/acpmux/acpmux-tui/internal/testharness/startrecord"
 	"github.com/acpmux/acpmux-tui/internal/testharness/wait"
-	"github.com/acpmux/acpmux-tui/mux/screen"
+	"github.com/acpmux/acpmux-tui/screen"
 	"github.com/acpmux/acpmux-tui/server"
 	"github.com/acpmux/acpmux-tui/sessions"
 	"github.com/creack/pty"

@@ -1,6 +1,6 @@
 package mux
 
-import "github.com/acpmux/acpmux-tui/mux/screen"
+import "github.com/acpmux/acpmux-tui/screen"
 
 // MaxHistoryBytes bounds what History returns.
 const MaxHistoryBytes = 4 << 20

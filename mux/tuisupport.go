@@ -1,6 +1,6 @@
 package mux
 
-import "github.com/acpmux/acpmux-tui/mux/screen"
+import "github.com/acpmux/acpmux-tui/screen"
 
 // This file holds what the TUI needs of a pty chat's terminal beyond its
 // rendered screen: the modes that decide how keys and pastes are encoded,

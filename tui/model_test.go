@@ -9,7 +9,7 @@ import (
 
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/mux"
-	"github.com/acpmux/acpmux-tui/mux/screen"
+	"github.com/acpmux/acpmux-tui/screen"
 	"github.com/acpmux/acpmux-tui/sessions"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
