@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -55,7 +55,7 @@ func TestRemoteFollowsTheServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitLink(t, r, "the connection lost", func() bool { return r.Lost() != nil })
-	if st := r.State(id); st.Status != mux.StatusFailed || !strings.Contains(st.Reason, "reconnecting when one is back") {
+	if st := r.State(id); st.Status != proto.StatusFailed || !strings.Contains(st.Reason, "reconnecting when one is back") {
 		t.Errorf("while the server is gone the chat is %v: %q", st.Status, st.Reason)
 	}
 	if err := r.Write(id, []byte("x")); err == nil {
@@ -93,7 +93,7 @@ func TestRemoteFollowsTheServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitLink(t, r, "the connection back after StartServer", func() bool { return r.Lost() == nil })
-	waitRemote(t, r, "the chat stopped in the new server", func() bool { return r.State(id).Status == mux.StatusStopped })
+	waitRemote(t, r, "the chat stopped in the new server", func() bool { return r.State(id).Status == proto.StatusStopped })
 	if err := r.Start(id, 80, 24); err != nil {
 		t.Fatal(err)
 	}
