@@ -104,6 +104,7 @@ func FuzzScreenUpdate(f *testing.F) {
 }
 
 // FuzzWriteParams: WriteParams.AppendJSON writes what encoding/json writes.
+// The corpus is in testdata/fuzz/FuzzWriteParams.
 func FuzzWriteParams(f *testing.F) {
 	f.Add("ab12", []byte("k"), false)
 	f.Add("\xff\"", []byte{}, true)
