@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // TestParseAnswer: each kind of line the server writes is read as what it
@@ -61,8 +61,8 @@ func FuzzParseAnswer(f *testing.F) {
 // TestRequestLine: a call's line is the JSON-RPC request, whether its
 // params write themselves (a key) or go through encoding/json.
 func TestRequestLine(t *testing.T) {
-	for _, params := range []any{server.WriteParams{ID: "c1", Data: []byte("k\r")}, server.ChatParams{ID: "c1"}} {
-		line, err := requestLine(7, server.MethodWrite, params)
+	for _, params := range []any{proto.WriteParams{ID: "c1", Data: []byte("k\r")}, proto.ChatParams{ID: "c1"}} {
+		line, err := requestLine(7, proto.MethodWrite, params)
 		if err != nil || line[len(line)-1] != '\n' {
 			t.Fatalf("%q, %v", line, err)
 		}
@@ -79,7 +79,7 @@ func TestRequestLine(t *testing.T) {
 		var g, w any
 		json.Unmarshal(got.Params, &g)
 		json.Unmarshal(want, &w)
-		if got.JSONRPC != "2.0" || got.ID != 7 || got.Method != server.MethodWrite || !reflect.DeepEqual(g, w) {
+		if got.JSONRPC != "2.0" || got.ID != 7 || got.Method != proto.MethodWrite || !reflect.DeepEqual(g, w) {
 			t.Fatalf("line %s", line)
 		}
 	}

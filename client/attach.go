@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/proto"
 	"golang.org/x/term"
 )
 
@@ -85,16 +85,16 @@ func Attach(c *Conn, id string, in, out *os.File) (how string, err error) {
 	// The first call, with the terminal still cooked: a refusal prints as
 	// any error, and a signal while the harness starts ends attach.
 	type attached struct {
-		res server.AttachResult
+		res proto.AttachResult
 		err error
 	}
 	first := make(chan attached, 1)
 	go func() {
 		var a attached
-		a.err = c.Call(context.Background(), server.MethodAttach, server.AttachParams{ID: id, Cols: cols, Rows: rows}, &a.res)
+		a.err = c.Call(context.Background(), proto.MethodAttach, proto.AttachParams{ID: id, Cols: cols, Rows: rows}, &a.res)
 		first <- a
 	}()
-	var res server.AttachResult
+	var res proto.AttachResult
 	select {
 	case a := <-first:
 		if a.err != nil {
@@ -107,7 +107,7 @@ func Attach(c *Conn, id string, in, out *os.File) (how string, err error) {
 
 	t, err := borrowTerminal(in, out)
 	if err != nil {
-		_ = callBounded(c, server.MethodDetach, server.DetachParams{ID: id}, nil)
+		_ = callBounded(c, proto.MethodDetach, proto.DetachParams{ID: id}, nil)
 		return "", err
 	}
 	defer func() {
@@ -122,8 +122,8 @@ func Attach(c *Conn, id string, in, out *os.File) (how string, err error) {
 	st.resync = func() {
 		go func() {
 			cols, rows := size.get()
-			var r server.AttachResult
-			if callBounded(c, server.MethodAttach, server.AttachParams{ID: id, Cols: cols, Rows: rows, Resync: true}, &r) == nil {
+			var r proto.AttachResult
+			if callBounded(c, proto.MethodAttach, proto.AttachParams{ID: id, Cols: cols, Rows: rows, Resync: true}, &r) == nil {
 				st.redraw(r.Gen, r.Snapshot)
 			}
 		}()
@@ -151,7 +151,7 @@ func Attach(c *Conn, id string, in, out *os.File) (how string, err error) {
 	defer close(sizes)
 	go func() {
 		for s := range sizes {
-			_ = callBounded(c, server.MethodAttachResize, server.AttachResizeParams{ID: id, Cols: s[0], Rows: s[1]}, nil)
+			_ = callBounded(c, proto.MethodAttachResize, proto.AttachResizeParams{ID: id, Cols: s[0], Rows: s[1]}, nil)
 		}
 	}()
 
@@ -165,7 +165,7 @@ func Attach(c *Conn, id string, in, out *os.File) (how string, err error) {
 			case <-sent:
 			case <-time.After(detachInputWait):
 			}
-			_ = callBounded(c, server.MethodDetach, server.DetachParams{ID: id}, nil)
+			_ = callBounded(c, proto.MethodDetach, proto.DetachParams{ID: id}, nil)
 			select {
 			case sig := <-fatal:
 				return "", &SignalError{Signal: sig.(syscall.Signal)}
@@ -298,7 +298,7 @@ func (q *typedInput) send(c *Conn, id string) {
 			<-q.wake
 			continue
 		}
-		err := c.Call(context.Background(), server.MethodAttachInput, server.AttachInputParams{ID: id, Data: chunk}, nil)
+		err := c.Call(context.Background(), proto.MethodAttachInput, proto.AttachInputParams{ID: id, Data: chunk}, nil)
 		if err != nil {
 			var rpc *RPCError
 			if !errors.As(err, &rpc) {
@@ -332,7 +332,7 @@ type attachStream struct {
 	spare     []byte
 	held      []heldOutput
 	heldBytes int
-	end       *server.ExitedParams
+	end       *proto.ExitedParams
 	gone      bool // the connection has ended
 	wake      chan struct{}
 }
@@ -358,8 +358,8 @@ func (s *attachStream) poke() {
 // it never blocks).
 func (s *attachStream) notified(method string, params json.RawMessage) {
 	switch method {
-	case server.NotifyOutput:
-		var p server.OutputParams
+	case proto.NotifyOutput:
+		var p proto.OutputParams
 		if json.Unmarshal(params, &p) != nil || p.ID != s.id {
 			return
 		}
@@ -368,8 +368,8 @@ func (s *attachStream) notified(method string, params json.RawMessage) {
 		} else {
 			s.output(p.Gen, p.Data)
 		}
-	case server.NotifyExited:
-		var p server.ExitedParams
+	case proto.NotifyExited:
+		var p proto.ExitedParams
 		if json.Unmarshal(params, &p) != nil || p.ID != s.id {
 			return
 		}
@@ -498,7 +498,7 @@ func (s *attachStream) writeTo(t *borrowedTerminal) attachEnd {
 
 // endOf is how attach reports the harness's end: a failure is an error,
 // anything else the way it ended.
-func endOf(e *server.ExitedParams) attachEnd {
+func endOf(e *proto.ExitedParams) attachEnd {
 	if e.Status == "failed" {
 		return attachEnd{err: errors.New(e.How)}
 	}

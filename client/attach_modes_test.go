@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acpmux/acpmux-tui/mux/screen"
+	"github.com/acpmux/acpmux-tui/screen"
 	"github.com/creack/pty"
 	"golang.org/x/term"
 )

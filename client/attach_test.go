@@ -11,8 +11,8 @@ import (
 
 	"github.com/acpmux/acpmux-tui/internal/testharness/startrecord"
 	"github.com/acpmux/acpmux-tui/internal/testharness/wait"
-	"github.com/acpmux/acpmux-tui/mux/screen"
-	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/proto"
+	"github.com/acpmux/acpmux-tui/screen"
 	"github.com/acpmux/acpmux-tui/sessions"
 	"github.com/creack/pty"
 	"golang.org/x/term"
@@ -145,7 +145,7 @@ func attachChat(t *testing.T) (home, id, rec string) {
 	}
 	defer c.Close()
 	var chat sessions.ChatJSON
-	if err := c.Call(ctx(t), server.MethodNew, server.NewParams{Harness: "fake"}, &chat); err != nil {
+	if err := c.Call(ctx(t), proto.MethodNew, proto.NewParams{Harness: "fake"}, &chat); err != nil {
 		t.Fatal(err)
 	}
 	return h, chat.ID, rec
@@ -258,8 +258,8 @@ func TestAttachStreamOrder(t *testing.T) {
 		st.pending, st.redrawLen = nil, 0
 		return s
 	}
-	note(server.NotifyOutput, server.OutputParams{ID: "c", Gen: 1, Data: []byte("after-1 ")})
-	note(server.NotifyOutput, server.OutputParams{ID: "other", Gen: 1, Data: []byte("not ours")})
+	note(proto.NotifyOutput, proto.OutputParams{ID: "c", Gen: 1, Data: []byte("after-1 ")})
+	note(proto.NotifyOutput, proto.OutputParams{ID: "other", Gen: 1, Data: []byte("not ours")})
 	if got := take(); got != "" {
 		t.Fatalf("output was written before its redraw: %q", got)
 	}
@@ -267,21 +267,21 @@ func TestAttachStreamOrder(t *testing.T) {
 	if got := take(); got != "redraw-1 after-1 " {
 		t.Fatalf("after the first redraw: %q", got)
 	}
-	note(server.NotifyOutput, server.OutputParams{ID: "c", Gen: 1, Data: []byte("more ")})
-	note(server.NotifyOutput, server.OutputParams{ID: "c", Gen: 2, Snapshot: true, Data: []byte("redraw-2 ")})
-	note(server.NotifyOutput, server.OutputParams{ID: "c", Gen: 1, Data: []byte("stale ")})
-	note(server.NotifyOutput, server.OutputParams{ID: "c", Gen: 2, Data: []byte("after-2 ")})
+	note(proto.NotifyOutput, proto.OutputParams{ID: "c", Gen: 1, Data: []byte("more ")})
+	note(proto.NotifyOutput, proto.OutputParams{ID: "c", Gen: 2, Snapshot: true, Data: []byte("redraw-2 ")})
+	note(proto.NotifyOutput, proto.OutputParams{ID: "c", Gen: 1, Data: []byte("stale ")})
+	note(proto.NotifyOutput, proto.OutputParams{ID: "c", Gen: 2, Data: []byte("after-2 ")})
 	st.redraw(1, []byte("an old answer"))
 	if got := take(); got != "redraw-2 after-2 " {
 		t.Fatalf("after the second redraw: %q", got)
 	}
 
-	note(server.NotifyOutput, server.OutputParams{ID: "c", Gen: 2, Data: bytes.Repeat([]byte("x"), maxBehind+1)})
-	note(server.NotifyOutput, server.OutputParams{ID: "c", Gen: 2, Data: []byte("dropped too")})
+	note(proto.NotifyOutput, proto.OutputParams{ID: "c", Gen: 2, Data: bytes.Repeat([]byte("x"), maxBehind+1)})
+	note(proto.NotifyOutput, proto.OutputParams{ID: "c", Gen: 2, Data: []byte("dropped too")})
 	if got := take(); got != "" || resyncs != 1 {
 		t.Fatalf("behind: %d bytes kept, %d redraws asked for", len(got), resyncs)
 	}
-	note(server.NotifyExited, server.ExitedParams{ID: "c", Gen: 3, How: "exit status 0", Status: "exited"})
+	note(proto.NotifyExited, proto.ExitedParams{ID: "c", Gen: 3, How: "exit status 0", Status: "exited"})
 	st.mu.Lock()
 	if st.end == nil {
 		t.Fatal("the end was not kept")

@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/acpmux/acpmux-tui/internal/rpcline"
-	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // ErrNoServer is returned by Dial when no server answers on the agent
@@ -85,8 +85,8 @@ func (c *Conn) OnNotify(fn func(method string, params json.RawMessage)) {
 // Dial connects to the agent home's server. It returns ErrNoServer when no
 // server answers; it never starts one.
 func Dial(home string) (*Conn, error) {
-	path := server.SocketPath(home)
-	addr, release, err := server.ShortAddr(path)
+	path := proto.SocketPath(home)
+	addr, release, err := proto.ShortAddr(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w for %s", ErrNoServer, home)
 	}
@@ -182,7 +182,7 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 }
 
 // jsonAppender is params that write themselves as JSON (a key's
-// server.WriteParams), with no reflection.
+// proto.WriteParams), with no reflection.
 type jsonAppender interface{ AppendJSON([]byte) []byte }
 
 // requestLine returns the line of a call, newline included.
@@ -206,9 +206,9 @@ func requestLine(id int64, method string, params any) ([]byte, error) {
 }
 
 // Hello asks the server for its version and pid.
-func (c *Conn) Hello(ctx context.Context) (server.HelloResult, error) {
-	var h server.HelloResult
-	err := c.Call(ctx, server.MethodHello, struct{}{}, &h)
+func (c *Conn) Hello(ctx context.Context) (proto.HelloResult, error) {
+	var h proto.HelloResult
+	err := c.Call(ctx, proto.MethodHello, struct{}{}, &h)
 	return h, err
 }
 

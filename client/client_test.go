@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 	"golang.org/x/sys/unix"
 )
@@ -76,7 +76,7 @@ func TestDialWithoutServer(t *testing.T) {
 		t.Fatalf("no socket: %v", err)
 	}
 	// The socket of a server that was killed: nothing listens.
-	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: server.SocketPath(h), Net: "unix"})
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: proto.SocketPath(h), Net: "unix"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,16 +136,16 @@ func TestEnsureServerStartsOneDetached(t *testing.T) {
 	}
 
 	var chat sessions.ChatJSON
-	if err := c.Call(ctx(t), server.MethodNew, server.NewParams{Name: "from the client"}, &chat); err != nil {
+	if err := c.Call(ctx(t), proto.MethodNew, proto.NewParams{Name: "from the client"}, &chat); err != nil {
 		t.Fatal(err)
 	}
 	err = c.Call(ctx(t), "_acpmux/nosuch", nil, nil)
 	var rpcErr *RPCError
-	if !errors.As(err, &rpcErr) || rpcErr.Code != server.CodeMethodNotFound {
+	if !errors.As(err, &rpcErr) || rpcErr.Code != proto.CodeMethodNotFound {
 		t.Fatalf("unknown method: %v", err)
 	}
-	err = c.Call(ctx(t), server.MethodSetDirectories, map[string]any{"id": chat.ID, "additionalDirectories": []string{"relative"}}, nil)
-	if !errors.As(err, &rpcErr) || rpcErr.Code != server.CodeInvalidParams {
+	err = c.Call(ctx(t), proto.MethodSetDirectories, map[string]any{"id": chat.ID, "additionalDirectories": []string{"relative"}}, nil)
+	if !errors.As(err, &rpcErr) || rpcErr.Code != proto.CodeInvalidParams {
 		t.Fatalf("relative folder: %v", err)
 	}
 	live := LiveStatuses(h)
@@ -242,7 +242,7 @@ func TestCallAfterTheServerCloses(t *testing.T) {
 	case <-time.After(hangDeadline):
 		t.Fatal("the connection did not end")
 	}
-	if err := c.Call(ctx(t), server.MethodHello, nil, nil); err == nil {
+	if err := c.Call(ctx(t), proto.MethodHello, nil, nil); err == nil {
 		t.Fatal("a call on a closed connection succeeded")
 	}
 }

@@ -12,8 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/acpmux/acpmux-tui/mux"
-	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 	"golang.org/x/sys/unix"
 )
@@ -73,10 +72,10 @@ func AskLive(home string) (map[string]sessions.ChatJSON, error) {
 // statuses: what `ls` prints when a server runs, without reading the chat
 // files again. Like AskLive it returns nil, nil when no server runs, and
 // an *Unanswered when one runs but could not be asked; it never starts one.
-func AskList(home string) (*server.ListResult, error) {
+func AskList(home string) (*proto.ListResult, error) {
 	c, err := Dial(home)
 	if errors.Is(err, ErrNoServer) {
-		if pid := server.LockHolder(home); pid > 0 && processStart(pid) != "" && lockHeld(home) {
+		if pid := proto.LockHolder(home); pid > 0 && processStart(pid) != "" && lockHeld(home) {
 			return nil, &Unanswered{Status: StatusUnreachable, Err: err}
 		}
 		return nil, nil
@@ -90,8 +89,8 @@ func AskList(home string) (*server.ListResult, error) {
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), LiveTimeout)
 	defer cancel()
-	var list server.ListResult
-	if err := c.Call(ctx, server.MethodList, struct{}{}, &list); err != nil {
+	var list proto.ListResult
+	if err := c.Call(ctx, proto.MethodList, struct{}{}, &list); err != nil {
 		return nil, &Unanswered{Status: StatusBusy, Err: err}
 	}
 	if list.Chats == nil {
@@ -106,9 +105,9 @@ func AskList(home string) (*server.ListResult, error) {
 // starts none: the caller renames in the store itself. A name the server
 // refuses is a *sessions.NameError.
 func Rename(home, id, name string) (*sessions.ChatJSON, error) {
-	chat, err := callIfRunning(home, server.MethodRename, server.RenameParams{ID: id, Name: name})
+	chat, err := callIfRunning(home, proto.MethodRename, proto.RenameParams{ID: id, Name: name})
 	var rpc *RPCError
-	if errors.As(err, &rpc) && rpc.Code == server.CodeInvalidParams {
+	if errors.As(err, &rpc) && rpc.Code == proto.CodeInvalidParams {
 		return nil, fmt.Errorf("rename chat %s: %w", id, &sessions.NameError{Name: name, Reason: strings.TrimPrefix(rpc.Message, "Invalid params: ")})
 	}
 	if err != nil {
@@ -143,7 +142,7 @@ func callIfRunning(home, method string, params any) (*sessions.ChatJSON, error) 
 // its turn, and returns the chat as the server has it then. With no server
 // it returns nil and starts none: the next start reads the stored list.
 func FoldersChanged(home, id string) (*sessions.ChatJSON, error) {
-	chat, err := callIfRunning(home, server.MethodFoldersChanged, server.ChatParams{ID: id})
+	chat, err := callIfRunning(home, proto.MethodFoldersChanged, proto.ChatParams{ID: id})
 	if err != nil {
 		return nil, remoteError(err)
 	}
@@ -168,8 +167,8 @@ func KillServer(ctx context.Context, home string) (int, error) {
 		return 0, err
 	}
 	defer c.Close()
-	var k server.KillResult
-	if err := c.Call(ctx, server.MethodKill, struct{}{}, &k); err != nil {
+	var k proto.KillResult
+	if err := c.Call(ctx, proto.MethodKill, struct{}{}, &k); err != nil {
 		// A server that was ending (by itself, once idle) as we asked
 		// closes the connection unanswered: once its lock is free, none
 		// runs, which is what was asked.
@@ -233,7 +232,7 @@ func lockFreed(ctx context.Context, home string, grace time.Duration) bool {
 }
 
 func lockHeld(home string) bool {
-	f, err := os.Open(filepath.Join(home, server.LockName))
+	f, err := os.Open(filepath.Join(home, proto.LockName))
 	if err != nil {
 		return !errors.Is(err, fs.ErrNotExist)
 	}
@@ -272,7 +271,7 @@ func processStart(pid int) string {
 // an ACP chat's transcript and whether a turn was running as it was
 // copied, a pty chat's scrollback as plain lines. ok is false when no
 // server answers (nothing is started for it).
-func Snapshot(home, id string) (entries []mux.Entry, lines []string, turnRunning, ok bool) {
+func Snapshot(home, id string) (entries []proto.Entry, lines []string, turnRunning, ok bool) {
 	c, err := Dial(home)
 	if err != nil {
 		return nil, nil, false, false
@@ -280,12 +279,12 @@ func Snapshot(home, id string) (entries []mux.Entry, lines []string, turnRunning
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), LiveTimeout)
 	defer cancel()
-	var tr server.TranscriptResult
-	if err := c.Call(ctx, server.MethodTranscript, server.TranscriptParams{ID: id}, &tr); err != nil {
+	var tr proto.TranscriptResult
+	if err := c.Call(ctx, proto.MethodTranscript, proto.TranscriptParams{ID: id}, &tr); err != nil {
 		return nil, nil, false, false
 	}
-	var h server.HistoryResult
-	if err := c.Call(ctx, server.MethodHistory, server.HistoryParams{ID: id, MaxBytes: mux.MaxHistoryBytes}, &h); err != nil {
+	var h proto.HistoryResult
+	if err := c.Call(ctx, proto.MethodHistory, proto.HistoryParams{ID: id, MaxBytes: proto.MaxHistoryBytes}, &h); err != nil {
 		return tr.Entries, nil, tr.TurnRunning, true
 	}
 	return tr.Entries, h.Lines, tr.TurnRunning, true
@@ -296,7 +295,7 @@ func Snapshot(home, id string) (entries []mux.Entry, lines []string, turnRunning
 // (at most maxBytes). Both are nil when no server answers or it does not
 // run the chat; it never starts a server. A handoff's capsule is made from
 // it.
-func ChatText(home, id string, maxBytes int) ([]mux.Entry, []string) {
+func ChatText(home, id string, maxBytes int) ([]proto.Entry, []string) {
 	c, err := Dial(home)
 	if err != nil {
 		return nil, nil
@@ -304,12 +303,12 @@ func ChatText(home, id string, maxBytes int) ([]mux.Entry, []string) {
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), LiveTimeout)
 	defer cancel()
-	var tr server.TranscriptResult
-	if err := c.Call(ctx, server.MethodTranscript, server.TranscriptParams{ID: id}, &tr); err != nil {
+	var tr proto.TranscriptResult
+	if err := c.Call(ctx, proto.MethodTranscript, proto.TranscriptParams{ID: id}, &tr); err != nil {
 		return nil, nil
 	}
-	var h server.HistoryResult
-	if err := c.Call(ctx, server.MethodHistory, server.HistoryParams{ID: id, MaxBytes: maxBytes}, &h); err != nil {
+	var h proto.HistoryResult
+	if err := c.Call(ctx, proto.MethodHistory, proto.HistoryParams{ID: id, MaxBytes: maxBytes}, &h); err != nil {
 		return tr.Entries, nil
 	}
 	return tr.Entries, h.Lines

@@ -5,15 +5,14 @@ import (
 	"errors"
 	"time"
 
-	"github.com/acpmux/acpmux-tui/mux"
-	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
 // remoteError turns the server's answer into the error the embedded mux
 // would have returned, where the TUI looks at its type: a folder refusal
 // is a *sessions.FolderError, a start refused for a folder that has gone a
-// *mux.FoldersGoneError.
+// *proto.FoldersGoneError.
 func remoteError(err error) error {
 	var rpc *RPCError
 	if !errors.As(err, &rpc) {
@@ -32,17 +31,17 @@ func remoteError(err error) error {
 		_ = json.Unmarshal(rpc.Data, &data)
 	}
 	switch {
-	case rpc.Code == server.CodeInvalidParams && data.Entries != nil:
+	case rpc.Code == proto.CodeInvalidParams && data.Entries != nil:
 		fe := &sessions.FolderError{
 			Count: data.Count, Kept: data.Kept, Problems: data.Entries, Unlisted: data.Unlisted,
 			TooMany: data.Kept > data.Max || (data.Kept == 0 && data.Count > data.Max),
 		}
 		markFileRefusal(fe)
 		return fe
-	case rpc.Code == server.CodeFailed && data.Chat != nil:
-		gone := &mux.FoldersGoneError{ChatID: *data.Chat, Problems: data.Entries, Running: data.Running}
+	case rpc.Code == proto.CodeFailed && data.Chat != nil:
+		gone := &proto.FoldersGoneError{ChatID: *data.Chat, Problems: data.Entries, Running: data.Running}
 		return &wrappedGone{gone, &serverError{rpc: rpc}}
-	case rpc.Code == server.CodeChatNotFound:
+	case rpc.Code == proto.CodeChatNotFound:
 		return &serverError{rpc: rpc, kind: sessions.ErrNotFound}
 	}
 	return &serverError{rpc: rpc}
@@ -71,7 +70,7 @@ func markFileRefusal(fe *sessions.FolderError) {
 // wrappedGone is a start refused for its folders, still carrying the
 // server's answer (a created chat, for CreateAndStart).
 type wrappedGone struct {
-	*mux.FoldersGoneError
+	*proto.FoldersGoneError
 	answer *serverError
 }
 

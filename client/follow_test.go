@@ -10,8 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acpmux/acpmux-tui/mux"
-	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -33,7 +32,7 @@ func waitLink(t *testing.T, r *Remote, what string, cond func() bool) {
 // harness runs with pid, as the next server reads it after a crash.
 func waitRecorded(t *testing.T, home, id string, pid int) {
 	t.Helper()
-	path := filepath.Join(home, server.RunningDir, id+".json")
+	path := filepath.Join(home, proto.RunningDir, id+".json")
 	deadline := time.NewTimer(hangDeadline)
 	defer deadline.Stop()
 	tick := time.NewTicker(10 * time.Millisecond)
@@ -86,7 +85,7 @@ func TestRemoteFollowsTheServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitLink(t, r, "the connection lost", func() bool { return r.Lost() != nil })
-	if st := r.State(id); st.Status != mux.StatusFailed || !strings.Contains(st.Reason, "reconnecting when one is back") {
+	if st := r.State(id); st.Status != proto.StatusFailed || !strings.Contains(st.Reason, "reconnecting when one is back") {
 		t.Errorf("while the server is gone the chat is %v: %q", st.Status, st.Reason)
 	}
 	if err := r.Write(id, []byte("x")); err == nil {
@@ -124,7 +123,7 @@ func TestRemoteFollowsTheServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitLink(t, r, "the connection back after StartServer", func() bool { return r.Lost() == nil })
-	waitRemote(t, r, "the chat stopped in the new server", func() bool { return r.State(id).Status == mux.StatusStopped })
+	waitRemote(t, r, "the chat stopped in the new server", func() bool { return r.State(id).Status == proto.StatusStopped })
 	if err := r.Start(id, 80, 24); err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // This file is the client side of ACP turns as `prompt` runs them: observe
@@ -28,7 +28,7 @@ type Observer struct {
 
 // feedItem is a notification's entries, or a mark that Sync waits for.
 type feedItem struct {
-	entries []server.ObservedEntry
+	entries []proto.ObservedEntry
 	synced  chan struct{}
 }
 
@@ -37,14 +37,14 @@ type feedItem struct {
 // notifications (OnNotify): one observer per connection. fn runs on the
 // observer's goroutine and may take its time (print to a slow terminal):
 // the stream waits for it.
-func (c *Conn) ObserveChat(ctx context.Context, id string, fn func(server.ObservedEntry)) (*Observer, error) {
+func (c *Conn) ObserveChat(ctx context.Context, id string, fn func(proto.ObservedEntry)) (*Observer, error) {
 	o := &Observer{id: id, items: make(chan feedItem, feedQueue), done: make(chan struct{}), ended: make(chan struct{})}
 	go o.run(fn)
 	c.OnNotify(func(method string, params json.RawMessage) {
-		if method != server.MethodEntries {
+		if method != proto.MethodEntries {
 			return
 		}
-		var p server.EntriesParams
+		var p proto.EntriesParams
 		if json.Unmarshal(params, &p) != nil || p.ID != id {
 			return
 		}
@@ -55,20 +55,20 @@ func (c *Conn) ObserveChat(ctx context.Context, id string, fn func(server.Observ
 		case <-o.done:
 		}
 	})
-	if err := c.Call(ctx, server.MethodObserve, server.ChatParams{ID: id}, nil); err != nil {
+	if err := c.Call(ctx, proto.MethodObserve, proto.ChatParams{ID: id}, nil); err != nil {
 		o.Close()
 		return nil, remoteError(err)
 	}
 	// Whoever observes a chat sees its reply: the chat is not announced
 	// nor marked unread while the connection lasts.
-	if err := c.Call(ctx, server.MethodLook, server.LookParams{ID: id}, nil); err != nil {
+	if err := c.Call(ctx, proto.MethodLook, proto.LookParams{ID: id}, nil); err != nil {
 		o.Close()
 		return nil, remoteError(err)
 	}
 	return o, nil
 }
 
-func (o *Observer) run(fn func(server.ObservedEntry)) {
+func (o *Observer) run(fn func(proto.ObservedEntry)) {
 	defer close(o.ended)
 	for {
 		select {
@@ -116,10 +116,10 @@ func (o *Observer) Close() {
 // ChatReady starts the chat's agent unless it runs, and waits until its
 // session is set up; an agent that cannot start is the error, with why.
 func (c *Conn) ChatReady(ctx context.Context, id string) error {
-	if err := c.Call(ctx, server.MethodStart, server.ChatParams{ID: id}, nil); err != nil {
+	if err := c.Call(ctx, proto.MethodStart, proto.ChatParams{ID: id}, nil); err != nil {
 		return remoteError(err)
 	}
-	if err := c.Call(ctx, server.MethodReady, server.ChatParams{ID: id}, nil); err != nil {
+	if err := c.Call(ctx, proto.MethodReady, proto.ChatParams{ID: id}, nil); err != nil {
 		return remoteError(err)
 	}
 	return nil
@@ -130,9 +130,9 @@ func (c *Conn) ChatReady(ctx context.Context, id string) error {
 // permission request of the turn and tells the observers. Should ctx end
 // first, the turn goes on in the server (CancelTurn ends it).
 func (c *Conn) RunTurn(ctx context.Context, id, text string, refusePermissions bool) (string, error) {
-	var res server.PromptResult
-	p := server.PromptParams{ID: id, Text: text, RefusePermissions: refusePermissions}
-	if err := c.Call(ctx, server.MethodPrompt, p, &res); err != nil {
+	var res proto.PromptResult
+	p := proto.PromptParams{ID: id, Text: text, RefusePermissions: refusePermissions}
+	if err := c.Call(ctx, proto.MethodPrompt, p, &res); err != nil {
 		return "", remoteError(err)
 	}
 	return res.StopReason, nil
@@ -141,5 +141,5 @@ func (c *Conn) RunTurn(ctx context.Context, id, text string, refusePermissions b
 // CancelTurn cancels the chat's running turn; its RunTurn then returns the
 // stop reason "cancelled".
 func (c *Conn) CancelTurn(ctx context.Context, id string) error {
-	return remoteError(c.Call(ctx, server.MethodCancel, server.ChatParams{ID: id}, nil))
+	return remoteError(c.Call(ctx, proto.MethodCancel, proto.ChatParams{ID: id}, nil))
 }

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -57,7 +57,7 @@ func promptChat(t *testing.T, env string) (*Conn, string, string) {
 	}
 	t.Cleanup(func() { c.Close() })
 	var chat sessions.ChatJSON
-	if err := c.Call(ctx(t), server.MethodNew, server.NewParams{Harness: "fake"}, &chat); err != nil {
+	if err := c.Call(ctx(t), proto.MethodNew, proto.NewParams{Harness: "fake"}, &chat); err != nil {
 		t.Fatal(err)
 	}
 	return c, chat.ID, h
@@ -66,13 +66,13 @@ func promptChat(t *testing.T, env string) (*Conn, string, string) {
 // collected is what an observer's function has been handed.
 type collected struct {
 	mu      sync.Mutex
-	entries []server.ObservedEntry
+	entries []proto.ObservedEntry
 	heard   chan struct{} // a signal per entry
 }
 
 func newCollected() *collected { return &collected{heard: make(chan struct{}, 1)} }
 
-func (c *collected) add(e server.ObservedEntry) {
+func (c *collected) add(e proto.ObservedEntry) {
 	c.mu.Lock()
 	c.entries = append(c.entries, e)
 	c.mu.Unlock()
@@ -92,15 +92,15 @@ func (c *collected) reply() (text, kinds string) {
 	in := false
 	for _, e := range c.entries {
 		switch {
-		case e.Kind == server.ObservedTurnStarted:
+		case e.Kind == proto.ObservedTurnStarted:
 			in, b, k = e.Own, strings.Builder{}, nil
-		case !in || e.Kind == server.ObservedStderr:
+		case !in || e.Kind == proto.ObservedStderr:
 			continue
-		case e.Kind == server.ObservedAgent:
+		case e.Kind == proto.ObservedAgent:
 			b.WriteString(e.Text)
 		}
 		k = append(k, string(e.Kind))
-		if e.Kind == server.ObservedTurnEnded {
+		if e.Kind == proto.ObservedTurnEnded {
 			in = false
 		}
 	}
@@ -108,7 +108,7 @@ func (c *collected) reply() (text, kinds string) {
 }
 
 // wait waits until cond holds of what was handed over.
-func (c *collected) wait(t *testing.T, what string, cond func([]server.ObservedEntry) bool) {
+func (c *collected) wait(t *testing.T, what string, cond func([]proto.ObservedEntry) bool) {
 	t.Helper()
 	deadline := time.NewTimer(hangDeadline)
 	defer deadline.Stop()
@@ -186,8 +186,8 @@ func TestCancelTurnEndsTheRunningTurn(t *testing.T) {
 	}()
 	// The agent's stderr may come before or after its chunk: look for the
 	// chunk anywhere.
-	got.wait(t, "the slow turn's first chunk", func(es []server.ObservedEntry) bool {
-		return slices.ContainsFunc(es, func(e server.ObservedEntry) bool { return e.Kind == server.ObservedAgent })
+	got.wait(t, "the slow turn's first chunk", func(es []proto.ObservedEntry) bool {
+		return slices.ContainsFunc(es, func(e proto.ObservedEntry) bool { return e.Kind == proto.ObservedAgent })
 	})
 	other, err := EnsureServer(h, binary)
 	if err != nil {
@@ -225,9 +225,9 @@ func TestChatReadySaysWhyTheAgentCannotStart(t *testing.T) {
 	if strings.Contains(err.Error(), "(-32") {
 		t.Fatalf("the error shows the wire's code: %v", err)
 	}
-	got.wait(t, "the agent's stderr", func(es []server.ObservedEntry) bool {
+	got.wait(t, "the agent's stderr", func(es []proto.ObservedEntry) bool {
 		for _, e := range es {
-			if e.Kind == server.ObservedStderr && strings.Contains(e.Text, "reading the config") {
+			if e.Kind == proto.ObservedStderr && strings.Contains(e.Text, "reading the config") {
 				return true
 			}
 		}

@@ -9,8 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/acpmux/acpmux-tui/mux"
-	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -32,7 +31,7 @@ const PullTimeout = 5 * time.Second
 // the chats' states and the shown chat's screen come back.
 type Remote struct {
 	changes chan string
-	notices chan mux.Notice
+	notices chan proto.Notice
 	// link hears of each loss and return of the connection (see Link).
 	link chan struct{}
 	// wake cuts the backoff of the redial loop short: a server was just
@@ -41,14 +40,14 @@ type Remote struct {
 	// home and binary are where to dial again, and the program that starts
 	// a server; home is "" until Follow.
 	home, binary string
-	news         chan server.News
+	news         chan proto.News
 
 	mu     sync.Mutex
 	c      *Conn // the connection in use, replaced on a reconnection
 	chats  map[string]*remoteChat
-	ready  bool                  // the watch call has been answered
-	early  []server.StatesResult // notifications that came before it
-	lost   error                 // why the connection ended, once it has
+	ready  bool                 // the watch call has been answered
+	early  []proto.StatesResult // notifications that came before it
+	lost   error                // why the connection ended, once it has
 	closed bool
 
 	// shown is the chat the client draws, as last asked of Show; showing
@@ -61,20 +60,20 @@ type Remote struct {
 	// looked is the chat last named to Look, and size the last size given
 	// to ResizeAll: both are told again to a server reconnected to.
 	looked *string
-	size   *server.SizeParams
+	size   *proto.SizeParams
 	// redialing is set while the redial loop runs.
 	redialing bool
 }
 
 // remoteChat is what a Remote holds of one chat.
 type remoteChat struct {
-	view server.ChatView
+	view proto.ChatView
 	// pending is set while a change notice for the chat waits in Changes.
 	pending bool
 	// text and entries are the last screen and transcript the server sent,
 	// shown again when it cannot be asked.
 	text    string
-	entries []mux.Entry
+	entries []proto.Entry
 	// rows are the lines of the screen the server last told unasked
 	// (ChatView.Screen), which its next patch changes; screen is them
 	// joined. pushed is set while that is the chat's screen as it is (the
@@ -88,8 +87,8 @@ type remoteChat struct {
 // server's mux knows, and reports each of them on Changes once, so the TUI
 // reads them all. The Remote owns c from then on, even on an error.
 func NewRemote(c *Conn) (*Remote, error) {
-	r := &Remote{c: c, changes: make(chan string, 1024), notices: make(chan mux.Notice, 16), chats: map[string]*remoteChat{},
-		link: make(chan struct{}, 1), wake: make(chan struct{}, 1), news: make(chan server.News, 16)}
+	r := &Remote{c: c, changes: make(chan string, 1024), notices: make(chan proto.Notice, 16), chats: map[string]*remoteChat{},
+		link: make(chan struct{}, 1), wake: make(chan struct{}, 1), news: make(chan proto.News, 16)}
 	if err := r.adopt(c, StartTimeout); err != nil {
 		return nil, err
 	}
@@ -106,8 +105,8 @@ func (r *Remote) adopt(c *Conn, timeout time.Duration) error {
 	c.OnNotify(r.notified)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	var res server.StatesResult
-	if err := c.Call(ctx, server.MethodWatch, server.SizeParams{}, &res); err != nil {
+	var res proto.StatesResult
+	if err := c.Call(ctx, proto.MethodWatch, proto.SizeParams{}, &res); err != nil {
 		c.Close()
 		return fmt.Errorf("watch the server's chats: %w", err)
 	}
@@ -125,7 +124,7 @@ func (r *Remote) adopt(c *Conn, timeout time.Duration) error {
 		// Its last screen stays until the new server sends one.
 		for _, ch := range r.chats {
 			was := ch.view.State
-			ch.view = server.ChatView{State: mux.State{Status: mux.StatusStopped, Started: was.Started, Transport: was.Transport}}
+			ch.view = proto.ChatView{State: proto.State{Status: proto.StatusStopped, Started: was.Started, Transport: was.Transport}}
 			ch.rows, ch.screen, ch.pushed = nil, "", false
 		}
 	}
@@ -150,10 +149,10 @@ func (r *Remote) adopt(c *Conn, timeout time.Duration) error {
 		// The new server hears what this client looks at and its size.
 		go func() {
 			if size != nil {
-				_ = r.call(server.MethodResize, *size, nil)
+				_ = r.call(proto.MethodResize, *size, nil)
 			}
 			if looked != nil {
-				_ = r.call(server.MethodLook, server.LookParams{ID: *looked}, nil)
+				_ = r.call(proto.MethodLook, proto.LookParams{ID: *looked}, nil)
 			}
 		}()
 		r.signalLink()
@@ -164,8 +163,8 @@ func (r *Remote) adopt(c *Conn, timeout time.Duration) error {
 // notified hears the server's notifications on the connection's reader
 // goroutine: it only updates memory and never blocks.
 func (r *Remote) notified(method string, params json.RawMessage) {
-	if method == server.NotifyNotice {
-		var n server.Notice
+	if method == proto.NotifyNotice {
+		var n proto.Notice
 		if json.Unmarshal(params, &n) == nil {
 			select {
 			case r.notices <- n:
@@ -174,12 +173,12 @@ func (r *Remote) notified(method string, params json.RawMessage) {
 		}
 		return
 	}
-	if method == server.NotifyChatsChanged || method == server.NotifyConfigRefused {
+	if method == proto.NotifyChatsChanged || method == proto.NotifyConfigRefused {
 		r.heardNews(method, params)
 		return
 	}
-	if method == server.NotifyScreen {
-		u, err := server.DecodeScreenUpdate(params)
+	if method == proto.NotifyScreen {
+		u, err := proto.DecodeScreenUpdate(params)
 		if err != nil {
 			return
 		}
@@ -191,10 +190,10 @@ func (r *Remote) notified(method string, params json.RawMessage) {
 		r.noticeLocked(u.ID)
 		return
 	}
-	if method != server.NotifyChanged {
+	if method != proto.NotifyChanged {
 		return
 	}
-	var n server.StatesResult
+	var n proto.StatesResult
 	if json.Unmarshal(params, &n) != nil {
 		return
 	}
@@ -212,7 +211,7 @@ func (r *Remote) notified(method string, params json.RawMessage) {
 
 // apply stores states the server sent, and the screens sent with them;
 // r.mu is held.
-func (r *Remote) apply(n server.StatesResult) {
+func (r *Remote) apply(n proto.StatesResult) {
 	for id, v := range n.States {
 		ch := r.chat(id)
 		ch.pushed = v.Screen != nil && ch.patch(v.Screen) && r.showsLocked(id)
@@ -223,7 +222,7 @@ func (r *Remote) apply(n server.StatesResult) {
 
 // patch applies a screen the server told, whole or as the lines that
 // changed, and reports whether the chat's screen is known now.
-func (ch *remoteChat) patch(p *server.ScreenPatch) bool {
+func (ch *remoteChat) patch(p *proto.ScreenPatch) bool {
 	if p.Full != nil {
 		ch.rows = strings.Split(*p.Full, "\n")
 		ch.screen = *p.Full
@@ -305,7 +304,7 @@ func (r *Remote) watchConn(c *Conn) {
 	for id, ch := range r.chats {
 		if ch.view.State.Status.Live() {
 			st := &ch.view.State
-			st.Status, st.Reason, st.LastError, st.Pid = mux.StatusFailed, r.lost.Error(), r.lost.Error(), 0
+			st.Status, st.Reason, st.LastError, st.Pid = proto.StatusFailed, r.lost.Error(), r.lost.Error(), 0
 			st.LastOutput = "" // what a harness said is not why the server went
 		}
 		r.noticeLocked(id)
@@ -322,15 +321,15 @@ func (r *Remote) watchConn(c *Conn) {
 // dropped, which loses no change of chats, as the TUI reads every chat
 // again when it takes one of those still queued.
 func (r *Remote) heardNews(method string, params json.RawMessage) {
-	var n server.News
-	if method == server.NotifyChatsChanged {
-		var p server.ChatsChangedParams
+	var n proto.News
+	if method == proto.NotifyChatsChanged {
+		var p proto.ChatsChangedParams
 		if json.Unmarshal(params, &p) != nil || len(p.IDs) == 0 {
 			return
 		}
 		n.Chats = p.IDs
 	} else {
-		var p server.ConfigRefusedParams
+		var p proto.ConfigRefusedParams
 		if json.Unmarshal(params, &p) != nil || p.Message == "" {
 			return
 		}
@@ -344,11 +343,11 @@ func (r *Remote) heardNews(method string, params json.RawMessage) {
 
 // News delivers what the server tells of changes made outside this
 // client: chat files changed on disk, a config it refused.
-func (r *Remote) News() <-chan server.News { return r.news }
+func (r *Remote) News() <-chan proto.News { return r.news }
 
 // Notices delivers the server's notices of chats that need their user
 // while nobody looks at them.
-func (r *Remote) Notices() <-chan mux.Notice { return r.notices }
+func (r *Remote) Notices() <-chan proto.Notice { return r.notices }
 
 // Look tells the server which chat the user sees now ("" for none): it is
 // not announced while they do, and its unread mark goes.
@@ -356,7 +355,7 @@ func (r *Remote) Look(id string) error {
 	r.mu.Lock()
 	r.looked = &id
 	r.mu.Unlock()
-	return r.call(server.MethodLook, server.LookParams{ID: id}, nil)
+	return r.call(proto.MethodLook, proto.LookParams{ID: id}, nil)
 }
 
 // Changes delivers ids of chats whose state or screen changed, at most one
@@ -365,25 +364,25 @@ func (r *Remote) Changes() <-chan string { return r.changes }
 
 // State returns the chat's state as last sent; a chat the server has not
 // reported is stopped.
-func (r *Remote) State(id string) mux.State {
+func (r *Remote) State(id string) proto.State {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	ch, ok := r.chats[id]
 	if !ok {
-		return mux.State{Status: mux.StatusStopped}
+		return proto.State{Status: proto.StatusStopped}
 	}
 	ch.pending = false
 	return ch.view.State
 }
 
 // Terminal returns the chat's terminal as last sent.
-func (r *Remote) Terminal(id string) mux.Terminal {
+func (r *Remote) Terminal(id string) proto.Terminal {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if ch, ok := r.chats[id]; ok {
 		return ch.view.Terminal
 	}
-	return mux.Terminal{}
+	return proto.Terminal{}
 }
 
 // Show tells the server which chat the client draws ("" for none): of the
@@ -425,7 +424,7 @@ func (r *Remote) tellShown() {
 		r.mu.Lock()
 		c := r.c
 		r.mu.Unlock()
-		if err := r.call(server.MethodShow, server.ShowParams{IDs: ids}, nil); err != nil {
+		if err := r.call(proto.MethodShow, proto.ShowParams{IDs: ids}, nil); err != nil {
 			var answered *serverError
 			r.mu.Lock()
 			if !errors.As(err, &answered) && r.c != c && r.lost == nil && !r.closed {
@@ -471,8 +470,8 @@ func (r *Remote) Render(id string, scroll int) string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), PullTimeout)
 	defer cancel()
-	var res server.RenderResult
-	if err := c.Call(ctx, server.MethodRender, server.RenderParams{ID: id, Scroll: scroll}, &res); err != nil {
+	var res proto.RenderResult
+	if err := c.Call(ctx, proto.MethodRender, proto.RenderParams{ID: id, Scroll: scroll}, &res); err != nil {
 		return last
 	}
 	r.mu.Lock()
@@ -489,7 +488,7 @@ func (r *Remote) Render(id string, scroll int) string {
 
 // Transcript asks the server for an ACP chat's transcript; on any failure
 // it returns the last one it got.
-func (r *Remote) Transcript(id string) []mux.Entry {
+func (r *Remote) Transcript(id string) []proto.Entry {
 	r.mu.Lock()
 	last, lost, c := r.chat(id).entries, r.lost, r.c
 	r.mu.Unlock()
@@ -498,8 +497,8 @@ func (r *Remote) Transcript(id string) []mux.Entry {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), PullTimeout)
 	defer cancel()
-	var res server.TranscriptResult
-	if err := c.Call(ctx, server.MethodTranscript, server.TranscriptParams{ID: id}, &res); err != nil {
+	var res proto.TranscriptResult
+	if err := c.Call(ctx, proto.MethodTranscript, proto.TranscriptParams{ID: id}, &res); err != nil {
 		return last
 	}
 	r.mu.Lock()
@@ -519,8 +518,8 @@ func (r *Remote) History(id string, maxBytes int) []string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), PullTimeout)
 	defer cancel()
-	var res server.HistoryResult
-	if err := c.Call(ctx, server.MethodHistory, server.HistoryParams{ID: id, MaxBytes: maxBytes}, &res); err != nil {
+	var res proto.HistoryResult
+	if err := c.Call(ctx, proto.MethodHistory, proto.HistoryParams{ID: id, MaxBytes: maxBytes}, &res); err != nil {
 		return nil
 	}
 	return res.Lines
@@ -544,29 +543,29 @@ func (r *Remote) callCtx(ctx context.Context, method string, params, result any)
 
 // Start starts the chat's harness unless it runs, in a pty of cols x rows.
 func (r *Remote) Start(id string, cols, rows int) error {
-	return r.call(server.MethodStart, server.ChatParams{ID: id, Cols: cols, Rows: rows}, nil)
+	return r.call(proto.MethodStart, proto.ChatParams{ID: id, Cols: cols, Rows: rows}, nil)
 }
 
 // Restart stops and starts the chat's harness with its stored folders.
 func (r *Remote) Restart(id string, cols, rows int) error {
-	return r.call(server.MethodRestart, server.ChatParams{ID: id, Cols: cols, Rows: rows}, nil)
+	return r.call(proto.MethodRestart, proto.ChatParams{ID: id, Cols: cols, Rows: rows}, nil)
 }
 
 // FoldersChanged tells the server that the chat's stored folders changed:
 // a running chat takes them at the end of its turn.
 func (r *Remote) FoldersChanged(id string) error {
-	return r.call(server.MethodFoldersChanged, server.ChatParams{ID: id}, nil)
+	return r.call(proto.MethodFoldersChanged, proto.ChatParams{ID: id}, nil)
 }
 
 // Stop stops the chat's harness and waits for it. A failure shows in the
 // chat's state, which the server reports.
 func (r *Remote) Stop(id string) {
-	_ = r.call(server.MethodStop, server.ChatParams{ID: id}, nil)
+	_ = r.call(proto.MethodStop, proto.ChatParams{ID: id}, nil)
 }
 
 // Forget stops the chat and drops its screen, in the server and here.
 func (r *Remote) Forget(id string) {
-	_ = r.call(server.MethodForget, server.ForgetParams{ID: id}, nil)
+	_ = r.call(proto.MethodForget, proto.ForgetParams{ID: id}, nil)
 	r.mu.Lock()
 	delete(r.chats, id)
 	r.mu.Unlock()
@@ -575,15 +574,15 @@ func (r *Remote) Forget(id string) {
 // Write sends input to the chat's harness; the server sizes the chat's pty
 // to this client's size first, when another client had sized it.
 func (r *Remote) Write(id string, p []byte) error {
-	return r.call(server.MethodWrite, server.WriteParams{ID: id, Data: p}, nil)
+	return r.call(proto.MethodWrite, proto.WriteParams{ID: id, Data: p}, nil)
 }
 
 // ResizeAll sets every chat's pty to this client's size.
 func (r *Remote) ResizeAll(cols, rows int) {
 	r.mu.Lock()
-	r.size = &server.SizeParams{Cols: cols, Rows: rows}
+	r.size = &proto.SizeParams{Cols: cols, Rows: rows}
 	r.mu.Unlock()
-	_ = r.call(server.MethodResize, server.SizeParams{Cols: cols, Rows: rows}, nil)
+	_ = r.call(proto.MethodResize, proto.SizeParams{Cols: cols, Rows: rows}, nil)
 }
 
 // CreateAndStart creates a chat in the server and starts its harness. When
@@ -593,12 +592,12 @@ func (r *Remote) CreateAndStart(n sessions.NewChat, cols, rows int) (*sessions.M
 	if n.ID != "" || n.Parent != "" || n.Origin != "" || n.AgentSessionID != "" {
 		return nil, errors.New("create chat: a preset id, parent, origin or session cannot be sent to the server")
 	}
-	p := server.CreateAndStartParams{
-		NewParams: server.NewParams{Harness: n.Harness, Cwd: n.Cwd, AdditionalDirectories: n.AdditionalDirectories, AdditionalFiles: n.AdditionalFiles, Name: n.Name},
+	p := proto.CreateAndStartParams{
+		NewParams: proto.NewParams{Harness: n.Harness, Cwd: n.Cwd, AdditionalDirectories: n.AdditionalDirectories, AdditionalFiles: n.AdditionalFiles, Name: n.Name},
 		Cols:      cols, Rows: rows,
 	}
 	var chat sessions.ChatJSON
-	err := r.call(server.MethodCreateAndStart, p, &chat)
+	err := r.call(proto.MethodCreateAndStart, p, &chat)
 	if err == nil {
 		return metaOf(chat), nil
 	}
@@ -615,13 +614,13 @@ func (r *Remote) CreateAndStart(n sessions.NewChat, cols, rows int) (*sessions.M
 }
 
 // Fill has the server start its prewarmed harnesses.
-func (r *Remote) Fill() error { return r.call(server.MethodFill, struct{}{}, nil) }
+func (r *Remote) Fill() error { return r.call(proto.MethodFill, struct{}{}, nil) }
 
 // Prompt sends text to an ACP chat and waits for the turn's end (or ctx's),
 // returning its stop reason.
 func (r *Remote) Prompt(ctx context.Context, id, text string) (string, error) {
-	var res server.PromptResult
-	if err := r.callCtx(ctx, server.MethodPrompt, server.PromptParams{ID: id, Text: text}, &res); err != nil {
+	var res proto.PromptResult
+	if err := r.callCtx(ctx, proto.MethodPrompt, proto.PromptParams{ID: id, Text: text}, &res); err != nil {
 		return "", err
 	}
 	return res.StopReason, nil
@@ -629,12 +628,12 @@ func (r *Remote) Prompt(ctx context.Context, id, text string) (string, error) {
 
 // Cancel cancels an ACP chat's running turn.
 func (r *Remote) Cancel(id string) error {
-	return r.call(server.MethodCancel, server.ChatParams{ID: id}, nil)
+	return r.call(proto.MethodCancel, proto.ChatParams{ID: id}, nil)
 }
 
 // AnswerPermission answers an ACP chat's pending permission request.
 func (r *Remote) AnswerPermission(id, optionID string) error {
-	return r.call(server.MethodAnswerPermission, server.AnswerPermissionParams{ID: id, OptionID: optionID}, nil)
+	return r.call(proto.MethodAnswerPermission, proto.AnswerPermissionParams{ID: id, OptionID: optionID}, nil)
 }
 
 // Close closes the connection. Every harness keeps running in the server.

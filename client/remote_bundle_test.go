@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -83,7 +83,7 @@ func TestRemoteExportAndImport(t *testing.T) {
 
 	_, err = r.Import(path, []string{other}, true)
 	var rpc *RPCError
-	if !errors.As(err, &rpc) || rpc.Code != server.CodeInvalidParams || !strings.Contains(err.Error(), app) {
+	if !errors.As(err, &rpc) || rpc.Code != proto.CodeInvalidParams || !strings.Contains(err.Error(), app) {
 		t.Fatalf("a cwd outside the roots: %v, want -32602 naming %s", err, app)
 	}
 	if n := count(); n != before+1 {

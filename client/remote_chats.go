@@ -3,7 +3,7 @@ package client
 import (
 	"errors"
 
-	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -22,8 +22,8 @@ func EntryOf(j sessions.ChatJSON) sessions.Entry {
 
 // List asks the server for every chat, in the store's order.
 func (r *Remote) List() ([]sessions.Entry, error) {
-	var res server.ListResult
-	if err := r.call(server.MethodList, struct{}{}, &res); err != nil {
+	var res proto.ListResult
+	if err := r.call(proto.MethodList, struct{}{}, &res); err != nil {
 		return nil, err
 	}
 	out := make([]sessions.Entry, len(res.Chats))
@@ -36,7 +36,7 @@ func (r *Remote) List() ([]sessions.Entry, error) {
 // Chat asks the server for one chat.
 func (r *Remote) Chat(id string) (sessions.Entry, error) {
 	var chat sessions.ChatJSON
-	if err := r.call(server.MethodChat, server.IDParams{ID: id}, &chat); err != nil {
+	if err := r.call(proto.MethodChat, proto.IDParams{ID: id}, &chat); err != nil {
 		return sessions.Entry{}, err
 	}
 	return EntryOf(chat), nil
@@ -47,47 +47,47 @@ func (r *Remote) Create(n sessions.NewChat) (*sessions.Meta, error) {
 	if n.ID != "" || n.Parent != "" || n.Origin != "" || n.AgentSessionID != "" {
 		return nil, errors.New("create chat: a preset id, parent, origin or session cannot be sent to the server")
 	}
-	p := server.NewParams{Harness: n.Harness, Cwd: n.Cwd, AdditionalDirectories: n.AdditionalDirectories, AdditionalFiles: n.AdditionalFiles, Name: n.Name}
-	return r.chatCall(server.MethodNew, p)
+	p := proto.NewParams{Harness: n.Harness, Cwd: n.Cwd, AdditionalDirectories: n.AdditionalDirectories, AdditionalFiles: n.AdditionalFiles, Name: n.Name}
+	return r.chatCall(proto.MethodNew, p)
 }
 
 // Derive has the server make a fork, side chat or handoff of parent, with
 // d's capsule as its first message; nothing is started.
 func (r *Remote) Derive(parent string, d sessions.Derivation) (*sessions.Meta, error) {
-	return r.chatCall(server.MethodDerive, server.DeriveParams{ID: parent, Origin: d.Origin, Harness: d.Harness, Cwd: d.Cwd, Name: d.Name, Capsule: d.Capsule})
+	return r.chatCall(proto.MethodDerive, proto.DeriveParams{ID: parent, Origin: d.Origin, Harness: d.Harness, Cwd: d.Cwd, Name: d.Name, Capsule: d.Capsule})
 }
 
 // Rename has the server rename a chat; a refused name changes nothing.
 func (r *Remote) Rename(id, name string) (*sessions.Meta, error) {
-	return r.chatCall(server.MethodRename, server.RenameParams{ID: id, Name: name})
+	return r.chatCall(proto.MethodRename, proto.RenameParams{ID: id, Name: name})
 }
 
 // AddFolders has the server add folders to a chat (the shared validator
 // passes the whole new list or refuses it); a running chat takes them at
 // the end of its turn.
 func (r *Remote) AddFolders(id string, dirs []string) (*sessions.Meta, error) {
-	return r.chatCall(server.MethodAddFolders, server.FoldersParams{ID: id, AdditionalDirectories: nonNil(dirs)})
+	return r.chatCall(proto.MethodAddFolders, proto.FoldersParams{ID: id, AdditionalDirectories: nonNil(dirs)})
 }
 
 // RemoveFolders has the server take folders out of a chat.
 func (r *Remote) RemoveFolders(id string, dirs []string) (*sessions.Meta, error) {
-	return r.chatCall(server.MethodRemoveFolders, server.FoldersParams{ID: id, AdditionalDirectories: nonNil(dirs)})
+	return r.chatCall(proto.MethodRemoveFolders, proto.FoldersParams{ID: id, AdditionalDirectories: nonNil(dirs)})
 }
 
 // RemoveMissing has the server drop the chat's stored folders and files
 // that fail the check of every start, and says which it dropped.
-func (r *Remote) RemoveMissing(id string) (server.RemoveMissingResult, error) {
-	var res server.RemoveMissingResult
-	err := r.call(server.MethodRemoveMissing, server.IDParams{ID: id}, &res)
+func (r *Remote) RemoveMissing(id string) (proto.RemoveMissingResult, error) {
+	var res proto.RemoveMissingResult
+	err := r.call(proto.MethodRemoveMissing, proto.IDParams{ID: id}, &res)
 	return res, err
 }
 
 // Remove has the server delete a chat: its harness stopped, its file and
 // its own folder gone (with the files in it only when force is set). With
 // dryRun nothing changes, and the report says what the folder holds.
-func (r *Remote) Remove(id string, force, dryRun bool) (server.RemoveReport, error) {
-	var rep server.RemoveReport
-	if err := r.call(server.MethodRemove, server.RemoveParams{ID: id, Force: force, DryRun: dryRun}, &rep); err != nil {
+func (r *Remote) Remove(id string, force, dryRun bool) (proto.RemoveReport, error) {
+	var rep proto.RemoveReport
+	if err := r.call(proto.MethodRemove, proto.RemoveParams{ID: id, Force: force, DryRun: dryRun}, &rep); err != nil {
 		return rep, err
 	}
 	if rep.Removed {
@@ -102,8 +102,8 @@ func (r *Remote) Remove(id string, force, dryRun bool) (server.RemoveReport, err
 // validator (the agent home's rule included) and returns their canonical
 // forms, or the refusal naming every bad entry of both lists.
 func (r *Remote) Validate(cwd string, dirs, files []string) ([]string, []string, error) {
-	var res server.ValidateResult
-	if err := r.call(server.MethodValidate, server.ValidateParams{Cwd: cwd, AdditionalDirectories: dirs, AdditionalFiles: files}, &res); err != nil {
+	var res proto.ValidateResult
+	if err := r.call(proto.MethodValidate, proto.ValidateParams{Cwd: cwd, AdditionalDirectories: dirs, AdditionalFiles: files}, &res); err != nil {
 		return nil, nil, err
 	}
 	return res.AdditionalDirectories, res.AdditionalFiles, nil

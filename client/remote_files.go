@@ -1,7 +1,7 @@
 package client
 
 import (
-	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -14,7 +14,7 @@ func (r *Remote) SetFiles(id string, files []string) (*sessions.Meta, error) {
 		files = []string{}
 	}
 	var chat sessions.ChatJSON
-	if err := r.call(server.MethodSetFiles, server.SetFilesParams{ID: id, AdditionalFiles: &files}, &chat); err != nil {
+	if err := r.call(proto.MethodSetFiles, proto.SetFilesParams{ID: id, AdditionalFiles: &files}, &chat); err != nil {
 		return nil, err
 	}
 	return metaOf(chat), nil

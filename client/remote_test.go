@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/acpmux/acpmux-tui/internal/testharness/startrecord"
-	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -157,7 +157,7 @@ func TestRemoteTwoClientsOneChat(t *testing.T) {
 	waitScreen(t, b, id, "echo: from b")
 
 	// The resize is told though the harness prints nothing: it waits.
-	waitRemote(t, a, "the chat waiting for input", func() bool { return a.State(id).Status == mux.StatusWaiting })
+	waitRemote(t, a, "the chat waiting for input", func() bool { return a.State(id).Status == proto.StatusWaiting })
 	b.ResizeAll(90, 20)
 	waitRemote(t, a, "the first client told of the resize", func() bool {
 		a.State(id)
@@ -217,7 +217,7 @@ func TestRemoteErrorsKeepTheirType(t *testing.T) {
 	if err := os.Remove(lib); err != nil {
 		t.Fatal(err)
 	}
-	var gone *mux.FoldersGoneError
+	var gone *proto.FoldersGoneError
 	if err := r.Restart(meta.ID, 80, 24); !errors.As(err, &gone) || !gone.Running || len(gone.Problems) != 1 || gone.Problems[0].Path != lib {
 		t.Fatalf("restart with a folder gone: %#v", err)
 	}
@@ -225,7 +225,7 @@ func TestRemoteErrorsKeepTheirType(t *testing.T) {
 		t.Fatal("a refused restart stopped the harness")
 	}
 	r.Stop(meta.ID)
-	waitRemote(t, r, "the chat stopped", func() bool { return r.State(meta.ID).Status == mux.StatusStopped })
+	waitRemote(t, r, "the chat stopped", func() bool { return r.State(meta.ID).Status == proto.StatusStopped })
 	if err := r.Start(meta.ID, 80, 24); !errors.As(err, &gone) || gone.Running {
 		t.Fatalf("start with a folder gone: %#v", err)
 	}
@@ -239,7 +239,7 @@ func TestRemoteErrorsKeepTheirType(t *testing.T) {
 		t.Fatal("a parent was dropped on the way to the server")
 	}
 	r.Forget(meta.ID)
-	if st := r.State(meta.ID); st.Status != mux.StatusStopped {
+	if st := r.State(meta.ID); st.Status != proto.StatusStopped {
 		t.Fatalf("a forgotten chat: %+v", st)
 	}
 }
@@ -270,7 +270,7 @@ func TestRemoteServerGone(t *testing.T) {
 	}
 	waitRemote(t, r, "the chat shown failed", func() bool {
 		st := r.State(id)
-		return st.Status == mux.StatusFailed && strings.Contains(st.Reason, "lost the connection to the server")
+		return st.Status == proto.StatusFailed && strings.Contains(st.Reason, "lost the connection to the server")
 	})
 	if !strings.Contains(r.Render(id, 0), "ready>") {
 		t.Fatal("the last screen is not kept")
@@ -302,7 +302,7 @@ func TestRemoteACPTurn(t *testing.T) {
 	waitRemote(t, r, "the reply in the transcript", func() bool {
 		r.State(id)
 		for _, e := range r.Transcript(id) {
-			if e.Kind == mux.EntryAgent && strings.Contains(e.Text, "echo: hello there") {
+			if e.Kind == proto.EntryAgent && strings.Contains(e.Text, "echo: hello there") {
 				return true
 			}
 		}
@@ -347,7 +347,7 @@ func TestRemotePermissionOutlivesTheClient(t *testing.T) {
 	})
 	asked2 := false
 	for _, e := range second.Transcript(id) {
-		asked2 = asked2 || (e.Kind == mux.EntryUser && strings.Contains(e.Text, "permission"))
+		asked2 = asked2 || (e.Kind == proto.EntryUser && strings.Contains(e.Text, "permission"))
 	}
 	if !asked2 {
 		t.Fatalf("the transcript lost the prompt: %+v", second.Transcript(id))
@@ -361,7 +361,7 @@ func TestRemotePermissionOutlivesTheClient(t *testing.T) {
 			return false
 		}
 		for _, e := range second.Transcript(id) {
-			if e.Kind == mux.EntryAgent && strings.Contains(e.Text, "permission: allow_once") {
+			if e.Kind == proto.EntryAgent && strings.Contains(e.Text, "permission: allow_once") {
 				return true
 			}
 		}

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/acpmux/acpmux-tui/internal/testharness/wait"
-	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -76,20 +76,20 @@ func TestRemoteShowPushesTheShownScreen(t *testing.T) {
 // screen, leaves the screen unknown (Render then asks for it).
 func TestScreenPatch(t *testing.T) {
 	ch := &remoteChat{}
-	if ch.patch(&server.ScreenPatch{Rows: map[int]string{0: "x"}}) {
+	if ch.patch(&proto.ScreenPatch{Rows: map[int]string{0: "x"}}) {
 		t.Fatal("a patch with no screen to apply to was taken")
 	}
 	full := "a\nb\nc"
-	if !ch.patch(&server.ScreenPatch{Full: &full}) || ch.screen != full {
+	if !ch.patch(&proto.ScreenPatch{Full: &full}) || ch.screen != full {
 		t.Fatalf("whole screen: %q", ch.screen)
 	}
-	if !ch.patch(&server.ScreenPatch{Rows: map[int]string{1: "B"}}) || ch.screen != "a\nB\nc" {
+	if !ch.patch(&proto.ScreenPatch{Rows: map[int]string{1: "B"}}) || ch.screen != "a\nB\nc" {
 		t.Fatalf("patched screen: %q", ch.screen)
 	}
-	if !ch.patch(&server.ScreenPatch{}) || ch.screen != "a\nB\nc" {
+	if !ch.patch(&proto.ScreenPatch{}) || ch.screen != "a\nB\nc" {
 		t.Fatalf("a patch of no line changed the screen: %q", ch.screen)
 	}
-	if ch.patch(&server.ScreenPatch{Rows: map[int]string{3: "d"}}) || ch.rows != nil {
+	if ch.patch(&proto.ScreenPatch{Rows: map[int]string{3: "d"}}) || ch.rows != nil {
 		t.Fatal("a line out of the screen was taken")
 	}
 }
@@ -119,8 +119,8 @@ func TestShownScreenFollowsEveryChange(t *testing.T) {
 	}
 	defer asker.Close()
 	serverScreen := func() string {
-		var res server.RenderResult
-		if err := asker.Call(context.Background(), server.MethodRender, server.RenderParams{ID: id}, &res); err != nil {
+		var res proto.RenderResult
+		if err := asker.Call(context.Background(), proto.MethodRender, proto.RenderParams{ID: id}, &res); err != nil {
 			t.Fatal(err)
 		}
 		return res.Text

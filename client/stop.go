@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // StopTimeout bounds how long StopChat waits for the server to stop a
@@ -29,9 +29,9 @@ func StopChat(home, id string) error {
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), StopTimeout)
 	defer cancel()
-	err = c.Call(ctx, server.MethodStop, server.ChatParams{ID: id}, nil)
+	err = c.Call(ctx, proto.MethodStop, proto.ChatParams{ID: id}, nil)
 	var rpc *RPCError
-	if errors.As(err, &rpc) && rpc.Code == server.CodeChatNotFound {
+	if errors.As(err, &rpc) && rpc.Code == proto.CodeChatNotFound {
 		return nil
 	}
 	if err != nil {

@@ -11,35 +11,16 @@ import (
 	"time"
 
 	"github.com/acpmux/acpmux-tui/internal/plaintext"
+	"github.com/acpmux/acpmux-tui/proto"
 	acp "github.com/coder/acp-go-sdk"
 )
 
-// Permission is a permission request from an agent, shown as a card the user
-// answers from the keyboard. Requests that arrive while one is shown wait
-// their turn: the chat shows the first, and says how many wait.
-type Permission struct {
-	// Title names the tool call that asks, on one line.
-	Title string
-	// Options are the agent's choices, in its order.
-	Options []PermissionOption
-	// Pending is how many permission requests wait for an answer, this one
-	// included (1 when it is the only one).
-	Pending int
-	// Seq numbers the agent process's permission requests from 1: a card
-	// with another Seq is another request.
-	Seq uint64
-	// ToolCallID is the agent's id of the tool call that asks.
-	ToolCallID string
-}
+// Permission is proto.Permission: an agent's permission request.
+type Permission = proto.Permission
 
-// PermissionOption is one answer to a permission request.
-type PermissionOption struct {
-	ID string
-	// Name is the option's label, on one line.
-	Name string
-	// Kind is allow_once, allow_always, reject_once or reject_always.
-	Kind string
-}
+// PermissionOption is proto.PermissionOption: one answer to a permission
+// request.
+type PermissionOption = proto.PermissionOption
 
 // PermissionPolicy answers permission requests without asking (the prompt
 // command refuses them all). It returns the option id, or "" to cancel. An

@@ -1,9 +1,12 @@
 package mux
 
-import "github.com/acpmux/acpmux-tui/mux/screen"
+import (
+	"github.com/acpmux/acpmux-tui/proto"
+	"github.com/acpmux/acpmux-tui/screen"
+)
 
-// MaxHistoryBytes bounds what History returns.
-const MaxHistoryBytes = 4 << 20
+// MaxHistoryBytes bounds what History returns (proto.MaxHistoryBytes).
+const MaxHistoryBytes = proto.MaxHistoryBytes
 
 // History returns a pty chat's terminal as plain lines, oldest first: its
 // scrollback, then its screen with the blank rows at its foot dropped. The

@@ -18,6 +18,7 @@ import (
 
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 	"github.com/google/uuid"
 )
@@ -482,42 +483,6 @@ func storedFileProblems(store *sessions.Store, meta *sessions.Meta) ([]sessions.
 	return problems, nil
 }
 
-// FoldersGoneError refuses a start because stored folders or files are no
-// longer usable. It names each one and why (a file's problem has Field
-// sessions.FieldFiles); the chat's lists are left as stored.
-type FoldersGoneError struct {
-	ChatID   string
-	Problems []sessions.FolderProblem
-	// Running is set when a restart was refused and the harness it would
-	// have stopped keeps running.
-	Running bool
-}
-
-// Error names every folder and file that stops the start.
-func (e *FoldersGoneError) Error() string {
-	s := fmt.Sprintf("chat %s not started: ", e.ChatID)
-	if e.Running {
-		s = fmt.Sprintf("chat %s not restarted, its harness keeps running: ", e.ChatID)
-	}
-	folders, files := false, false
-	for i, p := range e.Problems {
-		if i > 0 {
-			s += "; "
-		}
-		what := "folder"
-		if p.Field == sessions.FieldFiles {
-			what, files = "file", true
-		} else {
-			folders = true
-		}
-		s += fmt.Sprintf("%s %s %s", what, p.Path, p.Reason)
-	}
-	missing := "folders"
-	switch {
-	case folders && files:
-		missing = "folders and files"
-	case files:
-		missing = "files"
-	}
-	return s + " (remove the missing " + missing + ", or restore them)"
-}
+// FoldersGoneError is proto.FoldersGoneError: a start refused because stored
+// folders or files are no longer usable.
+type FoldersGoneError = proto.FoldersGoneError

@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/acpmux/acpmux-tui/harness"
-	"github.com/acpmux/acpmux-tui/mux/screen"
+	"github.com/acpmux/acpmux-tui/screen"
 	"github.com/acpmux/acpmux-tui/sessions"
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"

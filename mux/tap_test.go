@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/acpmux/acpmux-tui/config"
-	"github.com/acpmux/acpmux-tui/mux/screen"
+	"github.com/acpmux/acpmux-tui/screen"
 )
 
 // tapScreen is a sink that draws what it hears on a terminal emulator of

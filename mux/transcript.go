@@ -1,64 +1,50 @@
 package mux
 
 import (
-	"fmt"
 	"slices"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/acpmux/acpmux-tui/internal/plaintext"
-	"github.com/charmbracelet/x/ansi"
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
-// EntryKind is what a transcript entry holds.
-type EntryKind int
+// The transcript's types cross the socket, so they live in proto; the mux's
+// code names them as its own.
 
-// The kinds of transcript entries.
+// EntryKind is proto.EntryKind: what a transcript entry holds.
+type EntryKind = proto.EntryKind
+
+// The kinds of transcript entries (proto's).
 const (
-	EntryUser EntryKind = iota
-	EntryAgent
-	EntryThought
-	EntryTool
-	EntryPlan
-	EntryNote  // said by acpmux-tui itself: a folder note, a turn's end, an error
-	EntryError // an error in the chat
-	// EntryStderr is a line the agent wrote on its stderr. It reaches
-	// observers (Mux.Observe) only and is never kept in the transcript.
-	EntryStderr
+	EntryUser    = proto.EntryUser
+	EntryAgent   = proto.EntryAgent
+	EntryThought = proto.EntryThought
+	EntryTool    = proto.EntryTool
+	EntryPlan    = proto.EntryPlan
+	EntryNote    = proto.EntryNote
+	EntryError   = proto.EntryError
+	EntryStderr  = proto.EntryStderr
 )
 
-// NoReplyAfter is how long a running turn may go without any update from
-// the agent before the chat pane and the prompt command say "no reply yet".
-const NoReplyAfter = 10 * time.Second
+// NoReplyAfter is proto.NoReplyAfter: how long a running turn may go without
+// any update before "no reply yet".
+const NoReplyAfter = proto.NoReplyAfter
+
+// Entry is proto.Entry: one item of an ACP chat's transcript.
+type Entry = proto.Entry
+
+// LastUpdate is proto.LastUpdate: when the last turn in entries last heard
+// from the agent.
+func LastUpdate(entries []Entry) time.Time { return proto.LastUpdate(entries) }
+
+// RenderTranscript is proto.RenderTranscript: entries as plain text lines
+// wrapped to width.
+func RenderTranscript(entries []Entry, width int) []string {
+	return proto.RenderTranscript(entries, width)
+}
 
 // noteCancelled is the mark a turn the user cancelled leaves.
 const noteCancelled = "turn cancelled"
-
-// Entry is one item of an ACP chat's transcript. Everything in it that came
-// from the agent has been through plaintext: no control character but
-// newline and tab, and none at all in one-line fields (Title, ToolStatus,
-// Plan).
-type Entry struct {
-	Kind EntryKind
-	// Text is the message, thought or note text.
-	Text string
-	// ToolCallID, Title and ToolStatus describe a tool call.
-	ToolCallID string
-	Title      string
-	ToolStatus string
-	// Paths are the files a tool call names (its ACP locations) or wrote
-	// through fs/write_text_file, cleaned to one line each, at most
-	// maxEntryPaths.
-	Paths []string `json:",omitempty"`
-	// Plan holds a plan's entries as "[status] text".
-	Plan []string
-	// MessageID is the agent's id for the message a chunk belongs to
-	// (ACP's unstable messageId), "" when the agent sends none.
-	MessageID string
-	// At is when the entry was added or last changed.
-	At time.Time
-}
 
 // maxTranscriptEntries bounds an ACP chat's transcript in memory; older
 // entries are dropped (the agent keeps the full history). The transcript
@@ -99,7 +85,7 @@ func (t *transcript) add(e Entry) {
 	}
 	paths := e.Paths
 	e.Paths = nil
-	e.addPaths(paths)
+	addEntryPaths(&e, paths)
 	if e.At.IsZero() {
 		e.At = time.Now()
 	}
@@ -153,8 +139,8 @@ func (t *transcript) tool(id, title, status string) {
 	t.add(Entry{Kind: EntryTool, ToolCallID: id, Title: title, ToolStatus: status})
 }
 
-// addPaths adds paths the entry does not have yet, cleaned and bounded.
-func (e *Entry) addPaths(paths []string) {
+// addEntryPaths adds paths the entry does not have yet, cleaned and bounded.
+func addEntryPaths(e *Entry, paths []string) {
 	for _, p := range paths {
 		p = plaintext.Line(p)
 		if p == "" || len(p) > maxPathBytes || len(e.Paths) >= maxEntryPaths || slices.Contains(e.Paths, p) {
@@ -168,7 +154,7 @@ func (e *Entry) addPaths(paths []string) {
 func (t *transcript) toolPaths(id string, paths []string) {
 	for i := len(t.entries) - 1; i >= 0; i-- {
 		if e := &t.entries[i]; e.Kind == EntryTool && e.ToolCallID == id {
-			e.addPaths(paths)
+			addEntryPaths(e, paths)
 			return
 		}
 	}
@@ -184,7 +170,7 @@ func (t *transcript) wrote(path string) {
 			break
 		}
 		if e.Kind == EntryTool {
-			e.addPaths([]string{path})
+			addEntryPaths(e, []string{path})
 			return
 		}
 	}
@@ -244,67 +230,4 @@ func (t *transcript) copyEntries() []Entry {
 		out[i].Paths = append([]string(nil), out[i].Paths...)
 	}
 	return out
-}
-
-// LastUpdate is when the last turn in entries last heard from the agent:
-// the latest change to any entry since the last user message, or that
-// message itself. It is the zero time for an empty transcript.
-func LastUpdate(entries []Entry) time.Time {
-	var last time.Time
-	for i := len(entries) - 1; i >= 0; i-- {
-		if entries[i].At.After(last) {
-			last = entries[i].At
-		}
-		if entries[i].Kind == EntryUser {
-			break
-		}
-	}
-	return last
-}
-
-// RenderTranscript lays out entries as plain text lines wrapped to width:
-// user and agent messages, thoughts folded to one line, tool calls with their
-// status, plans as checklists.
-func RenderTranscript(entries []Entry, width int) []string {
-	if width < 10 {
-		width = 10
-	}
-	var lines []string
-	add := func(prefix, text string) {
-		for i, para := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
-			p := prefix
-			if i > 0 {
-				p = strings.Repeat(" ", utf8.RuneCountInString(prefix))
-			}
-			wrapped := ansi.Wrap(para, width-ansi.StringWidth(p), " ")
-			for j, l := range strings.Split(wrapped, "\n") {
-				if j > 0 {
-					p = strings.Repeat(" ", utf8.RuneCountInString(prefix))
-				}
-				lines = append(lines, p+l)
-			}
-		}
-	}
-	for _, e := range entries {
-		switch e.Kind {
-		case EntryUser:
-			add("> ", e.Text)
-		case EntryAgent:
-			add("", e.Text)
-		case EntryThought:
-			add("", fmt.Sprintf("▸ thought (%d chars)", utf8.RuneCountInString(e.Text)))
-		case EntryTool:
-			add("", fmt.Sprintf("⚙ %s [%s]", e.Title, e.ToolStatus))
-		case EntryPlan:
-			add("", "plan:")
-			for _, p := range e.Plan {
-				add("  ", p)
-			}
-		case EntryNote:
-			add("· ", e.Text)
-		case EntryError:
-			add("! ", e.Text)
-		}
-	}
-	return lines
 }

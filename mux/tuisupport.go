@@ -1,25 +1,13 @@
 package mux
 
-import "github.com/acpmux/acpmux-tui/mux/screen"
+import "github.com/acpmux/acpmux-tui/proto"
 
 // This file holds what the TUI needs of a pty chat's terminal beyond its
 // rendered screen: the modes that decide how keys and pastes are encoded,
 // the scrollback length that bounds scrolling, and the cursor to draw.
 
-// Terminal describes a pty chat's terminal emulator at one moment.
-type Terminal struct {
-	// Modes are the modes the harness has set (application cursor keys,
-	// bracketed paste, mouse tracking...).
-	Modes screen.Modes
-	// Scrollback is the number of lines kept above the screen.
-	Scrollback int
-	// CursorCol and CursorRow are the cursor's 0-based position on the screen.
-	CursorCol, CursorRow int
-	// CursorVisible is false while the harness hides the cursor.
-	CursorVisible bool
-	// Cols and Rows are the screen's size.
-	Cols, Rows int
-}
+// Terminal is proto.Terminal: a pty chat's terminal emulator at one moment.
+type Terminal = proto.Terminal
 
 // Terminal returns the chat's terminal modes, scrollback length and cursor.
 // The zero Terminal is returned for a chat that is not a pty chat or has

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/acpmux/acpmux-tui/harness"
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // This file holds where a chat's turn is, as exactly as its harness lets
@@ -17,14 +18,8 @@ import (
 // A chat that asks for its user, or finishes a turn, while nobody looks at
 // it (Look) is marked unread and reported to Options.NeedsUser.
 
-// Notice announces a chat that needs its user: its new status ("asking" or
-// "waiting"), and the title and body a notification shows.
-type Notice struct {
-	ID     string `json:"id"`
-	Status string `json:"status"`
-	Title  string `json:"title"`
-	Body   string `json:"body"`
-}
+// Notice is proto.Notice: a chat that needs its user.
+type Notice = proto.Notice
 
 // setStatusLocked changes the chat's status. A change the user is told of
 // (needsUser) marks the chat unread and goes to Options.NeedsUser, unless

@@ -8,8 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 
+	"github.com/acpmux/acpmux-tui/proto"
 	"golang.org/x/sys/unix"
 )
 
@@ -43,7 +43,7 @@ type Lock struct {
 // server holds it, the error is an *AlreadyRunningError. The lock file
 // records the holder's pid.
 func TakeLock(home string) (*Lock, error) {
-	path := filepath.Join(home, LockName)
+	path := filepath.Join(home, proto.LockName)
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|unix.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("server lock: %w", err)
@@ -80,20 +80,6 @@ func (l *Lock) Release() {
 	}
 }
 
-// LockHolder returns the pid recorded in the agent home's lock file, or 0.
-// The pid is only meaningful while the lock is held.
-func LockHolder(home string) int {
-	b, err := os.ReadFile(filepath.Join(home, LockName))
-	if err != nil {
-		return 0
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil || pid <= 0 {
-		return 0
-	}
-	return pid
-}
-
 // TightenHome makes the agent home mode 0700 (owner only), as the socket
 // and the chats inside it are the owner's alone.
 func TightenHome(home string) error {
@@ -113,33 +99,6 @@ func TightenHome(home string) error {
 	return nil
 }
 
-// SocketPath is the server's socket inside the agent home.
-func SocketPath(home string) string { return filepath.Join(home, SocketName) }
-
-// maxSunPath is the longest socket path the kernel takes (sun_path is 108
-// bytes with its NUL).
-const maxSunPath = 107
-
-// ShortAddr returns an address for the socket file at path that fits in a
-// sockaddr_un: path itself when short enough, else the same file reached
-// through /proc/self/fd and an open descriptor of its folder. Call release
-// once the bind or connect is done.
-func ShortAddr(path string) (addr string, release func(), err error) {
-	if len(path) <= maxSunPath {
-		return path, func() {}, nil
-	}
-	dir, err := os.Open(filepath.Dir(path))
-	if err != nil {
-		return "", nil, err
-	}
-	addr = fmt.Sprintf("/proc/self/fd/%d/%s", dir.Fd(), filepath.Base(path))
-	if len(addr) > maxSunPath {
-		dir.Close()
-		return "", nil, fmt.Errorf("socket path %s is too long", path)
-	}
-	return addr, func() { dir.Close() }, nil
-}
-
 // listen makes the agent home's socket, mode 0600, and returns its
 // listener. The caller holds the lock, so a socket found in place is a
 // stale one (a server that was killed): it is replaced. The socket is made
@@ -151,7 +110,7 @@ func listen(home string) (*net.UnixListener, error) {
 	if fi, err := os.Lstat(final); err == nil && fi.Mode().Type() != fs.ModeSocket {
 		return nil, fmt.Errorf("listen: %s exists and is not a socket; remove it", final)
 	}
-	tmp := filepath.Join(home, fmt.Sprintf(".%s.%d", SocketName, os.Getpid()))
+	tmp := filepath.Join(home, fmt.Sprintf(".%s.%d", proto.SocketName, os.Getpid()))
 	os.Remove(tmp) // a leftover of an earlier process with this pid
 	addr, release, err := ShortAddr(tmp)
 	if err != nil {

@@ -1,138 +1,263 @@
 package server
 
-import "github.com/acpmux/acpmux-tui/sessions"
-
-// This file is the wire protocol as clients see it: the socket's place, the
-// method names, their params and results, and the error codes. The client
-// package speaks it from the other side.
-
-// SocketName is the server's socket inside the agent home.
-const SocketName = "acpmux.sock"
-
-// LockName is the file inside the agent home that a running server holds
-// locked (flock) for its whole life; it records the server's pid.
-const LockName = "acpmux.lock"
-
-// MaxLine is the longest line (one JSON-RPC message, without its newline)
-// the server reads; a longer one closes the connection that sent it.
-const MaxLine = 8 << 20
-
-// The methods the server answers. They start with "_acpmux/", as ACP asks
-// of extension methods, so the same socket may speak ACP later.
-const (
-	// MethodHello answers {version, pid}.
-	MethodHello = "_acpmux/hello"
-	// MethodList answers {chats: [chat JSON with live status]}.
-	MethodList = "_acpmux/list"
-	// MethodNew creates a chat (it does not start it) and answers its JSON.
-	MethodNew = "_acpmux/new"
-	// MethodSetDirectories replaces a chat's additional folders; a running
-	// chat takes them at the end of its turn.
-	MethodSetDirectories = "_acpmux/setDirectories"
-	// MethodSetFiles ({id, additionalFiles} → chat JSON) replaces a chat's
-	// single files, as MethodSetDirectories does its folders: the whole
-	// list through the shared validator (a refusal changes nothing), and a
-	// running chat takes them at the end of its turn.
-	MethodSetFiles = "_acpmux/setFiles"
-	// MethodFoldersChanged ({id} → chat JSON) tells the server that a
-	// client stored a chat's folders itself (add-dir, the TUI's picker): a
-	// running chat takes them at the end of its turn, as after
-	// MethodSetDirectories.
-	MethodFoldersChanged = "_acpmux/foldersChanged"
-	// MethodRename ({id, name} → chat JSON) renames a chat; a name that is
-	// empty, too long, not one line of printable text or another chat's
-	// is refused with CodeInvalidParams and nothing changes.
-	MethodRename = "_acpmux/rename"
-	// MethodStart starts a chat's harness unless it runs.
-	MethodStart = "_acpmux/start"
-	// MethodStop stops a chat's harness and waits for it.
-	MethodStop = "_acpmux/stop"
-	// MethodRestart stops and starts a chat's harness with its stored folders.
-	MethodRestart = "_acpmux/restart"
-	// MethodKill answers {pid}, then stops every harness and ends the server.
-	MethodKill = "_acpmux/kill"
+import (
+	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
-// JSON-RPC error codes the server answers with.
+// The wire protocol as clients see it (the method names, their params and
+// results, the error codes, the limits) lives in package proto, which the
+// clients import without this package. The server's code names it as its
+// own through the aliases below.
+
+// AnswerPermissionParams is proto.AnswerPermissionParams.
+type AnswerPermissionParams = proto.AnswerPermissionParams
+
+// AttachInputParams is proto.AttachInputParams.
+type AttachInputParams = proto.AttachInputParams
+
+// AttachParams is proto.AttachParams.
+type AttachParams = proto.AttachParams
+
+// AttachResizeParams is proto.AttachResizeParams.
+type AttachResizeParams = proto.AttachResizeParams
+
+// AttachResult is proto.AttachResult.
+type AttachResult = proto.AttachResult
+
+// ChatParams is proto.ChatParams.
+type ChatParams = proto.ChatParams
+
+// ChatView is proto.ChatView.
+type ChatView = proto.ChatView
+
+// ChatsChangedParams is proto.ChatsChangedParams.
+type ChatsChangedParams = proto.ChatsChangedParams
+
+// ConfigRefusedParams is proto.ConfigRefusedParams.
+type ConfigRefusedParams = proto.ConfigRefusedParams
+
+// CreateAndStartParams is proto.CreateAndStartParams.
+type CreateAndStartParams = proto.CreateAndStartParams
+
+// DeriveParams is proto.DeriveParams.
+type DeriveParams = proto.DeriveParams
+
+// DetachParams is proto.DetachParams.
+type DetachParams = proto.DetachParams
+
+// EmptyResult is proto.EmptyResult.
+type EmptyResult = proto.EmptyResult
+
+// EntriesParams is proto.EntriesParams.
+type EntriesParams = proto.EntriesParams
+
+// ExitedParams is proto.ExitedParams.
+type ExitedParams = proto.ExitedParams
+
+// ExportParams is proto.ExportParams.
+type ExportParams = proto.ExportParams
+
+// ExportReport is proto.ExportReport.
+type ExportReport = proto.ExportReport
+
+// FoldersParams is proto.FoldersParams.
+type FoldersParams = proto.FoldersParams
+
+// ForgetParams is proto.ForgetParams.
+type ForgetParams = proto.ForgetParams
+
+// HelloResult is proto.HelloResult.
+type HelloResult = proto.HelloResult
+
+// HistoryParams is proto.HistoryParams.
+type HistoryParams = proto.HistoryParams
+
+// HistoryResult is proto.HistoryResult.
+type HistoryResult = proto.HistoryResult
+
+// HookParams is proto.HookParams.
+type HookParams = proto.HookParams
+
+// IDParams is proto.IDParams.
+type IDParams = proto.IDParams
+
+// ImportParams is proto.ImportParams.
+type ImportParams = proto.ImportParams
+
+// ImportReport is proto.ImportReport.
+type ImportReport = proto.ImportReport
+
+// KillResult is proto.KillResult.
+type KillResult = proto.KillResult
+
+// ListResult is proto.ListResult.
+type ListResult = proto.ListResult
+
+// LookParams is proto.LookParams.
+type LookParams = proto.LookParams
+
+// NewParams is proto.NewParams.
+type NewParams = proto.NewParams
+
+// Notice is proto.Notice.
+type Notice = proto.Notice
+
+// ObservedEntry is proto.ObservedEntry.
+type ObservedEntry = proto.ObservedEntry
+
+// OutputParams is proto.OutputParams.
+type OutputParams = proto.OutputParams
+
+// PromptParams is proto.PromptParams.
+type PromptParams = proto.PromptParams
+
+// PromptResult is proto.PromptResult.
+type PromptResult = proto.PromptResult
+
+// RemoveMissingResult is proto.RemoveMissingResult.
+type RemoveMissingResult = proto.RemoveMissingResult
+
+// RemoveParams is proto.RemoveParams.
+type RemoveParams = proto.RemoveParams
+
+// RemoveReport is proto.RemoveReport.
+type RemoveReport = proto.RemoveReport
+
+// RenameParams is proto.RenameParams.
+type RenameParams = proto.RenameParams
+
+// RenderParams is proto.RenderParams.
+type RenderParams = proto.RenderParams
+
+// RenderResult is proto.RenderResult.
+type RenderResult = proto.RenderResult
+
+// ScreenPatch is proto.ScreenPatch.
+type ScreenPatch = proto.ScreenPatch
+
+// ScreenUpdate is proto.ScreenUpdate.
+type ScreenUpdate = proto.ScreenUpdate
+
+// SetDirectoriesParams is proto.SetDirectoriesParams.
+type SetDirectoriesParams = proto.SetDirectoriesParams
+
+// SetFilesParams is proto.SetFilesParams.
+type SetFilesParams = proto.SetFilesParams
+
+// ShowParams is proto.ShowParams.
+type ShowParams = proto.ShowParams
+
+// SizeParams is proto.SizeParams.
+type SizeParams = proto.SizeParams
+
+// StatesResult is proto.StatesResult.
+type StatesResult = proto.StatesResult
+
+// TranscriptParams is proto.TranscriptParams.
+type TranscriptParams = proto.TranscriptParams
+
+// TranscriptResult is proto.TranscriptResult.
+type TranscriptResult = proto.TranscriptResult
+
+// ValidateParams is proto.ValidateParams.
+type ValidateParams = proto.ValidateParams
+
+// ValidateResult is proto.ValidateResult.
+type ValidateResult = proto.ValidateResult
+
+// WriteParams is proto.WriteParams.
+type WriteParams = proto.WriteParams
+
+// The method and notification names, error codes and limits of proto.
 const (
-	// CodeParseError: the line is not JSON.
-	CodeParseError = -32700
-	// CodeInvalidRequest: JSON, but not a JSON-RPC 2.0 request object.
-	CodeInvalidRequest = -32600
-	// CodeMethodNotFound: no such method.
-	CodeMethodNotFound = -32601
-	// CodeInvalidParams: the params are missing, of the wrong type, or
-	// refused (every folder refusal of the shared validator).
-	CodeInvalidParams = sessions.CodeInvalidParams
-	// CodeInternalError: the server failed in a way the caller cannot fix.
-	CodeInternalError = -32603
-	// CodeFailed: the call was well formed but could not be done (a start
-	// refused because a stored folder has gone, a broken chat file...).
-	CodeFailed = -32000
-	// CodeChatNotFound: no chat has that id (ACP's "resource not found").
-	CodeChatNotFound = -32002
+	CodeChatNotFound       = proto.CodeChatNotFound
+	CodeFailed             = proto.CodeFailed
+	CodeInternalError      = proto.CodeInternalError
+	CodeInvalidParams      = proto.CodeInvalidParams
+	CodeInvalidRequest     = proto.CodeInvalidRequest
+	CodeMethodNotFound     = proto.CodeMethodNotFound
+	CodeParseError         = proto.CodeParseError
+	LockName               = proto.LockName
+	MaxAttachPending       = proto.MaxAttachPending
+	MaxCols                = proto.MaxCols
+	MaxLine                = proto.MaxLine
+	MaxRows                = proto.MaxRows
+	MaxTransferRoots       = proto.MaxTransferRoots
+	MethodAddFolders       = proto.MethodAddFolders
+	MethodAnswerPermission = proto.MethodAnswerPermission
+	MethodAttach           = proto.MethodAttach
+	MethodAttachInput      = proto.MethodAttachInput
+	MethodAttachResize     = proto.MethodAttachResize
+	MethodCancel           = proto.MethodCancel
+	MethodChat             = proto.MethodChat
+	MethodCreateAndStart   = proto.MethodCreateAndStart
+	MethodDerive           = proto.MethodDerive
+	MethodDetach           = proto.MethodDetach
+	MethodEntries          = proto.MethodEntries
+	MethodExport           = proto.MethodExport
+	MethodFill             = proto.MethodFill
+	MethodFoldersChanged   = proto.MethodFoldersChanged
+	MethodForget           = proto.MethodForget
+	MethodHello            = proto.MethodHello
+	MethodHistory          = proto.MethodHistory
+	MethodHook             = proto.MethodHook
+	MethodImport           = proto.MethodImport
+	MethodKill             = proto.MethodKill
+	MethodList             = proto.MethodList
+	MethodLook             = proto.MethodLook
+	MethodNew              = proto.MethodNew
+	MethodObserve          = proto.MethodObserve
+	MethodPrompt           = proto.MethodPrompt
+	MethodReady            = proto.MethodReady
+	MethodRemove           = proto.MethodRemove
+	MethodRemoveFolders    = proto.MethodRemoveFolders
+	MethodRemoveMissing    = proto.MethodRemoveMissing
+	MethodRename           = proto.MethodRename
+	MethodRender           = proto.MethodRender
+	MethodResize           = proto.MethodResize
+	MethodRestart          = proto.MethodRestart
+	MethodSetDirectories   = proto.MethodSetDirectories
+	MethodSetFiles         = proto.MethodSetFiles
+	MethodShow             = proto.MethodShow
+	MethodStart            = proto.MethodStart
+	MethodStop             = proto.MethodStop
+	MethodTranscript       = proto.MethodTranscript
+	MethodUnobserve        = proto.MethodUnobserve
+	MethodValidate         = proto.MethodValidate
+	MethodWatch            = proto.MethodWatch
+	MethodWrite            = proto.MethodWrite
+	NotifyChanged          = proto.NotifyChanged
+	NotifyChatsChanged     = proto.NotifyChatsChanged
+	NotifyConfigRefused    = proto.NotifyConfigRefused
+	NotifyExited           = proto.NotifyExited
+	NotifyNotice           = proto.NotifyNotice
+	NotifyOutput           = proto.NotifyOutput
+	NotifyScreen           = proto.NotifyScreen
+	ObservedAgent          = proto.ObservedAgent
+	ObservedMissed         = proto.ObservedMissed
+	ObservedNotice         = proto.ObservedNotice
+	ObservedRefused        = proto.ObservedRefused
+	ObservedStderr         = proto.ObservedStderr
+	ObservedThought        = proto.ObservedThought
+	ObservedTool           = proto.ObservedTool
+	ObservedTurnEnded      = proto.ObservedTurnEnded
+	ObservedTurnStarted    = proto.ObservedTurnStarted
+	ObservedUser           = proto.ObservedUser
+	SocketName             = proto.SocketName
+	maxSunPath             = proto.MaxSunPath
 )
 
-// MaxCols and MaxRows bound the pane size a call may ask for; 0 keeps the
-// size the chat has (80x24 for a first start).
-const (
-	MaxCols = 2000
-	MaxRows = 1000
-)
+// SocketPath is proto.SocketPath: the server's socket inside the agent home.
+func SocketPath(home string) string { return proto.SocketPath(home) }
 
-// HelloResult is the answer to MethodHello.
-type HelloResult struct {
-	Version string `json:"version"`
-	Pid     int    `json:"pid"`
-}
+// ShortAddr is proto.ShortAddr: an address for the socket file at path that
+// fits in a sockaddr_un.
+func ShortAddr(path string) (addr string, release func(), err error) { return proto.ShortAddr(path) }
 
-// ListResult is the answer to MethodList: every chat, as `ls --json` prints
-// it, with the status the server's mux reports.
-type ListResult struct {
-	Chats []sessions.ChatJSON `json:"chats"`
-}
+// LockHolder is proto.LockHolder: the pid recorded in the agent home's lock
+// file, or 0.
+func LockHolder(home string) int { return proto.LockHolder(home) }
 
-// NewParams are the params of MethodNew. Every field may be left out: the
-// default harness, no project (the chat's own empty folder), no folders,
-// no files, a name made from the folder. A bad folder and a bad file are
-// refused together, in one -32602.
-type NewParams struct {
-	Harness               string   `json:"harness,omitempty"`
-	Cwd                   string   `json:"cwd,omitempty"`
-	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
-	AdditionalFiles       []string `json:"additionalFiles,omitempty"`
-	Name                  string   `json:"name,omitempty"`
-}
-
-// SetDirectoriesParams are the params of MethodSetDirectories: the whole new
-// list (an empty array clears it). The field is required.
-type SetDirectoriesParams struct {
-	ID                    string    `json:"id"`
-	AdditionalDirectories *[]string `json:"additionalDirectories"`
-}
-
-// SetFilesParams are the params of MethodSetFiles: the whole new list of
-// single files (an empty array clears it). The field is required.
-type SetFilesParams struct {
-	ID              string    `json:"id"`
-	AdditionalFiles *[]string `json:"additionalFiles"`
-}
-
-// ChatParams are the params of MethodStart, MethodStop and MethodRestart.
-// Cols and Rows size the pty (0: keep the chat's size).
-type ChatParams struct {
-	ID   string `json:"id"`
-	Cols int    `json:"cols,omitempty"`
-	Rows int    `json:"rows,omitempty"`
-}
-
-// RenameParams are the params of MethodRename.
-type RenameParams struct {
-	ID   string `json:"id"`
-	Name string `json:"name"`
-}
-
-// KillResult is the answer to MethodKill: the pid that is about to end.
-type KillResult struct {
-	Pid int `json:"pid"`
-}
+// ObservedFrom is proto.ObservedFrom: a mux entry as it goes on the wire.
+func ObservedFrom(e mux.Entry) (ObservedEntry, bool) { return proto.ObservedFrom(e) }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/acpmux/acpmux-tui/proto"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -24,7 +25,7 @@ import (
 // chats to start again (revive.go). The format is in docs/chat-files.md.
 
 // RunningDir is the folder of the agent home that holds the records.
-const RunningDir = "running"
+const RunningDir = proto.RunningDir
 
 // recordVersion is the format of a record.
 const recordVersion = 1

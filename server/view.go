@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -249,7 +250,7 @@ func (v *viewer) flushLocked() {
 		v.dirty = map[string]ChatView{}
 	}
 	for _, u := range screens {
-		v.lastLine = v.c.send(encodeScreenUpdate(u))
+		v.lastLine = v.c.send(proto.EncodeScreenUpdate(u))
 	}
 	v.lastFlush = time.Now()
 }
@@ -488,7 +489,7 @@ func (s *Server) createAndStart(p CreateAndStartParams) (any, *Error) {
 	if rpcErr != nil {
 		return nil, rpcErr
 	}
-	if err := checkSize(SizeParams{p.Cols, p.Rows}, true); err != nil {
+	if err := checkSize(SizeParams{Cols: p.Cols, Rows: p.Rows}, true); err != nil {
 		return nil, err
 	}
 	meta, err := s.opt.Mux.CreateAndStart(n, p.Cols, p.Rows)

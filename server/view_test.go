@@ -113,7 +113,7 @@ func (v *viewClient) ok(method string, params, result any) {
 func (v *viewClient) watch(cols, rows int) {
 	v.t.Helper()
 	var res StatesResult
-	v.ok(MethodWatch, SizeParams{cols, rows}, &res)
+	v.ok(MethodWatch, SizeParams{Cols: cols, Rows: rows}, &res)
 	for id, cv := range res.States {
 		v.chats[id] = cv
 	}
@@ -213,7 +213,7 @@ func TestWatchRenderWriteResize(t *testing.T) {
 	// It resizes every chat and both hear of it, though the harness prints
 	// nothing (it waits for input); then it types, and both see the echo.
 	a.waitChat(c.ID, "the chat waiting for input", func(cv ChatView) bool { return cv.State.Status == mux.StatusWaiting })
-	b.ok(MethodResize, SizeParams{90, 20}, nil)
+	b.ok(MethodResize, SizeParams{Cols: 90, Rows: 20}, nil)
 	a.waitChat(c.ID, "the resize told to the first client", func(cv ChatView) bool { return cv.Terminal.Cols == 90 && cv.Terminal.Rows == 20 })
 	b.write(c.ID, "from b\r")
 	b.waitScreen(c.ID, "echo: from b")
@@ -234,9 +234,9 @@ func TestWatchRenderWriteResize(t *testing.T) {
 		method string
 		params any
 	}{
-		{MethodResize, SizeParams{0, 10}},
-		{MethodResize, SizeParams{MaxCols + 1, 10}},
-		{MethodWatch, SizeParams{-1, 10}},
+		{MethodResize, SizeParams{Cols: 0, Rows: 10}},
+		{MethodResize, SizeParams{Cols: MaxCols + 1, Rows: 10}},
+		{MethodWatch, SizeParams{Cols: -1, Rows: 10}},
 		{MethodRender, RenderParams{}},
 		{MethodWrite, WriteParams{Data: []byte("x")}},
 		{MethodWrite, map[string]any{"id": c.ID, "data": "not base64!"}},

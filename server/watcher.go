@@ -27,7 +27,7 @@ type watcher struct {
 	waiters []chan struct{} // closed when the backlog is all queued
 }
 
-func (e ObservedEntry) cost() int {
+func backlogCost(e ObservedEntry) int {
 	n := entryCost + len(e.Text) + len(e.Title)
 	for _, p := range e.Plan {
 		n += len(p)
@@ -57,7 +57,7 @@ func joins(last, e ObservedEntry) bool {
 func (w *watcher) push(e ObservedEntry, always bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	cost := e.cost()
+	cost := backlogCost(e)
 	if !always && len(w.backlog) > 0 && (w.missed > 0 || w.size+cost > maxBacklog) {
 		w.missed++
 		w.signal()
@@ -117,8 +117,8 @@ func (w *watcher) take() []ObservedEntry {
 		return []ObservedEntry{{Kind: ObservedMissed, Count: n, At: time.Now()}}
 	}
 	n, size := 0, 0
-	for n < len(w.backlog) && (n == 0 || size+w.backlog[n].cost() <= maxBatch) {
-		size += w.backlog[n].cost()
+	for n < len(w.backlog) && (n == 0 || size+backlogCost(w.backlog[n]) <= maxBatch) {
+		size += backlogCost(w.backlog[n])
 		n++
 	}
 	batch := slices.Clone(w.backlog[:n])

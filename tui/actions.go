@@ -6,8 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/acpmux/acpmux-tui/mux"
-	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 	tea "github.com/charmbracelet/bubbletea"
 )
@@ -84,10 +83,10 @@ type closeDialogMsg struct{}
 func closeDialog() tea.Msg { return closeDialogMsg{} }
 
 // newsMsg is what the server told of changes made outside this client.
-type newsMsg server.News
+type newsMsg proto.News
 
 // waitNews delivers the server's next news.
-func waitNews(ch <-chan server.News) tea.Cmd {
+func waitNews(ch <-chan proto.News) tea.Cmd {
 	if ch == nil {
 		return nil
 	}
@@ -269,7 +268,7 @@ func tick(every time.Duration) tea.Cmd {
 
 // describeErr turns an error into the status line's text.
 func describeErr(what string, err error) string {
-	var gone *mux.FoldersGoneError
+	var gone *proto.FoldersGoneError
 	switch {
 	case errors.As(err, &gone):
 		return err.Error()

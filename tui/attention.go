@@ -6,7 +6,7 @@ import (
 	"sync"
 
 	"github.com/acpmux/acpmux-tui/internal/plaintext"
-	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 	tea "github.com/charmbracelet/bubbletea"
 )
 
@@ -18,10 +18,10 @@ import (
 // counting the chats that ask (`acpmux · 2 asking`).
 
 // noticeMsg is a notice from the server: a chat needs the user.
-type noticeMsg mux.Notice
+type noticeMsg proto.Notice
 
 // waitNotices waits for the server's next notice.
-func waitNotices(ch <-chan mux.Notice) tea.Cmd {
+func waitNotices(ch <-chan proto.Notice) tea.Cmd {
 	if ch == nil {
 		return nil
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/acpmux/acpmux-tui/config"
-	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 	tea "github.com/charmbracelet/bubbletea"
 )
@@ -90,7 +90,7 @@ func TestNoticesReachTheTerminal(t *testing.T) {
 		if got := lastOf(term.all()); got != "\x1b]2;acpmux\a" {
 			t.Fatalf("first title %q", got)
 		}
-		r.fake.set(other, mux.State{Status: mux.StatusAsking, Unread: true}, "")
+		r.fake.set(other, proto.State{Status: proto.StatusAsking, Unread: true}, "")
 		r.run(func() tea.Msg { return chatsChangedMsg{ids: []string{other}} })
 		if got := lastOf(term.all()); got != "\x1b]2;acpmux · 1 asking\a" {
 			t.Fatalf("title with one chat asking: %q", got)

@@ -6,8 +6,7 @@ import (
 	"time"
 
 	"github.com/acpmux/acpmux-tui/config"
-	"github.com/acpmux/acpmux-tui/mux"
-	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 	tea "github.com/charmbracelet/bubbletea"
 )
@@ -25,10 +24,10 @@ type Mux interface {
 	// Changes delivers ids of chats whose screen or state changed, at most
 	// one pending per chat until State or Render is called for it.
 	Changes() <-chan string
-	State(id string) mux.State
+	State(id string) proto.State
 	Render(id string, scroll int) string
-	Terminal(id string) mux.Terminal
-	Transcript(id string) []mux.Entry
+	Terminal(id string) proto.Terminal
+	Transcript(id string) []proto.Entry
 	// History is a pty chat's scrollback and screen as plain lines, at
 	// most maxBytes (a handoff's capsule reads it); it may block.
 	History(id string, maxBytes int) []string
@@ -50,20 +49,20 @@ type Mux interface {
 	Look(id string) error
 	// Notices delivers chats that ask for the user or finished a turn
 	// while nobody looked at them.
-	Notices() <-chan mux.Notice
+	Notices() <-chan proto.Notice
 	// News delivers what the server tells of changes made outside this
 	// client: chat files changed on disk (by hand, another acpmux-tui
 	// process, or the server), a config file it refused.
-	News() <-chan server.News
+	News() <-chan proto.News
 
 	// Export has the server write chat id's bundle to path (absolute). It
 	// may block.
-	Export(id, path string) (server.ExportReport, error)
+	Export(id, path string) (proto.ExportReport, error)
 	// Import has the server add a chat from the bundle at path (absolute),
 	// keeping its folders only inside roots; with dryRun nothing is
 	// written and the report says what would be kept and dropped. It may
 	// block.
-	Import(path string, roots []string, dryRun bool) (server.ImportReport, error)
+	Import(path string, roots []string, dryRun bool) (proto.ImportReport, error)
 }
 
 // ChatStore is the chat store as the server keeps it (client.Remote's
@@ -82,11 +81,11 @@ type ChatStore interface {
 	Rename(id, name string) (*sessions.Meta, error)
 	// RemoveMissing drops the chat's stored folders and files that fail
 	// the check of every start, and says which.
-	RemoveMissing(id string) (server.RemoveMissingResult, error)
+	RemoveMissing(id string) (proto.RemoveMissingResult, error)
 	// Remove stops and deletes a chat, its own folder with the files in
 	// it only when force is set; with dryRun it only says what the
 	// folder holds.
-	Remove(id string, force, dryRun bool) (server.RemoveReport, error)
+	Remove(id string, force, dryRun bool) (proto.RemoveReport, error)
 }
 
 // ChatLists is what the folder picker needs of the server: the shared

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 	tea "github.com/charmbracelet/bubbletea"
 )
@@ -59,8 +59,8 @@ func benchModel(b *testing.B, entries []sessions.Entry) *Model {
 	l := computeLayout(160, 50)
 	scr := benchScreen(l.chatCols, l.chatRows)
 	for _, e := range entries {
-		fake.set(e.ID, mux.State{Status: mux.StatusRunning, Pid: 4242, Started: time.Unix(0, 0)}, scr)
-		fake.terms[e.ID] = mux.Terminal{Cols: l.chatCols, Rows: l.chatRows, CursorVisible: true}
+		fake.set(e.ID, proto.State{Status: proto.StatusRunning, Pid: 4242, Started: time.Unix(0, 0)}, scr)
+		fake.terms[e.ID] = proto.Terminal{Cols: l.chatCols, Rows: l.chatRows, CursorVisible: true}
 	}
 	m := New(Options{Mux: fake, Renderer: asciiRenderer(), Entries: entries, Tick: -1})
 	b.Cleanup(m.Close)
@@ -110,8 +110,8 @@ func BenchmarkKeyPress100Live(b *testing.B) {
 		screens[v] = strings.Join(tall[v:v+l.chatRows], "\n")
 	}
 	for i, id := range ids {
-		fake.set(id, mux.State{Status: mux.StatusRunning, Pid: 4242 + i, Started: time.Unix(0, 0)}, screens[i%variants])
-		fake.terms[id] = mux.Terminal{Cols: l.chatCols, Rows: l.chatRows, CursorVisible: true}
+		fake.set(id, proto.State{Status: proto.StatusRunning, Pid: 4242 + i, Started: time.Unix(0, 0)}, screens[i%variants])
+		fake.terms[id] = proto.Terminal{Cols: l.chatCols, Rows: l.chatRows, CursorVisible: true}
 	}
 	m := New(Options{Mux: fake, Renderer: asciiRenderer(), Entries: entries, Tick: -1})
 	b.Cleanup(m.Close)
@@ -123,7 +123,7 @@ func BenchmarkKeyPress100Live(b *testing.B) {
 	for b.Loop() {
 		b.StopTimer()
 		for j, id := range ids {
-			fake.set(id, mux.State{Status: mux.StatusRunning, Pid: 4242 + j, Started: time.Unix(0, 0)}, screens[(i+j+1)%variants])
+			fake.set(id, proto.State{Status: proto.StatusRunning, Pid: 4242 + j, Started: time.Unix(0, 0)}, screens[(i+j+1)%variants])
 		}
 		m.Update(changed)
 		b.StartTimer()
@@ -205,7 +205,7 @@ func BenchmarkForkKeyToFirstFrame(b *testing.B) {
 		b.Run(h, func(b *testing.B) {
 			r := newRig(b, nil)
 			parent := r.create(sessions.NewChat{Name: "long talk", Harness: h})
-			r.fake.set(parent.ID, mux.State{Status: mux.StatusRunning, Pid: 4242, Started: time.Unix(0, 0)}, conv.String())
+			r.fake.set(parent.ID, proto.State{Status: proto.StatusRunning, Pid: 4242, Started: time.Unix(0, 0)}, conv.String())
 			r.open(Options{})
 			b.ReportAllocs()
 			for b.Loop() {

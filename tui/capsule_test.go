@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -19,10 +19,10 @@ var keyCtrlS = keyOf(tea.KeyCtrlS)
 func TestHandoffCapsuleIsReviewedBeforeItIsSent(t *testing.T) {
 	r := newRig(t, nil)
 	a := r.create(sessions.NewChat{Name: "base", Harness: "claude-acp"})
-	r.fake.transcripts[a.ID] = []mux.Entry{
-		{Kind: mux.EntryUser, Text: "fix the flaky test"},
-		{Kind: mux.EntryTool, Title: "Edit flaky_test.go", ToolStatus: "completed", Paths: []string{"/src/flaky_test.go"}},
-		{Kind: mux.EntryAgent, Text: "It races on the clock \x1b]52;c;aGk=\x07now."},
+	r.fake.transcripts[a.ID] = []proto.Entry{
+		{Kind: proto.EntryUser, Text: "fix the flaky test"},
+		{Kind: proto.EntryTool, Title: "Edit flaky_test.go", ToolStatus: "completed", Paths: []string{"/src/flaky_test.go"}},
+		{Kind: proto.EntryAgent, Text: "It races on the clock \x1b]52;c;aGk=\x07now."},
 	}
 	r.open(Options{})
 
@@ -67,7 +67,7 @@ func TestHandoffCapsuleIsReviewedBeforeItIsSent(t *testing.T) {
 func TestForkWithoutNativeForkCarriesACapsule(t *testing.T) {
 	r := newRig(t, nil)
 	a := r.create(sessions.NewChat{Name: "base", Harness: "gemini"})
-	r.fake.set(a.ID, mux.State{}, "> make the build reproducible\n✦ Pinned the toolchain.")
+	r.fake.set(a.ID, proto.State{}, "> make the build reproducible\n✦ Pinned the toolchain.")
 	r.open(Options{})
 	r.key(runeKey('f'))
 	fork := r.chatOf(sessions.OriginFork)
@@ -96,9 +96,9 @@ func TestCapsuleReviewShowsTheRedactions(t *testing.T) {
 	token := "ghp_" + strings.Repeat("a7Q2", 9)
 	r := newRig(t, nil)
 	a := r.create(sessions.NewChat{Name: "deploy", Harness: "claude-acp"})
-	r.fake.transcripts[a.ID] = []mux.Entry{
-		{Kind: mux.EntryUser, Text: "deploy with my key " + key},
-		{Kind: mux.EntryAgent, Text: "Set it up:\nexport GITHUB_TOKEN=" + token + "\nDEBUG=1"},
+	r.fake.transcripts[a.ID] = []proto.Entry{
+		{Kind: proto.EntryUser, Text: "deploy with my key " + key},
+		{Kind: proto.EntryAgent, Text: "Set it up:\nexport GITHUB_TOKEN=" + token + "\nDEBUG=1"},
 	}
 	r.open(Options{})
 	r.key(runeKey('h'), keyEnter)

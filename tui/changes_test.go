@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 	tea "github.com/charmbracelet/bubbletea"
 )
 
@@ -63,7 +63,7 @@ func TestUnchangedOnlyWhenNothingDrawnChanged(t *testing.T) {
 	fake := newFakeMux(nil)
 	entries := benchEntries(3)
 	for _, e := range entries {
-		fake.set(e.ID, mux.State{Status: mux.StatusRunning, Started: time.Unix(0, 0)}, "$ ")
+		fake.set(e.ID, proto.State{Status: proto.StatusRunning, Started: time.Unix(0, 0)}, "$ ")
 	}
 	m := New(Options{Mux: fake, Renderer: asciiRenderer(), Entries: entries, Tick: -1})
 	t.Cleanup(m.Close)
@@ -76,14 +76,14 @@ func TestUnchangedOnlyWhenNothingDrawnChanged(t *testing.T) {
 	steps := []struct {
 		what      string
 		id        string
-		st        mux.State
+		st        proto.State
 		screen    string
 		unchanged bool
 	}{
-		{"another chat printed", other, mux.State{Status: mux.StatusRunning, Started: time.Unix(0, 0)}, "$ date", true},
-		{"another chat waits for its user", other, mux.State{Status: mux.StatusWaiting, Unread: true, Started: time.Unix(0, 0)}, "$ date", false},
-		{"another chat printed again, still waiting", other, mux.State{Status: mux.StatusWaiting, Unread: true, Started: time.Unix(0, 0)}, "$ date\n$", true},
-		{"the shown chat printed", shown, mux.State{Status: mux.StatusRunning, Started: time.Unix(0, 0)}, "$ ls", false},
+		{"another chat printed", other, proto.State{Status: proto.StatusRunning, Started: time.Unix(0, 0)}, "$ date", true},
+		{"another chat waits for its user", other, proto.State{Status: proto.StatusWaiting, Unread: true, Started: time.Unix(0, 0)}, "$ date", false},
+		{"another chat printed again, still waiting", other, proto.State{Status: proto.StatusWaiting, Unread: true, Started: time.Unix(0, 0)}, "$ date\n$", true},
+		{"the shown chat printed", shown, proto.State{Status: proto.StatusRunning, Started: time.Unix(0, 0)}, "$ ls", false},
 	}
 	for _, s := range steps {
 		before := m.View()

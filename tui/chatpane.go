@@ -8,7 +8,7 @@ import (
 
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/internal/plaintext"
-	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textarea"
@@ -44,8 +44,8 @@ type ChatPane struct {
 
 	id, name, harnessName, transport string
 	focused                          bool
-	state                            mux.State
-	term                             mux.Terminal
+	state                            proto.State
+	term                             proto.Terminal
 	scroll                           int // lines scrolled back; 0 is live
 
 	screen     []string // the lines drawn
@@ -130,9 +130,9 @@ func (p *ChatPane) SetFocus(on bool) {
 // exited or was stopped) after it was started: keys go nowhere then.
 func (p *ChatPane) Stopped() bool {
 	switch p.state.Status {
-	case mux.StatusFailed, mux.StatusExited:
+	case proto.StatusFailed, proto.StatusExited:
 		return true
-	case mux.StatusStopped:
+	case proto.StatusStopped:
 		return !p.state.Started.IsZero() || p.state.LastError != ""
 	}
 	return false
@@ -142,7 +142,7 @@ func (p *ChatPane) Stopped() bool {
 func (p *ChatPane) Focused() bool { return p.focused }
 
 // State returns the shown chat's harness state as last read.
-func (p *ChatPane) State() mux.State { return p.state }
+func (p *ChatPane) State() proto.State { return p.state }
 
 // Refresh reads the shown chat from the mux (in-memory) and lays out its
 // lines. It is called on a change notice for the chat, never from View.
@@ -194,14 +194,14 @@ func (p *ChatPane) stoppedBanner() string {
 	}
 	what := "stopped"
 	switch st.Status {
-	case mux.StatusExited:
+	case proto.StatusExited:
 		what = "exited"
-	case mux.StatusFailed:
+	case proto.StatusFailed:
 		what = "failed"
 	}
 	// The key before the reason: a long reason is cut at the pane's edge.
 	text := "── " + p.harnessName + " " + what + " · " + p.c.Keys.Focus.Help().Key + " restarts it "
-	if st.Status != mux.StatusStopped && st.Reason != "" {
+	if st.Status != proto.StatusStopped && st.Reason != "" {
 		text += "· " + plaintext.Line(st.Reason) + " "
 	}
 	return p.c.Styles.Warn.Render(ansi.Truncate(text+strings.Repeat("─", max(p.w-ansi.StringWidth(text), 0)), p.w, "…"))
@@ -252,13 +252,13 @@ func (p *ChatPane) placeholder() []string {
 	st := p.c.Styles
 	var msg []string
 	switch p.state.Status {
-	case mux.StatusFailed:
+	case proto.StatusFailed:
 		msg = []string{st.Error.Render(p.harnessName + " could not start"), ""}
 		for _, l := range strings.Split(ansi.Wrap(p.state.Reason, max(p.w-4, 10), " "), "\n") {
 			msg = append(msg, st.Dim.Render(l))
 		}
 		msg = append(msg, "", st.Dim.Render("press "+p.c.Keys.Focus.Help().Key+" to start it again"))
-	case mux.StatusStarting, mux.StatusRunning, mux.StatusAsking, mux.StatusWaiting:
+	case proto.StatusStarting, proto.StatusRunning, proto.StatusAsking, proto.StatusWaiting:
 		msg = []string{st.Dim.Render("starting " + p.harnessName + "…")}
 	default:
 		msg = []string{
@@ -272,8 +272,8 @@ func (p *ChatPane) placeholder() []string {
 
 func (p *ChatPane) refreshACP() {
 	entries := p.mux.Transcript(p.id)
-	p.transcript = mux.RenderTranscript(entries, p.w)
-	p.heardAt = mux.LastUpdate(entries)
+	p.transcript = proto.RenderTranscript(entries, p.w)
+	p.heardAt = proto.LastUpdate(entries)
 	cardH := 0
 	if perm := p.state.Permission; perm != nil {
 		cardH = 2
@@ -282,7 +282,7 @@ func (p *ChatPane) refreshACP() {
 		// whatever reached it.
 		card := *perm
 		card.Title = plaintext.Line(card.Title)
-		card.Options = append([]mux.PermissionOption(nil), card.Options...)
+		card.Options = append([]proto.PermissionOption(nil), card.Options...)
 		for i := range card.Options {
 			card.Options[i].Name = plaintext.Line(card.Options[i].Name)
 		}
@@ -452,13 +452,13 @@ func (p *ChatPane) View() []string {
 	}
 	sep := strings.Repeat("─", p.w)
 	banner := ""
-	if p.state.Status != mux.StatusStopped || len(p.transcript) > 0 {
+	if p.state.Status != proto.StatusStopped || len(p.transcript) > 0 {
 		// A chat that never ran has nothing to say it stopped.
 		banner = p.stoppedBanner()
 	}
 	if p.state.TurnActive {
 		label := "── turn running · "
-		if d := p.quiet(); d >= mux.NoReplyAfter {
+		if d := p.quiet(); d >= proto.NoReplyAfter {
 			label += fmt.Sprintf("no reply yet (%ds) · ", int(d/time.Second))
 		}
 		sep = ansi.Truncate(label+"esc cancels "+sep, p.w, "")

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -26,10 +26,10 @@ func openACP(t *testing.T) (*rig, string) {
 
 // card is the permission card of the perms fake's n-th tool call, with
 // pending requests waiting.
-func card(n, pending int) *mux.Permission {
-	return &mux.Permission{
+func card(n, pending int) *proto.Permission {
+	return &proto.Permission{
 		Title: "Tool " + string(rune('0'+n)), Pending: pending, Seq: uint64(n),
-		Options: []mux.PermissionOption{{ID: "allow_once", Name: "Allow"}, {ID: "reject_once", Name: "Reject"}},
+		Options: []proto.PermissionOption{{ID: "allow_once", Name: "Allow"}, {ID: "reject_once", Name: "Reject"}},
 	}
 }
 
@@ -45,8 +45,8 @@ func answers(calls []string) []string {
 
 func TestACPPermissionQueueShowsEachCardWithItsCount(t *testing.T) {
 	r, id := openACP(t)
-	show := func(p *mux.Permission) {
-		r.fake.set(id, mux.State{Status: mux.StatusRunning, TurnActive: true, Permission: p}, "")
+	show := func(p *proto.Permission) {
+		r.fake.set(id, proto.State{Status: proto.StatusRunning, TurnActive: true, Permission: p}, "")
 		r.m.Update(chatsChangedMsg{ids: []string{id}})
 	}
 	show(card(1, 5))
@@ -85,7 +85,7 @@ func TestACPCardTitleIsDrawnOnOneCleanLine(t *testing.T) {
 	p := card(1, 1)
 	p.Title = "Edit \x1b]52;c;cHduZWQ=\x07main.go\nnext"
 	p.Options[0].Name = "Allow\x1b[5m"
-	r.fake.set(id, mux.State{Status: mux.StatusRunning, TurnActive: true, Permission: p}, "")
+	r.fake.set(id, proto.State{Status: proto.StatusRunning, TurnActive: true, Permission: p}, "")
 	r.m.Update(chatsChangedMsg{ids: []string{id}})
 	v := r.m.View()
 	if !strings.Contains(v, "⚠ permission: Edit main.go next") || !strings.Contains(v, "1 Allow · 2 Reject") {
@@ -100,7 +100,7 @@ func TestACPQuietTurnSaysNoReplyYet(t *testing.T) {
 	r, id := openACP(t)
 	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
-	set := func(st mux.State, entries ...mux.Entry) {
+	set := func(st proto.State, entries ...proto.Entry) {
 		r.fake.mu.Lock()
 		r.fake.transcripts[id] = entries
 		r.fake.mu.Unlock()
@@ -111,8 +111,8 @@ func TestACPQuietTurnSaysNoReplyYet(t *testing.T) {
 		r.m.Update(tickMsg(at(s)))
 		return r.m.View()
 	}
-	running := mux.State{Status: mux.StatusRunning, TurnActive: true}
-	asked := mux.Entry{Kind: mux.EntryUser, Text: "what files are here?", At: at(0)}
+	running := proto.State{Status: proto.StatusRunning, TurnActive: true}
+	asked := proto.Entry{Kind: proto.EntryUser, Text: "what files are here?", At: at(0)}
 	set(running, asked)
 	if v := tick(9); !strings.Contains(v, "turn running") || strings.Contains(v, "no reply yet") {
 		t.Fatalf("9 s in:\n%s", v)
@@ -125,7 +125,7 @@ func TestACPQuietTurnSaysNoReplyYet(t *testing.T) {
 	}
 	// A chunk arrives: the quiet spell is over, and the next one counts
 	// from it.
-	reply := mux.Entry{Kind: mux.EntryAgent, Text: "looking", At: at(25)}
+	reply := proto.Entry{Kind: proto.EntryAgent, Text: "looking", At: at(25)}
 	set(running, asked, reply)
 	if v := tick(26); strings.Contains(v, "no reply yet") {
 		t.Fatalf("a reply did not end the quiet spell:\n%s", v)
@@ -148,7 +148,7 @@ func TestACPQuietTurnSaysNoReplyYet(t *testing.T) {
 		t.Fatalf("quiet after the card:\n%s", v)
 	}
 	// The turn ends: nothing is said.
-	set(mux.State{Status: mux.StatusWaiting}, asked, reply)
+	set(proto.State{Status: proto.StatusWaiting}, asked, reply)
 	if v := tick(100); strings.Contains(v, "no reply yet") || strings.Contains(v, "turn running") {
 		t.Fatalf("an idle chat says it waits:\n%s", v)
 	}

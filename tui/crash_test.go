@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 	tea "github.com/charmbracelet/bubbletea"
 )
@@ -31,18 +31,18 @@ func TestSummaryQuotesWhatTheHarnessLastSaid(t *testing.T) {
 	said := "Failed to connect to api.example.test: ENOTFOUND"
 	for _, tc := range []struct {
 		name  string
-		state mux.State
+		state proto.State
 		label string
 		want  string
 	}{
-		{"exited, respawn due", mux.State{Status: mux.StatusExited, ExitCode: 1, Reason: "exit status 1", LastError: "exit status 1", LastOutput: said},
+		{"exited, respawn due", proto.State{Status: proto.StatusExited, ExitCode: 1, Reason: "exit status 1", LastError: "exit status 1", LastOutput: said},
 			"error", `"` + said + `" · exit status 1`},
-		{"respawned and running", mux.State{Status: mux.StatusRunning, Pid: 4242, LastError: "exit status 1", LastOutput: said},
+		{"respawned and running", proto.State{Status: proto.StatusRunning, Pid: 4242, LastError: "exit status 1", LastOutput: said},
 			"last err", `"` + said + `" · exit status 1`},
-		{"failed", mux.State{Status: mux.StatusFailed, ExitCode: 1, Reason: "crashed 6 times in 1m0s; last: exit status 1",
+		{"failed", proto.State{Status: proto.StatusFailed, ExitCode: 1, Reason: "crashed 6 times in 1m0s; last: exit status 1",
 			LastError: "crashed 6 times in 1m0s; last: exit status 1", LastOutput: said},
 			"error", `"` + said + `" · crashed 6 times in 1m0s; last: exit status 1`},
-		{"nothing printed", mux.State{Status: mux.StatusFailed, Reason: "exit status 3", LastError: "exit status 3"},
+		{"nothing printed", proto.State{Status: proto.StatusFailed, Reason: "exit status 3", LastError: "exit status 3"},
 			"error", "exit status 3"},
 	} {
 		r.fake.mu.Lock()
@@ -57,7 +57,7 @@ func TestSummaryQuotesWhatTheHarnessLastSaid(t *testing.T) {
 	}
 	// Narrow: the quote stays, the status is cut.
 	r.fake.mu.Lock()
-	r.fake.states[a.ID] = mux.State{Status: mux.StatusFailed, Reason: "crashed 6 times in 1m0s; last: exit status 1",
+	r.fake.states[a.ID] = proto.State{Status: proto.StatusFailed, Reason: "crashed 6 times in 1m0s; last: exit status 1",
 		LastError: "crashed 6 times in 1m0s; last: exit status 1", LastOutput: said}
 	r.fake.mu.Unlock()
 	r.run(func() tea.Msg { return tea.WindowSizeMsg{Width: 120, Height: 30} })

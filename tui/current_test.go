@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
@@ -75,20 +75,20 @@ func TestAStatusChangeChecksTheFolders(t *testing.T) {
 	lib := r.dir("lib")
 	a := r.create(sessions.NewChat{Name: "a", AdditionalDirectories: []string{lib}})
 	r.open(Options{})
-	r.fake.set(a.ID, mux.State{Status: mux.StatusRunning, Pid: 7}, "ready>")
+	r.fake.set(a.ID, proto.State{Status: proto.StatusRunning, Pid: 7}, "ready>")
 	r.run(func() tea.Msg { return chatsChangedMsg{ids: []string{a.ID}} })
 	if err := os.Remove(lib); err != nil {
 		t.Fatal(err)
 	}
 	// Running to waiting and back is the harness at work, not a change of
 	// its life: no look at the disk.
-	r.fake.set(a.ID, mux.State{Status: mux.StatusWaiting, Pid: 7}, "ready>")
+	r.fake.set(a.ID, proto.State{Status: proto.StatusWaiting, Pid: 7}, "ready>")
 	r.run(func() tea.Msg { return chatsChangedMsg{ids: []string{a.ID}} })
 	if strings.Contains(r.m.View(), "✗ does not exist") {
 		t.Fatal("a turn of the harness checked the folders")
 	}
 	// It exits: the folders are looked at again.
-	r.fake.set(a.ID, mux.State{Status: mux.StatusExited, ExitCode: 1}, "ready>")
+	r.fake.set(a.ID, proto.State{Status: proto.StatusExited, ExitCode: 1}, "ready>")
 	r.run(func() tea.Msg { return chatsChangedMsg{ids: []string{a.ID}} })
 	if !strings.Contains(r.m.View(), "✗ does not exist") {
 		t.Fatalf("not flagged after the status changed:\n%s", r.m.View())
@@ -117,7 +117,7 @@ func TestRestartRefusedLeavesItRunningWithTheRefusalShown(t *testing.T) {
 	r.open(Options{})
 	r.key(keyEnter, keyOf(tea.KeyCtrlCloseBracket))
 	r.m.Update(chatsChangedMsg{ids: []string{a.ID}})
-	r.fake.restartErr[a.ID] = &mux.FoldersGoneError{ChatID: a.ID, Running: true,
+	r.fake.restartErr[a.ID] = &proto.FoldersGoneError{ChatID: a.ID, Running: true,
 		Problems: []sessions.FolderProblem{{Index: 0, Path: lib, Reason: "does not exist"}}}
 	r.key(runeKey('r'))
 	if !slices.Contains(r.fake.Calls(), "restart "+a.ID) {

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 )
@@ -30,7 +30,7 @@ const maxSlug = 48
 type chatExportedMsg struct {
 	owner int
 	id    string
-	rep   server.ExportReport
+	rep   proto.ExportReport
 	err   error
 }
 
@@ -225,7 +225,7 @@ func (m *Model) exported(msg chatExportedMsg) tea.Cmd {
 // it is, how the conversation travels and the notes first, as a narrow
 // status line cuts the end, then where it went (relative to the TUI's
 // folder cwd when inside it).
-func exportSummary(rep server.ExportReport, cwd string) string {
+func exportSummary(rep proto.ExportReport, cwd string) string {
 	conv := rep.Conversation + " conversation"
 	switch rep.Conversation {
 	case "", "none":

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 	tea "github.com/charmbracelet/bubbletea"
 )
@@ -30,7 +30,7 @@ func (r *rig) clearField() { r.key(keyOf(tea.KeyCtrlU)) }
 func TestExportWritesTheBundleWhereAskedAndSaysSo(t *testing.T) {
 	r := newRig(t, nil)
 	c := r.create(sessions.NewChat{Name: "Fix the parser!"})
-	r.fake.bundles.exportRep = server.ExportReport{Name: c.Name, Bytes: 12_400, Conversation: "exact", Source: "claude-session", Host: "box"}
+	r.fake.bundles.exportRep = proto.ExportReport{Name: c.Name, Bytes: 12_400, Conversation: "exact", Source: "claude-session", Host: "box"}
 	r.open(Options{Cwd: r.root})
 
 	r.key(runeKey('e'))
@@ -76,7 +76,7 @@ func TestExportResolvesARelativePathAgainstTheTUIsFolder(t *testing.T) {
 }
 
 func TestExportSummaryNamesAPathElsewhereInFull(t *testing.T) {
-	rep := server.ExportReport{Name: "a", Path: "/srv/bundles/a.tgz", Bytes: 10, Conversation: "none"}
+	rep := proto.ExportReport{Name: "a", Path: "/srv/bundles/a.tgz", Bytes: 10, Conversation: "none"}
 	if got, want := exportSummary(rep, "/home/me"), "exported a: 10 B, no conversation → /srv/bundles/a.tgz"; got != want {
 		t.Errorf("summary %q, want %q", got, want)
 	}
@@ -90,7 +90,7 @@ func TestExportNotesShowAsAWarning(t *testing.T) {
 	r := newRig(t, nil)
 	r.create(sessions.NewChat{Name: "a"})
 	note := "an ACP turn was in progress: exported up to its last complete update"
-	r.fake.bundles.exportRep = server.ExportReport{Name: "a", Bytes: 3 << 20, Conversation: "exact", Source: "acp-transcript", Notes: []string{note}}
+	r.fake.bundles.exportRep = proto.ExportReport{Name: "a", Bytes: 3 << 20, Conversation: "exact", Source: "acp-transcript", Notes: []string{note}}
 	r.open(Options{Cwd: r.root})
 	r.key(runeKey('e'), keyEnter)
 	if !r.m.isWarn || !strings.Contains(r.m.status, "3.0 MiB") || !strings.Contains(r.m.status, "; "+note+" → ") {

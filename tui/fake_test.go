@@ -11,8 +11,7 @@ import (
 
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
-	"github.com/acpmux/acpmux-tui/mux"
-	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -28,27 +27,27 @@ type fakeMux struct {
 	writes  chan writeReq
 
 	mu       sync.Mutex
-	states   map[string]mux.State
+	states   map[string]proto.State
 	screens  map[string]string
-	terms    map[string]mux.Terminal
+	terms    map[string]proto.Terminal
 	startErr map[string]error
 	// restartErr refuses a restart and leaves the chat as it is, as the mux
 	// does when a folder has gone.
 	restartErr map[string]error
 	// transcripts are the ACP chats' entries.
-	transcripts map[string][]mux.Entry
+	transcripts map[string][]proto.Entry
 	calls       []string // "start ID", "restart ID", "stop ID", "forget ID", "create NAME", "resize CxR"
-	notices     chan mux.Notice
-	news        chan server.News
+	notices     chan proto.Notice
+	news        chan proto.News
 	looks       []string
 	bundles     bundleFake
 }
 
 func newFakeMux(store *sessions.Store) *fakeMux {
 	return &fakeMux{
-		store: store, changes: make(chan string, 64), writes: make(chan writeReq, 256), notices: make(chan mux.Notice, 16),
-		states: map[string]mux.State{}, screens: map[string]string{}, terms: map[string]mux.Terminal{},
-		startErr: map[string]error{}, restartErr: map[string]error{}, transcripts: map[string][]mux.Entry{},
+		store: store, changes: make(chan string, 64), writes: make(chan writeReq, 256), notices: make(chan proto.Notice, 16),
+		states: map[string]proto.State{}, screens: map[string]string{}, terms: map[string]proto.Terminal{},
+		startErr: map[string]error{}, restartErr: map[string]error{}, transcripts: map[string][]proto.Entry{},
 	}
 }
 
@@ -68,10 +67,10 @@ func (f *fakeMux) Calls() []string {
 func (f *fakeMux) Changes() <-chan string { return f.changes }
 
 // Notices delivers what the test sends on notices.
-func (f *fakeMux) Notices() <-chan mux.Notice { return f.notices }
+func (f *fakeMux) Notices() <-chan proto.Notice { return f.notices }
 
 // News delivers what the test sends on news (nil: nothing).
-func (f *fakeMux) News() <-chan server.News { return f.news }
+func (f *fakeMux) News() <-chan proto.News { return f.news }
 
 // Look records the chat the TUI says it shows.
 func (f *fakeMux) Look(id string) error {
@@ -88,7 +87,7 @@ func (f *fakeMux) Looks() []string {
 	return append([]string(nil), f.looks...)
 }
 
-func (f *fakeMux) State(id string) mux.State {
+func (f *fakeMux) State(id string) proto.State {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.states[id]
@@ -100,19 +99,19 @@ func (f *fakeMux) Render(id string, scroll int) string {
 	return f.screens[id]
 }
 
-func (f *fakeMux) Terminal(id string) mux.Terminal {
+func (f *fakeMux) Terminal(id string) proto.Terminal {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.terms[id]
 }
 
-func (f *fakeMux) Transcript(id string) []mux.Entry {
+func (f *fakeMux) Transcript(id string) []proto.Entry {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]mux.Entry(nil), f.transcripts[id]...)
+	return append([]proto.Entry(nil), f.transcripts[id]...)
 }
 
-func (f *fakeMux) set(id string, st mux.State, screen string) {
+func (f *fakeMux) set(id string, st proto.State, screen string) {
 	f.mu.Lock()
 	f.states[id], f.screens[id] = st, screen
 	f.mu.Unlock()
@@ -123,10 +122,10 @@ func (f *fakeMux) Start(id string, cols, rows int) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := f.startErr[id]; err != nil {
-		f.states[id] = mux.State{Status: mux.StatusFailed, Reason: err.Error(), LastError: err.Error()}
+		f.states[id] = proto.State{Status: proto.StatusFailed, Reason: err.Error(), LastError: err.Error()}
 		return err
 	}
-	f.states[id] = mux.State{Status: mux.StatusRunning, Pid: 4242, Transport: "pty"}
+	f.states[id] = proto.State{Status: proto.StatusRunning, Pid: 4242, Transport: "pty"}
 	f.screens[id] = "ready>"
 	return nil
 }
@@ -153,7 +152,7 @@ func (f *fakeMux) SetFiles(id string, files []string) (*sessions.Meta, error) {
 func (f *fakeMux) Stop(id string) {
 	f.call("stop " + id)
 	f.mu.Lock()
-	f.states[id] = mux.State{Status: mux.StatusStopped}
+	f.states[id] = proto.State{Status: proto.StatusStopped}
 	f.mu.Unlock()
 }
 
@@ -367,17 +366,17 @@ func (f *fakeMux) History(id string, maxBytes int) []string {
 // importErr refuses it.
 type bundleFake struct {
 	exportErr, dryErr, importErr error
-	exportRep                    server.ExportReport
-	dryRep                       server.ImportReport
+	exportRep                    proto.ExportReport
+	dryRep                       proto.ImportReport
 }
 
 // Export records "export ID PATH" and answers as the test set.
-func (f *fakeMux) Export(id, path string) (server.ExportReport, error) {
+func (f *fakeMux) Export(id, path string) (proto.ExportReport, error) {
 	f.call("export " + id + " " + path)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.bundles.exportErr != nil {
-		return server.ExportReport{}, f.bundles.exportErr
+		return proto.ExportReport{}, f.bundles.exportErr
 	}
 	rep := f.bundles.exportRep
 	rep.ID, rep.Path = id, path
@@ -386,7 +385,7 @@ func (f *fakeMux) Export(id, path string) (server.ExportReport, error) {
 
 // Import records "import PATH ROOT,ROOT dry" (or without " dry") and
 // answers as the test set; only a real import stores a chat.
-func (f *fakeMux) Import(path string, roots []string, dryRun bool) (server.ImportReport, error) {
+func (f *fakeMux) Import(path string, roots []string, dryRun bool) (proto.ImportReport, error) {
 	call := "import " + path + " " + strings.Join(roots, ",")
 	if dryRun {
 		call += " dry"
@@ -397,18 +396,18 @@ func (f *fakeMux) Import(path string, roots []string, dryRun bool) (server.Impor
 	f.mu.Unlock()
 	switch {
 	case dryRun && b.dryErr != nil:
-		return server.ImportReport{}, b.dryErr
+		return proto.ImportReport{}, b.dryErr
 	case dryRun:
 		rep := b.dryRep
 		rep.DryRun = true
 		return rep, nil
 	case b.importErr != nil:
-		return server.ImportReport{}, b.importErr
+		return proto.ImportReport{}, b.importErr
 	}
 	m, err := f.store.Create(sessions.NewChat{Name: b.dryRep.Name, Harness: b.dryRep.Harness, Cwd: b.dryRep.Cwd,
 		AdditionalDirectories: b.dryRep.Kept, Parent: b.dryRep.Parent, Origin: sessions.OriginImport})
 	if err != nil {
-		return server.ImportReport{}, err
+		return proto.ImportReport{}, err
 	}
 	rep := b.dryRep
 	rep.ID, rep.Name = m.ID, m.Name

@@ -6,7 +6,7 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -117,9 +117,9 @@ func (f *fakeMux) RemoveFolders(id string, dirs []string) (*sessions.Meta, error
 
 // RemoveMissing drops what has gone and tells the harness when it dropped
 // any, as the server does.
-func (f *fakeMux) RemoveMissing(id string) (server.RemoveMissingResult, error) {
+func (f *fakeMux) RemoveMissing(id string) (proto.RemoveMissingResult, error) {
 	f.call("removeMissing " + id)
-	res := server.RemoveMissingResult{Folders: []sessions.FolderProblem{}, Files: []sessions.FolderProblem{}}
+	res := proto.RemoveMissingResult{Folders: []sessions.FolderProblem{}, Files: []sessions.FolderProblem{}}
 	if f.store == nil {
 		return res, errNoStore
 	}
@@ -143,9 +143,9 @@ func (f *fakeMux) RemoveMissing(id string) (server.RemoveMissingResult, error) {
 // Remove stops and forgets the chat and deletes it as the server's remove
 // does: its own folder looked into first, a removal that will be refused
 // stopping nothing.
-func (f *fakeMux) Remove(id string, force, dryRun bool) (server.RemoveReport, error) {
+func (f *fakeMux) Remove(id string, force, dryRun bool) (proto.RemoveReport, error) {
 	f.call(fmt.Sprintf("remove %s force=%v dry=%v", id, force, dryRun))
-	rep := server.RemoveReport{ID: id}
+	rep := proto.RemoveReport{ID: id}
 	if f.store == nil && dryRun {
 		return rep, nil // no store, no folder to look into
 	}

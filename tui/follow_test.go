@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 	tea "github.com/charmbracelet/bubbletea"
 )
@@ -31,7 +31,7 @@ func TestFailedChatTakesNoKeysAndEnterRestartsIt(t *testing.T) {
 
 	// The harness crashes for good: its last words stay on screen.
 	started := time.Date(2026, 12, 1, 11, 0, 0, 0, time.UTC)
-	r.fake.set(a.ID, mux.State{Status: mux.StatusFailed, Started: started, Reason: "exited 6 times in a row (status 1)"},
+	r.fake.set(a.ID, proto.State{Status: proto.StatusFailed, Started: started, Reason: "exited 6 times in a row (status 1)"},
 		"Unable to connect to services\nENOTFOUND")
 	r.m.Update(chatsChangedMsg{ids: []string{a.ID}})
 	r.key(runeKey('y'), runeKey('z'))
@@ -203,7 +203,7 @@ func TestStatusBarFollowsTheServer(t *testing.T) {
 		t.Fatalf("the status line does not say the server is gone:\n%s", v)
 	}
 	// A chat whose pane has the keyboard cannot be started meanwhile.
-	r.fake.set(r.selectedID(), mux.State{Status: mux.StatusFailed, Started: time.Now(), Reason: gone.Error()}, "$ ")
+	r.fake.set(r.selectedID(), proto.State{Status: proto.StatusFailed, Started: time.Now(), Reason: gone.Error()}, "$ ")
 	r.m.Update(chatsChangedMsg{ids: []string{r.selectedID()}})
 	r.m.pane.SetFocus(true)
 	calls := len(r.fake.Calls())

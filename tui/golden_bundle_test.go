@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/proto"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/teatest"
 )
@@ -18,12 +18,12 @@ import (
 // sends it, once the picker is on screen.
 func TestGoldenImportReport(t *testing.T) {
 	fake := newFakeMux(nil)
-	fake.bundles.dryRep = server.ImportReport{
+	fake.bundles.dryRep = proto.ImportReport{
 		Host: "box", Name: "fix the parser · import", Harness: "claude", Parent: "k3x9q2", Cwd: "/home/me/src/app",
 		Kept:         []string{"/home/me/src/lib"},
-		Dropped:      []server.Dropped{{Path: "/home/other/notes", Reason: "outside every root"}},
+		Dropped:      []proto.Dropped{{Path: "/home/other/notes", Reason: "outside every root"}},
 		KeptFiles:    []string{"/home/me/src/specs/api.md"},
-		DroppedFiles: []server.Dropped{{Path: "/etc/hosts", Reason: "outside every root"}},
+		DroppedFiles: []proto.Dropped{{Path: "/etc/hosts", Reason: "outside every root"}},
 		Conversation: "exact", How: "Claude Code's session file is put under the new folder's project, so the first start resumes it.",
 		Notes: []string{"an ACP turn was in progress: exported up to its last complete update"},
 	}

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 	tea "github.com/charmbracelet/bubbletea"
 )
@@ -15,8 +15,8 @@ import (
 // harness running.
 func TestGoldenRestartRefused(t *testing.T) {
 	fake := newFakeMux(nil)
-	fake.set("k3x9q2", mux.State{Status: mux.StatusRunning, Pid: 4242, Started: goldenNow.Add(-65e9)}, "ready>")
-	fake.restartErr["k3x9q2"] = &mux.FoldersGoneError{ChatID: "k3x9q2", Running: true,
+	fake.set("k3x9q2", proto.State{Status: proto.StatusRunning, Pid: 4242, Started: goldenNow.Add(-65e9)}, "ready>")
+	fake.restartErr["k3x9q2"] = &proto.FoldersGoneError{ChatID: "k3x9q2", Running: true,
 		Problems: []sessions.FolderProblem{{Index: 2, Path: "/nonexistent/notes", Reason: "does not exist"}}}
 	m := goldenModel(t, goldenChats()[:2], fake)
 	fake.changes <- "k3x9q2"
@@ -62,7 +62,7 @@ func TestGoldenHandoffRefused(t *testing.T) {
 // that enter starts it again.
 func TestGoldenFailedChat(t *testing.T) {
 	fake := newFakeMux(nil)
-	fake.set("q5229d", mux.State{Status: mux.StatusFailed, Started: goldenNow.Add(-5e9), Restarts: 5,
+	fake.set("q5229d", proto.State{Status: proto.StatusFailed, Started: goldenNow.Add(-5e9), Restarts: 5,
 		Reason: "exited 6 times in a row (status 1)", LastError: "exit status 1"},
 		"Welcome!\n\nUnable to connect to services: ENOTFOUND\n")
 	m := goldenModel(t, goldenChats()[2:3], fake)
@@ -74,7 +74,7 @@ func TestGoldenFailedChat(t *testing.T) {
 // key that starts one in the help.
 func TestGoldenServerGone(t *testing.T) {
 	fake := newFakeMux(nil)
-	fake.set("q5229d", mux.State{Status: mux.StatusFailed, Started: goldenNow.Add(-5e9),
+	fake.set("q5229d", proto.State{Status: proto.StatusFailed, Started: goldenNow.Add(-5e9),
 		Reason: "lost the connection to the server (EOF); reconnecting when one is back"}, "$ make\nok\n")
 	m := goldenModelWith(t, goldenChats()[2:3], fake, func(o *Options) { o.Mux = newLinkMux(fake) })
 	fake.changes <- "q5229d"

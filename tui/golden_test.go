@@ -8,7 +8,7 @@ import (
 
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
-	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -97,9 +97,9 @@ func goldenChats() []sessions.Entry {
 
 func TestGoldenChatsAndFolders(t *testing.T) {
 	fake := newFakeMux(nil)
-	fake.set("q5229d", mux.State{Status: mux.StatusRunning, Pid: 4242, Started: goldenNow.Add(-192 * time.Second)}, "")
-	fake.set("w0ait1", mux.State{Status: mux.StatusWaiting, Unread: true}, "")
-	fake.set("a1b2c3", mux.State{Status: mux.StatusExited, ExitCode: 1}, "")
+	fake.set("q5229d", proto.State{Status: proto.StatusRunning, Pid: 4242, Started: goldenNow.Add(-192 * time.Second)}, "")
+	fake.set("w0ait1", proto.State{Status: proto.StatusWaiting, Unread: true}, "")
+	fake.set("a1b2c3", proto.State{Status: proto.StatusExited, ExitCode: 1}, "")
 	m := goldenModel(t, goldenChats(), fake)
 	fake.changes <- "q5229d"
 	fake.changes <- "w0ait1"

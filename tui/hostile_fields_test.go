@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/acpmux/acpmux-tui/config"
-	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -33,9 +33,9 @@ func TestSummaryAndSidebarShowNoRawEscapes(t *testing.T) {
 		Cwd: "/tmp/x" + osc, AdditionalDirectories: []string{"/tmp/y\u009b2J" + osc},
 		Origin: sessions.OriginFork, Parent: "p" + osc, AgentSessionID: "sid" + osc}
 	entries := []sessions.Entry{{ID: meta.ID, Meta: meta}}
-	states := []mux.State{
-		{Status: mux.StatusFailed, Reason: "agent said " + osc + "\x1b[2Jno"},
-		{Status: mux.StatusWaiting, SessionID: "live" + osc, LastError: "last " + osc + "error"},
+	states := []proto.State{
+		{Status: proto.StatusFailed, Reason: "agent said " + osc + "\x1b[2Jno"},
+		{Status: proto.StatusWaiting, SessionID: "live" + osc, LastError: "last " + osc + "error"},
 	}
 	for _, st := range states {
 		s := NewSummary(c)

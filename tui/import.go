@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
@@ -43,7 +43,7 @@ const maxReportRows = 8
 type bundleImportedMsg struct {
 	owner  int
 	dryRun bool
-	rep    server.ImportReport
+	rep    proto.ImportReport
 	err    error
 }
 
@@ -68,7 +68,7 @@ type ImportDialog struct {
 	bundle    string   // the absolute path checked
 	roots     []string // the roots chosen
 	step      int
-	rep       server.ImportReport
+	rep       proto.ImportReport
 	errText   string
 	sw, sh, w int
 }
@@ -94,7 +94,7 @@ func (d *ImportDialog) Init() tea.Cmd { return d.path.Sync() }
 func (d *ImportDialog) ErrText() string { return d.errText }
 
 // Report returns the report shown (the dry run's), and whether one is.
-func (d *ImportDialog) Report() (server.ImportReport, bool) {
+func (d *ImportDialog) Report() (proto.ImportReport, bool) {
 	return d.rep, d.step == importReport || d.step == importWriting
 }
 
@@ -302,7 +302,7 @@ func (d *ImportDialog) reportLines(iw int) []string {
 	label := func(text string) string { return st.Dim.Render(fitPlain(text, 10)) }
 	pad := strings.Repeat(" ", 10)
 	kept := func(p string) string { return st.Accent.Render("✓ ") + truncPlain(p, iw-12) }
-	dropped := func(dr server.Dropped) string {
+	dropped := func(dr proto.Dropped) string {
 		return st.Warn.Render("✗ ") + truncPlain(dr.Path+" — "+dr.Reason, iw-12)
 	}
 	var out []string
@@ -346,8 +346,8 @@ func (d *ImportDialog) reportLines(iw int) []string {
 // listLines draws one of the report's lists (folders or files): each kept
 // one, then each dropped one with its reason, at most maxReportRows, or
 // "none".
-func (d *ImportDialog) listLines(name string, kept []string, dropped []server.Dropped, label func(string) string, pad string,
-	keptLine func(string) string, droppedLine func(server.Dropped) string) []string {
+func (d *ImportDialog) listLines(name string, kept []string, dropped []proto.Dropped, label func(string) string, pad string,
+	keptLine func(string) string, droppedLine func(proto.Dropped) string) []string {
 	// Only the rows shown are drawn: a crafted bundle may list thousands.
 	total, shown := len(kept)+len(dropped), len(kept)+len(dropped)
 	if total > maxReportRows {

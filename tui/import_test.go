@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 	tea "github.com/charmbracelet/bubbletea"
 )
@@ -18,7 +18,7 @@ import (
 type importRig struct {
 	*rig
 	bundle, src string
-	rep         server.ImportReport
+	rep         proto.ImportReport
 }
 
 func newImportRig(t *testing.T) *importRig {
@@ -30,11 +30,11 @@ func newImportRig(t *testing.T) *importRig {
 		t.Fatal(err)
 	}
 	app := r.dir("src/app")
-	ir.rep = server.ImportReport{
+	ir.rep = proto.ImportReport{
 		Host: "box", Name: "fix the parser · import", Harness: "shell", Parent: "k3x9q2", Cwd: app,
 		Kept:         []string{r.dir("src/lib")},
-		Dropped:      []server.Dropped{{Path: "/home/other/notes", Reason: "outside every root"}},
-		DroppedFiles: []server.Dropped{{Path: "/home/other/api.md", Reason: "not found here"}},
+		Dropped:      []proto.Dropped{{Path: "/home/other/notes", Reason: "outside every root"}},
+		DroppedFiles: []proto.Dropped{{Path: "/home/other/api.md", Reason: "not found here"}},
 		Conversation: "capsule", How: "the scrollback becomes the chat's first message",
 		Notes: []string{"an ACP turn was in progress: exported up to its last complete update"},
 	}
@@ -201,9 +201,9 @@ func TestImportNeedsAFile(t *testing.T) {
 // rows and a count.
 func TestImportReportShowsHostileTextPlainAndBounded(t *testing.T) {
 	r := newImportRig(t)
-	many := make([]server.Dropped, 5000)
+	many := make([]proto.Dropped, 5000)
 	for i := range many {
-		many[i] = server.Dropped{Path: "/x/" + strings.Repeat("d", i%7), Reason: "outside every root"}
+		many[i] = proto.Dropped{Path: "/x/" + strings.Repeat("d", i%7), Reason: "outside every root"}
 	}
 	r.fake.bundles.dryRep.Name = "evil\x1b]0;owned\x07\x1b[2J name"
 	r.fake.bundles.dryRep.Dropped = many

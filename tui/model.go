@@ -17,7 +17,7 @@ import (
 
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
-	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -337,7 +337,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case foldersAddedMsg:
 		note := pickedNote(msg)
 		if m.sidebar.states[msg.id].Status.Live() {
-			note += "; the harness takes them " + mux.PendingAtTurnEnd
+			note += "; the harness takes them " + proto.PendingAtTurnEnd
 		}
 		m.setStatus(note, false)
 		// The server has told the harness (addFolders, removeFolders,
@@ -402,8 +402,8 @@ func (m *Model) chatChanged(id string) tea.Cmd {
 }
 
 // isActive is a harness at work or waiting for the user.
-func isActive(s mux.Status) bool {
-	return s == mux.StatusRunning || s == mux.StatusAsking || s == mux.StatusWaiting
+func isActive(s proto.Status) bool {
+	return s == proto.StatusRunning || s == proto.StatusAsking || s == proto.StatusWaiting
 }
 
 // checkSelected checks the selected chat's folders again.
@@ -445,7 +445,7 @@ func (m *Model) refreshSelected() {
 	}
 	st := m.pane.State()
 	if e.Meta == nil {
-		st = mux.State{}
+		st = proto.State{}
 	}
 	if st.FoldersVia != "" {
 		via, expected = st.FoldersVia, false
@@ -587,8 +587,8 @@ func (m *Model) actionDone(msg actionDoneMsg) tea.Cmd {
 	return changed
 }
 
-func asFoldersGone(err error) (*mux.FoldersGoneError, bool) {
-	var gone *mux.FoldersGoneError
+func asFoldersGone(err error) (*proto.FoldersGoneError, bool) {
+	var gone *proto.FoldersGoneError
 	ok := errors.As(err, &gone)
 	return gone, ok
 }

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/acpmux/acpmux-tui/config"
-	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -104,7 +104,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, km.Handoff):
 		return m.openHandoff(e)
 	case key.Matches(msg, km.Restart):
-		if st := m.sidebar.states[e.ID]; st.Pending() && (st.TurnActive || st.Status == mux.StatusRunning || st.Status == mux.StatusAsking) {
+		if st := m.sidebar.states[e.ID]; st.Pending() && (st.TurnActive || st.Status == proto.StatusRunning || st.Status == proto.StatusAsking) {
 			return m.openDialog(m.restartDialog(e, st))
 		}
 		m.setStatus("restarting "+e.Name()+"…", false)
@@ -266,7 +266,7 @@ func (m *Model) askDelete(msg deleteAskMsg) tea.Cmd {
 // restartDialog asks before a restart that applies a pending change of
 // folders now, in the middle of the chat's work, and names what it cuts
 // short; without it the change waits for the end of the turn.
-func (m *Model) restartDialog(e sessions.Entry, st mux.State) Dialog {
+func (m *Model) restartDialog(e sessions.Entry, st proto.State) Dialog {
 	lines := []string{
 		fmt.Sprintf("Restart %q now to apply its folders?", e.Name()),
 		"",

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/acpmux/acpmux-tui/config"
-	"github.com/acpmux/acpmux-tui/mux"
-	"github.com/acpmux/acpmux-tui/mux/screen"
+	"github.com/acpmux/acpmux-tui/proto"
+	"github.com/acpmux/acpmux-tui/screen"
 	"github.com/acpmux/acpmux-tui/sessions"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -95,7 +95,7 @@ func TestOpenStartsTheHarnessAndSendsKeys(t *testing.T) {
 	}
 	// Application cursor keys and bracketed paste follow the harness's modes.
 	r.fake.mu.Lock()
-	r.fake.terms[a.ID] = mux.Terminal{Modes: screen.Modes{AppCursor: true, BracketedPaste: true}}
+	r.fake.terms[a.ID] = proto.Terminal{Modes: screen.Modes{AppCursor: true, BracketedPaste: true}}
 	r.fake.mu.Unlock()
 	r.m.Update(chatsChangedMsg{ids: []string{a.ID}})
 	r.key(keyOf(tea.KeyUp), tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("two\nlines"), Paste: true})
@@ -143,7 +143,7 @@ func TestStartRefusedForAGoneFolder(t *testing.T) {
 	if !strings.Contains(view, "✗ does not exist") || !strings.Contains(view, "M remove missing folders •") {
 		t.Fatalf("summary does not flag the gone folder:\n%s", view)
 	}
-	r.fake.startErr[a.ID] = &mux.FoldersGoneError{ChatID: a.ID, Problems: []sessions.FolderProblem{{Index: 1, Path: gone, Reason: "does not exist"}}}
+	r.fake.startErr[a.ID] = &proto.FoldersGoneError{ChatID: a.ID, Problems: []sessions.FolderProblem{{Index: 1, Path: gone, Reason: "does not exist"}}}
 	r.key(keyEnter)
 	if r.m.pane.Focused() || !r.m.isErr || !strings.Contains(r.m.status, "not started") {
 		t.Errorf("refused start: focused %v status %q", r.m.pane.Focused(), r.m.status)
@@ -287,7 +287,7 @@ func TestACPChatPromptPermissionAndCancel(t *testing.T) {
 		t.Fatalf("enter on an ACP chat: %v", r.fake.Calls())
 	}
 	r.fake.mu.Lock()
-	r.fake.transcripts[a.ID] = []mux.Entry{{Kind: mux.EntryUser, Text: "earlier question"}, {Kind: mux.EntryAgent, Text: "the agent's answer"}}
+	r.fake.transcripts[a.ID] = []proto.Entry{{Kind: proto.EntryUser, Text: "earlier question"}, {Kind: proto.EntryAgent, Text: "the agent's answer"}}
 	r.fake.mu.Unlock()
 	r.m.Update(chatsChangedMsg{ids: []string{a.ID}})
 	v := r.m.View()
@@ -301,8 +301,8 @@ func TestACPChatPromptPermissionAndCancel(t *testing.T) {
 		t.Fatalf("prompt not sent: %v", r.fake.Calls())
 	}
 	// A permission card is answered with a digit.
-	r.fake.set(a.ID, mux.State{Status: mux.StatusRunning, TurnActive: true, Permission: &mux.Permission{
-		Title: "edit main.go", Options: []mux.PermissionOption{{ID: "allow", Name: "Allow once"}, {ID: "reject", Name: "Reject"}}}}, "")
+	r.fake.set(a.ID, proto.State{Status: proto.StatusRunning, TurnActive: true, Permission: &proto.Permission{
+		Title: "edit main.go", Options: []proto.PermissionOption{{ID: "allow", Name: "Allow once"}, {ID: "reject", Name: "Reject"}}}}, "")
 	r.m.Update(chatsChangedMsg{ids: []string{a.ID}})
 	if v := r.m.View(); !strings.Contains(v, "⚠ permission: edit main.go") || !strings.Contains(v, "1 Allow once · 2 Reject") {
 		t.Fatalf("permission card not drawn:\n%s", v)
@@ -312,7 +312,7 @@ func TestACPChatPromptPermissionAndCancel(t *testing.T) {
 		t.Fatalf("2 did not answer: %v", r.fake.Calls())
 	}
 	// Esc cancels a running turn.
-	r.fake.set(a.ID, mux.State{Status: mux.StatusRunning, TurnActive: true}, "")
+	r.fake.set(a.ID, proto.State{Status: proto.StatusRunning, TurnActive: true}, "")
 	r.m.Update(chatsChangedMsg{ids: []string{a.ID}})
 	r.key(keyEscK)
 	if !slices.Contains(r.fake.Calls(), "cancel "+a.ID) || !r.m.pane.Focused() {
@@ -324,8 +324,8 @@ func TestScrollbackScrollsWhenNotFocused(t *testing.T) {
 	r := newRig(t, nil)
 	a := r.create(sessions.NewChat{Name: "a"})
 	r.open(Options{})
-	r.fake.set(a.ID, mux.State{Status: mux.StatusRunning}, "live screen")
-	r.fake.terms[a.ID] = mux.Terminal{Scrollback: 100, Cols: 70, Rows: 18}
+	r.fake.set(a.ID, proto.State{Status: proto.StatusRunning}, "live screen")
+	r.fake.terms[a.ID] = proto.Terminal{Scrollback: 100, Cols: 70, Rows: 18}
 	r.m.Update(chatsChangedMsg{ids: []string{a.ID}})
 	r.key(keyOf(tea.KeyPgUp))
 	if got := r.m.pane.Scrolled(); got != 17 {
@@ -347,7 +347,7 @@ func TestScrollbackScrollsWhenNotFocused(t *testing.T) {
 	r.run(func() tea.Msg {
 		return tea.MouseMsg{X: 60, Y: 20, Button: tea.MouseButtonWheelUp, Action: tea.MouseActionPress}
 	})
-	r.fake.terms[a.ID] = mux.Terminal{Scrollback: 2, Cols: 70, Rows: 18}
+	r.fake.terms[a.ID] = proto.Terminal{Scrollback: 2, Cols: 70, Rows: 18}
 	r.key(keyOf(tea.KeyPgUp))
 	if got := r.m.pane.Scrolled(); got != 2 {
 		t.Errorf("scrolled past the scrollback: %d", got)
@@ -369,7 +369,7 @@ func TestNoColorKeepsAttributesOnly(t *testing.T) {
 			}
 		}
 	}
-	if got := plain.Mark(mux.State{Status: mux.StatusRunning}, false); got != "●" {
+	if got := plain.Mark(proto.State{Status: proto.StatusRunning}, false); got != "●" {
 		t.Errorf("NO_COLOR mark %q", got)
 	}
 }

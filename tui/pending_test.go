@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 	tea "github.com/charmbracelet/bubbletea"
 )
@@ -18,7 +18,7 @@ func TestPendingFoldersShownAndRestartAsks(t *testing.T) {
 	lib, notes := r.dir("src/lib"), r.dir("notes")
 	e := r.create(sessions.NewChat{Name: "work", AdditionalDirectories: []string{notes}})
 	r.open(Options{})
-	r.fake.set(e.ID, mux.State{Status: mux.StatusRunning, Pid: 42,
+	r.fake.set(e.ID, proto.State{Status: proto.StatusRunning, Pid: 42,
 		PendingDirectories: []string{lib}, RunningDirectories: []string{notes}}, "")
 	r.m.Update(chatsChangedMsg{ids: []string{e.ID}})
 	if v := r.m.View(); !strings.Contains(v, "pending  adds /") {

@@ -3,7 +3,7 @@ package tui
 import (
 	"strconv"
 
-	"github.com/acpmux/acpmux-tui/mux/screen"
+	"github.com/acpmux/acpmux-tui/screen"
 	tea "github.com/charmbracelet/bubbletea"
 )
 

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -18,9 +18,9 @@ func TestSummaryShowsCodexSandbox(t *testing.T) {
 	ro := r.create(sessions.NewChat{Name: "ro", Harness: "codex", AdditionalDirectories: []string{notes}})
 	sh := r.create(sessions.NewChat{Name: "sh", Harness: "shell", AdditionalDirectories: []string{notes}})
 	r.open(Options{})
-	r.fake.set(cx.ID, mux.State{Status: mux.StatusRunning, Pid: 42, Sandbox: "workspace-write (acpmux-tui, for the folders)"}, "")
-	r.fake.set(ro.ID, mux.State{Status: mux.StatusRunning, Pid: 43, Sandbox: "read-only (config.toml)", FoldersReadOnly: true}, "")
-	r.fake.set(sh.ID, mux.State{Status: mux.StatusRunning, Pid: 44}, "")
+	r.fake.set(cx.ID, proto.State{Status: proto.StatusRunning, Pid: 42, Sandbox: "workspace-write (acpmux-tui, for the folders)"}, "")
+	r.fake.set(ro.ID, proto.State{Status: proto.StatusRunning, Pid: 43, Sandbox: "read-only (config.toml)", FoldersReadOnly: true}, "")
+	r.fake.set(sh.ID, proto.State{Status: proto.StatusRunning, Pid: 44}, "")
 	for _, tc := range []struct {
 		id, want string
 	}{

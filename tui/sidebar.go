@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/acpmux/acpmux-tui/internal/plaintext"
-	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/key"
@@ -30,7 +30,7 @@ type Sidebar struct {
 	rows   []int          // the rows the filter lets through, as indices in all
 	cur    int            // the selected row, an index in rows
 	off    int            // the first row on screen
-	states map[string]mux.State
+	states map[string]proto.State
 	asking int // chats in states whose status is asking
 
 	filter    textinput.Model
@@ -67,7 +67,7 @@ func NewSidebar(c *Common) *Sidebar {
 	f.Cursor.SetMode(cursor.CursorStatic)
 	f.PromptStyle = c.Styles.Accent
 	f.PlaceholderStyle = c.Styles.Dim
-	return &Sidebar{c: c, byID: map[string]int{}, states: map[string]mux.State{}, filter: f}
+	return &Sidebar{c: c, byID: map[string]int{}, states: map[string]proto.State{}, filter: f}
 }
 
 // SetSize sets the inner size the sidebar draws in.
@@ -253,10 +253,10 @@ func (s *Sidebar) SetMissing(missing map[string]bool) {
 
 // SetState records a chat's harness state for its mark, and reports
 // whether its row is drawn differently now.
-func (s *Sidebar) SetState(id string, st mux.State) bool {
+func (s *Sidebar) SetState(id string, st proto.State) bool {
 	old, had := s.states[id]
 	s.states[id] = st
-	if was, is := had && old.Status == mux.StatusAsking, st.Status == mux.StatusAsking; was != is {
+	if was, is := had && old.Status == proto.StatusAsking, st.Status == proto.StatusAsking; was != is {
 		if is {
 			s.asking++
 		} else {
@@ -273,7 +273,7 @@ type look struct {
 	unread bool
 }
 
-func rowLook(st mux.State) look {
+func rowLook(st proto.State) look {
 	return look{markOf(st, false), st.Unread}
 }
 

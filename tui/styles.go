@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	"github.com/acpmux/acpmux-tui/internal/plaintext"
-	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 )
@@ -42,25 +42,25 @@ const (
 var markGlyphs = [numMarks]string{"○", "◐", "●", "?", "◆", "✓", "✗", "✗", "⚠"}
 
 // markOf picks the mark of a chat from its harness state.
-func markOf(st mux.State, broken bool) markKind {
+func markOf(st proto.State, broken bool) markKind {
 	if broken {
 		return markBroken
 	}
 	switch st.Status {
-	case mux.StatusStarting:
+	case proto.StatusStarting:
 		return markStarting
-	case mux.StatusRunning:
+	case proto.StatusRunning:
 		return markRunning
-	case mux.StatusAsking:
+	case proto.StatusAsking:
 		return markAsking
-	case mux.StatusWaiting:
+	case proto.StatusWaiting:
 		return markWaiting
-	case mux.StatusExited:
+	case proto.StatusExited:
 		if st.ExitCode == 0 {
 			return markExitedOK
 		}
 		return markExitedErr
-	case mux.StatusFailed:
+	case proto.StatusFailed:
 		return markFailed
 	}
 	return markStopped
@@ -149,7 +149,7 @@ func NewStyles(r *lipgloss.Renderer, color bool) *Styles {
 }
 
 // Mark returns the rendered status mark of a chat.
-func (s *Styles) Mark(st mux.State, broken bool) string { return s.marks[markOf(st, broken)] }
+func (s *Styles) Mark(st proto.State, broken bool) string { return s.marks[markOf(st, broken)] }
 
 // Box draws lines inside a rounded border of w x h cells with title in the
 // top edge. Each content line is padded or cut to the inner width; missing

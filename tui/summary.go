@@ -7,7 +7,7 @@ import (
 
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/internal/plaintext"
-	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 	"github.com/charmbracelet/x/ansi"
 )
@@ -19,7 +19,7 @@ const labelWidth = 9
 // model from the list, the mux and the last folder check.
 type ChatInfo struct {
 	Entry sessions.Entry
-	State mux.State
+	State proto.State
 	// Problems are the stored folders and files that fail the validator
 	// now (a file's has Field sessions.FieldFiles).
 	Problems []sessions.FolderProblem
@@ -190,7 +190,7 @@ func (s *Summary) render() {
 		}
 		command = row("command", st.Dim.Render(truncPlain(strings.Join(shown, " "), vw)))
 	}
-	if msg := firstNonEmpty(info.State.LastError, info.State.Reason); msg != "" && (info.State.Status == mux.StatusFailed || info.State.LastError != "") {
+	if msg := firstNonEmpty(info.State.LastError, info.State.Reason); msg != "" && (info.State.Status == proto.StatusFailed || info.State.LastError != "") {
 		if said := info.State.LastOutput; said != "" {
 			// What the harness last printed says why; it comes first, so
 			// a narrow pane cuts the exit status rather than the reason.
@@ -246,7 +246,7 @@ func (s *Summary) render() {
 // sandboxLine is a Codex chat's sandbox and who chose it, and, when it
 // cannot take writable roots, that the folders are readable, not writable;
 // "" for other harnesses.
-func sandboxLine(st mux.State) string {
+func sandboxLine(st proto.State) string {
 	if st.Sandbox == "" {
 		return ""
 	}
@@ -258,7 +258,7 @@ func sandboxLine(st mux.State) string {
 
 // pendingLine says what a pending change of folders and files adds and
 // removes, and when it takes effect; "" when none is pending.
-func pendingLine(st mux.State) string {
+func pendingLine(st proto.State) string {
 	if !st.Pending() {
 		return ""
 	}
@@ -271,9 +271,9 @@ func pendingLine(st mux.State) string {
 		added, removed := st.PendingFileChange()
 		parts = changeParts(parts, added, removed, "reorders the files")
 	}
-	when := " " + mux.PendingAtTurnEnd
+	when := " " + proto.PendingAtTurnEnd
 	if st.PendingUntilRestart {
-		when = " " + mux.PendingAtRestart + " (r): this harness " + harness.StartsFresh
+		when = " " + proto.PendingAtRestart + " (r): this harness " + harness.StartsFresh
 	}
 	return strings.Join(parts, " · ") + when
 }
@@ -416,7 +416,7 @@ func (s *Summary) process(vw int) string {
 	mark := st.Mark(state, false)
 	var parts []string
 	switch state.Status {
-	case mux.StatusStopped:
+	case proto.StatusStopped:
 		switch {
 		case state.Pid == 0 && state.Started.IsZero() && s.info.NotInstalled:
 			parts = append(parts, "not started · its harness is not installed")
@@ -425,16 +425,16 @@ func (s *Summary) process(vw int) string {
 		default:
 			parts = append(parts, "stopped")
 		}
-	case mux.StatusExited:
+	case proto.StatusExited:
 		parts = append(parts, "exited ("+firstNonEmpty(state.Reason, fmt.Sprintf("exit status %d", state.ExitCode))+")")
-	case mux.StatusFailed:
+	case proto.StatusFailed:
 		parts = append(parts, "failed")
 	default:
 		word := state.Status.String()
 		switch state.Status {
-		case mux.StatusWaiting:
+		case proto.StatusWaiting:
 			word = "waiting for input"
-		case mux.StatusAsking:
+		case proto.StatusAsking:
 			word = "asking for your answer"
 		}
 		if state.Unread {

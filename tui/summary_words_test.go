@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -16,8 +16,8 @@ func TestSummaryWords(t *testing.T) {
 	r := newRig(t, nil)
 	lib := "/l" // shown, never opened: a short path fits the pane
 	a := r.create(sessions.NewChat{Name: "zap"})
-	r.fake.set(a.ID, mux.State{
-		Status: mux.StatusRunning, Pid: 4242, Restarts: 1,
+	r.fake.set(a.ID, proto.State{
+		Status: proto.StatusRunning, Pid: 4242, Restarts: 1,
 		Argv:               []string{"/opt/wrap/shell-wrap", "-i"},
 		PendingDirectories: []string{lib},
 	}, "")
@@ -25,7 +25,7 @@ func TestSummaryWords(t *testing.T) {
 	r.m.sidebar.Select(a.ID)
 	r.m.refreshSelected()
 	v := r.m.View()
-	for _, want := range []string{"/opt/wrap/shell-wrap -i", "1 restart", "adds " + lib + " " + mux.PendingAtTurnEnd} {
+	for _, want := range []string{"/opt/wrap/shell-wrap -i", "1 restart", "adds " + lib + " " + proto.PendingAtTurnEnd} {
 		if !strings.Contains(v, want) {
 			t.Errorf("the summary does not say %q:\n%s", want, v)
 		}
@@ -35,14 +35,14 @@ func TestSummaryWords(t *testing.T) {
 	}
 	// A path too long for the row keeps the arguments: its folder goes.
 	long := "/" + strings.Repeat("d", 90) + "/shell-wrap"
-	r.fake.set(a.ID, mux.State{Status: mux.StatusRunning, Pid: 4242, Argv: []string{long, "--add-dir", "/x"}}, "")
+	r.fake.set(a.ID, proto.State{Status: proto.StatusRunning, Pid: 4242, Argv: []string{long, "--add-dir", "/x"}}, "")
 	r.m.refreshSelected()
 	if v := r.m.View(); !strings.Contains(v, "…/shell-wrap --add-dir /x") {
 		t.Errorf("a long command path does not leave room for its arguments:\n%s", v)
 	}
-	r.fake.set(a.ID, mux.State{Status: mux.StatusRunning, Pid: 4242, PendingDirectories: []string{lib}, PendingUntilRestart: true}, "")
+	r.fake.set(a.ID, proto.State{Status: proto.StatusRunning, Pid: 4242, PendingDirectories: []string{lib}, PendingUntilRestart: true}, "")
 	r.m.refreshSelected()
-	if v := r.m.View(); !strings.Contains(v, mux.PendingAtRestart+" (r)") {
-		t.Errorf("a change waiting for a restart is not said %q:\n%s", mux.PendingAtRestart, v)
+	if v := r.m.View(); !strings.Contains(v, proto.PendingAtRestart+" (r)") {
+		t.Errorf("a change waiting for a restart is not said %q:\n%s", proto.PendingAtRestart, v)
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/acpmux/acpmux-tui/internal/benchtool/flood"
-	"github.com/acpmux/acpmux-tui/mux/screen"
+	"github.com/acpmux/acpmux-tui/screen"
 )
 
 // BenchmarkBuildFromFloodScrollback builds a handoff's capsule from the

@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/acpmux/acpmux-tui/harness"
-	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 var info = Info{Kind: KindHandoff, ParentID: "k3x9q2", ParentName: "fix the parser", ParentHarness: "claude-acp",
@@ -50,18 +50,18 @@ func wantNotIn(t *testing.T, c string, parts ...string) {
 }
 
 func TestCapsuleFromACPTranscript(t *testing.T) {
-	entries := []mux.Entry{
-		{Kind: mux.EntryNote, Text: "session loaded"},
-		{Kind: mux.EntryUser, Text: "Make the parser keep nested keys"},
-		{Kind: mux.EntryThought, Text: "private thinking"},
-		{Kind: mux.EntryAgent, Text: "Looking at "},
-		{Kind: mux.EntryAgent, Text: "decode.go"},
-		{Kind: mux.EntryTool, Title: "Edit decode.go", ToolStatus: "completed", Paths: []string{"/src/app/decode.go"}},
-		{Kind: mux.EntryTool, Title: "write /src/app/new.go", ToolStatus: "completed", Paths: []string{"/src/app/new.go", "/src/app/decode.go"}},
-		{Kind: mux.EntryPlan, Plan: []string{"[completed] fix nesting", "[pending] docs"}},
-		{Kind: mux.EntryUser, Text: "Now the arrays\x1b[2J of tables"},
-		{Kind: mux.EntryTool, Title: "Run tests", ToolStatus: "failed"},
-		{Kind: mux.EntryAgent, Text: "Arrays still fail on inline tables."},
+	entries := []proto.Entry{
+		{Kind: proto.EntryNote, Text: "session loaded"},
+		{Kind: proto.EntryUser, Text: "Make the parser keep nested keys"},
+		{Kind: proto.EntryThought, Text: "private thinking"},
+		{Kind: proto.EntryAgent, Text: "Looking at "},
+		{Kind: proto.EntryAgent, Text: "decode.go"},
+		{Kind: proto.EntryTool, Title: "Edit decode.go", ToolStatus: "completed", Paths: []string{"/src/app/decode.go"}},
+		{Kind: proto.EntryTool, Title: "write /src/app/new.go", ToolStatus: "completed", Paths: []string{"/src/app/new.go", "/src/app/decode.go"}},
+		{Kind: proto.EntryPlan, Plan: []string{"[completed] fix nesting", "[pending] docs"}},
+		{Kind: proto.EntryUser, Text: "Now the arrays\x1b[2J of tables"},
+		{Kind: proto.EntryTool, Title: "Run tests", ToolStatus: "failed"},
+		{Kind: proto.EntryAgent, Text: "Arrays still fail on inline tables."},
 	}
 	c := Build(info, FromTranscript(entries))
 	wantClean(t, c)
@@ -130,13 +130,13 @@ func TestCapsuleFromScrollbackFullOfEscapes(t *testing.T) {
 }
 
 func TestCapsuleIsBounded(t *testing.T) {
-	var entries []mux.Entry
+	var entries []proto.Entry
 	big := strings.Repeat("é long words ", 100000) // 1.4 MB a message
 	for i := range 300 {
 		entries = append(entries,
-			mux.Entry{Kind: mux.EntryUser, Text: big},
-			mux.Entry{Kind: mux.EntryAgent, Text: big},
-			mux.Entry{Kind: mux.EntryTool, Title: big, Paths: []string{strings.Repeat("p", 4000) + string(rune('a'+i%26))}})
+			proto.Entry{Kind: proto.EntryUser, Text: big},
+			proto.Entry{Kind: proto.EntryAgent, Text: big},
+			proto.Entry{Kind: proto.EntryTool, Title: big, Paths: []string{strings.Repeat("p", 4000) + string(rune('a'+i%26))}})
 	}
 	many := Info{Kind: KindFork, ParentID: "a", ParentName: big, ParentHarness: "gemini", Harness: "gemini", Cwd: big}
 	for range 64 {

@@ -2,7 +2,7 @@ package capsule
 
 import (
 	"github.com/acpmux/acpmux-tui/harness"
-	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -13,7 +13,7 @@ type Parent struct {
 	Spec harness.Spec
 	// Transcript is an ACP chat's transcript, from the mux that runs it
 	// (nil when none runs it).
-	Transcript []mux.Entry
+	Transcript []proto.Entry
 	// Lines are a pty chat's scrollback and screen as plain lines, from the
 	// mux that runs it (nil when none does).
 	Lines []string

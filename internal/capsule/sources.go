@@ -4,19 +4,19 @@ import (
 	"strings"
 
 	"github.com/acpmux/acpmux-tui/internal/plaintext"
-	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // FromTranscript reads an ACP chat's transcript: the user's prompts, the
 // agent's messages (thoughts are left out), its tool calls with the files
 // they name or wrote, and its plans.
-func FromTranscript(entries []mux.Entry) Conversation {
+func FromTranscript(entries []proto.Entry) Conversation {
 	c := Conversation{Source: SourceTranscript}
 	for _, e := range entries {
 		switch e.Kind {
-		case mux.EntryUser:
+		case proto.EntryUser:
 			c.add(RoleUser, e.Text)
-		case mux.EntryAgent:
+		case proto.EntryAgent:
 			// Streamed chunks of one message may arrive as several
 			// entries (an update between them): they join.
 			if n := len(c.Messages); n > 0 && c.Messages[n-1].Role == RoleAgent {
@@ -24,7 +24,7 @@ func FromTranscript(entries []mux.Entry) Conversation {
 				continue
 			}
 			c.add(RoleAgent, e.Text)
-		case mux.EntryTool:
+		case proto.EntryTool:
 			title := strings.TrimSpace(plaintext.Line(e.Title))
 			if title == "" {
 				title = "a tool"
@@ -36,7 +36,7 @@ func FromTranscript(entries []mux.Entry) Conversation {
 			for _, p := range e.Paths {
 				c.addFile(p)
 			}
-		case mux.EntryPlan:
+		case proto.EntryPlan:
 			if len(e.Plan) > 0 {
 				c.add(RoleAgent, "plan: "+strings.Join(e.Plan, "; "))
 			}

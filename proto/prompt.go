@@ -1,9 +1,7 @@
-package server
+package proto
 
 import (
 	"time"
-
-	"github.com/acpmux/acpmux-tui/mux"
 )
 
 // This file is the part of the wire protocol that runs ACP turns: a client
@@ -112,7 +110,7 @@ const (
 )
 
 // ObservedEntry is one item of an observed chat's stream. Text that came
-// from the agent has been cleaned of control sequences by the mux.
+// from the agent has been cleaned of control sequences by the
 type ObservedEntry struct {
 	Kind ObservedKind `json:"kind"`
 	Text string       `json:"text,omitempty"`
@@ -131,14 +129,14 @@ type ObservedEntry struct {
 }
 
 // observedKinds names the mux's entry kinds on the wire.
-var observedKinds = map[mux.EntryKind]ObservedKind{
-	mux.EntryUser: ObservedUser, mux.EntryAgent: ObservedAgent, mux.EntryThought: ObservedThought,
-	mux.EntryTool: ObservedTool, mux.EntryPlan: ObservedPlan, mux.EntryStderr: ObservedStderr,
+var observedKinds = map[EntryKind]ObservedKind{
+	EntryUser: ObservedUser, EntryAgent: ObservedAgent, EntryThought: ObservedThought,
+	EntryTool: ObservedTool, EntryPlan: ObservedPlan, EntryStderr: ObservedStderr,
 }
 
 // ObservedFrom is a mux entry as it goes on the wire; ok is false for a
 // kind the stream does not carry (the transcript's own notes).
-func ObservedFrom(e mux.Entry) (ObservedEntry, bool) {
+func ObservedFrom(e Entry) (ObservedEntry, bool) {
 	kind, ok := observedKinds[e.Kind]
 	if !ok {
 		return ObservedEntry{}, false
@@ -151,14 +149,14 @@ func ObservedFrom(e mux.Entry) (ObservedEntry, bool) {
 
 // MuxEntry is the entry as the mux had it; ok is false for the kinds the
 // server adds (turn marks, refusals, notices, gaps).
-func (e ObservedEntry) MuxEntry() (mux.Entry, bool) {
+func (e ObservedEntry) MuxEntry() (Entry, bool) {
 	for k, v := range observedKinds {
 		if v == e.Kind {
-			return mux.Entry{
+			return Entry{
 				Kind: k, Text: e.Text, MessageID: e.MessageID, ToolCallID: e.ToolCallID,
 				Title: e.Title, ToolStatus: e.ToolStatus, Plan: e.Plan, At: e.At,
 			}, true
 		}
 	}
-	return mux.Entry{}, false
+	return Entry{}, false
 }

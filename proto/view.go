@@ -1,6 +1,4 @@
-package server
-
-import "github.com/acpmux/acpmux-tui/mux"
+package proto
 
 // This file is the part of the wire a drawing client (the TUI) speaks: it
 // watches every chat's state and terminal, pulls a screen or a transcript
@@ -56,13 +54,13 @@ const (
 
 // ChatView is a chat as a watcher sees it without asking for its screen:
 // its harness's state and its terminal's modes, cursor and size. Both are
-// the mux's types as encoding/json writes them (Go's field names). In a
+// State and Terminal as encoding/json writes them (Go's field names). In a
 // notification, a chat the watcher named with MethodShow also carries its
 // screen, rendered as the notification is sent: the client draws it
 // without asking.
 type ChatView struct {
-	State    mux.State    `json:"state"`
-	Terminal mux.Terminal `json:"terminal"`
+	State    State        `json:"state"`
+	Terminal Terminal     `json:"terminal"`
 	Screen   *ScreenPatch `json:"screen,omitempty"`
 }
 
@@ -127,7 +125,7 @@ type ForgetParams struct {
 
 // TranscriptResult is the answer to MethodTranscript.
 type TranscriptResult struct {
-	Entries []mux.Entry `json:"entries"`
+	Entries []Entry `json:"entries"`
 	// TurnRunning is set when a turn was running as the transcript was
 	// copied: its last entries are as its last complete update left them.
 	TurnRunning bool `json:"turnRunning,omitempty"`
@@ -149,8 +147,11 @@ type CreateAndStartParams struct {
 
 // MethodHistory answers {lines}: a pty chat's scrollback and screen as
 // plain text lines, oldest first, at most maxBytes (0 or more than
-// mux.MaxHistoryBytes: that limit). A handoff's capsule reads it.
+// MaxHistoryBytes: that limit). A handoff's capsule reads it.
 const MethodHistory = "_acpmux/history"
+
+// MaxHistoryBytes bounds the lines MethodHistory answers.
+const MaxHistoryBytes = 4 << 20
 
 // HistoryParams are the params of MethodHistory.
 type HistoryParams struct {

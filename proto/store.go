@@ -1,4 +1,4 @@
-package server
+package proto
 
 // This file is the part of the wire that tells clients of changes made
 // outside them: chat files written by hand or by another program, and a

@@ -1,6 +1,4 @@
-package server
-
-import "github.com/acpmux/acpmux-tui/mux"
+package proto
 
 // This file is the part of the wire that carries where each chat's turn is:
 // what harnesses report through `acpmux-tui hook`, which chat each client
@@ -45,4 +43,10 @@ type LookParams struct {
 
 // Notice is the params of NotifyNotice: the chat, its new status ("asking"
 // or "waiting"), and the title and body of the notification to show.
-type Notice = mux.Notice
+// It announces a chat that needs its user.
+type Notice struct {
+	ID     string `json:"id"`
+	Status string `json:"status"`
+	Title  string `json:"title"`
+	Body   string `json:"body"`
+}

@@ -1,6 +1,7 @@
-package server
+package proto
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"strings"
@@ -23,13 +24,28 @@ func screenFrom(id string, col, row int, full bool, text string) ScreenUpdate {
 	return u
 }
 
-// checkScreenLine: the line encodeScreenUpdate writes is the JSON that
-// encodeNotification writes, and DecodeScreenUpdate reads back from it
+// stdNotification is the notification line encoding/json writes, HTML
+// left unescaped as the server writes it.
+func stdNotification(method string, params any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(struct {
+		JSONRPC string `json:"jsonrpc"`
+		Method  string `json:"method"`
+		Params  any    `json:"params"`
+	}{"2.0", method, params})
+	return buf.Bytes(), err
+}
+
+// checkScreenLine: the line EncodeScreenUpdate writes is the JSON that
+// encoding/json writes for the notification (as the server's generic
+// encoder does), and DecodeScreenUpdate reads back from it
 // what encoding/json does.
 func checkScreenLine(t *testing.T, u ScreenUpdate) {
 	t.Helper()
-	line := encodeScreenUpdate(u)
-	std, err := encodeNotification(NotifyScreen, u)
+	line := EncodeScreenUpdate(u)
+	std, err := stdNotification(NotifyScreen, u)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,6 +104,7 @@ func FuzzScreenUpdate(f *testing.F) {
 }
 
 // FuzzWriteParams: WriteParams.AppendJSON writes what encoding/json writes.
+// The corpus is in testdata/fuzz/FuzzWriteParams.
 func FuzzWriteParams(f *testing.F) {
 	f.Add("ab12", []byte("k"), false)
 	f.Add("\xff\"", []byte{}, true)

@@ -1,4 +1,4 @@
-package server
+package proto
 
 import "github.com/acpmux/acpmux-tui/sessions"
 

@@ -1,4 +1,4 @@
-package server
+package proto
 
 // This file is the part of the wire `acpmux-tui attach` speaks: one pty
 // chat shown in a terminal as the harness draws it. The client gets a redraw

@@ -1,4 +1,4 @@
-package server
+package proto
 
 import (
 	"encoding/base64"
@@ -30,8 +30,9 @@ func (p WriteParams) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// encodeScreenUpdate returns the NotifyScreen line for u.
-func encodeScreenUpdate(u ScreenUpdate) []byte {
+// EncodeScreenUpdate returns the NotifyScreen line for u, its newline
+// included.
+func EncodeScreenUpdate(u ScreenUpdate) []byte {
 	b := make([]byte, 0, 96+len(u.ID)+screenPatchSize(u.Screen))
 	b = append(b, `{"jsonrpc":"2.0","method":"`+NotifyScreen+`","params":{"id":`...)
 	b = rpcline.AppendString(b, u.ID)
@@ -81,7 +82,7 @@ func screenPatchSize(p ScreenPatch) int {
 
 // DecodeScreenUpdate reads NotifyScreen's params, which must be valid JSON
 // (the client's reader has checked the whole line). The form
-// encodeScreenUpdate writes is read directly; any other goes through
+// EncodeScreenUpdate writes is read directly; any other goes through
 // encoding/json, which decides what it means.
 func DecodeScreenUpdate(params []byte) (ScreenUpdate, error) {
 	if u, ok := decodeScreenFast(params); ok {
@@ -95,7 +96,7 @@ func DecodeScreenUpdate(params []byte) (ScreenUpdate, error) {
 }
 
 // decodeScreenFast reads valid JSON params when they have exactly the members
-// encodeScreenUpdate writes, each once and of its type; ok is false for
+// EncodeScreenUpdate writes, each once and of its type; ok is false for
 // anything else.
 func decodeScreenFast(params []byte) (u ScreenUpdate, ok bool) {
 	var seen [3]bool

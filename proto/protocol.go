@@ -1,0 +1,138 @@
+package proto
+
+import "github.com/acpmux/acpmux-tui/sessions"
+
+// This file is the wire protocol as clients see it: the socket's place, the
+// method names, their params and results, and the error codes. The client
+// package speaks it from the other side.
+
+// SocketName is the server's socket inside the agent home.
+const SocketName = "acpmux.sock"
+
+// LockName is the file inside the agent home that a running server holds
+// locked (flock) for its whole life; it records the server's pid.
+const LockName = "acpmux.lock"
+
+// MaxLine is the longest line (one JSON-RPC message, without its newline)
+// the server reads; a longer one closes the connection that sent it.
+const MaxLine = 8 << 20
+
+// The methods the server answers. They start with "_acpmux/", as ACP asks
+// of extension methods, so the same socket may speak ACP later.
+const (
+	// MethodHello answers {version, pid}.
+	MethodHello = "_acpmux/hello"
+	// MethodList answers {chats: [chat JSON with live status]}.
+	MethodList = "_acpmux/list"
+	// MethodNew creates a chat (it does not start it) and answers its JSON.
+	MethodNew = "_acpmux/new"
+	// MethodSetDirectories replaces a chat's additional folders; a running
+	// chat takes them at the end of its turn.
+	MethodSetDirectories = "_acpmux/setDirectories"
+	// MethodSetFiles ({id, additionalFiles} → chat JSON) replaces a chat's
+	// single files, as MethodSetDirectories does its folders: the whole
+	// list through the shared validator (a refusal changes nothing), and a
+	// running chat takes them at the end of its turn.
+	MethodSetFiles = "_acpmux/setFiles"
+	// MethodFoldersChanged ({id} → chat JSON) tells the server that a
+	// client stored a chat's folders itself (add-dir, the TUI's picker): a
+	// running chat takes them at the end of its turn, as after
+	// MethodSetDirectories.
+	MethodFoldersChanged = "_acpmux/foldersChanged"
+	// MethodRename ({id, name} → chat JSON) renames a chat; a name that is
+	// empty, too long, not one line of printable text or another chat's
+	// is refused with CodeInvalidParams and nothing changes.
+	MethodRename = "_acpmux/rename"
+	// MethodStart starts a chat's harness unless it runs.
+	MethodStart = "_acpmux/start"
+	// MethodStop stops a chat's harness and waits for it.
+	MethodStop = "_acpmux/stop"
+	// MethodRestart stops and starts a chat's harness with its stored folders.
+	MethodRestart = "_acpmux/restart"
+	// MethodKill answers {pid}, then stops every harness and ends the server.
+	MethodKill = "_acpmux/kill"
+)
+
+// JSON-RPC error codes the server answers with.
+const (
+	// CodeParseError: the line is not JSON.
+	CodeParseError = -32700
+	// CodeInvalidRequest: JSON, but not a JSON-RPC 2.0 request object.
+	CodeInvalidRequest = -32600
+	// CodeMethodNotFound: no such method.
+	CodeMethodNotFound = -32601
+	// CodeInvalidParams: the params are missing, of the wrong type, or
+	// refused (every folder refusal of the shared validator).
+	CodeInvalidParams = sessions.CodeInvalidParams
+	// CodeInternalError: the server failed in a way the caller cannot fix.
+	CodeInternalError = -32603
+	// CodeFailed: the call was well formed but could not be done (a start
+	// refused because a stored folder has gone, a broken chat file...).
+	CodeFailed = -32000
+	// CodeChatNotFound: no chat has that id (ACP's "resource not found").
+	CodeChatNotFound = -32002
+)
+
+// MaxCols and MaxRows bound the pane size a call may ask for; 0 keeps the
+// size the chat has (80x24 for a first start).
+const (
+	MaxCols = 2000
+	MaxRows = 1000
+)
+
+// HelloResult is the answer to MethodHello.
+type HelloResult struct {
+	Version string `json:"version"`
+	Pid     int    `json:"pid"`
+}
+
+// ListResult is the answer to MethodList: every chat, as `ls --json` prints
+// it, with the status the server's mux reports.
+type ListResult struct {
+	Chats []sessions.ChatJSON `json:"chats"`
+}
+
+// NewParams are the params of MethodNew. Every field may be left out: the
+// default harness, no project (the chat's own empty folder), no folders,
+// no files, a name made from the folder. A bad folder and a bad file are
+// refused together, in one -32602.
+type NewParams struct {
+	Harness               string   `json:"harness,omitempty"`
+	Cwd                   string   `json:"cwd,omitempty"`
+	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
+	AdditionalFiles       []string `json:"additionalFiles,omitempty"`
+	Name                  string   `json:"name,omitempty"`
+}
+
+// SetDirectoriesParams are the params of MethodSetDirectories: the whole new
+// list (an empty array clears it). The field is required.
+type SetDirectoriesParams struct {
+	ID                    string    `json:"id"`
+	AdditionalDirectories *[]string `json:"additionalDirectories"`
+}
+
+// SetFilesParams are the params of MethodSetFiles: the whole new list of
+// single files (an empty array clears it). The field is required.
+type SetFilesParams struct {
+	ID              string    `json:"id"`
+	AdditionalFiles *[]string `json:"additionalFiles"`
+}
+
+// ChatParams are the params of MethodStart, MethodStop and MethodRestart.
+// Cols and Rows size the pty (0: keep the chat's size).
+type ChatParams struct {
+	ID   string `json:"id"`
+	Cols int    `json:"cols,omitempty"`
+	Rows int    `json:"rows,omitempty"`
+}
+
+// RenameParams are the params of MethodRename.
+type RenameParams struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+// KillResult is the answer to MethodKill: the pid that is about to end.
+type KillResult struct {
+	Pid int `json:"pid"`
+}

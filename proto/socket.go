@@ -1,0 +1,59 @@
+package proto
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// This file says where a home's server is: its socket, how to reach a
+// socket whose path is too long for the kernel, and the pid its lock
+// records. Both the server and its clients need them.
+
+// SocketPath is the server's socket inside the agent home.
+func SocketPath(home string) string { return filepath.Join(home, SocketName) }
+
+// RunningDir is the folder of the agent home where the server records each
+// harness it runs (one file per chat, <id>.json), for the next server
+// after a crash.
+const RunningDir = "running"
+
+// MaxSunPath is the longest socket path the kernel takes (sun_path is 108
+// bytes with its NUL).
+const MaxSunPath = 107
+
+// ShortAddr returns an address for the socket file at path that fits in a
+// sockaddr_un: path itself when short enough, else the same file reached
+// through /proc/self/fd and an open descriptor of its folder. Call release
+// once the bind or connect is done.
+func ShortAddr(path string) (addr string, release func(), err error) {
+	if len(path) <= MaxSunPath {
+		return path, func() {}, nil
+	}
+	dir, err := os.Open(filepath.Dir(path))
+	if err != nil {
+		return "", nil, err
+	}
+	addr = fmt.Sprintf("/proc/self/fd/%d/%s", dir.Fd(), filepath.Base(path))
+	if len(addr) > MaxSunPath {
+		dir.Close()
+		return "", nil, fmt.Errorf("socket path %s is too long", path)
+	}
+	return addr, func() { dir.Close() }, nil
+}
+
+// LockHolder returns the pid recorded in the agent home's lock file, or 0.
+// The pid is only meaningful while the lock is held.
+func LockHolder(home string) int {
+	b, err := os.ReadFile(filepath.Join(home, LockName))
+	if err != nil {
+		return 0
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || pid <= 0 {
+		return 0
+	}
+	return pid
+}

@@ -1,0 +1,206 @@
+package proto
+
+import (
+	"fmt"
+	"slices"
+	"time"
+)
+
+// Status is where a chat's harness is in its life.
+type Status int
+
+// The statuses a chat reports.
+const (
+	// StatusStopped: not started yet, or stopped on request.
+	StatusStopped Status = iota
+	// StatusStarting: spawned, no output yet.
+	StatusStarting
+	// StatusRunning: working on a turn.
+	StatusRunning
+	// StatusAsking: waiting for the user's answer to a permission request
+	// or a question, in the middle of a turn.
+	StatusAsking
+	// StatusWaiting: the turn is done; ready for the user's input.
+	StatusWaiting
+	// StatusExited: the harness exited by itself; ExitCode says how.
+	StatusExited
+	// StatusFailed: it could not start, or kept crashing; Reason says why.
+	StatusFailed
+)
+
+var statusNames = [...]string{"stopped", "starting", "running", "asking", "waiting", "exited", "failed"}
+
+// String returns the status as shown in `ls` and `--json`.
+func (s Status) String() string {
+	if int(s) < len(statusNames) {
+		return statusNames[s]
+	}
+	return fmt.Sprintf("status(%d)", int(s))
+}
+
+// Live reports whether a harness process exists in this status.
+func (s Status) Live() bool {
+	return s == StatusStarting || s == StatusRunning || s == StatusAsking || s == StatusWaiting
+}
+
+// StatusSource says where a chat's status comes from.
+type StatusSource string
+
+// The sources.
+const (
+	// SourceScreen: inferred from what the harness prints (a bell, a
+	// desktop notification, OSC 9;4 progress, or quiet).
+	SourceScreen StatusSource = "screen"
+	// SourceHooks: Claude Code's hooks report every change.
+	SourceHooks StatusSource = "hooks"
+	// SourceNotify: Codex's notify program reports each turn's end; the
+	// rest is inferred from the screen.
+	SourceNotify StatusSource = "notify"
+	// SourceACP: the protocol itself (a prompt in flight, a pending
+	// permission request, the prompt's end).
+	SourceACP StatusSource = "acp"
+)
+
+// Phrase says where a status comes from, for the summary and `show`.
+func (s StatusSource) Phrase() string {
+	switch s {
+	case SourceHooks:
+		return "from Claude Code's hooks"
+	case SourceNotify:
+		return "turn ends from Codex's notify program, the rest inferred from its screen"
+	case SourceACP:
+		return "from ACP"
+	case SourceScreen:
+		return "inferred from its screen"
+	}
+	return ""
+}
+
+// Short is Phrase for a narrow pane: empty for ACP, whose status is exact.
+func (s StatusSource) Short() string {
+	switch s {
+	case SourceHooks:
+		return "from hooks"
+	case SourceNotify:
+		return "turn ends from notify, else inferred"
+	case SourceScreen:
+		return "inferred"
+	}
+	return ""
+}
+
+// State is a chat's harness as the UI shows it.
+type State struct {
+	Status Status
+	// ExitCode is the last exit status (-1 for a signal).
+	ExitCode int
+	// Reason says why the chat failed, or how it last exited.
+	Reason string
+	// Pid is the harness's process id while it runs.
+	Pid int
+	// Started is when the current process started.
+	Started time.Time
+	// Restarts counts starts after the first in this acpmux-tui process.
+	Restarts int
+	// LastError is the last error met starting or running the harness.
+	LastError string
+	// LastOutput is the last non-empty line a pty harness printed on its
+	// screen before it last exited by itself, as plain text (escape
+	// sequences stripped, blanks trimmed): why it ended, in its own words.
+	// It is kept with LastError, cleared by a start on request.
+	LastOutput string
+	// Title is the terminal title the harness set (OSC 0/2).
+	Title string
+	// Unread is set when the chat asked for its user or finished a turn
+	// while nobody looked at it (see Mux.Look), until someone does or types
+	// to it.
+	Unread bool
+	// StatusFrom says where Status comes from; empty before a start.
+	StatusFrom StatusSource
+	// Argv is the argument vector of the current or last start.
+	Argv []string
+	// Transport is "pty" or "acp".
+	Transport string
+	// FoldersVia says how the folders reached an ACP agent once it is
+	// initialized ("acp", "flag", "note", "none"); empty before.
+	FoldersVia string
+	// Sandbox is, for a Codex chat, the sandbox of the current or last
+	// start and who chose it (harness.CodexSandbox); "" for other harnesses.
+	Sandbox string
+	// FoldersReadOnly is set when that sandbox cannot take writable roots:
+	// the folders reached the harness as a note, readable, not writable.
+	FoldersReadOnly bool
+	// AgentName is the ACP agent's name and version.
+	AgentName string
+	// SessionID is the ACP session in use.
+	SessionID string
+	// TurnActive is set while an ACP prompt turn runs.
+	TurnActive bool
+	// Permission is the ACP agent's pending permission request, if any.
+	Permission *Permission
+	// PendingDirectories is the chat's stored folder list while the running
+	// harness still has another (RunningDirectories), until the change is
+	// applied at the end of its turn (see FoldersChanged); both are nil when
+	// nothing is pending.
+	PendingDirectories []string
+	RunningDirectories []string
+	// PendingFiles and RunningFiles are the same for the chat's single
+	// files: the stored list and the running harness's, while they differ.
+	PendingFiles []string
+	RunningFiles []string
+	// PendingUntilRestart is set when the harness cannot resume its
+	// conversation, so the change waits for a restart the user asks for.
+	PendingUntilRestart bool
+}
+
+// Pending reports whether a change of the chat's folders or files waits
+// for the end of its turn (or its next restart).
+func (s State) Pending() bool {
+	return s.PendingDirectories != nil || s.PendingFiles != nil
+}
+
+// PendingFileChange is what a pending change of the single files adds and
+// removes.
+func (s State) PendingFileChange() (added, removed []string) {
+	if s.PendingFiles == nil {
+		return nil, nil
+	}
+	return missingFrom(s.PendingFiles, s.RunningFiles), missingFrom(s.RunningFiles, s.PendingFiles)
+}
+
+// missingFrom is what of list is not in other, in list's order.
+func missingFrom(list, other []string) []string {
+	var out []string
+	for _, d := range list {
+		if !slices.Contains(other, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// PendingChange is what a pending change of folders adds and removes.
+func (s State) PendingChange() (added, removed []string) {
+	if s.PendingDirectories == nil {
+		return nil, nil
+	}
+	for _, d := range s.PendingDirectories {
+		if !slices.Contains(s.RunningDirectories, d) {
+			added = append(added, d)
+		}
+	}
+	for _, d := range s.RunningDirectories {
+		if !slices.Contains(s.PendingDirectories, d) {
+			removed = append(removed, d)
+		}
+	}
+	return added, removed
+}
+
+// The one wording of when a running chat takes a change of its folders,
+// for `show`, the TUI's summary and its status line: at the end of its
+// turn, or (PendingUntilRestart) at its next restart.
+const (
+	PendingAtTurnEnd = "at the end of its turn"
+	PendingAtRestart = "at its next restart"
+)
