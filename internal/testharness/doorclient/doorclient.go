@@ -38,6 +38,14 @@ type Client struct {
 	// is cancelled.
 	Permit func(ctx context.Context, req sdk.RequestPermissionRequest) string
 	asked  []sdk.RequestPermissionRequest
+
+	// ReadText and WriteText, when set, serve fs/read_text_file and
+	// fs/write_text_file (as an editor serves its buffers; advertise them
+	// in initialize); unset, the request is refused. Either may block
+	// until ctx ends. Every file request is kept (FileRequests).
+	ReadText  func(ctx context.Context, req sdk.ReadTextFileRequest) (string, error)
+	WriteText func(ctx context.Context, req sdk.WriteTextFileRequest) error
+	files     []string // "read PATH" or "write PATH", in order
 }
 
 // New connects a client to a door that reads w and writes r. With v nil,
@@ -195,14 +203,40 @@ func (c *Client) Asked() []sdk.RequestPermissionRequest {
 
 var errNotOffered = errors.New("not offered by this client")
 
-// ReadTextFile is not offered.
-func (c *Client) ReadTextFile(context.Context, sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
-	return sdk.ReadTextFileResponse{}, errNotOffered
+// ReadTextFile answers with ReadText, keeping the request.
+func (c *Client) ReadTextFile(ctx context.Context, req sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
+	c.mu.Lock()
+	c.files = append(c.files, "read "+req.Path)
+	read := c.ReadText
+	c.mu.Unlock()
+	if read == nil {
+		return sdk.ReadTextFileResponse{}, errNotOffered
+	}
+	text, err := read(ctx, req)
+	if err != nil {
+		return sdk.ReadTextFileResponse{}, err
+	}
+	return sdk.ReadTextFileResponse{Content: text}, nil
 }
 
-// WriteTextFile is not offered.
-func (c *Client) WriteTextFile(context.Context, sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
-	return sdk.WriteTextFileResponse{}, errNotOffered
+// WriteTextFile answers with WriteText, keeping the request.
+func (c *Client) WriteTextFile(ctx context.Context, req sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
+	c.mu.Lock()
+	c.files = append(c.files, "write "+req.Path)
+	write := c.WriteText
+	c.mu.Unlock()
+	if write == nil {
+		return sdk.WriteTextFileResponse{}, errNotOffered
+	}
+	return sdk.WriteTextFileResponse{}, write(ctx, req)
+}
+
+// FileRequests returns the file requests the client was sent, as "read
+// PATH" or "write PATH", in order.
+func (c *Client) FileRequests() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.files...)
 }
 
 // CreateTerminal is not offered.
