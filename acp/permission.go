@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -90,6 +91,9 @@ const MethodCancelRequest = "$/cancel_request"
 // and its result, or errObj, the error object of an error response). It
 // reports whether the id was one the door asked.
 func (d *Door) Answered(id, result, errObj json.RawMessage) bool {
+	if t := bytes.TrimSpace(errObj); len(t) == 0 || string(t) == "null" {
+		errObj = nil // "error": null beside a result is no error
+	}
 	if d.answeredForward(id, result, errObj) {
 		return true
 	}
