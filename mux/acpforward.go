@@ -83,17 +83,36 @@ func (a *acpClient) forwarded(ctx context.Context, method string, req, resp any)
 		}
 		return true, acp.NewInternalError(map[string]any{"error": err.Error()})
 	}
-	if err := json.Unmarshal(raw, resp); err != nil {
-		c.m.opt.Logger.Warn("an ACP client answered a forwarded request with what does not decode: served by the server", "chat", c.id, "method", method, "err", err)
+	if err := decodeAnswer(method, raw, resp); err != nil {
+		c.m.opt.Logger.Warn("an ACP client answered a forwarded request with an unusable result: served by the server", "chat", c.id, "method", method, "err", err)
 		return false, nil
 	}
-	if v, isV := resp.(interface{ Validate() error }); isV {
-		if err := v.Validate(); err != nil {
-			c.m.opt.Logger.Warn("an ACP client answered a forwarded request with an invalid result: served by the server", "chat", c.id, "method", method, "err", err)
-			return false, nil
+	return true, nil
+}
+
+// requiredKeys are the fields a client's result must have, by method (the
+// SDK's Validate refuses an empty file's content and an empty output, which
+// are answers too).
+var requiredKeys = map[string][]string{
+	acp.ClientMethodFsReadTextFile:  {"content"},
+	acp.ClientMethodTerminalCreate:  {"terminalId"},
+	acp.ClientMethodTerminalOutput:  {"output", "truncated"},
+	acp.ClientMethodFsWriteTextFile: nil,
+}
+
+// decodeAnswer decodes a client's result into resp: an object with the
+// method's required fields.
+func decodeAnswer(method string, raw json.RawMessage, resp any) error {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
+		return fmt.Errorf("the result is not an object")
+	}
+	for _, k := range requiredKeys[method] {
+		if _, ok := fields[k]; !ok {
+			return fmt.Errorf("the result has no %s", k)
 		}
 	}
-	return true, nil
+	return json.Unmarshal(raw, resp)
 }
 
 // errNoTaker marks an ErrNotForwarded that is no failure (no client

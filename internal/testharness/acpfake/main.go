@@ -71,6 +71,9 @@
 //	burst N           N agent_message_chunk updates back to back ("u000001 ", "u000002 "…), then end_turn
 //	noise N           N _acpfake/noise extension notifications back to back, then "noise: N sent"
 //	perms N           N request_permission at once ("Tool 1".."Tool N"), then "perms: Tool 1=<answer>; ..."
+//	terminal CWD      terminal/create of `echo hi` (in CWD; "-" for none), then
+//	                  wait_for_exit, output and release; "terminal: OUTPUT exit N"
+//	                  or "terminal error: <msg>"
 //	mode ID           the agent changes its own mode: a current_mode_update
 //	                  to ID, then "mode: ID" (ACPMUX_FAKE_MODES=1)
 //	osc               escapes and C0/C1 controls in chunks, thought, tool, plan, permission, stderr; "osc: <answer>"
