@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/acpmux/acpmux-tui/acp"
@@ -38,8 +39,21 @@ func (f *chatFeed) sessionConfigChanged() {
 	defer f.mu.Unlock()
 	for c, w := range f.watchers {
 		if c.door != nil {
-			w.push(ObservedEntry{Kind: observedSessionConfig, At: time.Now()}, true)
+			w.markConfig()
 		}
+	}
+}
+
+// markConfig puts the mark in the backlog unless one waits there already:
+// the door sends the modes and options as they are when it sends the
+// mark, so one is enough, and an agent that changes them without end
+// cannot grow the backlog (the mark is never dropped).
+func (w *watcher) markConfig() {
+	w.mu.Lock()
+	marked := slices.ContainsFunc(w.backlog, func(e ObservedEntry) bool { return e.Kind == observedSessionConfig })
+	w.mu.Unlock()
+	if !marked {
+		w.push(ObservedEntry{Kind: observedSessionConfig, At: time.Now()}, true)
 	}
 }
 
