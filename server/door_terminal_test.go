@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/acpmux/acpmux-tui/internal/acpschema"
 	"github.com/acpmux/acpmux-tui/internal/testharness/doorclient"
@@ -116,5 +117,54 @@ func TestDoorServesAFileWhenItsClientGoes(t *testing.T) {
 	})
 	if got := c.FileRequests(); !slices.Equal(got, []string{"read " + inside}) {
 		t.Fatalf("the client was asked %q", got)
+	}
+}
+
+// TestDoorServesAFileItsClientLeavesUnanswered: a read forwarded to a
+// door client that does not answer within the forward timeout is withdrawn
+// ($/cancel_request) and served by the server.
+func TestDoorServesAFileItsClientLeavesUnanswered(t *testing.T) {
+	// The client never answers, so the timeout is what ends the wait: a
+	// short one keeps the test short, and no answer can come in time.
+	r := newDoorRigWith(t, nil, func(o *Options) { o.ForwardTimeout = 50 * time.Millisecond })
+	v := acpschema.ForTest(t)
+	proj := r.folders(1)[0]
+	inside := filepath.Join(proj, "notes.txt")
+	if err := os.WriteFile(inside, []byte("on disk"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := r.doorClient(v)
+	if _, err := c.Initialize(hangCtx(t), sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber,
+		ClientCapabilities: sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: true}}}); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	withdrawn := make(chan struct{})
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	c.ReadText = func(ctx context.Context, _ sdk.ReadTextFileRequest) (string, error) {
+		select {
+		case <-ctx.Done():
+			close(withdrawn)
+		case <-release:
+		}
+		return "too late", nil
+	}
+	resp, err := c.NewSession(hangCtx(t), sdk.NewSessionRequest{Cwd: proj, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Prompt(hangCtx(t), sdk.PromptRequest{SessionId: resp.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("read " + inside)}}); err != nil {
+		t.Fatalf("prompt: %v", err)
+	}
+	if got := c.Text(string(resp.SessionId), "agent"); !strings.Contains(got, "read: on disk|") {
+		t.Fatalf("the agent said %q, want the file from disk", got)
+	}
+	select {
+	case <-withdrawn:
+	case <-time.After(hangDeadline):
+		t.Fatal("the unanswered request was not withdrawn")
+	}
+	if err := c.Invalid(); err != nil {
+		t.Fatal(err)
 	}
 }
