@@ -112,6 +112,15 @@ type Backend interface {
 	// Fork makes the TUI's fork of a chat (its folders, its own folder
 	// dropped; cwd, when set, is the fork's project).
 	Fork(id, cwd string) (Chat, error)
+	// SessionConfig is the chat's modes and configuration options as its
+	// agent last told them.
+	SessionConfig(id string) SessionConfig
+	// SetMode sends session/set_mode to the chat's agent; an error of the
+	// agent's is answered as the agent answered it.
+	SetMode(id, modeID string) error
+	// SetConfigOption sends session/set_config_option to the chat's agent
+	// and returns the options it answers.
+	SetConfigOption(id string, req sdk.SetSessionConfigOptionRequest) ([]sdk.SessionConfigOption, error)
 	// Request sends a request of the door's to the client (its id is JSON).
 	Request(method string, id json.RawMessage, params any) error
 	// Notify sends a notification of the door's to the client.
@@ -128,7 +137,9 @@ type Door struct {
 	inited   bool
 	sessions map[string]*sessionState // the chats this connection streams
 	asks     map[string]ask           // permission requests sent, by JSON id
+	forwards map[string]*forwardCall  // agents' requests forwarded, by JSON id (forward.go)
 	nextAsk  uint64
+	caps     sdk.ClientCapabilities // what the client said at initialize it serves
 }
 
 // NewDoor is the door of one connection over b; version is acpmux-tui's.
@@ -184,9 +195,9 @@ var methods = map[string]handler{
 	sdk.AgentMethodSessionFork:   handle((*Door).forkSession),
 	sdk.AgentMethodSessionPrompt: handle((*Door).prompt),
 	sdk.AgentMethodSessionCancel: handle((*Door).cancel),
-	// session/set_mode and session/set_config_option are not in the
-	// table: no session the door opens offers modes or config options,
-	// so they are -32601, as for any method the door does not serve.
+	// These go to the chat's agent, which answers (config.go).
+	sdk.AgentMethodSessionSetMode:         handle((*Door).setMode),
+	sdk.AgentMethodSessionSetConfigOption: handle((*Door).setConfigOption),
 }
 
 // Starts reports whether method is ACP's first call, which makes a
@@ -198,7 +209,8 @@ func Starts(method string) bool { return method == sdk.AgentMethodInitialize }
 func StartsHarness(method string) bool {
 	switch method {
 	case sdk.AgentMethodSessionNew, sdk.AgentMethodSessionLoad, sdk.AgentMethodSessionResume,
-		sdk.AgentMethodSessionPrompt, sdk.AgentMethodSessionFork:
+		sdk.AgentMethodSessionPrompt, sdk.AgentMethodSessionFork,
+		sdk.AgentMethodSessionSetMode, sdk.AgentMethodSessionSetConfigOption:
 		return true
 	}
 	return false

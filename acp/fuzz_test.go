@@ -27,6 +27,11 @@ func FuzzDoorParams(f *testing.F) {
 		{"session/cancel", `{"sessionId":7}`},
 		{"session/prompt", `[1,2]`},
 		{"session/new", `null`},
+		{"session/set_mode", `{"sessionId":"k3x9q2","modeId":"code"}`},
+		{"session/set_mode", `{"sessionId":"k3x9q2","modeId":7}`},
+		{"session/set_config_option", `{"sessionId":"k3x9q2","configId":"model","value":"smart"}`},
+		{"session/set_config_option", `{"sessionId":"k3x9q2","configId":"fast","type":"boolean","value":true}`},
+		{"session/set_config_option", `{"sessionId":"k3x9q2","configId":"x","type":"boolean","value":"no"}`},
 	} {
 		f.Add(seed.method, []byte(seed.params))
 	}
@@ -109,3 +114,41 @@ func newTestReader(b []byte) *bufioReader {
 type bufioReader = bufio.Reader
 
 func newBufio(r io.Reader) *bufio.Reader { return bufio.NewReaderSize(r, 16) }
+
+// FuzzForwardAnswer: whatever a client answers a forwarded request with (a
+// result, or an error object of any shape), the waiting request gets one
+// answer: the result as sent, or an error with a code; never a panic.
+func FuzzForwardAnswer(f *testing.F) {
+	for _, seed := range []struct{ result, errObj string }{
+		{`{"content":"in the buffer"}`, ``},
+		{``, `{"code":-32002,"message":"Resource not found","data":{"path":"/x"}}`},
+		{``, `{"code":"x"}`},
+		{``, `null`},
+		{``, `[1]`},
+		{`null`, ``},
+	} {
+		f.Add([]byte(seed.result), []byte(seed.errObj))
+	}
+	f.Fuzz(func(t *testing.T, result, errObj []byte) {
+		d := NewDoor(nil, "test")
+		call := &forwardCall{answer: make(chan forwardAnswer, 1)}
+		d.forwards = map[string]*forwardCall{`"f-1"`: call}
+		var eo json.RawMessage
+		if t := bytes.TrimSpace(errObj); len(t) > 0 && string(t) != "null" {
+			eo = errObj
+		}
+		if !d.Answered(json.RawMessage(`"f-1"`), result, eo) {
+			t.Fatal("the forwarded request's answer was not taken")
+		}
+		if d.Answered(json.RawMessage(`"f-1"`), result, eo) {
+			t.Fatal("a second answer to one request was taken")
+		}
+		a := <-call.answer
+		switch {
+		case eo != nil && (a.err == nil || a.err.Code == 0):
+			t.Fatalf("error answer %q reached the agent as %+v", errObj, a)
+		case eo == nil && (a.err != nil || !bytes.Equal(a.result, result)):
+			t.Fatalf("result %q reached the agent as %+v", result, a)
+		}
+	})
+}

@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -87,9 +88,16 @@ func (d *Door) AskPermission(chat string, p Permission, answer func(optionID str
 const MethodCancelRequest = "$/cancel_request"
 
 // Answered takes the client's response to a request of the door's (its id,
-// and its result, or failed for an error response). It reports whether the
-// id was one the door asked.
-func (d *Door) Answered(id, result json.RawMessage, failed bool) bool {
+// and its result, or errObj, the error object of an error response). It
+// reports whether the id was one the door asked.
+func (d *Door) Answered(id, result, errObj json.RawMessage) bool {
+	if t := bytes.TrimSpace(errObj); len(t) == 0 || string(t) == "null" {
+		errObj = nil // "error": null beside a result is no error
+	}
+	if d.answeredForward(id, result, errObj) {
+		return true
+	}
+	failed := errObj != nil
 	d.mu.Lock()
 	a, ok := d.asks[string(id)]
 	delete(d.asks, string(id))

@@ -35,7 +35,7 @@ func (d *Door) initialize(p sdk.InitializeRequest) (sdk.InitializeResponse, erro
 		return sdk.InitializeResponse{}, err
 	}
 	d.mu.Lock()
-	d.harness, d.inited = h, true
+	d.harness, d.inited, d.caps = h, true, p.ClientCapabilities
 	d.mu.Unlock()
 	return sdk.InitializeResponse{
 		ProtocolVersion: sdk.ProtocolVersionNumber,
@@ -89,7 +89,8 @@ func (d *Door) newSession(p sdk.NewSessionRequest) (sdk.NewSessionResponse, erro
 	if err := d.b.Open(c.ID, false); err != nil {
 		return sdk.NewSessionResponse{}, err
 	}
-	return sdk.NewSessionResponse{SessionId: sdk.SessionId(c.ID)}, nil
+	cfg := d.opened(c.ID)
+	return sdk.NewSessionResponse{SessionId: sdk.SessionId(c.ID), Modes: cfg.Modes, ConfigOptions: cfg.ConfigOptions}, nil
 }
 
 // listSessions lists the home's ACP chats, listPage at a time; the cursor
@@ -193,7 +194,8 @@ func (d *Door) loadSession(p sdk.LoadSessionRequest) (sdk.LoadSessionResponse, e
 	if err := d.reopen(string(p.SessionId), p.Cwd, p.AdditionalDirectories, p.McpServers, true); err != nil {
 		return sdk.LoadSessionResponse{}, err
 	}
-	return sdk.LoadSessionResponse{}, nil
+	cfg := d.opened(string(p.SessionId))
+	return sdk.LoadSessionResponse{Modes: cfg.Modes, ConfigOptions: cfg.ConfigOptions}, nil
 }
 
 // resumeSession attaches to the chat without the replay.
@@ -201,7 +203,8 @@ func (d *Door) resumeSession(p sdk.ResumeSessionRequest) (sdk.ResumeSessionRespo
 	if err := d.reopen(string(p.SessionId), p.Cwd, p.AdditionalDirectories, p.McpServers, false); err != nil {
 		return sdk.ResumeSessionResponse{}, err
 	}
-	return sdk.ResumeSessionResponse{}, nil
+	cfg := d.opened(string(p.SessionId))
+	return sdk.ResumeSessionResponse{Modes: cfg.Modes, ConfigOptions: cfg.ConfigOptions}, nil
 }
 
 // forkSession is the TUI's fork: the parent's folders (its own folder
@@ -226,7 +229,8 @@ func (d *Door) forkSession(p sdk.UnstableForkSessionRequest) (sdk.UnstableForkSe
 	if err := d.b.Open(c.ID, false); err != nil {
 		return sdk.UnstableForkSessionResponse{}, err
 	}
-	return sdk.UnstableForkSessionResponse{SessionId: sdk.SessionId(c.ID)}, nil
+	cfg := d.opened(c.ID)
+	return sdk.UnstableForkSessionResponse{SessionId: sdk.SessionId(c.ID), Modes: cfg.Modes, ConfigOptions: unstableOptions(cfg.ConfigOptions)}, nil
 }
 
 // prompt runs one turn of the chat's agent. Text blocks are the prompt; a

@@ -48,19 +48,30 @@ const maxToolsKnown = 4096
 // sessionState is what the door remembers of a session it streams.
 type sessionState struct {
 	tools map[string]bool
+	cfg   sentConfig // the modes and options the client was told (config.go)
 }
 
 // Updates turns entries of chat id into session/update params, in order.
 func (d *Door) Updates(id string, entries []Entry) []sdk.SessionNotification {
+	var cfg *SessionConfig
+	for _, e := range entries {
+		if e.Kind == EntrySessionConfig {
+			c := d.b.SessionConfig(id)
+			cfg = &c
+			break
+		}
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	st := d.sessions[id]
-	if st == nil {
-		st = &sessionState{tools: map[string]bool{}}
-		d.sessions[id] = st
-	}
+	st := d.stateLocked(id)
 	var out []sdk.SessionNotification
 	for _, e := range entries {
+		if e.Kind == EntrySessionConfig {
+			for _, u := range st.configUpdates(*cfg) {
+				out = append(out, sdk.SessionNotification{SessionId: sdk.SessionId(id), Update: u})
+			}
+			continue
+		}
 		if u, ok := st.update(e); ok {
 			out = append(out, sdk.SessionNotification{SessionId: sdk.SessionId(id), Update: u})
 		}

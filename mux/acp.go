@@ -51,6 +51,11 @@ type acpChat struct {
 	// of them, so they are all linked again). See filelinks.go.
 	linked      []string
 	linkedKnown bool
+	// session is the agent's modes and configuration options
+	// (acpconfig.go); forward sends the agent's client requests to a door
+	// client (acpforward.go).
+	session sessionConfig
+	forward Forwarder
 }
 
 // acpProcess is one running ACP harness.
@@ -345,18 +350,21 @@ func (c *acpChat) openSession(ctx context.Context, p *acpProcess, caps acp.Agent
 			c.mu.Lock()
 			c.log = transcript{} // the agent replays the conversation
 			c.mu.Unlock()
-			_, err := p.conn.LoadSession(ctx, acp.LoadSessionRequest{SessionId: sid, Cwd: cwd, McpServers: mcp, AdditionalDirectories: dirs})
+			resp, err := p.conn.LoadSession(ctx, acp.LoadSessionRequest{SessionId: sid, Cwd: cwd, McpServers: mcp, AdditionalDirectories: dirs})
+			c.keepSessionConfig(err, resp.Modes, resp.ConfigOptions)
 			if err != nil && c.importFallback(ctx, p, meta, err) {
 				c.mu.Lock()
 				c.log = transcript{} // whatever the failed load replayed
 				c.mu.Unlock()
 				c.note("the agent could not load the imported session (" + plaintext.Line(err.Error()) + "): a new session starts, with a capsule of the conversation as its first message")
 				resp, nerr := p.conn.NewSession(ctx, acp.NewSessionRequest{Cwd: cwd, McpServers: mcp, AdditionalDirectories: dirs})
+				c.keepSessionConfig(nerr, resp.Modes, resp.ConfigOptions)
 				return resp.SessionId, "session/new", nerr
 			}
 			return sid, "session/load", err
 		case caps.SessionCapabilities.Resume != nil:
-			_, err := p.conn.ResumeSession(ctx, acp.ResumeSessionRequest{SessionId: sid, Cwd: cwd, McpServers: mcp, AdditionalDirectories: dirs})
+			resp, err := p.conn.ResumeSession(ctx, acp.ResumeSessionRequest{SessionId: sid, Cwd: cwd, McpServers: mcp, AdditionalDirectories: dirs})
+			c.keepSessionConfig(err, resp.Modes, resp.ConfigOptions)
 			return sid, "session/resume", err
 		}
 		c.note("the agent can neither load nor resume sessions: this is a new session")
@@ -365,10 +373,12 @@ func (c *acpChat) openSession(ctx context.Context, p *acpProcess, caps acp.Agent
 			resp, err := p.conn.UnstableForkSession(ctx, acp.UnstableForkSessionRequest{
 				SessionId: acp.SessionId(parent.AgentSessionID), Cwd: cwd, AdditionalDirectories: dirs, McpServers: []acp.UnstableMcpServer{},
 			})
+			c.keepSessionConfig(err, resp.Modes, unstableOptions(resp.ConfigOptions))
 			return resp.SessionId, "session/fork", err
 		}
 	}
 	resp, err := p.conn.NewSession(ctx, acp.NewSessionRequest{Cwd: cwd, McpServers: mcp, AdditionalDirectories: dirs})
+	c.keepSessionConfig(err, resp.Modes, resp.ConfigOptions)
 	return resp.SessionId, "session/new", err
 }
 

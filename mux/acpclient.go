@@ -139,8 +139,12 @@ func (a *acpClient) SessionUpdate(_ context.Context, n acp.SessionNotification) 
 		c.log.appendText(e.Kind, e.Text, e.MessageID)
 		entry = &e
 	}
+	cfgChanged := false
 	c.mu.Lock()
 	switch {
+	case u.CurrentModeUpdate != nil, u.ConfigOptionUpdate != nil:
+		// The session's modes and options, not the transcript's.
+		cfgChanged = c.configUpdateLocked(u)
 	case u.UserMessageChunk != nil:
 		chunk(EntryUser, u.UserMessageChunk.Content, u.UserMessageChunk.MessageId)
 	case u.AgentMessageChunk != nil:
@@ -174,6 +178,9 @@ func (a *acpClient) SessionUpdate(_ context.Context, n acp.SessionNotification) 
 	}
 	observer := c.observer
 	c.mu.Unlock()
+	if cfgChanged {
+		c.configChanged()
+	}
 	if entry != nil && observer != nil {
 		entry.At = time.Now()
 		observer(*entry)
@@ -264,29 +271,36 @@ func (a *acpClient) RequestPermission(ctx context.Context, req acp.RequestPermis
 }
 
 // Terminals are not advertised to agents (clientCapabilities.terminal is
-// false), so these are never called by a conforming agent.
-func (a *acpClient) CreateTerminal(context.Context, acp.CreateTerminalRequest) (acp.CreateTerminalResponse, error) {
-	return acp.CreateTerminalResponse{}, acp.NewMethodNotFound("terminal/create")
+// false); an agent that asks for one anyway is served by the door client
+// that prompted the turn when it serves terminals (acpforward.go), else
+// refused as a method not found.
+func (a *acpClient) CreateTerminal(ctx context.Context, req acp.CreateTerminalRequest) (acp.CreateTerminalResponse, error) {
+	var resp acp.CreateTerminalResponse
+	return resp, a.forwardTerminal(ctx, acp.ClientMethodTerminalCreate, req, &resp)
 }
 
-// KillTerminal is not supported: terminals are not advertised.
-func (a *acpClient) KillTerminal(context.Context, acp.KillTerminalRequest) (acp.KillTerminalResponse, error) {
-	return acp.KillTerminalResponse{}, acp.NewMethodNotFound("terminal/kill")
+// KillTerminal goes to the client that created the terminal, as CreateTerminal.
+func (a *acpClient) KillTerminal(ctx context.Context, req acp.KillTerminalRequest) (acp.KillTerminalResponse, error) {
+	var resp acp.KillTerminalResponse
+	return resp, a.forwardTerminal(ctx, acp.ClientMethodTerminalKill, req, &resp)
 }
 
-// TerminalOutput is not supported: terminals are not advertised.
-func (a *acpClient) TerminalOutput(context.Context, acp.TerminalOutputRequest) (acp.TerminalOutputResponse, error) {
-	return acp.TerminalOutputResponse{}, acp.NewMethodNotFound("terminal/output")
+// TerminalOutput goes to the client that created the terminal, as CreateTerminal.
+func (a *acpClient) TerminalOutput(ctx context.Context, req acp.TerminalOutputRequest) (acp.TerminalOutputResponse, error) {
+	var resp acp.TerminalOutputResponse
+	return resp, a.forwardTerminal(ctx, acp.ClientMethodTerminalOutput, req, &resp)
 }
 
-// ReleaseTerminal is not supported: terminals are not advertised.
-func (a *acpClient) ReleaseTerminal(context.Context, acp.ReleaseTerminalRequest) (acp.ReleaseTerminalResponse, error) {
-	return acp.ReleaseTerminalResponse{}, acp.NewMethodNotFound("terminal/release")
+// ReleaseTerminal goes to the client that created the terminal, as CreateTerminal.
+func (a *acpClient) ReleaseTerminal(ctx context.Context, req acp.ReleaseTerminalRequest) (acp.ReleaseTerminalResponse, error) {
+	var resp acp.ReleaseTerminalResponse
+	return resp, a.forwardTerminal(ctx, acp.ClientMethodTerminalRelease, req, &resp)
 }
 
-// WaitForTerminalExit is not supported: terminals are not advertised.
-func (a *acpClient) WaitForTerminalExit(context.Context, acp.WaitForTerminalExitRequest) (acp.WaitForTerminalExitResponse, error) {
-	return acp.WaitForTerminalExitResponse{}, acp.NewMethodNotFound("terminal/wait_for_exit")
+// WaitForTerminalExit goes to the client that created the terminal, as CreateTerminal.
+func (a *acpClient) WaitForTerminalExit(ctx context.Context, req acp.WaitForTerminalExitRequest) (acp.WaitForTerminalExitResponse, error) {
+	var resp acp.WaitForTerminalExitResponse
+	return resp, a.forwardTerminal(ctx, acp.ClientMethodTerminalWaitForExit, req, &resp)
 }
 
 // prompt runs one turn: a resource_link block per single file the

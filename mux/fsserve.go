@@ -24,7 +24,17 @@ const openReadFlags = os.O_RDONLY | syscall.O_NONBLOCK | syscall.O_NOCTTY
 // (see roots), only for regular files, and at most the configured size
 // (acp.max_file_bytes) whole; a line/limit window of a bigger file is
 // streamed, and only the window is bounded.
+//
+// When the door client that prompted the turn serves files itself, a read
+// inside the roots goes to it instead (acpforward.go).
 func (a *acpClient) ReadTextFile(ctx context.Context, req acp.ReadTextFileRequest) (acp.ReadTextFileResponse, error) {
+	var fwd acp.ReadTextFileResponse
+	if done, err := a.forwardFile(ctx, acp.ClientMethodFsReadTextFile, req.Path, false, req, &fwd); done {
+		if err == nil && int64(len(fwd.Content)) > a.maxFileBytes() {
+			return acp.ReadTextFileResponse{}, a.refused(acp.ClientMethodFsReadTextFile, req.Path, tooBig(int64(len(fwd.Content)), a.maxFileBytes()))
+		}
+		return fwd, err
+	}
 	r := a.proc.roots
 	r.bindTo(a.proc.ctx)
 	if err := r.acquire(ctx); err != nil {
@@ -40,7 +50,16 @@ func (a *acpClient) ReadTextFile(ctx context.Context, req acp.ReadTextFileReques
 
 // WriteTextFile serves fs/write_text_file through the chat's folders: a
 // regular file (or a new one) is replaced atomically, keeping its mode.
+// When the door client that prompted the turn serves files itself, a write
+// inside the roots goes to it instead (acpforward.go).
 func (a *acpClient) WriteTextFile(ctx context.Context, req acp.WriteTextFileRequest) (acp.WriteTextFileResponse, error) {
+	var fwd acp.WriteTextFileResponse
+	if done, err := a.forwardFile(ctx, acp.ClientMethodFsWriteTextFile, req.Path, true, req, &fwd); done {
+		if err == nil {
+			a.wrote(req.Path)
+		}
+		return fwd, err
+	}
 	r := a.proc.roots
 	r.bindTo(a.proc.ctx)
 	if err := r.acquire(ctx); err != nil {
@@ -50,12 +69,17 @@ func (a *acpClient) WriteTextFile(ctx context.Context, req acp.WriteTextFileRequ
 	if err := r.writeText(req.Path, req.Content, a.maxFileBytes()); err != nil {
 		return acp.WriteTextFileResponse{}, a.refused("fs/write_text_file", req.Path, err)
 	}
+	a.wrote(req.Path)
+	return acp.WriteTextFileResponse{}, nil
+}
+
+// wrote notes a file the chat wrote.
+func (a *acpClient) wrote(path string) {
 	// The files a chat wrote are what a handoff capsule lists.
 	a.chat.mu.Lock()
-	a.chat.log.wrote(req.Path)
+	a.chat.log.wrote(path)
 	a.chat.mu.Unlock()
 	a.chat.m.notify(a.chat)
-	return acp.WriteTextFileResponse{}, nil
 }
 
 func (a *acpClient) maxFileBytes() int64 {

@@ -306,7 +306,7 @@ func (c *conn) doorResponse(line []byte) {
 	if !ok || m.Method != nil || m.ID == nil || m.Result == nil && m.Error == nil {
 		return
 	}
-	if !c.door.Answered(bytes.Clone(m.ID), bytes.Clone(m.Result), m.Error != nil) {
+	if !c.door.Answered(bytes.Clone(m.ID), bytes.Clone(m.Result), bytes.Clone(m.Error)) {
 		c.s.opt.Logger.Debug("ACP client answered a request the door did not send", "id", clipText(string(m.ID)))
 	}
 }

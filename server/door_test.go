@@ -351,6 +351,13 @@ func TestDoorPermissionGoesToThePromptingClient(t *testing.T) {
 // env added (ACPMUX_FAKE_STATE is set).
 func newDoorRig(t *testing.T, env map[string]string) *rig {
 	t.Helper()
+	return newDoorRigWith(t, env, nil)
+}
+
+// newDoorRigWith is newDoorRig with more of the server's options set by
+// more (when not nil).
+func newDoorRigWith(t *testing.T, env map[string]string, more func(*Options)) *rig {
+	t.Helper()
 	fake := buildACPFake(t)
 	state := t.TempDir()
 	return newRig(t, rigOpt{opt: func(o *Options) {
@@ -368,6 +375,9 @@ func newDoorRig(t *testing.T, env map[string]string) *rig {
 		o.Config, o.Table = cfg, table
 		o.Mux = mux.New(mux.Options{Store: o.Store, Table: table, Config: cfg, Grace: 2 * time.Second, BackoffBase: time.Millisecond})
 		o.WriteTimeout = hangDeadline
+		if more != nil {
+			more(o)
+		}
 	}})
 }
 

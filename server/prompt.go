@@ -74,6 +74,9 @@ type chatFeed struct {
 	mu       sync.Mutex
 	watchers map[*conn]*watcher
 	turn     *turn // the turn running, nil between turns
+	// terminals are the door clients that made the agent's terminals, by
+	// terminal id (door_forward.go).
+	terminals map[string]*conn
 }
 
 // turn is a prompt call under way in a chat.
@@ -116,6 +119,14 @@ func (s *Server) feedFor(id string) (*chatFeed, *Error) {
 		return nil, failure(err)
 	}
 	if err := s.opt.Mux.OnPermission(id, f.permission); err != nil {
+		return nil, failure(err)
+	}
+	// The door's: modes and options to tell, requests to forward
+	// (door_forward.go).
+	if err := s.opt.Mux.OnSessionConfig(id, f.sessionConfigChanged); err != nil {
+		return nil, failure(err)
+	}
+	if err := s.opt.Mux.OnForward(id, feedForwarder{f}); err != nil {
 		return nil, failure(err)
 	}
 	return f, nil

@@ -50,6 +50,11 @@ type Options struct {
 	// WriteTimeout bounds each write to a client; a client that takes
 	// longer to read is dropped (default 10 s).
 	WriteTimeout time.Duration
+	// ForwardTimeout bounds the wait for a door client's answer to an
+	// agent's fs/* or terminal/* request forwarded to it (terminal/
+	// wait_for_exit waits as long as it takes); past it the server serves
+	// the request itself (default DefaultForwardTimeout).
+	ForwardTimeout time.Duration
 	// QueueLen is how many answers may wait to be written to one client; a
 	// client that lets more pile up is dropped (default 64).
 	QueueLen int
@@ -162,6 +167,9 @@ func newServer(opt Options) *Server {
 	}
 	if opt.QueueLen == 0 {
 		opt.QueueLen = 64
+	}
+	if opt.ForwardTimeout == 0 {
+		opt.ForwardTimeout = DefaultForwardTimeout
 	}
 	if opt.MaxClients == 0 {
 		opt.MaxClients = 512

@@ -143,7 +143,8 @@ func (a *fakeAgent) NewSession(_ context.Context, p acp.NewSessionRequest) (acp.
 	if err := a.store.put(ss); err != nil {
 		return acp.NewSessionResponse{}, err
 	}
-	return acp.NewSessionResponse{SessionId: acp.SessionId(ss.ID)}, nil
+	modes, opts := a.sessionConfig(ss)
+	return acp.NewSessionResponse{SessionId: acp.SessionId(ss.ID), Modes: modes, ConfigOptions: opts}, nil
 }
 
 // LoadSession replays the stored history as session/update notifications,
@@ -168,7 +169,8 @@ func (a *fakeAgent) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (
 			return acp.LoadSessionResponse{}, err
 		}
 	}
-	return acp.LoadSessionResponse{}, nil
+	modes, opts := a.sessionConfig(ss)
+	return acp.LoadSessionResponse{Modes: modes, ConfigOptions: opts}, nil
 }
 
 // ResumeSession reopens a stored session without replaying it.
@@ -177,10 +179,12 @@ func (a *fakeAgent) ResumeSession(_ context.Context, p acp.ResumeSessionRequest)
 	if !a.cfg.resume {
 		return acp.ResumeSessionResponse{}, methodNotFound(acp.AgentMethodSessionResume)
 	}
-	if _, err := a.reopen(acp.AgentMethodSessionResume, p.SessionId, p.Cwd, p.AdditionalDirectories); err != nil {
+	ss, err := a.reopen(acp.AgentMethodSessionResume, p.SessionId, p.Cwd, p.AdditionalDirectories)
+	if err != nil {
 		return acp.ResumeSessionResponse{}, err
 	}
-	return acp.ResumeSessionResponse{}, nil
+	modes, opts := a.sessionConfig(ss)
+	return acp.ResumeSessionResponse{Modes: modes, ConfigOptions: opts}, nil
 }
 
 // UnstableForkSession copies a stored session's history into a new one.
@@ -200,11 +204,12 @@ func (a *fakeAgent) UnstableForkSession(_ context.Context, p acp.UnstableForkSes
 		return acp.UnstableForkSessionResponse{}, unknownSession(p.SessionId)
 	}
 	fork := session{ID: a.newSessionID(), Cwd: p.Cwd, AdditionalDirectories: p.AdditionalDirectories,
-		Parent: src.ID, History: src.History}
+		Parent: src.ID, History: src.History, Mode: src.Mode, Model: src.Model}
 	if err := a.store.put(fork); err != nil {
 		return acp.UnstableForkSessionResponse{}, err
 	}
-	return acp.UnstableForkSessionResponse{SessionId: acp.SessionId(fork.ID)}, nil
+	modes, _ := a.sessionConfig(fork)
+	return acp.UnstableForkSessionResponse{SessionId: acp.SessionId(fork.ID), Modes: modes}, nil
 }
 
 // reopen checks a load or resume request and records the cwd and folders it
@@ -254,14 +259,4 @@ func (a *fakeAgent) CloseSession(context.Context, acp.CloseSessionRequest) (acp.
 // ListSessions is not advertised.
 func (a *fakeAgent) ListSessions(context.Context, acp.ListSessionsRequest) (acp.ListSessionsResponse, error) {
 	return acp.ListSessionsResponse{}, methodNotFound(acp.AgentMethodSessionList)
-}
-
-// SetSessionConfigOption is not advertised.
-func (a *fakeAgent) SetSessionConfigOption(context.Context, acp.SetSessionConfigOptionRequest) (acp.SetSessionConfigOptionResponse, error) {
-	return acp.SetSessionConfigOptionResponse{}, methodNotFound(acp.AgentMethodSessionSetConfigOption)
-}
-
-// SetSessionMode is not advertised.
-func (a *fakeAgent) SetSessionMode(context.Context, acp.SetSessionModeRequest) (acp.SetSessionModeResponse, error) {
-	return acp.SetSessionModeResponse{}, methodNotFound(acp.AgentMethodSessionSetMode)
 }

@@ -30,6 +30,12 @@
 //	                         prompts and replies) so a later process can load,
 //	                         resume or fork them; without it sessions live only
 //	                         in this process
+//	ACPMUX_FAKE_MODES=1      session/new, load, resume and fork answer with modes
+//	                         (ask "Ask", code "Code"; ask first) and one config
+//	                         option, a select "model" (fast "Fast", smart "Smart");
+//	                         session/set_mode and session/set_config_option change
+//	                         them (an unknown id is -32602), set_mode then sends a
+//	                         current_mode_update; without it both are -32601
 //	ACPMUX_FAKE_AUTH=1       initialize lists the auth method "fake-login"
 //	                         ("Run `fake login` in a terminal") and session/new,
 //	                         load, resume and fork fail with auth_required
@@ -65,6 +71,11 @@
 //	burst N           N agent_message_chunk updates back to back ("u000001 ", "u000002 "…), then end_turn
 //	noise N           N _acpfake/noise extension notifications back to back, then "noise: N sent"
 //	perms N           N request_permission at once ("Tool 1".."Tool N"), then "perms: Tool 1=<answer>; ..."
+//	terminal CWD      terminal/create of `echo hi` (in CWD; "-" for none), then
+//	                  wait_for_exit, output and release; "terminal: OUTPUT exit N"
+//	                  or "terminal error: <msg>"
+//	mode ID           the agent changes its own mode: a current_mode_update
+//	                  to ID, then "mode: ID" (ACPMUX_FAKE_MODES=1)
 //	osc               escapes and C0/C1 controls in chunks, thought, tool, plan, permission, stderr; "osc: <answer>"
 //	read-lines PATH LINE LIMIT  fs/read_text_file with line and limit ("-" omits one)
 //	flood-fs N PATH...  N concurrent fs/read_text_file requests; the reply counts the answers
@@ -103,6 +114,7 @@ type config struct {
 	resume        bool
 	fork          bool
 	auth          bool
+	modes         bool
 	stateDir      string
 	sessionID     string // the session id to give new sessions, "" for a fresh one each
 }
@@ -115,6 +127,7 @@ func configFromEnv() config {
 		resume:        os.Getenv("ACPMUX_FAKE_RESUME") == "1",
 		fork:          os.Getenv("ACPMUX_FAKE_FORK") == "1",
 		auth:          os.Getenv("ACPMUX_FAKE_AUTH") == "1",
+		modes:         os.Getenv("ACPMUX_FAKE_MODES") == "1",
 		stateDir:      os.Getenv("ACPMUX_FAKE_STATE"),
 		sessionID:     os.Getenv("ACPMUX_FAKE_SESSION_ID"),
 	}

@@ -25,6 +25,10 @@ type session struct {
 	// Links are the resource_link blocks received in prompts, in order,
 	// as "NAME URI MIMETYPE" (MIMETYPE "-" when the block has none).
 	Links []string `json:"links,omitempty"`
+	// Mode and Model are the session's mode and "model" option, with
+	// ACPMUX_FAKE_MODES=1 ("" for the first of each).
+	Mode  string `json:"mode,omitempty"`
+	Model string `json:"model,omitempty"`
 }
 
 // turn is one prompt and the agent's whole reply to it.

@@ -121,6 +121,10 @@ func (t *turnRun) run(text string) (acp.StopReason, error) {
 		return t.permission()
 	case line == "links":
 		return t.stopReason(), t.say("links: " + strings.Join(t.links, " | "))
+	case cmd == "mode" && arg != "" && t.a.cfg.modes:
+		return t.mode(arg)
+	case cmd == "terminal" && arg != "":
+		return t.terminal(arg)
 	case cmd == "read" && arg != "":
 		return t.read(arg)
 	case cmd == "write" && arg != "":

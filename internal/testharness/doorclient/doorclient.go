@@ -38,6 +38,22 @@ type Client struct {
 	// is cancelled.
 	Permit func(ctx context.Context, req sdk.RequestPermissionRequest) string
 	asked  []sdk.RequestPermissionRequest
+
+	// ReadText and WriteText, when set, serve fs/read_text_file and
+	// fs/write_text_file (as an editor serves its buffers; advertise them
+	// in initialize); unset, the request is refused. Either may block
+	// until ctx ends. Every file request is kept (FileRequests).
+	ReadText  func(ctx context.Context, req sdk.ReadTextFileRequest) (string, error)
+	WriteText func(ctx context.Context, req sdk.WriteTextFileRequest) error
+	files     []string // "read PATH" or "write PATH", in order
+
+	// RunTerminal, when set, serves terminal/create (advertise terminal in
+	// initialize): the terminal's whole output, at once, and it exits 0.
+	// Unset, terminal requests are refused. Every terminal request is kept
+	// (TerminalRequests).
+	RunTerminal func(req sdk.CreateTerminalRequest) (string, error)
+	terminals   map[string]string // output by terminal id
+	termCalls   []string          // methods, in order
 }
 
 // New connects a client to a door that reads w and writes r. With v nil,
@@ -195,39 +211,128 @@ func (c *Client) Asked() []sdk.RequestPermissionRequest {
 
 var errNotOffered = errors.New("not offered by this client")
 
-// ReadTextFile is not offered.
-func (c *Client) ReadTextFile(context.Context, sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
-	return sdk.ReadTextFileResponse{}, errNotOffered
+// ReadTextFile answers with ReadText, keeping the request.
+func (c *Client) ReadTextFile(ctx context.Context, req sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
+	c.mu.Lock()
+	c.files = append(c.files, "read "+req.Path)
+	read := c.ReadText
+	c.mu.Unlock()
+	if read == nil {
+		return sdk.ReadTextFileResponse{}, errNotOffered
+	}
+	text, err := read(ctx, req)
+	if err != nil {
+		return sdk.ReadTextFileResponse{}, err
+	}
+	return sdk.ReadTextFileResponse{Content: text}, nil
 }
 
-// WriteTextFile is not offered.
-func (c *Client) WriteTextFile(context.Context, sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
-	return sdk.WriteTextFileResponse{}, errNotOffered
+// WriteTextFile answers with WriteText, keeping the request.
+func (c *Client) WriteTextFile(ctx context.Context, req sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
+	c.mu.Lock()
+	c.files = append(c.files, "write "+req.Path)
+	write := c.WriteText
+	c.mu.Unlock()
+	if write == nil {
+		return sdk.WriteTextFileResponse{}, errNotOffered
+	}
+	return sdk.WriteTextFileResponse{}, write(ctx, req)
 }
 
-// CreateTerminal is not offered.
-func (c *Client) CreateTerminal(context.Context, sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
-	return sdk.CreateTerminalResponse{}, errNotOffered
+// FileRequests returns the file requests the client was sent, as "read
+// PATH" or "write PATH", in order.
+func (c *Client) FileRequests() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.files...)
 }
 
-// KillTerminal is not offered.
-func (c *Client) KillTerminal(context.Context, sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
-	return sdk.KillTerminalResponse{}, errNotOffered
+// terminal notes a terminal request and returns RunTerminal.
+func (c *Client) terminal(method string) func(sdk.CreateTerminalRequest) (string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.termCalls = append(c.termCalls, method)
+	return c.RunTerminal
 }
 
-// TerminalOutput is not offered.
-func (c *Client) TerminalOutput(context.Context, sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
-	return sdk.TerminalOutputResponse{}, errNotOffered
+// TerminalRequests returns the terminal methods the client was sent, in
+// order.
+func (c *Client) TerminalRequests() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.termCalls...)
 }
 
-// ReleaseTerminal is not offered.
-func (c *Client) ReleaseTerminal(context.Context, sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
-	return sdk.ReleaseTerminalResponse{}, errNotOffered
+// output is a terminal's output, ok false for an unknown terminal.
+func (c *Client) output(id string) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out, ok := c.terminals[id]
+	return out, ok
 }
 
-// WaitForTerminalExit is not offered.
-func (c *Client) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
-	return sdk.WaitForTerminalExitResponse{}, errNotOffered
+var errNoTerminal = errors.New("no such terminal")
+
+// CreateTerminal runs RunTerminal.
+func (c *Client) CreateTerminal(_ context.Context, req sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
+	run := c.terminal(sdk.ClientMethodTerminalCreate)
+	if run == nil {
+		return sdk.CreateTerminalResponse{}, errNotOffered
+	}
+	out, err := run(req)
+	if err != nil {
+		return sdk.CreateTerminalResponse{}, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.terminals == nil {
+		c.terminals = map[string]string{}
+	}
+	id := fmt.Sprintf("term-%d", len(c.termCalls))
+	c.terminals[id] = out
+	return sdk.CreateTerminalResponse{TerminalId: id}, nil
+}
+
+// KillTerminal kills nothing: the terminal has exited.
+func (c *Client) KillTerminal(_ context.Context, req sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
+	c.terminal(sdk.ClientMethodTerminalKill)
+	if _, ok := c.output(req.TerminalId); !ok {
+		return sdk.KillTerminalResponse{}, errNoTerminal
+	}
+	return sdk.KillTerminalResponse{}, nil
+}
+
+// TerminalOutput is the terminal's output.
+func (c *Client) TerminalOutput(_ context.Context, req sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
+	c.terminal(sdk.ClientMethodTerminalOutput)
+	out, ok := c.output(req.TerminalId)
+	if !ok {
+		return sdk.TerminalOutputResponse{}, errNoTerminal
+	}
+	zero := 0
+	return sdk.TerminalOutputResponse{Output: out, ExitStatus: &sdk.TerminalExitStatus{ExitCode: &zero}}, nil
+}
+
+// ReleaseTerminal forgets the terminal.
+func (c *Client) ReleaseTerminal(_ context.Context, req sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
+	c.terminal(sdk.ClientMethodTerminalRelease)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.terminals[req.TerminalId]; !ok {
+		return sdk.ReleaseTerminalResponse{}, errNoTerminal
+	}
+	delete(c.terminals, req.TerminalId)
+	return sdk.ReleaseTerminalResponse{}, nil
+}
+
+// WaitForTerminalExit answers exit status 0 at once.
+func (c *Client) WaitForTerminalExit(_ context.Context, req sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
+	c.terminal(sdk.ClientMethodTerminalWaitForExit)
+	if _, ok := c.output(req.TerminalId); !ok {
+		return sdk.WaitForTerminalExitResponse{}, errNoTerminal
+	}
+	zero := 0
+	return sdk.WaitForTerminalExitResponse{ExitCode: &zero}, nil
 }
 
 // FolderRefusal is the data of a -32602 folder refusal.
