@@ -83,4 +83,3 @@ func (s *Server) importChat(p ImportParams) (any, *Error) {
 	}
 	return rep, nil
 }
-
