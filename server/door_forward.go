@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/acpmux/acpmux-tui/proto"
 	"slices"
 	"time"
 
@@ -30,7 +31,7 @@ const maxTerminals = 256
 
 // observedSessionConfig marks, in a door client's stream, that the chat's
 // modes or options changed. It never goes on the _acpmux/* wire.
-const observedSessionConfig = ObservedKind(acp.EntrySessionConfig)
+const observedSessionConfig = proto.ObservedKind(acp.EntrySessionConfig)
 
 // sessionConfigChanged is the mux's word that the chat's modes or options
 // changed: every door client of the chat is to be told.
