@@ -140,6 +140,9 @@ func TestACPDoorOnStdio(t *testing.T) {
 		prompted <- err
 	}()
 	srvWaitFor(t, "the slow turn's first chunk", func() bool { return strings.Count(d.Text(id, "agent"), "|") >= 2 })
+	if hello.Pid <= 0 {
+		t.Fatalf("no process to signal (pid %d): kill would reach the test's own group", hello.Pid)
+	}
 	if err := syscall.Kill(hello.Pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}

@@ -85,6 +85,9 @@ func TestE2EAttachGivesTerminalBack(t *testing.T) {
 		{"harness exits", func(s *tmuxSession) { s.keys("C-d") }, " exit status 0", 0, false},
 		{"sigterm", func(s *tmuxSession) {
 			pid := s.paneChild("acpmux-tui")
+			if pid <= 0 {
+				t.Fatalf("no process to signal (pid %d): kill would reach the test's own group", pid)
+			}
 			if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
 				s.t.Fatal(err)
 			}

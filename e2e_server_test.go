@@ -102,6 +102,9 @@ func TestE2EChatOutlivesTheTUI(t *testing.T) {
 			// The terminal goes: tmux hangs up on the program in the pane.
 			s.tmux("kill-server")
 		case "SIGKILL":
+			if tui <= 0 {
+				t.Fatalf("no process to signal (pid %d): kill would reach the test's own group", tui)
+			}
 			if err := syscall.Kill(tui, syscall.SIGKILL); err != nil {
 				t.Fatal(err)
 			}

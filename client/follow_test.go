@@ -69,7 +69,7 @@ func TestRemoteFollowsTheServer(t *testing.T) {
 	r.Show(id)
 	waitScreen(t, r, id, "ready>")
 	first := r.State(id).Pid
-	t.Cleanup(func() { syscall.Kill(-first, syscall.SIGKILL) })
+	t.Cleanup(func() { killGroup(first) })
 
 	// A crash, once the server has recorded the harness (it writes its
 	// records off the start's path): what a crash before that loses is
@@ -80,6 +80,9 @@ func TestRemoteFollowsTheServer(t *testing.T) {
 	hello, err := r.c.Hello(ctx)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if hello.Pid <= 0 {
+		t.Fatalf("no process to signal (pid %d): kill would reach the test's own group", hello.Pid)
 	}
 	if err := syscall.Kill(hello.Pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -106,7 +109,7 @@ func TestRemoteFollowsTheServer(t *testing.T) {
 		return st.Status.Live() && st.Pid != 0 && st.Pid != first
 	})
 	second := r.State(id).Pid
-	t.Cleanup(func() { syscall.Kill(-second, syscall.SIGKILL) })
+	t.Cleanup(func() { killGroup(second) })
 	waitScreen(t, r, id, "ready>")
 	if err := r.Write(id, []byte("after the crash\r")); err != nil {
 		t.Fatal(err)
@@ -127,7 +130,11 @@ func TestRemoteFollowsTheServer(t *testing.T) {
 	if err := r.Start(id, 80, 24); err != nil {
 		t.Fatal(err)
 	}
-	waitScreen(t, r, id, "ready>")
+	waitRemote(t, r, "the chat started again in the server StartServer started", func() bool {
+		st := r.State(id)
+		return st.Status.Live() && st.Pid != 0 && st.Pid != second
+	})
 	third := r.State(id).Pid
-	t.Cleanup(func() { syscall.Kill(-third, syscall.SIGKILL) })
+	t.Cleanup(func() { killGroup(third) })
+	waitScreen(t, r, id, "ready>")
 }

@@ -116,6 +116,14 @@ func waitScreen(t *testing.T, r *Remote, id, text string) {
 	})
 }
 
+// killGroup kills the process group pid leads. A pid not known (0) is
+// left alone: kill(0) would kill the test's own group, go test with it.
+func killGroup(pid int) {
+	if pid > 0 {
+		syscall.Kill(-pid, syscall.SIGKILL)
+	}
+}
+
 func alive(pid int) bool { return pid > 0 && syscall.Kill(pid, 0) == nil }
 
 // TestRemoteTwoClientsOneChat: a chat made through one Remote is seen by a
@@ -258,12 +266,15 @@ func TestRemoteServerGone(t *testing.T) {
 	waitScreen(t, r, id, "ready>")
 	harness := r.State(id).Pid
 	// Whatever the server leaves of its harness goes with the test.
-	t.Cleanup(func() { syscall.Kill(-harness, syscall.SIGKILL) })
+	t.Cleanup(func() { killGroup(harness) })
 	ctx, cancel := context.WithTimeout(context.Background(), hangDeadline)
 	defer cancel()
 	hello, err := r.c.Hello(ctx)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if hello.Pid <= 0 {
+		t.Fatalf("no process to signal (pid %d): kill would reach the test's own group", hello.Pid)
 	}
 	if err := syscall.Kill(hello.Pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)

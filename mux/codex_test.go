@@ -59,6 +59,9 @@ func TestCodexLearnsItsSessionAndResumesIt(t *testing.T) {
 
 	// A crash: the id is learned from Codex's files, stored, and the
 	// respawn resumes it with the folders.
+	if first.Pid <= 0 {
+		t.Fatalf("no process to signal (pid %d): kill would reach the test's own group", first.Pid)
+	}
 	if err := syscall.Kill(first.Pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}

@@ -86,6 +86,9 @@ func TestCapsuleReachesThePtyHarnessOnce(t *testing.T) {
 			}
 
 			// A crash: the mux respawns it, resuming, with no capsule.
+			if first.Pid <= 0 {
+				t.Fatalf("no process to signal (pid %d): kill would reach the test's own group", first.Pid)
+			}
 			if err := syscall.Kill(first.Pid, syscall.SIGKILL); err != nil {
 				t.Fatal(err)
 			}

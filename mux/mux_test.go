@@ -206,6 +206,9 @@ func TestClaudeGetsFoldersAndSessionOnEveryStart(t *testing.T) {
 	// Claude Code, does so before its prompt): the mux respawns it with the
 	// folders, resuming the session.
 	r.waitScreen(m.ID, "ready>")
+	if first.Pid <= 0 {
+		t.Fatalf("no process to signal (pid %d): kill would reach the test's own group", first.Pid)
+	}
 	if err := syscall.Kill(first.Pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
