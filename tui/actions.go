@@ -39,6 +39,9 @@ type listLoadedMsg struct {
 	entries  []sessions.Entry
 	err      error
 	selectID string
+	// seq orders the lists asked for: one that answers after a later one
+	// was shown is stale and dropped.
+	seq uint64
 }
 
 // foldersCheckedMsg brings the stored folders of a chat that fail now.
@@ -113,10 +116,10 @@ func configRefusal(msg string) string {
 }
 
 // loadList asks the server for the chat list.
-func loadList(cs ChatStore, selectID string) tea.Cmd {
+func loadList(cs ChatStore, selectID string, seq uint64) tea.Cmd {
 	return func() tea.Msg {
 		entries, err := cs.List()
-		return listLoadedMsg{entries, err, selectID}
+		return listLoadedMsg{entries, err, selectID, seq}
 	}
 }
 

@@ -86,7 +86,7 @@ func (m *Model) linked(msg linkMsg) tea.Cmd {
 		m.startingServer = false
 		m.c.Log.Info("tui", "server", "back")
 		m.setStatus("reconnected to the server", false)
-		return tea.Batch(next, loadList(m.mux, m.selected), resizeAll(m.mux, m.lay.chatCols, m.lay.chatRows), fillPool(m.mux))
+		return tea.Batch(next, m.reloadList(""), resizeAll(m.mux, m.lay.chatCols, m.lay.chatRows), fillPool(m.mux))
 	}
 	return next
 }

@@ -435,5 +435,5 @@ func (m *Model) imported(msg bundleImportedMsg) tea.Cmd {
 		m.setStatus(text, false)
 	}
 	m.selectListed = rep.ID
-	return tea.Batch(cmd, loadList(m.mux, rep.ID))
+	return tea.Batch(cmd, m.reloadList(rep.ID))
 }

@@ -119,6 +119,9 @@ type Model struct {
 	// (attention.go).
 	looking, title latest
 	blurred        bool
+	// listAsked numbers the lists asked of the server, listShown the one
+	// on screen (reloadList, listLoaded).
+	listAsked, listShown uint64
 	// sideChanged is set when the message being handled changed how a
 	// sidebar row is drawn; unchanged, when it changed nothing drawn.
 	sideChanged bool
@@ -201,7 +204,7 @@ func (m *Model) Init() tea.Cmd {
 		waitNews(m.mux.News()), tea.EnableReportFocus, waitNotices(m.mux.Notices()),
 		folderTick(m.opt.CheckFoldersEvery), m.watchLink()}
 	if !m.loaded {
-		cmds = append(cmds, loadList(m.mux, m.opt.Open))
+		cmds = append(cmds, m.reloadList(m.opt.Open))
 	}
 	if e, ok := m.sidebar.Selected(); ok {
 		cmds = append(cmds, checkFolders(e))
@@ -295,7 +298,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			m.setWarning(configRefusal(msg.ConfigRefused))
 		}
 		if len(msg.Chats) > 0 {
-			return tea.Batch(next, loadList(m.mux, m.selected))
+			return tea.Batch(next, m.reloadList(""))
 		}
 		return next
 	case linkMsg:
@@ -342,7 +345,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.setStatus(note, false)
 		// The server has told the harness (addFolders, removeFolders,
 		// setFiles): a running chat takes them at the end of its turn.
-		return loadList(m.mux, msg.id)
+		return m.reloadList("")
 	case promptDoneMsg:
 		if msg.err != nil {
 			m.fail("prompt", msg.err)
@@ -501,7 +504,27 @@ func (m *Model) startTick() tea.Cmd {
 	return tick(m.opt.Tick)
 }
 
+// reloadList asks the server for the list again; selectID is a chat to
+// select once it is listed ("" keeps the selection as it is then).
+func (m *Model) reloadList(selectID string) tea.Cmd {
+	m.listAsked++
+	return loadList(m.mux, selectID, m.listAsked)
+}
+
 func (m *Model) listLoaded(msg listLoadedMsg) tea.Cmd {
+	if msg.seq < m.listShown {
+		// A later list is on screen already: this one may lack a chat
+		// made since, or bring back a selection the user has left.
+		if msg.selectID == "" {
+			return nil
+		}
+		if m.sidebar.Select(msg.selectID) {
+			return tea.Batch(m.selectionChanged(), m.openPending())
+		}
+		m.selectListed = msg.selectID
+		return nil
+	}
+	m.listShown = msg.seq
 	if msg.err != nil {
 		m.fail("list chats", msg.err)
 		return nil
@@ -569,7 +592,7 @@ func (m *Model) created(msg chatCreatedMsg) tea.Cmd {
 	if msg.open && !m.missing[msg.meta.Harness] {
 		m.opening = msg.meta.ID // started and focused once listed
 	}
-	return tea.Batch(append(cmds, loadList(m.mux, msg.meta.ID))...)
+	return tea.Batch(append(cmds, m.reloadList(msg.meta.ID))...)
 }
 
 func (m *Model) actionDone(msg actionDoneMsg) tea.Cmd {
@@ -581,7 +604,7 @@ func (m *Model) actionDone(msg actionDoneMsg) tea.Cmd {
 	changed := m.chatChanged(msg.id)
 	if msg.reload {
 		delete(m.problems, msg.id)
-		return tea.Batch(changed, loadList(m.mux, ""))
+		return tea.Batch(changed, m.reloadList(""))
 	}
 	m.refreshSelected()
 	return changed

@@ -136,5 +136,5 @@ func (m *Model) renamed(msg chatRenamedMsg) tea.Cmd {
 		return cmd
 	}
 	m.setStatus("renamed "+msg.id+" to "+msg.meta.Name, false)
-	return tea.Batch(cmd, loadList(m.mux, msg.id))
+	return tea.Batch(cmd, m.reloadList(""))
 }
