@@ -79,6 +79,21 @@ func (s *survivor) waitMembers(n int) []procInfo {
 	return m
 }
 
+// waitChildRuns waits until the nohup fake's child runs as itself: counted
+// between its fork and its exec, it can still go with a leader killed
+// then (TestEndSurvivorLeavesOthersAlone lost its orphan so, under load).
+func (s *survivor) waitChildRuns() {
+	s.t.Helper()
+	waitFor(s.t, "the fake's child to run", func() bool {
+		for _, p := range groupMembers(s.pgid) {
+			if p.pid != s.pgid && hasEnv(p.pid, "ACPMUX_FAKE_MODE=nohup-child") {
+				return true
+			}
+		}
+		return false
+	})
+}
+
 // loseLeader kills the survivor's leader alone, as the parent-death signal
 // does when a server dies, leaving the rest of its group running.
 func (s *survivor) loseLeader() {
@@ -121,16 +136,7 @@ func TestEndSurvivorWithoutItsLeader(t *testing.T) {
 		t.Skip("no boot id on this system: records are never acted on")
 	}
 	s := spawnSurvivor(t, "nohup", "c3")
-	// The child counts once it runs as itself: killed between its fork and
-	// its exec, the leader can take the child's start with it.
-	waitFor(t, "the fake's child to run", func() bool {
-		for _, p := range groupMembers(s.pgid) {
-			if p.pid != s.pgid && hasEnv(p.pid, "ACPMUX_FAKE_MODE=nohup-child") {
-				return true
-			}
-		}
-		return false
-	})
+	s.waitChildRuns()
 	s.waitMembers(2)
 	rec := s.record("c3")
 	s.loseLeader()
@@ -165,6 +171,7 @@ func TestEndSurvivorLeavesOthersAlone(t *testing.T) {
 	noStart.StartTicks = 0
 
 	orphan := spawnSurvivor(t, "nohup", "e5")
+	orphan.waitChildRuns()
 	orphan.waitMembers(2)
 	otherChat := orphan.record("f6") // the group carries e5's id, not f6's
 	orphan.loseLeader()
