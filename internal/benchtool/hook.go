@@ -340,20 +340,12 @@ func timeHook(binary string, env []string) (time.Duration, error) {
 // fails if cmd exits non-zero or prints.
 func timeExec(cmd *exec.Cmd) (time.Duration, error) {
 	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	begin := time.Now()
-	if err := cmd.Start(); err != nil {
-		return 0, err
+	cmd.Stdout = &out
+	d, err := timeRun(cmd)
+	if err == nil && out.Len() > 0 {
+		err = fmt.Errorf("%s printed %q", cmd, out.Bytes())
 	}
-	err := cmd.Wait()
-	d := time.Since(begin)
-	if err != nil {
-		return 0, fmt.Errorf("%s: %w: %q", cmd, err, out.Bytes())
-	}
-	if out.Len() > 0 {
-		return 0, fmt.Errorf("%s printed %q", cmd, out.Bytes())
-	}
-	return d, nil
+	return d, err
 }
 
 // emitTimes prints p50, p99, mean and max, in milliseconds, as
