@@ -13,8 +13,8 @@ import (
 // goroutine: each pick through the shared validator, and accept.
 
 // check runs one picked folder or file, typed or browsed, through
-// checkPicked (or checkPickedFile while a pick adds files) in a command;
-// the answer selects it or shows the refusal inline.
+// checkPicked in a command; the answer selects it or shows the refusal
+// inline.
 func (p *FolderPicker) check(path string, browsed bool) tea.Cmd {
 	p.busy = true
 	owner, cwd, takeOut, lists, files := p.owner, p.cwd, p.chatID != "", p.lists, p.pickFiles
@@ -23,11 +23,7 @@ func (p *FolderPicker) check(path string, browsed bool) tea.Cmd {
 		already = slices.Clone(p.alreadyFiles)
 	}
 	return func() tea.Msg {
-		check := checkPicked
-		if files {
-			check = checkPickedFile
-		}
-		canon, have, err := check(lists, cwd, already, path)
+		canon, have, err := checkPicked(lists, cwd, already, path, files)
 		if have != "" && takeOut {
 			return pickerValidatedMsg{owner: owner, browsed: browsed, have: have, files: files}
 		}
@@ -35,42 +31,30 @@ func (p *FolderPicker) check(path string, browsed bool) tea.Cmd {
 	}
 }
 
-// checkPicked is the picker's one check of a folder the user picked, the
-// same whether it was typed or browsed: the server's shared validator
-// (which refuses the chat's own folder, a relative path, a file, a folder
-// that does not exist, the agent home and anything inside it), then, for a
-// folder the chat already has (compared in canonical form so a symlink to
-// it is caught too), the chat's own entry for it in have, and a refusal in
-// the validator's own form for a picker that only adds.
-func checkPicked(lists ChatLists, cwd string, already []string, dir string) (canon []string, have string, err error) {
-	canon, _, err = validateLists(lists, cwd, []string{dir}, nil)
+// checkPicked is the picker's one check of a folder (or, with files, a
+// single file) the user picked, the same whether it was typed or browsed:
+// the server's shared validator (which refuses the chat's own folder, a
+// relative path, the wrong kind of entry, one that does not exist, the
+// agent home and anything inside it), then, for an entry the chat already
+// has (compared in canonical form so a symlink to it is caught too), the
+// chat's own entry for it in have, and a refusal in the validator's own
+// form for a picker that only adds.
+func checkPicked(lists ChatLists, cwd string, already []string, path string, files bool) (canon []string, have string, err error) {
+	canonical, field, what := sessions.Canonical, "", "folder"
+	if files {
+		canonical, field, what = sessions.CanonicalFile, sessions.FieldFiles, "file"
+		_, canon, err = validateLists(lists, cwd, nil, []string{path})
+	} else {
+		canon, _, err = validateLists(lists, cwd, []string{path}, nil)
+	}
 	if err != nil {
 		return nil, "", err
 	}
 	for _, h := range already {
-		c, err := sessions.Canonical(h)
+		c, err := canonical(h)
 		if h == canon[0] || (err == nil && c == canon[0]) {
-			return nil, h, &sessions.FolderError{Count: 1, Problems: []sessions.FolderProblem{
-				{Index: 0, Path: dir, Reason: "already a folder of this chat"},
-			}}
-		}
-	}
-	return canon, "", nil
-}
-
-// checkPickedFile is checkPicked for a single file: the shared validator's
-// rules for files (a regular file, absolute, existing, outside the agent
-// home), then the chat's own entry for a file it has already.
-func checkPickedFile(lists ChatLists, cwd string, already []string, file string) (canon []string, have string, err error) {
-	_, canon, err = validateLists(lists, cwd, nil, []string{file})
-	if err != nil {
-		return nil, "", err
-	}
-	for _, h := range already {
-		c, err := sessions.CanonicalFile(h)
-		if h == canon[0] || (err == nil && c == canon[0]) {
-			return nil, h, &sessions.FolderError{Count: 1, Field: sessions.FieldFiles, Problems: []sessions.FolderProblem{
-				{Index: 0, Path: file, Reason: "already a file of this chat", Field: sessions.FieldFiles},
+			return nil, h, &sessions.FolderError{Count: 1, Field: field, Problems: []sessions.FolderProblem{
+				{Index: 0, Path: path, Reason: "already a " + what + " of this chat", Field: field},
 			}}
 		}
 	}

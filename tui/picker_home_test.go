@@ -23,12 +23,12 @@ func TestPickerRefusesTheAgentHome(t *testing.T) {
 	}
 	fake := newFakeMux(store)
 	for _, dir := range []string{store.Home(), filepath.Join(store.Home(), "chats")} {
-		_, _, err := checkPicked(fake, "", nil, dir)
+		_, _, err := checkPicked(fake, "", nil, dir, false)
 		if err == nil || !strings.Contains(err.Error(), "agent home") {
 			t.Errorf("picked %s: %v, want the agent home refused", dir, err)
 		}
 	}
-	if canon, _, err := checkPicked(fake, "", nil, root); err != nil || len(canon) != 1 {
+	if canon, _, err := checkPicked(fake, "", nil, root, false); err != nil || len(canon) != 1 {
 		t.Fatalf("the agent home's parent: %v %v", canon, err)
 	}
 }
