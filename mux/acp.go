@@ -39,7 +39,7 @@ const recentProcs = 3
 type acpChat struct {
 	base
 	proc     *acpProcess
-	log      transcript
+	log      Transcript
 	observer func(Entry) // streams entries as they arrive (the prompt command)
 	permit   PermissionPolicy
 	onCard   func(Permission) func() // hears each card queued (OnPermission)
@@ -63,7 +63,7 @@ type acpProcess struct {
 	procCore
 	stdout *os.File // the agent's messages, read by the connection
 	conn   *acp.ClientSideConnection
-	roots  roots
+	roots  Roots
 	ready  chan struct{} // closed when the session is set up (or failed)
 	err    error         // why setup failed, once ready is closed
 	ctx    context.Context
@@ -81,7 +81,7 @@ type acpProcess struct {
 	bad         atomic.Value // badMessage: why the wire guard gave up
 
 	guard        *wireGuard
-	stderr       *logWriter
+	stderr       *StderrLog
 	exited       chan struct{} // closed when the process has been waited for
 	exitHow      string        // how it ended ("exited with status 3"), once exited is closed
 	exitSignaled bool          // a signal ended it, once exited is closed
@@ -112,8 +112,8 @@ func (c *acpChat) spawnLocked() error {
 	if err != nil {
 		return fail(err)
 	}
-	p.roots = newRoots(c.m.opt.Store.Home(), meta.Cwd, meta.AdditionalDirectories)
-	p.roots.setFiles(meta.AdditionalFiles)
+	p.roots = NewRoots(c.m.opt.Store.Home(), meta.Cwd, meta.AdditionalDirectories)
+	p.roots.SetFiles(meta.AdditionalFiles)
 	p.folders = meta.AdditionalDirectories
 	p.files = meta.AdditionalFiles
 	c.proc = p
@@ -134,7 +134,7 @@ func (c *acpChat) spawnLocked() error {
 // the log, never the screen, and its last lines to errors. It runs in its
 // own process group.
 func (m *Mux) spawnACP(c *acpChat, l harness.Launch) (*acpProcess, error) {
-	stderr := &logWriter{log: m.opt.Logger, chat: c.id}
+	stderr := &StderrLog{Log: m.opt.Logger, Chat: c.id}
 	cmd := &exec.Cmd{Path: l.Path, Args: l.Argv, Env: l.Env, Dir: l.Dir,
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
 		// A grandchild holding stderr open must not keep Wait waiting
@@ -293,7 +293,7 @@ func (c *acpChat) handshake(p *acpProcess, spec harness.Spec, meta *sessions.Met
 	}
 	c.mu.Lock()
 	c.state.FoldersVia = via
-	c.state.AgentName = agentName(init.AgentInfo)
+	c.state.AgentName = AgentName(init.AgentInfo)
 	c.mu.Unlock()
 	c.m.recordVias(meta, spec.FoldersVia(max(len(meta.AdditionalDirectories), 1), &advertised), spec.FilesVia(max(len(meta.AdditionalFiles), 1)))
 
@@ -321,8 +321,8 @@ func (c *acpChat) handshake(p *acpProcess, spec harness.Spec, meta *sessions.Met
 	// The note heads the first prompt of a chat whose agent cannot take the
 	// folders any other way; a loaded session that already has a prompt has
 	// seen it.
-	p.noteDue = via == harness.ViaNote && !c.log.hasUserMessage()
-	if !c.log.hasUserMessage() {
+	p.noteDue = via == harness.ViaNote && !c.log.HasUserMessage()
+	if !c.log.HasUserMessage() {
 		// A new conversation: every file is linked in its first prompt.
 		c.linked, c.linkedKnown = nil, true
 	}
@@ -348,13 +348,13 @@ func (c *acpChat) openSession(ctx context.Context, p *acpProcess, caps acp.Agent
 		switch {
 		case caps.LoadSession:
 			c.mu.Lock()
-			c.log = transcript{} // the agent replays the conversation
+			c.log = Transcript{} // the agent replays the conversation
 			c.mu.Unlock()
 			resp, err := p.conn.LoadSession(ctx, acp.LoadSessionRequest{SessionId: sid, Cwd: cwd, McpServers: mcp, AdditionalDirectories: dirs})
 			c.keepSessionConfig(err, resp.Modes, resp.ConfigOptions)
 			if err != nil && c.importFallback(ctx, p, meta, err) {
 				c.mu.Lock()
-				c.log = transcript{} // whatever the failed load replayed
+				c.log = Transcript{} // whatever the failed load replayed
 				c.mu.Unlock()
 				c.note("the agent could not load the imported session (" + plaintext.Line(err.Error()) + "): a new session starts, with a capsule of the conversation as its first message")
 				resp, nerr := p.conn.NewSession(ctx, acp.NewSessionRequest{Cwd: cwd, McpServers: mcp, AdditionalDirectories: dirs})
@@ -373,7 +373,7 @@ func (c *acpChat) openSession(ctx context.Context, p *acpProcess, caps acp.Agent
 			resp, err := p.conn.UnstableForkSession(ctx, acp.UnstableForkSessionRequest{
 				SessionId: acp.SessionId(parent.AgentSessionID), Cwd: cwd, AdditionalDirectories: dirs, McpServers: []acp.UnstableMcpServer{},
 			})
-			c.keepSessionConfig(err, resp.Modes, unstableOptions(resp.ConfigOptions))
+			c.keepSessionConfig(err, resp.Modes, UnstableOptions(resp.ConfigOptions))
 			return resp.SessionId, "session/fork", err
 		}
 	}
@@ -395,7 +395,7 @@ func (c *acpChat) importFallback(ctx context.Context, p *acpProcess, meta *sessi
 	return c.m.capsuleDue(meta)
 }
 
-func describeAuth(m acp.AuthMethod) string {
+func DescribeAuth(m acp.AuthMethod) string {
 	desc := func(name string, d *string) string {
 		if d != nil && *d != "" {
 			return name + " (" + *d + ")"
@@ -421,7 +421,7 @@ func describeAuth(m acp.AuthMethod) string {
 // agent's to choose, and a header has one line.
 const maxAgentName = 120
 
-func agentName(info *acp.Implementation) string {
+func AgentName(info *acp.Implementation) string {
 	if info == nil {
 		return ""
 	}
@@ -439,7 +439,7 @@ func agentName(info *acp.Implementation) string {
 // note adds a line of acpmux-tui's own to the transcript.
 func (c *acpChat) note(text string) {
 	c.mu.Lock()
-	c.log.add(Entry{Kind: EntryNote, Text: text})
+	c.log.Add(Entry{Kind: EntryNote, Text: text})
 	c.mu.Unlock()
 	c.m.notify(c)
 }
@@ -448,7 +448,7 @@ func (c *acpChat) note(text string) {
 // is started again on the next prompt or with backoff, as a pty one is.
 func (c *acpChat) reap(p *acpProcess) {
 	err := p.cmd.Wait()
-	p.exitHow, p.exitSignaled = describeExit(p.cmd, err)
+	p.exitHow, p.exitSignaled = DescribeExit(p.cmd, err)
 	close(p.exited)
 	// Its last messages are still read; a grandchild holding the pipe open
 	// must not keep the connection waiting forever.
@@ -463,8 +463,8 @@ func (c *acpChat) reap(p *acpProcess) {
 	<-p.ready
 	c.mu.Lock()
 	code, how := exitStatus(p.cmd, err)
-	if b, ok := p.bad.Load().(badMessage); ok {
-		how = "bad message from the agent: " + strings.TrimPrefix(b.in(""), "agent ")
+	if b, ok := p.bad.Load().(BadMessage); ok {
+		how = "bad message from the agent: " + strings.TrimPrefix(b.In(""), "agent ")
 	}
 	current := c.proc == p
 	if current {
@@ -479,11 +479,11 @@ func (c *acpChat) reap(p *acpProcess) {
 			c.state.Status, c.state.Reason = StatusFailed, p.err.Error()
 		case p.bad.Load() != nil:
 			c.state.Status, c.state.LastError = StatusFailed, how
-			c.log.add(Entry{Kind: EntryError, Text: how})
+			c.log.Add(Entry{Kind: EntryError, Text: how})
 		case code == 0:
 			c.state.Status = StatusExited
 		default:
-			c.log.add(Entry{Kind: EntryError, Text: "the agent exited: " + how + "; the next start loads the session again"})
+			c.log.Add(Entry{Kind: EntryError, Text: "the agent exited: " + how + "; the next start loads the session again"})
 			c.crashedLocked(how)
 		}
 		c.reportEndedLocked()
@@ -539,7 +539,7 @@ func (c *acpChat) entries() []Entry {
 	c.pending.Store(false)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.log.copyEntries()
+	return c.log.Entries()
 }
 
 // render lays the transcript out at the pane's width and shows its last

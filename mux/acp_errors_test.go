@@ -165,7 +165,7 @@ func TestSanitize(t *testing.T) {
 		"\u009b31mc1 csi\u009b0m done": "31mc1 csi0m done", // C1 CSI: the control goes, its text stays
 	}
 	for in, want := range cases {
-		if got := sanitize(in); got != want {
+		if got := Sanitize(in); got != want {
 			t.Errorf("sanitize(%q) = %q, want %q", in, got, want)
 		}
 	}

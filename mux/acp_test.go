@@ -360,7 +360,7 @@ func TestRootsResolve(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r := newRoots("", filepath.Join(base, "x"), []string{filepath.Join(base, "a/b")})
+	r := NewRoots("", filepath.Join(base, "x"), []string{filepath.Join(base, "a/b")})
 	cases := []struct {
 		path  string
 		write bool

@@ -132,11 +132,11 @@ func (a *acpClient) SessionUpdate(_ context.Context, n acp.SessionNotification) 
 	u := n.Update
 	var entry *Entry
 	chunk := func(kind EntryKind, content acp.ContentBlock, messageID *string) {
-		e := Entry{Kind: kind, Text: plaintext.Clean(contentText(content))}
+		e := Entry{Kind: kind, Text: plaintext.Clean(ContentText(content))}
 		if messageID != nil {
 			e.MessageID = *messageID
 		}
-		c.log.appendText(e.Kind, e.Text, e.MessageID)
+		c.log.AppendText(e.Kind, e.Text, e.MessageID)
 		entry = &e
 	}
 	cfgChanged := false
@@ -153,8 +153,8 @@ func (a *acpClient) SessionUpdate(_ context.Context, n acp.SessionNotification) 
 		chunk(EntryThought, u.AgentThoughtChunk.Content, u.AgentThoughtChunk.MessageId)
 	case u.ToolCall != nil:
 		id, title, status := string(u.ToolCall.ToolCallId), plaintext.Line(u.ToolCall.Title), plaintext.Line(string(u.ToolCall.Status))
-		c.log.tool(id, title, status)
-		c.log.toolPaths(id, locationPaths(u.ToolCall.Locations))
+		c.log.Tool(id, title, status)
+		c.log.ToolPaths(id, LocationPaths(u.ToolCall.Locations))
 		entry = &Entry{Kind: EntryTool, ToolCallID: id, Title: title, ToolStatus: status}
 	case u.ToolCallUpdate != nil:
 		title, status := "", ""
@@ -165,15 +165,15 @@ func (a *acpClient) SessionUpdate(_ context.Context, n acp.SessionNotification) 
 			status = plaintext.Line(string(*u.ToolCallUpdate.Status))
 		}
 		id := string(u.ToolCallUpdate.ToolCallId)
-		c.log.tool(id, title, status)
-		c.log.toolPaths(id, locationPaths(u.ToolCallUpdate.Locations))
+		c.log.Tool(id, title, status)
+		c.log.ToolPaths(id, LocationPaths(u.ToolCallUpdate.Locations))
 		entry = &Entry{Kind: EntryTool, ToolCallID: id, Title: title, ToolStatus: status}
 	case u.Plan != nil:
 		items := make([]string, len(u.Plan.Entries))
 		for i, e := range u.Plan.Entries {
 			items[i] = plaintext.Line(fmt.Sprintf("[%s] %s", e.Status, e.Content))
 		}
-		c.log.plan(items)
+		c.log.Plan(items)
 		entry = &Entry{Kind: EntryPlan, Plan: append([]string(nil), items...)}
 	}
 	observer := c.observer
@@ -189,11 +189,11 @@ func (a *acpClient) SessionUpdate(_ context.Context, n acp.SessionNotification) 
 	return nil
 }
 
-// locationPaths are the files a tool call names, at most maxEntryPaths.
-func locationPaths(locs []acp.ToolCallLocation) []string {
+// LocationPaths are the files a tool call names, at most maxEntryPaths.
+func LocationPaths(locs []acp.ToolCallLocation) []string {
 	var paths []string
 	for _, l := range locs {
-		if len(paths) == maxEntryPaths {
+		if len(paths) == MaxEntryPaths {
 			break
 		}
 		paths = append(paths, l.Path)
@@ -201,7 +201,7 @@ func locationPaths(locs []acp.ToolCallLocation) []string {
 	return paths
 }
 
-func contentText(b acp.ContentBlock) string {
+func ContentText(b acp.ContentBlock) string {
 	switch {
 	case b.Text != nil:
 		return b.Text.Text
@@ -234,7 +234,7 @@ func (a *acpClient) RequestPermission(ctx context.Context, req acp.RequestPermis
 	}
 	card := &permissionCard{Permission: perm, answer: make(chan string, 1)}
 	c.mu.Lock()
-	policy, cancelling, queued, onCard := c.permit, c.log.cancelled, false, c.onCard
+	policy, cancelling, queued, onCard := c.permit, c.log.Cancelled, false, c.onCard
 	if policy == nil && !cancelling {
 		queued = c.queueCardLocked(card)
 	}
@@ -352,7 +352,7 @@ func (c *acpChat) turn(ctx context.Context, p *acpProcess, text string) (acp.Sto
 	p.turnCancel = cancel
 	c.state.TurnActive, c.state.Unread = true, false
 	c.setStatusLocked(StatusRunning)
-	c.log.startTurn(text)
+	c.log.StartTurn(text)
 	c.mu.Unlock()
 	c.m.notify(c)
 
@@ -367,7 +367,7 @@ func (c *acpChat) turn(ctx context.Context, p *acpProcess, text string) (acp.Sto
 		c.setStatusLocked(StatusWaiting)
 		c.turnEndedLocked()
 	}
-	c.log.endTurn(string(resp.StopReason), err)
+	c.log.EndTurn(string(resp.StopReason), err)
 	c.mu.Unlock()
 	c.m.notify(c)
 	if err != nil {
@@ -385,7 +385,7 @@ func (c *acpChat) cancelTurn() error {
 	active := c.state.TurnActive
 	var cards []*permissionCard
 	if p != nil && active {
-		c.log.cancel()
+		c.log.Cancel()
 		cards = c.takeCardsLocked()
 	}
 	c.mu.Unlock()

@@ -215,11 +215,11 @@ func TestACPLoadedSessionKeepsPromptsApart(t *testing.T) {
 // is shown in a one-line header: cleaned of controls and clipped.
 func TestAgentNameIsOneShortCleanLine(t *testing.T) {
 	title := "\x1b]0;pwned\x07Evil\nAgent\x1b[31m"
-	got := agentName(&acp.Implementation{Name: "evil", Title: &title, Version: "1.0"})
+	got := AgentName(&acp.Implementation{Name: "evil", Title: &title, Version: "1.0"})
 	if got != "Evil Agent 1.0" {
 		t.Errorf("agentName = %q, want %q", got, "Evil Agent 1.0")
 	}
-	long := agentName(&acp.Implementation{Name: strings.Repeat("é", 10000), Version: "1"})
+	long := AgentName(&acp.Implementation{Name: strings.Repeat("é", 10000), Version: "1"})
 	if len(long) > maxAgentName+len("…") || !utf8.ValidString(long) {
 		t.Errorf("a 20 KB name is shown as %d bytes (valid UTF-8: %v)", len(long), utf8.ValidString(long))
 	}

@@ -54,12 +54,12 @@ func TestTranscriptTurnMarks(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			var tr transcript
-			tr.startTurn("question")
+			var tr Transcript
+			tr.StartTurn("question")
 			if tc.cancelled {
-				tr.cancel()
+				tr.Cancel()
 			}
-			tr.endTurn(tc.reason, tc.err)
+			tr.EndTurn(tc.reason, tc.err)
 			var got []string
 			for _, e := range tr.entries[1:] {
 				got = append(got, e.Text)
@@ -67,7 +67,7 @@ func TestTranscriptTurnMarks(t *testing.T) {
 			if len(got) != len(tc.want) || len(got) == 1 && got[0] != tc.want[0] {
 				t.Fatalf("marks %q, want %q", got, tc.want)
 			}
-			if tr.cancelled {
+			if tr.Cancelled {
 				t.Fatal("the cancel outlived its turn")
 			}
 		})

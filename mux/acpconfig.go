@@ -219,9 +219,9 @@ func (c *acpChat) keepSessionConfig(err error, modes *acp.SessionModeState, opts
 	}
 }
 
-// unstableOptions are session/fork's options (the unstable schema's type)
+// UnstableOptions are session/fork's options (the unstable schema's type)
 // as the stable type; one that does not convert is left out.
-func unstableOptions(in []acp.UnstableSessionConfigOption) []acp.SessionConfigOption {
+func UnstableOptions(in []acp.UnstableSessionConfigOption) []acp.SessionConfigOption {
 	var out []acp.SessionConfigOption
 	for _, o := range in {
 		b, err := json.Marshal(o)

@@ -123,10 +123,10 @@ var errNoTaker = fmt.Errorf("%w: no client serves it", ErrNotForwarded)
 // method after all (as opposed to one that was asked and did not answer).
 func NoTaker() error { return errNoTaker }
 
-// confine checks a file request's path against the chat's roots as
+// Confine checks a file request's path against the chat's roots as
 // serving it would: a read must name a regular file inside them; a write
 // a regular file inside them, or a new one in a folder inside them.
-func (r roots) confine(p string, forWrite bool) error {
+func (r Roots) Confine(p string, forWrite bool) error {
 	f, err := r.openFile(p, openReadFlags, 0)
 	if err == nil {
 		defer f.Close()
@@ -147,8 +147,8 @@ func (r roots) confine(p string, forWrite bool) error {
 	return err
 }
 
-// confineDir checks a terminal's cwd: a folder inside the chat's roots.
-func (r roots) confineDir(p string) error {
+// ConfineDir checks a terminal's cwd: a folder inside the chat's roots.
+func (r Roots) ConfineDir(p string) error {
 	clean, err := cleanRequestPath(p)
 	if err != nil {
 		return err
@@ -185,7 +185,7 @@ func (a *acpClient) forwardFile(ctx context.Context, method, path string, forWri
 	if err := r.acquire(ctx); err != nil {
 		return true, a.refused(method, path, err)
 	}
-	err = r.confine(path, forWrite)
+	err = r.Confine(path, forWrite)
 	r.release()
 	if err != nil {
 		return true, a.refused(method, path, err)
@@ -198,7 +198,7 @@ func (a *acpClient) forwardFile(ctx context.Context, method, path string, forWri
 // terminal's cwd must be a folder inside the chat's roots.
 func (a *acpClient) forwardTerminal(ctx context.Context, method string, req, resp any) error {
 	if cr, ok := req.(acp.CreateTerminalRequest); ok && cr.Cwd != nil {
-		if err := a.proc.roots.confineDir(*cr.Cwd); err != nil {
+		if err := a.proc.roots.ConfineDir(*cr.Cwd); err != nil {
 			return a.refused(method, *cr.Cwd, err)
 		}
 	}

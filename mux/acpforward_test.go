@@ -40,7 +40,7 @@ func TestRootsConfine(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(proj, "fifo"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := newRoots(home, proj, nil)
+	r := NewRoots(home, proj, nil)
 	t.Cleanup(r.close)
 	cases := []struct {
 		path     string
@@ -67,7 +67,7 @@ func TestRootsConfine(t *testing.T) {
 		{"rel/a.txt", false, false},
 	}
 	for _, c := range cases {
-		err := r.confine(c.path, c.forWrite)
+		err := r.Confine(c.path, c.forWrite)
 		if (err == nil) != c.ok {
 			t.Errorf("confine(%q, write=%v) = %v, want ok=%v", c.path, c.forWrite, err, c.ok)
 		}
@@ -76,11 +76,11 @@ func TestRootsConfine(t *testing.T) {
 			t.Errorf("confine(%q): %v is no refusal the agent can be told", c.path, err)
 		}
 	}
-	if err := r.confineDir(filepath.Join(proj, "sub")); err != nil {
+	if err := r.ConfineDir(filepath.Join(proj, "sub")); err != nil {
 		t.Errorf("a terminal in a folder of the chat: %v", err)
 	}
 	for _, d := range []string{filepath.Join(base, "out"), filepath.Join(proj, "dir-out"), filepath.Join(proj, "home-link"), filepath.Join(proj, "a.txt")} {
-		if err := r.confineDir(d); err == nil {
+		if err := r.ConfineDir(d); err == nil {
 			t.Errorf("a terminal in %s was let through", d)
 		}
 	}

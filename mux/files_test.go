@@ -501,8 +501,8 @@ func TestSharedFileInsideTheAgentHomeIsNeverServed(t *testing.T) {
 		t.Fatal(err)
 	}
 	cwd, _ := filepath.EvalSymlinks(t.TempDir())
-	r := newRoots(home, cwd, nil)
-	r.setFiles([]string{chat})
+	r := NewRoots(home, cwd, nil)
+	r.SetFiles([]string{chat})
 	if _, err := r.readText(context.Background(), chat, nil, nil, 1<<20); err == nil || !strings.Contains(err.Error(), refusalOutside) {
 		t.Fatalf("read of a chat file in the agent home: %v, want %q", err, refusalOutside)
 	}

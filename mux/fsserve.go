@@ -77,7 +77,7 @@ func (a *acpClient) WriteTextFile(ctx context.Context, req acp.WriteTextFileRequ
 func (a *acpClient) wrote(path string) {
 	// The files a chat wrote are what a handoff capsule lists.
 	a.chat.mu.Lock()
-	a.chat.log.wrote(path)
+	a.chat.log.Wrote(path)
 	a.chat.mu.Unlock()
 	a.chat.m.notify(a.chat)
 }
@@ -113,7 +113,7 @@ func (a *acpClient) refused(method, path string, err error) *acp.RequestError {
 
 // readText reads a request's file: whole, or the window of line (1-based)
 // and limit lines.
-func (r roots) readText(ctx context.Context, p string, line, limit *int, max int64) (string, error) {
+func (r Roots) readText(ctx context.Context, p string, line, limit *int, max int64) (string, error) {
 	f, err := r.openFile(p, openReadFlags, 0)
 	if err != nil {
 		return "", err

@@ -27,7 +27,7 @@ func benchFile(b *testing.B, size int) (string, string) {
 
 func benchReadRoot(b *testing.B, size int) {
 	dir, p := benchFile(b, size)
-	r := newRoots("", dir, nil)
+	r := NewRoots("", dir, nil)
 	defer r.close()
 	b.SetBytes(int64(size))
 	b.ReportAllocs()
@@ -68,7 +68,7 @@ func BenchmarkFSReadRootSmall(b *testing.B) { benchReadRoot(b, 4<<10) }
 // read instead: the cost the held-open folder saves.
 func BenchmarkFSReadRootSmallOpenEach(b *testing.B) {
 	dir, p := benchFile(b, 4<<10)
-	r := newRoots("", dir, nil)
+	r := NewRoots("", dir, nil)
 	defer r.close()
 	b.SetBytes(4 << 10)
 	b.ReportAllocs()

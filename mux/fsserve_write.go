@@ -26,7 +26,7 @@ const openWriteFlags = os.O_WRONLY | syscall.O_NONBLOCK | syscall.O_NOCTTY
 //   - a symlink is followed through the roots and its target written in
 //     place, so the link stays a link;
 //   - anything else (a folder, a FIFO, a device, a socket) is refused.
-func (r roots) writeText(p, content string, max int64) error {
+func (r Roots) writeText(p, content string, max int64) error {
 	if int64(len(content)) > max {
 		have, limit := sizesText(int64(len(content)), max)
 		return refuse(codeInvalidParams, fmt.Sprintf("content is %s, over the %s limit of fs/write_text_file (acp.max_file_bytes)", have, limit), nil)

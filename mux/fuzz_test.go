@@ -110,8 +110,8 @@ func FuzzSharedFileRequests(f *testing.F) {
 		return out
 	}
 	wantNames := names()
-	r := newRoots(filepath.Join(base, "home"), folder, nil)
-	r.setFiles([]string{shared})
+	r := NewRoots(filepath.Join(base, "home"), folder, nil)
+	r.SetFiles([]string{shared})
 	f.Fuzz(func(t *testing.T, rel string, write bool) {
 		p := rel
 		if !strings.HasPrefix(rel, "/") {

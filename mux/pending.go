@@ -166,8 +166,8 @@ func (c *acpChat) foldersChanged(meta *sessions.Meta, _ harness.Spec) bool {
 		c.clearPendingLocked()
 		return false
 	}
-	p.roots.setFolders(meta.Cwd, meta.AdditionalDirectories)
-	p.roots.setFiles(meta.AdditionalFiles)
+	p.roots.SetFolders(meta.Cwd, meta.AdditionalDirectories)
+	p.roots.SetFiles(meta.AdditionalFiles)
 	dirsChanged := !slices.Equal(meta.AdditionalDirectories, c.applied)
 	if !c.pendingLocked(meta.AdditionalDirectories, meta.AdditionalFiles) {
 		return false

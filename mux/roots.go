@@ -13,7 +13,7 @@ import (
 	"syscall"
 )
 
-// roots are the folders an ACP chat's file requests may touch: its own
+// Roots are the folders an ACP chat's file requests may touch: its own
 // folder and its additional folders; and its single files, each alone
 // (roots_files.go). Every file is opened through an os.Root
 // held on the folder, never by a checked path, so a symlink or a folder
@@ -21,11 +21,11 @@ import (
 // the path one component at a time below the folder's descriptor and refuses
 // a step out by ".." or by a symlink.
 //
-// A roots value is cheap to copy; the copies share the folders, the open
+// A Roots value is cheap to copy; the copies share the folders, the open
 // handles and the bound on requests in flight. The folders can change while
 // the harness runs (setFolders): a folder taken off the chat's list is not
 // served from that moment.
-type roots struct {
+type Roots struct {
 	state *rootsState
 }
 
@@ -74,10 +74,10 @@ const (
 	maxFSWaiting = 256
 )
 
-// newRoots serves cwd and dirs, never what is inside the agent home home
+// NewRoots serves cwd and dirs, never what is inside the agent home home
 // but outside cwd.
-func newRoots(home, cwd string, dirs []string) roots {
-	r := roots{state: &rootsState{
+func NewRoots(home, cwd string, dirs []string) Roots {
+	r := Roots{state: &rootsState{
 		slots:   make(chan struct{}, maxFSInFlight),
 		waiting: make(chan struct{}, maxFSWaiting),
 		home:    canonicalOr(home),
@@ -115,7 +115,7 @@ func folderRoots(cwd string, dirs []string) []fsRoot {
 // inside the agent home and outside the chat's own folder, wherever the
 // path it was opened by pointed: the kernel's name for the open file
 // (/proc/self/fd) is where it is now.
-func (r roots) inAgentHome(f *os.File) bool {
+func (r Roots) inAgentHome(f *os.File) bool {
 	home := r.state.home
 	if home == "" {
 		return false
@@ -138,7 +138,7 @@ func (r roots) inAgentHome(f *os.File) bool {
 
 // refuseAgentHome closes f and refuses the request when f lies inside the
 // agent home (inAgentHome).
-func (r roots) refuseAgentHome(f *os.File) error {
+func (r Roots) refuseAgentHome(f *os.File) error {
 	if r.inAgentHome(f) {
 		f.Close()
 		return outside(errors.New("inside the agent home"))
@@ -146,11 +146,11 @@ func (r roots) refuseAgentHome(f *os.File) error {
 	return nil
 }
 
-// setFolders makes cwd and dirs the folders served from now on: a folder
+// SetFolders makes cwd and dirs the folders served from now on: a folder
 // no longer listed is refused at once (its open handle closed, so even a
 // request under way fails), one still listed keeps its handle and the
 // identity it had, and one added is served as any other.
-func (r roots) setFolders(cwd string, dirs []string) {
+func (r Roots) SetFolders(cwd string, dirs []string) {
 	fresh := folderRoots(cwd, dirs)
 	s := r.state
 	s.mu.Lock()
@@ -235,7 +235,7 @@ func within(root, p string) (string, bool) {
 
 // locate reports the path relative to the root that lexically holds a
 // clean absolute path.
-func (r roots) locate(p string) (string, bool) {
+func (r Roots) locate(p string) (string, bool) {
 	r.state.mu.Lock()
 	defer r.state.mu.Unlock()
 	_, rel, ok := locateIn(r.state.dirs, p)
@@ -262,7 +262,7 @@ func locateIn(dirs []fsRoot, p string) (int, string, bool) {
 
 // bindTo closes the roots' folders when ctx ends (the harness process's
 // context). It may be called on every request; only the first counts.
-func (r roots) bindTo(ctx context.Context) {
+func (r Roots) bindTo(ctx context.Context) {
 	s := r.state
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -274,7 +274,7 @@ func (r roots) bindTo(ctx context.Context) {
 }
 
 // close closes the folders held open; later requests are refused.
-func (r roots) close() {
+func (r Roots) close() {
 	s := r.state
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -290,7 +290,7 @@ func (r roots) close() {
 // rootFor returns the open folder that lexically holds a clean absolute
 // path, and the path relative to it. The folder is opened on first use and
 // must still be the one the harness started with.
-func (r roots) rootFor(p string) (*os.Root, string, error) {
+func (r Roots) rootFor(p string) (*os.Root, string, error) {
 	s := r.state
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -326,7 +326,7 @@ func (s *rootsState) open(i int) (*os.Root, error) {
 
 // acquire waits for a turn to serve one file request; release gives it back.
 // Waiting is a channel receive, which parks a goroutine, not an OS thread.
-func (r roots) acquire(ctx context.Context) error {
+func (r Roots) acquire(ctx context.Context) error {
 	s := r.state
 	select {
 	case s.slots <- struct{}{}:
@@ -347,7 +347,7 @@ func (r roots) acquire(ctx context.Context) error {
 	}
 }
 
-func (r roots) release() { <-r.state.slots }
+func (r Roots) release() { <-r.state.slots }
 
 // escaped reports whether an error may mean that the path left its root (by
 // "..", an absolute symlink or a symlink out) rather than a plain error
@@ -399,7 +399,7 @@ const refusalNotRegular = "not a regular file"
 
 // openIn opens a clean absolute path through the root that lexically holds
 // it.
-func (r roots) openIn(p string, flag int, perm os.FileMode) (*os.File, error) {
+func (r Roots) openIn(p string, flag int, perm os.FileMode) (*os.File, error) {
 	h, rel, err := r.rootFor(p)
 	if err != nil {
 		return nil, err
@@ -412,7 +412,7 @@ func (r roots) openIn(p string, flag int, perm os.FileMode) (*os.File, error) {
 // another of the chat's folders) is resolved once more and opened through
 // the root that holds the result, again race-free; anything else that
 // leaves the roots is refused with refusalOutside.
-func (r roots) openFile(p string, flag int, perm os.FileMode) (*os.File, error) {
+func (r Roots) openFile(p string, flag int, perm os.FileMode) (*os.File, error) {
 	clean, err := cleanRequestPath(p)
 	if err != nil {
 		return nil, err
@@ -453,7 +453,7 @@ func (r roots) openFile(p string, flag int, perm os.FileMode) (*os.File, error) 
 // openParent opens the folder that holds a request's path, as an os.Root of
 // its own, and returns the last name in it. A write works inside that one
 // folder only, so nothing swapped above it later can move the write.
-func (r roots) openParent(p string) (*os.Root, string, error) {
+func (r Roots) openParent(p string) (*os.Root, string, error) {
 	clean, err := cleanRequestPath(p)
 	if err != nil {
 		return nil, "", err
@@ -503,7 +503,7 @@ func (r roots) openParent(p string) (*os.Root, string, error) {
 
 // resolve reports where a request's path lands, opening it (or, for a
 // write, its folder) through the roots as the handlers do, or refuses it.
-func (r roots) resolve(p string, forWrite bool) (string, error) {
+func (r Roots) resolve(p string, forWrite bool) (string, error) {
 	if forWrite {
 		if clean, err := cleanRequestPath(p); err == nil {
 			if shared, ok := r.sharedFile(clean); ok {

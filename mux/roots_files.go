@@ -20,9 +20,9 @@ import (
 // inside its own folder, opened the same way and checked the same way; the
 // only other name it touches there is its own temporary file.
 
-// setFiles makes files (canonical paths, as stored) the single files
+// SetFiles makes files (canonical paths, as stored) the single files
 // served from now on; one taken off the list is refused at once.
-func (r roots) setFiles(files []string) {
+func (r Roots) SetFiles(files []string) {
 	clean := make([]string, 0, len(files))
 	for _, f := range files {
 		if filepath.IsAbs(f) {
@@ -39,7 +39,7 @@ func (r roots) setFiles(files []string) {
 // as spelled, or once its symlinks are resolved (an agent may spell the
 // folder that holds it another way). A missing file is looked for where
 // its folder really is.
-func (r roots) sharedFile(clean string) (string, bool) {
+func (r Roots) sharedFile(clean string) (string, bool) {
 	s := r.state
 	s.mu.Lock()
 	files := s.files
@@ -72,7 +72,7 @@ func fdPath(f *os.File) (string, error) {
 
 // openShared opens a shared file by its canonical path: never through a
 // symlink at its last step, and only if what was opened is that file.
-func (r roots) openShared(path string, flag int, perm os.FileMode) (*os.File, error) {
+func (r Roots) openShared(path string, flag int, perm os.FileMode) (*os.File, error) {
 	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW, perm)
 	if err != nil {
 		return nil, sharedError(err)
@@ -98,7 +98,7 @@ func sharedError(err error) *fsRefusal {
 
 // openSharedParent opens the folder that holds a shared file, checked to be
 // the folder the file's canonical path names, for a write inside it.
-func (r roots) openSharedParent(path string) (*os.Root, error) {
+func (r Roots) openSharedParent(path string) (*os.Root, error) {
 	dir := filepath.Dir(path)
 	h, err := os.OpenRoot(dir)
 	if err != nil {
@@ -131,7 +131,7 @@ func (r roots) openSharedParent(path string) (*os.Root, error) {
 // one with other links or another owner is written in place, a file gone
 // is made again; a symlink in its place, or anything not a regular file,
 // is refused.
-func (r roots) writeShared(path, content string) error {
+func (r Roots) writeShared(path, content string) error {
 	dir, err := r.openSharedParent(path)
 	if err != nil {
 		return err

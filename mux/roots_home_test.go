@@ -36,7 +36,7 @@ func TestRootsNeverServeTheAgentHome(t *testing.T) {
 
 	// The chat has no project (its cwd is its own home folder) and the
 	// user's whole folder as an additional folder.
-	r := newRoots(home, own, []string{user})
+	r := NewRoots(home, own, []string{user})
 	ctx := context.Background()
 	for _, tt := range []struct {
 		path string

@@ -36,7 +36,7 @@ func TestRootsLocate(t *testing.T) {
 	if err := os.Symlink(filepath.Join(base, "x"), filepath.Join(base, "x-link")); err != nil {
 		t.Fatal(err)
 	}
-	r := newRoots("", filepath.Join(base, "x-link"), []string{filepath.Join(base, "a/b"), filepath.Join(base, "x/sub"), filepath.Join(base, "missing")})
+	r := NewRoots("", filepath.Join(base, "x-link"), []string{filepath.Join(base, "a/b"), filepath.Join(base, "x/sub"), filepath.Join(base, "missing")})
 	dirs := r.state.dirs
 	if len(dirs) != 3 || dirs[0].path != filepath.Join(base, "x") || dirs[0].alias != filepath.Join(base, "x-link") {
 		t.Fatalf("roots %+v", dirs)
@@ -62,7 +62,7 @@ func TestRootsLocate(t *testing.T) {
 			t.Errorf("locate(%q) = %d %q %v, want %d %q", c.path, i, rel, ok, c.root, c.rel)
 		}
 	}
-	all := newRoots("", "/", nil)
+	all := NewRoots("", "/", nil)
 	if i, rel, ok := locateIn(all.state.dirs, "/etc/hosts"); !ok || i != 0 || rel != "etc/hosts" {
 		t.Errorf("a root of / : %d %q %v", i, rel, ok)
 	}
@@ -83,7 +83,7 @@ func TestRootsSymlinkBetweenRoots(t *testing.T) {
 	if err := os.Symlink("../out", filepath.Join(base, "one", "to-out")); err != nil {
 		t.Fatal(err)
 	}
-	r := newRoots("", filepath.Join(base, "one"), []string{filepath.Join(base, "two")})
+	r := NewRoots("", filepath.Join(base, "one"), []string{filepath.Join(base, "two")})
 	defer r.close()
 	text, err := r.readText(context.Background(), filepath.Join(base, "one", "to-two", "f.txt"), nil, nil, 1<<20)
 	if err != nil || text != "two" {
@@ -117,7 +117,7 @@ func TestRootsReplacedFolderIsRefused(t *testing.T) {
 	base := canonicalTemp(t)
 	dir := filepath.Join(base, "proj")
 	mkdirs(t, base, "proj")
-	r := newRoots("", dir, nil)
+	r := NewRoots("", dir, nil)
 	defer r.close()
 	if err := os.Rename(dir, dir+".old"); err != nil {
 		t.Fatal(err)
@@ -138,7 +138,7 @@ func TestRootsClosedWithTheProcess(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "f.txt"), []byte("f"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := newRoots("", dir, nil)
+	r := NewRoots("", dir, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	r.bindTo(ctx)
 	if text, err := r.readText(ctx, filepath.Join(dir, "f.txt"), nil, nil, 1<<20); err != nil || text != "f" {
@@ -162,7 +162,7 @@ func TestRootsClosedWithTheProcess(t *testing.T) {
 // the next is refused at once, and a waiter leaves when its request is
 // cancelled.
 func TestFSInFlightBound(t *testing.T) {
-	r := newRoots("", canonicalTemp(t), nil)
+	r := NewRoots("", canonicalTemp(t), nil)
 	ctx := context.Background()
 	for range maxFSInFlight {
 		if err := r.acquire(ctx); err != nil {
@@ -211,10 +211,10 @@ func TestRootsSetFolders(t *testing.T) {
 		}
 	}
 	cwd := filepath.Join(base, "cwd")
-	read := func(r roots, d string) (string, error) {
+	read := func(r Roots, d string) (string, error) {
 		return r.readText(context.Background(), filepath.Join(base, d, "f.txt"), nil, nil, 1<<20)
 	}
-	r := newRoots("", cwd, []string{filepath.Join(base, "kept"), filepath.Join(base, "dropped")})
+	r := NewRoots("", cwd, []string{filepath.Join(base, "kept"), filepath.Join(base, "dropped")})
 	defer r.close()
 	for _, d := range []string{"kept", "dropped"} {
 		if text, err := read(r, d); err != nil || text != d {
@@ -225,7 +225,7 @@ func TestRootsSetFolders(t *testing.T) {
 		t.Fatal("a folder not yet added was served")
 	}
 	copied := r // a copy, as each request holds, sees the change too
-	r.setFolders(cwd, []string{filepath.Join(base, "kept"), filepath.Join(base, "added")})
+	r.SetFolders(cwd, []string{filepath.Join(base, "kept"), filepath.Join(base, "added")})
 	if _, err := read(copied, "dropped"); err == nil || !strings.Contains(err.Error(), refusalOutside) {
 		t.Fatalf("a dropped folder: %v", err)
 	}

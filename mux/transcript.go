@@ -43,8 +43,8 @@ func RenderTranscript(entries []Entry, width int) []string {
 	return proto.RenderTranscript(entries, width)
 }
 
-// noteCancelled is the mark a turn the user cancelled leaves.
-const noteCancelled = "turn cancelled"
+// NoteCancelled is the mark a turn the user cancelled leaves.
+const NoteCancelled = "turn cancelled"
 
 // maxTranscriptEntries bounds an ACP chat's transcript in memory; older
 // entries are dropped (the agent keeps the full history). The transcript
@@ -59,25 +59,25 @@ const (
 // maxEntryText bounds one entry's text.
 const maxEntryText = 1 << 20
 
-// maxEntryPaths bounds the paths one tool entry keeps, and maxPathBytes
+// MaxEntryPaths bounds the paths one tool entry keeps, and maxPathBytes
 // one path.
 const (
-	maxEntryPaths = 64
+	MaxEntryPaths = 64
 	maxPathBytes  = 4096
 )
 
-// transcript is an ACP chat's conversation as streamed by the agent, and
+// Transcript is an ACP chat's conversation as streamed by the agent, and
 // where its running turn stands.
-type transcript struct {
+type Transcript struct {
 	entries []Entry
-	// cancelled is set when the user cancels the running turn, until the
+	// Cancelled is set when the user cancels the running turn, until the
 	// next turn starts: the turn's end leaves one mark, and permission
-	// requests that arrive meanwhile are answered "cancelled".
-	cancelled bool
+	// requests that arrive meanwhile are answered "Cancelled".
+	Cancelled bool
 }
 
-// add appends an entry, cleaning what it shows.
-func (t *transcript) add(e Entry) {
+// Add appends an entry, cleaning what it shows.
+func (t *Transcript) Add(e Entry) {
 	e.Text = plaintext.Clean(e.Text)
 	e.Title, e.ToolStatus = plaintext.Line(e.Title), plaintext.Line(e.ToolStatus)
 	for i, p := range e.Plan {
@@ -95,14 +95,14 @@ func (t *transcript) add(e Entry) {
 	}
 }
 
-// appendText adds a streamed chunk to the message it belongs to, else starts
+// AppendText adds a streamed chunk to the message it belongs to, else starts
 // a new one. A chunk belongs to the last entry when that entry is of its
 // kind and has its message id. Without message ids (ACP v1 stable has
 // none), agent messages and thoughts are streamed, so their chunks join;
 // a user message is sent whole (a session/load replays each prompt as its
 // own chunk), so each user chunk without an id is a message of its own:
 // two prompts replayed back to back stay two messages.
-func (t *transcript) appendText(kind EntryKind, text, messageID string) {
+func (t *Transcript) AppendText(kind EntryKind, text, messageID string) {
 	if n := len(t.entries); n > 0 {
 		e := &t.entries[n-1]
 		joins := e.Kind == kind && e.MessageID == messageID && (kind != EntryUser || messageID != "")
@@ -115,11 +115,11 @@ func (t *transcript) appendText(kind EntryKind, text, messageID string) {
 			return
 		}
 	}
-	t.add(Entry{Kind: kind, Text: text, MessageID: messageID})
+	t.Add(Entry{Kind: kind, Text: text, MessageID: messageID})
 }
 
-// tool records a tool call or an update to one.
-func (t *transcript) tool(id, title, status string) {
+// Tool records a Tool call or an update to one.
+func (t *Transcript) Tool(id, title, status string) {
 	for i := len(t.entries) - 1; i >= 0; i-- {
 		e := &t.entries[i]
 		if e.Kind == EntryTool && e.ToolCallID == id {
@@ -136,22 +136,22 @@ func (t *transcript) tool(id, title, status string) {
 	if status == "" {
 		status = "pending"
 	}
-	t.add(Entry{Kind: EntryTool, ToolCallID: id, Title: title, ToolStatus: status})
+	t.Add(Entry{Kind: EntryTool, ToolCallID: id, Title: title, ToolStatus: status})
 }
 
 // addEntryPaths adds paths the entry does not have yet, cleaned and bounded.
 func addEntryPaths(e *Entry, paths []string) {
 	for _, p := range paths {
 		p = plaintext.Line(p)
-		if p == "" || len(p) > maxPathBytes || len(e.Paths) >= maxEntryPaths || slices.Contains(e.Paths, p) {
+		if p == "" || len(p) > maxPathBytes || len(e.Paths) >= MaxEntryPaths || slices.Contains(e.Paths, p) {
 			continue
 		}
 		e.Paths = append(e.Paths, p)
 	}
 }
 
-// toolPaths adds the files a tool call names to its entry.
-func (t *transcript) toolPaths(id string, paths []string) {
+// ToolPaths adds the files a tool call names to its entry.
+func (t *Transcript) ToolPaths(id string, paths []string) {
 	for i := len(t.entries) - 1; i >= 0; i-- {
 		if e := &t.entries[i]; e.Kind == EntryTool && e.ToolCallID == id {
 			addEntryPaths(e, paths)
@@ -160,10 +160,10 @@ func (t *transcript) toolPaths(id string, paths []string) {
 	}
 }
 
-// wrote records a file the agent wrote through fs/write_text_file: on the
-// latest tool call of the running turn (the one that wrote it), else as a
+// Wrote records a file the agent Wrote through fs/write_text_file: on the
+// latest tool call of the running turn (the one that Wrote it), else as a
 // tool entry of its own.
-func (t *transcript) wrote(path string) {
+func (t *Transcript) Wrote(path string) {
 	for i := len(t.entries) - 1; i >= 0; i-- {
 		e := &t.entries[i]
 		if e.Kind == EntryUser {
@@ -174,10 +174,10 @@ func (t *transcript) wrote(path string) {
 			return
 		}
 	}
-	t.add(Entry{Kind: EntryTool, Title: "write " + path, ToolStatus: "completed", Paths: []string{path}})
+	t.Add(Entry{Kind: EntryTool, Title: "write " + path, ToolStatus: "completed", Paths: []string{path}})
 }
 
-func (t *transcript) plan(items []string) {
+func (t *Transcript) Plan(items []string) {
 	if n := len(t.entries); n > 0 && t.entries[n-1].Kind == EntryPlan {
 		for i, p := range items {
 			items[i] = plaintext.Line(p)
@@ -186,34 +186,34 @@ func (t *transcript) plan(items []string) {
 		t.entries[n-1].At = time.Now()
 		return
 	}
-	t.add(Entry{Kind: EntryPlan, Plan: items})
+	t.Add(Entry{Kind: EntryPlan, Plan: items})
 }
 
-// startTurn records the user's prompt at the start of a turn.
-func (t *transcript) startTurn(text string) {
-	t.cancelled = false
-	t.add(Entry{Kind: EntryUser, Text: text})
+// StartTurn records the user's prompt at the start of a turn.
+func (t *Transcript) StartTurn(text string) {
+	t.Cancelled = false
+	t.Add(Entry{Kind: EntryUser, Text: text})
 }
 
-// cancel records that the user cancelled the running turn.
-func (t *transcript) cancel() { t.cancelled = true }
+// Cancel records that the user cancelled the running turn.
+func (t *Transcript) Cancel() { t.Cancelled = true }
 
-// endTurn leaves the turn's one mark: "turn cancelled" when the user
+// EndTurn leaves the turn's one mark: "turn cancelled" when the user
 // cancelled it or the agent says it was, else the error, else a stop
 // reason other than end_turn.
-func (t *transcript) endTurn(reason string, err error) {
+func (t *Transcript) EndTurn(reason string, err error) {
 	switch {
-	case t.cancelled || err == nil && reason == "cancelled":
-		t.add(Entry{Kind: EntryNote, Text: noteCancelled})
+	case t.Cancelled || err == nil && reason == "cancelled":
+		t.Add(Entry{Kind: EntryNote, Text: NoteCancelled})
 	case err != nil:
-		t.add(Entry{Kind: EntryError, Text: err.Error()})
+		t.Add(Entry{Kind: EntryError, Text: err.Error()})
 	case reason != "end_turn":
-		t.add(Entry{Kind: EntryNote, Text: "turn ended: " + reason})
+		t.Add(Entry{Kind: EntryNote, Text: "turn ended: " + reason})
 	}
-	t.cancelled = false
+	t.Cancelled = false
 }
 
-func (t *transcript) hasUserMessage() bool {
+func (t *Transcript) HasUserMessage() bool {
 	for _, e := range t.entries {
 		if e.Kind == EntryUser {
 			return true
@@ -222,7 +222,7 @@ func (t *transcript) hasUserMessage() bool {
 	return false
 }
 
-func (t *transcript) copyEntries() []Entry {
+func (t *Transcript) Entries() []Entry {
 	out := make([]Entry, len(t.entries))
 	copy(out, t.entries)
 	for i := range out {

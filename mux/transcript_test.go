@@ -8,10 +8,10 @@ import (
 // TestTranscriptKeepsItsLatestEntries: a transcript fed far past its bound
 // holds at most the bound and its slack, the latest entries in order.
 func TestTranscriptKeepsItsLatestEntries(t *testing.T) {
-	var tr transcript
+	var tr Transcript
 	const n = 4*maxTranscriptEntries + 17
 	for i := range n {
-		tr.add(Entry{Kind: EntryUser, Text: fmt.Sprint(i)})
+		tr.Add(Entry{Kind: EntryUser, Text: fmt.Sprint(i)})
 		if len(tr.entries) > maxTranscriptEntries+transcriptSlack {
 			t.Fatalf("after %d adds the transcript holds %d entries", i+1, len(tr.entries))
 		}

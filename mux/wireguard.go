@@ -48,7 +48,7 @@ type wireGuard struct {
 	max int
 	bad func(reason string)
 	// why is what bad was called for, set before the call.
-	why  badMessage
+	why  BadMessage
 	sink notificationSink
 	out  []byte
 	done bool
@@ -166,8 +166,8 @@ func (g *wireGuard) flush() {
 }
 
 func (g *wireGuard) refuse(what, detail string) {
-	g.why = badMessage{what: what, detail: detail}
-	g.bad(g.why.in(""))
+	g.why = BadMessage{what: what, detail: detail}
+	g.bad(g.why.In(""))
 }
 
 func (g *wireGuard) end() {

@@ -186,8 +186,8 @@ func TestWireGuardNamesTheBadLine(t *testing.T) {
 		var reason string
 		g := newWireGuard(strings.NewReader(c.input), 256, func(r string) { reason = r })
 		_, _ = io.ReadAll(g)
-		if reason != "agent "+c.want || !strings.HasPrefix(g.why.in("during the turn"), "agent "+c.want[:12]) {
-			t.Errorf("%.20q: reason %q (%q), want %q", c.input, reason, g.why.in("during the turn"), "agent "+c.want)
+		if reason != "agent "+c.want || !strings.HasPrefix(g.why.In("during the turn"), "agent "+c.want[:12]) {
+			t.Errorf("%.20q: reason %q (%q), want %q", c.input, reason, g.why.In("during the turn"), "agent "+c.want)
 		}
 	}
 }

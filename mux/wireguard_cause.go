@@ -31,13 +31,13 @@ const (
 	stderrTailWidth = 300
 )
 
-// badMessage is why the wire guard gave up on an agent's output.
-type badMessage struct {
+// BadMessage is why the wire guard gave up on an agent's output.
+type BadMessage struct {
 	what   string // "sent invalid JSON"
 	detail string // the start of the line, quoted, or ""
 }
 
-func (b badMessage) in(phase string) string {
+func (b BadMessage) In(phase string) string {
 	s := "agent " + b.what
 	if phase != "" {
 		s += " " + phase
@@ -48,17 +48,17 @@ func (b badMessage) in(phase string) string {
 	return s
 }
 
-// phaseOf names when a step's failure happened.
-func phaseOf(step string) string {
+// PhaseOf names when a step's failure happened.
+func PhaseOf(step string) string {
 	if step == "session/prompt" {
 		return "during the turn"
 	}
 	return "before answering " + step
 }
 
-// describeExit says how a process ended, as "exited with status 3", and
+// DescribeExit says how a process ended, as "exited with status 3", and
 // whether a signal ended it.
-func describeExit(cmd *exec.Cmd, err error) (string, bool) {
+func DescribeExit(cmd *exec.Cmd, err error) (string, bool) {
 	ps := cmd.ProcessState
 	if ps == nil {
 		return fmt.Sprintf("could not be waited for (%v)", err), false
@@ -69,9 +69,9 @@ func describeExit(cmd *exec.Cmd, err error) (string, bool) {
 	return fmt.Sprintf("exited with status %d", ps.ExitCode()), false
 }
 
-// sdkDetail is the "error" the SDK puts in the data of an error it makes
+// SDKDetail is the "error" the SDK puts in the data of an error it makes
 // itself, or "".
-func sdkDetail(re *acp.RequestError) string {
+func SDKDetail(re *acp.RequestError) string {
 	m, ok := re.Data.(map[string]any)
 	if !ok || len(m) != 1 {
 		return ""
@@ -87,7 +87,7 @@ func (p *acpProcess) connectionFailed(err error) bool {
 	if !errors.As(err, &re) {
 		return false
 	}
-	detail := sdkDetail(re)
+	detail := SDKDetail(re)
 	switch {
 	case detail == "":
 		return false
@@ -105,8 +105,8 @@ func (p *acpProcess) connectionFailed(err error) bool {
 // the agent to exit, to give its status; lingerGrace after its output ended
 // it is stopped, so the wait is bounded.
 func (p *acpProcess) cause(phase string) string {
-	if b, ok := p.bad.Load().(badMessage); ok {
-		return b.in(phase)
+	if b, ok := p.bad.Load().(BadMessage); ok {
+		return b.In(phase)
 	}
 	wait := time.NewTimer(lingerGrace + 10*time.Second)
 	defer wait.Stop()
@@ -118,8 +118,8 @@ func (p *acpProcess) cause(phase string) string {
 		}
 		return "the connection to the agent failed " + phase
 	}
-	if b, ok := p.bad.Load().(badMessage); ok {
-		return b.in(phase)
+	if b, ok := p.bad.Load().(BadMessage); ok {
+		return b.In(phase)
 	}
 	switch {
 	case p.connGaveUp.Load():
@@ -133,7 +133,7 @@ func (p *acpProcess) cause(phase string) string {
 
 // withStderr adds the agent's last stderr lines to msg.
 func (p *acpProcess) withStderr(msg string) string {
-	lines := p.stderr.lastLines()
+	lines := p.stderr.LastLines()
 	if len(lines) == 0 {
 		return msg
 	}
@@ -164,7 +164,7 @@ func (c *acpChat) explain(step string, err error, methods []acp.AuthMethod) erro
 // code, message and data.
 func (c *acpChat) explainProc(p *acpProcess, step string, err error, methods []acp.AuthMethod) error {
 	if p != nil && p.connectionFailed(err) {
-		return errors.New(p.withStderr(p.cause(phaseOf(step))))
+		return errors.New(p.withStderr(p.cause(PhaseOf(step))))
 	}
 	var re *acp.RequestError
 	if !errors.As(err, &re) {
@@ -173,24 +173,24 @@ func (c *acpChat) explainProc(p *acpProcess, step string, err error, methods []a
 	if re.Code == -32000 {
 		var ways []string
 		for _, m := range methods {
-			ways = append(ways, describeAuth(m))
+			ways = append(ways, DescribeAuth(m))
 		}
 		msg := "the agent needs you to log in first"
 		if len(ways) > 0 {
 			msg += ": " + strings.Join(ways, "; ")
 		}
-		return errors.New(sanitize(msg))
+		return errors.New(Sanitize(msg))
 	}
-	if d := sdkDetail(re); d == context.Canceled.Error() || d == context.DeadlineExceeded.Error() {
+	if d := SDKDetail(re); d == context.Canceled.Error() || d == context.DeadlineExceeded.Error() {
 		return fmt.Errorf("%s: gave up waiting for the agent: %s", step, d)
 	}
 	msg := fmt.Sprintf("%s: agent refused (%d): %s", step, re.Code, re.Message)
 	if re.Data != nil {
 		if data, err := json.Marshal(re.Data); err == nil {
-			msg += " " + truncate(string(data), 500)
+			msg += " " + Truncate(string(data), 500)
 		}
 	}
-	return errors.New(sanitize(msg))
+	return errors.New(Sanitize(msg))
 }
 
 // broken reports whether p's connection has ended or a write to it failed.
@@ -209,24 +209,24 @@ func (p *acpProcess) broken() bool {
 // its own load from an agent that failed.
 var ErrInitTimeout = errors.New("initialize timed out")
 
-// timeoutError is an agent that did not answer a step in time; one for
+// TimeoutError is an agent that did not answer a step in time; one for
 // initialize is ErrInitTimeout.
-type timeoutError struct {
-	msg  string
-	init bool
+type TimeoutError struct {
+	Msg  string
+	Init bool
 }
 
-func (e *timeoutError) Error() string { return e.msg }
+func (e *TimeoutError) Error() string { return e.Msg }
 
-func (e *timeoutError) Is(target error) bool { return e.init && target == ErrInitTimeout }
+func (e *TimeoutError) Is(target error) bool { return e.Init && target == ErrInitTimeout }
 
 // timedOut is the error for an agent that did not answer step in d.
 func (p *acpProcess) timedOut(step string, d time.Duration) error {
-	return &timeoutError{msg: p.withStderr(fmt.Sprintf("agent did not answer %s within %s", step, shortDuration(d))), init: step == "initialize"}
+	return &TimeoutError{Msg: p.withStderr(fmt.Sprintf("agent did not answer %s within %s", step, ShortDuration(d))), Init: step == "initialize"}
 }
 
-// shortDuration writes 30s, 2m or 1h rather than 2m0s.
-func shortDuration(d time.Duration) string {
+// ShortDuration writes 30s, 2m or 1h rather than 2m0s.
+func ShortDuration(d time.Duration) string {
 	s := d.String()
 	if strings.HasSuffix(s, "m0s") {
 		s = strings.TrimSuffix(s, "0s")
@@ -237,10 +237,10 @@ func shortDuration(d time.Duration) string {
 	return s
 }
 
-// sanitize makes text from an agent safe to show: escape sequences and
+// Sanitize makes text from an agent safe to show: escape sequences and
 // control characters (C0, DEL, C1) other than newline and tab are removed,
 // and invalid UTF-8 is replaced.
-func sanitize(s string) string {
+func Sanitize(s string) string {
 	s = ansi.Strip(strings.ToValidUTF8(s, "\uFFFD"))
 	return strings.Map(func(r rune) rune {
 		switch {
@@ -253,8 +253,8 @@ func sanitize(s string) string {
 	}, s)
 }
 
-// truncate cuts s to at most n bytes on a rune boundary, marking the cut.
-func truncate(s string, n int) string {
+// Truncate cuts s to at most n bytes on a rune boundary, marking the cut.
+func Truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
@@ -264,17 +264,17 @@ func truncate(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// logWriter sends a harness's stderr to the log, a line at a time, and
+// StderrLog sends a harness's stderr to the log, a line at a time, and
 // keeps its last few lines for errors.
-type logWriter struct {
-	log  interface{ Info(string, ...any) }
-	chat string
+type StderrLog struct {
+	Log  interface{ Info(string, ...any) }
+	Chat string
 	mu   sync.Mutex
 	buf  []byte
 	tail []string
 }
 
-func (w *logWriter) Write(p []byte) (int, error) {
+func (w *StderrLog) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.buf = append(w.buf, p...)
@@ -293,29 +293,29 @@ func (w *logWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (w *logWriter) line(s string) {
-	w.log.Info("harness stderr", "chat", w.chat, "line", s)
-	s = strings.TrimSpace(sanitize(s))
+func (w *StderrLog) line(s string) {
+	w.Log.Info("harness stderr", "chat", w.Chat, "line", s)
+	s = strings.TrimSpace(Sanitize(s))
 	if s == "" {
 		return
 	}
 	if len(w.tail) == stderrTailLines {
 		w.tail = append(w.tail[:0], w.tail[1:]...)
 	}
-	w.tail = append(w.tail, truncate(s, stderrTailWidth))
+	w.tail = append(w.tail, Truncate(s, stderrTailWidth))
 }
 
-// lastLines returns the last few non-blank lines written, sanitized, with
+// LastLines returns the last few non-blank lines written, sanitized, with
 // an unfinished last line.
-func (w *logWriter) lastLines() []string {
+func (w *StderrLog) LastLines() []string {
 	if w == nil {
 		return nil
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	lines := append([]string(nil), w.tail...)
-	if s := strings.TrimSpace(sanitize(string(w.buf))); s != "" {
-		lines = append(lines, truncate(s, stderrTailWidth))
+	if s := strings.TrimSpace(Sanitize(string(w.buf))); s != "" {
+		lines = append(lines, Truncate(s, stderrTailWidth))
 		if len(lines) > stderrTailLines {
 			lines = lines[1:]
 		}
