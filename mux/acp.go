@@ -1,7 +1,6 @@
 package mux
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,22 +8,16 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
+	"github.com/acpmux/acpmux-tui/acp/agent"
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/internal/plaintext"
 	"github.com/acpmux/acpmux-tui/sessions"
 	acp "github.com/coder/acp-go-sdk"
-)
-
-// ClientName and ClientVersion are what initialize tells an agent.
-const (
-	ClientName    = "acpmux-tui"
-	ClientVersion = "0.1.0"
 )
 
 // handshakeTimeout bounds session setup after initialize (initialize has
@@ -39,7 +32,7 @@ const recentProcs = 3
 type acpChat struct {
 	base
 	proc     *acpProcess
-	log      Transcript
+	log      agent.Transcript
 	observer func(Entry) // streams entries as they arrive (the prompt command)
 	permit   PermissionPolicy
 	onCard   func(Permission) func() // hears each card queued (OnPermission)
@@ -48,22 +41,22 @@ type acpChat struct {
 	// linked is the single files the conversation has been given a
 	// resource_link for, as this mux knows it; linkedKnown is false until
 	// it knows (a session loaded by a fresh mux may have been told of any
-	// of them, so they are all linked again). See filelinks.go.
+	// of them, so they are all linked again). See acpforward.go.
 	linked      []string
 	linkedKnown bool
 	// session is the agent's modes and configuration options
 	// (acpconfig.go); forward sends the agent's client requests to a door
 	// client (acpforward.go).
 	session sessionConfig
-	forward Forwarder
+	forward agent.Forwarder
 }
 
 // acpProcess is one running ACP harness.
 type acpProcess struct {
 	procCore
 	stdout *os.File // the agent's messages, read by the connection
-	conn   *acp.ClientSideConnection
-	roots  Roots
+	conn   *agent.Conn
+	roots  agent.Roots
 	ready  chan struct{} // closed when the session is set up (or failed)
 	err    error         // why setup failed, once ready is closed
 	ctx    context.Context
@@ -78,14 +71,11 @@ type acpProcess struct {
 	folders     []string
 	files       []string // the single files the agent has (fs/* serves them)
 	turnCancel  context.CancelFunc
-	bad         atomic.Value // badMessage: why the wire guard gave up
 
-	guard        *wireGuard
-	stderr       *StderrLog
+	stderr       *agent.StderrLog
 	exited       chan struct{} // closed when the process has been waited for
 	exitHow      string        // how it ended ("exited with status 3"), once exited is closed
 	exitSignaled bool          // a signal ended it, once exited is closed
-	writeFailed  atomic.Bool   // a write to its stdin failed
 	connGaveUp   atomic.Bool   // the connection ended while its output had not
 	lingered     atomic.Bool   // its output ended but it did not exit, so it was stopped
 }
@@ -108,12 +98,12 @@ func (c *acpChat) spawnLocked() error {
 	if err != nil {
 		return fail(err)
 	}
-	p, err := c.m.spawnACP(c, launch)
+	roots := agent.NewRoots(c.m.opt.Store.Home(), meta.Cwd, meta.AdditionalDirectories)
+	roots.SetFiles(meta.AdditionalFiles)
+	p, err := c.m.spawnACP(c, launch, roots)
 	if err != nil {
 		return fail(err)
 	}
-	p.roots = NewRoots(c.m.opt.Store.Home(), meta.Cwd, meta.AdditionalDirectories)
-	p.roots.SetFiles(meta.AdditionalFiles)
 	p.folders = meta.AdditionalDirectories
 	p.files = meta.AdditionalFiles
 	c.proc = p
@@ -130,11 +120,11 @@ func (c *acpChat) spawnLocked() error {
 	return nil
 }
 
-// spawnACP starts the harness with pipes for the protocol; its stderr goes to
-// the log, never the screen, and its last lines to errors. It runs in its
-// own process group.
-func (m *Mux) spawnACP(c *acpChat, l harness.Launch) (*acpProcess, error) {
-	stderr := &StderrLog{Log: m.opt.Logger, Chat: c.id}
+// spawnACP starts the harness with pipes for the protocol, its file
+// requests served inside roots; its stderr goes to the log, never the
+// screen, and its last lines to errors. It runs in its own process group.
+func (m *Mux) spawnACP(c *acpChat, l harness.Launch, roots agent.Roots) (*acpProcess, error) {
+	stderr := &agent.StderrLog{Log: m.opt.Logger, Chat: c.id}
 	cmd := &exec.Cmd{Path: l.Path, Args: l.Argv, Env: l.Env, Dir: l.Dir,
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
 		// A grandchild holding stderr open must not keep Wait waiting
@@ -160,34 +150,43 @@ func (m *Mux) spawnACP(c *acpChat, l harness.Launch) (*acpProcess, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &acpProcess{procCore: procCore{cmd: cmd, done: make(chan struct{})}, stdout: stdout, ready: make(chan struct{}),
-		ctx: ctx, cancel: cancel, stderr: stderr, exited: make(chan struct{})}
+		ctx: ctx, cancel: cancel, stderr: stderr, exited: make(chan struct{}), roots: roots}
 	log := m.opt.Logger.With("chat", c.id)
-	client := &acpClient{chat: c, proc: p}
-	p.guard = newWireGuard(stdout, maxMessageBytes, func(reason string) {
-		p.bad.Store(p.guard.why)
-		log.Error("bad message from agent", "reason", reason)
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	})
-	p.guard.sink = &updateApplier{ctx: ctx, client: client, log: log.Warn}
-	var toAgent io.Writer = &agentInput{w: stdin, p: p}
+	client := agent.NewClient(agentSide{c}, roots, ctx, c.maxFileBytes, log)
+	opt := agent.ConnOptions{
+		Log: log,
+		Bad: func(b agent.BadMessage) {
+			log.Error("bad message from agent", "reason", b.In(""))
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		},
+		Refused: func(text string) {
+			log.Warn("refused a request over the message limit", "reason", text)
+			c.note("refused the agent's " + text)
+		},
+		FileCap: c.fileCap(),
+	}
 	if m.opt.Wire != nil {
-		toAgent = &wireTap{w: toAgent, see: func(b []byte) { m.opt.Wire(c.id, b) }}
+		opt.Wire = func(b []byte) { m.opt.Wire(c.id, b) }
 	}
-	// A request over the message limit is answered beside the SDK's own
-	// writes: each is one Write of a whole line, and a write to the pipe
-	// holds the file's write lock throughout, so lines never interleave.
-	p.guard.fileCap = client.maxFileBytes()
-	p.guard.answer = func(msg []byte, text string) {
-		log.Warn("refused a request over the message limit", "reason", text)
-		c.note("refused the agent's " + text)
-		if _, err := toAgent.Write(msg); err != nil {
-			log.Warn("answer a request over the message limit", "err", err)
-		}
-	}
-	p.conn = acp.NewClientSideConnection(client, toAgent, p.guard)
-	p.conn.SetLogger(log)
+	p.conn = agent.NewConn(ctx, client, stdin, stdout, opt)
 	go p.stopWhenSilent()
 	return p, nil
+}
+
+// maxFileBytes is the config's acp.max_file_bytes, 0 for the default.
+func (c *acpChat) maxFileBytes() int64 {
+	if cfg := c.m.config(); cfg != nil {
+		return cfg.ACP.MaxFileBytes
+	}
+	return 0
+}
+
+// fileCap is what one file request may carry now.
+func (c *acpChat) fileCap() int64 {
+	if n := c.maxFileBytes(); n > 0 {
+		return n
+	}
+	return config.DefaultMaxFileBytes
 }
 
 // stopWhenSilent stops an agent whose connection has ended (its output
@@ -195,7 +194,7 @@ func (m *Mux) spawnACP(c *acpChat, l harness.Launch) (*acpProcess, error) {
 // lingerGrace: it can do nothing more, and reap must see it go.
 func (p *acpProcess) stopWhenSilent() {
 	<-p.conn.Done()
-	if !p.guard.ended.Load() {
+	if !p.conn.OutputEnded() {
 		p.connGaveUp.Store(true)
 	}
 	t := time.NewTimer(lingerGrace)
@@ -206,21 +205,6 @@ func (p *acpProcess) stopWhenSilent() {
 		p.lingered.Store(true)
 		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 	}
-}
-
-// agentInput is an agent's stdin, noting a failed write: the agent has
-// exited or stopped reading.
-type agentInput struct {
-	w io.Writer
-	p *acpProcess
-}
-
-func (a *agentInput) Write(b []byte) (int, error) {
-	n, err := a.w.Write(b)
-	if err != nil {
-		a.p.writeFailed.Store(true)
-	}
-	return n, err
 }
 
 // setup runs the handshake and records the session.
@@ -259,26 +243,21 @@ func (c *acpChat) handshake(p *acpProcess, spec harness.Spec, meta *sessions.Met
 		initTimeout = config.DefaultInitTimeout
 	}
 	ictx, cancel := context.WithTimeout(p.ctx, initTimeout)
-	init, err := p.conn.Initialize(ictx, acp.InitializeRequest{
-		ProtocolVersion: acp.ProtocolVersionNumber,
-		ClientCapabilities: acp.ClientCapabilities{
-			Fs: acp.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true},
-		},
-		ClientInfo: &acp.Implementation{Name: ClientName, Version: ClientVersion},
-	})
+	init, err := p.conn.Initialize(ictx)
 	timedOut := errors.Is(ictx.Err(), context.DeadlineExceeded)
 	cancel()
 	if err != nil {
 		if timedOut && !p.connectionFailed(err) {
 			return p.timedOut("initialize", initTimeout)
 		}
+		var version *agent.VersionError
+		if errors.As(err, &version) {
+			return err
+		}
 		return c.explainProc(p, "initialize", err, nil)
 	}
 	ctx, cancel := context.WithTimeout(p.ctx, handshakeTimeout)
 	defer cancel()
-	if init.ProtocolVersion != acp.ProtocolVersionNumber {
-		return fmt.Errorf("agent speaks ACP version %d, acpmux-tui speaks %d", init.ProtocolVersion, acp.ProtocolVersionNumber)
-	}
 	caps := init.AgentCapabilities
 	advertised := caps.SessionCapabilities.AdditionalDirectories != nil
 	c.mu.Lock()
@@ -293,7 +272,7 @@ func (c *acpChat) handshake(p *acpProcess, spec harness.Spec, meta *sessions.Met
 	}
 	c.mu.Lock()
 	c.state.FoldersVia = via
-	c.state.AgentName = AgentName(init.AgentInfo)
+	c.state.AgentName = agent.AgentName(init.AgentInfo)
 	c.mu.Unlock()
 	c.m.recordVias(meta, spec.FoldersVia(max(len(meta.AdditionalDirectories), 1), &advertised), spec.FilesVia(max(len(meta.AdditionalFiles), 1)))
 
@@ -348,13 +327,13 @@ func (c *acpChat) openSession(ctx context.Context, p *acpProcess, caps acp.Agent
 		switch {
 		case caps.LoadSession:
 			c.mu.Lock()
-			c.log = Transcript{} // the agent replays the conversation
+			c.log = agent.Transcript{} // the agent replays the conversation
 			c.mu.Unlock()
 			resp, err := p.conn.LoadSession(ctx, acp.LoadSessionRequest{SessionId: sid, Cwd: cwd, McpServers: mcp, AdditionalDirectories: dirs})
 			c.keepSessionConfig(err, resp.Modes, resp.ConfigOptions)
 			if err != nil && c.importFallback(ctx, p, meta, err) {
 				c.mu.Lock()
-				c.log = Transcript{} // whatever the failed load replayed
+				c.log = agent.Transcript{} // whatever the failed load replayed
 				c.mu.Unlock()
 				c.note("the agent could not load the imported session (" + plaintext.Line(err.Error()) + "): a new session starts, with a capsule of the conversation as its first message")
 				resp, nerr := p.conn.NewSession(ctx, acp.NewSessionRequest{Cwd: cwd, McpServers: mcp, AdditionalDirectories: dirs})
@@ -373,7 +352,7 @@ func (c *acpChat) openSession(ctx context.Context, p *acpProcess, caps acp.Agent
 			resp, err := p.conn.UnstableForkSession(ctx, acp.UnstableForkSessionRequest{
 				SessionId: acp.SessionId(parent.AgentSessionID), Cwd: cwd, AdditionalDirectories: dirs, McpServers: []acp.UnstableMcpServer{},
 			})
-			c.keepSessionConfig(err, resp.Modes, UnstableOptions(resp.ConfigOptions))
+			c.keepSessionConfig(err, resp.Modes, agent.UnstableOptions(resp.ConfigOptions))
 			return resp.SessionId, "session/fork", err
 		}
 	}
@@ -395,47 +374,6 @@ func (c *acpChat) importFallback(ctx context.Context, p *acpProcess, meta *sessi
 	return c.m.capsuleDue(meta)
 }
 
-func DescribeAuth(m acp.AuthMethod) string {
-	desc := func(name string, d *string) string {
-		if d != nil && *d != "" {
-			return name + " (" + *d + ")"
-		}
-		return name
-	}
-	switch {
-	case m.Agent != nil:
-		return desc(m.Agent.Name, m.Agent.Description)
-	case m.Terminal != nil:
-		return desc(m.Terminal.Name, m.Terminal.Description)
-	case m.EnvVar != nil:
-		var vars []string
-		for _, v := range m.EnvVar.Vars {
-			vars = append(vars, v.Name)
-		}
-		return desc(m.EnvVar.Name, m.EnvVar.Description) + ": set " + strings.Join(vars, ", ")
-	}
-	return "an unknown method"
-}
-
-// maxAgentName bounds the agent's name and version as shown: it is the
-// agent's to choose, and a header has one line.
-const maxAgentName = 120
-
-func AgentName(info *acp.Implementation) string {
-	if info == nil {
-		return ""
-	}
-	name := info.Name
-	if info.Title != nil && *info.Title != "" {
-		name = *info.Title
-	}
-	name = plaintext.Line(name + " " + info.Version)
-	if len(name) > maxAgentName {
-		name = strings.ToValidUTF8(name[:maxAgentName], "") + "…"
-	}
-	return name
-}
-
 // note adds a line of acpmux-tui's own to the transcript.
 func (c *acpChat) note(text string) {
 	c.mu.Lock()
@@ -448,7 +386,7 @@ func (c *acpChat) note(text string) {
 // is started again on the next prompt or with backoff, as a pty one is.
 func (c *acpChat) reap(p *acpProcess) {
 	err := p.cmd.Wait()
-	p.exitHow, p.exitSignaled = DescribeExit(p.cmd, err)
+	p.exitHow, p.exitSignaled = agent.DescribeExit(p.cmd, err)
 	close(p.exited)
 	// Its last messages are still read; a grandchild holding the pipe open
 	// must not keep the connection waiting forever.
@@ -463,7 +401,7 @@ func (c *acpChat) reap(p *acpProcess) {
 	<-p.ready
 	c.mu.Lock()
 	code, how := exitStatus(p.cmd, err)
-	if b, ok := p.bad.Load().(BadMessage); ok {
+	if b, ok := p.conn.Bad(); ok {
 		how = "bad message from the agent: " + strings.TrimPrefix(b.In(""), "agent ")
 	}
 	current := c.proc == p
@@ -477,7 +415,7 @@ func (c *acpChat) reap(p *acpProcess) {
 		case p.err != nil:
 			// Setup failed and killed it; the reason is already shown.
 			c.state.Status, c.state.Reason = StatusFailed, p.err.Error()
-		case p.bad.Load() != nil:
+		case p.badMessage():
 			c.state.Status, c.state.LastError = StatusFailed, how
 			c.log.Add(Entry{Kind: EntryError, Text: how})
 		case code == 0:
@@ -573,27 +511,4 @@ func (c *acpChat) resize(cols, rows int) {
 	c.mu.Lock()
 	c.cols, c.rows = cols, rows
 	c.mu.Unlock()
-}
-
-// wireTap shows every message written to an agent to see, a line at a time.
-type wireTap struct {
-	w   io.Writer
-	see func([]byte)
-	buf []byte
-	mu  sync.Mutex
-}
-
-func (t *wireTap) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	t.buf = append(t.buf, p...)
-	for {
-		i := bytes.IndexByte(t.buf, '\n')
-		if i < 0 {
-			break
-		}
-		t.see(append([]byte(nil), t.buf[:i]...))
-		t.buf = t.buf[i+1:]
-	}
-	t.mu.Unlock()
-	return t.w.Write(p)
 }

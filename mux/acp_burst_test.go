@@ -62,7 +62,7 @@ func TestACPBurstOfUpdatesArrivesInOrder(t *testing.T) {
 			// Every update was applied as it was read, none queued by the SDK.
 			c, _ := r.mux.acpChat(m.ID)
 			c.mu.Lock()
-			taken := c.proc.guard.notifications.Load()
+			taken := c.proc.conn.Notifications()
 			c.mu.Unlock()
 			if taken < int64(n) {
 				t.Fatalf("the wire guard applied %d notifications, want at least %d", taken, n)

@@ -149,28 +149,6 @@ func TestExplainShowsTheAgentsRefusal(t *testing.T) {
 	}
 }
 
-// TestSanitize: escape sequences and C0, DEL and C1 controls go; newline,
-// tab and other text stay.
-func TestSanitize(t *testing.T) {
-	cases := map[string]string{
-		"plain\ttext\nnext":            "plain\ttext\nnext",
-		"\x1b[31mred\x1b[0m":           "red",
-		"bell\a back\b cr\r del\x7f":   "bell back cr del",
-		"c1 \u0085next \u009dosc":      "c1 next osc",
-		"bad \xff utf8":                "bad \uFFFD utf8",
-		"\x1b]0;title\x07after":        "after",
-		"日本語 🙂":                        "日本語 🙂",
-		"unterminated \x1b[":           "unterminated ",
-		"nul\x00byte":                  "nulbyte",
-		"\u009b31mc1 csi\u009b0m done": "31mc1 csi0m done", // C1 CSI: the control goes, its text stays
-	}
-	for in, want := range cases {
-		if got := Sanitize(in); got != want {
-			t.Errorf("sanitize(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func refusal(code int, message string, data any) error {
 	return &acp.RequestError{Code: code, Message: message, Data: data}
 }

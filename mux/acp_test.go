@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpmux/acpmux-tui/acp/agent"
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/internal/acpschema"
@@ -261,7 +262,7 @@ func TestACPNoteHeadsTheFirstPromptWhenNotAdvertised(t *testing.T) {
 	var first, second []block
 	_ = json.Unmarshal(prompts[0]["prompt"], &first)
 	_ = json.Unmarshal(prompts[1]["prompt"], &second)
-	if len(first) != 2 || first[0].Text != FolderNote(dirs) || first[1].Text != "first question" {
+	if len(first) != 2 || first[0].Text != agent.FolderNote(dirs) || first[1].Text != "first question" {
 		t.Fatalf("first prompt %+v: want the note naming every folder, then the text", first)
 	}
 	for _, d := range dirs {
@@ -350,38 +351,6 @@ func TestACPFileRequestsStayInsideTheRoots(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(filepath.Join(outside, "secret.txt")); string(data) != "secret" {
 		t.Fatalf("a refused write changed the file outside: %q", data)
-	}
-}
-
-func TestRootsResolve(t *testing.T) {
-	base, _ := filepath.EvalSymlinks(t.TempDir())
-	for _, d := range []string{"a/b", "a/bc", "x"} {
-		if err := os.MkdirAll(filepath.Join(base, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	r := NewRoots("", filepath.Join(base, "x"), []string{filepath.Join(base, "a/b")})
-	cases := []struct {
-		path  string
-		write bool
-		ok    bool
-	}{
-		{filepath.Join(base, "a/b"), false, true},
-		{filepath.Join(base, "a/b/new.txt"), true, true},
-		{filepath.Join(base, "a/bc"), false, false},
-		{filepath.Join(base, "a/bc/new.txt"), true, false},
-		{filepath.Join(base, "a"), false, false},
-		{filepath.Join(base, "x/../a/bc/new.txt"), true, false},
-		{filepath.Join(base, "x/missing/new.txt"), true, false},
-		{"relative.txt", false, false},
-		{"", false, false},
-		{"/etc/passwd", false, false},
-	}
-	for _, c := range cases {
-		_, err := r.resolve(c.path, c.write)
-		if (err == nil) != c.ok {
-			t.Errorf("resolve(%q, write=%v): err %v, want ok=%v", c.path, c.write, err, c.ok)
-		}
 	}
 }
 

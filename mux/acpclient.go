@@ -4,12 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
+	"github.com/acpmux/acpmux-tui/acp/agent"
 	"github.com/acpmux/acpmux-tui/internal/plaintext"
 	"github.com/acpmux/acpmux-tui/proto"
 	acp "github.com/coder/acp-go-sdk"
@@ -114,195 +113,6 @@ func RefuseAll(p Permission) string {
 	return ""
 }
 
-// acpClient is the client side of one ACP connection: it takes the agent's
-// session updates into the transcript, asks the user for permissions, and
-// serves file reads and writes inside the chat's roots only. What the agent
-// writes is cleaned (internal/plaintext) where it enters the transcript, so
-// no control sequence of its own reaches a terminal.
-type acpClient struct {
-	chat  *acpChat
-	proc  *acpProcess
-	asked atomic.Uint64 // permission requests so far (Permission.Seq)
-}
-
-var _ acp.Client = (*acpClient)(nil)
-
-func (a *acpClient) SessionUpdate(_ context.Context, n acp.SessionNotification) error {
-	c := a.chat
-	u := n.Update
-	var entry *Entry
-	chunk := func(kind EntryKind, content acp.ContentBlock, messageID *string) {
-		e := Entry{Kind: kind, Text: plaintext.Clean(ContentText(content))}
-		if messageID != nil {
-			e.MessageID = *messageID
-		}
-		c.log.AppendText(e.Kind, e.Text, e.MessageID)
-		entry = &e
-	}
-	cfgChanged := false
-	c.mu.Lock()
-	switch {
-	case u.CurrentModeUpdate != nil, u.ConfigOptionUpdate != nil:
-		// The session's modes and options, not the transcript's.
-		cfgChanged = c.configUpdateLocked(u)
-	case u.UserMessageChunk != nil:
-		chunk(EntryUser, u.UserMessageChunk.Content, u.UserMessageChunk.MessageId)
-	case u.AgentMessageChunk != nil:
-		chunk(EntryAgent, u.AgentMessageChunk.Content, u.AgentMessageChunk.MessageId)
-	case u.AgentThoughtChunk != nil:
-		chunk(EntryThought, u.AgentThoughtChunk.Content, u.AgentThoughtChunk.MessageId)
-	case u.ToolCall != nil:
-		id, title, status := string(u.ToolCall.ToolCallId), plaintext.Line(u.ToolCall.Title), plaintext.Line(string(u.ToolCall.Status))
-		c.log.Tool(id, title, status)
-		c.log.ToolPaths(id, LocationPaths(u.ToolCall.Locations))
-		entry = &Entry{Kind: EntryTool, ToolCallID: id, Title: title, ToolStatus: status}
-	case u.ToolCallUpdate != nil:
-		title, status := "", ""
-		if u.ToolCallUpdate.Title != nil {
-			title = plaintext.Line(*u.ToolCallUpdate.Title)
-		}
-		if u.ToolCallUpdate.Status != nil {
-			status = plaintext.Line(string(*u.ToolCallUpdate.Status))
-		}
-		id := string(u.ToolCallUpdate.ToolCallId)
-		c.log.Tool(id, title, status)
-		c.log.ToolPaths(id, LocationPaths(u.ToolCallUpdate.Locations))
-		entry = &Entry{Kind: EntryTool, ToolCallID: id, Title: title, ToolStatus: status}
-	case u.Plan != nil:
-		items := make([]string, len(u.Plan.Entries))
-		for i, e := range u.Plan.Entries {
-			items[i] = plaintext.Line(fmt.Sprintf("[%s] %s", e.Status, e.Content))
-		}
-		c.log.Plan(items)
-		entry = &Entry{Kind: EntryPlan, Plan: append([]string(nil), items...)}
-	}
-	observer := c.observer
-	c.mu.Unlock()
-	if cfgChanged {
-		c.configChanged()
-	}
-	if entry != nil && observer != nil {
-		entry.At = time.Now()
-		observer(*entry)
-	}
-	c.m.notify(c)
-	return nil
-}
-
-// LocationPaths are the files a tool call names, at most maxEntryPaths.
-func LocationPaths(locs []acp.ToolCallLocation) []string {
-	var paths []string
-	for _, l := range locs {
-		if len(paths) == MaxEntryPaths {
-			break
-		}
-		paths = append(paths, l.Path)
-	}
-	return paths
-}
-
-func ContentText(b acp.ContentBlock) string {
-	switch {
-	case b.Text != nil:
-		return b.Text.Text
-	case b.ResourceLink != nil:
-		return "[" + b.ResourceLink.Name + "](" + b.ResourceLink.Uri + ")"
-	case b.Image != nil:
-		return "[image]"
-	case b.Audio != nil:
-		return "[audio]"
-	case b.Resource != nil:
-		return "[resource]"
-	}
-	return ""
-}
-
-// RequestPermission queues a card and waits for the user's answer (or the
-// chat's policy, or the turn's cancel, or the process's end). A request that
-// comes while the user is cancelling the turn is answered "cancelled" at
-// once.
-func (a *acpClient) RequestPermission(ctx context.Context, req acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
-	c := a.chat
-	perm := Permission{Title: "a tool call", Seq: a.asked.Add(1), ToolCallID: string(req.ToolCall.ToolCallId)}
-	if req.ToolCall.Title != nil {
-		if title := strings.TrimSpace(plaintext.Line(*req.ToolCall.Title)); title != "" {
-			perm.Title = title
-		}
-	}
-	for _, o := range req.Options {
-		perm.Options = append(perm.Options, PermissionOption{ID: string(o.OptionId), Name: plaintext.Line(o.Name), Kind: string(o.Kind)})
-	}
-	card := &permissionCard{Permission: perm, answer: make(chan string, 1)}
-	c.mu.Lock()
-	policy, cancelling, queued, onCard := c.permit, c.log.Cancelled, false, c.onCard
-	if policy == nil && !cancelling {
-		queued = c.queueCardLocked(card)
-	}
-	c.mu.Unlock()
-	var resolved func()
-	if queued && onCard != nil {
-		resolved = onCard(perm) // a client may answer the card too (the ACP door)
-	}
-	var choice string
-	switch {
-	case policy != nil:
-		choice = policy(perm)
-	case queued:
-		c.m.notify(c)
-		select {
-		case choice = <-card.answer:
-		case <-ctx.Done():
-		case <-a.proc.ctx.Done():
-		}
-		c.mu.Lock()
-		c.dropCardLocked(card)
-		c.mu.Unlock()
-		if resolved != nil {
-			resolved()
-		}
-		c.m.notify(c)
-	case !cancelling:
-		c.m.opt.Logger.Warn("too many permission requests at once: cancelled one", "chat", c.id, "title", perm.Title, "max", maxPendingPermissions)
-	}
-	if choice == "" {
-		return acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Cancelled: &acp.RequestPermissionOutcomeCancelled{Outcome: "cancelled"}}}, nil
-	}
-	return acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Selected: &acp.RequestPermissionOutcomeSelected{OptionId: acp.PermissionOptionId(choice), Outcome: "selected"}}}, nil
-}
-
-// Terminals are not advertised to agents (clientCapabilities.terminal is
-// false); an agent that asks for one anyway is served by the door client
-// that prompted the turn when it serves terminals (acpforward.go), else
-// refused as a method not found.
-func (a *acpClient) CreateTerminal(ctx context.Context, req acp.CreateTerminalRequest) (acp.CreateTerminalResponse, error) {
-	var resp acp.CreateTerminalResponse
-	return resp, a.forwardTerminal(ctx, acp.ClientMethodTerminalCreate, req, &resp)
-}
-
-// KillTerminal goes to the client that created the terminal, as CreateTerminal.
-func (a *acpClient) KillTerminal(ctx context.Context, req acp.KillTerminalRequest) (acp.KillTerminalResponse, error) {
-	var resp acp.KillTerminalResponse
-	return resp, a.forwardTerminal(ctx, acp.ClientMethodTerminalKill, req, &resp)
-}
-
-// TerminalOutput goes to the client that created the terminal, as CreateTerminal.
-func (a *acpClient) TerminalOutput(ctx context.Context, req acp.TerminalOutputRequest) (acp.TerminalOutputResponse, error) {
-	var resp acp.TerminalOutputResponse
-	return resp, a.forwardTerminal(ctx, acp.ClientMethodTerminalOutput, req, &resp)
-}
-
-// ReleaseTerminal goes to the client that created the terminal, as CreateTerminal.
-func (a *acpClient) ReleaseTerminal(ctx context.Context, req acp.ReleaseTerminalRequest) (acp.ReleaseTerminalResponse, error) {
-	var resp acp.ReleaseTerminalResponse
-	return resp, a.forwardTerminal(ctx, acp.ClientMethodTerminalRelease, req, &resp)
-}
-
-// WaitForTerminalExit goes to the client that created the terminal, as CreateTerminal.
-func (a *acpClient) WaitForTerminalExit(ctx context.Context, req acp.WaitForTerminalExitRequest) (acp.WaitForTerminalExitResponse, error) {
-	var resp acp.WaitForTerminalExitResponse
-	return resp, a.forwardTerminal(ctx, acp.ClientMethodTerminalWaitForExit, req, &resp)
-}
-
 // prompt runs one turn: a resource_link block per single file the
 // conversation has not been given, the folder note when it is due, the
 // user's text, and waits for the turn to end. The turn leaves one mark in the
@@ -336,12 +146,12 @@ func (c *acpChat) turn(ctx context.Context, p *acpProcess, text string) (acp.Sto
 	blocks := []acp.ContentBlock{}
 	links := c.linksDueLocked(p)
 	for _, f := range links {
-		blocks = append(blocks, FileLink(f))
+		blocks = append(blocks, agent.FileLink(f))
 	}
 	c.linked, c.linkedKnown = append([]string{}, p.files...), true
 	told := len(links) > 0
 	if p.noteDue {
-		blocks = append(blocks, acp.TextBlock(FolderNote(p.folders)))
+		blocks = append(blocks, acp.TextBlock(agent.FolderNote(p.folders)))
 		p.noteDue, told = false, true
 	}
 	if told && !p.reloads {
@@ -447,16 +257,4 @@ func (w *stderrTap) emit(line string) {
 	if observer != nil {
 		observer(Entry{Kind: EntryStderr, Text: plaintext.Clean(line), At: time.Now()})
 	}
-}
-
-// FolderNote is the context note that gives an agent without the
-// additionalDirectories capability the chat's folders, at the head of its
-// first prompt.
-func FolderNote(folders []string) string {
-	var b strings.Builder
-	b.WriteString("[acpmux-tui] Besides the working folder, this chat may read and edit files in these folders:\n")
-	for _, f := range folders {
-		b.WriteString("- " + f + "\n")
-	}
-	return b.String()
 }

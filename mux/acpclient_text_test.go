@@ -128,15 +128,13 @@ func TestACPAgentTextReachesTheTranscriptClean(t *testing.T) {
 func replay(t *testing.T, updates ...string) []Entry {
 	t.Helper()
 	c := newACPChat(New(Options{}), "replayed")
-	client := &acpClient{chat: c}
+	side := agentSide{c}
 	for _, raw := range updates {
 		var n acp.SessionNotification
 		if err := json.Unmarshal([]byte(`{"sessionId":"s1","update":`+raw+`}`), &n); err != nil {
 			t.Fatalf("%s: %v", raw, err)
 		}
-		if err := client.SessionUpdate(t.Context(), n); err != nil {
-			t.Fatal(err)
-		}
+		side.Update(n)
 	}
 	return c.entries()
 }
@@ -208,19 +206,5 @@ func TestACPLoadedSessionKeepsPromptsApart(t *testing.T) {
 	want := []string{"user: what files are here?\nplan", "user: explain main.go", "agent: echo: explain main.go"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("replayed transcript\n%q\nwant\n%q", got, want)
-	}
-}
-
-// TestAgentNameIsOneShortCleanLine: the agent names itself, and that name
-// is shown in a one-line header: cleaned of controls and clipped.
-func TestAgentNameIsOneShortCleanLine(t *testing.T) {
-	title := "\x1b]0;pwned\x07Evil\nAgent\x1b[31m"
-	got := AgentName(&acp.Implementation{Name: "evil", Title: &title, Version: "1.0"})
-	if got != "Evil Agent 1.0" {
-		t.Errorf("agentName = %q, want %q", got, "Evil Agent 1.0")
-	}
-	long := AgentName(&acp.Implementation{Name: strings.Repeat("é", 10000), Version: "1"})
-	if len(long) > maxAgentName+len("…") || !utf8.ValidString(long) {
-		t.Errorf("a 20 KB name is shown as %d bytes (valid UTF-8: %v)", len(long), utf8.ValidString(long))
 	}
 }

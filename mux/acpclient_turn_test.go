@@ -1,7 +1,6 @@
 package mux
 
 import (
-	"errors"
 	"testing"
 	"time"
 )
@@ -33,44 +32,6 @@ func TestACPCancelledTurnLeavesOneMark(t *testing.T) {
 	}
 	if n := countNotes(r.mux.Transcript(m.ID), "turn cancelled"); n != 1 {
 		t.Fatalf("%d marks after a normal turn, want 1", n)
-	}
-}
-
-func TestTranscriptTurnMarks(t *testing.T) {
-	boom := errors.New("session/prompt: agent refused (-32603): boom")
-	cases := []struct {
-		name      string
-		cancelled bool
-		reason    string
-		err       error
-		want      []string
-	}{
-		{"end_turn", false, "end_turn", nil, nil},
-		{"agent says cancelled", false, "cancelled", nil, []string{"turn cancelled"}},
-		{"user cancelled, agent ends normally", true, "end_turn", nil, []string{"turn cancelled"}},
-		{"user cancelled, agent errs", true, "", boom, []string{"turn cancelled"}},
-		{"error", false, "", boom, []string{boom.Error()}},
-		{"refusal", false, "refusal", nil, []string{"turn ended: refusal"}},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			var tr Transcript
-			tr.StartTurn("question")
-			if tc.cancelled {
-				tr.Cancel()
-			}
-			tr.EndTurn(tc.reason, tc.err)
-			var got []string
-			for _, e := range tr.entries[1:] {
-				got = append(got, e.Text)
-			}
-			if len(got) != len(tc.want) || len(got) == 1 && got[0] != tc.want[0] {
-				t.Fatalf("marks %q, want %q", got, tc.want)
-			}
-			if tr.Cancelled {
-				t.Fatal("the cancel outlived its turn")
-			}
-		})
 	}
 }
 

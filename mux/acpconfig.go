@@ -218,20 +218,3 @@ func (c *acpChat) keepSessionConfig(err error, modes *acp.SessionModeState, opts
 		c.configChanged()
 	}
 }
-
-// UnstableOptions are session/fork's options (the unstable schema's type)
-// as the stable type; one that does not convert is left out.
-func UnstableOptions(in []acp.UnstableSessionConfigOption) []acp.SessionConfigOption {
-	var out []acp.SessionConfigOption
-	for _, o := range in {
-		b, err := json.Marshal(o)
-		if err != nil {
-			continue
-		}
-		var s acp.SessionConfigOption
-		if json.Unmarshal(b, &s) == nil && s.Validate() == nil {
-			out = append(out, s)
-		}
-	}
-	return out
-}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpmux/acpmux-tui/acp/agent"
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/sessions"
@@ -337,10 +338,10 @@ func TestACPFilesChangedMidTurn(t *testing.T) {
 	c.(*acpChat).mu.Lock()
 	proc := c.(*acpChat).proc
 	c.(*acpChat).mu.Unlock()
-	if _, err := proc.roots.readText(context.Background(), files[0], nil, nil, 1<<20); err == nil || !strings.Contains(err.Error(), refusalOutside) {
+	if _, err := proc.roots.ReadText(context.Background(), files[0], nil, nil, 1<<20); err == nil || !strings.Contains(err.Error(), agent.RefusalOutside) {
 		t.Fatalf("a file taken off is still served: %v", err)
 	}
-	if text, err := proc.roots.readText(context.Background(), files[1], nil, nil, 1<<20); err != nil || text != "shared added.toml" {
+	if text, err := proc.roots.ReadText(context.Background(), files[1], nil, nil, 1<<20); err != nil || text != "shared added.toml" {
 		t.Fatalf("a file added is not served at once: %q %v", text, err)
 	}
 	if st := r.mux.State(m.ID); !slices.Equal(st.PendingFiles, files[1:]) || !st.TurnActive {
@@ -501,13 +502,13 @@ func TestSharedFileInsideTheAgentHomeIsNeverServed(t *testing.T) {
 		t.Fatal(err)
 	}
 	cwd, _ := filepath.EvalSymlinks(t.TempDir())
-	r := NewRoots(home, cwd, nil)
+	r := agent.NewRoots(home, cwd, nil)
 	r.SetFiles([]string{chat})
-	if _, err := r.readText(context.Background(), chat, nil, nil, 1<<20); err == nil || !strings.Contains(err.Error(), refusalOutside) {
-		t.Fatalf("read of a chat file in the agent home: %v, want %q", err, refusalOutside)
+	if _, err := r.ReadText(context.Background(), chat, nil, nil, 1<<20); err == nil || !strings.Contains(err.Error(), agent.RefusalOutside) {
+		t.Fatalf("read of a chat file in the agent home: %v, want %q", err, agent.RefusalOutside)
 	}
-	if err := r.writeText(chat, "hijacked", 1<<20); err == nil || !strings.Contains(err.Error(), refusalOutside) {
-		t.Fatalf("write of a chat file in the agent home: %v, want %q", err, refusalOutside)
+	if err := r.WriteText(chat, "hijacked", 1<<20); err == nil || !strings.Contains(err.Error(), agent.RefusalOutside) {
+		t.Fatalf("write of a chat file in the agent home: %v, want %q", err, agent.RefusalOutside)
 	}
 	if data, _ := os.ReadFile(chat); string(data) != "version = 1\n" {
 		t.Fatalf("the chat file was changed: %q", data)

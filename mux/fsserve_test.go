@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpmux/acpmux-tui/acp/agent"
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
@@ -179,7 +180,7 @@ func TestFSRaceSwapFolderForSymlink(t *testing.T) {
 	allowed := func(texts []string) {
 		t.Helper()
 		for _, text := range texts {
-			if text != refusalOutside && text != "no such file" {
+			if text != agent.RefusalOutside && text != "no such file" {
 				t.Errorf("unexpected refusal %q", text)
 			}
 		}
@@ -322,7 +323,7 @@ func TestFSFloodKeepsThreadsBounded(t *testing.T) {
 		t.Fatalf("flood: %s", reply)
 	}
 	for _, text := range refusalTexts(reply) {
-		if text != refusalNotRegular && !strings.HasPrefix(text, "too many file requests in flight") {
+		if text != agent.RefusalNotRegular && !strings.HasPrefix(text, "too many file requests in flight") {
 			t.Errorf("unexpected refusal %q", text)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpmux/acpmux-tui/acp/agent"
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
@@ -131,7 +132,7 @@ func TestACPFoldersChangedMidTurn(t *testing.T) {
 	setFolders(t, r.store, r.mux, m.ID, dirs[1:3])
 	c, _ := r.mux.existing(m.ID)
 	proc := c.(*acpChat).proc
-	if _, err := proc.roots.readText(context.Background(), dirs[0]+"/x.txt", nil, nil, 1<<20); err == nil || !strings.Contains(err.Error(), refusalOutside) {
+	if _, err := proc.roots.ReadText(context.Background(), dirs[0]+"/x.txt", nil, nil, 1<<20); err == nil || !strings.Contains(err.Error(), agent.RefusalOutside) {
 		t.Fatalf("a removed folder is still served: %v", err)
 	}
 	st := r.mux.State(m.ID)

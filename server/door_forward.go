@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/acpmux/acpmux-tui/proto"
 	"slices"
 	"time"
 
+	"github.com/acpmux/acpmux-tui/acp/agent"
+	"github.com/acpmux/acpmux-tui/proto"
+
 	"github.com/acpmux/acpmux-tui/acp"
-	"github.com/acpmux/acpmux-tui/mux"
 	sdk "github.com/coder/acp-go-sdk"
 )
 
@@ -112,7 +113,7 @@ func agentError(err error) error {
 // feedForwarder is a chat feed as the mux's Forwarder.
 type feedForwarder struct{ f *chatFeed }
 
-var _ mux.Forwarder = feedForwarder{}
+var _ agent.Forwarder = feedForwarder{}
 
 // terminalID is the terminal a terminal request names ("" for create).
 func terminalID(req any) string {
@@ -171,7 +172,7 @@ func (ff feedForwarder) Forward(ctx context.Context, method string, req any) (js
 	f := ff.f
 	c := f.target(method, req)
 	if c == nil {
-		return nil, mux.NoTaker()
+		return nil, agent.NoTaker()
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -190,7 +191,7 @@ func (ff feedForwarder) Forward(ctx context.Context, method string, req any) (js
 	raw, err := c.door.Forward(ctx, f.id, method, req)
 	if errors.Is(err, acp.ErrNoAnswer) {
 		f.s.opt.Logger.Warn("a door client did not answer a forwarded request: the server serves it", "chat", f.id, "method", method, "err", err)
-		return nil, fmt.Errorf("%w: %v", mux.ErrNotForwarded, err)
+		return nil, fmt.Errorf("%w: %v", agent.ErrNotForwarded, err)
 	}
 	if err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/acpmux/acpmux-tui/acp/agent"
 	"github.com/acpmux/acpmux-tui/mux"
 )
 
@@ -182,7 +183,7 @@ func (s *Server) reviveOne(rec runRecord) bool {
 // has attempts left.
 func (s *Server) waitRevived(ctx context.Context, rec runRecord, q *reviveQueue) *runRecord {
 	err := s.opt.Mux.WaitStarted(ctx, rec.Chat)
-	if !errors.Is(err, mux.ErrInitTimeout) {
+	if !errors.Is(err, agent.ErrInitTimeout) {
 		return nil
 	}
 	n := q.attempt(rec.Chat)

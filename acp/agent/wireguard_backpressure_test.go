@@ -1,15 +1,18 @@
-package mux
+package agent
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 
+	"github.com/acpmux/acpmux-tui/internal/testharness/wait"
+	"github.com/acpmux/acpmux-tui/proto"
 	acp "github.com/coder/acp-go-sdk"
 )
 
@@ -128,7 +131,7 @@ func TestWireGuardFlushesBeforeWaiting(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The first flush comes before the first wait, with nothing held.
-	waitFor(t, "three notifications and a flush", func() bool {
+	wait.Until(t, "three notifications and a flush", func() bool {
 		ev := sink.snapshot()
 		return len(ev) == 5 && ev[4] == "flush"
 	})
@@ -289,30 +292,29 @@ func TestUpdateApplierJoinsOnlyPlainChunksOfOneMessage(t *testing.T) {
 }
 
 // TestACPClientHandlesNoOtherNotification: the wire guard drops every
-// notification but session/update, which is right only while acpClient has
+// notification but session/update, which is right only while Client has
 // no handler the SDK would call for another one.
 func TestACPClientHandlesNoOtherNotification(t *testing.T) {
-	var client any = &acpClient{}
+	var client any = &Client{}
 	if _, ok := client.(acp.ExtensionMethodHandler); ok {
-		t.Fatal("acpClient handles extension methods: the wire guard must pass their notifications on")
+		t.Fatal("Client handles extension methods: the wire guard must pass their notifications on")
 	}
 	if _, ok := client.(interface {
 		UnstableCompleteElicitation(context.Context, acp.UnstableCompleteElicitationNotification) error
 	}); ok {
-		t.Fatal("acpClient handles elicitation/complete: the wire guard must pass it on")
+		t.Fatal("Client handles elicitation/complete: the wire guard must pass it on")
 	}
 }
 
-// BenchmarkWireGuardBurst is the mux's side of a burst: b.N agent message
-// chunks read, decoded, joined and applied to a chat's transcript, as the
+// BenchmarkWireGuardBurst is our side of a burst: b.N agent message chunks
+// read, decoded, joined and applied to a transcript, as the fake agent's
 // burst command sends them.
 func BenchmarkWireGuardBurst(b *testing.B) {
 	var stream strings.Builder
 	for i := range b.N {
 		stream.WriteString(updateLine(i%999_999 + 1))
 	}
-	c := newACPChat(New(Options{}), "bench")
-	client := &acpClient{chat: c, proc: &acpProcess{}}
+	client := NewClient(&transcriptChat{}, Roots{}, context.Background(), func() int64 { return 0 }, slog.New(slog.DiscardHandler))
 	g := newWireGuard(strings.NewReader(stream.String()), maxMessageBytes, func(r string) { b.Fatal(r) })
 	g.sink = &updateApplier{ctx: context.Background(), client: client, log: func(string, ...any) {}}
 	b.SetBytes(int64(stream.Len() / max(b.N, 1)))
@@ -321,3 +323,23 @@ func BenchmarkWireGuardBurst(b *testing.B) {
 		b.Fatal(err)
 	}
 }
+
+// burstChunk is the text of the i-th update of a burst, as the fake
+// agent's burst command writes it.
+func burstChunk(i int) string { return fmt.Sprintf("u%06d ", i) }
+
+// transcriptChat is a Chat that keeps a transcript and asks nobody.
+type transcriptChat struct {
+	mu  sync.Mutex
+	log Transcript
+}
+
+func (c *transcriptChat) Update(n acp.SessionNotification) {
+	c.mu.Lock()
+	c.log.Apply(n.Update)
+	c.mu.Unlock()
+}
+
+func (c *transcriptChat) Ask(context.Context, proto.Permission) string { return "" }
+func (c *transcriptChat) Wrote(string)                                 {}
+func (c *transcriptChat) Forwarder(string) Forwarder                   { return nil }

@@ -1,4 +1,4 @@
-package mux
+package agent
 
 import (
 	"errors"
@@ -14,7 +14,7 @@ import (
 // regular before anything in it changes.
 const openWriteFlags = os.O_WRONLY | syscall.O_NONBLOCK | syscall.O_NOCTTY
 
-// writeText writes a request's file: a shared single file as writeShared
+// WriteText writes a request's file: a shared single file as writeShared
 // says, any other inside the chat's folders. The folder that holds it is
 // opened once through the roots, and everything after happens inside that folder:
 //   - a new file, or a regular file of ours with one link, is replaced
@@ -26,7 +26,7 @@ const openWriteFlags = os.O_WRONLY | syscall.O_NONBLOCK | syscall.O_NOCTTY
 //   - a symlink is followed through the roots and its target written in
 //     place, so the link stays a link;
 //   - anything else (a folder, a FIFO, a device, a socket) is refused.
-func (r Roots) writeText(p, content string, max int64) error {
+func (r Roots) WriteText(p, content string, max int64) error {
 	if int64(len(content)) > max {
 		have, limit := sizesText(int64(len(content)), max)
 		return refuse(codeInvalidParams, fmt.Sprintf("content is %s, over the %s limit of fs/write_text_file (acp.max_file_bytes)", have, limit), nil)
@@ -54,7 +54,7 @@ func (r Roots) writeText(p, content string, max int64) error {
 		}
 		return writeInPlace(f, content)
 	case !fi.Mode().IsRegular():
-		return refuse(codeInvalidParams, refusalNotRegular, nil)
+		return refuse(codeInvalidParams, RefusalNotRegular, nil)
 	case sharedOrForeign(fi):
 		f, err := dir.OpenFile(base, openWriteFlags, 0)
 		if err != nil {
@@ -81,7 +81,7 @@ func writeInPlace(f *os.File, content string) error {
 		return inRootError(err)
 	}
 	if !fi.Mode().IsRegular() {
-		return refuse(codeInvalidParams, refusalNotRegular, nil)
+		return refuse(codeInvalidParams, RefusalNotRegular, nil)
 	}
 	if err := f.Truncate(0); err != nil {
 		return inRootError(err)

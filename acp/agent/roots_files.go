@@ -1,4 +1,4 @@
-package mux
+package agent
 
 import (
 	"errors"
@@ -147,7 +147,7 @@ func (r Roots) writeShared(path, content string) error {
 	case fi.Mode()&fs.ModeSymlink != 0:
 		return outside(errors.New("a symlink stands where the shared file was"))
 	case !fi.Mode().IsRegular():
-		return refuse(codeInvalidParams, refusalNotRegular, nil)
+		return refuse(codeInvalidParams, RefusalNotRegular, nil)
 	case sharedOrForeign(fi):
 		f, err := dir.OpenFile(base, openWriteFlags|syscall.O_NOFOLLOW, 0)
 		if err != nil {

@@ -1,4 +1,4 @@
-package mux
+package agent
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/acpmux/acpmux-tui/internal/testharness/wait"
 )
 
 func canonicalTemp(t *testing.T) string {
@@ -85,28 +87,28 @@ func TestRootsSymlinkBetweenRoots(t *testing.T) {
 	}
 	r := NewRoots("", filepath.Join(base, "one"), []string{filepath.Join(base, "two")})
 	defer r.close()
-	text, err := r.readText(context.Background(), filepath.Join(base, "one", "to-two", "f.txt"), nil, nil, 1<<20)
+	text, err := r.ReadText(context.Background(), filepath.Join(base, "one", "to-two", "f.txt"), nil, nil, 1<<20)
 	if err != nil || text != "two" {
 		t.Fatalf("read through a link into another root: %q %v", text, err)
 	}
-	if err := r.writeText(filepath.Join(base, "one", "to-two", "g.txt"), "g", 1<<20); err != nil {
+	if err := r.WriteText(filepath.Join(base, "one", "to-two", "g.txt"), "g", 1<<20); err != nil {
 		t.Fatalf("write through a link into another root: %v", err)
 	}
 	if data, _ := os.ReadFile(filepath.Join(base, "two", "g.txt")); string(data) != "g" {
 		t.Fatalf("the write landed elsewhere: %q", data)
 	}
-	if _, err := r.readText(context.Background(), filepath.Join(base, "one", "to-two", "missing.txt"), nil, nil, 1<<20); err == nil || err.Error() != "no such file" {
+	if _, err := r.ReadText(context.Background(), filepath.Join(base, "one", "to-two", "missing.txt"), nil, nil, 1<<20); err == nil || err.Error() != "no such file" {
 		t.Fatalf("read of a missing file through a link into another root: %v", err)
 	}
 	for _, p := range []string{filepath.Join(base, "one", "to-out", "x"), filepath.Join(base, "one", "to-out", "missing", "x")} {
-		if _, err := r.readText(context.Background(), p, nil, nil, 1<<20); err == nil || err.Error() != refusalOutside {
+		if _, err := r.ReadText(context.Background(), p, nil, nil, 1<<20); err == nil || err.Error() != RefusalOutside {
 			t.Fatalf("read through a link out: %v", err)
 		}
 	}
 	if err := os.WriteFile(filepath.Join(base, "out", "x"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.readText(context.Background(), filepath.Join(base, "one", "to-out", "x"), nil, nil, 1<<20); err == nil || err.Error() != refusalOutside {
+	if _, err := r.ReadText(context.Background(), filepath.Join(base, "one", "to-out", "x"), nil, nil, 1<<20); err == nil || err.Error() != RefusalOutside {
 		t.Fatalf("read through a link out to a file that exists: %v", err)
 	}
 }
@@ -126,7 +128,7 @@ func TestRootsReplacedFolderIsRefused(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "f.txt"), []byte("new"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := r.readText(context.Background(), filepath.Join(dir, "f.txt"), nil, nil, 1<<20)
+	_, err := r.ReadText(context.Background(), filepath.Join(dir, "f.txt"), nil, nil, 1<<20)
 	if err == nil || !strings.Contains(err.Error(), "was replaced since the agent started") {
 		t.Fatalf("read in a replaced folder: %v", err)
 	}
@@ -141,19 +143,19 @@ func TestRootsClosedWithTheProcess(t *testing.T) {
 	r := NewRoots("", dir, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	r.bindTo(ctx)
-	if text, err := r.readText(ctx, filepath.Join(dir, "f.txt"), nil, nil, 1<<20); err != nil || text != "f" {
+	if text, err := r.ReadText(ctx, filepath.Join(dir, "f.txt"), nil, nil, 1<<20); err != nil || text != "f" {
 		t.Fatalf("read: %q %v", text, err)
 	}
 	if r.state.handles[0] == nil {
 		t.Fatal("the folder is not held open")
 	}
 	cancel()
-	waitFor(t, "the folders to close", func() bool {
+	wait.Until(t, "the folders to close", func() bool {
 		r.state.mu.Lock()
 		defer r.state.mu.Unlock()
 		return r.state.closed && r.state.handles[0] == nil
 	})
-	if _, err := r.readText(context.Background(), filepath.Join(dir, "f.txt"), nil, nil, 1<<20); err == nil {
+	if _, err := r.ReadText(context.Background(), filepath.Join(dir, "f.txt"), nil, nil, 1<<20); err == nil {
 		t.Fatal("a read after the process ended was served")
 	}
 }
@@ -175,7 +177,7 @@ func TestFSInFlightBound(t *testing.T) {
 	for range maxFSWaiting {
 		wg.Go(func() { results <- r.acquire(waitCtx) })
 	}
-	waitFor(t, "every waiter to queue", func() bool { return len(r.state.waiting) == maxFSWaiting })
+	wait.Until(t, "every waiter to queue", func() bool { return len(r.state.waiting) == maxFSWaiting })
 	err := r.acquire(ctx)
 	if err == nil || !strings.HasPrefix(err.Error(), "too many file requests in flight") {
 		t.Fatalf("one over the bound: %v", err)
@@ -212,7 +214,7 @@ func TestRootsSetFolders(t *testing.T) {
 	}
 	cwd := filepath.Join(base, "cwd")
 	read := func(r Roots, d string) (string, error) {
-		return r.readText(context.Background(), filepath.Join(base, d, "f.txt"), nil, nil, 1<<20)
+		return r.ReadText(context.Background(), filepath.Join(base, d, "f.txt"), nil, nil, 1<<20)
 	}
 	r := NewRoots("", cwd, []string{filepath.Join(base, "kept"), filepath.Join(base, "dropped")})
 	defer r.close()
@@ -226,12 +228,44 @@ func TestRootsSetFolders(t *testing.T) {
 	}
 	copied := r // a copy, as each request holds, sees the change too
 	r.SetFolders(cwd, []string{filepath.Join(base, "kept"), filepath.Join(base, "added")})
-	if _, err := read(copied, "dropped"); err == nil || !strings.Contains(err.Error(), refusalOutside) {
+	if _, err := read(copied, "dropped"); err == nil || !strings.Contains(err.Error(), RefusalOutside) {
 		t.Fatalf("a dropped folder: %v", err)
 	}
 	for _, d := range []string{"kept", "added"} {
 		if text, err := read(copied, d); err != nil || text != d {
 			t.Fatalf("after: %s: %q %v", d, text, err)
+		}
+	}
+}
+
+func TestRootsResolve(t *testing.T) {
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	for _, d := range []string{"a/b", "a/bc", "x"} {
+		if err := os.MkdirAll(filepath.Join(base, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := NewRoots("", filepath.Join(base, "x"), []string{filepath.Join(base, "a/b")})
+	cases := []struct {
+		path  string
+		write bool
+		ok    bool
+	}{
+		{filepath.Join(base, "a/b"), false, true},
+		{filepath.Join(base, "a/b/new.txt"), true, true},
+		{filepath.Join(base, "a/bc"), false, false},
+		{filepath.Join(base, "a/bc/new.txt"), true, false},
+		{filepath.Join(base, "a"), false, false},
+		{filepath.Join(base, "x/../a/bc/new.txt"), true, false},
+		{filepath.Join(base, "x/missing/new.txt"), true, false},
+		{"relative.txt", false, false},
+		{"", false, false},
+		{"/etc/passwd", false, false},
+	}
+	for _, c := range cases {
+		_, err := r.resolve(c.path, c.write)
+		if (err == nil) != c.ok {
+			t.Errorf("resolve(%q, write=%v): err %v, want ok=%v", c.path, c.write, err, c.ok)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package mux
+package agent
 
 import (
 	"bufio"
@@ -26,8 +26,8 @@ const openReadFlags = os.O_RDONLY | syscall.O_NONBLOCK | syscall.O_NOCTTY
 // streamed, and only the window is bounded.
 //
 // When the door client that prompted the turn serves files itself, a read
-// inside the roots goes to it instead (acpforward.go).
-func (a *acpClient) ReadTextFile(ctx context.Context, req acp.ReadTextFileRequest) (acp.ReadTextFileResponse, error) {
+// inside the roots goes to it instead (forward.go).
+func (a *Client) ReadTextFile(ctx context.Context, req acp.ReadTextFileRequest) (acp.ReadTextFileResponse, error) {
 	var fwd acp.ReadTextFileResponse
 	if done, err := a.forwardFile(ctx, acp.ClientMethodFsReadTextFile, req.Path, false, req, &fwd); done {
 		if err == nil && int64(len(fwd.Content)) > a.maxFileBytes() {
@@ -35,13 +35,13 @@ func (a *acpClient) ReadTextFile(ctx context.Context, req acp.ReadTextFileReques
 		}
 		return fwd, err
 	}
-	r := a.proc.roots
-	r.bindTo(a.proc.ctx)
+	r := a.roots
+	r.bindTo(a.life)
 	if err := r.acquire(ctx); err != nil {
 		return acp.ReadTextFileResponse{}, a.refused("fs/read_text_file", req.Path, err)
 	}
 	defer r.release()
-	text, err := r.readText(ctx, req.Path, req.Line, req.Limit, a.maxFileBytes())
+	text, err := r.ReadText(ctx, req.Path, req.Line, req.Limit, a.maxFileBytes())
 	if err != nil {
 		return acp.ReadTextFileResponse{}, a.refused("fs/read_text_file", req.Path, err)
 	}
@@ -51,56 +51,48 @@ func (a *acpClient) ReadTextFile(ctx context.Context, req acp.ReadTextFileReques
 // WriteTextFile serves fs/write_text_file through the chat's folders: a
 // regular file (or a new one) is replaced atomically, keeping its mode.
 // When the door client that prompted the turn serves files itself, a write
-// inside the roots goes to it instead (acpforward.go).
-func (a *acpClient) WriteTextFile(ctx context.Context, req acp.WriteTextFileRequest) (acp.WriteTextFileResponse, error) {
+// inside the roots goes to it instead (forward.go).
+func (a *Client) WriteTextFile(ctx context.Context, req acp.WriteTextFileRequest) (acp.WriteTextFileResponse, error) {
 	var fwd acp.WriteTextFileResponse
 	if done, err := a.forwardFile(ctx, acp.ClientMethodFsWriteTextFile, req.Path, true, req, &fwd); done {
 		if err == nil {
-			a.wrote(req.Path)
+			a.chat.Wrote(req.Path)
 		}
 		return fwd, err
 	}
-	r := a.proc.roots
-	r.bindTo(a.proc.ctx)
+	r := a.roots
+	r.bindTo(a.life)
 	if err := r.acquire(ctx); err != nil {
 		return acp.WriteTextFileResponse{}, a.refused("fs/write_text_file", req.Path, err)
 	}
 	defer r.release()
-	if err := r.writeText(req.Path, req.Content, a.maxFileBytes()); err != nil {
+	if err := r.WriteText(req.Path, req.Content, a.maxFileBytes()); err != nil {
 		return acp.WriteTextFileResponse{}, a.refused("fs/write_text_file", req.Path, err)
 	}
-	a.wrote(req.Path)
+	a.chat.Wrote(req.Path)
 	return acp.WriteTextFileResponse{}, nil
 }
 
-// wrote notes a file the chat wrote.
-func (a *acpClient) wrote(path string) {
-	// The files a chat wrote are what a handoff capsule lists.
-	a.chat.mu.Lock()
-	a.chat.log.Wrote(path)
-	a.chat.mu.Unlock()
-	a.chat.m.notify(a.chat)
-}
-
-func (a *acpClient) maxFileBytes() int64 {
-	if cfg := a.chat.m.config(); cfg != nil && cfg.ACP.MaxFileBytes > 0 {
-		return cfg.ACP.MaxFileBytes
+// maxFileBytes is the most one file request may carry (acp.max_file_bytes).
+func (a *Client) maxFileBytes() int64 {
+	if n := a.fileCap(); n > 0 {
+		return n
 	}
 	return config.DefaultMaxFileBytes
 }
 
 // refused logs a refusal with its cause and answers the agent with the
 // refusal's safe text only.
-func (a *acpClient) refused(method, path string, err error) *acp.RequestError {
+func (a *Client) refused(method, path string, err error) *acp.RequestError {
 	var r *fsRefusal
 	if !errors.As(err, &r) {
 		r = refuse(codeInternalError, "file request failed", err)
 	}
-	log := a.chat.m.opt.Logger.Debug
-	if r.text == refusalOutside {
-		log = a.chat.m.opt.Logger.Warn
+	log := a.log.Debug
+	if r.text == RefusalOutside {
+		log = a.log.Warn
 	}
-	log("refused "+method, "chat", a.chat.id, "path", path, "reason", r.text, "cause", r.cause)
+	log("refused "+method, "path", path, "reason", r.text, "cause", r.cause)
 	data := map[string]any{"path": path, "error": r.text}
 	switch r.code {
 	case codeInvalidParams:
@@ -111,9 +103,9 @@ func (a *acpClient) refused(method, path string, err error) *acp.RequestError {
 	return acp.NewInternalError(data)
 }
 
-// readText reads a request's file: whole, or the window of line (1-based)
+// ReadText reads a request's file: whole, or the window of line (1-based)
 // and limit lines.
-func (r Roots) readText(ctx context.Context, p string, line, limit *int, max int64) (string, error) {
+func (r Roots) ReadText(ctx context.Context, p string, line, limit *int, max int64) (string, error) {
 	f, err := r.openFile(p, openReadFlags, 0)
 	if err != nil {
 		return "", err
@@ -124,7 +116,7 @@ func (r Roots) readText(ctx context.Context, p string, line, limit *int, max int
 		return "", inRootError(err)
 	}
 	if !fi.Mode().IsRegular() {
-		return "", refuse(codeInvalidParams, refusalNotRegular, nil)
+		return "", refuse(codeInvalidParams, RefusalNotRegular, nil)
 	}
 	if line == nil && limit == nil {
 		if fi.Size() > max {

@@ -1,10 +1,9 @@
-package mux
+package agent
 
 import (
 	"mime"
 	"net/url"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	acp "github.com/coder/acp-go-sdk"
@@ -57,19 +56,4 @@ func fileMimeType(path string) string {
 	}
 	mt, _, _ := strings.Cut(mime.TypeByExtension(ext), ";")
 	return strings.TrimSpace(mt)
-}
-
-// linksDueLocked is the single files of process p that the conversation
-// has not been given a link for: all of them while that is unknown.
-func (c *acpChat) linksDueLocked(p *acpProcess) []string {
-	if !c.linkedKnown {
-		return append([]string(nil), p.files...)
-	}
-	var due []string
-	for _, f := range p.files {
-		if !slices.Contains(c.linked, f) {
-			due = append(due, f)
-		}
-	}
-	return due
 }

@@ -1,16 +1,18 @@
-package mux
+package agent
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/acpmux/acpmux-tui/proto"
 	acp "github.com/coder/acp-go-sdk"
 )
 
@@ -53,18 +55,18 @@ func FuzzSessionUpdate(f *testing.F) {
 		if json.Unmarshal(data, &n) != nil {
 			return
 		}
-		c := newACPChat(New(Options{}), "fuzz")
-		client := &acpClient{chat: c, proc: &acpProcess{}}
+		c := &transcriptChat{}
+		client := NewClient(c, Roots{}, context.Background(), func() int64 { return 0 }, slog.New(slog.DiscardHandler))
 		for range 3 {
 			if err := client.SessionUpdate(context.Background(), n); err != nil {
 				t.Fatal(err)
 			}
 		}
-		lines := RenderTranscript(c.entries(), 40)
-		if len(c.entries()) > 3*maxTranscriptEntries {
-			t.Fatalf("%d entries", len(c.entries()))
+		entries := c.log.Entries()
+		_ = proto.RenderTranscript(entries, 40)
+		if len(entries) > 3*MaxTranscriptEntries {
+			t.Fatalf("%d entries", len(entries))
 		}
-		_ = lines
 	})
 }
 
@@ -118,7 +120,7 @@ func FuzzSharedFileRequests(f *testing.F) {
 			p = base + "/" + rel
 		}
 		if write {
-			_ = r.writeText(p, "WRITTEN", 1<<10)
+			_ = r.WriteText(p, "WRITTEN", 1<<10)
 			if data, _ := os.ReadFile(sibling); string(data) != "SIBLING" {
 				t.Fatalf("write %q changed the sibling to %q", p, data)
 			}
@@ -128,7 +130,7 @@ func FuzzSharedFileRequests(f *testing.F) {
 			mustWrite(shared, "SHARED")
 			return
 		}
-		text, err := r.readText(context.Background(), p, nil, nil, 1<<10)
+		text, err := r.ReadText(context.Background(), p, nil, nil, 1<<10)
 		if err == nil && text == "SIBLING" {
 			t.Fatalf("read %q served a file beside the shared one", p)
 		}

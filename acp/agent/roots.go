@@ -1,4 +1,4 @@
-package mux
+package agent
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"github.com/acpmux/acpmux-tui/sessions"
 )
 
 // Roots are the folders an ACP chat's file requests may touch: its own
@@ -197,16 +199,16 @@ const (
 	codeResourceNotFound = -32002
 )
 
-// refusalOutside is the one answer for a path outside every root, a path
+// RefusalOutside is the one answer for a path outside every root, a path
 // that escapes by ".." or a symlink, and one whose existence outside is
 // unknown: the three are indistinguishable on purpose.
-const refusalOutside = "path is outside the chat's folders"
+const RefusalOutside = "path is outside the chat's folders"
 
 func refuse(code int, text string, cause error) *fsRefusal {
 	return &fsRefusal{code: code, text: text, cause: cause}
 }
 
-func outside(cause error) *fsRefusal { return refuse(codeInvalidParams, refusalOutside, cause) }
+func outside(cause error) *fsRefusal { return refuse(codeInvalidParams, RefusalOutside, cause) }
 
 // cleanRequestPath checks a request's path and cleans it: it must be
 // absolute and free of NUL bytes.
@@ -356,7 +358,7 @@ func (r Roots) release() { <-r.state.slots }
 func escaped(err error) bool {
 	var r *fsRefusal
 	if errors.As(err, &r) {
-		return r.text == refusalOutside
+		return r.text == RefusalOutside
 	}
 	var errno syscall.Errno
 	if errors.As(err, &errno) {
@@ -385,7 +387,7 @@ func inRootError(err error) *fsRefusal {
 	case errors.Is(err, fs.ErrPermission):
 		return refuse(codeInvalidParams, "permission denied", err)
 	case errors.Is(err, syscall.EISDIR), errors.Is(err, syscall.ENXIO), errors.Is(err, syscall.ENODEV):
-		return refuse(codeInvalidParams, refusalNotRegular, err)
+		return refuse(codeInvalidParams, RefusalNotRegular, err)
 	}
 	var errno syscall.Errno
 	if errors.As(err, &errno) {
@@ -394,8 +396,8 @@ func inRootError(err error) *fsRefusal {
 	return outside(err)
 }
 
-// refusalNotRegular answers a FIFO, a device, a socket or a folder.
-const refusalNotRegular = "not a regular file"
+// RefusalNotRegular answers a FIFO, a device, a socket or a folder.
+const RefusalNotRegular = "not a regular file"
 
 // openIn opens a clean absolute path through the root that lexically holds
 // it.
@@ -459,7 +461,7 @@ func (r Roots) openParent(p string) (*os.Root, string, error) {
 		return nil, "", err
 	}
 	if rel, ok := r.locate(clean); ok && rel == "." {
-		return nil, "", refuse(codeInvalidParams, refusalNotRegular, nil)
+		return nil, "", refuse(codeInvalidParams, RefusalNotRegular, nil)
 	}
 	dir, base := filepath.Split(clean)
 	if base == "" {
@@ -528,4 +530,13 @@ func (r Roots) resolve(p string, forWrite bool) (string, error) {
 	}
 	defer f.Close()
 	return f.Name(), nil
+}
+
+// canonicalOr is the canonical form of a folder, or the folder as given
+// when it cannot be resolved.
+func canonicalOr(dir string) string {
+	if c, err := sessions.Canonical(dir); err == nil {
+		return c
+	}
+	return dir
 }

@@ -1,15 +1,17 @@
-package mux
+package agent
 
 import (
+	"fmt"
 	"slices"
 	"time"
 
 	"github.com/acpmux/acpmux-tui/internal/plaintext"
 	"github.com/acpmux/acpmux-tui/proto"
+	acp "github.com/coder/acp-go-sdk"
 )
 
-// The transcript's types cross the socket, so they live in proto; the mux's
-// code names them as its own.
+// The transcript's types cross the socket, so they live in proto; this
+// package names them as its own.
 
 // EntryKind is proto.EntryKind: what a transcript entry holds.
 type EntryKind = proto.EntryKind
@@ -26,34 +28,20 @@ const (
 	EntryStderr  = proto.EntryStderr
 )
 
-// NoReplyAfter is proto.NoReplyAfter: how long a running turn may go without
-// any update before "no reply yet".
-const NoReplyAfter = proto.NoReplyAfter
-
 // Entry is proto.Entry: one item of an ACP chat's transcript.
 type Entry = proto.Entry
-
-// LastUpdate is proto.LastUpdate: when the last turn in entries last heard
-// from the agent.
-func LastUpdate(entries []Entry) time.Time { return proto.LastUpdate(entries) }
-
-// RenderTranscript is proto.RenderTranscript: entries as plain text lines
-// wrapped to width.
-func RenderTranscript(entries []Entry, width int) []string {
-	return proto.RenderTranscript(entries, width)
-}
 
 // NoteCancelled is the mark a turn the user cancelled leaves.
 const NoteCancelled = "turn cancelled"
 
-// maxTranscriptEntries bounds an ACP chat's transcript in memory; older
+// MaxTranscriptEntries bounds an ACP chat's transcript in memory; older
 // entries are dropped (the agent keeps the full history). The transcript
 // grows to transcriptSlack past it and is then cut back to it at once, so
 // a long replay (a session/load of 10,000 entries) copies the kept entries
 // once per transcriptSlack added, not once per entry.
 const (
-	maxTranscriptEntries = 5000
-	transcriptSlack      = maxTranscriptEntries / 4
+	MaxTranscriptEntries = 5000
+	transcriptSlack      = MaxTranscriptEntries / 4
 )
 
 // maxEntryText bounds one entry's text.
@@ -90,8 +78,8 @@ func (t *Transcript) Add(e Entry) {
 		e.At = time.Now()
 	}
 	t.entries = append(t.entries, e)
-	if len(t.entries) > maxTranscriptEntries+transcriptSlack {
-		t.entries = append(t.entries[:0:0], t.entries[len(t.entries)-maxTranscriptEntries:]...)
+	if len(t.entries) > MaxTranscriptEntries+transcriptSlack {
+		t.entries = append(t.entries[:0:0], t.entries[len(t.entries)-MaxTranscriptEntries:]...)
 	}
 }
 
@@ -230,4 +218,52 @@ func (t *Transcript) Entries() []Entry {
 		out[i].Paths = append([]string(nil), out[i].Paths...)
 	}
 	return out
+}
+
+// Apply takes a session/update into the transcript and returns the entry
+// it makes of it, as the update said it (a chunk alone, not the message it
+// joins), for a chat's observer; nil for an update the transcript does not
+// keep (modes and options are the session's, not the conversation's).
+func (t *Transcript) Apply(u acp.SessionUpdate) *Entry {
+	chunk := func(kind EntryKind, content acp.ContentBlock, messageID *string) *Entry {
+		e := Entry{Kind: kind, Text: plaintext.Clean(ContentText(content))}
+		if messageID != nil {
+			e.MessageID = *messageID
+		}
+		t.AppendText(e.Kind, e.Text, e.MessageID)
+		return &e
+	}
+	switch {
+	case u.UserMessageChunk != nil:
+		return chunk(EntryUser, u.UserMessageChunk.Content, u.UserMessageChunk.MessageId)
+	case u.AgentMessageChunk != nil:
+		return chunk(EntryAgent, u.AgentMessageChunk.Content, u.AgentMessageChunk.MessageId)
+	case u.AgentThoughtChunk != nil:
+		return chunk(EntryThought, u.AgentThoughtChunk.Content, u.AgentThoughtChunk.MessageId)
+	case u.ToolCall != nil:
+		id, title, status := string(u.ToolCall.ToolCallId), plaintext.Line(u.ToolCall.Title), plaintext.Line(string(u.ToolCall.Status))
+		t.Tool(id, title, status)
+		t.ToolPaths(id, LocationPaths(u.ToolCall.Locations))
+		return &Entry{Kind: EntryTool, ToolCallID: id, Title: title, ToolStatus: status}
+	case u.ToolCallUpdate != nil:
+		title, status := "", ""
+		if u.ToolCallUpdate.Title != nil {
+			title = plaintext.Line(*u.ToolCallUpdate.Title)
+		}
+		if u.ToolCallUpdate.Status != nil {
+			status = plaintext.Line(string(*u.ToolCallUpdate.Status))
+		}
+		id := string(u.ToolCallUpdate.ToolCallId)
+		t.Tool(id, title, status)
+		t.ToolPaths(id, LocationPaths(u.ToolCallUpdate.Locations))
+		return &Entry{Kind: EntryTool, ToolCallID: id, Title: title, ToolStatus: status}
+	case u.Plan != nil:
+		items := make([]string, len(u.Plan.Entries))
+		for i, e := range u.Plan.Entries {
+			items[i] = plaintext.Line(fmt.Sprintf("[%s] %s", e.Status, e.Content))
+		}
+		t.Plan(items)
+		return &Entry{Kind: EntryPlan, Plan: append([]string(nil), items...)}
+	}
+	return nil
 }

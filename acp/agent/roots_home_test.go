@@ -1,4 +1,4 @@
-package mux
+package agent
 
 import (
 	"context"
@@ -50,7 +50,7 @@ func TestRootsNeverServeTheAgentHome(t *testing.T) {
 		{filepath.Join(user, "chats-link", "other.toml"), false},
 		{filepath.Join(user, ".local/share/acpmux/chats/../chats/other.toml"), false},
 	} {
-		_, err := r.readText(ctx, tt.path, nil, nil, 1<<20)
+		_, err := r.ReadText(ctx, tt.path, nil, nil, 1<<20)
 		if (err == nil) != tt.ok {
 			t.Errorf("read %s: %v, want served %v", tt.path, err, tt.ok)
 		}
@@ -66,7 +66,7 @@ func TestRootsNeverServeTheAgentHome(t *testing.T) {
 		{filepath.Join(home, "acpmux.sock"), false},
 		{chatFile, false},
 	} {
-		err := r.writeText(tt.path, "x\n", 1<<20)
+		err := r.WriteText(tt.path, "x\n", 1<<20)
 		if (err == nil) != tt.ok {
 			t.Errorf("write %s: %v, want served %v", tt.path, err, tt.ok)
 		}

@@ -1,4 +1,4 @@
-package mux
+package agent
 
 import (
 	"context"
@@ -32,7 +32,7 @@ func benchReadRoot(b *testing.B, size int) {
 	b.SetBytes(int64(size))
 	b.ReportAllocs()
 	for b.Loop() {
-		text, err := r.readText(context.Background(), p, nil, nil, 10<<20)
+		text, err := r.ReadText(context.Background(), p, nil, nil, 10<<20)
 		if err != nil || len(text) != size {
 			b.Fatalf("%d bytes, %v", len(text), err)
 		}
@@ -73,7 +73,7 @@ func BenchmarkFSReadRootSmallOpenEach(b *testing.B) {
 	b.SetBytes(4 << 10)
 	b.ReportAllocs()
 	for b.Loop() {
-		text, err := r.readText(context.Background(), p, nil, nil, 10<<20)
+		text, err := r.ReadText(context.Background(), p, nil, nil, 10<<20)
 		if err != nil || len(text) != 4<<10 {
 			b.Fatalf("%d bytes, %v", len(text), err)
 		}

@@ -1,8 +1,6 @@
-package mux
+package agent
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os/exec"
@@ -20,10 +18,6 @@ import (
 // itself (the agent exited, its output ended, a write to it failed, a
 // deadline passed) as the same -32603 "Internal error"; these name the
 // cause instead, with the agent's last stderr lines.
-
-// lingerGrace is how long an agent whose output has ended may take to exit
-// before it is stopped: its connection is gone, so it can do no more.
-const lingerGrace = 5 * time.Second
 
 // stderrTailLines and stderrTailWidth bound the stderr lines an error shows.
 const (
@@ -80,129 +74,6 @@ func SDKDetail(re *acp.RequestError) string {
 	return s
 }
 
-// connectionFailed reports whether err is the SDK's word that the
-// connection to p's agent broke, not an answer from the agent.
-func (p *acpProcess) connectionFailed(err error) bool {
-	var re *acp.RequestError
-	if !errors.As(err, &re) {
-		return false
-	}
-	detail := SDKDetail(re)
-	switch {
-	case detail == "":
-		return false
-	case re.Code == -32603 && strings.HasPrefix(detail, "peer disconnected"):
-		return p.broken() // else an agent's own error that reads the same
-	case re.Code == -32603 && p.writeFailed.Load():
-		return true
-	}
-	// The process's own context ends when it has exited.
-	return p.ctx.Err() != nil && (re.Code == -32800 || re.Code == -32603) &&
-		(detail == context.Canceled.Error() || detail == context.DeadlineExceeded.Error())
-}
-
-// cause says why p's connection ended, phase naming the step. It waits for
-// the agent to exit, to give its status; lingerGrace after its output ended
-// it is stopped, so the wait is bounded.
-func (p *acpProcess) cause(phase string) string {
-	if b, ok := p.bad.Load().(BadMessage); ok {
-		return b.In(phase)
-	}
-	wait := time.NewTimer(lingerGrace + 10*time.Second)
-	defer wait.Stop()
-	select {
-	case <-p.exited:
-	case <-wait.C:
-		if p.writeFailed.Load() {
-			return "agent stopped reading its input " + phase
-		}
-		return "the connection to the agent failed " + phase
-	}
-	if b, ok := p.bad.Load().(BadMessage); ok {
-		return b.In(phase)
-	}
-	switch {
-	case p.connGaveUp.Load():
-		// Not the agent's doing: the SDK closed the connection (it logged why).
-		return "the ACP connection gave up on the agent " + phase + " (see the log); the agent was stopped"
-	case p.lingered.Load() && p.exitSignaled:
-		return "agent closed its output " + phase + " but did not exit; it was stopped"
-	}
-	return "agent " + p.exitHow + " " + phase
-}
-
-// withStderr adds the agent's last stderr lines to msg.
-func (p *acpProcess) withStderr(msg string) string {
-	lines := p.stderr.LastLines()
-	if len(lines) == 0 {
-		return msg
-	}
-	return msg + "\nthe agent's last stderr lines:\n  " + strings.Join(lines, "\n  ")
-}
-
-// explain turns an error from an ACP call into what the user should know,
-// for the chat's process that most likely made it: the newest one whose
-// connection has ended, else the newest.
-func (c *acpChat) explain(step string, err error, methods []acp.AuthMethod) error {
-	c.mu.Lock()
-	var p *acpProcess
-	for i := len(c.recent) - 1; i >= 0 && p == nil; i-- {
-		if c.recent[i].broken() {
-			p = c.recent[i]
-		}
-	}
-	if p == nil && len(c.recent) > 0 {
-		p = c.recent[len(c.recent)-1]
-	}
-	c.mu.Unlock()
-	return c.explainProc(p, step, err, methods)
-}
-
-// explainProc turns an error from an ACP call to p into what the user
-// should know: why the connection failed, with the agent's last stderr
-// lines; how to log in for auth_required; else the agent's own refusal,
-// code, message and data.
-func (c *acpChat) explainProc(p *acpProcess, step string, err error, methods []acp.AuthMethod) error {
-	if p != nil && p.connectionFailed(err) {
-		return errors.New(p.withStderr(p.cause(PhaseOf(step))))
-	}
-	var re *acp.RequestError
-	if !errors.As(err, &re) {
-		return fmt.Errorf("%s: %w", step, err)
-	}
-	if re.Code == -32000 {
-		var ways []string
-		for _, m := range methods {
-			ways = append(ways, DescribeAuth(m))
-		}
-		msg := "the agent needs you to log in first"
-		if len(ways) > 0 {
-			msg += ": " + strings.Join(ways, "; ")
-		}
-		return errors.New(Sanitize(msg))
-	}
-	if d := SDKDetail(re); d == context.Canceled.Error() || d == context.DeadlineExceeded.Error() {
-		return fmt.Errorf("%s: gave up waiting for the agent: %s", step, d)
-	}
-	msg := fmt.Sprintf("%s: agent refused (%d): %s", step, re.Code, re.Message)
-	if re.Data != nil {
-		if data, err := json.Marshal(re.Data); err == nil {
-			msg += " " + Truncate(string(data), 500)
-		}
-	}
-	return errors.New(Sanitize(msg))
-}
-
-// broken reports whether p's connection has ended or a write to it failed.
-func (p *acpProcess) broken() bool {
-	select {
-	case <-p.conn.Done():
-		return true
-	default:
-		return p.writeFailed.Load()
-	}
-}
-
 // ErrInitTimeout is what the error of an ACP chat's start wraps when its
 // agent did not answer initialize within [acp] init_timeout (counted from
 // the agent's spawn): a caller that started many chats at once can tell
@@ -219,11 +90,6 @@ type TimeoutError struct {
 func (e *TimeoutError) Error() string { return e.Msg }
 
 func (e *TimeoutError) Is(target error) bool { return e.Init && target == ErrInitTimeout }
-
-// timedOut is the error for an agent that did not answer step in d.
-func (p *acpProcess) timedOut(step string, d time.Duration) error {
-	return &TimeoutError{Msg: p.withStderr(fmt.Sprintf("agent did not answer %s within %s", step, ShortDuration(d))), Init: step == "initialize"}
-}
 
 // ShortDuration writes 30s, 2m or 1h rather than 2m0s.
 func ShortDuration(d time.Duration) string {

@@ -1,0 +1,102 @@
+package mux
+
+import (
+	"context"
+	"time"
+
+	"github.com/acpmux/acpmux-tui/acp/agent"
+	acp "github.com/coder/acp-go-sdk"
+)
+
+// agentSide is an ACP chat as its agent's connection sees it
+// (agent.Chat): the agent's updates go into the chat's transcript and
+// session config, its permission requests into the chat's queue of cards.
+type agentSide struct{ *acpChat }
+
+var _ agent.Chat = agentSide{}
+
+// Update applies a session/update: modes and options to the session's
+// config, the rest to the transcript, then streams it to the observer.
+func (s agentSide) Update(n acp.SessionNotification) {
+	c := s.acpChat
+	u := n.Update
+	var entry *Entry
+	cfgChanged := false
+	c.mu.Lock()
+	if u.CurrentModeUpdate != nil || u.ConfigOptionUpdate != nil {
+		cfgChanged = c.configUpdateLocked(u)
+	} else {
+		entry = c.log.Apply(u)
+	}
+	observer := c.observer
+	c.mu.Unlock()
+	if cfgChanged {
+		c.configChanged()
+	}
+	if entry != nil && observer != nil {
+		entry.At = time.Now()
+		observer(*entry)
+	}
+	c.m.notify(c)
+}
+
+// Ask queues a card and waits for the user's answer (or the chat's policy,
+// or the turn's cancel, or ctx's end). A request that comes while the user
+// is cancelling the turn is answered "cancelled" at once.
+func (s agentSide) Ask(ctx context.Context, perm Permission) string {
+	c := s.acpChat
+	card := &permissionCard{Permission: perm, answer: make(chan string, 1)}
+	c.mu.Lock()
+	policy, cancelling, queued, onCard := c.permit, c.log.Cancelled, false, c.onCard
+	if policy == nil && !cancelling {
+		queued = c.queueCardLocked(card)
+	}
+	c.mu.Unlock()
+	var resolved func()
+	if queued && onCard != nil {
+		resolved = onCard(perm) // a client may answer the card too (the ACP door)
+	}
+	var choice string
+	switch {
+	case policy != nil:
+		choice = policy(perm)
+	case queued:
+		c.m.notify(c)
+		select {
+		case choice = <-card.answer:
+		case <-ctx.Done():
+		}
+		c.mu.Lock()
+		c.dropCardLocked(card)
+		c.mu.Unlock()
+		if resolved != nil {
+			resolved()
+		}
+		c.m.notify(c)
+	case !cancelling:
+		c.m.opt.Logger.Warn("too many permission requests at once: cancelled one", "chat", c.id, "title", perm.Title, "max", maxPendingPermissions)
+	}
+	return choice
+}
+
+// Wrote notes a file the agent wrote: the files a chat wrote are what a
+// handoff capsule lists.
+func (s agentSide) Wrote(path string) {
+	c := s.acpChat
+	c.mu.Lock()
+	c.log.Wrote(path)
+	c.mu.Unlock()
+	c.m.notify(c)
+}
+
+// Forwarder is the chat's Forwarder when it would take method now.
+func (s agentSide) Forwarder(method string) agent.Forwarder {
+	c := s.acpChat
+	c.mu.Lock()
+	f := c.forward
+	c.mu.Unlock()
+	if f == nil || !f.Takes(method) {
+		return nil
+	}
+	return f
+}
