@@ -10,26 +10,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 )
 
-// The transcript's types cross the socket, so they live in proto; this
-// package names them as its own.
-
-// EntryKind is proto.EntryKind: what a transcript entry holds.
-type EntryKind = proto.EntryKind
-
-// The kinds of transcript entries (proto's).
-const (
-	EntryUser    = proto.EntryUser
-	EntryAgent   = proto.EntryAgent
-	EntryThought = proto.EntryThought
-	EntryTool    = proto.EntryTool
-	EntryPlan    = proto.EntryPlan
-	EntryNote    = proto.EntryNote
-	EntryError   = proto.EntryError
-	EntryStderr  = proto.EntryStderr
-)
-
-// Entry is proto.Entry: one item of an ACP chat's transcript.
-type Entry = proto.Entry
+// The transcript's types cross the socket, so they live in proto.
 
 // NoteCancelled is the mark a turn the user cancelled leaves.
 const NoteCancelled = "turn cancelled"
@@ -57,7 +38,7 @@ const (
 // Transcript is an ACP chat's conversation as streamed by the agent, and
 // where its running turn stands.
 type Transcript struct {
-	entries []Entry
+	entries []proto.Entry
 	// Cancelled is set when the user cancels the running turn, until the
 	// next turn starts: the turn's end leaves one mark, and permission
 	// requests that arrive meanwhile are answered "Cancelled".
@@ -65,7 +46,7 @@ type Transcript struct {
 }
 
 // Add appends an entry, cleaning what it shows.
-func (t *Transcript) Add(e Entry) {
+func (t *Transcript) Add(e proto.Entry) {
 	e.Text = plaintext.Clean(e.Text)
 	e.Title, e.ToolStatus = plaintext.Line(e.Title), plaintext.Line(e.ToolStatus)
 	for i, p := range e.Plan {
@@ -90,10 +71,10 @@ func (t *Transcript) Add(e Entry) {
 // a user message is sent whole (a session/load replays each prompt as its
 // own chunk), so each user chunk without an id is a message of its own:
 // two prompts replayed back to back stay two messages.
-func (t *Transcript) AppendText(kind EntryKind, text, messageID string) {
+func (t *Transcript) AppendText(kind proto.EntryKind, text, messageID string) {
 	if n := len(t.entries); n > 0 {
 		e := &t.entries[n-1]
-		joins := e.Kind == kind && e.MessageID == messageID && (kind != EntryUser || messageID != "")
+		joins := e.Kind == kind && e.MessageID == messageID && (kind != proto.EntryUser || messageID != "")
 		if joins {
 			text = plaintext.Clean(text)
 			if len(e.Text)+len(text) <= maxEntryText {
@@ -103,14 +84,14 @@ func (t *Transcript) AppendText(kind EntryKind, text, messageID string) {
 			return
 		}
 	}
-	t.Add(Entry{Kind: kind, Text: text, MessageID: messageID})
+	t.Add(proto.Entry{Kind: kind, Text: text, MessageID: messageID})
 }
 
 // Tool records a Tool call or an update to one.
 func (t *Transcript) Tool(id, title, status string) {
 	for i := len(t.entries) - 1; i >= 0; i-- {
 		e := &t.entries[i]
-		if e.Kind == EntryTool && e.ToolCallID == id {
+		if e.Kind == proto.EntryTool && e.ToolCallID == id {
 			if title != "" {
 				e.Title = plaintext.Line(title)
 			}
@@ -124,11 +105,11 @@ func (t *Transcript) Tool(id, title, status string) {
 	if status == "" {
 		status = "pending"
 	}
-	t.Add(Entry{Kind: EntryTool, ToolCallID: id, Title: title, ToolStatus: status})
+	t.Add(proto.Entry{Kind: proto.EntryTool, ToolCallID: id, Title: title, ToolStatus: status})
 }
 
 // addEntryPaths adds paths the entry does not have yet, cleaned and bounded.
-func addEntryPaths(e *Entry, paths []string) {
+func addEntryPaths(e *proto.Entry, paths []string) {
 	for _, p := range paths {
 		p = plaintext.Line(p)
 		if p == "" || len(p) > maxPathBytes || len(e.Paths) >= MaxEntryPaths || slices.Contains(e.Paths, p) {
@@ -141,7 +122,7 @@ func addEntryPaths(e *Entry, paths []string) {
 // ToolPaths adds the files a tool call names to its entry.
 func (t *Transcript) ToolPaths(id string, paths []string) {
 	for i := len(t.entries) - 1; i >= 0; i-- {
-		if e := &t.entries[i]; e.Kind == EntryTool && e.ToolCallID == id {
+		if e := &t.entries[i]; e.Kind == proto.EntryTool && e.ToolCallID == id {
 			addEntryPaths(e, paths)
 			return
 		}
@@ -154,19 +135,19 @@ func (t *Transcript) ToolPaths(id string, paths []string) {
 func (t *Transcript) Wrote(path string) {
 	for i := len(t.entries) - 1; i >= 0; i-- {
 		e := &t.entries[i]
-		if e.Kind == EntryUser {
+		if e.Kind == proto.EntryUser {
 			break
 		}
-		if e.Kind == EntryTool {
+		if e.Kind == proto.EntryTool {
 			addEntryPaths(e, []string{path})
 			return
 		}
 	}
-	t.Add(Entry{Kind: EntryTool, Title: "write " + path, ToolStatus: "completed", Paths: []string{path}})
+	t.Add(proto.Entry{Kind: proto.EntryTool, Title: "write " + path, ToolStatus: "completed", Paths: []string{path}})
 }
 
 func (t *Transcript) Plan(items []string) {
-	if n := len(t.entries); n > 0 && t.entries[n-1].Kind == EntryPlan {
+	if n := len(t.entries); n > 0 && t.entries[n-1].Kind == proto.EntryPlan {
 		for i, p := range items {
 			items[i] = plaintext.Line(p)
 		}
@@ -174,13 +155,13 @@ func (t *Transcript) Plan(items []string) {
 		t.entries[n-1].At = time.Now()
 		return
 	}
-	t.Add(Entry{Kind: EntryPlan, Plan: items})
+	t.Add(proto.Entry{Kind: proto.EntryPlan, Plan: items})
 }
 
 // StartTurn records the user's prompt at the start of a turn.
 func (t *Transcript) StartTurn(text string) {
 	t.Cancelled = false
-	t.Add(Entry{Kind: EntryUser, Text: text})
+	t.Add(proto.Entry{Kind: proto.EntryUser, Text: text})
 }
 
 // Cancel records that the user cancelled the running turn.
@@ -192,26 +173,26 @@ func (t *Transcript) Cancel() { t.Cancelled = true }
 func (t *Transcript) EndTurn(reason string, err error) {
 	switch {
 	case t.Cancelled || err == nil && reason == "cancelled":
-		t.Add(Entry{Kind: EntryNote, Text: NoteCancelled})
+		t.Add(proto.Entry{Kind: proto.EntryNote, Text: NoteCancelled})
 	case err != nil:
-		t.Add(Entry{Kind: EntryError, Text: err.Error()})
+		t.Add(proto.Entry{Kind: proto.EntryError, Text: err.Error()})
 	case reason != "end_turn":
-		t.Add(Entry{Kind: EntryNote, Text: "turn ended: " + reason})
+		t.Add(proto.Entry{Kind: proto.EntryNote, Text: "turn ended: " + reason})
 	}
 	t.Cancelled = false
 }
 
 func (t *Transcript) HasUserMessage() bool {
 	for _, e := range t.entries {
-		if e.Kind == EntryUser {
+		if e.Kind == proto.EntryUser {
 			return true
 		}
 	}
 	return false
 }
 
-func (t *Transcript) Entries() []Entry {
-	out := make([]Entry, len(t.entries))
+func (t *Transcript) Entries() []proto.Entry {
+	out := make([]proto.Entry, len(t.entries))
 	copy(out, t.entries)
 	for i := range out {
 		out[i].Plan = append([]string(nil), out[i].Plan...)
@@ -224,9 +205,9 @@ func (t *Transcript) Entries() []Entry {
 // it makes of it, as the update said it (a chunk alone, not the message it
 // joins), for a chat's observer; nil for an update the transcript does not
 // keep (modes and options are the session's, not the conversation's).
-func (t *Transcript) Apply(u acp.SessionUpdate) *Entry {
-	chunk := func(kind EntryKind, content acp.ContentBlock, messageID *string) *Entry {
-		e := Entry{Kind: kind, Text: plaintext.Clean(ContentText(content))}
+func (t *Transcript) Apply(u acp.SessionUpdate) *proto.Entry {
+	chunk := func(kind proto.EntryKind, content acp.ContentBlock, messageID *string) *proto.Entry {
+		e := proto.Entry{Kind: kind, Text: plaintext.Clean(ContentText(content))}
 		if messageID != nil {
 			e.MessageID = *messageID
 		}
@@ -235,16 +216,16 @@ func (t *Transcript) Apply(u acp.SessionUpdate) *Entry {
 	}
 	switch {
 	case u.UserMessageChunk != nil:
-		return chunk(EntryUser, u.UserMessageChunk.Content, u.UserMessageChunk.MessageId)
+		return chunk(proto.EntryUser, u.UserMessageChunk.Content, u.UserMessageChunk.MessageId)
 	case u.AgentMessageChunk != nil:
-		return chunk(EntryAgent, u.AgentMessageChunk.Content, u.AgentMessageChunk.MessageId)
+		return chunk(proto.EntryAgent, u.AgentMessageChunk.Content, u.AgentMessageChunk.MessageId)
 	case u.AgentThoughtChunk != nil:
-		return chunk(EntryThought, u.AgentThoughtChunk.Content, u.AgentThoughtChunk.MessageId)
+		return chunk(proto.EntryThought, u.AgentThoughtChunk.Content, u.AgentThoughtChunk.MessageId)
 	case u.ToolCall != nil:
 		id, title, status := string(u.ToolCall.ToolCallId), plaintext.Line(u.ToolCall.Title), plaintext.Line(string(u.ToolCall.Status))
 		t.Tool(id, title, status)
 		t.ToolPaths(id, LocationPaths(u.ToolCall.Locations))
-		return &Entry{Kind: EntryTool, ToolCallID: id, Title: title, ToolStatus: status}
+		return &proto.Entry{Kind: proto.EntryTool, ToolCallID: id, Title: title, ToolStatus: status}
 	case u.ToolCallUpdate != nil:
 		title, status := "", ""
 		if u.ToolCallUpdate.Title != nil {
@@ -256,14 +237,14 @@ func (t *Transcript) Apply(u acp.SessionUpdate) *Entry {
 		id := string(u.ToolCallUpdate.ToolCallId)
 		t.Tool(id, title, status)
 		t.ToolPaths(id, LocationPaths(u.ToolCallUpdate.Locations))
-		return &Entry{Kind: EntryTool, ToolCallID: id, Title: title, ToolStatus: status}
+		return &proto.Entry{Kind: proto.EntryTool, ToolCallID: id, Title: title, ToolStatus: status}
 	case u.Plan != nil:
 		items := make([]string, len(u.Plan.Entries))
 		for i, e := range u.Plan.Entries {
 			items[i] = plaintext.Line(fmt.Sprintf("[%s] %s", e.Status, e.Content))
 		}
 		t.Plan(items)
-		return &Entry{Kind: EntryPlan, Plan: append([]string(nil), items...)}
+		return &proto.Entry{Kind: proto.EntryPlan, Plan: append([]string(nil), items...)}
 	}
 	return nil
 }

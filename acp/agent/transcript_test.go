@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // TestTranscriptKeepsItsLatestEntries: a transcript fed far past its bound
@@ -12,7 +14,7 @@ func TestTranscriptKeepsItsLatestEntries(t *testing.T) {
 	var tr Transcript
 	const n = 4*MaxTranscriptEntries + 17
 	for i := range n {
-		tr.Add(Entry{Kind: EntryUser, Text: fmt.Sprint(i)})
+		tr.Add(proto.Entry{Kind: proto.EntryUser, Text: fmt.Sprint(i)})
 		if len(tr.entries) > MaxTranscriptEntries+transcriptSlack {
 			t.Fatalf("after %d adds the transcript holds %d entries", i+1, len(tr.entries))
 		}
