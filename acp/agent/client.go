@@ -93,30 +93,32 @@ func (a *Client) permission(req acp.RequestPermissionRequest) proto.Permission {
 // that prompted the turn when it serves terminals (forward.go), else
 // refused as a method not found.
 func (a *Client) CreateTerminal(ctx context.Context, req acp.CreateTerminalRequest) (acp.CreateTerminalResponse, error) {
-	var resp acp.CreateTerminalResponse
-	return resp, a.forwardTerminal(ctx, acp.ClientMethodTerminalCreate, req, &resp)
+	return terminal[acp.CreateTerminalResponse](ctx, a, acp.ClientMethodTerminalCreate, req)
 }
 
 // KillTerminal goes to the client that created the terminal, as CreateTerminal.
 func (a *Client) KillTerminal(ctx context.Context, req acp.KillTerminalRequest) (acp.KillTerminalResponse, error) {
-	var resp acp.KillTerminalResponse
-	return resp, a.forwardTerminal(ctx, acp.ClientMethodTerminalKill, req, &resp)
+	return terminal[acp.KillTerminalResponse](ctx, a, acp.ClientMethodTerminalKill, req)
 }
 
 // TerminalOutput goes to the client that created the terminal, as CreateTerminal.
 func (a *Client) TerminalOutput(ctx context.Context, req acp.TerminalOutputRequest) (acp.TerminalOutputResponse, error) {
-	var resp acp.TerminalOutputResponse
-	return resp, a.forwardTerminal(ctx, acp.ClientMethodTerminalOutput, req, &resp)
+	return terminal[acp.TerminalOutputResponse](ctx, a, acp.ClientMethodTerminalOutput, req)
 }
 
 // ReleaseTerminal goes to the client that created the terminal, as CreateTerminal.
 func (a *Client) ReleaseTerminal(ctx context.Context, req acp.ReleaseTerminalRequest) (acp.ReleaseTerminalResponse, error) {
-	var resp acp.ReleaseTerminalResponse
-	return resp, a.forwardTerminal(ctx, acp.ClientMethodTerminalRelease, req, &resp)
+	return terminal[acp.ReleaseTerminalResponse](ctx, a, acp.ClientMethodTerminalRelease, req)
 }
 
 // WaitForTerminalExit goes to the client that created the terminal, as CreateTerminal.
 func (a *Client) WaitForTerminalExit(ctx context.Context, req acp.WaitForTerminalExitRequest) (acp.WaitForTerminalExitResponse, error) {
-	var resp acp.WaitForTerminalExitResponse
-	return resp, a.forwardTerminal(ctx, acp.ClientMethodTerminalWaitForExit, req, &resp)
+	return terminal[acp.WaitForTerminalExitResponse](ctx, a, acp.ClientMethodTerminalWaitForExit, req)
+}
+
+// terminal sends one terminal request on to the client that serves
+// terminals (forwardTerminal) and returns its answer as Resp.
+func terminal[Resp any](ctx context.Context, a *Client, method string, req any) (Resp, error) {
+	var resp Resp
+	return resp, a.forwardTerminal(ctx, method, req, &resp)
 }
