@@ -167,10 +167,10 @@ func (m *Mux) pickCodexSession(meta *sessions.Meta, spec harness.Spec, found []h
 		return ""
 	}
 	s := mine[0]
-	cwd := canonicalOr(meta.Cwd)
+	cwd := sessions.CanonicalOr(meta.Cwd)
 	for _, e := range entries {
 		o := e.Meta
-		if o == nil || o.ID == meta.ID || o.AgentSessionID != "" || canonicalOr(o.Cwd) != cwd {
+		if o == nil || o.ID == meta.ID || o.AgentSessionID != "" || sessions.CanonicalOr(o.Cwd) != cwd {
 			continue
 		}
 		if os, ok := m.table().Get(o.Harness); !ok || os.Kind != harness.KindCodex {
@@ -185,13 +185,4 @@ func (m *Mux) pickCodexSession(meta *sessions.Meta, spec harness.Spec, found []h
 		}
 	}
 	return s.ID
-}
-
-// canonicalOr is the canonical form of a folder, or the folder as given
-// when it cannot be resolved.
-func canonicalOr(dir string) string {
-	if c, err := sessions.Canonical(dir); err == nil {
-		return c
-	}
-	return dir
 }

@@ -474,3 +474,12 @@ func CheckStoredFolders(cwd string, dirs []string) []FolderProblem {
 	}
 	return bad
 }
+
+// CanonicalOr is the canonical form of a folder, or the folder as given
+// when it cannot be resolved.
+func CanonicalOr(dir string) string {
+	if c, err := Canonical(dir); err == nil {
+		return c
+	}
+	return dir
+}

@@ -82,8 +82,8 @@ func NewRoots(home, cwd string, dirs []string) Roots {
 	r := Roots{state: &rootsState{
 		slots:   make(chan struct{}, maxFSInFlight),
 		waiting: make(chan struct{}, maxFSWaiting),
-		home:    canonicalOr(home),
-		own:     canonicalOr(cwd),
+		home:    sessions.CanonicalOr(home),
+		own:     sessions.CanonicalOr(cwd),
 	}}
 	r.state.dirs = folderRoots(cwd, dirs)
 	r.state.handles = make([]*os.Root, len(r.state.dirs))
@@ -530,13 +530,4 @@ func (r Roots) resolve(p string, forWrite bool) (string, error) {
 	}
 	defer f.Close()
 	return f.Name(), nil
-}
-
-// canonicalOr is the canonical form of a folder, or the folder as given
-// when it cannot be resolved.
-func canonicalOr(dir string) string {
-	if c, err := sessions.Canonical(dir); err == nil {
-		return c
-	}
-	return dir
 }
