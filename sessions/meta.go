@@ -65,7 +65,8 @@ type Meta struct {
 	// Capsule is set on a chat whose first message is a capsule of its
 	// parent's conversation (a handoff, or a fork on a harness with no
 	// native fork): chats/<id>.handoff.md, then .handoff.sent.md once sent.
-	Capsule bool `toml:"capsule,omitempty"`
+	Capsule  bool      `toml:"capsule,omitempty"`
+	Baseline *Baseline `toml:"baseline,omitempty"`
 
 	// extra holds keys this version does not know, kept on rewrite.
 	extra map[string]any
@@ -75,6 +76,7 @@ var knownKeys = map[string]bool{
 	"version": true, "id": true, "name": true, "harness": true, "cwd": true,
 	"additional_directories": true, "additional_files": true, "created": true, "parent": true,
 	"origin": true, "agent_session_id": true, "folders_via": true, "files_via": true, "capsule": true,
+	"baseline": true,
 }
 
 // foldersVias are the values folders_via may hold.
@@ -88,6 +90,7 @@ func (m *Meta) Clone() *Meta {
 	c := *m
 	c.AdditionalDirectories = append([]string(nil), m.AdditionalDirectories...)
 	c.AdditionalFiles = append([]string(nil), m.AdditionalFiles...)
+	c.Baseline = m.Baseline.Clone()
 	if m.extra != nil {
 		c.extra = make(map[string]any, len(m.extra))
 		for k, v := range m.extra {
@@ -283,7 +286,7 @@ func (m *Meta) check() error {
 	if m.FilesVia != "" && !slices.Contains(filesVias, m.FilesVia) {
 		return fmt.Errorf("files_via %q is not one of %s", clip(m.FilesVia), strings.Join(filesVias, ", "))
 	}
-	return nil
+	return m.Baseline.check()
 }
 
 // Marshal writes m as TOML: the known keys in the order of DESIGN.md, then any
@@ -295,6 +298,9 @@ func (m *Meta) Marshal() ([]byte, error) {
 		c.AdditionalDirectories = []string{}
 	}
 	c.Created = c.Created.UTC()
+	// The tables go last, after the kept keys: a plain key written after a
+	// table header would land inside that table.
+	c.Baseline = nil
 	enc := toml.NewEncoder(&buf)
 	enc.Indent = ""
 	if err := enc.Encode(c); err != nil {
@@ -303,6 +309,13 @@ func (m *Meta) Marshal() ([]byte, error) {
 	if len(m.extra) > 0 {
 		if err := enc.Encode(m.extra); err != nil {
 			return nil, fmt.Errorf("encode chat %s: kept keys: %w", m.ID, err)
+		}
+	}
+	if m.Baseline != nil {
+		if err := enc.Encode(struct {
+			Baseline *Baseline `toml:"baseline"`
+		}{m.Baseline}); err != nil {
+			return nil, fmt.Errorf("encode chat %s: baseline: %w", m.ID, err)
 		}
 	}
 	if b := buf.Bytes(); len(b) > 0 && b[len(b)-1] != '\n' {

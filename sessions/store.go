@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -394,8 +395,17 @@ func (s *Store) Update(id string, change func(*Meta) error) (*Meta, error) {
 
 // AddFolders validates dirs and appends them to the chat's folders; folders it
 // already has are kept in place. The whole new list goes through the
-// validator, so a refusal changes nothing.
+// validator, so a refusal changes nothing. On a chat that has started, each
+// new folder's baseline (its HEAD, and the time it was added) is recorded
+// with it; git runs before the store lock is taken.
 func (s *Store) AddFolders(id string, dirs []string) (*Meta, error) {
+	at := time.Now()
+	heads := map[string]string{}
+	for _, d := range dirs {
+		if c, err := Canonical(d); err == nil {
+			heads[c] = GitHead(c)
+		}
+	}
 	return s.Update(id, func(m *Meta) error {
 		if _, err := s.ValidateFolders(m.Cwd, dirs); err != nil {
 			return err
@@ -407,6 +417,13 @@ func (s *Store) AddFolders(id string, dirs []string) (*Meta, error) {
 		if err != nil {
 			return err
 		}
+		var added []string
+		for _, f := range all {
+			if !slices.Contains(m.AdditionalDirectories, f) {
+				added = append(added, f)
+			}
+		}
+		addFolderBaselines(m, added, heads, at)
 		m.AdditionalDirectories = all
 		return nil
 	})
