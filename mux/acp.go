@@ -100,10 +100,12 @@ func (c *acpChat) spawnLocked() error {
 	}
 	roots := agent.NewRoots(c.m.opt.Store.Home(), meta.Cwd, meta.AdditionalDirectories)
 	roots.SetFiles(meta.AdditionalFiles)
+	startAt := time.Now()
 	p, err := c.m.spawnACP(c, launch, roots)
 	if err != nil {
 		return fail(err)
 	}
+	c.m.recordBaselineLater(meta, startAt)
 	p.folders = meta.AdditionalDirectories
 	p.files = meta.AdditionalFiles
 	c.proc = p

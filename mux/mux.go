@@ -93,6 +93,8 @@ type Mux struct {
 	forker forkThread
 
 	mcp mcpServers // what ACP clients asked each chat's agent to get (acpapi.go)
+
+	baselines baselines // first starts' baselines being recorded (baseline.go)
 }
 
 // New returns a mux; nothing is spawned until Start (or the pool fills).
@@ -340,6 +342,7 @@ func (m *Mux) Close() {
 	wg.Add(1)
 	go func() { defer wg.Done(); m.pool.close() }()
 	wg.Wait()
+	m.closeBaselines()
 }
 
 // notify tells the UI the chat changed, unless it has not yet taken the last

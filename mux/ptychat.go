@@ -127,7 +127,8 @@ func (c *ptyChat) spawnLocked() error {
 	if err != nil {
 		return fail(err)
 	}
-	c.runs.begin(time.Now())
+	startAt := time.Now()
+	c.runs.begin(startAt)
 	p, err := c.m.spawn(launch, c.cols, c.rows)
 	if err != nil {
 		capsule.undo()
@@ -142,6 +143,7 @@ func (c *ptyChat) spawnLocked() error {
 			via = harness.ViaNote
 		}
 		c.m.recordVias(meta, via, spec.FilesVia(max(len(meta.AdditionalFiles), 1)))
+		c.m.recordBaselineLater(meta, startAt)
 	}
 	if c.scr == nil {
 		c.scr = screen.New(c.cols, c.rows, c.m.config().Scrollback)

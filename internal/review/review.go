@@ -1,0 +1,328 @@
+// Package review computes what a chat changed: the files changed in its cwd
+// since a base commit (committed, uncommitted and untracked), and in each of
+// its additional folders since the chat's baseline (against the folder's
+// HEAD then, or by mtime for a folder that is not a git repository), and the
+// diff of one file. It runs the real git with argv slices; it knows nothing
+// of chats, the mux or the TUI.
+package review
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Kind is how a section's changes were found.
+type Kind string
+
+const (
+	// KindGit is a section diffed by git against a commit.
+	KindGit Kind = "git"
+	// KindMtime is a folder that is not a git repository (or has no
+	// commit recorded): files modified since a time, listed, not diffed.
+	KindMtime Kind = "mtime"
+)
+
+// Status is what happened to one file.
+type Status string
+
+// The statuses a file can have.
+const (
+	StatusAdded     Status = "added"
+	StatusModified  Status = "modified"
+	StatusDeleted   Status = "deleted"
+	StatusUntracked Status = "untracked"
+	StatusUnmerged  Status = "unmerged"
+)
+
+// File is one changed file of a section; Path is relative to the section's
+// folder.
+type File struct {
+	Path    string `json:"path"`
+	Status  Status `json:"status"`
+	Added   int    `json:"added"`
+	Deleted int    `json:"deleted"`
+	Binary  bool   `json:"binary"`
+}
+
+// Section is the changes in one folder: the chat's cwd first, then one per
+// additional folder.
+type Section struct {
+	Folder string `json:"folder"`
+	Kind   Kind   `json:"kind"`
+	// Base is the commit compared against (KindGit), or the time files
+	// count from, RFC 3339 (KindMtime).
+	Base  string `json:"base"`
+	Files []File `json:"files"`
+	// Note says what a reader should know: a walk cut short, a base that
+	// was not recorded.
+	Note string `json:"note,omitempty"`
+}
+
+// Folder is one additional folder to review and its baseline.
+type Folder struct {
+	Path string
+	// Head is the folder's HEAD at its baseline; "" when it was not a git
+	// repository then (it is reviewed by mtime).
+	Head string
+	// Since is when its files start to count for the mtime review.
+	Since time.Time
+}
+
+// Request says what to review.
+type Request struct {
+	// Cwd is the chat's folder and Base the commit it is compared against;
+	// Base "" reviews Cwd by mtime since Since.
+	Cwd   string
+	Base  string
+	Since time.Time
+	// Folders are the chat's additional folders.
+	Folders []Folder
+	// BaseNote, if set, becomes the cwd section's note (why this base).
+	BaseNote string
+}
+
+// Limits of the work one review does.
+const (
+	// MaxWalkEntries is how many entries an mtime walk looks at in one
+	// folder before it stops and says so.
+	MaxWalkEntries = 200_000
+	// MaxListed is how many files an mtime section lists.
+	MaxListed = 1_000
+	// maxCountBytes is the largest untracked file whose lines are counted.
+	maxCountBytes = 8 << 20
+	// gitTimeout bounds each git command.
+	gitTimeout = 2 * time.Minute
+	// mtimeSlack is how far before the baseline time a file's mtime may
+	// be and still count: the kernel stamps files from a coarse clock,
+	// up to a tick behind the clock the baseline was read from.
+	mtimeSlack = 20 * time.Millisecond
+)
+
+// Compute returns the sections of req: the cwd, then each folder in order.
+func Compute(ctx context.Context, req Request) ([]Section, error) {
+	var out []Section
+	cwd, err := folderSection(ctx, req.Cwd, req.Base, req.Since)
+	if err != nil {
+		return nil, err
+	}
+	if req.BaseNote != "" {
+		cwd.Note = strings.TrimSpace(req.BaseNote + "; " + cwd.Note)
+		cwd.Note = strings.TrimSuffix(cwd.Note, ";")
+	}
+	out = append(out, cwd)
+	for _, f := range req.Folders {
+		s, err := folderSection(ctx, f.Path, f.Head, f.Since)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// folderSection reviews dir against base when both are set and dir is in a
+// git repository, by mtime otherwise. A folder that has gone is a section
+// that says so.
+func folderSection(ctx context.Context, dir, base string, since time.Time) (Section, error) {
+	if _, err := os.Stat(dir); err != nil {
+		return Section{Folder: dir, Kind: KindMtime, Base: since.UTC().Format(time.RFC3339Nano), Files: []File{}, Note: fmt.Sprintf("folder unreadable: %v", err)}, nil
+	}
+	if base != "" && InRepo(ctx, dir) {
+		return GitSection(ctx, dir, base)
+	}
+	s := MtimeSection(dir, since)
+	if base != "" {
+		s.Note = strings.TrimPrefix(s.Note+"; no longer a git repository", "; ")
+	}
+	return s, nil
+}
+
+// InRepo reports whether dir is inside a git work tree.
+func InRepo(ctx context.Context, dir string) bool {
+	out, err := git(ctx, dir, "rev-parse", "--is-inside-work-tree")
+	return err == nil && strings.TrimSpace(string(out)) == "true"
+}
+
+// ResolveCommit returns the commit ref names in the repository of dir.
+func ResolveCommit(ctx context.Context, dir, ref string) (string, error) {
+	if strings.HasPrefix(ref, "-") {
+		return "", fmt.Errorf("resolve %q in %s: a ref does not start with -", ref, dir)
+	}
+	out, err := git(ctx, dir, "rev-parse", "--verify", "--end-of-options", ref+"^{commit}")
+	if err != nil {
+		return "", fmt.Errorf("resolve %q in %s: %w", ref, dir, err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// GitSection lists the files changed in dir (limited to dir, paths relative
+// to it) between base and the working tree: committed, staged, unstaged and
+// untracked.
+func GitSection(ctx context.Context, dir, base string) (Section, error) {
+	s := Section{Folder: dir, Kind: KindGit, Base: base, Files: []File{}}
+	out, err := git(ctx, dir, "diff", "--raw", "--numstat", "-z", "--no-renames", "--relative", "--no-ext-diff", "--no-textconv", base, "--")
+	if err != nil {
+		return s, fmt.Errorf("review %s against %s: %w", dir, short(base), err)
+	}
+	files, err := parseRawNumstat(out)
+	if err != nil {
+		return s, fmt.Errorf("review %s against %s: %w", dir, short(base), err)
+	}
+	others, err := git(ctx, dir, "ls-files", "--others", "--exclude-standard", "-z")
+	if err != nil {
+		return s, fmt.Errorf("review %s: untracked files: %w", dir, err)
+	}
+	for _, p := range splitZ(others) {
+		f := File{Path: p, Status: StatusUntracked}
+		f.Added, f.Binary = countLines(filepath.Join(dir, p))
+		files = append(files, f)
+	}
+	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	s.Files = files
+	return s, nil
+}
+
+// parseRawNumstat reads `git diff --raw --numstat -z`: the raw records
+// (":modes shas STATUS\0path\0") then the numstat ones ("a\td\tpath\0").
+func parseRawNumstat(out []byte) ([]File, error) {
+	fields := splitZ(out)
+	var files []File
+	index := map[string]int{}
+	for i := 0; i < len(fields); i++ {
+		f := fields[i]
+		if strings.HasPrefix(f, ":") {
+			if i+1 >= len(fields) {
+				return nil, fmt.Errorf("git diff: raw record %q has no path", f)
+			}
+			i++
+			index[fields[i]] = len(files)
+			files = append(files, File{Path: fields[i], Status: rawStatus(f)})
+			continue
+		}
+		parts := strings.SplitN(f, "\t", 3)
+		if len(parts) != 3 {
+			return nil, fmt.Errorf("git diff: numstat record %q", f)
+		}
+		j, ok := index[parts[2]]
+		if !ok {
+			return nil, fmt.Errorf("git diff: numstat for %q with no raw record", parts[2])
+		}
+		if parts[0] == "-" && parts[1] == "-" {
+			files[j].Binary = true
+			continue
+		}
+		files[j].Added, _ = strconv.Atoi(parts[0])
+		files[j].Deleted, _ = strconv.Atoi(parts[1])
+	}
+	return files, nil
+}
+
+// rawStatus maps a raw record's status letter to a Status.
+func rawStatus(rec string) Status {
+	fs := strings.Fields(rec)
+	if len(fs) == 0 {
+		return StatusModified
+	}
+	switch fs[len(fs)-1][0] {
+	case 'A':
+		return StatusAdded
+	case 'D':
+		return StatusDeleted
+	case 'U':
+		return StatusUnmerged
+	default:
+		return StatusModified
+	}
+}
+
+// countLines counts an untracked file's lines, as git's numstat would for a
+// new file; a file with a NUL in its first 8000 bytes (git's rule) or too
+// large to read is reported binary with no count.
+func countLines(path string) (int, bool) {
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return 0, false
+	}
+	if fi.Size() > maxCountBytes {
+		return 0, true
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0, false
+	}
+	if isBinary(data) {
+		return 0, true
+	}
+	n := bytes.Count(data, []byte{'\n'})
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		n++
+	}
+	return n, false
+}
+
+// isBinary applies git's rule: a NUL byte in the first 8000 bytes.
+func isBinary(data []byte) bool {
+	return bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0
+}
+
+func splitZ(out []byte) []string {
+	var fs []string
+	for _, f := range bytes.Split(out, []byte{0}) {
+		if len(f) > 0 {
+			fs = append(fs, string(f))
+		}
+	}
+	return fs
+}
+
+// git runs git in dir and returns its stdout; a failure carries its stderr.
+func git(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
+	defer cancel()
+	cmd := gitCmd(ctx, dir, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			return nil, fmt.Errorf("git %s: %w", args[0], err)
+		}
+		return nil, fmt.Errorf("git %s: %w: %s", args[0], err, firstLine(msg))
+	}
+	return out, nil
+}
+
+// gitCmd is git in dir with paths unquoted and no optional index write.
+func gitCmd(ctx context.Context, dir string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "core.quotepath=off", "-C", dir}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "GIT_PAGER=cat", "LC_ALL=C")
+	return cmd
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// short is a commit's first 12 characters, for messages.
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}
+
+// errTooMany stops a walk that has seen MaxWalkEntries.
+var errTooMany = errors.New("too many entries")
