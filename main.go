@@ -73,6 +73,7 @@ func commands() []command {
 		{"handoff", "ID --to HARNESS [--edit] [--json]", "hand a chat off to another harness, with its folders and a capsule of what was said", cmdHandoff},
 		{"rm", "ID [--force]", "delete a chat (never its project folder)", cmdRm},
 		{"rename", "ID NAME", "give a chat a new name", cmdRename},
+		{"diff", "ID [--stat] [--json] [--base REF|--parent]", "what a chat changed: its folder since its base, and each added folder", cmdDiff},
 		{"export", "ID [-o FILE|-]", "write a chat's bundle (its file and conversation) to move it to another home or machine", cmdExport},
 		{"import", "FILE|- --root DIR [--root DIR]... [--dry-run] [--json]", "add a bundle's chat here, keeping only the folders inside the roots", cmdImport},
 		{"attach", "ID", "run a chat's harness in this terminal (ctrl+] detaches)", cmdAttach},

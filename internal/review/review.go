@@ -3,7 +3,7 @@
 // its additional folders since the chat's baseline (against the folder's
 // HEAD then, or by mtime for a folder that is not a git repository), and the
 // diff of one file. It runs the real git with argv slices; it knows nothing
-// of chats, the mux or the TUI.
+// of the mux or the TUI; ForChat (chat.go) maps a chat file to a request.
 package review
 
 import (
