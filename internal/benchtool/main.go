@@ -40,6 +40,7 @@
 //	benchtool bundle-50mb BIN WORK [MB]        export and import of a chat with a 50 MB session log: time, peak RSS
 //	benchtool ls-1000 BIN HOME TMUX SOCKET N RUNS  ls, ls --json and show at N chats, no server and a server, beside tmux list-windows -a (chats1000.go)
 //	benchtool new-1000 BIN HOME TMUX SOCKET N      N `BIN new` beside N `tmux new-window -d`
+//	benchtool diff-50k BIN WORK N CHANGED RUNS     `BIN diff ID --stat` beside `git diff --stat` on N files, CHANGED changed (diff50k.go)
 //
 // The flood (package flood) is deterministic: lines of 12 words drawn from
 // plain words, SGR colour, CJK and emoji by a fixed-seed generator, so every
@@ -80,7 +81,8 @@ const usage = `usage:
   benchtool door-replay BIN HOME FAKE N
   benchtool bundle-50mb BIN WORK [MB]
   benchtool ls-1000 BIN HOME TMUX SOCKET N RUNS
-  benchtool new-1000 BIN HOME TMUX SOCKET N`
+  benchtool new-1000 BIN HOME TMUX SOCKET N
+  benchtool diff-50k BIN WORK N CHANGED RUNS`
 
 func main() {
 	if err := run(os.Args[1:]); err != nil {
@@ -230,6 +232,15 @@ func runServer(cmd string, rest []string) error {
 			return err
 		}
 		return ls1000(rest[0], rest[1], rest[2], rest[3], n, runs)
+	case cmd == "diff-50k" && len(rest) == 5:
+		var nums [3]int
+		for i := range nums {
+			var err error
+			if nums[i], err = positive(rest[2+i]); err != nil {
+				return err
+			}
+		}
+		return diff50k(rest[0], rest[1], nums[0], nums[1], nums[2])
 	case cmd == "new-1000" && len(rest) == 5:
 		n, err := positive(rest[4])
 		if err != nil {

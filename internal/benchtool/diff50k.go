@@ -1,0 +1,147 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"github.com/acpmux/acpmux-tui/internal/review"
+	"github.com/acpmux/acpmux-tui/sessions"
+)
+
+// diff50k is `benchtool diff-50k BIN WORK N CHANGED RUNS`: a git repository
+// of N small files in WORK/repo (100 to a folder), one commit; a chat on it
+// in the agent home WORK/home whose baseline is that commit (as its first
+// start records it); then CHANGED of the files get a line appended. It
+// times `BIN diff ID --stat` and `git diff --stat` in the repository, RUNS
+// times each in turn, checks that both name CHANGED files, and prints the
+// medians (ours_median_seconds, git_median_seconds, ratio), and the median
+// of review.Compute in this process (compute_median_seconds: what the TUI's
+// review pane waits for before its first frame with the list).
+func diff50k(bin, work string, n, changed, runs int) error {
+	if changed > n {
+		return fmt.Errorf("diff-50k: %d changed files of %d", changed, n)
+	}
+	if err := freshDir(work); err != nil {
+		return err
+	}
+	repo, home := filepath.Join(work, "repo"), filepath.Join(work, "home")
+	gitRun := func(args ...string) error {
+		cmd := exec.Command("git", append([]string{"-C", repo, "-c", "user.name=bench", "-c", "user.email=bench@localhost"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("git %s: %w: %s", args[0], err, out)
+		}
+		return nil
+	}
+	if err := os.MkdirAll(repo, 0o755); err != nil {
+		return err
+	}
+	if err := gitRun("init", "-q"); err != nil {
+		return err
+	}
+	path := func(i int) string {
+		return filepath.Join(repo, fmt.Sprintf("d%03d", i/100), fmt.Sprintf("f%05d.txt", i))
+	}
+	for i := range n {
+		if i%100 == 0 {
+			if err := os.MkdirAll(filepath.Dir(path(i)), 0o755); err != nil {
+				return err
+			}
+		}
+		if err := os.WriteFile(path(i), fmt.Appendf(nil, "file %d\nline two\n", i), 0o644); err != nil {
+			return err
+		}
+	}
+	if err := gitRun("add", "-A"); err != nil {
+		return err
+	}
+	if err := gitRun("commit", "-q", "-m", "50k"); err != nil {
+		return err
+	}
+	store, err := sessions.OpenStore(home)
+	if err != nil {
+		return err
+	}
+	m, err := store.Create(sessions.NewChat{Harness: "shell", Cwd: repo})
+	if err != nil {
+		return err
+	}
+	if _, err := store.RecordBaseline(m.ID, sessions.NewBaseline(time.Now(), repo, nil)); err != nil {
+		return err
+	}
+	step := n / changed
+	for k := range changed {
+		f, err := os.OpenFile(path(k*step), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		_, err = f.WriteString("changed\n")
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+	}
+	want := fmt.Appendf(nil, " %d files changed, %d insertions(+)", changed, changed)
+	env := append(os.Environ(), "ACPMUX_HOME="+home, "ACPMUX_CONFIG="+filepath.Join(work, "none.toml"))
+	timed := func(cmd *exec.Cmd) (time.Duration, error) {
+		var out bytes.Buffer
+		cmd.Stdout = &out
+		d, err := timeRun(cmd)
+		if err == nil && !bytes.Contains(out.Bytes(), want) {
+			err = fmt.Errorf("%s printed no %q:\n%s", cmd, want, lastBytes(out.Bytes(), 500))
+		}
+		return d, err
+	}
+	meta, err := store.Load(m.ID)
+	if err != nil {
+		return err
+	}
+	var ours, git, compute []time.Duration
+	for i := range runs {
+		cmd := exec.Command(bin, "diff", m.ID, "--stat")
+		cmd.Env = env
+		d, err := timed(cmd)
+		if err != nil {
+			return fmt.Errorf("run %d: %w", i+1, err)
+		}
+		ours = append(ours, d)
+		cmd = exec.Command("git", "-C", repo, "diff", "--stat")
+		cmd.Env = append(os.Environ(), "GIT_PAGER=cat")
+		if d, err = timed(cmd); err != nil {
+			return fmt.Errorf("run %d: %w", i+1, err)
+		}
+		git = append(git, d)
+		begin := time.Now()
+		req, err := review.ForChat(context.Background(), meta, nil, review.Side{})
+		if err != nil {
+			return err
+		}
+		sections, err := review.Compute(context.Background(), req)
+		if err != nil {
+			return err
+		}
+		compute = append(compute, time.Since(begin))
+		if len(sections) != 1 || len(sections[0].Files) != changed {
+			return fmt.Errorf("review.Compute found %d sections, want 1 with %d files", len(sections), changed)
+		}
+	}
+	o, g := median(ours), median(git)
+	fmt.Printf("files=%d\nchanged=%d\nruns=%d\n", n, changed, runs)
+	fmt.Printf("ours_median_seconds=%.6f\ngit_median_seconds=%.6f\nratio=%.3f\n", o.Seconds(), g.Seconds(), o.Seconds()/g.Seconds())
+	fmt.Printf("compute_median_seconds=%.6f\n", median(compute).Seconds())
+	return nil
+}
+
+// lastBytes is the end of b, at most n bytes, for an error message.
+func lastBytes(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[len(b)-n:]
+	}
+	return b
+}
