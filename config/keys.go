@@ -30,6 +30,8 @@ type KeyMap struct {
 	// Export writes the selected chat's bundle; Import adds a chat from
 	// one, under the roots chosen.
 	Export, Import key.Binding
+	// Review opens the review pane: what the selected chat changed.
+	Review key.Binding
 }
 
 type actionDefault struct {
@@ -60,6 +62,7 @@ var defaults = map[string]actionDefault{
 	"start_server":   {[]string{"S"}, "start a server", func(k *KeyMap) *key.Binding { return &k.StartServer }},
 	"export":         {[]string{"e"}, "export chat", func(k *KeyMap) *key.Binding { return &k.Export }},
 	"import":         {[]string{"i"}, "import chat", func(k *KeyMap) *key.Binding { return &k.Import }},
+	"review":         {[]string{"d"}, "review changes", func(k *KeyMap) *key.Binding { return &k.Review }},
 }
 
 // KeyMap builds the key map: the defaults, with every action named under

@@ -120,6 +120,8 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		return m.openDialog(NewRenameDialog(m.c, m.mux, e.ID, e.Meta.Name))
 	case key.Matches(msg, km.Export):
 		return m.openDialog(NewExportDialog(m.c, m.mux, m.nextOwner(), e.ID, e.Meta.Name, m.opt.Cwd, m.opt.UserHome))
+	case key.Matches(msg, km.Review):
+		return m.openDialog(NewReviewDialog(m.c, m.nextOwner(), m.opt.Home, e.Meta))
 	}
 	if handled, cmd := m.sidebar.Update(msg); handled {
 		return tea.Batch(cmd, m.selectionChanged())
@@ -128,7 +130,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 }
 
 func isChatAction(km config.KeyMap, msg tea.KeyMsg) bool {
-	return key.Matches(msg, km.AddFolders, km.Fork, km.Side, km.Handoff, km.Restart, km.Stop, km.Delete, km.RemoveMissing, km.Rename, km.Export)
+	return key.Matches(msg, km.AddFolders, km.Fork, km.Side, km.Handoff, km.Restart, km.Stop, km.Delete, km.RemoveMissing, km.Rename, km.Export, km.Review)
 }
 
 // chatPath is where a chat's file is, for a message that asks to fix it
@@ -366,7 +368,7 @@ func (m *Model) fullHelp() [][]key.Binding {
 		{km.Up, km.Down, km.Focus, km.Leave, km.Filter, keyPgUp},
 		{km.New, km.AddFolders, km.PickFiles, km.Fork, km.Side, km.Handoff},
 		{km.Restart, km.Stop, km.Delete, km.RemoveMissing, km.Rename},
-		{km.Export, km.Import, km.StartServer, km.Help, km.Quit},
+		{km.Review, km.Export, km.Import, km.StartServer, km.Help, km.Quit},
 	}
 }
 

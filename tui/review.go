@@ -1,0 +1,418 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/acpmux/acpmux-tui/internal/plaintext"
+	"github.com/acpmux/acpmux-tui/internal/review"
+	"github.com/acpmux/acpmux-tui/sessions"
+	"github.com/charmbracelet/bubbles/cursor"
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// This file is the review pane (d): what the selected chat changed. A list
+// of the changed files, grouped by folder (the chat's own, then each added
+// folder), with their counts; below it the selected file's diff, coloured
+// and scrollable. b compares the chat's folder with another ref (empty: its
+// own base again), p with the parent chat's branch. git runs in commands,
+// never in View.
+
+var (
+	keyReviewScrollDn = key.NewBinding(key.WithKeys("pgdown", "ctrl+d", "J"), key.WithHelp("pgdn/J", "scroll diff"))
+	keyReviewScrollUp = key.NewBinding(key.WithKeys("pgup", "ctrl+u", "K"))
+	keyReviewRef      = key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "compare with ref"))
+	keyReviewParent   = key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "parent's branch"))
+	keyReviewApply    = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "compare"))
+	keyReviewFiles    = key.NewBinding(key.WithKeys("up", "down", "k", "j"), key.WithHelp("↑/↓", "file"))
+)
+
+// reviewComputedMsg carries the sections of a review, or why it failed;
+// owner tags the pane that asked, side what it compared against.
+type reviewComputedMsg struct {
+	owner    int
+	side     review.Side
+	sections []review.Section
+	err      error
+}
+
+// reviewDiffMsg carries one file's diff; gen drops a diff asked for before
+// the selection moved on.
+type reviewDiffMsg struct {
+	owner, gen int
+	diff       review.Diff
+	err        error
+}
+
+// computeReview runs the review of chat m against side off the UI goroutine.
+// The chat's file is read again from the agent home (when known): the list
+// the server sends has no baseline, the file has.
+func computeReview(owner int, home string, m *sessions.Meta, side review.Side) tea.Cmd {
+	return func() tea.Msg {
+		ctx := context.Background()
+		if stored := readChatFile(home, m.ID); stored != nil {
+			m = stored
+		}
+		var parent *sessions.Meta
+		if m.Parent != "" {
+			parent = readChatFile(home, m.Parent)
+		}
+		req, err := review.ForChat(ctx, m, parent, side)
+		if err != nil {
+			return reviewComputedMsg{owner: owner, side: side, err: err}
+		}
+		sections, err := review.Compute(ctx, req)
+		return reviewComputedMsg{owner: owner, side: side, sections: sections, err: err}
+	}
+}
+
+// readChatFile parses chat id's file in the agent home, or returns nil.
+func readChatFile(home, id string) *sessions.Meta {
+	if home == "" || !sessions.ValidID(id) {
+		return nil
+	}
+	data, err := os.ReadFile(filepath.Join(home, "chats", id+".toml"))
+	if err != nil {
+		return nil
+	}
+	m, err := sessions.ParseMeta(data)
+	if err != nil {
+		return nil
+	}
+	return m
+}
+
+// loadDiff reads one file's diff off the UI goroutine.
+func loadDiff(owner, gen int, s review.Section, f review.File) tea.Cmd {
+	return func() tea.Msg {
+		d, err := review.FileDiff(context.Background(), s, f, review.DefaultMaxDiffBytes)
+		return reviewDiffMsg{owner: owner, gen: gen, diff: d, err: err}
+	}
+}
+
+// reviewRow is one row of the file list: a section's header or a file.
+type reviewRow struct {
+	section, file int // file -1 on a header
+	text          string
+}
+
+// ReviewDialog is the review pane of one chat.
+type ReviewDialog struct {
+	c             *Common
+	owner         int
+	home          string
+	meta          *sessions.Meta
+	side, pending review.Side
+	sections      []review.Section
+	rows          []reviewRow
+	files         []int // indexes in rows of the file rows
+	sel           int   // index in files
+	gen           int
+	diff          review.Diff
+	diffLines     []string // rendered, one per line of the diff
+	scroll        int
+	loading       bool
+	errText       string
+	asking        bool
+	input         textinput.Model
+	w, h          int
+}
+
+// NewReviewDialog returns the pane for chat m, whose file is in the agent
+// home home ("" when unknown: m as listed is reviewed). Init starts it.
+func NewReviewDialog(c *Common, owner int, home string, m *sessions.Meta) *ReviewDialog {
+	in := textinput.New()
+	in.Prompt = "ref: "
+	in.CharLimit = 256
+	in.Cursor.SetMode(cursor.CursorStatic)
+	return &ReviewDialog{c: c, owner: owner, home: home, meta: m, loading: true, input: in}
+}
+
+// Init computes the review against the chat's own base.
+func (d *ReviewDialog) Init() tea.Cmd {
+	return computeReview(d.owner, d.home, d.meta, d.side)
+}
+
+// SetSize takes most of the screen.
+func (d *ReviewDialog) SetSize(w, h int) {
+	d.w = max(w-2, minDialogW)
+	d.h = max(h-2, 10)
+	d.input.Width = max(d.w-12, 1)
+}
+
+// ErrText returns the error shown in the pane, if any.
+func (d *ReviewDialog) ErrText() string { return d.errText }
+
+// Selected returns the selected file's section and path ("" when none).
+func (d *ReviewDialog) Selected() (string, string) {
+	if d.sel >= len(d.files) {
+		return "", ""
+	}
+	r := d.rows[d.files[d.sel]]
+	return d.sections[r.section].Folder, d.sections[r.section].Files[r.file].Path
+}
+
+// Update moves in the list, scrolls the diff and changes the compare side.
+func (d *ReviewDialog) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case reviewComputedMsg:
+		if msg.owner != d.owner {
+			return nil
+		}
+		d.loading = false
+		if msg.err != nil {
+			d.errText = msg.err.Error()
+			return nil
+		}
+		d.side, d.errText = msg.side, ""
+		d.setSections(msg.sections)
+		return d.selectFile(0)
+	case reviewDiffMsg:
+		if msg.owner != d.owner || msg.gen != d.gen {
+			return nil
+		}
+		if msg.err != nil {
+			d.errText = msg.err.Error()
+			d.diff, d.diffLines = review.Diff{}, nil
+			return nil
+		}
+		d.diff = msg.diff
+		d.diffLines = d.renderDiff(msg.diff)
+		return nil
+	case tea.KeyMsg:
+		if d.asking {
+			return d.askKey(msg)
+		}
+		km := d.c.Keys
+		switch {
+		case key.Matches(msg, keyCancel):
+			return closeDialog
+		case key.Matches(msg, km.Up):
+			return d.selectFile(d.sel - 1)
+		case key.Matches(msg, km.Down):
+			return d.selectFile(d.sel + 1)
+		case key.Matches(msg, keyReviewScrollDn):
+			d.scrollBy(d.diffHeight() - 1)
+		case key.Matches(msg, keyReviewScrollUp):
+			d.scrollBy(-(d.diffHeight() - 1))
+		case key.Matches(msg, keyReviewRef):
+			d.asking = true
+			d.input.SetValue(d.side.Ref)
+			d.input.CursorEnd()
+			d.input.Focus()
+		case key.Matches(msg, keyReviewParent):
+			if d.meta.Parent == "" {
+				d.errText = "this chat has no parent chat"
+				return nil
+			}
+			return d.compare(review.Side{Parent: true})
+		}
+	}
+	return nil
+}
+
+// askKey edits the ref typed: enter compares with it (empty: the chat's
+// own base), esc leaves the side as it was.
+func (d *ReviewDialog) askKey(msg tea.KeyMsg) tea.Cmd {
+	switch {
+	case key.Matches(msg, keyCancel):
+		d.asking = false
+		d.input.Blur()
+		return nil
+	case key.Matches(msg, keyReviewApply):
+		d.asking = false
+		d.input.Blur()
+		return d.compare(review.Side{Ref: strings.TrimSpace(d.input.Value())})
+	}
+	var cmd tea.Cmd
+	d.input, cmd = d.input.Update(msg)
+	return cmd
+}
+
+// compare recomputes the review against side.
+func (d *ReviewDialog) compare(side review.Side) tea.Cmd {
+	d.loading, d.errText, d.pending = true, "", side
+	return computeReview(d.owner, d.home, d.meta, side)
+}
+
+// setSections builds the list rows once per review.
+func (d *ReviewDialog) setSections(sections []review.Section) {
+	d.sections, d.rows, d.files = sections, nil, nil
+	for si, s := range sections {
+		d.rows = append(d.rows, reviewRow{section: si, file: -1, text: sectionTitle(s)})
+		for fi, f := range s.Files {
+			d.files = append(d.files, len(d.rows))
+			d.rows = append(d.rows, reviewRow{section: si, file: fi, text: fileRow(s, f)})
+		}
+	}
+}
+
+// sectionTitle is a section's row: its folder, how it is compared and its
+// note.
+func sectionTitle(s review.Section) string {
+	against := "since " + s.Base
+	if s.Kind == review.KindGit {
+		against = "against " + shortCommit(s.Base)
+	}
+	t := fmt.Sprintf("%s (%s, %s)", s.Folder, plural(len(s.Files), "file"), against)
+	if s.Note != "" {
+		t += ": " + s.Note
+	}
+	return plaintext.Line(t)
+}
+
+func shortCommit(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}
+
+// statusLetters mark a file's status in the list, as git status -s does.
+var statusLetters = map[review.Status]string{
+	review.StatusAdded: "A", review.StatusModified: "M", review.StatusDeleted: "D",
+	review.StatusUntracked: "?", review.StatusUnmerged: "U",
+}
+
+// fileRow is a file's row: its status letter, path and counts.
+func fileRow(s review.Section, f review.File) string {
+	letter := statusLetters[f.Status]
+	counts := fmt.Sprintf("+%d -%d", f.Added, f.Deleted)
+	switch {
+	case s.Kind != review.KindGit:
+		letter, counts = "~", "modified"
+	case f.Binary:
+		counts = "binary"
+	}
+	return plaintext.Line(fmt.Sprintf("%s %s  %s", letter, f.Path, counts))
+}
+
+// selectFile selects the i-th file (clamped) and asks for its diff.
+func (d *ReviewDialog) selectFile(i int) tea.Cmd {
+	if len(d.files) == 0 {
+		d.diff, d.diffLines = review.Diff{}, nil
+		return nil
+	}
+	i = min(max(i, 0), len(d.files)-1)
+	if i == d.sel && d.diffLines != nil && d.gen > 0 {
+		return nil
+	}
+	d.sel, d.scroll = i, 0
+	d.gen++
+	d.diff, d.diffLines = review.Diff{}, nil
+	r := d.rows[d.files[i]]
+	s := d.sections[r.section]
+	return loadDiff(d.owner, d.gen, s, s.Files[r.file])
+}
+
+// renderDiff styles a diff's lines once: + green, - red, @@ cyan (plain
+// under NO_COLOR); a diff not drawn is one line saying why.
+func (d *ReviewDialog) renderDiff(df review.Diff) []string {
+	st := d.c.Styles
+	if why := df.Reason(); why != "" {
+		return []string{st.Dim.Render(plaintext.Line(df.Path + ": " + why))}
+	}
+	text := strings.TrimSuffix(plaintext.Clean(df.Text), "\n")
+	lines := strings.Split(strings.ReplaceAll(text, "\t", "    "), "\n")
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		switch {
+		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"), strings.HasPrefix(l, "diff "), strings.HasPrefix(l, "index "):
+			out[i] = st.Bold.Render(l)
+		case strings.HasPrefix(l, "@@"):
+			out[i] = st.Accent.Render(l)
+		case strings.HasPrefix(l, "+"):
+			out[i] = st.OK.Render(l)
+		case strings.HasPrefix(l, "-"):
+			out[i] = st.Error.Render(l)
+		default:
+			out[i] = l
+		}
+	}
+	return out
+}
+
+// listHeight is how many rows the file list gets: a third of the pane, at
+// least 3, no more than it has.
+func (d *ReviewDialog) listHeight() int {
+	inner := d.h - 2
+	return max(min(len(d.rows), inner/3), min(3, len(d.rows)), 1)
+}
+
+// diffHeight is how many lines of diff are shown.
+func (d *ReviewDialog) diffHeight() int {
+	return max(d.h-2-2-d.listHeight()-1, 1)
+}
+
+func (d *ReviewDialog) scrollBy(n int) {
+	d.scroll = min(max(d.scroll+n, 0), max(len(d.diffLines)-d.diffHeight(), 0))
+}
+
+// ShortHelp returns the pane's keys.
+func (d *ReviewDialog) ShortHelp() []key.Binding {
+	if d.asking {
+		return []key.Binding{keyReviewApply, keyCancel}
+	}
+	return []key.Binding{keyReviewFiles, keyReviewScrollDn, keyReviewRef, keyReviewParent, keyCancel}
+}
+
+// View draws the header, the list, the selected file's diff and the last
+// line (the ref being typed, an error, or the compare side).
+func (d *ReviewDialog) View() []string {
+	st := d.c.Styles
+	iw := d.w - 2
+	lines := make([]string, 0, d.h)
+	side := d.side.String()
+	if d.loading {
+		side = "computing against " + d.pending.String() + "…"
+	}
+	lines = append(lines, st.Dim.Render(truncPlain(fmt.Sprintf("%s · %d changed · against %s", d.meta.Name, len(d.files), side), iw)))
+	lh := d.listHeight()
+	selRow := -1
+	if d.sel < len(d.files) {
+		selRow = d.files[d.sel]
+	}
+	top := 0
+	if selRow >= lh {
+		top = selRow - lh + 1
+	}
+	for i := top; i < top+lh; i++ {
+		switch {
+		case i >= len(d.rows):
+			lines = append(lines, "")
+		case d.rows[i].file < 0:
+			lines = append(lines, st.Title.Render(truncPlain(d.rows[i].text, iw)))
+		case i == selRow:
+			lines = append(lines, st.SelectedName.Render(fitPlain("> "+d.rows[i].text, iw)))
+		default:
+			lines = append(lines, "  "+truncPlain(d.rows[i].text, iw-2))
+		}
+	}
+	_, path := d.Selected()
+	rule := "── " + truncPlain(path, max(iw-6, 1)) + " "
+	lines = append(lines, st.Dim.Render(rule+strings.Repeat("─", max(iw-len([]rune(rule)), 0))))
+	dh := d.diffHeight()
+	for i := d.scroll; i < d.scroll+dh; i++ {
+		if i < len(d.diffLines) {
+			lines = append(lines, d.diffLines[i])
+		} else {
+			lines = append(lines, "")
+		}
+	}
+	switch {
+	case d.asking:
+		lines = append(lines, d.input.View())
+	case d.errText != "":
+		lines = append(lines, st.Error.Render(truncPlain(d.errText, iw)))
+	case len(d.files) == 0 && !d.loading:
+		lines = append(lines, st.Dim.Render("no changes"))
+	default:
+		lines = append(lines, st.Dim.Render(truncPlain(fmt.Sprintf("line %d of %d", min(d.scroll+1, len(d.diffLines)), len(d.diffLines)), iw)))
+	}
+	return st.Box("review", lines, d.w, d.h, true)
+}
