@@ -13,6 +13,7 @@ var Actions = []string{
 	"up", "down", "focus", "leave", "new", "add_folders", "fork", "side",
 	"handoff", "restart", "stop", "delete", "filter", "help", "quit",
 	"remove_missing", "rename", "start_server", "export", "import", "pick_files",
+	"review",
 }
 
 // KeyMap holds every key binding of the app, built from the defaults of

@@ -140,8 +140,8 @@ func (d *ReviewDialog) Init() tea.Cmd {
 
 // SetSize takes most of the screen.
 func (d *ReviewDialog) SetSize(w, h int) {
-	d.w = max(w-2, minDialogW)
-	d.h = max(h-2, 10)
+	d.w = max(w-4, minDialogW)
+	d.h = max(h-3, 10)
 	d.input.Width = max(d.w-12, 1)
 }
 
@@ -181,7 +181,7 @@ func (d *ReviewDialog) Update(msg tea.Msg) tea.Cmd {
 			d.diff, d.diffLines = review.Diff{}, nil
 			return nil
 		}
-		d.diff = msg.diff
+		d.diff, d.errText = msg.diff, ""
 		d.diffLines = d.renderDiff(msg.diff)
 		return nil
 	case tea.KeyMsg:

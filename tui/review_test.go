@@ -1,0 +1,153 @@
+package tui
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acpmux/acpmux-tui/config"
+	"github.com/acpmux/acpmux-tui/internal/review"
+	"github.com/acpmux/acpmux-tui/sessions"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/teatest"
+)
+
+func gitT(t *testing.T, dir string, argv ...string) string {
+	t.Helper()
+	out, err := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t"}, argv...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", argv, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func writeT(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// runCmd runs a command the dialog returned, as Bubble Tea would, and hands
+// its message back; it fails on a command that is not the dialog's own.
+func runCmd(t *testing.T, d *ReviewDialog, cmd tea.Cmd) tea.Cmd {
+	t.Helper()
+	if cmd == nil {
+		t.Fatal("the dialog returned no command")
+	}
+	return d.Update(cmd())
+}
+
+// TestReviewDialogUpdate: against a real repository, the pane lists the
+// changed files, loads the selected one's diff, moves to the next, changes
+// the compare side to a typed ref, refuses p without a parent, and closes on
+// esc.
+func TestReviewDialogUpdate(t *testing.T) {
+	dir := t.TempDir()
+	gitT(t, dir, "init", "-q")
+	writeT(t, filepath.Join(dir, "a.txt"), "one\ntwo\n")
+	gitT(t, dir, "add", "-A")
+	gitT(t, dir, "commit", "-qm", "base")
+	base := gitT(t, dir, "rev-parse", "HEAD")
+	meta := &sessions.Meta{ID: "r1", Name: "review me", Harness: "shell", Cwd: dir,
+		Baseline: &sessions.Baseline{At: time.Now(), Head: base}}
+	writeT(t, filepath.Join(dir, "a.txt"), "one\n2\n")
+	writeT(t, filepath.Join(dir, "b.txt"), "new\n")
+
+	c := &Common{Styles: NewStyles(asciiRenderer(), false), Keys: config.Defaults().KeyMap()}
+	d := NewReviewDialog(c, 7, "", meta)
+	d.SetSize(100, 30)
+	cmd := runCmd(t, d, d.Init())
+	if d.ErrText() != "" || len(d.files) != 2 {
+		t.Fatalf("after the review: err %q, %d files; want a.txt and b.txt", d.ErrText(), len(d.files))
+	}
+	if _, p := d.Selected(); p != "a.txt" {
+		t.Fatalf("selected %q, want a.txt", p)
+	}
+	runCmd(t, d, cmd)
+	view := strings.Join(d.View(), "\n")
+	for _, want := range []string{"M a.txt  +1 -1", "? b.txt  +1 -0", "-two", "+2", "@@ -1,2 +1,2 @@"} {
+		if !strings.Contains(view, want) {
+			t.Errorf("view has no %q:\n%s", want, view)
+		}
+	}
+	// A diff that comes after the selection moved on is dropped.
+	stale := d.Update(tea.KeyMsg{Type: tea.KeyDown})
+	if _, p := d.Selected(); p != "b.txt" {
+		t.Fatalf("down selected %q, want b.txt", p)
+	}
+	d.Update(reviewDiffMsg{owner: 7, gen: d.gen - 1, diff: review.Diff{Path: "a.txt", Text: "@@ stale\n"}})
+	if len(d.diffLines) != 0 {
+		t.Errorf("a stale diff was drawn: %q", d.diffLines)
+	}
+	runCmd(t, d, stale)
+	if view := strings.Join(d.View(), "\n"); !strings.Contains(view, "+new") {
+		t.Errorf("b.txt's diff not shown:\n%s", view)
+	}
+
+	// b, a ref, enter: compared with HEAD; commit a.txt first so it drops.
+	gitT(t, dir, "commit", "-qam", "a")
+	d.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("b")})
+	d.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("HEAD")})
+	runCmd(t, d, d.Update(tea.KeyMsg{Type: tea.KeyEnter}))
+	if d.side.Ref != "HEAD" || len(d.files) != 1 {
+		t.Fatalf("against HEAD: side %v, %d files (%v); want only b.txt", d.side, len(d.files), d.sections)
+	}
+	d.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("b")})
+	d.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("~nope")})
+	runCmd(t, d, d.Update(tea.KeyMsg{Type: tea.KeyEnter}))
+	if !strings.Contains(d.ErrText(), "nope") || d.side.Ref != "HEAD" {
+		t.Errorf("a bad ref: err %q, side %v; want the error and the side kept", d.ErrText(), d.side)
+	}
+	d.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("p")})
+	if !strings.Contains(d.ErrText(), "no parent") {
+		t.Errorf("p without a parent: err %q", d.ErrText())
+	}
+	if cmd := d.Update(tea.KeyMsg{Type: tea.KeyEsc}); cmd == nil {
+		t.Error("esc did not close the pane")
+	} else if _, ok := cmd().(closeDialogMsg); !ok {
+		t.Error("esc returned something other than closeDialog")
+	}
+}
+
+// TestGoldenReview: d opens the review pane over the list; with its
+// sections and a diff in, it shows the files grouped by folder with their
+// counts, the binary file and the mtime folder's file named, and the
+// selected file's diff.
+func TestGoldenReview(t *testing.T) {
+	entries := []sessions.Entry{
+		{ID: "k3x9q2", Meta: &sessions.Meta{ID: "k3x9q2", Name: "fix the parser", Harness: "claude", Cwd: "/nonexistent/src/app",
+			AdditionalDirectories: []string{"/nonexistent/lib", "/nonexistent/notes"}}},
+	}
+	m := goldenModel(t, entries, newFakeMux(nil))
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(goldenW, goldenH))
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("d")})
+	// The review of folders that do not exist comes first.
+	waitScreen(t, tm, "folder unreadable")
+	const owner = 2 // the first dialog the model opens
+	tm.Send(reviewComputedMsg{owner: owner, sections: []review.Section{
+		{Folder: "/nonexistent/src/app", Kind: review.KindGit, Base: "0123456789abcdef0123456789abcdef01234567", Files: []review.File{
+			{Path: "parser.go", Status: review.StatusModified, Added: 2, Deleted: 1},
+			{Path: "logo.png", Status: review.StatusUntracked, Binary: true},
+		}},
+		{Folder: "/nonexistent/lib", Kind: review.KindGit, Base: "89abcdef0123456789abcdef0123456789abcdef", Files: []review.File{
+			{Path: "lex.go", Status: review.StatusAdded, Added: 10},
+		}},
+		{Folder: "/nonexistent/notes", Kind: review.KindMtime, Base: "2026-12-03T09:00:00Z", Note: "not a git repository: files modified since, not diffed",
+			Files: []review.File{{Path: "todo.md", Status: review.StatusModified}}},
+	}})
+	// Its diff is asked of git in a folder that does not exist: wait for
+	// that failure, then the diff below replaces it.
+	waitScreen(t, tm, "diff parser.go")
+	tm.Send(reviewDiffMsg{owner: owner, gen: 1, diff: review.Diff{Path: "parser.go",
+		Text: "diff --git a/parser.go b/parser.go\n--- a/parser.go\n+++ b/parser.go\n@@ -1,3 +1,4 @@\n package parser\n-func Parse() {}\n+func Parse() error {\n+\treturn nil\n+}\n"}})
+	waitScreen(t, tm, "return nil")
+	if err := tm.Quit(); err != nil {
+		t.Fatal(err)
+	}
+	final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(*Model)
+	teatest.RequireEqualOutput(t, []byte(final.View()))
+}
