@@ -151,6 +151,24 @@ func itoa(i int) string {
 // panic; what it accepts must satisfy the checks every stored chat passes and
 // survive a rewrite: parse, Marshal, parse again gives the same chat, and
 // Marshal is then stable byte for byte.
+// sameBaseline reports whether two baselines hold the same instants, heads
+// and folders.
+func sameBaseline(a, b *Baseline) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	if !a.At.Equal(b.At) || a.Head != b.Head || len(a.Folders) != len(b.Folders) {
+		return false
+	}
+	for i, f := range a.Folders {
+		g := b.Folders[i]
+		if f.Path != g.Path || f.Head != g.Head || (f.Since == nil) != (g.Since == nil) || f.Since != nil && !f.Since.Equal(*g.Since) {
+			return false
+		}
+	}
+	return true
+}
+
 func FuzzParseMeta(f *testing.F) {
 	f.Add([]byte("version = 1\nid = \"k3x9q2\"\nharness = \"claude\"\ncwd = \"/\"\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -175,7 +193,7 @@ func FuzzParseMeta(f *testing.F) {
 		if m.ID != m2.ID || m.Name != m2.Name || m.Harness != m2.Harness || m.Cwd != m2.Cwd ||
 			strings.Join(m.AdditionalDirectories, "\x00") != strings.Join(m2.AdditionalDirectories, "\x00") ||
 			!m.Created.Equal(m2.Created) || m.Parent != m2.Parent || m.Origin != m2.Origin ||
-			m.AgentSessionID != m2.AgentSessionID {
+			m.AgentSessionID != m2.AgentSessionID || !sameBaseline(m.Baseline, m2.Baseline) {
 			t.Fatalf("rewrite changed the chat:\n%+v\n%+v\nrewritten:\n%s", m, m2, out)
 		}
 		if len(m.ExtraKeys()) != len(m2.ExtraKeys()) {
