@@ -11,7 +11,8 @@ import (
 // The chat files this store writes are a plain subset of TOML: one
 // `key = value` line per known key, each value a basic string, an integer,
 // a boolean, a UTC date-time or a one-line array of basic strings.
-// decodeCanonical reads that subset without the TOML parser, which was
+// The baseline's tables, which Marshal writes last, are in the subset too
+// (fastbaseline.go). decodeCanonical reads that subset without the TOML parser, which was
 // most of `ls`'s time at 1,000 chats (a profile: 16 of its 27 ms of
 // listing, the rest reading the files). It never decides that a file is
 // broken: anything outside the subset (a comment, a table, a key it does
@@ -50,6 +51,7 @@ func decodeCanonical(data []byte) (*Meta, bool) {
 	}
 	var m Meta
 	var seen uint32
+	var tables baselineTables
 	for len(data) > 0 {
 		line := data
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
@@ -60,11 +62,23 @@ func decodeCanonical(data []byte) (*Meta, bool) {
 		if len(bytes.Trim(line, " \t")) == 0 {
 			continue
 		}
+		if line[0] == '[' {
+			if !tables.header(&m, line) {
+				return nil, false
+			}
+			continue
+		}
 		eq := bytes.IndexByte(line, '=')
 		if eq < 0 {
 			return nil, false
 		}
 		key := string(bytes.TrimRight(line[:eq], " \t"))
+		if tables.in != tableTop {
+			if !tables.set(&m, key, bytes.Trim(line[eq+1:], " \t")) {
+				return nil, false
+			}
+			continue
+		}
 		kind, ok := canonicalKeys[key]
 		if !ok {
 			// Leading blanks, quoted or dotted keys, unknown ones.

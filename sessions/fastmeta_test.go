@@ -56,10 +56,30 @@ func sameAsTOML(t *testing.T, data []byte) bool {
 	}
 	// Printed, not DeepEqual: a kept key may be NaN, and the TOML parser
 	// makes a new *time.Location for each offset it reads.
-	if fmt.Sprintf("%#v", got) != fmt.Sprintf("%#v", want) {
-		t.Fatalf("ParseMeta and the TOML path differ on\n%q\ngot:  %#v\nwant: %#v", data, got, want)
+	if metaText(got) != metaText(want) {
+		t.Fatalf("ParseMeta and the TOML path differ on\n%q\ngot:  %s\nwant: %s", data, metaText(got), metaText(want))
 	}
 	return ok
+}
+
+// metaText prints m for a comparison: its fields, and its baseline's
+// values rather than the pointers that hold them.
+func metaText(m *Meta) string {
+	if m == nil || m.Baseline == nil {
+		return fmt.Sprintf("%#v", m)
+	}
+	c := *m
+	c.Baseline = nil
+	b := m.Baseline
+	text := fmt.Sprintf("%#v baseline{at %s head %q", &c, b.At, b.Head)
+	for _, f := range b.Folders {
+		since := "nil"
+		if f.Since != nil {
+			since = f.Since.String()
+		}
+		text += fmt.Sprintf(" folder{%q %q %s}", f.Path, f.Head, since)
+	}
+	return text + "}"
 }
 
 // corpusFiles returns the inputs of a fuzz corpus under testdata/fuzz.
@@ -127,6 +147,14 @@ func TestDecodeCanonicalIsTOML(t *testing.T) {
 		{"control character escaped in a name", head + "name = \"a\\u001bb\"\n", true},
 		{"origin and the rest", head + "parent = \"p\"\norigin = \"fork\"\nagent_session_id = \"0b7a0c2e-5f0e-4c55-9d7e-2c1f3a9b8d10\"\nfolders_via = \"argv\"\nfiles_via = \"env\"\n", true},
 
+		{"baseline", head + "\n[baseline]\nat = 2026-12-03T09:00:00.000000123Z\nhead = \"3f1c2a9e8b7d6c5f4e3a2b1c0d9e8f7a6b5c4d3e\"\n\n[[baseline.folders]]\npath = \"/l\"\nhead = \"3f1c2a9e8b7d6c5f4e3a2b1c0d9e8f7a6b5c4d3e\"\nsince = 2026-12-03T09:00:00Z\n\n[[baseline.folders]]\npath = \"/n\"\n", true},
+		{"baseline without folders", head + "[baseline]\nat = 2026-12-03T09:00:00Z\n", true},
+
+		{"folders before the baseline", head + "[[baseline.folders]]\npath = \"/n\"\n", false},
+		{"baseline twice", head + "[baseline]\n[baseline]\n", false},
+		{"a top key after the baseline", head + "[baseline]\nname = \"x\"\n", false},
+		{"a baseline key twice", head + "[baseline]\nhead = \"a\"\nhead = \"b\"\n", false},
+		{"a folder key in the baseline", head + "[baseline]\npath = \"/a\"\n", false},
 		{"comment", head + "# a comment\n", false},
 		{"comment after a value", head + "name = \"a\" # x\n", false},
 		{"unknown key", head + "notes = \"x\"\n", false},
@@ -180,6 +208,9 @@ func TestDecodeCanonicalIsTOML(t *testing.T) {
 			Created: created.Add(1500 * time.Millisecond), Parent: "k3x9q2", Origin: OriginHandoff,
 			AgentSessionID: "0b7a0c2e-5f0e-4c55-9d7e-2c1f3a9b8d10", FoldersVia: "acp", FilesVia: "acp", Capsule: true},
 		{Version: 1, ID: "ctl", Name: "x", Harness: "shell", Cwd: "/a\u007fb\u0001c\u2028d", Created: created},
+		{Version: 1, ID: "base", Harness: "shell", Cwd: "/src", AdditionalDirectories: []string{"/l", "/n"}, Created: created,
+			Baseline: &Baseline{At: created.Add(time.Second), Head: "3f1c2a9e8b7d6c5f4e3a2b1c0d9e8f7a6b5c4d3e", Folders: []FolderBaseline{
+				{Path: "/l", Head: "9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b"}, {Path: "/n", Since: &created}}}},
 	} {
 		data, err := m.Marshal()
 		if err != nil {
