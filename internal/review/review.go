@@ -136,6 +136,11 @@ func folderSection(ctx context.Context, dir, base string, since time.Time) (Sect
 	if _, err := os.Stat(dir); err != nil {
 		return Section{Folder: dir, Kind: KindMtime, Base: since.UTC().Format(time.RFC3339Nano), Files: []File{}, Note: fmt.Sprintf("folder unreadable: %v", err)}, nil
 	}
+	if base != "" {
+		if _, err := exec.LookPath("git"); err != nil {
+			return Section{}, fmt.Errorf("review %s: git is needed to compare with %s: %w", dir, short(base), err)
+		}
+	}
 	if base != "" && InRepo(ctx, dir) {
 		return GitSection(ctx, dir, base)
 	}
