@@ -1,0 +1,53 @@
+package review
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acpmux/acpmux-tui/sessions"
+)
+
+// TestForChatSides: a plain chat is compared with its baseline's head; one
+// not started with HEAD now, saying so; Side.Ref and Side.Parent move the
+// cwd's side (the parent's side is the branch checked out in its folder),
+// and the folders keep their baselines.
+func TestForChatSides(t *testing.T) {
+	root := t.TempDir()
+	proj, lib := filepath.Join(root, "proj"), filepath.Join(root, "lib")
+	base := repo(t, proj, map[string]string{"a.txt": "a\n"})
+	libHead := repo(t, lib, map[string]string{"l.txt": "l\n"})
+	run(t, proj, "checkout", "-q", "-b", "feature")
+	write(t, filepath.Join(proj, "a.txt"), "a\nfeature\n")
+	run(t, proj, "commit", "-qam", "feature")
+	tip := run(t, proj, "rev-parse", "HEAD")
+	at := time.Now()
+	since := at.Add(time.Minute)
+	m := &sessions.Meta{ID: "c", Cwd: proj, Parent: "p", AdditionalDirectories: []string{lib},
+		Baseline: &sessions.Baseline{At: at, Head: base, Folders: []sessions.FolderBaseline{{Path: lib, Head: libHead, Since: &since}}}}
+	parent := &sessions.Meta{ID: "p", Cwd: proj}
+	ctx := context.Background()
+
+	req, err := ForChat(ctx, m, nil, Side{})
+	if err != nil || req.Base != base || req.BaseNote != "" || len(req.Folders) != 1 || req.Folders[0].Head != libHead || !req.Folders[0].Since.Equal(since) {
+		t.Fatalf("own base: %+v, %v; want base %s and lib at %s since %v", req, err, base, libHead, since)
+	}
+	req, err = ForChat(ctx, m, parent, Side{Parent: true})
+	if err != nil || req.Base != tip || !strings.Contains(req.BaseNote, "feature") {
+		t.Fatalf("parent's branch: %+v, %v; want feature's tip %s", req, err, tip)
+	}
+	if _, err := ForChat(ctx, m, nil, Side{Parent: true}); err == nil {
+		t.Error("Side.Parent with no parent chat was accepted")
+	}
+	req, err = ForChat(ctx, m, nil, Side{Ref: "feature~1"})
+	if err != nil || req.Base != base || req.Folders[0].Head != libHead {
+		t.Fatalf("a ref: %+v, %v; want %s, the folders kept", req, err, base)
+	}
+	notStarted := &sessions.Meta{ID: "n", Cwd: proj}
+	req, err = ForChat(ctx, notStarted, nil, Side{})
+	if err != nil || req.Base != tip || !strings.Contains(req.BaseNote, "not started") {
+		t.Fatalf("not started: %+v, %v; want HEAD %s and a note", req, err, tip)
+	}
+}
