@@ -79,6 +79,7 @@ func commands() []command {
 		{"prompt", "ID TEXT", "send one prompt to an ACP chat and print the reply", cmdPrompt},
 		{"acp", "[--harness NAME]", "an ACP agent on stdin/stdout, backed by the server (for Zed, acpx...)", cmdACP},
 		{"proxy", "", "stdin/stdout bridged to the server's socket, starting it (what ssh runs for --host)", cmdProxy},
+		{"hosts", "[--json] | install NAME", "list the [host.NAME] entries and whether each answers; install copies this binary to one", cmdHosts},
 		{"harnesses", "[--json]", "list the harness table and which harnesses are installed", cmdHarnesses},
 		{"version", "[--json]", "print the version (also acpmux-tui --version)", cmdVersion},
 		{"server", "", "run the server in the foreground", cmdServer},
