@@ -59,10 +59,14 @@ func Binary() (string, error) {
 }
 
 // Require starts a server for t, stopping it at the end of the test, or
-// skips t with the reason when sshd cannot be started here. Under
+// skips t with the reason when sshd cannot be started here (and under
+// -short, which runs no real peers). Under
 // ACPMUX_REQUIRE_PEERS=1 it fails instead of skipping.
 func Require(t testing.TB) *Server {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: no sshd")
+	}
 	s, err := Start(t.TempDir())
 	if errors.Is(err, ErrUnavailable) {
 		if os.Getenv("ACPMUX_REQUIRE_PEERS") == "1" {
