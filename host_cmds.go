@@ -69,6 +69,7 @@ func takeHost(args []string) (name string, rest []string, found bool, err error)
 // hostLink is one command's connection to a host's server.
 type hostLink struct {
 	name string
+	host client.Host
 	conn *client.Conn
 }
 
@@ -85,12 +86,13 @@ func runOnHostCommand(a *app, cmd, name string, args []string) error {
 		}
 		return usagef("--host %q: no [host.%s] in the config (hosts: %s)", name, name, known)
 	}
-	conn, err := client.DialHost(context.Background(), client.Host{Name: name, HostConfig: hc})
+	h := client.Host{Name: name, HostConfig: hc}
+	conn, err := client.DialHost(context.Background(), h)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	return hostCommands[cmd](a, &hostLink{name: name, conn: conn}, args)
+	return hostCommands[cmd](a, &hostLink{name: name, host: h, conn: conn}, args)
 }
 
 // call makes a call on the host, its errors as a Remote gives them (a
@@ -402,19 +404,16 @@ func hostAttach(a *app, on *hostLink, args []string) error {
 	if err != nil {
 		return err
 	}
-	how, err := client.Attach(on.conn, c.ID, os.Stdin, os.Stdout)
+	// A link that drops is dialed again: the chat runs on over there.
+	dial := func(ctx context.Context) (*client.Conn, error) { return client.DialHost(ctx, on.host) }
+	notice := func(line string) { fmt.Fprintf(a.stderr, "\r\n[acpmux-tui: %s]\r\n", line) }
+	how, err := client.AttachFollow(on.conn, dial, c.ID, os.Stdin, os.Stdout, notice)
 	if se, ok := err.(*client.SignalError); ok {
-		on.conn.Close()
 		fmt.Fprintf(a.stderr, "\r\n[acpmux-tui: %s on %s: %v]\r\n", c.ID, on.name, se.Signal)
 		endBySignal(se.Signal)
 		return err
 	}
 	if err != nil {
-		select {
-		case <-on.conn.Done():
-			return client.LinkError(on.conn)
-		default:
-		}
 		return client.ServerError(err)
 	}
 	fmt.Fprintf(a.stderr, "\r\n[acpmux-tui: %s on %s %s]\r\n", c.ID, on.name, how)

@@ -172,6 +172,9 @@ func (l *sshLink) ended() error {
 	h := l.host
 	code := l.state.ExitCode()
 	said := lastLines(l.stderr.String())
+	if ws, ok := l.state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return fmt.Errorf("ssh was killed (%v)", ws.Signal())
+	}
 	switch {
 	case code == 127 || strings.Contains(said, "command not found") || strings.Contains(said, "No such file or directory") && strings.Contains(said, h.RemoteCommand()):
 		return fmt.Errorf("host %s has no acpmux-tui (ssh %s ran %q: %s); %s", h.Name, h.SSH, h.RemoteCommand(), orExit(said, code), h.InstallHint())
