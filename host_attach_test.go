@@ -66,7 +66,23 @@ func TestE2EAttachHostReconnects(t *testing.T) {
 
 	var pids []int
 	wait.Until(t, "one ssh link to host test", func() bool { pids = r.linkPids(); return len(pids) == 1 })
+	// While acpmux-tui is away over there the link cannot come back: keys
+	// typed then are dropped, never queued for the chat.
+	if err := os.Rename(r.command, r.command+".away"); err != nil {
+		t.Fatal(err)
+	}
 	if err := syscall.Kill(pids[0], syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	wait.UntilShow(t, "attach to say the link is still down", func() bool {
+		return strings.Contains(said(), "still down: host test has no acpmux-tui")
+	}, said)
+	s.text("lost keys")
+	s.keys("Enter")
+	wait.UntilShow(t, "attach to say keys are not sent", func() bool {
+		return strings.Contains(said(), "link down: keys not sent")
+	}, said)
+	if err := os.Rename(r.command+".away", r.command); err != nil {
 		t.Fatal(err)
 	}
 	wait.UntilShow(t, "attach to say the link is down, then back", func() bool {
@@ -76,6 +92,9 @@ func TestE2EAttachHostReconnects(t *testing.T) {
 	s.text("after drop")
 	s.keys("Enter")
 	s.waitText("echo: after drop")
+	if scr := s.screen(); strings.Contains(scr, "lost keys") {
+		t.Fatalf("keys typed while the link was down reached the chat:\n%s", scr)
+	}
 	if recs := readRecords(t, rec); len(recs) != 1 || syscall.Kill(recs[0].Pid, 0) != nil {
 		t.Fatalf("the harness did not keep running over there: %+v", recs)
 	}
