@@ -164,3 +164,35 @@ func TestTakeHost(t *testing.T) {
 		}
 	}
 }
+
+// TestHostPrompt runs one ACP turn on the host's agent with prompt --host:
+// the reply streams back over ssh, and a second prompt loads the session.
+func TestHostPrompt(t *testing.T) {
+	r := newHostRig(t)
+	state := r.dir("remote-agent-state")
+	cfg := "default_harness = \"shell\"\n[harness.fake]\ncommand = \"" + buildACPFake(t) + "\"\ntransport = \"acp\"\nenv = { ACPMUX_FAKE_STATE = \"" + state + "\" }\n"
+	if err := os.WriteFile(r.remoteConfig, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	chat := r.chat("new", "--host", "test", "--harness", "fake", "--json")
+	if out := r.ok("prompt", chat.ID, "hello", "there", "--host", "test"); out != "echo: hello there\n" {
+		t.Fatalf("prompt --host printed %q", out)
+	}
+	if out := r.ok("prompt", "--host", "test", chat.ID, "again"); out != "echo: again\n" {
+		t.Fatalf("second prompt --host printed %q", out)
+	}
+	var shown sessions.ChatJSON
+	json.Unmarshal([]byte(r.ok("show", chat.ID, "--host", "test", "--json")), &shown)
+	if shown.AgentSessionID == "" {
+		t.Fatal("the host did not store the session id")
+	}
+	// The local home has no such harness: the host's table is the one used.
+	if res := r.run("new", "--harness", "fake"); res.code != 2 {
+		t.Fatalf("the local table knows fake: exit %d", res.code)
+	}
+	var handoff sessions.ChatJSON
+	json.Unmarshal([]byte(r.ok("handoff", chat.ID, "--to", "shell", "--host", "test", "--json")), &handoff)
+	if handoff.Origin != "handoff" || handoff.Harness != "shell" || handoff.Parent != chat.ID {
+		t.Fatalf("handoff --host: %+v", handoff)
+	}
+}
