@@ -138,3 +138,30 @@ func TestHostLinkSSHRefused(t *testing.T) {
 		t.Fatalf("error %q does not give ssh's reason", err)
 	}
 }
+
+// TestHostLinkOtherProtocol: what answers over there is an acpmux-tui
+// that speaks another version of the protocol (its hello has none); the
+// error says so and how to install this one.
+func TestHostLinkOtherProtocol(t *testing.T) {
+	r := newHostRig(t)
+	old := filepath.Join(r.root, "old-bin", "acpmux-tui")
+	if err := os.MkdirAll(filepath.Dir(old), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// An older build's proxy: it answers hello without a protocol.
+	script := "#!/bin/sh\nread line\nid=$(printf '%s' \"$line\" | sed 's/.*\"id\":\\([0-9]*\\).*/\\1/')\n" +
+		"printf '{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"version\":\"0.0.9\",\"pid\":1}}\\n' \"$id\"\nread line\n"
+	if err := os.WriteFile(old, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h := r.host()
+	h.Command = old
+	_, err := client.DialHost(context.Background(), h)
+	if err == nil {
+		t.Fatal("dial of a host speaking another protocol succeeded")
+	}
+	want := "host test runs acpmux-tui 0.0.9, which speaks protocol 0; this one speaks 1: install it with: acpmux-tui hosts install test"
+	if err.Error() != want {
+		t.Fatalf("error %q, want %q", err, want)
+	}
+}
