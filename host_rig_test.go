@@ -29,7 +29,7 @@ type hostRig struct {
 	command string
 }
 
-func newHostRig(t *testing.T) *hostRig {
+func newHostRig(t testing.TB) *hostRig {
 	t.Helper()
 	s := sshd.Require(t)
 	c := newCLI(t)
@@ -163,5 +163,26 @@ func TestHostLinkOtherProtocol(t *testing.T) {
 	want := "host test runs acpmux-tui 0.0.9, which speaks protocol 0; this one speaks 1: install it with: acpmux-tui hosts install test"
 	if err.Error() != want {
 		t.Fatalf("error %q, want %q", err, want)
+	}
+}
+
+// BenchmarkHostLs is one `ls --host test` (ssh's login, the proxy, hello,
+// list) against BenchmarkHostSSHTrue, ssh's login alone, on the same sshd.
+func BenchmarkHostLs(b *testing.B) {
+	r := newHostRig(b)
+	r.ok("ls", "--host", "test") // the far server started once
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		r.ok("ls", "--host", "test")
+	}
+}
+
+// BenchmarkHostSSHTrue is `ssh -F CONFIG test true`.
+func BenchmarkHostSSHTrue(b *testing.B) {
+	r := newHostRig(b)
+	for i := 0; i < b.N; i++ {
+		if out, err := exec.Command("ssh", "-F", r.sshd.Config, sshd.Alias, "true").CombinedOutput(); err != nil {
+			b.Fatalf("ssh true: %v %s", err, out)
+		}
 	}
 }
