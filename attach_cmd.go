@@ -15,6 +15,7 @@ import (
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/internal/plaintext"
 	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/sessions"
 )
 
 // This file holds the commands that run one chat from this terminal
@@ -101,6 +102,12 @@ func (a *app) prompt(ref, text string) error {
 		return err
 	}
 	defer conn.Close()
+	return a.promptOn(conn, e.ID, text)
+}
+
+// promptOn runs the turn of prompt on a connection to the chat's server.
+func (a *app) promptOn(conn *client.Conn, id, text string) error {
+	e := sessions.Entry{ID: id}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	out := newPromptOutput(a.stdout, a.stderr)

@@ -85,7 +85,7 @@ func TestCLISmallTruths(t *testing.T) {
 		{
 			name: "an unknown flag of ls",
 			args: []string{"ls", "-x"}, code: 2,
-			once: []string{"unknown flag --x", "usage: acpmux-tui ls [--json]"},
+			once: []string{"unknown flag --x", "usage: acpmux-tui ls [--host NAME] [--json]"},
 		},
 		{
 			name: "a flag without its value",

@@ -300,6 +300,11 @@ func (a *app) list(asJSON bool) error {
 	if err != nil {
 		return err
 	}
+	return a.printViews(views, asJSON)
+}
+
+// printViews prints chats as ls does: a table, or a JSON array.
+func (a *app) printViews(views []sessions.ChatJSON, asJSON bool) error {
 	if asJSON {
 		return a.printJSON(views)
 	}

@@ -61,28 +61,30 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{"new", "[--dir DIR]... [--file FILE]... [--cwd DIR] [--harness NAME] [--name NAME] [--json]", "create a chat", cmdNew},
-		{"ls", "[--json]", "list chats", cmdLs},
-		{"show", "ID [--json]", "show one chat", cmdShow},
-		{"add-dir", "ID DIR...", "add folders to a chat", cmdAddDir},
-		{"rm-dir", "ID DIR...", "remove folders from a chat", cmdRmDir},
+		{"new", "[--dir DIR]... [--file FILE]... [--cwd DIR] [--harness NAME] [--name NAME] [--host NAME] [--json]", "create a chat", cmdNew},
+		{"ls", "[--host NAME] [--json]", "list chats", cmdLs},
+		{"show", "ID [--host NAME] [--json]", "show one chat", cmdShow},
+		{"add-dir", "ID DIR... [--host NAME]", "add folders to a chat", cmdAddDir},
+		{"rm-dir", "ID DIR... [--host NAME]", "remove folders from a chat", cmdRmDir},
 		{"add-file", "ID FILE...", "add single files to a chat", cmdAddFile},
 		{"rm-file", "ID FILE...", "remove single files from a chat", cmdRmFile},
-		{"fork", "ID [--cwd DIR] [--json]", "fork a chat: same folders, the conversation so far", cmdFork},
-		{"side", "ID [--json]", "a side chat: same folders, a fresh conversation", cmdSide},
-		{"handoff", "ID --to HARNESS [--edit] [--json]", "hand a chat off to another harness, with its folders and a capsule of what was said", cmdHandoff},
-		{"rm", "ID [--force]", "delete a chat (never its project folder)", cmdRm},
+		{"fork", "ID [--cwd DIR] [--host NAME] [--json]", "fork a chat: same folders, the conversation so far", cmdFork},
+		{"side", "ID [--host NAME] [--json]", "a side chat: same folders, a fresh conversation", cmdSide},
+		{"handoff", "ID --to HARNESS [--edit] [--host NAME] [--json]", "hand a chat off to another harness, with its folders and a capsule of what was said", cmdHandoff},
+		{"rm", "ID [--force] [--host NAME]", "delete a chat (never its project folder)", cmdRm},
 		{"rename", "ID NAME", "give a chat a new name", cmdRename},
 		{"diff", "ID [--stat] [--json] [--base REF|--parent]", "what a chat changed: its folder since its base, and each added folder", cmdDiff},
 		{"export", "ID [-o FILE|-]", "write a chat's bundle (its file and conversation) to move it to another home or machine", cmdExport},
 		{"import", "FILE|- --root DIR [--root DIR]... [--dry-run] [--json]", "add a bundle's chat here, keeping only the folders inside the roots", cmdImport},
-		{"attach", "ID", "run a chat's harness in this terminal (ctrl+] detaches)", cmdAttach},
-		{"prompt", "ID TEXT", "send one prompt to an ACP chat and print the reply", cmdPrompt},
+		{"attach", "ID [--host NAME]", "run a chat's harness in this terminal (ctrl+] detaches)", cmdAttach},
+		{"prompt", "ID TEXT [--host NAME]", "send one prompt to an ACP chat and print the reply", cmdPrompt},
 		{"acp", "[--harness NAME]", "an ACP agent on stdin/stdout, backed by the server (for Zed, acpx...)", cmdACP},
+		{"proxy", "", "stdin/stdout bridged to the server's socket, starting it (what ssh runs for --host)", cmdProxy},
+		{"hosts", "[--json] | install NAME", "list the [host.NAME] entries and whether each answers; install copies this binary to one", cmdHosts},
 		{"harnesses", "[--json]", "list the harness table and which harnesses are installed", cmdHarnesses},
 		{"version", "[--json]", "print the version (also acpmux-tui --version)", cmdVersion},
 		{"server", "", "run the server in the foreground", cmdServer},
-		{"kill-server", "", "stop the server and every harness it runs", cmdKillServer},
+		{"kill-server", "[--host NAME]", "stop the server and every harness it runs", cmdKillServer},
 	}
 }
 
@@ -118,6 +120,14 @@ func dispatch(a *app, args []string) error {
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		for _, c := range commands() {
 			if c.name == args[0] {
+				if _, ok := hostCommands[c.name]; ok {
+					if host, rest, found, err := takeHost(args[1:]); found || err != nil {
+						if err != nil {
+							return err
+						}
+						return runOnHostCommand(a, c.name, host, rest)
+					}
+				}
 				return c.run(a, args[1:])
 			}
 		}
@@ -172,6 +182,9 @@ func printCommandUsage(w io.Writer, fs *flag.FlagSet) {
 		}
 		fmt.Fprintf(w, "  %-18s %s\n", dash+f.Name+arg, f.Usage)
 	})
+	if _, ok := hostCommands[fs.Name()]; ok && fs.Lookup("host") == nil {
+		fmt.Fprintf(w, "  %-18s %s\n", "--host NAME", "run it against that host's server over ssh (see acpmux-tui hosts)")
+	}
 }
 
 // flagArg is what a flag's value is called in the usage: --dir DIR.

@@ -65,6 +65,13 @@ const (
 // then cooked mode. Attach sets c's notification handler; c is the
 // caller's to close.
 func Attach(c *Conn, id string, in, out *os.File) (how string, err error) {
+	return attach(c, id, in, out, nil)
+}
+
+// attach is Attach; with keys set, the input is read from keys (one
+// reader of in that outlives this attach, so a reconnected attach reads
+// on where this one stopped) instead of from in.
+func attach(c *Conn, id string, in, out *os.File, keys <-chan []byte) (how string, err error) {
 	cols, rows, err := term.GetSize(int(out.Fd()))
 	if err != nil {
 		cols, rows = defaultCols, defaultRows
@@ -143,9 +150,15 @@ func Attach(c *Conn, id string, in, out *os.File) (how string, err error) {
 	sent := make(chan struct{})
 	go func() { defer close(sent); typed.send(c, id) }()
 	detached := make(chan struct{})
+	stopKeys := make(chan struct{})
+	defer close(stopKeys)
 	go func() {
 		defer t.restoreIfPanicking()
-		forwardInput(in, detached, typed.add)
+		if keys == nil {
+			forwardInput(in, detached, typed.add)
+			return
+		}
+		forwardKeys(keys, stopKeys, detached, typed.add)
 	}()
 	sizes := make(chan [2]int, 1)
 	defer close(sizes)

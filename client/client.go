@@ -85,6 +85,17 @@ func (c *Conn) OnNotify(fn func(method string, params json.RawMessage)) {
 // Dial connects to the agent home's server. It returns ErrNoServer when no
 // server answers; it never starts one.
 func Dial(home string) (*Conn, error) {
+	nc, err := DialSocket(home)
+	if err != nil {
+		return nil, err
+	}
+	return newConn(nc), nil
+}
+
+// DialSocket connects to the agent home's server socket and returns the
+// bare connection (what `acpmux-tui proxy` bridges); ErrNoServer when no
+// server answers.
+func DialSocket(home string) (*net.UnixConn, error) {
 	path := proto.SocketPath(home)
 	addr, release, err := proto.ShortAddr(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -101,7 +112,7 @@ func Dial(home string) (*Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect to the server at %s: %w", path, err)
 	}
-	return newConn(nc), nil
+	return nc, nil
 }
 
 func newConn(nc net.Conn) *Conn {

@@ -13,6 +13,11 @@ import (
 // would have returned, where the TUI looks at its type: a folder refusal
 // is a *sessions.FolderError, a start refused for a folder that has gone a
 // *proto.FoldersGoneError.
+// ServerError is err as a Remote gives it: a folder refusal the server
+// answered becomes a *sessions.FolderError, an unknown chat wraps
+// sessions.ErrNotFound, and the rest show the server's message.
+func ServerError(err error) error { return remoteError(err) }
+
 func remoteError(err error) error {
 	var rpc *RPCError
 	if !errors.As(err, &rpc) {

@@ -124,3 +124,12 @@ func nonNil(ss []string) []string {
 	}
 	return ss
 }
+
+// ListDirectory asks the server for one folder of its host, for the
+// folder picker browsing the chat's host: at most proto.MaxListEntries
+// entries, sorted, each with whether it is a folder.
+func (r *Remote) ListDirectory(path string) (proto.ListDirectoryResult, error) {
+	var res proto.ListDirectoryResult
+	err := r.call(proto.MethodListDirectory, proto.ListDirectoryParams{Path: path}, &res)
+	return res, err
+}

@@ -38,6 +38,8 @@ type Config struct {
 	ACP ACPConfig `toml:"acp"`
 	// Notify says how a chat that needs its user is announced.
 	Notify NotifyConfig `toml:"notify"`
+	// Host names other machines, reached over OpenSSH, by name.
+	Host map[string]HostConfig `toml:"host"`
 
 	// src is the text the config was parsed from, so a check made later
 	// (the harness table's) can name the line of the key it refuses.
@@ -313,6 +315,9 @@ func (c *Config) check(data []byte) error {
 	}
 	if c.DefaultACPHarness != "" && !validHarnessName(c.DefaultACPHarness) {
 		return bad(toml.Key{"default_acp_harness"}, "%q is not a harness name", c.DefaultACPHarness)
+	}
+	if err := c.checkHosts(bad); err != nil {
+		return err
 	}
 	for action, keys := range c.Keys {
 		if !contains(Actions, action) {

@@ -327,6 +327,16 @@ func FuzzConfigParse(f *testing.F) {
 				t.Fatalf("harness %s: %+v", name, h)
 			}
 		}
+		for name, h := range c.Host {
+			if !validHarnessName(name) || h.SSH == "" || strings.HasPrefix(h.SSH, "-") || h.Home != "" && !remotePath(h.Home) {
+				t.Fatalf("host %s: %+v accepted", name, h)
+			}
+			for _, o := range h.SSHOptions {
+				if weakens(o) != "" {
+					t.Fatalf("host %s: option %q accepted", name, o)
+				}
+			}
+		}
 		for action, keys := range c.Keys {
 			if !slices.Contains(Actions, action) || len(keys) == 0 {
 				t.Fatalf("keys.%s = %v accepted", action, keys)

@@ -84,7 +84,15 @@ const (
 type HelloResult struct {
 	Version string `json:"version"`
 	Pid     int    `json:"pid"`
+	// Protocol is the version of this wire (ProtocolVersion); a server
+	// that leaves it out speaks an older one.
+	Protocol int `json:"protocol,omitempty"`
 }
+
+// ProtocolVersion is the version of the wire this build speaks. A client
+// reaching another host's server over ssh refuses one that answers hello
+// with another.
+const ProtocolVersion = 1
 
 // ListResult is the answer to MethodList: every chat, as `ls --json` prints
 // it, with the status the server's mux reports.

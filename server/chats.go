@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -29,6 +30,8 @@ var chatMethods = map[string]methodHandler{
 	MethodAddFolders:    handle((*Server).addFolders),
 	MethodRemoveFolders: handle((*Server).removeFolders),
 	MethodValidate:      handle((*Server).validate),
+	// The folder picker browses the chat's host (server/listdir.go).
+	proto.MethodListDirectory: handle((*Server).listDirectory),
 }
 
 // handle makes a typed handler a methodHandler: it decodes P (refusing

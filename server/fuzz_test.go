@@ -13,6 +13,7 @@ import (
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -118,10 +119,10 @@ func FuzzLineReader(f *testing.F) {
 
 // chatMethodNames are the chat store's methods in a fixed order, for
 // FuzzChatMethods to pick from.
-var chatMethodNames = []string{MethodChat, MethodDerive, MethodRemove, MethodRemoveMissing, MethodAddFolders, MethodRemoveFolders, MethodValidate}
+var chatMethodNames = []string{MethodChat, MethodDerive, MethodRemove, MethodRemoveMissing, MethodAddFolders, MethodRemoveFolders, MethodValidate, proto.MethodListDirectory}
 
 // FuzzChatMethods feeds the chat store's methods (chat, derive, remove,
-// removeMissing, addFolders, removeFolders, validate) whatever params a
+// removeMissing, addFolders, removeFolders, validate, listDirectory) whatever params a
 // client could send, against a real store on a temp home with a chat in
 // it. No handler panics; every answer is a result or an error with a
 // JSON-RPC code the protocol names, which encodes as one line; and
@@ -145,6 +146,10 @@ func FuzzChatMethods(f *testing.F) {
 		{6, `{"cwd":"/tmp","additionalDirectories":["/tmp","/"],"additionalFiles":["/etc/passwd","rel.md"]}`},
 		{6, `{"cwd":"rel"}`},
 		{6, `[]`},
+		{7, `{"path":"/"}`},
+		{7, `{"path":"rel"}`},
+		{7, `{"path":"/tmp/../etc/\u0000"}`},
+		{7, `{"path":["/tmp"]}`},
 	} {
 		f.Add(seed.method, []byte(seed.params))
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -34,7 +35,7 @@ func (s *Server) call(c *conn, req Request) (result any, rpcErr *Error) {
 		if err := decodeParams(req.Params, &struct{}{}); err != nil {
 			return nil, err
 		}
-		return HelloResult{Version: s.opt.Version, Pid: s.pid}, nil
+		return HelloResult{Version: s.opt.Version, Pid: s.pid, Protocol: proto.ProtocolVersion}, nil
 	case MethodList:
 		if err := decodeParams(req.Params, &struct{}{}); err != nil {
 			return nil, err

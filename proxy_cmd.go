@@ -1,0 +1,57 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/acpmux/acpmux-tui/client"
+)
+
+// cmdProxy is `proxy`: stdin and stdout bridged to this agent home's
+// server socket, the server started when none answers. It is what another
+// host's acpmux-tui runs over ssh (`ssh -T HOST -- acpmux-tui proxy`), so
+// the lines on ssh's stdio are the socket's own: the socket keeps its mode
+// and peer check, and nothing listens on a network port.
+func cmdProxy(a *app, args []string) error {
+	pos, err := parseInterleaved(newFlags(a, "proxy"), args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("usage: acpmux-tui proxy")
+	}
+	if err := a.open(); err != nil {
+		return err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("proxy: find acpmux-tui's own binary to start the server: %w", err)
+	}
+	// The first connection holds the server up (it ends when idle) while
+	// the bridged one is dialed.
+	held, err := client.EnsureServer(a.store.Home(), exe)
+	if err != nil {
+		return fmt.Errorf("proxy: %w", err)
+	}
+	nc, err := client.DialSocket(a.store.Home())
+	held.Close()
+	if err != nil {
+		return fmt.Errorf("proxy: %w", err)
+	}
+	defer nc.Close()
+	up := make(chan error, 1)
+	go func() {
+		// stdin's end is the other side's: the server is told with a
+		// half close, and answers what it has before it closes.
+		_, err := io.Copy(nc, os.Stdin)
+		nc.CloseWrite()
+		up <- err
+	}()
+	_, err = io.Copy(os.Stdout, nc)
+	if err != nil && !errors.Is(err, os.ErrClosed) {
+		return fmt.Errorf("proxy: %w", err)
+	}
+	return nil
+}
