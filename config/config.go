@@ -38,6 +38,9 @@ type Config struct {
 	ACP ACPConfig `toml:"acp"`
 	// Notify says how a chat that needs its user is announced.
 	Notify NotifyConfig `toml:"notify"`
+	// Worktree is `worktree = true` or the `[worktree]` table: git
+	// worktrees for chats (see WorktreeConfig).
+	Worktree WorktreeConfig `toml:"worktree"`
 
 	// src is the text the config was parsed from, so a check made later
 	// (the harness table's) can name the line of the key it refuses.

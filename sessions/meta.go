@@ -66,6 +66,8 @@ type Meta struct {
 	// parent's conversation (a handoff, or a fork on a harness with no
 	// native fork): chats/<id>.handoff.md, then .handoff.sent.md once sent.
 	Capsule bool `toml:"capsule,omitempty"`
+	// Worktree is the git worktree made for the chat (its cwd), if any.
+	Worktree *Worktree `toml:"worktree,omitempty"`
 
 	// extra holds keys this version does not know, kept on rewrite.
 	extra map[string]any
@@ -75,6 +77,7 @@ var knownKeys = map[string]bool{
 	"version": true, "id": true, "name": true, "harness": true, "cwd": true,
 	"additional_directories": true, "additional_files": true, "created": true, "parent": true,
 	"origin": true, "agent_session_id": true, "folders_via": true, "files_via": true, "capsule": true,
+	"worktree": true,
 }
 
 // foldersVias are the values folders_via may hold.
@@ -88,6 +91,10 @@ func (m *Meta) Clone() *Meta {
 	c := *m
 	c.AdditionalDirectories = append([]string(nil), m.AdditionalDirectories...)
 	c.AdditionalFiles = append([]string(nil), m.AdditionalFiles...)
+	if m.Worktree != nil {
+		w := *m.Worktree
+		c.Worktree = &w
+	}
 	if m.extra != nil {
 		c.extra = make(map[string]any, len(m.extra))
 		for k, v := range m.extra {
@@ -283,6 +290,9 @@ func (m *Meta) check() error {
 	if m.FilesVia != "" && !slices.Contains(filesVias, m.FilesVia) {
 		return fmt.Errorf("files_via %q is not one of %s", clip(m.FilesVia), strings.Join(filesVias, ", "))
 	}
+	if m.Worktree != nil {
+		return m.Worktree.check()
+	}
 	return nil
 }
 
@@ -295,6 +305,9 @@ func (m *Meta) Marshal() ([]byte, error) {
 		c.AdditionalDirectories = []string{}
 	}
 	c.Created = c.Created.UTC()
+	// The [worktree] table goes last: a key kept from a newer version
+	// written after it would land inside it.
+	c.Worktree = nil
 	enc := toml.NewEncoder(&buf)
 	enc.Indent = ""
 	if err := enc.Encode(c); err != nil {
@@ -303,6 +316,11 @@ func (m *Meta) Marshal() ([]byte, error) {
 	if len(m.extra) > 0 {
 		if err := enc.Encode(m.extra); err != nil {
 			return nil, fmt.Errorf("encode chat %s: kept keys: %w", m.ID, err)
+		}
+	}
+	if m.Worktree != nil {
+		if err := enc.Encode(map[string]*Worktree{"worktree": m.Worktree}); err != nil {
+			return nil, fmt.Errorf("encode chat %s: worktree: %w", m.ID, err)
 		}
 	}
 	if b := buf.Bytes(); len(b) > 0 && b[len(b)-1] != '\n' {
@@ -350,9 +368,11 @@ type ChatJSON struct {
 	// HasCapsule is set when the chat's first message is a capsule of its
 	// parent's conversation (a handoff, or a fork made as one).
 	// (The capsule's text is "capsule" in what fork and handoff print.)
-	HasCapsule bool   `json:"hasCapsule,omitempty"`
-	Created    string `json:"created,omitempty"`
-	Broken     string `json:"broken,omitempty"`
+	HasCapsule bool `json:"hasCapsule,omitempty"`
+	// Worktree is the chat's git worktree, absent when it has none.
+	Worktree *WorktreeJSON `json:"worktree,omitempty"`
+	Created  string        `json:"created,omitempty"`
+	Broken   string        `json:"broken,omitempty"`
 }
 
 // JSON returns the entry as printed by `--json`; status and foldersVia come
@@ -375,6 +395,7 @@ func (e Entry) JSON(status, foldersVia string) ChatJSON {
 	}
 	j.Parent, j.Origin, j.AgentSessionID = m.Parent, m.Origin, m.AgentSessionID
 	j.NoProject, j.HasCapsule = e.NoProject, m.Capsule
+	j.Worktree = m.Worktree.JSON()
 	j.Created = m.Created.UTC().Format(time.RFC3339)
 	return j
 }
