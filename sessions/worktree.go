@@ -3,6 +3,7 @@ package sessions
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 )
@@ -69,4 +70,35 @@ func (w *Worktree) check() error {
 		return errors.New("missing key worktree.base")
 	}
 	return nil
+}
+
+// SetupLogPath is where the output of a chat's [worktree] setup command
+// waits for the chat's first start: chats/<id>.setup.log.
+func (s *Store) SetupLogPath(id string) string {
+	return filepath.Join(s.home, "chats", id+".setup.log")
+}
+
+// maxSetupLogBytes bounds what ClaimSetupLog reads.
+const maxSetupLogBytes = 64 << 10
+
+// ClaimSetupLog returns the waiting setup output of chat id, at most 64
+// KiB, and removes it so only one start shows it; nil when none waits.
+// Only a regular file is read.
+func (s *Store) ClaimSetupLog(id string) []byte {
+	if !ValidID(id) {
+		return nil
+	}
+	p := s.SetupLogPath(id)
+	fi, err := os.Lstat(p)
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	b, _ := io.ReadAll(io.LimitReader(f, maxSetupLogBytes))
+	os.Remove(p)
+	return b
 }

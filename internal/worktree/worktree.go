@@ -24,6 +24,9 @@ var ErrNotRepo = errors.New("not inside a git repository")
 // branch from.
 var ErrNoCommits = errors.New("the repository has no commits yet")
 
+// ErrBadBase is returned (wrapped) when a base ref names no commit.
+var ErrBadBase = errors.New("not a commit")
+
 // Git runs git with argv in dir (`git -C dir argv...`) and returns its
 // standard output. GIT_DIR, GIT_WORK_TREE and GIT_INDEX_FILE are not passed
 // on, so a caller inside a git hook still acts on dir. A failure says what
@@ -62,9 +65,13 @@ func cleanEnv() []string {
 
 // Repo is what IsRepo learns of a folder's repository.
 type Repo struct {
-	// Toplevel is the repository's working tree top, or for a bare
-	// repository its git folder.
+	// Toplevel is the working tree's top (a linked worktree's own), or for
+	// a bare repository its git folder.
 	Toplevel string
+	// Main is the repository's main working tree top (for a linked
+	// worktree, the one it was made from), or for a bare repository its
+	// git folder.
+	Main string
 	// Bare is set for a bare repository.
 	Bare bool
 	// Detached is set when HEAD names no branch.
@@ -85,6 +92,12 @@ func IsRepo(dir string) (Repo, error) {
 		return Repo{}, fmt.Errorf("%s: git rev-parse printed %q", dir, out)
 	}
 	r := Repo{Bare: lines[0] == "true"}
+	common, err := Git(dir, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	if err != nil {
+		return Repo{}, fmt.Errorf("%s: %w", dir, err)
+	}
+	common = filepath.Clean(strings.TrimSpace(common))
+	r.Main = common
 	if r.Bare {
 		r.Toplevel = lines[1]
 	} else {
@@ -94,6 +107,9 @@ func IsRepo(dir string) (Repo, error) {
 			return Repo{}, fmt.Errorf("%s is inside a git folder, not a working tree: %w", dir, ErrNotRepo)
 		}
 		r.Toplevel = strings.TrimSpace(top)
+		if filepath.Base(common) == ".git" {
+			r.Main = filepath.Dir(common)
+		}
 		if _, err := os.Stat(filepath.Join(r.Toplevel, ".gitmodules")); err == nil {
 			r.Submodules = true
 		}
@@ -144,7 +160,8 @@ type Made struct {
 	Base string
 	// BaseRef is the ref as given ("HEAD" when none was).
 	BaseRef string
-	// Repo is the base repository's toplevel.
+	// Repo is the base repository's toplevel: its main working tree, even
+	// when the worktree was made from a linked one.
 	Repo string
 }
 
@@ -177,20 +194,20 @@ func Add(dir, dest, branch, base string) (Made, error) {
 	if err != nil {
 		return Made{}, fmt.Errorf("make worktree: %w", err)
 	}
-	return Made{Path: path, Branch: branch, Base: sha, BaseRef: base, Repo: repo.Toplevel}, nil
+	return Made{Path: path, Branch: branch, Base: sha, BaseRef: base, Repo: repo.Main}, nil
 }
 
 // resolveCommit is the commit ref names in dir's repository.
 func resolveCommit(dir, ref string) (string, error) {
 	if strings.HasPrefix(ref, "-") {
-		return "", fmt.Errorf("base %q: a ref does not start with '-'", ref)
+		return "", fmt.Errorf("base %q: a ref does not start with '-': %w", ref, ErrBadBase)
 	}
 	out, err := Git(dir, "rev-parse", "--verify", "--quiet", ref+"^{commit}")
 	if err != nil {
 		if ref == "HEAD" {
 			return "", fmt.Errorf("%s: %w", dir, ErrNoCommits)
 		}
-		return "", fmt.Errorf("base %q is not a commit in %s", ref, dir)
+		return "", fmt.Errorf("base %q is %w in %s", ref, ErrBadBase, dir)
 	}
 	return strings.TrimSpace(out), nil
 }

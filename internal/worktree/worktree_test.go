@@ -118,8 +118,8 @@ func TestIsRepo(t *testing.T) {
 			if r.Bare != c.bare || r.Detached != c.det {
 				t.Errorf("IsRepo = %+v", r)
 			}
-			if c.top != "" && r.Toplevel != c.top {
-				t.Errorf("Toplevel = %q, want %q", r.Toplevel, c.top)
+			if c.top != "" && (r.Toplevel != c.top || r.Main != c.top) {
+				t.Errorf("Toplevel, Main = %q, %q; want %q", r.Toplevel, r.Main, c.top)
 			}
 		})
 	}
@@ -294,6 +294,9 @@ func TestCarryUncommitted(t *testing.T) {
 	}
 	if got := run(t, parent.Path, "status", "--porcelain"); got != parentStatus {
 		t.Errorf("parent status changed: %q, was %q", got, parentStatus)
+	}
+	if child.Repo != repo {
+		t.Errorf("child repo %s, want the main working tree %s", child.Repo, repo)
 	}
 	if child.Base != tip {
 		t.Errorf("child base %s, want the parent's tip %s", child.Base, tip)
