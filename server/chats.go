@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/acpmux/acpmux-tui/internal/worktree"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -152,12 +153,29 @@ func (s *Server) remove(p RemoveParams) (RemoveReport, *Error) {
 		}
 		rep.Files = len(des)
 	}
+	if m != nil && m.Worktree != nil && !m.Worktree.Missing() {
+		rep.Worktree, rep.Branch = m.Worktree.Path, m.Worktree.Branch
+		work, err := worktree.Check(m.Worktree.Path, m.Worktree.Branch, m.Worktree.Base)
+		if err != nil {
+			return rep, failure(fmt.Errorf("remove chat %s: %w", p.ID, err))
+		}
+		rep.WorktreeWork = append(work.Changes, work.Commits...)
+		if !p.DryRun && !p.Force && !work.Clean() {
+			return rep, failure(fmt.Errorf("remove chat %s: its worktree %s (branch %s) has work that would be lost; commit or merge it, or force:\n%s", p.ID, m.Worktree.Path, m.Worktree.Branch, work))
+		}
+	}
 	if p.DryRun {
 		return rep, nil
 	}
 	if m != nil && (p.Force || rep.Files == 0) {
 		if _, rpcErr := s.views.forget(ForgetParams{ID: p.ID}); rpcErr != nil {
 			return rep, rpcErr
+		}
+	}
+	if m != nil && m.Worktree != nil && (p.Force || rep.Files == 0) {
+		w := m.Worktree
+		if err := worktree.Remove(w.Repo, w.Path, w.Branch, p.Force, p.DeleteBranch); err != nil {
+			return rep, failure(fmt.Errorf("remove chat %s: %w", p.ID, err))
 		}
 	}
 	if err := s.opt.Store.Remove(p.ID, p.Force); err != nil {
