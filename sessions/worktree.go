@@ -102,3 +102,12 @@ func (s *Store) ClaimSetupLog(id string) []byte {
 	os.Remove(p)
 	return b
 }
+
+// Stored is j as the chat file holds it (nil for nil): what a client that
+// reads chats from the server puts in its Meta.
+func (j *WorktreeJSON) Stored() *Worktree {
+	if j == nil {
+		return nil
+	}
+	return &Worktree{Path: j.Path, Branch: j.Branch, Base: j.Base, BaseRef: j.BaseRef, Repo: j.Repo}
+}
