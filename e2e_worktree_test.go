@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/acpmux/acpmux-tui/sessions"
 )
 
 // TestE2EWorktreeChatRunsInItsWorktree: the launch flags with --worktree,
@@ -47,17 +49,48 @@ func TestE2EWorktreeChatRunsInItsWorktree(t *testing.T) {
 		t.Errorf("a folder that is no repository is shown as one:\n%s", scr)
 	}
 
+	// f forks it (through the server): the fork gets its own worktree
+	// from the parent's tip, with the parent's uncommitted file, and its
+	// harness runs there.
 	writeText(t, filepath.Join(w.Path, "agent-wrote.txt"), "work\n")
 	s.keys("C-]")
 	s.waitFor("the chat to let go of the keyboard", func(scr string) bool { return !strings.Contains(scr, "keys go to claude") })
-	s.keys("D")
-	s.waitText(`Delete "wt chat"`, "git worktree remove", "work that would be lost (1)", "?? agent-wrote.txt", "y delete, losing that work")
-	s.keys("y")
-	s.waitText("deleted wt chat")
-	if _, err := os.Stat(w.Path); !os.IsNotExist(err) {
-		t.Errorf("the worktree is still there: %v", err)
+	s.keys("f")
+	s.waitFor("the fork's harness to start", func(string) bool { return len(readRecords(t, rec)) == 2 })
+	var fork *sessions.ChatJSON
+	for _, ch := range c.ls() {
+		if ch.Origin == "fork" {
+			fork = &ch
+		}
 	}
-	git(repo, "rev-parse", "--verify", "refs/heads/"+w.Branch) // kept
+	if fork == nil || fork.Worktree == nil || fork.Worktree.Path == w.Path || fork.Worktree.Base != w.Base || fork.Worktree.BaseRef != w.Branch {
+		t.Fatalf("the fork: %+v", fork)
+	}
+	fw := fork.Worktree
+	if got := readRecords(t, rec)[1].Cwd; got != fw.Path {
+		t.Errorf("the fork's harness ran in %s, want %s", got, fw.Path)
+	}
+	if got := readText(t, filepath.Join(fw.Path, "agent-wrote.txt")); got != "work\n" {
+		t.Errorf("the fork's copy of the parent's untracked file: %q", got)
+	}
+	s.waitText("wt chat · fork", "acpmux/wt-chat-fork-"+fork.ID)
+	if strings.Contains(s.screen(), "keys go to claude") {
+		s.keys("C-]")
+		s.waitFor("the fork to let go of the keyboard", func(scr string) bool { return !strings.Contains(scr, "keys go to claude") })
+	}
+
+	// D on the fork names its uncommitted work; y removes its worktree.
+	s.keys("D")
+	s.waitText(`Delete "wt chat · fork"`, "git worktree remove", "work that would be lost (1)", "?? agent-wrote.txt", "y delete, losing that work")
+	s.keys("y")
+	s.waitText("deleted wt chat · fork")
+	if _, err := os.Stat(fw.Path); !os.IsNotExist(err) {
+		t.Errorf("the fork's worktree is still there: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(w.Path, "agent-wrote.txt")); err != nil {
+		t.Errorf("deleting the fork touched the parent's worktree: %v", err)
+	}
+	git(repo, "rev-parse", "--verify", "refs/heads/"+fw.Branch) // kept
 	if after := git(repo, "status", "--porcelain"); after != before {
 		t.Errorf("the base repository's status changed:\nbefore %q\nafter  %q", before, after)
 	}

@@ -1,15 +1,9 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 
 	"github.com/acpmux/acpmux-tui/internal/worktree"
 	"github.com/acpmux/acpmux-tui/sessions"
@@ -41,19 +35,8 @@ func (a *app) worktreesRoot() string {
 	return a.store.WorktreesDir()
 }
 
-// worktreeAsk is how a new chat's worktree was asked for.
-type worktreeAsk struct {
-	// from is a folder in the repository the worktree is made of.
-	from string
-	// base is the ref to branch from; empty means HEAD.
-	base string
-	// baseRef, when set, is what the chat file names as its base ref
-	// instead of base (a fork's: the parent's branch).
-	baseRef string
-	// carry, when set, is a worktree (or working tree) whose uncommitted
-	// work the new worktree gets.
-	carry string
-}
+// worktreeAsk is worktree.Ask.
+type worktreeAsk = worktree.Ask
 
 // checkRepo refuses, before any chat is made, a worktree asked for outside
 // a git repository, and prints notes on what git will do differently there.
@@ -77,87 +60,15 @@ func (a *app) checkRepo(from string) error {
 }
 
 // giveWorktree makes chat m's worktree as asked and moves the chat into
-// it (cwd and the [worktree] table). On failure the chat just made is
-// removed again, with whatever part of the worktree was made.
+// it (worktree.Give), with the config's setup, whose output goes to
+// stderr too. A refusal among git's answers exits 2.
 func (a *app) giveWorktree(m *sessions.Meta, ask worktreeAsk) (*sessions.Meta, error) {
-	undo := func() { _ = a.store.Remove(m.ID, false) }
-	dest := filepath.Join(a.worktreesRoot(), m.ID)
-	made, err := worktree.Add(ask.from, dest, worktree.BranchName(m.Name, m.ID), ask.base)
+	setup := worktree.Setup{Argv: a.cfg.Worktree.Setup, Timeout: a.cfg.Worktree.Timeout(), Out: a.stderr}
+	out, err := worktree.Give(a.store, m, a.worktreesRoot(), ask, setup)
 	if err != nil {
-		undo()
 		return nil, asWorktreeRefusal(err)
 	}
-	if ask.baseRef != "" {
-		made.BaseRef = ask.baseRef
-	}
-	if ask.carry != "" {
-		if err := worktree.CarryUncommitted(ask.carry, made.Path); err != nil {
-			_ = worktree.Remove(made.Repo, made.Path, made.Branch, true, true)
-			undo()
-			return nil, err
-		}
-	}
-	if len(a.cfg.Worktree.Setup) > 0 {
-		a.runSetup(m.ID, made.Path)
-	}
-	out, err := a.store.Update(m.ID, func(c *sessions.Meta) error {
-		c.Cwd = made.Path
-		c.Worktree = &sessions.Worktree{Path: made.Path, Branch: made.Branch, Base: made.Base, BaseRef: made.BaseRef, Repo: made.Repo}
-		return nil
-	})
-	if err != nil {
-		_ = worktree.Remove(made.Repo, made.Path, made.Branch, true, true)
-		undo()
-		return nil, fmt.Errorf("chat %s: store its worktree: %w", m.ID, err)
-	}
 	return out, nil
-}
-
-// maxSetupLog bounds what of a setup command's output is kept for the
-// chat's screen.
-const maxSetupLog = 64 << 10
-
-// runSetup runs [worktree] setup in a fresh worktree, before the chat's
-// harness is ever started, within its timeout. Its output goes to this
-// process's stderr and to the chat's setup log (Store.SetupLogPath),
-// which the chat's first start puts on its screen. A setup that fails is
-// said so; the chat is kept, its worktree as setup left it.
-func (a *app) runSetup(id, dir string) {
-	argv := a.cfg.Worktree.Setup
-	ctx, cancel := context.WithTimeout(context.Background(), a.cfg.Worktree.Timeout())
-	defer cancel()
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Dir = dir
-	cmd.Stdin = nil
-	var log bytes.Buffer
-	fmt.Fprintf(&log, "$ %s   (worktree setup in %s)\n", strings.Join(argv, " "), dir)
-	w := io.MultiWriter(a.stderr, &limited{buf: &log, left: maxSetupLog})
-	cmd.Stdout, cmd.Stderr = w, w
-	err := cmd.Run()
-	switch {
-	case ctx.Err() != nil:
-		fmt.Fprintf(w, "worktree setup: stopped after %s (setup_timeout)\n", a.cfg.Worktree.Timeout())
-	case err != nil:
-		fmt.Fprintf(w, "worktree setup failed: %v\n", err)
-	default:
-		fmt.Fprintln(w, "worktree setup done")
-	}
-	if err := os.WriteFile(a.store.SetupLogPath(id), log.Bytes(), 0o600); err != nil {
-		fmt.Fprintf(a.stderr, "acpmux-tui: warning: keep worktree setup output for chat %s: %v\n", id, err)
-	}
-}
-
-// limited writes to buf until left runs out, then drops the rest.
-type limited struct {
-	buf  *bytes.Buffer
-	left int
-}
-
-func (l *limited) Write(p []byte) (int, error) {
-	n := min(len(p), l.left)
-	l.buf.Write(p[:n])
-	l.left -= n
-	return len(p), nil
 }
 
 // worktreeForFork says how a fork of parent gets a worktree: always for a
@@ -168,15 +79,12 @@ func (a *app) worktreeForFork(parent *sessions.Meta, asked, set bool) (ask workt
 	if set && !asked {
 		return ask, false, nil
 	}
-	if w := parent.Worktree; w != nil {
-		if w.Missing() {
-			return ask, false, fmt.Errorf("fork chat %s: its worktree %s is gone (removed by hand); fork with --worktree=false, or remove the chat", parent.ID, w.Path)
-		}
-		tip, err := worktree.Head(w.Path)
+	if parent.Worktree != nil {
+		ask, ok, err := worktree.ForFork(parent)
 		if err != nil {
-			return ask, false, fmt.Errorf("fork chat %s: %w", parent.ID, err)
+			err = fmt.Errorf("%w; fork with --worktree=false, or remove the chat", err)
 		}
-		return worktreeAsk{from: w.Path, base: tip, baseRef: w.Branch, carry: w.Path}, true, nil
+		return ask, ok, err
 	}
 	if !asked {
 		return ask, false, nil
@@ -185,9 +93,9 @@ func (a *app) worktreeForFork(parent *sessions.Meta, asked, set bool) (ask workt
 		return ask, false, err
 	}
 	repo, _ := worktree.IsRepo(parent.Cwd)
-	ask = worktreeAsk{from: parent.Cwd}
+	ask = worktreeAsk{From: parent.Cwd}
 	if !repo.Bare {
-		ask.carry = repo.Toplevel
+		ask.Carry = repo.Toplevel
 	}
 	return ask, true, nil
 }
@@ -294,5 +202,5 @@ func (a *app) worktreeForNew(cf chatFlags, cwd *string) (worktreeAsk, bool, erro
 		return worktreeAsk{}, false, err
 	}
 	*cwd = from
-	return worktreeAsk{from: from, base: cf.base}, true, nil
+	return worktreeAsk{From: from, Base: cf.base}, true, nil
 }

@@ -122,9 +122,32 @@ func (s *Server) derive(p DeriveParams) (sessions.ChatJSON, *Error) {
 	if err := sessions.CheckCapsule(p.Capsule); err != nil {
 		return none, errorf(CodeInvalidParams, "Invalid params: capsule: %v", err)
 	}
+	// A fork of a worktree chat gets a worktree of its own, as the
+	// command line's fork does (worktree.ForFork).
+	var ask worktree.Ask
+	withWorktree := false
+	if p.Origin == sessions.OriginFork && p.Cwd == "" {
+		parent, err := s.opt.Store.Load(p.ID)
+		if err != nil {
+			return none, failure(err)
+		}
+		if ask, withWorktree, err = worktree.ForFork(parent); err != nil {
+			return none, failure(err)
+		}
+	}
 	m, err := s.opt.Store.Derive(p.ID, sessions.Derivation{Origin: p.Origin, Harness: p.Harness, Cwd: p.Cwd, Name: p.Name, Capsule: p.Capsule})
 	if err != nil {
 		return none, failure(err)
+	}
+	if withWorktree {
+		cfg := s.config().Worktree
+		root := cfg.Dir
+		if root == "" {
+			root = s.opt.Store.WorktreesDir()
+		}
+		if m, err = worktree.Give(s.opt.Store, m, root, ask, worktree.Setup{Argv: cfg.Setup, Timeout: cfg.Timeout()}); err != nil {
+			return none, failure(err)
+		}
 	}
 	s.opt.Logger.Info("chat derived", "chat", m.ID, "parent", p.ID, "origin", p.Origin, "harness", m.Harness, "capsule", p.Capsule != "")
 	return s.view(sessions.Entry{ID: m.ID, Meta: m}), nil
