@@ -140,12 +140,7 @@ func (s *Server) derive(p DeriveParams) (sessions.ChatJSON, *Error) {
 		return none, failure(err)
 	}
 	if withWorktree {
-		cfg := s.config().Worktree
-		root := cfg.Dir
-		if root == "" {
-			root = s.opt.Store.WorktreesDir()
-		}
-		if m, err = worktree.Give(s.opt.Store, m, root, ask, worktree.Setup{Argv: cfg.Setup, Timeout: cfg.Timeout()}); err != nil {
+		if m, err = worktree.Give(s.opt.Store, m, s.worktreesRoot(), ask, s.worktreeSetup()); err != nil {
 			return none, failure(err)
 		}
 	}
