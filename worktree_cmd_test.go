@@ -228,4 +228,22 @@ func TestWorktreeRefusalsAndDefault(t *testing.T) {
 	if j = c.chatIn(repo, "new", "--cwd", repo, "--worktree=false", "--harness", "shell", "--json"); j.Worktree != nil || j.Cwd != repo {
 		t.Errorf("--worktree=false: %+v in %s", j.Worktree, j.Cwd)
 	}
+
+	// fork --worktree of a plain chat in a repository: a worktree from
+	// HEAD with the working tree's uncommitted work, the base untouched.
+	before := git(repo, "status", "--porcelain")
+	f := c.chat("fork", j.ID, "--worktree", "--json")
+	if f.Worktree == nil || f.Worktree.Repo != repo || f.Cwd != f.Worktree.Path {
+		t.Fatalf("fork --worktree of a plain chat: %+v", f.Worktree)
+	}
+	if got := readText(t, filepath.Join(f.Worktree.Path, "base-only.txt")); got != "the base's own file\n" {
+		t.Errorf("the fork's copy of the untracked file: %q", got)
+	}
+	if after := git(repo, "status", "--porcelain"); after != before {
+		t.Errorf("fork --worktree changed the base's status: %q, was %q", after, before)
+	}
+	// A fork of it with --worktree=false shares its folder.
+	if g := c.chat("fork", f.ID, "--worktree=false", "--json"); g.Worktree != nil || g.Cwd != f.Worktree.Path {
+		t.Errorf("fork --worktree=false: %+v in %s", g.Worktree, g.Cwd)
+	}
 }

@@ -147,8 +147,15 @@ func Slug(name string) string {
 }
 
 // BranchName is the branch a chat's worktree is made on:
-// acpmux/<name slug>-<id>.
-func BranchName(name, id string) string { return "acpmux/" + Slug(name) + "-" + id }
+// acpmux/<name slug>-<id>. A name that already ends in the id (the
+// default name, "<folder> <id>") does not get it twice.
+func BranchName(name, id string) string {
+	slug := Slug(name)
+	if slug == id || strings.HasSuffix(slug, "-"+id) {
+		return "acpmux/" + slug
+	}
+	return "acpmux/" + slug + "-" + id
+}
 
 // Made is a worktree Add made.
 type Made struct {

@@ -71,8 +71,15 @@ func TestSlugAndBranch(t *testing.T) {
 			t.Errorf("Slug(%q) = %q, want %q", c.name, got, c.want)
 		}
 	}
-	if got := BranchName("fix it", "k3x9q2"); got != "acpmux/fix-it-k3x9q2" {
-		t.Errorf("BranchName = %q", got)
+	for _, c := range [][3]string{
+		{"fix it", "k3x9q2", "acpmux/fix-it-k3x9q2"},
+		{"app k3x9q2", "k3x9q2", "acpmux/app-k3x9q2"},
+		{"k3x9q2", "k3x9q2", "acpmux/k3x9q2"},
+		{"", "k3x9q2", "acpmux/chat-k3x9q2"},
+	} {
+		if got := BranchName(c[0], c[1]); got != c[2] {
+			t.Errorf("BranchName(%q, %q) = %q, want %q", c[0], c[1], got, c[2])
+		}
 	}
 	for _, n := range []string{"fix it", "", "a..b", "x/y"} {
 		b := BranchName(n, "id1")
@@ -312,6 +319,28 @@ func TestCarryUncommitted(t *testing.T) {
 	}
 	if err := CarryUncommitted(clean.Path, other.Path); err != nil {
 		t.Errorf("carrying from a clean worktree: %v", err)
+	}
+}
+
+// TestHooksRunAsGitRunsThem: the repository's post-checkout hook runs in
+// the new worktree when git worktree add checks it out.
+func TestHooksRunAsGitRunsThem(t *testing.T) {
+	gitEnvForTest(t)
+	repo := newRepo(t)
+	hook := filepath.Join(repo, ".git", "hooks", "post-checkout")
+	write(t, hook, "#!/bin/sh\necho \"hook ran with $3\" > hook-was-here\n")
+	if err := os.Chmod(hook, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	m, err := Add(repo, filepath.Join(t.TempDir(), "w"), "acpmux/h-1", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(filepath.Join(m.Path, "hook-was-here")); err != nil || string(got) != "hook ran with 1\n" {
+		t.Errorf("post-checkout in the worktree: %q, %v", got, err)
+	}
+	if _, err := os.Stat(filepath.Join(repo, "hook-was-here")); err == nil {
+		t.Error("the hook wrote in the base repository's working tree")
 	}
 }
 
