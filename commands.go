@@ -537,38 +537,6 @@ func (a *app) warnNotInstalled(harnessName string) {
 	}
 }
 
-func (a *app) remove(ref string, force, deleteBranch bool) error {
-	e, err := a.resolve(ref)
-	if err != nil {
-		return err
-	}
-	if e.Meta != nil {
-		if err := refuseWorktreeRemoval(e.Meta, force); err != nil {
-			return err
-		}
-	}
-	// A chat a server runs is stopped first, on purpose, so it is not
-	// started again; never for a removal that will be refused (a broken
-	// file, a home folder with files and no --force), and no server is
-	// started for it.
-	files, _ := os.ReadDir(a.store.HomeDir(e.ID))
-	if e.Meta != nil && (force || len(files) == 0) {
-		if err := client.StopChat(a.store.Home(), e.ID); err != nil {
-			return fmt.Errorf("remove chat %s: %w", e.ID, err)
-		}
-	}
-	if e.Meta != nil && e.Meta.Worktree != nil {
-		if err := removeWorktree(e.Meta, force, deleteBranch); err != nil {
-			return err
-		}
-	}
-	if err := a.store.Remove(e.ID, force); err != nil {
-		return err
-	}
-	fmt.Fprintln(a.stdout, "removed", e.ID)
-	return nil
-}
-
 // logger opens the log file in the agent home; the log is where harness
 // stderr and mux events go, never the terminal a harness draws on. It
 // rotates at a size cap, and a record repeated many times in a few seconds
