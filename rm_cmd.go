@@ -16,7 +16,7 @@ func (a *app) remove(ref string, force, deleteBranch bool) error {
 		return err
 	}
 	if e.Meta != nil {
-		if err := refuseWorktreeRemoval(e.Meta, force); err != nil {
+		if err := a.refuseWorktreeRemoval(e.Meta, force); err != nil {
 			return err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/acpmux/acpmux-tui/internal/worktree"
 	"github.com/acpmux/acpmux-tui/sessions"
@@ -103,10 +104,17 @@ func (a *app) worktreeForFork(parent *sessions.Meta, asked, set bool) (ask workt
 // refuseWorktreeRemoval says what removing chat m's worktree would lose,
 // as an error, unless force; a worktree whose folder is gone loses nothing
 // more.
-func refuseWorktreeRemoval(m *sessions.Meta, force bool) error {
+func (a *app) refuseWorktreeRemoval(m *sessions.Meta, force bool) error {
 	w := m.Worktree
 	if w == nil || force || w.Missing() {
 		return nil
+	}
+	sharers, err := worktree.Sharers(a.store, m)
+	if err != nil {
+		return fmt.Errorf("remove chat %s: %w", m.ID, err)
+	}
+	if len(sharers) > 0 {
+		return fmt.Errorf("remove chat %s: other chats run in its worktree %s: %s; remove them first, or use --force", m.ID, w.Path, strings.Join(sharers, ", "))
 	}
 	r, err := worktree.Check(w.Path, w.Branch, w.Base)
 	if err != nil {

@@ -243,7 +243,20 @@ func TestWorktreeRefusalsAndDefault(t *testing.T) {
 		t.Errorf("fork --worktree changed the base's status: %q, was %q", after, before)
 	}
 	// A fork of it with --worktree=false shares its folder.
-	if g := c.chat("fork", f.ID, "--worktree=false", "--json"); g.Worktree != nil || g.Cwd != f.Worktree.Path {
+	g := c.chat("fork", f.ID, "--worktree=false", "--json")
+	if g.Worktree != nil || g.Cwd != f.Worktree.Path {
 		t.Errorf("fork --worktree=false: %+v in %s", g.Worktree, g.Cwd)
+	}
+	// rm of the worktree's owner refuses while another chat runs in it.
+	git(f.Worktree.Path, "add", "-A")
+	git(f.Worktree.Path, "stash", "-q")
+	r := c.run("rm", f.ID)
+	if r.code == 0 || !strings.Contains(r.stderr, "other chats run in its worktree") || !strings.Contains(r.stderr, g.ID) {
+		t.Errorf("rm of a worktree another chat runs in: exit %d, %q", r.code, r.stderr)
+	}
+	c.ok("rm", g.ID)
+	c.ok("rm", f.ID)
+	if _, err := os.Stat(f.Worktree.Path); !os.IsNotExist(err) {
+		t.Errorf("the worktree is still there: %v", err)
 	}
 }

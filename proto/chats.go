@@ -90,8 +90,9 @@ type RemoveReport struct {
 	Worktree string `json:"worktree,omitempty"`
 	Branch   string `json:"branch,omitempty"`
 	// WorktreeWork names what removing the worktree would lose: its
-	// uncommitted changes and the commits on no other branch. A removal
-	// without force is refused while there is any.
+	// uncommitted changes, the commits on no other branch, and the other
+	// chats that run in it. A removal without force is refused while
+	// there is any.
 	WorktreeWork []string `json:"worktreeWork,omitempty"`
 }
 

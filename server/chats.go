@@ -178,6 +178,16 @@ func (s *Server) remove(p RemoveParams) (RemoveReport, *Error) {
 			return rep, failure(fmt.Errorf("remove chat %s: %w", p.ID, err))
 		}
 		rep.WorktreeWork = append(work.Changes, work.Commits...)
+		sharers, err := worktree.Sharers(s.opt.Store, m)
+		if err != nil {
+			return rep, failure(fmt.Errorf("remove chat %s: %w", p.ID, err))
+		}
+		for _, c := range sharers {
+			rep.WorktreeWork = append(rep.WorktreeWork, "chat "+c+" runs in it")
+		}
+		if !p.DryRun && !p.Force && len(sharers) > 0 {
+			return rep, failure(fmt.Errorf("remove chat %s: other chats run in its worktree %s: %s; remove them first, or force", p.ID, m.Worktree.Path, strings.Join(sharers, ", ")))
+		}
 		if !p.DryRun && !p.Force && !work.Clean() {
 			return rep, failure(fmt.Errorf("remove chat %s: its worktree %s (branch %s) has work that would be lost; commit or merge it, or force:\n%s", p.ID, m.Worktree.Path, m.Worktree.Branch, work))
 		}

@@ -139,3 +139,23 @@ func (l *limited) Write(p []byte) (int, error) {
 	l.left -= n
 	return len(p), nil
 }
+
+// Sharers are the other chats that run in chat m's worktree (a side chat
+// or a handoff of it, or a fork made with --worktree=false), as
+// "<id> (<name>)": removing the worktree would take their folder away.
+func Sharers(store *sessions.Store, m *sessions.Meta) ([]string, error) {
+	if m.Worktree == nil {
+		return nil, nil
+	}
+	list, err := store.List()
+	if err != nil {
+		return nil, fmt.Errorf("look for chats in worktree %s: %w", m.Worktree.Path, err)
+	}
+	var out []string
+	for _, e := range list {
+		if e.Meta != nil && e.ID != m.ID && e.Meta.Worktree == nil && filepath.Clean(e.Meta.Cwd) == filepath.Clean(m.Worktree.Path) {
+			out = append(out, fmt.Sprintf("%s (%s)", e.ID, e.Meta.Name))
+		}
+	}
+	return out, nil
+}
