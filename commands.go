@@ -44,6 +44,9 @@ type app struct {
 	// liveErr says why a server that runs could not be asked (a
 	// *client.Unanswered); ls and show print its status instead.
 	liveErr error
+
+	// forkWorktree is fork's --worktree.
+	forkWorktree optBool
 }
 
 // open loads the paths, config, store and harness table once.
@@ -77,6 +80,10 @@ func isRefusal(err error) bool {
 		return true
 	}
 	if _, ok := transfer.AsRefusal(err); ok {
+		return true
+	}
+	var wr worktreeRefusal
+	if errors.As(err, &wr) {
 		return true
 	}
 	return errors.Is(err, config.ErrRelativeHome)
@@ -134,6 +141,10 @@ func (a *app) createChat(cf chatFlags) (sessions.Entry, error) {
 			return sessions.Entry{}, usagef("--cwd %q: %v", cf.cwd, err)
 		}
 	}
+	ask, wantWorktree, err := a.worktreeForNew(cf, &cwd)
+	if err != nil {
+		return sessions.Entry{}, err
+	}
 	// The folders and the files are refused together (Store.Create
 	// validates both lists in one refusal).
 	m, err := a.store.Create(sessions.NewChat{
@@ -142,6 +153,11 @@ func (a *app) createChat(cf chatFlags) (sessions.Entry, error) {
 	})
 	if err != nil {
 		return sessions.Entry{}, err
+	}
+	if wantWorktree {
+		if m, err = a.giveWorktree(m, ask); err != nil {
+			return sessions.Entry{}, err
+		}
 	}
 	a.warnNotInstalled(name)
 	return sessions.Entry{ID: m.ID, Meta: m}, nil
@@ -170,6 +186,7 @@ func (a *app) view(e sessions.Entry) sessions.ChatJSON {
 		status = un.Status
 	}
 	e.NoProject = e.Meta != nil && a.store.NoProject(e.Meta)
+	a.pruneMissing(e.Meta)
 	j := e.JSON(status, via)
 	j.FoldersViaExpected = expected
 	if e.Meta != nil && j.FilesVia == "" {
@@ -249,6 +266,7 @@ func (a *app) printChat(e sessions.Entry, asJSON bool) error {
 		row(label, d)
 	}
 	fileRows(row, v)
+	worktreeRows(row, v.Worktree)
 	if v.PendingDirectories != nil || v.PendingFiles != nil {
 		when := mux.PendingAtTurnEnd
 		if spec, ok := a.table.Get(v.Harness); ok && spec.Transport == harness.TransportPty && !mux.ResumesConversation(spec, e.Meta) {
@@ -455,6 +473,12 @@ func (a *app) derive(ref string, d sessions.Derivation, asJSON, edit bool) error
 			return usagef("--cwd %q: %v", given, err)
 		}
 	}
+	ask, wantWorktree := worktreeAsk{}, false
+	if d.Origin == sessions.OriginFork && d.Cwd == "" {
+		if ask, wantWorktree, err = a.worktreeForFork(e.Meta, a.forkWorktree.v, a.forkWorktree.set); err != nil {
+			return err
+		}
+	}
 	d.Capsule = a.capsuleFor(e.Meta, d)
 	if edit && d.Capsule != "" {
 		if d.Capsule, err = a.editCapsule(d.Capsule); err != nil {
@@ -464,6 +488,11 @@ func (a *app) derive(ref string, d sessions.Derivation, asJSON, edit bool) error
 	m, err := a.store.Derive(e.ID, d)
 	if err != nil {
 		return err
+	}
+	if wantWorktree {
+		if m, err = a.giveWorktree(m, ask); err != nil {
+			return err
+		}
 	}
 	a.warnNotInstalled(m.Harness)
 	if d.Capsule != "" && !edit {
@@ -511,28 +540,6 @@ func (a *app) warnNotInstalled(harnessName string) {
 	if _, err := spec.ResolveCommand(a.getenv); err != nil {
 		fmt.Fprintf(a.stderr, "acpmux-tui: warning: %s is not installed (%q not found on PATH); the chat is created, and starts once it is\n", harnessName, spec.Command)
 	}
-}
-
-func (a *app) remove(ref string, force bool) error {
-	e, err := a.resolve(ref)
-	if err != nil {
-		return err
-	}
-	// A chat a server runs is stopped first, on purpose, so it is not
-	// started again; never for a removal that will be refused (a broken
-	// file, a home folder with files and no --force), and no server is
-	// started for it.
-	files, _ := os.ReadDir(a.store.HomeDir(e.ID))
-	if e.Meta != nil && (force || len(files) == 0) {
-		if err := client.StopChat(a.store.Home(), e.ID); err != nil {
-			return fmt.Errorf("remove chat %s: %w", e.ID, err)
-		}
-	}
-	if err := a.store.Remove(e.ID, force); err != nil {
-		return err
-	}
-	fmt.Fprintln(a.stdout, "removed", e.ID)
-	return nil
 }
 
 // logger opens the log file in the agent home; the log is where harness

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	// `acpmux-tui hook` runs and exits in this package's init, before the
@@ -265,6 +266,10 @@ type chatFlags struct {
 	cwd     string
 	harness string
 	name    string
+	// worktree is --worktree: a git worktree of the chat's own; unset
+	// takes the config's default.
+	worktree optBool
+	base     string
 }
 
 func (c *chatFlags) register(fs *flag.FlagSet) {
@@ -273,10 +278,26 @@ func (c *chatFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.cwd, "cwd", "", "the chat's project folder (default: none, an empty folder of its own)")
 	fs.StringVar(&c.harness, "harness", "", "the harness to run (see acpmux-tui harnesses)")
 	fs.StringVar(&c.name, "name", "", "the chat's name")
+	fs.Var(&c.worktree, "worktree", "give the chat a git worktree of its own, on a new branch (default: the config's worktree setting)")
+	fs.StringVar(&c.base, "base", "", "with --worktree: the ref the worktree's branch starts from (default: HEAD)")
 }
 
 func (c *chatFlags) any() bool {
-	return len(c.dirs) > 0 || len(c.files) > 0 || c.cwd != "" || c.harness != "" || c.name != ""
+	return len(c.dirs) > 0 || len(c.files) > 0 || c.cwd != "" || c.harness != "" || c.name != "" || c.worktree.set || c.base != ""
+}
+
+// optBool is a boolean flag that knows whether it was given.
+type optBool struct{ v, set bool }
+
+func (b *optBool) String() string   { return strconv.FormatBool(b.v) }
+func (b *optBool) IsBoolFlag() bool { return true }
+func (b *optBool) Set(s string) error {
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		return err
+	}
+	b.v, b.set = v, true
+	return nil
 }
 
 // cmdLaunch is the bare command: it opens the TUI. With chat flags it first
@@ -409,14 +430,20 @@ func cmdRmFile(a *app, args []string) error {
 func cmdFork(a *app, args []string) error {
 	fs := newFlags(a, "fork")
 	cwd := fs.String("cwd", "", "the fork's project folder (default: the parent's)")
+	var wt optBool
+	fs.Var(&wt, "worktree", "give the fork a git worktree of its own (default: when the parent has one), with the parent's uncommitted work")
 	asJSON := fs.Bool("json", false, "print the new chat as JSON")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef("usage: acpmux-tui fork ID [--cwd DIR] [--json]")
+		return usagef("usage: acpmux-tui fork ID [--cwd DIR] [--worktree] [--json]")
 	}
+	if wt.v && *cwd != "" {
+		return usagef("fork: --worktree and --cwd do not go together (the worktree is the fork's folder)")
+	}
+	a.forkWorktree = wt
 	return a.derive(pos[0], sessions.Derivation{Origin: sessions.OriginFork, Cwd: *cwd}, *asJSON, false)
 }
 
@@ -453,15 +480,16 @@ func cmdHandoff(a *app, args []string) error {
 
 func cmdRm(a *app, args []string) error {
 	fs := newFlags(a, "rm")
-	force := fs.Bool("force", false, "also delete a home folder that has files in it")
+	force := fs.Bool("force", false, "also delete a home folder that has files in it, or a worktree with uncommitted or unmerged work")
+	deleteBranch := fs.Bool("delete-branch", false, "also delete a worktree chat's branch (kept by default)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef("usage: acpmux-tui rm ID [--force]")
+		return usagef("usage: acpmux-tui rm ID [--force] [--delete-branch]")
 	}
-	return a.remove(pos[0], *force)
+	return a.remove(pos[0], *force, *deleteBranch)
 }
 
 func cmdRename(a *app, args []string) error {

@@ -40,6 +40,9 @@ type Config struct {
 	Notify NotifyConfig `toml:"notify"`
 	// Host names other machines, reached over OpenSSH, by name.
 	Host map[string]HostConfig `toml:"host"`
+	// Worktree is `worktree = true` or the `[worktree]` table: git
+	// worktrees for chats (see WorktreeConfig).
+	Worktree WorktreeConfig `toml:"worktree"`
 
 	// src is the text the config was parsed from, so a check made later
 	// (the harness table's) can name the line of the key it refuses.

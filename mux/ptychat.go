@@ -148,6 +148,14 @@ func (c *ptyChat) spawnLocked() error {
 	if c.scr == nil {
 		c.scr = screen.New(c.cols, c.rows, c.m.config().Scrollback)
 		c.scr.SetReplyFunc(func(r []byte) { c.replies = append(c.replies, r...) })
+		if c.pooled == nil && meta.Worktree != nil {
+			// What [worktree] setup printed when the worktree was made
+			// comes first on the new chat's screen, once.
+			if out := c.m.opt.Store.ClaimSetupLog(c.id); len(out) > 0 {
+				c.scr.Write([]byte(strings.ReplaceAll(string(out), "\n", "\r\n")))
+				c.scr.Events()
+			}
+		}
 	} else {
 		c.dividerLocked(c.why.word(), time.Now(), c.why != startRestart)
 		c.taps.redrawLocked(c.snapshotLocked)

@@ -73,6 +73,8 @@ type RemoveParams struct {
 	ID     string `json:"id"`
 	Force  bool   `json:"force,omitempty"`
 	DryRun bool   `json:"dryRun,omitempty"`
+	// DeleteBranch also deletes a worktree chat's branch (kept otherwise).
+	DeleteBranch bool `json:"deleteBranch,omitempty"`
 }
 
 // RemoveReport is the answer to MethodRemove: the chat's own folder (""
@@ -83,6 +85,15 @@ type RemoveReport struct {
 	Home    string `json:"home"`
 	Files   int    `json:"files"`
 	Removed bool   `json:"removed"`
+	// Worktree is a worktree chat's worktree folder, removed with it
+	// (git worktree remove); Branch its branch, kept unless asked.
+	Worktree string `json:"worktree,omitempty"`
+	Branch   string `json:"branch,omitempty"`
+	// WorktreeWork names what removing the worktree would lose: its
+	// uncommitted changes, the commits on no other branch, and the other
+	// chats that run in it. A removal without force is refused while
+	// there is any.
+	WorktreeWork []string `json:"worktreeWork,omitempty"`
 }
 
 // RemoveMissingResult is the answer to MethodRemoveMissing: the chat as

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/acpmux/acpmux-tui/internal/worktree"
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
@@ -124,9 +125,27 @@ func (s *Server) derive(p DeriveParams) (sessions.ChatJSON, *Error) {
 	if err := sessions.CheckCapsule(p.Capsule); err != nil {
 		return none, errorf(CodeInvalidParams, "Invalid params: capsule: %v", err)
 	}
+	// A fork of a worktree chat gets a worktree of its own, as the
+	// command line's fork does (worktree.ForFork).
+	var ask worktree.Ask
+	withWorktree := false
+	if p.Origin == sessions.OriginFork && p.Cwd == "" {
+		parent, err := s.opt.Store.Load(p.ID)
+		if err != nil {
+			return none, failure(err)
+		}
+		if ask, withWorktree, err = worktree.ForFork(parent); err != nil {
+			return none, failure(err)
+		}
+	}
 	m, err := s.opt.Store.Derive(p.ID, sessions.Derivation{Origin: p.Origin, Harness: p.Harness, Cwd: p.Cwd, Name: p.Name, Capsule: p.Capsule})
 	if err != nil {
 		return none, failure(err)
+	}
+	if withWorktree {
+		if m, err = worktree.Give(s.opt.Store, m, s.worktreesRoot(), ask, s.worktreeSetup()); err != nil {
+			return none, failure(err)
+		}
 	}
 	s.opt.Logger.Info("chat derived", "chat", m.ID, "parent", p.ID, "origin", p.Origin, "harness", m.Harness, "capsule", p.Capsule != "")
 	return s.view(sessions.Entry{ID: m.ID, Meta: m}), nil
@@ -155,12 +174,39 @@ func (s *Server) remove(p RemoveParams) (RemoveReport, *Error) {
 		}
 		rep.Files = len(des)
 	}
+	if m != nil && m.Worktree != nil && !m.Worktree.Missing() {
+		rep.Worktree, rep.Branch = m.Worktree.Path, m.Worktree.Branch
+		work, err := worktree.Check(m.Worktree.Path, m.Worktree.Branch, m.Worktree.Base)
+		if err != nil {
+			return rep, failure(fmt.Errorf("remove chat %s: %w", p.ID, err))
+		}
+		rep.WorktreeWork = append(work.Changes, work.Commits...)
+		sharers, err := worktree.Sharers(s.opt.Store, m)
+		if err != nil {
+			return rep, failure(fmt.Errorf("remove chat %s: %w", p.ID, err))
+		}
+		for _, c := range sharers {
+			rep.WorktreeWork = append(rep.WorktreeWork, "chat "+c+" runs in it")
+		}
+		if !p.DryRun && !p.Force && len(sharers) > 0 {
+			return rep, failure(fmt.Errorf("remove chat %s: other chats run in its worktree %s: %s; remove them first, or force", p.ID, m.Worktree.Path, strings.Join(sharers, ", ")))
+		}
+		if !p.DryRun && !p.Force && !work.Clean() {
+			return rep, failure(fmt.Errorf("remove chat %s: its worktree %s (branch %s) has work that would be lost; commit or merge it, or force:\n%s", p.ID, m.Worktree.Path, m.Worktree.Branch, work))
+		}
+	}
 	if p.DryRun {
 		return rep, nil
 	}
 	if m != nil && (p.Force || rep.Files == 0) {
 		if _, rpcErr := s.views.forget(ForgetParams{ID: p.ID}); rpcErr != nil {
 			return rep, rpcErr
+		}
+	}
+	if m != nil && m.Worktree != nil && (p.Force || rep.Files == 0) {
+		w := m.Worktree
+		if err := worktree.Remove(w.Repo, w.Path, w.Branch, p.Force, p.DeleteBranch); err != nil {
+			return rep, failure(fmt.Errorf("remove chat %s: %w", p.ID, err))
 		}
 	}
 	if err := s.opt.Store.Remove(p.ID, p.Force); err != nil {

@@ -277,7 +277,13 @@ func (s *Server) newChat(p NewParams) (any, *Error) {
 	if rpcErr != nil {
 		return nil, rpcErr
 	}
-	m, err := s.opt.Store.Create(n)
+	var m *sessions.Meta
+	var err error
+	if s.wantsWorktree(n) {
+		m, err = s.createInWorktree(n)
+	} else {
+		m, err = s.opt.Store.Create(n)
+	}
 	if err != nil {
 		return nil, failure(err)
 	}

@@ -492,7 +492,15 @@ func (s *Server) createAndStart(p CreateAndStartParams) (any, *Error) {
 	if err := checkSize(SizeParams{Cols: p.Cols, Rows: p.Rows}, true); err != nil {
 		return nil, err
 	}
-	meta, err := s.opt.Mux.CreateAndStart(n, p.Cols, p.Rows)
+	var meta *sessions.Meta
+	var err error
+	if s.wantsWorktree(n) {
+		if meta, err = s.createInWorktree(n); meta != nil {
+			err = s.opt.Mux.Start(meta.ID, p.Cols, p.Rows)
+		}
+	} else {
+		meta, err = s.opt.Mux.CreateAndStart(n, p.Cols, p.Rows)
+	}
 	if meta == nil {
 		return nil, failure(err)
 	}

@@ -171,6 +171,7 @@ func sameBaseline(a, b *Baseline) bool {
 
 func FuzzParseMeta(f *testing.F) {
 	f.Add([]byte("version = 1\nid = \"k3x9q2\"\nharness = \"claude\"\ncwd = \"/\"\n"))
+	f.Add([]byte("version = 1\nid = \"k3x9q2\"\nharness = \"claude\"\ncwd = \"/w\"\nlater = 1\n\n[worktree]\npath = \"/w\"\nbranch = \"acpmux/x-k3x9q2\"\nbase = \"abc\"\nrepo = \"/r\"\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := ParseMeta(data)
 		if err != nil {
@@ -193,7 +194,9 @@ func FuzzParseMeta(f *testing.F) {
 		if m.ID != m2.ID || m.Name != m2.Name || m.Harness != m2.Harness || m.Cwd != m2.Cwd ||
 			strings.Join(m.AdditionalDirectories, "\x00") != strings.Join(m2.AdditionalDirectories, "\x00") ||
 			!m.Created.Equal(m2.Created) || m.Parent != m2.Parent || m.Origin != m2.Origin ||
-			m.AgentSessionID != m2.AgentSessionID || !sameBaseline(m.Baseline, m2.Baseline) {
+			m.AgentSessionID != m2.AgentSessionID || !sameBaseline(m.Baseline, m2.Baseline) ||
+			(m.Worktree == nil) != (m2.Worktree == nil) ||
+			(m.Worktree != nil && *m.Worktree != *m2.Worktree) {
 			t.Fatalf("rewrite changed the chat:\n%+v\n%+v\nrewritten:\n%s", m, m2, out)
 		}
 		if len(m.ExtraKeys()) != len(m2.ExtraKeys()) {

@@ -220,7 +220,7 @@ func (s *Store) DropCapsule(id string) error {
 // removeCapsules deletes a removed chat's capsule files; called with the
 // lock held. Only what acpmux-tui writes is removed: never a folder.
 func (s *Store) removeCapsules(id string) {
-	for _, p := range []string{s.HandoffPath(id), s.HandoffSentPath(id)} {
+	for _, p := range []string{s.HandoffPath(id), s.HandoffSentPath(id), s.SetupLogPath(id)} {
 		if fi, err := os.Lstat(p); err == nil && !fi.IsDir() {
 			os.Remove(p)
 		}

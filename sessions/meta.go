@@ -65,8 +65,11 @@ type Meta struct {
 	// Capsule is set on a chat whose first message is a capsule of its
 	// parent's conversation (a handoff, or a fork on a harness with no
 	// native fork): chats/<id>.handoff.md, then .handoff.sent.md once sent.
-	Capsule  bool      `toml:"capsule,omitempty"`
+	Capsule bool `toml:"capsule,omitempty"`
+	// Baseline is what the chat's folders were at its first start.
 	Baseline *Baseline `toml:"baseline,omitempty"`
+	// Worktree is the git worktree made for the chat (its cwd), if any.
+	Worktree *Worktree `toml:"worktree,omitempty"`
 
 	// extra holds keys this version does not know, kept on rewrite.
 	extra map[string]any
@@ -76,7 +79,7 @@ var knownKeys = map[string]bool{
 	"version": true, "id": true, "name": true, "harness": true, "cwd": true,
 	"additional_directories": true, "additional_files": true, "created": true, "parent": true,
 	"origin": true, "agent_session_id": true, "folders_via": true, "files_via": true, "capsule": true,
-	"baseline": true,
+	"baseline": true, "worktree": true,
 }
 
 // foldersVias are the values folders_via may hold.
@@ -91,6 +94,10 @@ func (m *Meta) Clone() *Meta {
 	c.AdditionalDirectories = append([]string(nil), m.AdditionalDirectories...)
 	c.AdditionalFiles = append([]string(nil), m.AdditionalFiles...)
 	c.Baseline = m.Baseline.Clone()
+	if m.Worktree != nil {
+		w := *m.Worktree
+		c.Worktree = &w
+	}
 	if m.extra != nil {
 		c.extra = make(map[string]any, len(m.extra))
 		for k, v := range m.extra {
@@ -286,7 +293,13 @@ func (m *Meta) check() error {
 	if m.FilesVia != "" && !slices.Contains(filesVias, m.FilesVia) {
 		return fmt.Errorf("files_via %q is not one of %s", clip(m.FilesVia), strings.Join(filesVias, ", "))
 	}
-	return m.Baseline.check()
+	if err := m.Baseline.check(); err != nil {
+		return err
+	}
+	if m.Worktree != nil {
+		return m.Worktree.check()
+	}
+	return nil
 }
 
 // Marshal writes m as TOML: the known keys in the order of DESIGN.md, then any
@@ -301,6 +314,7 @@ func (m *Meta) Marshal() ([]byte, error) {
 	// The tables go last, after the kept keys: a plain key written after a
 	// table header would land inside that table.
 	c.Baseline = nil
+	c.Worktree = nil
 	enc := toml.NewEncoder(&buf)
 	enc.Indent = ""
 	if err := enc.Encode(c); err != nil {
@@ -316,6 +330,11 @@ func (m *Meta) Marshal() ([]byte, error) {
 			Baseline *Baseline `toml:"baseline"`
 		}{m.Baseline}); err != nil {
 			return nil, fmt.Errorf("encode chat %s: baseline: %w", m.ID, err)
+		}
+	}
+	if m.Worktree != nil {
+		if err := enc.Encode(map[string]*Worktree{"worktree": m.Worktree}); err != nil {
+			return nil, fmt.Errorf("encode chat %s: worktree: %w", m.ID, err)
 		}
 	}
 	if b := buf.Bytes(); len(b) > 0 && b[len(b)-1] != '\n' {
@@ -363,9 +382,11 @@ type ChatJSON struct {
 	// HasCapsule is set when the chat's first message is a capsule of its
 	// parent's conversation (a handoff, or a fork made as one).
 	// (The capsule's text is "capsule" in what fork and handoff print.)
-	HasCapsule bool   `json:"hasCapsule,omitempty"`
-	Created    string `json:"created,omitempty"`
-	Broken     string `json:"broken,omitempty"`
+	HasCapsule bool `json:"hasCapsule,omitempty"`
+	// Worktree is the chat's git worktree, absent when it has none.
+	Worktree *WorktreeJSON `json:"worktree,omitempty"`
+	Created  string        `json:"created,omitempty"`
+	Broken   string        `json:"broken,omitempty"`
 }
 
 // JSON returns the entry as printed by `--json`; status and foldersVia come
@@ -388,6 +409,7 @@ func (e Entry) JSON(status, foldersVia string) ChatJSON {
 	}
 	j.Parent, j.Origin, j.AgentSessionID = m.Parent, m.Origin, m.AgentSessionID
 	j.NoProject, j.HasCapsule = e.NoProject, m.Capsule
+	j.Worktree = m.Worktree.JSON()
 	j.Created = m.Created.UTC().Format(time.RFC3339)
 	return j
 }

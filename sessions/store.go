@@ -110,6 +110,11 @@ func (s *Store) ChatPath(id string) string { return filepath.Join(s.home, "chats
 // HomeDir returns the empty folder a chat with no project runs in.
 func (s *Store) HomeDir(id string) string { return filepath.Join(s.home, "homes", id) }
 
+// WorktreesDir is the folder of the chats' git worktrees when the config
+// names no other: worktrees/ in the agent home. A project folder inside it
+// is allowed (it is a worktree, not the store's own files).
+func (s *Store) WorktreesDir() string { return filepath.Join(s.home, "worktrees") }
+
 // NoProject reports whether the chat runs in its own home folder.
 func (s *Store) NoProject(m *Meta) bool { return m.Cwd == s.HomeDir(m.ID) }
 
@@ -172,7 +177,7 @@ func (s *Store) Create(n NewChat) (*Meta, error) {
 		if err != nil {
 			return nil, fmt.Errorf("create chat: project folder %q: %w", n.Cwd, err)
 		}
-		if c == s.home || isWithin(s.home, c) {
+		if c == s.home || (isWithin(s.home, c) && !isWithin(s.WorktreesDir(), c)) {
 			return nil, fmt.Errorf("create chat: project folder %q: is inside the agent home (it holds the chat files and the socket)", n.Cwd)
 		}
 		cwd = c

@@ -48,6 +48,7 @@ type listLoadedMsg struct {
 type foldersCheckedMsg struct {
 	id       string
 	problems []sessions.FolderProblem
+	git      gitCheck
 }
 
 // startedMsg reports the start of a chat's harness.
@@ -133,12 +134,18 @@ func checkFolders(e sessions.Entry) tea.Cmd {
 	}
 	id, cwd, dirs := e.ID, e.Meta.Cwd, append([]string(nil), e.Meta.AdditionalDirectories...)
 	files := append([]string(nil), e.Meta.AdditionalFiles...)
-	if len(dirs) == 0 && len(files) == 0 {
+	var wt *sessions.Worktree
+	if e.Meta.Worktree != nil {
+		w := *e.Meta.Worktree
+		wt = &w
+	}
+	if len(dirs) == 0 && len(files) == 0 && wt == nil {
 		return func() tea.Msg { return foldersCheckedMsg{id: id} }
 	}
 	return func() tea.Msg {
 		problems := sessions.CheckStoredFolders(cwd, dirs)
-		return foldersCheckedMsg{id, append(problems, sessions.CheckStoredFiles(files)...)}
+		git := gitCheck{folders: gitFolders(dirs), worktreeGone: wt != nil && wt.Missing()}
+		return foldersCheckedMsg{id, append(problems, sessions.CheckStoredFiles(files)...), git}
 	}
 }
 
@@ -214,7 +221,11 @@ type deleteAskMsg struct {
 	entry sessions.Entry
 	home  string
 	files int
-	err   error
+	// worktree, branch and work are a worktree chat's folder, branch and
+	// what removing the worktree would lose (proto.RemoveReport).
+	worktree, branch string
+	work             []string
+	err              error
 }
 
 // askDeleteChat asks the server what the chat's own folder holds (a dry
@@ -227,7 +238,7 @@ func askDeleteChat(cs ChatStore, e sessions.Entry) tea.Cmd {
 		if err != nil {
 			return deleteAskMsg{entry: e, err: err}
 		}
-		return deleteAskMsg{entry: e, home: rep.Home, files: rep.Files}
+		return deleteAskMsg{entry: e, home: rep.Home, files: rep.Files, worktree: rep.Worktree, branch: rep.Branch, work: rep.WorktreeWork}
 	}
 }
 

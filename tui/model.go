@@ -101,7 +101,8 @@ type Model struct {
 	below  []Dialog
 
 	problems   map[string][]sessions.FolderProblem
-	missing    map[string]bool // harnesses not installed, by name
+	git        map[string]gitCheck // per chat, from the folder check
+	missing    map[string]bool     // harnesses not installed, by name
 	lay        layout
 	loaded     bool
 	status     string
@@ -167,7 +168,7 @@ func New(opt Options) *Model {
 		}
 	}
 	c := &Common{Styles: NewStyles(opt.Renderer, !opt.NoColor), Keys: opt.Config.KeyMap(), Log: opt.Logger}
-	m := &Model{opt: opt, c: c, mux: opt.Mux, table: opt.Table, problems: map[string][]sessions.FolderProblem{}, missing: map[string]bool{}}
+	m := &Model{opt: opt, c: c, mux: opt.Mux, table: opt.Table, problems: map[string][]sessions.FolderProblem{}, git: map[string]gitCheck{}, missing: map[string]bool{}}
 	for _, h := range opt.Harnesses {
 		if !h.Installed {
 			m.missing[h.Name] = true
@@ -308,10 +309,11 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case folderTickMsg:
 		return tea.Batch(m.checkSelected(), folderTick(m.opt.CheckFoldersEvery))
 	case foldersCheckedMsg:
-		if slices.Equal(msg.problems, m.problems[msg.id]) {
+		if slices.Equal(msg.problems, m.problems[msg.id]) && msg.git.equal(m.git[msg.id]) {
 			m.quiet = true // the same as last time: nothing to draw
 			return nil
 		}
+		m.git[msg.id] = msg.git
 		if len(msg.problems) == 0 {
 			delete(m.problems, msg.id)
 		} else {
@@ -461,7 +463,8 @@ func (m *Model) refreshSelected() {
 		parentGone = !present
 	}
 	m.summary.Set(ChatInfo{Entry: e, State: st, Problems: m.problems[e.ID], NoProject: noProject, Transport: transport, Via: via, ViaExpected: expected, ParentGone: parentGone,
-		NotInstalled: e.Meta != nil && m.missing[e.Meta.Harness], StartsFresh: startsFresh}, true, m.now)
+		NotInstalled: e.Meta != nil && m.missing[e.Meta.Harness], StartsFresh: startsFresh,
+		GitFolders: m.git[e.ID].folders, WorktreeGone: m.git[e.ID].worktreeGone}, true, m.now)
 }
 
 // shower is a mux that can be told which chat the pane draws (the

@@ -262,7 +262,7 @@ func (m *Model) askDelete(msg deleteAskMsg) tea.Cmd {
 	if m.dialog != nil || msg.entry.Meta == nil {
 		return nil // D pressed twice, or the chat broke meanwhile
 	}
-	return m.openDialog(m.deleteDialog(msg.entry, msg.home, msg.files))
+	return m.openDialog(m.deleteDialog(msg))
 }
 
 // restartDialog asks before a restart that applies a pending change of
@@ -289,7 +289,8 @@ func (m *Model) restartDialog(e sessions.Entry, st proto.State) Dialog {
 // in it, it says so and offers to delete them too (rm --force): the folder
 // is the chat's, made for it, and a delete that refused after the question
 // would only make the user go to the command line.
-func (m *Model) deleteDialog(e sessions.Entry, home string, files int) Dialog {
+func (m *Model) deleteDialog(msg deleteAskMsg) Dialog {
+	e, home, files := msg.entry, msg.home, msg.files
 	lines := []string{
 		fmt.Sprintf("Delete %q (%s)?", e.Meta.Name, e.ID),
 		"",
@@ -306,14 +307,18 @@ func (m *Model) deleteDialog(e sessions.Entry, home string, files int) Dialog {
 			"they are deleted with the chat.",
 		)
 		yes = "delete the files too"
-	} else {
+	} else if msg.worktree == "" {
 		lines = append(lines, "Its chat file goes, and its own folder when it has no project.")
+	}
+	force := files > 0
+	if msg.worktree != "" {
+		lines, yes, force = worktreeDeleteLines(lines, msg, yes, force)
 	}
 	lines = append(lines, "Its project folder and additional folders are never touched.")
 	if m.sidebar.states[e.ID].Status.Live() {
 		lines = append(lines, "Its harness is stopped first.")
 	}
-	return NewConfirm(m.c, "delete chat", lines, yes, deleteChat(m.mux, e.ID, e.Meta.Name, files > 0))
+	return NewConfirm(m.c, "delete chat", lines, yes, deleteChat(m.mux, e.ID, e.Meta.Name, force))
 }
 
 // mouse scrolls and selects: the wheel over the sidebar moves the

@@ -36,6 +36,11 @@ type ChatInfo struct {
 	// StartsFresh is set when the chat's harness cannot resume a
 	// conversation (harness.Spec.Resumes): every start is a new one.
 	StartsFresh bool
+	// GitFolders are the additional folders that are git repositories;
+	// WorktreeGone is set when a worktree chat's folder has gone (both
+	// from the last folder check).
+	GitFolders   []string
+	WorktreeGone bool
 }
 
 // Summary is the pane above the chat: the selected chat's harness, folders
@@ -161,6 +166,7 @@ func (s *Summary) render() {
 	} else {
 		head = append(head, row("cwd", truncPlain(m.Cwd, vw)))
 	}
+	head = append(head, s.worktreeLines(row, vw)...)
 	switch {
 	case m.Capsule && m.Origin == sessions.OriginFork:
 		head = append(head, row("capsule", truncPlain(noteCapsuleFork, vw)))
@@ -390,6 +396,11 @@ func (s *Summary) pathLines(row func(string, string) string, vw, n int, label st
 		}
 		reason, missing := bad[i]
 		if !missing {
+			if label == "folders" && s.info.isGitFolder(d) {
+				const tag = " · git"
+				out = append(out, row(l, truncPlain(d, max(vw-len(tag), 1))+st.Dim.Render(tag)))
+				continue
+			}
 			out = append(out, row(l, truncPlain(d, vw)))
 			continue
 		}

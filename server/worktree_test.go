@@ -1,0 +1,103 @@
+package server
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/acpmux/acpmux-tui/config"
+	"github.com/acpmux/acpmux-tui/sessions"
+)
+
+// serverGitRepo makes a repository with one commit for a server test, its
+// git given an identity and no outside config.
+func serverGitRepo(t *testing.T) (repo string, git func(dir string, argv ...string) string) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatalf("git is needed: %v", err)
+	}
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+	for _, k := range []string{"GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME"} {
+		t.Setenv(k, "t")
+	}
+	for _, k := range []string{"GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL"} {
+		t.Setenv(k, "t@example.invalid")
+	}
+	git = func(dir string, argv ...string) string {
+		t.Helper()
+		out, err := exec.Command("git", append([]string{"-C", dir}, argv...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %q: %v\n%s", argv, err, out)
+		}
+		return string(out)
+	}
+	repo, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	git(repo, "init", "-q", "-b", "main")
+	if err := os.WriteFile(filepath.Join(repo, "a.txt"), []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git(repo, "add", "a.txt")
+	git(repo, "commit", "-q", "-m", "first")
+	return repo, git
+}
+
+// TestWorktreeChatsThroughTheServer: with worktree = true, a chat the TUI
+// asks the server for in a repository runs in a worktree of its own (and
+// one outside a repository is plain); a fork of it gets its own worktree
+// with the parent's uncommitted work; remove names that work and refuses
+// without force, then removes the worktree and keeps the branch.
+func TestWorktreeChatsThroughTheServer(t *testing.T) {
+	repo, git := serverGitRepo(t)
+	r := newRig(t, rigOpt{config: func(c *config.Config) { c.Worktree.Default = true }})
+	w := r.dial()
+	var c sessions.ChatJSON
+	w.ok(MethodCreateAndStart, CreateAndStartParams{NewParams: NewParams{Cwd: repo, Name: "srv"}}, &c)
+	if c.Worktree == nil || c.Cwd != c.Worktree.Path || c.Worktree.Repo != repo || c.Worktree.Branch != "acpmux/srv-"+c.ID {
+		t.Fatalf("created: cwd %s, worktree %+v", c.Cwd, c.Worktree)
+	}
+	if got := r.waitRecords(1)[0].Cwd; got != c.Worktree.Path {
+		t.Errorf("the harness ran in %s, want the worktree %s", got, c.Worktree.Path)
+	}
+	var plain sessions.ChatJSON
+	w.ok(MethodNew, NewParams{Cwd: t.TempDir()}, &plain)
+	if plain.Worktree != nil {
+		t.Errorf("a chat outside a repository got a worktree: %+v", plain.Worktree)
+	}
+
+	if err := os.WriteFile(filepath.Join(c.Worktree.Path, "new.txt"), []byte("n\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var fork sessions.ChatJSON
+	w.ok(MethodDerive, DeriveParams{ID: c.ID, Origin: sessions.OriginFork}, &fork)
+	if fork.Worktree == nil || fork.Worktree.Path == c.Worktree.Path || fork.Worktree.BaseRef != c.Worktree.Branch {
+		t.Fatalf("fork: %+v", fork.Worktree)
+	}
+	if b, err := os.ReadFile(filepath.Join(fork.Worktree.Path, "new.txt")); err != nil || string(b) != "n\n" {
+		t.Errorf("the fork's new.txt: %q, %v", b, err)
+	}
+
+	var rep RemoveReport
+	w.ok(MethodRemove, RemoveParams{ID: c.ID, DryRun: true}, &rep)
+	if rep.Worktree != c.Worktree.Path || len(rep.WorktreeWork) != 1 || rep.WorktreeWork[0] != "?? new.txt" {
+		t.Fatalf("dry run: %+v", rep)
+	}
+	e := w.fails(CodeFailed, MethodRemove, RemoveParams{ID: c.ID})
+	if !strings.Contains(e.Message, "?? new.txt") {
+		t.Fatalf("refusal: %s", e.Message)
+	}
+	w.ok(MethodRemove, RemoveParams{ID: c.ID, Force: true}, &rep)
+	if _, err := os.Stat(c.Worktree.Path); !os.IsNotExist(err) {
+		t.Errorf("the worktree is still there: %v", err)
+	}
+	git(repo, "rev-parse", "--verify", "refs/heads/"+c.Worktree.Branch)
+	w.ok(MethodRemove, RemoveParams{ID: fork.ID, Force: true, DeleteBranch: true}, &rep)
+	if out := git(repo, "branch", "--list", fork.Worktree.Branch); strings.TrimSpace(out) != "" {
+		t.Errorf("the fork's branch was kept with deleteBranch: %q", out)
+	}
+}
