@@ -7,11 +7,13 @@ const (
 	tableTop = iota
 	tableBaseline
 	tableFolder
+	tableWorktree
 )
 
 // baselineTables reads, for decodeCanonical, the tables Marshal writes
 // after the top-level keys: `[baseline]` (at, head), then any number of
-// `[[baseline.folders]]` (path, head, since). Anything else (another
+// `[[baseline.folders]]` (path, head, since), then `[worktree]` (path,
+// branch, base, base_ref, repo). Anything else (another
 // table, a header in another spelling, a key twice, an unknown key) makes
 // it give up, and the file goes to the TOML parser.
 type baselineTables struct {
@@ -28,6 +30,9 @@ func (b *baselineTables) header(m *Meta, line []byte) bool {
 	case b.in != tableTop && bytes.Equal(line, []byte("[[baseline.folders]]")):
 		m.Baseline.Folders = append(m.Baseline.Folders, FolderBaseline{})
 		b.in = tableFolder
+	case b.in != tableWorktree && m.Worktree == nil && bytes.Equal(line, []byte("[worktree]")):
+		m.Worktree = &Worktree{}
+		b.in = tableWorktree
 	default:
 		return false
 	}
@@ -37,6 +42,9 @@ func (b *baselineTables) header(m *Meta, line []byte) bool {
 
 // set decodes one key of the current table.
 func (b *baselineTables) set(m *Meta, key string, val []byte) bool {
+	if b.in == tableWorktree {
+		return b.setWorktree(m.Worktree, key, val)
+	}
 	var bit uint8
 	switch key {
 	case "at":
@@ -77,6 +85,31 @@ func (b *baselineTables) set(m *Meta, key string, val []byte) bool {
 		return ok
 	}
 	return false
+}
+
+// setWorktree decodes one key of the [worktree] table into w.
+func (b *baselineTables) setWorktree(w *Worktree, key string, val []byte) bool {
+	var bit uint8
+	var dst *string
+	switch key {
+	case "path":
+		bit, dst = 1, &w.Path
+	case "branch":
+		bit, dst = 2, &w.Branch
+	case "base":
+		bit, dst = 4, &w.Base
+	case "base_ref":
+		bit, dst = 8, &w.BaseRef
+	case "repo":
+		bit, dst = 16, &w.Repo
+	default:
+		return false
+	}
+	if b.seen&bit != 0 {
+		return false
+	}
+	b.seen |= bit
+	return oneString(val, dst)
 }
 
 // oneString decodes val, a basic string and nothing after it, into dst.

@@ -65,13 +65,20 @@ func sameAsTOML(t *testing.T, data []byte) bool {
 // metaText prints m for a comparison: its fields, and its baseline's
 // values rather than the pointers that hold them.
 func metaText(m *Meta) string {
-	if m == nil || m.Baseline == nil {
+	if m == nil || m.Baseline == nil && m.Worktree == nil {
 		return fmt.Sprintf("%#v", m)
 	}
 	c := *m
-	c.Baseline = nil
+	c.Baseline, c.Worktree = nil, nil
+	text := fmt.Sprintf("%#v", &c)
+	if w := m.Worktree; w != nil {
+		text += fmt.Sprintf(" worktree%+v", *w)
+	}
 	b := m.Baseline
-	text := fmt.Sprintf("%#v baseline{at %s head %q", &c, b.At, b.Head)
+	if b == nil {
+		return text
+	}
+	text += fmt.Sprintf(" baseline{at %s head %q", b.At, b.Head)
 	for _, f := range b.Folders {
 		since := "nil"
 		if f.Since != nil {
@@ -150,6 +157,12 @@ func TestDecodeCanonicalIsTOML(t *testing.T) {
 		{"baseline", head + "\n[baseline]\nat = 2026-12-03T09:00:00.000000123Z\nhead = \"3f1c2a9e8b7d6c5f4e3a2b1c0d9e8f7a6b5c4d3e\"\n\n[[baseline.folders]]\npath = \"/l\"\nhead = \"3f1c2a9e8b7d6c5f4e3a2b1c0d9e8f7a6b5c4d3e\"\nsince = 2026-12-03T09:00:00Z\n\n[[baseline.folders]]\npath = \"/n\"\n", true},
 		{"baseline without folders", head + "[baseline]\nat = 2026-12-03T09:00:00Z\n", true},
 
+		{"worktree", head + "\n[worktree]\npath = \"/h/worktrees/k3\"\nbranch = \"acpmux/x-k3\"\nbase = \"3f1c2a9e8b7d6c5f4e3a2b1c0d9e8f7a6b5c4d3e\"\nbase_ref = \"HEAD\"\nrepo = \"/src\"\n", true},
+		{"baseline then worktree", head + "[baseline]\nat = 2026-12-03T09:00:00Z\n\n[[baseline.folders]]\npath = \"/n\"\n\n[worktree]\npath = \"/w\"\n", true},
+		{"worktree twice", head + "[worktree]\n[worktree]\n", false},
+		{"baseline after the worktree", head + "[worktree]\npath = \"/w\"\n[baseline]\n", false},
+		{"a worktree key twice", head + "[worktree]\nbase = \"a\"\nbase = \"b\"\n", false},
+		{"an unknown worktree key", head + "[worktree]\nat = 2026-12-03T09:00:00Z\n", false},
 		{"folders before the baseline", head + "[[baseline.folders]]\npath = \"/n\"\n", false},
 		{"baseline twice", head + "[baseline]\n[baseline]\n", false},
 		{"a top key after the baseline", head + "[baseline]\nname = \"x\"\n", false},
@@ -211,6 +224,9 @@ func TestDecodeCanonicalIsTOML(t *testing.T) {
 		{Version: 1, ID: "base", Harness: "shell", Cwd: "/src", AdditionalDirectories: []string{"/l", "/n"}, Created: created,
 			Baseline: &Baseline{At: created.Add(time.Second), Head: "3f1c2a9e8b7d6c5f4e3a2b1c0d9e8f7a6b5c4d3e", Folders: []FolderBaseline{
 				{Path: "/l", Head: "9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b"}, {Path: "/n", Since: &created}}}},
+		{Version: 1, ID: "wt", Harness: "shell", Cwd: "/h/worktrees/wt", Created: created,
+			Baseline: &Baseline{At: created, Head: "3f1c2a9e8b7d6c5f4e3a2b1c0d9e8f7a6b5c4d3e"},
+			Worktree: &Worktree{Path: "/h/worktrees/wt", Branch: "acpmux/wt", Base: "3f1c2a9e8b7d6c5f4e3a2b1c0d9e8f7a6b5c4d3e", BaseRef: "HEAD", Repo: "/src"}},
 	} {
 		data, err := m.Marshal()
 		if err != nil {

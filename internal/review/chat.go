@@ -30,10 +30,16 @@ func (s Side) String() string {
 }
 
 // ChatBase is the commit a chat's cwd is compared against by default, and a
-// note when it is not what was recorded at the first start: for a plain chat
+// note when it is not what was recorded at the first start: for a worktree
+// chat the commit its worktree was made from; for a plain chat
 // its baseline's head; a chat that has not started yet is compared against
 // HEAD now.
 func ChatBase(ctx context.Context, m *sessions.Meta) (string, string) {
+	if m.Worktree != nil && m.Worktree.Base != "" {
+		// A worktree chat is compared with the commit its branch was made
+		// from: everything on the branch, committed or not, is its work.
+		return m.Worktree.Base, ""
+	}
 	if m.Baseline != nil {
 		if m.Baseline.Head == "" {
 			return "", ""
@@ -92,6 +98,9 @@ func ForChat(ctx context.Context, m, parent *sessions.Meta, side Side) (Request,
 func ParentBranch(ctx context.Context, parent *sessions.Meta) (string, error) {
 	if parent == nil {
 		return "", fmt.Errorf("the chat has no parent chat")
+	}
+	if parent.Worktree != nil && parent.Worktree.Branch != "" {
+		return parent.Worktree.Branch, nil
 	}
 	out, err := git(ctx, parent.Cwd, "symbolic-ref", "-q", "--short", "HEAD")
 	if err != nil {

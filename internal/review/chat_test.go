@@ -51,3 +51,32 @@ func TestForChatSides(t *testing.T) {
 		t.Fatalf("not started: %+v, %v; want HEAD %s and a note", req, err, tip)
 	}
 }
+
+// TestForChatWorktree: a worktree chat is compared with the commit its
+// worktree was made from, whatever its baseline says, and a child of a
+// worktree chat compares with the parent's worktree branch, not with what
+// the parent's folder has checked out.
+func TestForChatWorktree(t *testing.T) {
+	root := t.TempDir()
+	proj := filepath.Join(root, "proj")
+	base := repo(t, proj, map[string]string{"a.txt": "a\n"})
+	run(t, proj, "branch", "acpmux/p-1")
+	run(t, proj, "checkout", "-q", "-b", "other")
+	write(t, filepath.Join(proj, "a.txt"), "a\nother\n")
+	run(t, proj, "commit", "-qam", "other")
+	tip := run(t, proj, "rev-parse", "HEAD")
+	ctx := context.Background()
+
+	m := &sessions.Meta{ID: "w", Cwd: proj, Parent: "p",
+		Baseline: &sessions.Baseline{At: time.Now(), Head: tip},
+		Worktree: &sessions.Worktree{Path: proj, Branch: "acpmux/w-2", Base: base, BaseRef: "HEAD", Repo: proj}}
+	req, err := ForChat(ctx, m, nil, Side{})
+	if err != nil || req.Base != base {
+		t.Fatalf("worktree chat: %+v, %v; want its worktree's base %s, not the baseline's %s", req, err, base, tip)
+	}
+	parent := &sessions.Meta{ID: "p", Cwd: proj, Worktree: &sessions.Worktree{Path: proj, Branch: "acpmux/p-1", Base: base}}
+	req, err = ForChat(ctx, m, parent, Side{Parent: true})
+	if err != nil || req.Base != base || !strings.Contains(req.BaseNote, "acpmux/p-1") {
+		t.Fatalf("parent's worktree branch: %+v, %v; want acpmux/p-1 at %s", req, err, base)
+	}
+}
