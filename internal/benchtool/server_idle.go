@@ -216,25 +216,32 @@ func serverMemory(binary, home string, n int) error {
 		return err
 	}
 	defer b.close()
+	_, err = b.emitMemory("server-memory")
+	return err
+}
+
+// emitMemory reads the PSS and RSS of server and TUI, checks every chat
+// still runs, prints them as benchmark name and returns the PSS of both.
+func (b *tuiBench) emitMemory(name string) (int64, error) {
 	srvPss, srvRss, err := memoryOf(b.r.pid)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	tuiPss, tuiRss, err := memoryOf(b.tui.pid())
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if err := b.r.checkLive(b.ids); err != nil {
-		return err
+		return 0, err
 	}
-	emit("bench", "server-memory")
+	emit("bench", name)
 	emitSetup(b)
 	emit("server_pss_bytes", srvPss)
 	emit("server_rss_bytes", srvRss)
 	emit("tui_pss_bytes", tuiPss)
 	emit("tui_rss_bytes", tuiRss)
 	emit("pss_bytes", srvPss+tuiPss)
-	return nil
+	return srvPss + tuiPss, nil
 }
 
 // serverScale runs n chats that each print a line a second in a server,

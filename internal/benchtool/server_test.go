@@ -219,6 +219,17 @@ func TestServerBenchesRun(t *testing.T) {
 		if err := new1000(binary, home("new"), tmuxBin, sock, 5); err != nil {
 			t.Fatal("new-1000:", err)
 		}
+		// The rows beside tmux with a client attached, small: each checks
+		// that every chat and pane got where it waits for.
+		if err := scale100(binary, home("scale"), tmuxBin, sock, 2, 0.3); err != nil {
+			t.Fatal("scale-100:", err)
+		}
+		if err := memoryIdle(binary, home("memory-idle"), tmuxBin, sock, 2); err != nil {
+			t.Fatal("memory-idle:", err)
+		}
+		if err := firstFrame1000(binary, home("first-frame"), tmuxBin, sock, 12, 1); err != nil {
+			t.Fatal("first-frame-1000:", err)
+		}
 	}
 	if err := serverMemory(binary, home("memory"), 2); err != nil {
 		t.Fatal("server-memory:", err)
