@@ -220,8 +220,10 @@ func TestServerBenchesRun(t *testing.T) {
 			t.Fatal("new-1000:", err)
 		}
 		// The rows beside tmux with a client attached, small: each checks
-		// that every chat and pane got where it waits for.
-		if err := scale100(binary, home("scale"), tmuxBin, sock, 2, 0.3); err != nil {
+		// that every chat and pane got where it waits for. scale-100 holds
+		// 2.5 s: its chats print a line a second, and it fails unless the
+		// TUI and tmux's client drew one meanwhile.
+		if err := scale100(binary, home("scale"), tmuxBin, sock, 2, 2.5); err != nil {
 			t.Fatal("scale-100:", err)
 		}
 		if err := memoryIdle(binary, home("memory-idle"), tmuxBin, sock, 2); err != nil {

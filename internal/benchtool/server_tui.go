@@ -49,8 +49,15 @@ const maxSeen = 4 << 20
 // startTUI runs `binary` (the TUI, on the agent home and config of this
 // process's environment) in a 160x45 pty. want is text its first frame
 // must show (the sidebar's "chats N"): waitReady waits for it.
+// With BENCH_TUI_CPUPROFILE set, the TUI writes a CPU profile there
+// (ACPMUX_CPUPROFILE; the server, started with this process's
+// environment, takes that variable as it is).
 func startTUI(binary, want string) (*tuiProcess, error) {
-	return startInPty(exec.Command(binary), want)
+	cmd := exec.Command(binary)
+	if p := os.Getenv("BENCH_TUI_CPUPROFILE"); p != "" {
+		cmd.Env = append(os.Environ(), "ACPMUX_CPUPROFILE="+p)
+	}
+	return startInPty(cmd, want)
 }
 
 // startInPty runs cmd (the TUI, or a tmux client to compare with) in a
