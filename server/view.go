@@ -1,7 +1,6 @@
 package server
 
 import (
-	"reflect"
 	"strings"
 	"sync"
 	"time"
@@ -179,7 +178,7 @@ func (v *viewer) mark(views map[string]ChatView) {
 		if _, shown := v.shown[id]; v.shown != nil && !shown {
 			// A chat the client does not draw: its screen's changes are
 			// of no use to it, its state's are (the list shows them).
-			if last, ok := v.told[id]; ok && reflect.DeepEqual(last, cv.State) {
+			if last, ok := v.told[id]; ok && last.Equal(cv.State) {
 				continue
 			}
 		}
@@ -234,7 +233,7 @@ func (v *viewer) flushLocked() {
 			v.screens[id] = told
 		}
 		patch := told.update(v.c.s.opt.Mux, id)
-		if told.sent && reflect.DeepEqual(told.state, cv.State) && sameBesidesCursor(told.terminal, cv.Terminal) {
+		if told.sent && told.state.Equal(cv.State) && sameBesidesCursor(told.terminal, cv.Terminal) {
 			// Only the screen and the cursor moved, as with a key's echo:
 			// a notification small to write and quick to read.
 			screens = append(screens, ScreenUpdate{ID: id, Cursor: [2]int{cv.Terminal.CursorCol, cv.Terminal.CursorRow}, Screen: *patch})
