@@ -33,6 +33,10 @@ type viewHub struct {
 	pub sync.Mutex
 	// known are the chats the mux has reported; guarded by pub.
 	known map[string]struct{}
+	// live is, of each chat published, whether its harness was live
+	// (Status.Live) then; guarded by pub. The idle check is asked again
+	// only when that changes, not at every line a chat prints.
+	live map[string]bool
 
 	// mu guards viewers; it is never held across a read of the mux.
 	mu      sync.Mutex
@@ -40,7 +44,7 @@ type viewHub struct {
 }
 
 func newViewHub(s *Server) *viewHub {
-	return &viewHub{s: s, known: map[string]struct{}{}, viewers: map[*conn]*viewer{}}
+	return &viewHub{s: s, known: map[string]struct{}{}, live: map[string]bool{}, viewers: map[*conn]*viewer{}}
 }
 
 // viewer is what the server keeps of one connection that draws: its size
@@ -134,24 +138,32 @@ func (h *viewHub) fanOut(stop <-chan struct{}) {
 }
 
 // publish reads each chat once (which also lets the mux send its next
-// notice), marks it on every watcher, and has the idle check look again: a
-// harness may have started or ended.
+// notice), marks it on every watcher, and, when a chat is new or its
+// harness started or ended, has the idle check look again.
 func (h *viewHub) publish(ids map[string]struct{}) {
 	m := h.s.opt.Mux
 	h.pub.Lock()
 	views := make(map[string]ChatView, len(ids))
+	var moved []string // new chats, and those whose harness started or ended
 	for id := range ids {
 		h.known[id] = struct{}{}
-		views[id] = ChatView{State: h.s.chatState(id), Terminal: m.Terminal(id)}
+		st := h.s.chatState(id)
+		views[id] = ChatView{State: st, Terminal: m.Terminal(id)}
+		if was, ok := h.live[id]; !ok || was != st.Status.Live() {
+			h.live[id] = st.Status.Live()
+			moved = append(moved, id)
+		}
 	}
 	for _, v := range h.all() {
 		v.mark(views)
 	}
 	h.pub.Unlock()
-	for id := range ids {
+	for _, id := range moved {
 		h.s.track(id)
 	}
-	h.s.poke()
+	if len(moved) > 0 {
+		h.s.poke()
+	}
 }
 
 // all returns the viewers now, read under h.mu, which is not held while
@@ -466,6 +478,7 @@ func (h *viewHub) forget(p ForgetParams) (any, *Error) {
 	h.s.opt.Mux.Forget(p.ID)
 	h.pub.Lock()
 	delete(h.known, p.ID)
+	delete(h.live, p.ID)
 	h.pub.Unlock()
 	h.mu.Lock()
 	for _, v := range h.viewers {
