@@ -103,36 +103,50 @@ func (h *viewHub) unwatch(c *conn) {
 
 // fanOut reads the mux's change notices until stop closes. A notice that
 // comes after a quiet spell is passed on at once (a keystroke's echo waits
-// for no timer); the ones that follow within a frame are gathered and
-// passed on together at its end, so a flooding chat is read once a frame,
-// however often its pty is.
+// for no timer); the ones that follow within a frame are left in the
+// mux's channel, unread, and taken together at the frame's end by the one
+// timer, so a flooding chat is read once a frame, however often its pty
+// is, and a hundred chats printing wake this goroutine once a frame, not
+// once a line. The channel holds a notice per chat at most (the mux sends
+// another only once the chat was read), so up to its 1,024 slots a frame's
+// notices all wait there; past that the mux drops one as it does for a
+// receiver far behind, and the chat is told of with its next change.
 func (h *viewHub) fanOut(stop <-chan struct{}) {
 	changes := h.s.opt.Mux.Changes()
 	gathered := map[string]struct{}{}
 	window := time.NewTimer(viewFrame)
 	window.Stop()
-	open := false
 	for {
 		select {
 		case <-stop:
-			window.Stop()
 			return
 		case id := <-changes:
-			if open {
-				gathered[id] = struct{}{}
-				continue
-			}
 			h.publish(map[string]struct{}{id: {}})
+		}
+		// A frame is open: gather what came in it at its end, until a
+		// frame passes with nothing.
+		for {
 			window.Reset(viewFrame)
-			open = true
-		case <-window.C:
+			select {
+			case <-stop:
+				window.Stop()
+				return
+			case <-window.C:
+			}
+		drain:
+			for {
+				select {
+				case id := <-changes:
+					gathered[id] = struct{}{}
+				default:
+					break drain
+				}
+			}
 			if len(gathered) == 0 {
-				open = false
-				continue
+				break
 			}
 			h.publish(gathered)
 			clear(gathered)
-			window.Reset(viewFrame)
 		}
 	}
 }
