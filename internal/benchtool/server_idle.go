@@ -241,6 +241,17 @@ func (b *tuiBench) emitMemory(name string) (int64, error) {
 	emit("tui_pss_bytes", tuiPss)
 	emit("tui_rss_bytes", tuiRss)
 	emit("pss_bytes", srvPss+tuiPss)
+	for _, p := range []struct {
+		name string
+		pid  int
+	}{{"server", b.r.pid}, {"tui", b.tui.pid()}} {
+		anon, file, err := pssParts(p.pid)
+		if err != nil {
+			return 0, err
+		}
+		emit(p.name+"_pss_anon_bytes", anon)
+		emit(p.name+"_pss_file_bytes", file)
+	}
 	return srvPss + tuiPss, nil
 }
 

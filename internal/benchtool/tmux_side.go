@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -217,7 +218,7 @@ func firstFrame1000(bin, home, tmux, socket string, n, runs int) error {
 	want := "chats " + strconv.Itoa(n)
 	var cold, warm, theirs []time.Duration
 	for i := range runs {
-		d, err := timeFirstFrame(exec.Command(r.binary), want)
+		d, err := timeFirstFrame(profiledTUI(r.binary, "cold", i), want)
 		if err != nil {
 			return fmt.Errorf("cold run %d: %w", i+1, err)
 		}
@@ -228,7 +229,7 @@ func firstFrame1000(bin, home, tmux, socket string, n, runs int) error {
 		if err := r.start(); err != nil {
 			return err
 		}
-		if d, err = timeFirstFrame(exec.Command(r.binary), want); err != nil {
+		if d, err = timeFirstFrame(profiledTUI(r.binary, "warm", i), want); err != nil {
 			return fmt.Errorf("warm run %d: %w", i+1, err)
 		}
 		warm = append(warm, d)
@@ -255,6 +256,16 @@ func firstFrame1000(bin, home, tmux, socket string, n, runs int) error {
 		emit(f.name+"_ratio", m.Seconds()/tm.Seconds())
 	}
 	return nil
+}
+
+// profiledTUI is the TUI's command; with BENCH_TUI_CPUPROFILE=P set, it
+// writes a CPU profile to P.PHASE.RUN (go tool pprof takes them together).
+func profiledTUI(binary, phase string, run int) *exec.Cmd {
+	cmd := exec.Command(binary)
+	if p := os.Getenv("BENCH_TUI_CPUPROFILE"); p != "" {
+		cmd.Env = append(os.Environ(), "ACPMUX_CPUPROFILE="+p+"."+phase+"."+strconv.Itoa(run))
+	}
+	return cmd
 }
 
 // timeFirstFrame starts cmd in a pty, waits for its output to show want,
