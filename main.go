@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 
 	// `acpmux-tui hook` runs and exits in this package's init, before the
@@ -30,8 +31,12 @@ const (
 
 func main() {
 	stop := startCPUProfile(os.Getenv(envCPUProfile))
+	if os.Getenv(envHeapProfile) != "" {
+		runtime.MemProfileRate = 4096 // every few pages, not every 512 KiB
+	}
 	code := run(os.Args[1:], os.Stdout, os.Stderr)
 	stop()
+	writeHeapProfile(os.Getenv(envHeapProfile))
 	os.Exit(code)
 }
 
