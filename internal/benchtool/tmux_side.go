@@ -118,41 +118,52 @@ func (t tmuxServer) waitPanes(ready func(last string) bool) error {
 func tmuxPrinting(last string) bool { return last != "" }
 func tmuxIdle(last string) bool     { return strings.HasPrefix(last, idlePrompt) }
 
-// scale100 is `benchtool scale-100 BIN HOME TMUX SOCKET N SECONDS`:
-// server-scale's measurement (its lines, server and TUI apart), then the
-// same for a tmux server with N windows printing a line a second and a
-// client attached (tmux_server_cpu_seconds, tmux_client_cpu_seconds), and
-// the percentages of a core and their ratio.
+// scale100 is `benchtool scale-100 BIN HOME TMUX SOCKET N SECONDS`: a
+// server with N chats each printing a line a second and the TUI showing
+// them, and a tmux server with N windows printing the same and a client
+// attached, both set up and settled, then the CPU of the four processes
+// over the same SECONDS (so a busy moment of the machine falls on both):
+// server-scale's lines (server and TUI apart), tmux_server_cpu_seconds,
+// tmux_client_cpu_seconds, the percentages of a core and their ratio.
 func scale100(bin, home, tmux, socket string, n int, secs float64) error {
 	b, err := startTUIBench(bin, home, scaleHarness, n, printing, 0.05)
 	if err != nil {
 		return err
 	}
-	used, err := b.holdAndEmit("scale-100", secs, true)
-	b.close()
-	if err != nil {
-		return err
-	}
+	defer b.close()
 	tb, err := startTmuxBench(tmux, socket, n, tmuxScaleCommand, tmuxPrinting, 0.05)
 	if err != nil {
 		return err
 	}
 	defer tb.close()
-	out0 := tb.client.bytesRead()
-	theirs, err := measureCPU(secs, tb.serverPid, tb.client.pid())
+	ours0, theirs0 := b.tui.bytesRead(), tb.client.bytesRead()
+	used, err := measureCPU(secs, b.r.pid, b.tui.pid(), tb.serverPid, tb.client.pid())
 	if err != nil {
 		return err
 	}
-	if tb.client.bytesRead() == out0 {
+	if err := b.r.checkLive(b.ids); err != nil {
+		return err
+	}
+	if b.tui.bytesRead() == ours0 {
+		return fmt.Errorf("the TUI drew nothing in %g s while its selected chat printed a line a second", secs)
+	}
+	if tb.client.bytesRead() == theirs0 {
 		return fmt.Errorf("the tmux client drew nothing in %g s while its window printed a line a second", secs)
 	}
+	emit("bench", "scale-100")
+	emitSetup(b)
+	emit("held_seconds", secs)
+	emit("server_cpu_seconds", used[0])
+	emit("tui_cpu_seconds", used[1])
+	emit("tui_output_bytes", b.tui.bytesRead()-ours0)
+	emit("cpu_seconds", used[0]+used[1])
 	emit("tmux_settled", tb.settled)
-	emit("tmux_server_cpu_seconds", theirs[0])
-	emit("tmux_client_cpu_seconds", theirs[1])
-	emit("cpu_percent", used/secs*100)
-	tmuxPct := (theirs[0] + theirs[1]) / secs * 100
-	emit("tmux_cpu_percent", tmuxPct)
-	emit("ratio", used/secs*100/tmuxPct)
+	emit("tmux_server_cpu_seconds", used[2])
+	emit("tmux_client_cpu_seconds", used[3])
+	ours, theirs := (used[0]+used[1])/secs*100, (used[2]+used[3])/secs*100
+	emit("cpu_percent", ours)
+	emit("tmux_cpu_percent", theirs)
+	emit("ratio", ours/theirs)
 	return nil
 }
 
