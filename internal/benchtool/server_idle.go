@@ -222,7 +222,19 @@ func serverMemory(binary, home string, n int) error {
 
 // emitMemory reads the PSS and RSS of server and TUI, checks every chat
 // still runs, prints them as benchmark name and returns the PSS of both.
+// With BENCH_MEMORY_HOLD=SECONDS set it reads them that long after the
+// processes settled: a Go process left idle collects its garbage only at
+// the runtime's forced collection, every two minutes, and returns the
+// pages freed after it.
 func (b *tuiBench) emitMemory(name string) (int64, error) {
+	if v := os.Getenv("BENCH_MEMORY_HOLD"); v != "" {
+		secs, err := seconds(v)
+		if err != nil {
+			return 0, fmt.Errorf("BENCH_MEMORY_HOLD: %w", err)
+		}
+		time.Sleep(time.Duration(secs * float64(time.Second)))
+		emit("held_seconds", secs)
+	}
 	srvPss, srvRss, err := memoryOf(b.r.pid)
 	if err != nil {
 		return 0, err
