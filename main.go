@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -31,8 +32,12 @@ const (
 
 func main() {
 	stop := startCPUProfile(os.Getenv(envCPUProfile))
+	if os.Getenv(envHeapProfile) != "" {
+		runtime.MemProfileRate = 4096 // every few pages, not every 512 KiB
+	}
 	code := run(os.Args[1:], os.Stdout, os.Stderr)
 	stop()
+	writeHeapProfile(os.Getenv(envHeapProfile))
 	os.Exit(code)
 }
 

@@ -12,6 +12,29 @@ import (
 // shows those.
 const envCPUProfile = "ACPMUX_CPUPROFILE"
 
+// envHeapProfile names the file a heap profile is written to as the
+// command ends (docs/cli.md, Environment): where a long-lived server's or
+// TUI's memory went, for `go tool pprof -sample_index=inuse_space`.
+const envHeapProfile = "ACPMUX_HEAPPROFILE"
+
+// writeHeapProfile writes a heap profile into the file path names, when
+// it is set; a failure is said on stderr.
+func writeHeapProfile(path string) {
+	if path == "" {
+		return
+	}
+	f, err := os.Create(path)
+	if err == nil {
+		err = pprof.Lookup("heap").WriteTo(f, 0)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "acpmux-tui: %s: write the heap profile: %v\n", envHeapProfile, err)
+	}
+}
+
 // startCPUProfile starts a CPU profile into the file path names, when it
 // is set, and returns what ends it; a profile that cannot start is said on
 // stderr and the command runs without it.

@@ -17,11 +17,14 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// A pty is read into readBuffers buffers of readBufferSize bytes (Linux hands
-// out at most 4 KiB a read), parsed by a second goroutine.
+// A pty is read into up to readBuffers buffers of readBufferSize bytes
+// (Linux hands out at most 4 KiB a read), parsed by a second goroutine.
 const (
 	readBuffers    = 4
 	readBufferSize = 16 * 1024
+	// smallRead is the most a read may hold to be parsed by the reading
+	// goroutine itself when the parser has nothing queued.
+	smallRead = 512
 )
 
 // drainIdle is how long the pty of a harness that has exited may stay
@@ -257,10 +260,12 @@ func (c *ptyChat) pump(p *process) {
 	}()
 	// Reading and parsing overlap: this goroutine keeps the pty drained
 	// while another feeds the screen, passing a few buffers back and forth.
+	// One buffer at first; another is made only when the parser has all
+	// those made so far (a flood), up to readBuffers: an idle chat holds
+	// one, not readBuffers.
 	full, free := make(chan []byte, readBuffers), make(chan []byte, readBuffers)
-	for range readBuffers {
-		free <- make([]byte, readBufferSize)
-	}
+	free <- make([]byte, readBufferSize)
+	made := 1
 	fed := make(chan struct{})
 	go func() {
 		defer close(fed)
@@ -271,7 +276,17 @@ func (c *ptyChat) pump(p *process) {
 	}()
 	var drainUntil time.Time
 	for {
-		buf := <-free
+		var buf []byte
+		select {
+		case buf = <-free:
+		default:
+			if made < readBuffers {
+				made++
+				buf = make([]byte, readBufferSize)
+			} else {
+				buf = <-free
+			}
+		}
 		if gone.Load() {
 			// Each read after the exit gets the whole idle time: waiting
 			// for a free buffer (a slow screen) must not spend it, or the
@@ -288,9 +303,16 @@ func (c *ptyChat) pump(p *process) {
 			_ = p.ptmx.SetReadDeadline(deadline)
 		}
 		n, err := p.ptmx.Read(buf)
-		if n > 0 {
+		switch {
+		case n > 0 && n <= smallRead && len(free) == made-1:
+			// A line or two, with every other buffer back, so the parser
+			// is idle: parse it here, sparing the hand-over a wake-up of
+			// the parser (a busy chat's status line a second).
+			c.feed(p, buf[:n])
+			free <- buf
+		case n > 0:
 			full <- buf[:n]
-		} else {
+		default:
 			free <- buf
 		}
 		if err != nil {

@@ -204,3 +204,40 @@ const (
 	PendingAtTurnEnd = "at the end of its turn"
 	PendingAtRestart = "at its next restart"
 )
+
+// Equal reports whether two states are the same, field for field, as
+// reflect.DeepEqual would say (a nil list is not an empty one: Pending
+// tells them apart), without reflection: the server compares a chat's
+// state with the one it last told each client at every change of its
+// screen.
+func (s State) Equal(o State) bool {
+	return s.Status == o.Status && s.ExitCode == o.ExitCode && s.Reason == o.Reason &&
+		s.Pid == o.Pid && s.Started == o.Started && s.Restarts == o.Restarts &&
+		s.LastError == o.LastError && s.LastOutput == o.LastOutput && s.Title == o.Title &&
+		s.Unread == o.Unread && s.StatusFrom == o.StatusFrom && sameList(s.Argv, o.Argv) &&
+		s.Transport == o.Transport && s.FoldersVia == o.FoldersVia && s.Sandbox == o.Sandbox &&
+		s.FoldersReadOnly == o.FoldersReadOnly && s.AgentName == o.AgentName &&
+		s.SessionID == o.SessionID && s.TurnActive == o.TurnActive &&
+		s.Permission.Equal(o.Permission) &&
+		sameList(s.PendingDirectories, o.PendingDirectories) &&
+		sameList(s.RunningDirectories, o.RunningDirectories) &&
+		sameList(s.PendingFiles, o.PendingFiles) && sameList(s.RunningFiles, o.RunningFiles) &&
+		s.PendingUntilRestart == o.PendingUntilRestart
+}
+
+// Equal reports whether two permission requests (either may be nil) are
+// the same, field for field.
+func (p *Permission) Equal(o *Permission) bool {
+	if p == nil || o == nil {
+		return p == o
+	}
+	return p.Title == o.Title && (p.Options == nil) == (o.Options == nil) && slices.Equal(p.Options, o.Options) &&
+		p.Pending == o.Pending &&
+		p.Seq == o.Seq && p.ToolCallID == o.ToolCallID
+}
+
+// sameList is slices.Equal that, as reflect.DeepEqual, tells nil from
+// empty.
+func sameList(a, b []string) bool {
+	return (a == nil) == (b == nil) && slices.Equal(a, b)
+}

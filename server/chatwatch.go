@@ -209,7 +209,7 @@ func chatOfFile(path string) (string, bool) {
 func (w *chatWatch) check(ids []string) []string {
 	var changed []string
 	for _, id := range ids {
-		sum, exists := w.store.ChatFileSum(id)
+		sum, meta, exists := w.store.ChatFileSumMeta(id)
 		old, had := w.sums[id]
 		switch {
 		case !exists && had:
@@ -219,7 +219,7 @@ func (w *chatWatch) check(ids []string) []string {
 			continue
 		default:
 			w.sums[id] = sum
-			w.foldersOf(id, had)
+			w.foldersOf(id, meta, had)
 		}
 		changed = append(changed, id)
 	}
@@ -235,10 +235,10 @@ type sharedLists struct{ dirs, files []string }
 // additional_files), the mux is told, as add-dir and add-file tell it: a
 // running chat takes them at the end of its turn, and shows them pending
 // until then. The server's own rewrites (a start's folders_via) leave the
-// lists alone, so they tell nothing.
-func (w *chatWatch) foldersOf(id string, seen bool) {
-	meta, err := w.store.Load(id)
-	if err != nil {
+// lists alone, so they tell nothing. meta is the chat as the file holds it
+// (nil when it does not load), read with its sum.
+func (w *chatWatch) foldersOf(id string, meta *sessions.Meta, seen bool) {
+	if meta == nil {
 		delete(w.folders, id)
 		return
 	}

@@ -3,8 +3,11 @@ package server
 import (
 	"encoding/json"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/acpmux/acpmux-tui/mux"
 )
 
 // TestShowTellsOfOtherChatsOnlyTheirStates: once a watcher names the chat
@@ -119,4 +122,43 @@ func TestKeyEchoIsAScreenUpdate(t *testing.T) {
 	a.waitChat(c.ID, "the answer's state told, with the screen", func(cv ChatView) bool {
 		return cv.Screen != nil && strings.Contains(a.render(c.ID), "echo: k")
 	})
+}
+
+// TestHiddenChatToldOfItsStateAndUnreadMark: a chat the watcher does not
+// draw costs it no screen, line after line, and still tells it of its
+// bell (waiting, with the unread mark) and of its end.
+func TestHiddenChatToldOfItsStateAndUnreadMark(t *testing.T) {
+	r := newRig(t, rigOpt{})
+	a := newViewClient(r)
+	chats := a.started(80, 24, "", "")
+	c1, c2 := chats[0], chats[1]
+	for _, c := range chats {
+		a.waitScreen(c.ID, "ready>")
+	}
+	a.ok(MethodShow, ShowParams{IDs: []string{c1.ID}}, nil)
+	a.ok(MethodLook, LookParams{ID: c1.ID}, nil)
+	mark := len(a.told)
+	for i := range 5 {
+		a.write(c2.ID, "quiet "+strconv.Itoa(i)+"\r")
+	}
+	a.write(c2.ID, "ring\a\r")
+	a.waitChat(c2.ID, "c2's bell told, unread", func(cv ChatView) bool {
+		return cv.State.Unread && cv.State.Status == mux.StatusWaiting
+	})
+	a.ok(MethodStop, ChatParams{ID: c2.ID}, nil)
+	a.waitChat(c2.ID, "c2's end told", func(cv ChatView) bool { return !cv.State.Status.Live() })
+	for _, l := range a.told[mark:] {
+		switch l.Method {
+		case NotifyScreen:
+			var u ScreenUpdate
+			if json.Unmarshal(l.Params, &u) == nil && u.ID == c2.ID {
+				t.Fatalf("told of hidden c2's screen: %s", l.Params)
+			}
+		case NotifyChanged:
+			var n StatesResult
+			if json.Unmarshal(l.Params, &n) == nil && n.States[c2.ID].Screen != nil {
+				t.Fatalf("told of hidden c2 with its screen: %s", l.Params)
+			}
+		}
+	}
 }

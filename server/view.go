@@ -1,7 +1,6 @@
 package server
 
 import (
-	"reflect"
 	"strings"
 	"sync"
 	"time"
@@ -34,6 +33,10 @@ type viewHub struct {
 	pub sync.Mutex
 	// known are the chats the mux has reported; guarded by pub.
 	known map[string]struct{}
+	// live is, of each chat published, whether its harness was live
+	// (Status.Live) then; guarded by pub. The idle check is asked again
+	// only when that changes, not at every line a chat prints.
+	live map[string]bool
 
 	// mu guards viewers; it is never held across a read of the mux.
 	mu      sync.Mutex
@@ -41,7 +44,7 @@ type viewHub struct {
 }
 
 func newViewHub(s *Server) *viewHub {
-	return &viewHub{s: s, known: map[string]struct{}{}, viewers: map[*conn]*viewer{}}
+	return &viewHub{s: s, known: map[string]struct{}{}, live: map[string]bool{}, viewers: map[*conn]*viewer{}}
 }
 
 // viewer is what the server keeps of one connection that draws: its size
@@ -100,59 +103,81 @@ func (h *viewHub) unwatch(c *conn) {
 
 // fanOut reads the mux's change notices until stop closes. A notice that
 // comes after a quiet spell is passed on at once (a keystroke's echo waits
-// for no timer); the ones that follow within a frame are gathered and
-// passed on together at its end, so a flooding chat is read once a frame,
-// however often its pty is.
+// for no timer); the ones that follow within a frame are left in the
+// mux's channel, unread, and taken together at the frame's end by the one
+// timer, so a flooding chat is read once a frame, however often its pty
+// is, and a hundred chats printing wake this goroutine once a frame, not
+// once a line. The channel holds a notice per chat at most (the mux sends
+// another only once the chat was read), so up to its 1,024 slots a frame's
+// notices all wait there; past that the mux drops one as it does for a
+// receiver far behind, and the chat is told of with its next change.
 func (h *viewHub) fanOut(stop <-chan struct{}) {
 	changes := h.s.opt.Mux.Changes()
 	gathered := map[string]struct{}{}
 	window := time.NewTimer(viewFrame)
 	window.Stop()
-	open := false
 	for {
 		select {
 		case <-stop:
-			window.Stop()
 			return
 		case id := <-changes:
-			if open {
-				gathered[id] = struct{}{}
-				continue
-			}
 			h.publish(map[string]struct{}{id: {}})
+		}
+		// A frame is open: gather what came in it at its end, until a
+		// frame passes with nothing.
+		for {
 			window.Reset(viewFrame)
-			open = true
-		case <-window.C:
+			select {
+			case <-stop:
+				window.Stop()
+				return
+			case <-window.C:
+			}
+		drain:
+			for {
+				select {
+				case id := <-changes:
+					gathered[id] = struct{}{}
+				default:
+					break drain
+				}
+			}
 			if len(gathered) == 0 {
-				open = false
-				continue
+				break
 			}
 			h.publish(gathered)
 			clear(gathered)
-			window.Reset(viewFrame)
 		}
 	}
 }
 
 // publish reads each chat once (which also lets the mux send its next
-// notice), marks it on every watcher, and has the idle check look again: a
-// harness may have started or ended.
+// notice), marks it on every watcher, and, when a chat is new or its
+// harness started or ended, has the idle check look again.
 func (h *viewHub) publish(ids map[string]struct{}) {
 	m := h.s.opt.Mux
 	h.pub.Lock()
 	views := make(map[string]ChatView, len(ids))
+	var moved []string // new chats, and those whose harness started or ended
 	for id := range ids {
 		h.known[id] = struct{}{}
-		views[id] = ChatView{State: h.s.chatState(id), Terminal: m.Terminal(id)}
+		st := h.s.chatState(id)
+		views[id] = ChatView{State: st, Terminal: m.Terminal(id)}
+		if was, ok := h.live[id]; !ok || was != st.Status.Live() {
+			h.live[id] = st.Status.Live()
+			moved = append(moved, id)
+		}
 	}
 	for _, v := range h.all() {
 		v.mark(views)
 	}
 	h.pub.Unlock()
-	for id := range ids {
+	for _, id := range moved {
 		h.s.track(id)
 	}
-	h.s.poke()
+	if len(moved) > 0 {
+		h.s.poke()
+	}
 }
 
 // all returns the viewers now, read under h.mu, which is not held while
@@ -179,7 +204,7 @@ func (v *viewer) mark(views map[string]ChatView) {
 		if _, shown := v.shown[id]; v.shown != nil && !shown {
 			// A chat the client does not draw: its screen's changes are
 			// of no use to it, its state's are (the list shows them).
-			if last, ok := v.told[id]; ok && reflect.DeepEqual(last, cv.State) {
+			if last, ok := v.told[id]; ok && last.Equal(cv.State) {
 				continue
 			}
 		}
@@ -234,7 +259,7 @@ func (v *viewer) flushLocked() {
 			v.screens[id] = told
 		}
 		patch := told.update(v.c.s.opt.Mux, id)
-		if told.sent && reflect.DeepEqual(told.state, cv.State) && sameBesidesCursor(told.terminal, cv.Terminal) {
+		if told.sent && told.state.Equal(cv.State) && sameBesidesCursor(told.terminal, cv.Terminal) {
 			// Only the screen and the cursor moved, as with a key's echo:
 			// a notification small to write and quick to read.
 			screens = append(screens, ScreenUpdate{ID: id, Cursor: [2]int{cv.Terminal.CursorCol, cv.Terminal.CursorRow}, Screen: *patch})
@@ -467,6 +492,7 @@ func (h *viewHub) forget(p ForgetParams) (any, *Error) {
 	h.s.opt.Mux.Forget(p.ID)
 	h.pub.Lock()
 	delete(h.known, p.ID)
+	delete(h.live, p.ID)
 	h.pub.Unlock()
 	h.mu.Lock()
 	for _, v := range h.viewers {

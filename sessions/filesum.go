@@ -17,20 +17,38 @@ type FileSum [sha256.Size]byte
 // is no such file. It reads with List's limits: a link is never followed
 // and a FIFO never opened for reading.
 func (s *Store) ChatFileSum(id string) (FileSum, bool) {
+	sum, _, ok := s.chatFileRead(id, false)
+	return sum, ok
+}
+
+// ChatFileSumMeta is ChatFileSum that also returns the chat the file
+// holds, as Load would read it, from the same read (nil when Load would
+// fail): the server's chat-file watch needs both of each file it looks at.
+func (s *Store) ChatFileSumMeta(id string) (FileSum, *Meta, bool) {
+	return s.chatFileRead(id, true)
+}
+
+func (s *Store) chatFileRead(id string, parse bool) (FileSum, *Meta, bool) {
 	path := s.ChatPath(id)
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return FileSum{}, false
+		return FileSum{}, nil, false
 	}
 	if err != nil {
-		return sha256.Sum256([]byte("error: " + err.Error())), true
+		return sha256.Sum256([]byte("error: " + err.Error())), nil, true
 	}
 	data, _, err := openChatFile(path, fi.Mode().Type())
 	if errors.Is(err, fs.ErrNotExist) {
-		return FileSum{}, false
+		return FileSum{}, nil, false
 	}
 	if err != nil {
-		return sha256.Sum256([]byte("error: " + err.Error())), true
+		return sha256.Sum256([]byte("error: " + err.Error())), nil, true
 	}
-	return sha256.Sum256(data), true
+	var meta *Meta
+	if parse && ValidID(id) {
+		if m, err := ParseMeta(data); err == nil && checkFileID(id, m) == nil {
+			meta = m
+		}
+	}
+	return sha256.Sum256(data), meta, true
 }

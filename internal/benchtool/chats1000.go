@@ -308,13 +308,15 @@ func (t tmuxServer) command(args ...string) *exec.Cmd {
 }
 
 // startWindows starts the server with a session of n windows (its first
-// and n-1 more), each running the shell, in batches of commands joined
-// by tmux's ";" so that making them is not what is measured.
-func (t tmuxServer) startWindows(n int) error {
+// and n-1 more), each running the shell, or the shell command given, in
+// batches of commands joined by tmux's ";" so that making them is not
+// what is measured. The session is 160x45, the benchmark's size.
+func (t tmuxServer) startWindows(n int, shellCommand ...string) error {
 	if err := t.command("kill-server").Run(); err == nil {
 		return fmt.Errorf("a tmux server already ran on socket %s", t.socket)
 	}
-	if out, err := t.command("new-session", "-d", "-s", "bench").CombinedOutput(); err != nil {
+	session := []string{"new-session", "-d", "-s", "bench", "-x", strconv.Itoa(benchCols), "-y", strconv.Itoa(benchRows)}
+	if out, err := t.command(append(session, shellCommand...)...).CombinedOutput(); err != nil {
 		return fmt.Errorf("tmux new-session: %w: %s", err, out)
 	}
 	for left := n - 1; left > 0; {
@@ -324,7 +326,7 @@ func (t tmuxServer) startWindows(n int) error {
 			if i > 0 {
 				args = append(args, ";")
 			}
-			args = append(args, "new-window", "-d")
+			args = append(append(args, "new-window", "-d"), shellCommand...)
 		}
 		if out, err := t.command(args...).CombinedOutput(); err != nil {
 			return fmt.Errorf("tmux new-window: %w: %s", err, out)

@@ -41,6 +41,9 @@
 //	benchtool ls-1000 BIN HOME TMUX SOCKET N RUNS  ls, ls --json and show at N chats, no server and a server, beside tmux list-windows -a (chats1000.go)
 //	benchtool new-1000 BIN HOME TMUX SOCKET N      N `BIN new` beside N `tmux new-window -d`
 //	benchtool diff-50k BIN WORK N CHANGED RUNS     `BIN diff ID --stat` beside `git diff --stat` on N files, CHANGED changed (diff50k.go)
+//	benchtool scale-100 BIN HOME TMUX SOCKET N SECONDS  server-scale beside tmux with N printing windows and a client (tmux_side.go)
+//	benchtool memory-idle BIN HOME TMUX SOCKET N   server-memory beside tmux server + client with N idle windows
+//	benchtool first-frame-1000 BIN HOME TMUX SOCKET N RUNS  the TUI's first frame at N chats, cold and warm, beside tmux attach
 //
 // The flood (package flood) is deterministic: lines of 12 words drawn from
 // plain words, SGR colour, CJK and emoji by a fixed-seed generator, so every
@@ -82,7 +85,10 @@ const usage = `usage:
   benchtool bundle-50mb BIN WORK [MB]
   benchtool ls-1000 BIN HOME TMUX SOCKET N RUNS
   benchtool new-1000 BIN HOME TMUX SOCKET N
-  benchtool diff-50k BIN WORK N CHANGED RUNS`
+  benchtool diff-50k BIN WORK N CHANGED RUNS
+  benchtool scale-100 BIN HOME TMUX SOCKET N SECONDS
+  benchtool memory-idle BIN HOME TMUX SOCKET N
+  benchtool first-frame-1000 BIN HOME TMUX SOCKET N RUNS`
 
 func main() {
 	if err := run(os.Args[1:]); err != nil {
@@ -247,6 +253,32 @@ func runServer(cmd string, rest []string) error {
 			return err
 		}
 		return new1000(rest[0], rest[1], rest[2], rest[3], n)
+	case cmd == "scale-100" && len(rest) == 6:
+		n, err := positive(rest[4])
+		if err != nil {
+			return err
+		}
+		secs, err := seconds(rest[5])
+		if err != nil {
+			return err
+		}
+		return scale100(rest[0], rest[1], rest[2], rest[3], n, secs)
+	case cmd == "memory-idle" && len(rest) == 5:
+		n, err := positive(rest[4])
+		if err != nil {
+			return err
+		}
+		return memoryIdle(rest[0], rest[1], rest[2], rest[3], n)
+	case cmd == "first-frame-1000" && len(rest) == 6:
+		n, err := positive(rest[4])
+		if err != nil {
+			return err
+		}
+		runs, err := positive(rest[5])
+		if err != nil {
+			return err
+		}
+		return firstFrame1000(rest[0], rest[1], rest[2], rest[3], n, runs)
 	case cmd == "hook-loop" && len(rest) == 3:
 		n, err := positive(rest[1])
 		if err != nil {

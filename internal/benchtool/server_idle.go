@@ -216,25 +216,55 @@ func serverMemory(binary, home string, n int) error {
 		return err
 	}
 	defer b.close()
+	_, err = b.emitMemory("server-memory")
+	return err
+}
+
+// emitMemory reads the PSS and RSS of server and TUI, checks every chat
+// still runs, prints them as benchmark name and returns the PSS of both.
+// With BENCH_MEMORY_HOLD=SECONDS set it reads them that long after the
+// processes settled: a Go process left idle collects its garbage only at
+// the runtime's forced collection, every two minutes, and returns the
+// pages freed after it.
+func (b *tuiBench) emitMemory(name string) (int64, error) {
+	if v := os.Getenv("BENCH_MEMORY_HOLD"); v != "" {
+		secs, err := seconds(v)
+		if err != nil {
+			return 0, fmt.Errorf("BENCH_MEMORY_HOLD: %w", err)
+		}
+		time.Sleep(time.Duration(secs * float64(time.Second)))
+		emit("held_seconds", secs)
+	}
 	srvPss, srvRss, err := memoryOf(b.r.pid)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	tuiPss, tuiRss, err := memoryOf(b.tui.pid())
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if err := b.r.checkLive(b.ids); err != nil {
-		return err
+		return 0, err
 	}
-	emit("bench", "server-memory")
+	emit("bench", name)
 	emitSetup(b)
 	emit("server_pss_bytes", srvPss)
 	emit("server_rss_bytes", srvRss)
 	emit("tui_pss_bytes", tuiPss)
 	emit("tui_rss_bytes", tuiRss)
 	emit("pss_bytes", srvPss+tuiPss)
-	return nil
+	for _, p := range []struct {
+		name string
+		pid  int
+	}{{"server", b.r.pid}, {"tui", b.tui.pid()}} {
+		anon, file, err := pssParts(p.pid)
+		if err != nil {
+			return 0, err
+		}
+		emit(p.name+"_pss_anon_bytes", anon)
+		emit(p.name+"_pss_file_bytes", file)
+	}
+	return srvPss + tuiPss, nil
 }
 
 // serverScale runs n chats that each print a line a second in a server,

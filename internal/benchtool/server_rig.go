@@ -389,3 +389,30 @@ func parseSmapsRollup(s string) (pss, rss int64, err error) {
 	}
 	return pss, rss, nil
 }
+
+// pssParts returns a process's PSS split as smaps_rollup splits it: anon
+// (heap, stacks, the Go runtime's own) and file (the binary's text and
+// data pages, shared libraries), in bytes; where the memory goes.
+func pssParts(pid int) (anon, file int64, err error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/smaps_rollup")
+	if err != nil {
+		return 0, 0, fmt.Errorf("read memory of process %d: %w", pid, err)
+	}
+	for line := range strings.Lines(string(b)) {
+		f := strings.Fields(line)
+		if len(f) != 3 || f[2] != "kB" {
+			continue
+		}
+		kb, err := strconv.ParseInt(f[1], 10, 64)
+		if err != nil {
+			return 0, 0, fmt.Errorf("smaps_rollup line %q not understood", strings.TrimSpace(line))
+		}
+		switch f[0] {
+		case "Pss_Anon:":
+			anon = kb * 1024
+		case "Pss_File:":
+			file = kb * 1024
+		}
+	}
+	return anon, file, nil
+}

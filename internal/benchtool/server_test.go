@@ -219,6 +219,19 @@ func TestServerBenchesRun(t *testing.T) {
 		if err := new1000(binary, home("new"), tmuxBin, sock, 5); err != nil {
 			t.Fatal("new-1000:", err)
 		}
+		// The rows beside tmux with a client attached, small: each checks
+		// that every chat and pane got where it waits for. scale-100 holds
+		// 2.5 s: its chats print a line a second, and it fails unless the
+		// TUI and tmux's client drew one meanwhile.
+		if err := scale100(binary, home("scale"), tmuxBin, sock, 2, 2.5); err != nil {
+			t.Fatal("scale-100:", err)
+		}
+		if err := memoryIdle(binary, home("memory-idle"), tmuxBin, sock, 2); err != nil {
+			t.Fatal("memory-idle:", err)
+		}
+		if err := firstFrame1000(binary, home("first-frame"), tmuxBin, sock, 12, 1); err != nil {
+			t.Fatal("first-frame-1000:", err)
+		}
 	}
 	if err := serverMemory(binary, home("memory"), 2); err != nil {
 		t.Fatal("server-memory:", err)

@@ -33,6 +33,8 @@ type tuiProcess struct {
 	want  string        // what the first frame must show
 	seen  []byte        // output before the first frame, to look for want in
 	ready chan struct{} // closed once want was seen
+	start time.Time     // when the process was started
+	frame time.Time     // when want was seen
 }
 
 // The queries a starting TUI sends, and xterm's answers.
@@ -47,17 +49,45 @@ const maxSeen = 4 << 20
 // startTUI runs `binary` (the TUI, on the agent home and config of this
 // process's environment) in a 160x45 pty. want is text its first frame
 // must show (the sidebar's "chats N"): waitReady waits for it.
+// With BENCH_TUI_CPUPROFILE set, the TUI writes a CPU profile there
+// (ACPMUX_CPUPROFILE; the server, started with this process's
+// environment, takes that variable as it is).
 func startTUI(binary, want string) (*tuiProcess, error) {
 	cmd := exec.Command(binary)
-	cmd.Env = append(os.Environ(), "TERM=xterm-256color")
+	if p := os.Getenv("BENCH_TUI_CPUPROFILE"); p != "" {
+		cmd.Env = append(os.Environ(), "ACPMUX_CPUPROFILE="+p)
+	}
+	return startInPty(cmd, want)
+}
+
+// startInPty runs cmd (the TUI, or a tmux client to compare with) in a
+// 160x45 pty, with TERM=xterm-256color added to its environment and / as
+// its folder; waitReady waits for its output to show want.
+func startInPty(cmd *exec.Cmd, want string) (*tuiProcess, error) {
+	if cmd.Env == nil {
+		cmd.Env = os.Environ()
+	}
+	cmd.Env = append(cmd.Env, "TERM=xterm-256color")
 	cmd.Dir = "/"
+	begin := time.Now()
 	master, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: benchCols, Rows: benchRows})
 	if err != nil {
-		return nil, fmt.Errorf("start the TUI %s: %w", binary, err)
+		return nil, fmt.Errorf("start %s in a pty: %w", cmd, err)
 	}
-	t := &tuiProcess{cmd: cmd, master: master, done: make(chan struct{}), want: want, ready: make(chan struct{})}
+	t := &tuiProcess{cmd: cmd, master: master, done: make(chan struct{}), want: want, ready: make(chan struct{}), start: begin}
 	go t.readLoop()
 	return t, nil
+}
+
+// firstFrame is the time from the process's start to the output that
+// showed what it was started to show; zero until then.
+func (t *tuiProcess) firstFrame() time.Duration {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.frame.IsZero() {
+		return 0
+	}
+	return t.frame.Sub(t.start)
 }
 
 // pid is the TUI's process id.
@@ -71,6 +101,7 @@ func (t *tuiProcess) readLoop() {
 	var tail []byte // the end of the last read, for a query split across reads
 	for {
 		n, err := t.master.Read(buf)
+		at := time.Now()
 		if n > 0 {
 			t.read.Add(int64(n))
 			chunk := append(tail, buf[:n]...)
@@ -88,7 +119,7 @@ func (t *tuiProcess) readLoop() {
 				}
 			}
 			tail = append([]byte(nil), chunk[max(len(chunk)-16, 0):]...)
-			t.lookForFrame(buf[:n])
+			t.lookForFrame(buf[:n], at)
 		}
 		if err != nil {
 			return
@@ -96,8 +127,9 @@ func (t *tuiProcess) readLoop() {
 	}
 }
 
-// lookForFrame keeps output until the first frame showing want has come.
-func (t *tuiProcess) lookForFrame(p []byte) {
+// lookForFrame keeps output until the first frame showing want has come;
+// at is when p was read, the frame's time if it completes it.
+func (t *tuiProcess) lookForFrame(p []byte, at time.Time) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.seen == nil && t.want == "" {
@@ -105,6 +137,7 @@ func (t *tuiProcess) lookForFrame(p []byte) {
 	}
 	t.seen = append(t.seen, p...)
 	if strings.Contains(ansi.Strip(string(t.seen)), t.want) {
+		t.frame = at
 		close(t.ready)
 		t.seen, t.want = nil, ""
 		return
