@@ -117,6 +117,10 @@ type Server struct {
 	// on a change: whether the server was found idle.
 	checked func(idle bool)
 
+	// poked, when set (tests), hears each request that the monitor look
+	// again, before requests coalesce.
+	poked func()
+
 	// views serves drawing clients; its fan-out is the only reader of the
 	// mux's change notices.
 	views *viewHub
@@ -308,6 +312,9 @@ func (s *Server) connDone(c *conn) {
 
 // poke asks the monitor to look again whether the server is idle.
 func (s *Server) poke() {
+	if s.poked != nil {
+		s.poked()
+	}
 	select {
 	case s.wake <- struct{}{}:
 	default:

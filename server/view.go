@@ -168,16 +168,18 @@ func (h *viewHub) publish(ids map[string]struct{}) {
 			moved = append(moved, id)
 		}
 	}
-	for _, v := range h.all() {
-		v.mark(views)
-	}
-	h.pub.Unlock()
+	// The idle check hears of a start or an end before any viewer does, so
+	// what a client sees next never precedes the server's own look.
 	for _, id := range moved {
 		h.s.track(id)
 	}
 	if len(moved) > 0 {
 		h.s.poke()
 	}
+	for _, v := range h.all() {
+		v.mark(views)
+	}
+	h.pub.Unlock()
 }
 
 // all returns the viewers now, read under h.mu, which is not held while
