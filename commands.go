@@ -234,8 +234,16 @@ func (a *app) printJSON(v any) error {
 	return err
 }
 
+// printChat prints a chat of this machine's store, as show does.
 func (a *app) printChat(e sessions.Entry, asJSON bool) error {
-	v := a.view(e)
+	return a.printView(a.view(e), "", e.Meta, asJSON)
+}
+
+// printView prints a chat as the store or a server gives it. host names
+// the host it is on ("" for this machine); meta, for a chat of this
+// machine, adds what its harness table says of it (when the running
+// harness takes new folders, its capsule).
+func (a *app) printView(v sessions.ChatJSON, host string, meta *sessions.Meta, asJSON bool) error {
 	if asJSON {
 		return a.printJSON(v)
 	}
@@ -244,6 +252,9 @@ func (a *app) printChat(e sessions.Entry, asJSON bool) error {
 	// transcripts are, with no escape sequence or control character.
 	row := func(k, v string) { fmt.Fprintf(w, "%s\t%s\n", k, plaintext.Line(v)) }
 	row("id", v.ID)
+	if host != "" {
+		row("host", host)
+	}
 	if v.Broken != "" {
 		row("broken", v.Broken)
 		return w.Flush()
@@ -251,7 +262,7 @@ func (a *app) printChat(e sessions.Entry, asJSON bool) error {
 	row("name", v.Name)
 	row("harness", v.Harness)
 	cwd := v.Cwd
-	if e.Meta != nil && a.store.NoProject(e.Meta) {
+	if v.NoProject {
 		cwd += "  (no project: the chat's own folder)"
 	}
 	row("cwd", cwd)
@@ -269,7 +280,7 @@ func (a *app) printChat(e sessions.Entry, asJSON bool) error {
 	worktreeRows(row, v.Worktree)
 	if v.PendingDirectories != nil || v.PendingFiles != nil {
 		when := mux.PendingAtTurnEnd
-		if spec, ok := a.table.Get(v.Harness); ok && spec.Transport == harness.TransportPty && !mux.ResumesConversation(spec, e.Meta) {
+		if spec, ok := a.table.Get(v.Harness); ok && meta != nil && spec.Transport == harness.TransportPty && !mux.ResumesConversation(spec, meta) {
 			when = mux.PendingAtRestart + " (" + harness.StartsFresh + ")"
 		}
 		row("", "(the running harness takes these "+when+")")
@@ -288,16 +299,7 @@ func (a *app) printChat(e sessions.Entry, asJSON bool) error {
 	if v.AgentSessionID != "" {
 		row("agent session", v.AgentSessionID)
 	}
-	if e.Meta != nil && e.Meta.Capsule {
-		if e.Meta.Origin == sessions.OriginFork {
-			row("capsule", harness.ForkedAsCapsule)
-			row("", a.capsuleLine(e.Meta))
-		} else {
-			row("capsule", a.capsuleLine(e.Meta))
-		}
-	} else if spec, ok := a.table.Get(v.Harness); ok && !spec.Resumes() {
-		row("agent session", "(none: "+harness.StartsFresh+")")
-	}
+	a.capsuleRows(row, v, meta)
 	status := v.Status
 	if from := mux.StatusSource(v.StatusFrom).Phrase(); from != "" {
 		status += " (" + from + ")"
@@ -308,6 +310,23 @@ func (a *app) printChat(e sessions.Entry, asJSON bool) error {
 	row("status", status)
 	row("created", v.Created)
 	return w.Flush()
+}
+
+// capsuleRows say, for a chat of this machine, what its first message
+// carries (a capsule) or that its harness keeps no session.
+func (a *app) capsuleRows(row func(k, v string), v sessions.ChatJSON, meta *sessions.Meta) {
+	switch {
+	case meta == nil:
+	case meta.Capsule && meta.Origin == sessions.OriginFork:
+		row("capsule", harness.ForkedAsCapsule)
+		row("", a.capsuleLine(meta))
+	case meta.Capsule:
+		row("capsule", a.capsuleLine(meta))
+	default:
+		if spec, ok := a.table.Get(v.Harness); ok && !spec.Resumes() {
+			row("agent session", "(none: "+harness.StartsFresh+")")
+		}
+	}
 }
 
 func (a *app) list(asJSON bool) error {

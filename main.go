@@ -17,6 +17,7 @@ import (
 	// inits of the TUI's libraries (tens of milliseconds), which a harness
 	// would wait for at every tool call.
 	_ "github.com/acpmux/acpmux-tui/internal/hookearly"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -126,14 +127,6 @@ func dispatch(a *app, args []string) error {
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		for _, c := range commands() {
 			if c.name == args[0] {
-				if _, ok := hostCommands[c.name]; ok {
-					if host, rest, found, err := takeHost(args[1:]); found || err != nil {
-						if err != nil {
-							return err
-						}
-						return runOnHostCommand(a, c.name, host, rest)
-					}
-				}
 				return c.run(a, args[1:])
 			}
 		}
@@ -188,9 +181,6 @@ func printCommandUsage(w io.Writer, fs *flag.FlagSet) {
 		}
 		fmt.Fprintf(w, "  %-18s %s\n", dash+f.Name+arg, f.Usage)
 	})
-	if _, ok := hostCommands[fs.Name()]; ok && fs.Lookup("host") == nil {
-		fmt.Fprintf(w, "  %-18s %s\n", "--host NAME", "run it against that host's server over ssh (see acpmux-tui hosts)")
-	}
 }
 
 // flagArg is what a flag's value is called in the usage: --dir DIR.
@@ -202,7 +192,7 @@ func flagArg(name string) string {
 		return "FILE"
 	case "to":
 		return "HARNESS"
-	case "harness":
+	case "harness", "host":
 		return "NAME"
 	case "ready-fd":
 		return "FD"
@@ -333,6 +323,7 @@ func cmdNew(a *app, args []string) error {
 	fs := newFlags(a, "new")
 	var cf chatFlags
 	cf.register(fs)
+	host := hostFlag(fs)
 	asJSON := fs.Bool("json", false, "print the chat as JSON")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -340,6 +331,9 @@ func cmdNew(a *app, args []string) error {
 	}
 	if len(pos) > 0 {
 		return usagef("new: unexpected argument %q", pos[0])
+	}
+	if *host != "" {
+		return a.onHost(*host, func(on *hostLink) error { return on.newChat(a, cf, *asJSON) })
 	}
 	e, err := a.createChat(cf)
 	if err != nil {
@@ -351,6 +345,7 @@ func cmdNew(a *app, args []string) error {
 func cmdLs(a *app, args []string) error {
 	fs := newFlags(a, "ls")
 	asJSON := fs.Bool("json", false, "print an array of chats as JSON")
+	host := hostFlag(fs)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -358,18 +353,25 @@ func cmdLs(a *app, args []string) error {
 	if len(pos) > 0 {
 		return usagef("ls: unexpected argument %q", pos[0])
 	}
+	if *host != "" {
+		return a.onHost(*host, func(on *hostLink) error { return on.list(a, *asJSON) })
+	}
 	return a.list(*asJSON)
 }
 
 func cmdShow(a *app, args []string) error {
 	fs := newFlags(a, "show")
 	asJSON := fs.Bool("json", false, "print the chat as JSON")
+	host := hostFlag(fs)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef("usage: acpmux-tui show ID [--json]")
+		return usagef("usage: acpmux-tui show ID [--host NAME] [--json]")
+	}
+	if *host != "" {
+		return a.onHost(*host, func(on *hostLink) error { return on.show(a, pos[0], *asJSON) })
 	}
 	e, err := a.resolve(pos[0])
 	if err != nil {
@@ -389,23 +391,33 @@ func cmdShow(a *app, args []string) error {
 }
 
 func cmdAddDir(a *app, args []string) error {
-	pos, err := parseInterleaved(newFlags(a, "add-dir"), args)
+	fs := newFlags(a, "add-dir")
+	host := hostFlag(fs)
+	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) < 2 {
-		return usagef("usage: acpmux-tui add-dir ID DIR...")
+		return usagef("usage: acpmux-tui add-dir ID DIR... [--host NAME]")
+	}
+	if *host != "" {
+		return a.onHost(*host, func(on *hostLink) error { return on.folders(a, proto.MethodAddFolders, pos[0], pos[1:]) })
 	}
 	return a.addFolders(pos[0], pos[1:])
 }
 
 func cmdRmDir(a *app, args []string) error {
-	pos, err := parseInterleaved(newFlags(a, "rm-dir"), args)
+	fs := newFlags(a, "rm-dir")
+	host := hostFlag(fs)
+	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) < 2 {
-		return usagef("usage: acpmux-tui rm-dir ID DIR...")
+		return usagef("usage: acpmux-tui rm-dir ID DIR... [--host NAME]")
+	}
+	if *host != "" {
+		return a.onHost(*host, func(on *hostLink) error { return on.folders(a, proto.MethodRemoveFolders, pos[0], pos[1:]) })
 	}
 	return a.removeFolders(pos[0], pos[1:])
 }
@@ -438,31 +450,44 @@ func cmdFork(a *app, args []string) error {
 	var wt optBool
 	fs.Var(&wt, "worktree", "give the fork a git worktree of its own (default: when the parent has one), with the parent's uncommitted work")
 	asJSON := fs.Bool("json", false, "print the new chat as JSON")
+	host := hostFlag(fs)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef("usage: acpmux-tui fork ID [--cwd DIR] [--worktree] [--json]")
+		return usagef("usage: acpmux-tui fork ID [--cwd DIR] [--worktree] [--host NAME] [--json]")
 	}
 	if wt.v && *cwd != "" {
 		return usagef("fork: --worktree and --cwd do not go together (the worktree is the fork's folder)")
 	}
+	d := sessions.Derivation{Origin: sessions.OriginFork, Cwd: *cwd}
+	if *host != "" {
+		if err := notOnHost("--worktree", wt.set); err != nil {
+			return err
+		}
+		return a.onHost(*host, func(on *hostLink) error { return on.derive(a, pos[0], d, *asJSON) })
+	}
 	a.forkWorktree = wt
-	return a.derive(pos[0], sessions.Derivation{Origin: sessions.OriginFork, Cwd: *cwd}, *asJSON, false)
+	return a.derive(pos[0], d, *asJSON, false)
 }
 
 func cmdSide(a *app, args []string) error {
 	fs := newFlags(a, "side")
 	asJSON := fs.Bool("json", false, "print the new chat as JSON")
+	host := hostFlag(fs)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef("usage: acpmux-tui side ID [--json]")
+		return usagef("usage: acpmux-tui side ID [--host NAME] [--json]")
 	}
-	return a.derive(pos[0], sessions.Derivation{Origin: sessions.OriginSide}, *asJSON, false)
+	d := sessions.Derivation{Origin: sessions.OriginSide}
+	if *host != "" {
+		return a.onHost(*host, func(on *hostLink) error { return on.derive(a, pos[0], d, *asJSON) })
+	}
+	return a.derive(pos[0], d, *asJSON, false)
 }
 
 func cmdHandoff(a *app, args []string) error {
@@ -470,29 +495,42 @@ func cmdHandoff(a *app, args []string) error {
 	to := fs.String("to", "", "the harness to hand the chat to")
 	asJSON := fs.Bool("json", false, "print the new chat as JSON, with its capsule")
 	edit := fs.Bool("edit", false, "edit the capsule in $EDITOR before the chat is made")
+	host := hostFlag(fs)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 || *to == "" {
-		return usagef("usage: acpmux-tui handoff ID --to HARNESS [--edit] [--json]")
+		return usagef("usage: acpmux-tui handoff ID --to HARNESS [--edit] [--host NAME] [--json]")
+	}
+	d := sessions.Derivation{Origin: sessions.OriginHandoff, Harness: *to}
+	if *host != "" {
+		// The host's server writes the capsule from what it holds.
+		if err := notOnHost("--edit", *edit); err != nil {
+			return err
+		}
+		return a.onHost(*host, func(on *hostLink) error { return on.derive(a, pos[0], d, *asJSON) })
 	}
 	if *edit && strings.TrimSpace(a.getenv("EDITOR")) == "" {
 		return errNoEditor
 	}
-	return a.derive(pos[0], sessions.Derivation{Origin: sessions.OriginHandoff, Harness: *to}, *asJSON, *edit)
+	return a.derive(pos[0], d, *asJSON, *edit)
 }
 
 func cmdRm(a *app, args []string) error {
 	fs := newFlags(a, "rm")
 	force := fs.Bool("force", false, "also delete a home folder that has files in it, or a worktree with uncommitted or unmerged work")
 	deleteBranch := fs.Bool("delete-branch", false, "also delete a worktree chat's branch (kept by default)")
+	host := hostFlag(fs)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef("usage: acpmux-tui rm ID [--force] [--delete-branch]")
+		return usagef("usage: acpmux-tui rm ID [--force] [--delete-branch] [--host NAME]")
+	}
+	if *host != "" {
+		return a.onHost(*host, func(on *hostLink) error { return on.remove(a, pos[0], *force, *deleteBranch) })
 	}
 	return a.remove(pos[0], *force, *deleteBranch)
 }
@@ -509,23 +547,33 @@ func cmdRename(a *app, args []string) error {
 }
 
 func cmdAttach(a *app, args []string) error {
-	pos, err := parseInterleaved(newFlags(a, "attach"), args)
+	fs := newFlags(a, "attach")
+	host := hostFlag(fs)
+	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef("usage: acpmux-tui attach ID")
+		return usagef("usage: acpmux-tui attach ID [--host NAME]")
+	}
+	if *host != "" {
+		return a.onHost(*host, func(on *hostLink) error { return on.attach(a, pos[0]) })
 	}
 	return a.attach(pos[0])
 }
 
 func cmdPrompt(a *app, args []string) error {
-	pos, err := parseInterleaved(newFlags(a, "prompt"), args)
+	fs := newFlags(a, "prompt")
+	host := hostFlag(fs)
+	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) < 2 {
-		return usagef("usage: acpmux-tui prompt ID TEXT")
+		return usagef("usage: acpmux-tui prompt ID TEXT [--host NAME]")
+	}
+	if *host != "" {
+		return a.onHost(*host, func(on *hostLink) error { return on.prompt(a, pos[0], strings.Join(pos[1:], " ")) })
 	}
 	return a.prompt(pos[0], strings.Join(pos[1:], " "))
 }

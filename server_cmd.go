@@ -96,12 +96,17 @@ func (a *app) serve(ready func()) error {
 // the chats' files stay. It returns once the server's process has gone.
 // With no server running it says so and exits 1, as tmux does.
 func cmdKillServer(a *app, args []string) error {
-	pos, err := parseInterleaved(newFlags(a, "kill-server"), args)
+	fs := newFlags(a, "kill-server")
+	host := hostFlag(fs)
+	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
-		return usagef("usage: acpmux-tui kill-server")
+		return usagef("usage: acpmux-tui kill-server [--host NAME]")
+	}
+	if *host != "" {
+		return a.onHost(*host, func(on *hostLink) error { return on.kill() })
 	}
 	paths, err := config.ResolvePaths(a.getenv)
 	if err != nil {
