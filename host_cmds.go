@@ -227,7 +227,8 @@ func (l *hostLink) remove(a *app, ref string, force, deleteBranch bool) error {
 
 // derive makes a fork, side chat or handoff on the host: it stays there.
 func (l *hostLink) derive(a *app, ref string, d sessions.Derivation, asJSON bool) error {
-	p := proto.DeriveParams{Origin: d.Origin, Harness: d.Harness}
+	// The host's server writes the capsule from the chat as it runs it.
+	p := proto.DeriveParams{Origin: d.Origin, Harness: d.Harness, MakeCapsule: true}
 	if d.Cwd != "" {
 		if err := l.hostPaths("--cwd", []string{d.Cwd}); err != nil {
 			return err

@@ -207,4 +207,16 @@ func TestHostPrompt(t *testing.T) {
 	if handoff.Origin != "handoff" || handoff.Harness != "shell" || handoff.Parent != chat.ID {
 		t.Fatalf("handoff --host: %+v", handoff)
 	}
+	// The host's server wrote the capsule from the conversation it ran.
+	store, err := sessions.OpenStore(r.remoteHome)
+	if err != nil {
+		t.Fatal(err)
+	}
+	capsule, _, err := store.Capsule(handoff.ID)
+	if err != nil {
+		t.Fatalf("the handoff on the host has no capsule: %v", err)
+	}
+	if !strings.Contains(capsule, "hello there") || !strings.Contains(capsule, "echo: again") {
+		t.Fatalf("the host's capsule does not carry the conversation:\n%s", capsule)
+	}
 }

@@ -66,6 +66,11 @@ type DeriveParams struct {
 	Cwd     string `json:"cwd,omitempty"`
 	Name    string `json:"name,omitempty"`
 	Capsule string `json:"capsule,omitempty"`
+	// MakeCapsule asks the server to write the capsule itself, from the
+	// chat as it runs it, when Capsule is empty: what a client on another
+	// machine sends (--host), whose harness table and chat files are not
+	// the host's.
+	MakeCapsule bool `json:"makeCapsule,omitempty"`
 }
 
 // RemoveParams are the params of MethodRemove.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/acpmux/acpmux-tui/internal/capsule"
 	"io/fs"
 	"os"
 	"strings"
@@ -137,6 +138,13 @@ func (s *Server) derive(p DeriveParams) (sessions.ChatJSON, *Error) {
 		if ask, withWorktree, err = worktree.ForFork(parent); err != nil {
 			return none, failure(err)
 		}
+	}
+	if p.MakeCapsule && p.Capsule == "" {
+		text, err := s.capsuleFor(p)
+		if err != nil {
+			return none, failure(err)
+		}
+		p.Capsule = text
 	}
 	m, err := s.opt.Store.Derive(p.ID, sessions.Derivation{Origin: p.Origin, Harness: p.Harness, Cwd: p.Cwd, Name: p.Name, Capsule: p.Capsule})
 	if err != nil {
@@ -334,4 +342,25 @@ func (s *Server) validate(p ValidateParams) (ValidateResult, *Error) {
 	res.AdditionalDirectories = append(res.AdditionalDirectories, dirs...)
 	res.AdditionalFiles = append(res.AdditionalFiles, files...)
 	return res, nil
+}
+
+// capsuleFor writes the capsule of a derivation from the parent as this
+// server holds it: its file, its harness in this host's table, and its
+// transcript or screen from the mux (capsule.ForDerivation, as a client on
+// this machine writes it). A fork the harness makes natively, and a side
+// chat, have none.
+func (s *Server) capsuleFor(p DeriveParams) (string, error) {
+	parent, err := s.opt.Store.Load(p.ID)
+	if err != nil {
+		return "", err
+	}
+	spec, ok := s.table().Get(parent.Harness)
+	if !ok {
+		return "", nil
+	}
+	c := capsule.Parent{Meta: parent, Spec: spec, Env: capsule.Env(spec, s.opt.Getenv)}
+	c.Transcript = s.opt.Mux.Transcript(p.ID)
+	c.Lines = s.opt.Mux.History(p.ID, capsule.HistoryBytes)
+	noProject := p.Cwd == "" && s.opt.Store.NoProject(parent)
+	return capsule.ForDerivation(c, p.Origin, p.Harness, p.Cwd, noProject), nil
 }
