@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acpmux/acpmux-tui/client"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -617,3 +619,43 @@ func BenchmarkLsJSON1000Binary(b *testing.B) {
 type countWriter struct{ n int }
 
 func (w *countWriter) Write(p []byte) (int, error) { w.n += len(p); return len(p), nil }
+
+// BenchmarkLs1000Server runs `ls` and `ls --json` in process over a home of
+// 1,000 chats while its server runs: the dial, the server's answer and
+// what this side makes of it, as `ls` pays it when a server is up.
+func BenchmarkLs1000Server(b *testing.B) {
+	c := newCLI(b)
+	s, err := sessions.OpenStore(c.home)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dirs := []string{c.dir("a"), c.dir("b")}
+	for range 1000 {
+		if _, err := s.Create(sessions.NewChat{Harness: "shell", AdditionalDirectories: dirs}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	conn, err := client.EnsureServer(c.home, binary)
+	if err != nil {
+		b.Fatal(err)
+	}
+	conn.Close()
+	b.Cleanup(func() { client.KillServer(context.Background(), c.home) })
+	vars := map[string]string{}
+	for _, kv := range c.env() {
+		k, v, _ := strings.Cut(kv, "=")
+		vars[k] = v
+	}
+	for _, args := range [][]string{{"ls"}, {"ls", "--json"}} {
+		b.Run(strings.Join(args, " "), func(b *testing.B) {
+			var out countWriter
+			b.ReportAllocs()
+			for b.Loop() {
+				a := &app{stdout: &out, stderr: io.Discard, getenv: func(k string) string { return vars[k] }}
+				if err := dispatch(a, args); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
