@@ -22,7 +22,6 @@ import (
 	"github.com/acpmux/acpmux-tui/internal/plaintext"
 	"github.com/acpmux/acpmux-tui/internal/transfer"
 	"github.com/acpmux/acpmux-tui/mux"
-	"github.com/acpmux/acpmux-tui/server"
 	"github.com/acpmux/acpmux-tui/sessions"
 	"github.com/charmbracelet/x/ansi"
 )
@@ -38,9 +37,10 @@ type app struct {
 	store *sessions.Store
 	table *harness.Table
 
-	live   map[string]sessions.ChatJSON // chats as a running server has them, asked once
-	listed *server.ListResult           // the same in the server's order; nil when none runs
-	asked  bool
+	// live is the live part of the chats a running server holds (their
+	// status, pending lists, how folders reached them), asked once.
+	live  map[string]sessions.ChatJSON
+	asked bool
 	// liveErr says why a server that runs could not be asked (a
 	// *client.Unanswered); ls and show print its status instead.
 	liveErr error
@@ -175,9 +175,15 @@ func (a *app) resolve(ref string) (sessions.Entry, error) {
 func (a *app) view(e sessions.Entry) sessions.ChatJSON {
 	a.askServer()
 	via, expected := harness.ViaNone, false
+	live := a.live[e.ID]
 	if e.Meta != nil {
 		if spec, ok := a.table.Get(e.Meta.Harness); ok {
 			via, expected = spec.ChatFoldersVia(e.Meta)
+		}
+		if live.FoldersVia != "" {
+			// What the running (or last) harness says, as the server
+			// has it.
+			via, expected = live.FoldersVia, live.FoldersViaExpected
 		}
 	}
 	status := client.StatusOf(a.live, e.ID)
@@ -195,7 +201,6 @@ func (a *app) view(e sessions.Entry) sessions.ChatJSON {
 			j.FilesVia, _ = spec.ChatFilesVia(e.Meta)
 		}
 	}
-	live := a.live[e.ID]
 	j.PendingDirectories, j.PendingFiles, j.StatusFrom, j.Unread = live.PendingDirectories, live.PendingFiles, live.StatusFrom, live.Unread
 	return j
 }
@@ -208,13 +213,7 @@ func (a *app) askServer() {
 		return
 	}
 	a.asked = true
-	a.listed, a.liveErr = client.AskList(a.store.Home())
-	if a.listed != nil {
-		a.live = make(map[string]sessions.ChatJSON, len(a.listed.Chats))
-		for _, ch := range a.listed.Chats {
-			a.live[ch.ID] = ch
-		}
-	}
+	a.live, a.liveErr = client.AskLive(a.store.Home())
 	if a.liveErr != nil {
 		fmt.Fprintf(a.stderr, "acpmux-tui: %v; the statuses shown are not live\n", a.liveErr)
 	}
@@ -374,11 +373,16 @@ func (a *app) printViews(views []sessions.ChatJSON, asJSON bool) error {
 // the chat files are not read again here. With no server (or one that did
 // not answer) the files are read, and each chat gets the view show gives.
 func (a *app) listViews() ([]sessions.ChatJSON, error) {
-	a.askServer()
-	if a.listed != nil {
-		return a.listed.Chats, nil
-	}
+	// The server is asked only the live part, while the files are read
+	// here: its full list cost more than the files do (it reads them too,
+	// then encodes 1,000 chats for this side to decode).
+	asked := make(chan struct{})
+	go func() {
+		defer close(asked)
+		a.askServer()
+	}()
 	entries, err := a.store.List()
+	<-asked
 	if err != nil {
 		return nil, err
 	}

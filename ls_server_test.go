@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/acpmux/acpmux-tui/client"
+	"github.com/acpmux/acpmux-tui/server"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -69,5 +70,35 @@ func TestLsFromServerEqualsDisk(t *testing.T) {
 		if got := c.ok(args...); got != disk[i] {
 			t.Errorf("acpmux-tui %q with a server:\n%s\nwith none:\n%s", args, got, disk[i])
 		}
+	}
+
+	// A running chat, with a folder it has not taken yet: ls reads the
+	// files and asks the server only the live part; what it prints is
+	// still the server's own list, field for field.
+	srvCall(t, c.home, server.MethodStart, server.ChatParams{ID: plain.ID}, nil)
+	c.ok("add-dir", plain.ID, c.dir("later"))
+	srvCall(t, c.home, "_acpmux/list", struct{}{}, &served)
+	var listed []sessions.ChatJSON
+	if err := json.Unmarshal([]byte(c.ok("ls", "--json")), &listed); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(listed, served.Chats) {
+		t.Errorf("ls --json with a chat running differs from the server's list:\nls:     %+v\nserver: %+v", listed, served.Chats)
+	}
+	var running sessions.ChatJSON
+	for _, ch := range listed {
+		if ch.ID == plain.ID {
+			running = ch
+		}
+	}
+	if running.Status == "stopped" || running.StatusFrom == "" || len(running.PendingDirectories) != 1 {
+		t.Errorf("the running chat as ls lists it: %+v", running)
+	}
+	var shown sessions.ChatJSON
+	if err := json.Unmarshal([]byte(c.ok("show", plain.ID, "--json")), &shown); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(shown, running) {
+		t.Errorf("show --json of the running chat:\n%+v\nls --json:\n%+v", shown, running)
 	}
 }

@@ -54,49 +54,61 @@ const (
 
 // AskLive is LiveStatuses that says why it has nothing: nil, nil when no
 // server runs (every chat is stopped, truly); an *Unanswered when a server
-// runs but did not answer within LiveTimeout, or could not be reached.
+// runs but did not answer within LiveTimeout, or could not be reached. It
+// asks only the live part (_acpmux/live), which the server answers without
+// reading a chat file: the caller reads the files itself. Each value holds
+// a chat's id and live fields only.
 func AskLive(home string) (map[string]sessions.ChatJSON, error) {
-	list, err := AskList(home)
-	if list == nil {
+	var res proto.LiveResult
+	if ok, err := ask(home, proto.MethodLive, &res); !ok {
 		return nil, err
 	}
-	live := make(map[string]sessions.ChatJSON, len(list.Chats))
-	for _, ch := range list.Chats {
-		live[ch.ID] = ch
+	live := make(map[string]sessions.ChatJSON, len(res.Chats))
+	for _, l := range res.Chats {
+		live[l.ID] = sessions.ChatJSON{ID: l.ID, Status: l.Status, StatusFrom: l.StatusFrom, Unread: l.Unread,
+			PendingDirectories: l.PendingDirectories, PendingFiles: l.PendingFiles, FoldersVia: l.FoldersVia}
 	}
 	return live, nil
 }
 
 // AskList returns every chat as the agent home's server lists them, in its
 // order (the store's: by creation, broken files last), with their live
-// statuses: what `ls` prints when a server runs, without reading the chat
-// files again. Like AskLive it returns nil, nil when no server runs, and
-// an *Unanswered when one runs but could not be asked; it never starts one.
+// statuses. Like AskLive it returns nil, nil when no server runs, and an
+// *Unanswered when one runs but could not be asked; it never starts one.
 func AskList(home string) (*proto.ListResult, error) {
-	c, err := Dial(home)
-	if errors.Is(err, ErrNoServer) {
-		if pid := proto.LockHolder(home); pid > 0 && processStart(pid) != "" && lockHeld(home) {
-			return nil, &Unanswered{Status: StatusUnreachable, Err: err}
-		}
-		return nil, nil
-	}
-	if errors.Is(err, syscall.EAGAIN) {
-		return nil, &Unanswered{Status: StatusBusy, Err: err}
-	}
-	if err != nil {
-		return nil, &Unanswered{Status: StatusUnreachable, Err: err}
-	}
-	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), LiveTimeout)
-	defer cancel()
 	var list proto.ListResult
-	if err := c.Call(ctx, proto.MethodList, struct{}{}, &list); err != nil {
-		return nil, &Unanswered{Status: StatusBusy, Err: err}
+	if ok, err := ask(home, proto.MethodList, &list); !ok {
+		return nil, err
 	}
 	if list.Chats == nil {
 		list.Chats = []sessions.ChatJSON{}
 	}
 	return &list, nil
+}
+
+// ask makes one call of the agent home's server, if one runs, within
+// LiveTimeout; ok is false when it could not (err nil: no server runs).
+func ask(home, method string, result any) (ok bool, err error) {
+	c, err := Dial(home)
+	if errors.Is(err, ErrNoServer) {
+		if pid := proto.LockHolder(home); pid > 0 && processStart(pid) != "" && lockHeld(home) {
+			return false, &Unanswered{Status: StatusUnreachable, Err: err}
+		}
+		return false, nil
+	}
+	if errors.Is(err, syscall.EAGAIN) {
+		return false, &Unanswered{Status: StatusBusy, Err: err}
+	}
+	if err != nil {
+		return false, &Unanswered{Status: StatusUnreachable, Err: err}
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), LiveTimeout)
+	defer cancel()
+	if err := c.Call(ctx, method, struct{}{}, result); err != nil {
+		return false, &Unanswered{Status: StatusBusy, Err: err}
+	}
+	return true, nil
 }
 
 // Rename renames chat id through the agent home's server when one runs, so

@@ -288,6 +288,18 @@ func (m *Mux) ResizeAll(cols, rows int) {
 	}
 }
 
+// Known returns the ids of the chats this mux holds (started at least once
+// since it was made), in no order.
+func (m *Mux) Known() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ids := make([]string, 0, len(m.chats))
+	for id := range m.chats {
+		ids = append(ids, id)
+	}
+	return ids
+}
+
 // State returns the chat's harness state; a chat never started is stopped.
 func (m *Mux) State(id string) State {
 	c, err := m.existing(id)

@@ -100,6 +100,30 @@ type ListResult struct {
 	Chats []sessions.ChatJSON `json:"chats"`
 }
 
+// MethodLive answers the live part of every chat the server runs or
+// remembers a run of: what a client that reads the chat files itself (ls,
+// show) lacks. A chat it does not name is stopped, never started here.
+const MethodLive = "_acpmux/live"
+
+// LiveResult is the answer to MethodLive, by id.
+type LiveResult struct {
+	Chats []LiveChat `json:"chats"`
+}
+
+// LiveChat is a chat's live part, the fields of sessions.ChatJSON that
+// the server's view of it adds to its file.
+type LiveChat struct {
+	ID                 string   `json:"id"`
+	Status             string   `json:"status"`
+	StatusFrom         string   `json:"statusFrom,omitempty"`
+	Unread             bool     `json:"unread,omitempty"`
+	PendingDirectories []string `json:"pendingDirectories,omitempty"`
+	PendingFiles       []string `json:"pendingFiles,omitempty"`
+	// FoldersVia is how the folders reached the running (or last) harness,
+	// when it says; empty leaves the harness table's expectation.
+	FoldersVia string `json:"foldersVia,omitempty"`
+}
+
 // NewParams are the params of MethodNew. Every field may be left out: the
 // default harness, no project (the chat's own empty folder), no folders,
 // no files, a name made from the folder. A bad folder and a bad file are

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/acpmux/acpmux-tui/harness"
@@ -41,6 +42,11 @@ func (s *Server) call(c *conn, req Request) (result any, rpcErr *Error) {
 			return nil, err
 		}
 		return s.list()
+	case proto.MethodLive:
+		if err := decodeParams(req.Params, &struct{}{}); err != nil {
+			return nil, err
+		}
+		return s.liveStates(), nil
 	case MethodNew:
 		var p NewParams
 		if err := decodeParams(req.Params, &p); err != nil {
@@ -213,12 +219,13 @@ func (s *Server) view(e sessions.Entry) sessions.ChatJSON {
 		if spec, ok := s.table().Get(e.Meta.Harness); ok {
 			via, expected = spec.ChatFoldersVia(e.Meta)
 		}
-		if st.FoldersVia != "" {
-			via, expected = st.FoldersVia, false
-		}
+	}
+	live := liveOf(e.ID, st)
+	if e.Meta != nil && live.FoldersVia != "" {
+		via, expected = live.FoldersVia, false
 	}
 	e.NoProject = e.Meta != nil && s.opt.Store.NoProject(e.Meta)
-	j := e.JSON(st.Status.String(), via)
+	j := e.JSON(live.Status, via)
 	j.FoldersViaExpected = expected
 	if e.Meta != nil && j.FilesVia == "" {
 		// Before the first start with files: the harness's expectation.
@@ -226,12 +233,33 @@ func (s *Server) view(e sessions.Entry) sessions.ChatJSON {
 			j.FilesVia, _ = spec.ChatFilesVia(e.Meta)
 		}
 	}
-	j.PendingDirectories, j.PendingFiles = st.PendingDirectories, st.PendingFiles
-	j.Unread = st.Unread
-	if st.Status.Live() {
-		j.StatusFrom = string(st.StatusFrom)
-	}
+	j.PendingDirectories, j.PendingFiles = live.PendingDirectories, live.PendingFiles
+	j.Unread, j.StatusFrom = live.Unread, live.StatusFrom
 	return j
+}
+
+// liveOf is the part of a chat's view that its state gives (view, and
+// _acpmux/live for clients that read the chat files themselves).
+func liveOf(id string, st mux.State) proto.LiveChat {
+	l := proto.LiveChat{ID: id, Status: st.Status.String(), Unread: st.Unread, FoldersVia: st.FoldersVia,
+		PendingDirectories: st.PendingDirectories, PendingFiles: st.PendingFiles}
+	if st.Status.Live() {
+		l.StatusFrom = string(st.StatusFrom)
+	}
+	return l
+}
+
+// liveStates answers _acpmux/live: every chat the mux holds or the revival
+// queue waits to start, without reading a chat file.
+func (s *Server) liveStates() proto.LiveResult {
+	ids := append(s.opt.Mux.Known(), s.revivals.ids()...)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	res := proto.LiveResult{Chats: make([]proto.LiveChat, len(ids))}
+	for i, id := range ids {
+		res.Chats[i] = liveOf(id, s.chatState(id))
+	}
+	return res
 }
 
 func (s *Server) list() (any, *Error) {

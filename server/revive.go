@@ -271,6 +271,23 @@ func (q *reviveQueue) queued(id string) bool {
 	return q.starting[id] || slices.ContainsFunc(q.waiting, func(r runRecord) bool { return r.Chat == id })
 }
 
+// ids returns the chats that wait in the queue or are starting from it.
+func (q *reviveQueue) ids() []string {
+	if q == nil {
+		return nil
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	ids := make([]string, 0, len(q.starting)+len(q.waiting))
+	for id := range q.starting {
+		ids = append(ids, id)
+	}
+	for _, r := range q.waiting {
+		ids = append(ids, r.Chat)
+	}
+	return ids
+}
+
 // busy reports whether chats wait or are starting: the server is not idle.
 func (q *reviveQueue) busy() bool {
 	if q == nil {
