@@ -39,11 +39,12 @@ const (
 // loss and twice as long after each failed dial, up to HostBackoff. While
 // the link is down every call fails at once, saying so: keys are not sent
 // into nothing. Call it once, right after NewRemote.
-func (r *Remote) FollowHost(h Host) {
+// extra are more ssh arguments, as DialHost takes them.
+func (r *Remote) FollowHost(h Host, extra ...string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.host = h.Name
-	r.dial = func(ctx context.Context) (*Conn, error) { return DialHost(ctx, h) }
+	r.dial = func(ctx context.Context) (*Conn, error) { return DialHost(ctx, h, extra...) }
 	r.dialTimeout, r.backoffFirst, r.backoffMax = HostTimeout, hostBackoffFirst, HostBackoff
 	if r.lost != nil && !r.redialing {
 		r.redialing = true

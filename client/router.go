@@ -53,6 +53,7 @@ type Router struct {
 	hostsChanged chan struct{}
 	done         chan struct{}
 	closeOnce    sync.Once
+	extra        []string
 
 	mu         sync.Mutex
 	shownHost  string // whose Remote was last told a chat to Show
@@ -77,10 +78,11 @@ func (h *routedHost) remote() (*Remote, string) {
 // NewRouter makes a Router of the local server's Remote (already
 // following its server) and the hosts, in the order given; each host is
 // dialled at once in the background. The Router owns local from then on.
-func NewRouter(local *Remote, hosts []Host) *Router {
+// extra are more ssh arguments for every dial (DialHost).
+func NewRouter(local *Remote, hosts []Host, extra ...string) *Router {
 	rt := &Router{local: local, byName: map[string]*routedHost{}, changes: make(chan string, 1024),
 		notices: make(chan proto.Notice, 16), news: make(chan proto.News, 16),
-		hostsChanged: make(chan struct{}, 1), done: make(chan struct{})}
+		hostsChanged: make(chan struct{}, 1), done: make(chan struct{}), extra: extra}
 	rt.forward("", local)
 	for _, h := range hosts {
 		rh := &routedHost{host: h, down: "connecting…"}
@@ -97,14 +99,14 @@ func (rt *Router) connect(rh *routedHost) {
 	wait := hostBackoffFirst
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), HostTimeout)
-		c, err := DialHost(ctx, rh.host)
+		c, err := DialHost(ctx, rh.host, rt.extra...)
 		cancel()
 		var r *Remote
 		if err == nil {
 			r, err = NewRemote(c)
 		}
 		if err == nil {
-			r.FollowHost(rh.host)
+			r.FollowHost(rh.host, rt.extra...)
 			rh.mu.Lock()
 			rh.r, rh.down = r, ""
 			rh.mu.Unlock()
