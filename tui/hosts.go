@@ -41,7 +41,9 @@ type hostsMsg struct{ hosts []proto.HostStatus }
 
 func waitHosts(h hostMux) tea.Cmd {
 	return func() tea.Msg {
-		<-h.HostsChanged()
+		if _, ok := <-h.HostsChanged(); !ok {
+			return nil
+		}
 		return hostsMsg{h.Hosts()}
 	}
 }
