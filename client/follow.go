@@ -52,6 +52,14 @@ func (r *Remote) FollowHost(h Host, extra ...string) {
 	}
 }
 
+// LinkPid is the pid of the ssh process under the Remote's connection, or
+// 0 when it is not over ssh.
+func (r *Remote) LinkPid() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return LinkPid(r.c)
+}
+
 // Link delivers a signal each time the connection to the server is lost or
 // back (at most one waits); Lost says which.
 func (r *Remote) Link() <-chan struct{} { return r.link }

@@ -67,6 +67,9 @@ type routedHost struct {
 	mu   sync.Mutex
 	r    *Remote // nil until the host first answered
 	down string  // why it does not answer now, "" while it does
+	// last is the host's chats as last listed: while its link is down
+	// they stay in the sidebar, shown as the link left them.
+	last []sessions.Entry
 }
 
 func (h *routedHost) remote() (*Remote, string) {
@@ -287,6 +290,15 @@ func qualifyEntry(host string, e sessions.Entry) sessions.Entry {
 	e.ID = QualifyID(host, e.ID)
 	e.Meta = qualify(host, e.Meta)
 	return e
+}
+
+// LinkPid is the pid of the ssh process of host's link, or 0 while it has
+// none.
+func (rt *Router) LinkPid(host string) int {
+	if r := rt.HostRemote(host); r != nil {
+		return r.LinkPid()
+	}
+	return 0
 }
 
 // Close closes every link; every chat keeps running on its host.

@@ -229,9 +229,9 @@ func (rt *Router) Import(path string, roots []string, dryRun bool) (proto.Import
 	return rt.local.Import(path, roots, dryRun)
 }
 
-// List is every chat of every host that answers: the local ones first,
-// then each host's in order. A host whose list fails is left out (its
-// header says why).
+// List is every chat of every host: the local ones first, then each
+// host's in order. A host whose link is down gives its chats as last
+// listed; one never reached gives none (its header says why).
 func (rt *Router) List() ([]sessions.Entry, error) {
 	out, err := rt.local.List()
 	if err != nil {
@@ -239,16 +239,23 @@ func (rt *Router) List() ([]sessions.Entry, error) {
 	}
 	for _, rh := range rt.hosts {
 		r, down := rh.remote()
-		if r == nil || down != "" {
+		if r == nil {
 			continue
 		}
-		list, err := r.List()
-		if err != nil {
-			continue
+		if down == "" {
+			if list, err := r.List(); err == nil {
+				last := make([]sessions.Entry, len(list))
+				for i, e := range list {
+					last[i] = qualifyEntry(rh.host.Name, e)
+				}
+				rh.mu.Lock()
+				rh.last = last
+				rh.mu.Unlock()
+			}
 		}
-		for _, e := range list {
-			out = append(out, qualifyEntry(rh.host.Name, e))
-		}
+		rh.mu.Lock()
+		out = append(out, rh.last...)
+		rh.mu.Unlock()
 	}
 	return out, nil
 }
