@@ -19,7 +19,12 @@ import (
 // file it returns.
 func (r *hostRig) remoteFakeClaude() string {
 	r.t.Helper()
-	fake := buildFakeHarness(r.t)
+	return r.remoteFake(buildFakeHarness(r.t))
+}
+
+// remoteFake makes the far side's claude the fake harness at fake.
+func (r *hostRig) remoteFake(fake string) string {
+	r.t.Helper()
 	rec := filepath.Join(r.root, "fake-record.jsonl")
 	cfg := fmt.Sprintf("default_harness = \"shell\"\n[harness.claude]\ncommand = %q\nenv = { ACPMUX_FAKE_RECORD = %q }\n", fake, rec)
 	if err := os.WriteFile(r.remoteConfig, []byte(cfg), 0o644); err != nil {

@@ -25,7 +25,7 @@ type fakeRouter struct {
 	// unreached is set while box has never answered: its chats are not
 	// known (a link that dropped keeps them listed, as the Router does).
 	unreached bool
-	made     []string      // "create HOST HARNESS", "new HOST HARNESS", "validate HOST"
+	made      []string // "create HOST HARNESS", "new HOST HARNESS", "validate HOST"
 }
 
 func newFakeRouter(r *rig) *fakeRouter {
