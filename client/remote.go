@@ -323,7 +323,10 @@ func (r *Remote) watchConn(c *Conn) {
 		r.lost = fmt.Errorf("lost the connection to the server (%v); %s", cause, then)
 	}
 	for id, ch := range r.chats {
-		if ch.view.State.Status.Live() {
+		// A host's chats run on over there while its link is down: they
+		// keep their states (the TUI says the link is down), and the
+		// server says how they are once the link is back.
+		if ch.view.State.Status.Live() && linkErr == nil {
 			st := &ch.view.State
 			st.Status, st.Reason, st.LastError, st.Pid = proto.StatusFailed, r.lost.Error(), r.lost.Error(), 0
 			st.LastOutput = "" // what a harness said is not why the server went
