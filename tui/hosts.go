@@ -34,6 +34,8 @@ type hostMux interface {
 	CreateAndStartOn(host string, n sessions.NewChat, cols, rows int) (*sessions.Meta, error)
 	CreateOn(host string, n sessions.NewChat) (*sessions.Meta, error)
 	ValidateOn(host, cwd string, dirs, files []string) ([]string, []string, error)
+	// ListDirectory lists a folder of host for the folder picker.
+	ListDirectory(host, path string) (proto.ListDirectoryResult, error)
 }
 
 // hostsMsg says a host's state changed.
@@ -124,6 +126,33 @@ type hostLists struct {
 
 func (l hostLists) Validate(cwd string, dirs, files []string) ([]string, []string, error) {
 	return l.hm.ValidateOn(l.host, cwd, dirs, files)
+}
+
+// readDir lists a folder of the host through its server
+// (_acpmux/listDirectory), for the path fields of the picker and the
+// new-chat dialog.
+func (l hostLists) readDir(dir string) (names, files []string, err error) {
+	res, err := l.hm.ListDirectory(l.host, dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, e := range res.Entries {
+		if e.Dir {
+			names = append(names, e.Name)
+		} else {
+			files = append(files, e.Name)
+		}
+	}
+	return names, files, nil
+}
+
+// readerOf is how a path field lists folders for lists: through the
+// host's server for another host, nil (this machine's disk) otherwise.
+func readerOf(lists ChatLists) dirReader {
+	if l, ok := lists.(hostLists); ok {
+		return l.readDir
+	}
+	return nil
 }
 
 // listsOn is the lists the folder picker of a chat on host uses.

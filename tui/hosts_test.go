@@ -2,6 +2,7 @@ package tui
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -124,6 +125,21 @@ func (f *fakeRouter) CreateOn(host string, n sessions.NewChat) (*sessions.Meta, 
 func (f *fakeRouter) ValidateOn(host, cwd string, dirs, files []string) ([]string, []string, error) {
 	f.made = append(f.made, "validate "+host)
 	return f.remote.Validate(cwd, dirs, files)
+}
+
+// ListDirectory lists a folder as box's server would (its disk is this
+// one here), recording the call.
+func (f *fakeRouter) ListDirectory(host, path string) (proto.ListDirectoryResult, error) {
+	f.made = append(f.made, "listdir "+host+" "+path)
+	des, err := os.ReadDir(path)
+	if err != nil {
+		return proto.ListDirectoryResult{}, err
+	}
+	res := proto.ListDirectoryResult{Path: path, Entries: []proto.DirEntry{}}
+	for _, de := range des {
+		res.Entries = append(res.Entries, proto.DirEntry{Name: de.Name(), Dir: de.IsDir()})
+	}
+	return res, nil
 }
 
 // openRouted opens the model over a fakeRouter with local chats and the
@@ -264,5 +280,47 @@ func TestNewChatDialogMakesTheChatOnTheHostChosen(t *testing.T) {
 	}
 	if id := r.selectedID(); !strings.HasPrefix(id, "box:") {
 		t.Fatalf("the chat made on box is not selected (%q): %v", id, r.order())
+	}
+}
+
+func TestRemoteChatPickerBrowsesItsHost(t *testing.T) {
+	r, f := openRouted(t, []string{"alpha"}, []string{"far one"})
+	var far string
+	for _, id := range r.order() {
+		if strings.HasPrefix(id, "box:") {
+			far = id
+		}
+	}
+	dir := filepath.Join(r.root, "far-project")
+	if err := os.MkdirAll(filepath.Join(dir, "only-sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r.m.sidebar.Select(far)
+	r.m.selectionChanged()
+	r.key(runeKey('a'))
+	p, ok := r.m.dialog.(*FolderPicker)
+	if !ok {
+		t.Fatalf("a opened %T", r.m.dialog)
+	}
+	r.run(p.path.SetValue(dir + "/"))
+	if !slices.Contains(f.made, "listdir box "+dir) {
+		t.Fatalf("the picker of box's chat did not list through box: %v", f.made)
+	}
+	if v := r.m.View(); !strings.Contains(v, "only-sub") {
+		t.Fatalf("box's listing is not shown:\n%s", v)
+	}
+	// A local chat's picker reads this machine's disk, as ever.
+	f.made = nil
+	r.key(keyOf(tea.KeyEsc))
+	r.m.sidebar.Select(r.order()[0])
+	r.m.selectionChanged()
+	r.key(runeKey('a'))
+	if p, ok := r.m.dialog.(*FolderPicker); ok {
+		r.run(p.path.SetValue(dir + "/"))
+	} else {
+		t.Fatalf("a opened %T for the local chat", r.m.dialog)
+	}
+	if len(f.made) != 0 {
+		t.Fatalf("a local chat's picker asked the router: %v", f.made)
 	}
 }

@@ -206,6 +206,7 @@ func (d *NewChatDialog) key(msg tea.KeyMsg) tea.Cmd {
 			}
 			d.hostI = (d.hostI + step + len(d.hosts)) % len(d.hosts)
 			d.lists = d.listsOn(d.Host())
+			d.project.SetReader(readerOf(d.lists))
 			d.errText = ""
 		} else if key.Matches(msg, keyEnterKey) {
 			d.setField(d.field + 1)
