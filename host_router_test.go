@@ -96,6 +96,14 @@ func TestHostRouterRoutesAndReconnects(t *testing.T) {
 		t.Fatalf("Chat(%s) = %+v, %v", id, e, err)
 	}
 
+	// The folder picker of a remote chat browses through the host's
+	// server; the remote home is left out there.
+	sub := r.dir("far-project/only-sub")
+	res, err := rt.ListDirectory("test", filepath.Dir(sub))
+	if err != nil || len(res.Entries) != 1 || res.Entries[0].Name != "only-sub" || !res.Entries[0].Dir {
+		t.Fatalf("ListDirectory on test = %+v, %v", res, err)
+	}
+
 	rt.ResizeAll(80, 24)
 	rt.Show(id)
 	if err := rt.Start(id, 80, 24); err != nil {
