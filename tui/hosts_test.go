@@ -324,3 +324,21 @@ func TestRemoteChatPickerBrowsesItsHost(t *testing.T) {
 		t.Fatalf("a local chat's picker asked the router: %v", f.made)
 	}
 }
+
+func TestRemoteChatOffersNoReviewNorExport(t *testing.T) {
+	r, _ := openRouted(t, []string{"alpha"}, []string{"far one"})
+	var far string
+	for _, id := range r.order() {
+		if strings.HasPrefix(id, "box:") {
+			far = id
+		}
+	}
+	r.m.sidebar.Select(far)
+	r.m.selectionChanged()
+	for _, k := range []rune{'d', 'e'} {
+		r.key(runeKey(k))
+		if r.m.dialog != nil || !strings.Contains(r.m.status, "not offered for a chat of host box") {
+			t.Fatalf("%c on box's chat: dialog %T, status %q", k, r.m.dialog, r.m.status)
+		}
+	}
+}
