@@ -57,14 +57,24 @@ func (a *app) launch(open *sessions.Entry) error {
 	if err != nil {
 		return err
 	}
-	m, err := client.NewRemote(conn)
+	local, err := client.NewRemote(conn)
 	if err != nil {
 		return err
 	}
-	defer m.Close()
 	// When the server goes (kill-server, a crash) the TUI stays, says so,
 	// and connects to the next one by itself.
-	m.Follow(a.paths.Home, exe)
+	local.Follow(a.paths.Home, exe)
+	// Without other hosts the TUI draws the local server's Remote as it
+	// is; with them, a Router over it and one link per host.
+	var m interface {
+		tui.Mux
+		List() ([]sessions.Entry, error)
+		Close()
+	} = local
+	if hosts := a.tuiHosts(); len(hosts) > 0 {
+		m = client.NewRouter(local, hosts, tuiSSHOptions...)
+	}
+	defer m.Close()
 	// The server is the TUI's one source of chats: the first frame shows
 	// them as it lists them.
 	entries, err := m.List()
@@ -141,6 +151,22 @@ func (a *app) launch(open *sessions.Entry) error {
 		return err
 	}
 	return nil
+}
+
+// tuiSSHOptions are added to ssh for the TUI's links: never ask for a
+// password or a host key on the terminal the TUI draws on (stricter, not
+// weaker: an unknown key is refused), give up on a host that does not
+// answer, and notice a link cut under it within a minute.
+var tuiSSHOptions = []string{"-o", "BatchMode=yes", "-o", "ConnectTimeout=10",
+	"-o", "ServerAliveInterval=15", "-o", "ServerAliveCountMax=3"}
+
+// tuiHosts is every configured host, in the order the TUI heads them.
+func (a *app) tuiHosts() []client.Host {
+	var out []client.Host
+	for _, name := range a.cfg.HostNames() {
+		out = append(out, client.Host{Name: name, HostConfig: a.cfg.Host[name]})
+	}
+	return out
 }
 
 // harnessInfos lists the harnesses the TUI offers, each marked with

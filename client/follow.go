@@ -18,10 +18,46 @@ func (r *Remote) Follow(home, binary string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.home, r.binary = home, binary
+	r.dial = func(ctx context.Context) (*Conn, error) { return dialHello(ctx, home) }
+	r.dialTimeout, r.backoffFirst, r.backoffMax = PullTimeout, 50*time.Millisecond, redialBackoff
 	if r.lost != nil && !r.redialing {
 		r.redialing = true
 		go r.redial()
 	}
+}
+
+// HostBackoff bounds the wait between two dials of a host that does not
+// answer: the first comes a second after the loss, each next one twice as
+// late, up to a minute.
+const (
+	hostBackoffFirst = time.Second
+	HostBackoff      = time.Minute
+)
+
+// FollowHost makes the Remote dial host h again over ssh (DialHost)
+// whenever its connection ends, until Close, waiting a second after the
+// loss and twice as long after each failed dial, up to HostBackoff. While
+// the link is down every call fails at once, saying so: keys are not sent
+// into nothing. Call it once, right after NewRemote.
+// extra are more ssh arguments, as DialHost takes them.
+func (r *Remote) FollowHost(h Host, extra ...string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.host = h.Name
+	r.dial = func(ctx context.Context) (*Conn, error) { return DialHost(ctx, h, extra...) }
+	r.dialTimeout, r.backoffFirst, r.backoffMax = HostTimeout, hostBackoffFirst, HostBackoff
+	if r.lost != nil && !r.redialing {
+		r.redialing = true
+		go r.redial()
+	}
+}
+
+// LinkPid is the pid of the ssh process under the Remote's connection, or
+// 0 when it is not over ssh.
+func (r *Remote) LinkPid() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return LinkPid(r.c)
 }
 
 // Link delivers a signal each time the connection to the server is lost or
@@ -80,18 +116,27 @@ const redialBackoff = time.Second
 // waiting longer after each failure, up to redialBackoff; a StartServer
 // cuts the wait short.
 func (r *Remote) redial() {
-	wait := 50 * time.Millisecond
+	r.mu.Lock()
+	first, most, host := r.backoffFirst, r.backoffMax, r.host
+	r.mu.Unlock()
+	wait := first
+	if host != "" {
+		// A host's link just dropped: ssh is not asked again at once.
+		if !r.sleep(&wait, first, most) {
+			return
+		}
+	}
 	for {
 		r.mu.Lock()
-		home, closed := r.home, r.closed
+		dial, timeout, closed := r.dial, r.dialTimeout, r.closed
 		if closed {
 			r.redialing = false
 			r.mu.Unlock()
 			return
 		}
 		r.mu.Unlock()
-		ctx, cancel := context.WithTimeout(context.Background(), PullTimeout)
-		c, err := dialHello(ctx, home)
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		c, err := dial(ctx)
 		cancel()
 		if err == nil {
 			if err = r.adopt(c, PullTimeout); err == nil {
@@ -101,11 +146,26 @@ func (r *Remote) redial() {
 				return
 			}
 		}
-		select {
-		case <-r.wake:
-			wait = 50 * time.Millisecond
-		case <-time.After(wait):
-			wait = min(2*wait, redialBackoff)
+		if !r.sleep(&wait, first, most) {
+			return
 		}
 	}
+}
+
+// sleep waits *wait (or less, after StartServer) and doubles it up to
+// most; false when the Remote was closed meanwhile.
+func (r *Remote) sleep(wait *time.Duration, first, most time.Duration) bool {
+	select {
+	case <-r.wake:
+		*wait = first
+	case <-time.After(*wait):
+		*wait = min(2**wait, most)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		r.redialing = false
+		return false
+	}
+	return true
 }

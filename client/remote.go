@@ -63,6 +63,14 @@ type Remote struct {
 	size   *proto.SizeParams
 	// redialing is set while the redial loop runs.
 	redialing bool
+	// dial makes a new connection for the redial loop (nil: the Remote
+	// does not follow), bounded by dialTimeout, with waits from
+	// backoffFirst doubling to backoffMax between failures; host is the
+	// configured host it dials over ssh ("" for the local server).
+	dial                     func(ctx context.Context) (*Conn, error)
+	dialTimeout              time.Duration
+	backoffFirst, backoffMax time.Duration
+	host                     string
 }
 
 // remoteChat is what a Remote holds of one chat.
@@ -292,17 +300,33 @@ func (r *Remote) watchConn(c *Conn) {
 	cause := c.err
 	c.mu.Unlock()
 	r.mu.Lock()
+	host := r.host
+	r.mu.Unlock()
+	var linkErr error
+	if host != "" {
+		// What ssh said of its end, read before r.mu is taken: it may
+		// wait a moment for the process to go.
+		linkErr = LinkError(c)
+	}
+	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed || r.c != c {
 		return
 	}
 	then := "quit and open the TUI again"
-	if r.home != "" {
+	if r.dial != nil {
 		then = "reconnecting when one is back"
 	}
-	r.lost = fmt.Errorf("lost the connection to the server (%v); %s", cause, then)
+	if linkErr != nil {
+		r.lost = fmt.Errorf("%v; reconnecting", linkErr)
+	} else {
+		r.lost = fmt.Errorf("lost the connection to the server (%v); %s", cause, then)
+	}
 	for id, ch := range r.chats {
-		if ch.view.State.Status.Live() {
+		// A host's chats run on over there while its link is down: they
+		// keep their states (the TUI says the link is down), and the
+		// server says how they are once the link is back.
+		if ch.view.State.Status.Live() && linkErr == nil {
 			st := &ch.view.State
 			st.Status, st.Reason, st.LastError, st.Pid = proto.StatusFailed, r.lost.Error(), r.lost.Error(), 0
 			st.LastOutput = "" // what a harness said is not why the server went
@@ -310,7 +334,7 @@ func (r *Remote) watchConn(c *Conn) {
 		r.noticeLocked(id)
 	}
 	r.signalLink()
-	if r.home != "" && !r.redialing {
+	if r.dial != nil && !r.redialing {
 		r.redialing = true
 		go r.redial()
 	}

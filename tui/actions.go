@@ -139,7 +139,9 @@ func checkFolders(e sessions.Entry) tea.Cmd {
 		w := *e.Meta.Worktree
 		wt = &w
 	}
-	if len(dirs) == 0 && len(files) == 0 && wt == nil {
+	if len(dirs) == 0 && len(files) == 0 && wt == nil || hostOf(id) != "" {
+		// A remote chat's folders are on its host: its server checks them
+		// at each start.
 		return func() tea.Msg { return foldersCheckedMsg{id: id} }
 	}
 	return func() tea.Msg {

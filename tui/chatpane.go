@@ -37,10 +37,13 @@ func (e agentError) Unwrap() error { return e.err }
 // or an ACP chat's transcript with a prompt input and permission card. It
 // reads the mux only from Update (Refresh); View draws cached lines.
 type ChatPane struct {
-	c    *Common
-	mux  Mux
-	send func(id string, b []byte) // queues input for a harness, in order
-	w, h int
+	c   *Common
+	mux Mux
+	// linkDown is why the shown chat's host does not answer, "" while it
+	// does.
+	linkDown string
+	send     func(id string, b []byte) // queues input for a harness, in order
+	w, h     int
 
 	id, name, harnessName, transport string
 	focused                          bool
@@ -107,6 +110,10 @@ func (p *ChatPane) Show(id, name, harnessName, transport string) {
 	p.id, p.name, p.harnessName, p.transport = id, name, harnessName, transport
 	p.Refresh()
 }
+
+// SetLinkDown says why the shown chat's host does not answer ("" while it
+// does): the pane's banner says the link is down. Refresh draws it.
+func (p *ChatPane) SetLinkDown(why string) { p.linkDown = why }
 
 // ID returns the chat shown.
 func (p *ChatPane) ID() string { return p.id }
@@ -189,6 +196,11 @@ func (p *ChatPane) Refresh() {
 // "" while the harness runs.
 func (p *ChatPane) stoppedBanner() string {
 	st := p.state
+	if p.linkDown != "" {
+		// The chat runs on over there; its screen is as it was last told.
+		text := "── link down · reconnecting… · keys are not sent · " + plaintext.Line(p.linkDown) + " "
+		return p.c.Styles.Warn.Render(ansi.Truncate(text+strings.Repeat("─", max(p.w-ansi.StringWidth(text), 0)), p.w, "…"))
+	}
 	if st.Status.Live() {
 		return ""
 	}

@@ -132,7 +132,10 @@ type Model struct {
 	// linkLost is why the connection to the server ended, while it is
 	// down; startingServer is set while a start the user asked for runs
 	// (follow.go).
-	linkLost       error
+	linkLost error
+	// hosts are the hosts' states when the mux has other hosts (local
+	// first), nil when it has none.
+	hosts          []proto.HostStatus
 	startingServer bool
 	// selectListed is a chat to select as soon as a list read holds it
 	// (one just imported, whose file the server wrote).
@@ -203,7 +206,7 @@ func (m *Model) Close() { m.in.close() }
 func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{waitChanges(m.mux.Changes(), m.opt.Frame, &m.gate), m.in.waitWriteErr(), fillPool(m.mux),
 		waitNews(m.mux.News()), tea.EnableReportFocus, waitNotices(m.mux.Notices()),
-		folderTick(m.opt.CheckFoldersEvery), m.watchLink()}
+		folderTick(m.opt.CheckFoldersEvery), m.watchLink(), m.watchHosts()}
 	if !m.loaded {
 		cmds = append(cmds, m.reloadList(m.opt.Open))
 	}
@@ -269,6 +272,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case noticeMsg:
 		return m.noticed(msg)
+	case hostsMsg:
+		return m.hostsUpdated(msg)
 	case chatsChangedMsg:
 		cmds := []tea.Cmd{waitChanges(m.mux.Changes(), m.opt.Frame, &m.gate), m.startTick()}
 		for _, id := range msg.ids {
@@ -445,6 +450,7 @@ func (m *Model) refreshSelected() {
 		m.pane.Show("", "", "", "")
 		m.showing("")
 	} else {
+		m.pane.SetLinkDown(m.hostDown(e.ID))
 		m.pane.Show(e.ID, name, harnessName, transport)
 		m.showing(e.ID)
 	}

@@ -118,6 +118,11 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		return removeMissing(m.mux, e.ID)
 	case key.Matches(msg, km.Rename):
 		return m.openDialog(NewRenameDialog(m.c, m.mux, e.ID, e.Meta.Name))
+	case key.Matches(msg, km.Export, km.Review) && hostOf(e.ID) != "":
+		// Both read or write this machine's disk; the chat's folders are
+		// its host's.
+		m.setWarning("review and export read this machine's disk: they are not offered for a chat of host " + hostOf(e.ID))
+		return nil
 	case key.Matches(msg, km.Export):
 		return m.openDialog(NewExportDialog(m.c, m.mux, m.nextOwner(), e.ID, e.Meta.Name, m.opt.Cwd, m.opt.UserHome))
 	case key.Matches(msg, km.Review):
@@ -197,13 +202,23 @@ func (m *Model) openDialog(d Dialog) tea.Cmd {
 }
 
 func (m *Model) openNewChat() tea.Cmd {
-	d := NewNewChatDialog(m.c, m.nextOwner(), m.mux, m.opt.UserHome, m.opt.Harnesses, m.opt.DefaultHarness,
+	var d *NewChatDialog
+	d = NewNewChatDialog(m.c, m.nextOwner(), m.mux, m.opt.UserHome, m.opt.Harnesses, m.opt.DefaultHarness,
 		func(n sessions.NewChat) tea.Cmd {
+			if h, ok := m.hostMux(); ok && d.Host() != "" {
+				// The chat is made on the host chosen, its folders
+				// checked by that host's server.
+				if m.missing[n.Harness] {
+					return createOnlyOn(h, d.Host(), n)
+				}
+				return createChatOn(h, d.Host(), n, m.lay.chatCols, m.lay.chatRows)
+			}
 			if m.missing[n.Harness] {
 				return createOnly(m.mux, n)
 			}
 			return createChat(m.mux, n, m.lay.chatCols, m.lay.chatRows)
 		})
+	d.SetHosts(m.hostNames(), m.listsOn)
 	return m.openDialog(d)
 }
 
@@ -213,7 +228,7 @@ func (m *Model) openPicker(e sessions.Entry) tea.Cmd {
 		start = m.opt.UserHome
 	}
 	title := fmt.Sprintf("add folders to %q, or take them out", e.Meta.Name)
-	p := NewFolderPicker(m.c, m.nextOwner(), title, m.mux, e.ID, e.Meta.Cwd, m.opt.UserHome, start, nil, e.Meta.AdditionalDirectories)
+	p := NewFolderPicker(m.c, m.nextOwner(), title, m.listsOn(hostOf(e.ID)), e.ID, e.Meta.Cwd, m.opt.UserHome, start, nil, e.Meta.AdditionalDirectories)
 	return m.openDialog(p.WithFiles(nil, e.Meta.AdditionalFiles))
 }
 

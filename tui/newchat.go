@@ -26,12 +26,16 @@ const (
 	fieldCreate
 	fieldCancel
 	numFields
+	// fieldHost comes before fieldHarness, offered only when hosts are
+	// configured.
+	fieldHost = -1
 )
 
 var (
 	keyFieldNext = key.NewBinding(key.WithKeys("down", "tab"), key.WithHelp("↓/tab", "next field"))
 	keyFieldPrev = key.NewBinding(key.WithKeys("up", "shift+tab"), key.WithHelp("↑", "previous"))
 	keyCycle     = key.NewBinding(key.WithKeys("left", "right"), key.WithHelp("←/→", "harness"))
+	keyCycleHost = key.NewBinding(key.WithKeys("left", "right"), key.WithHelp("←/→", "host"))
 	keyPick      = key.NewBinding(key.WithKeys("enter", " "), key.WithHelp("enter", "pick folders and files"))
 	keyDropLast  = key.NewBinding(key.WithKeys("backspace", "delete"), key.WithHelp("backspace", "drop last"))
 	keyCreate    = key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "create"))
@@ -58,6 +62,37 @@ type NewChatDialog struct {
 	busy      bool
 	create    func(sessions.NewChat) tea.Cmd
 	sw, sh, w int
+	// hosts are the hosts offered ("" the local one), nil when there is
+	// no other; hostI is the one chosen, listsOn the validator of each.
+	hosts   []string
+	hostI   int
+	listsOn func(host string) ChatLists
+}
+
+// SetHosts offers hosts ("" for the local one, first and the default): a
+// row above the harness chooses with ←/→ where the chat is made, and
+// listsOn gives the validator of the host chosen. nil offers none.
+func (d *NewChatDialog) SetHosts(hosts []string, listsOn func(host string) ChatLists) {
+	d.hosts, d.hostI, d.listsOn = hosts, 0, listsOn
+	if len(hosts) > 0 {
+		d.setField(fieldHost)
+	}
+}
+
+// Host is the host chosen ("" for the local one).
+func (d *NewChatDialog) Host() string {
+	if d.hostI < len(d.hosts) {
+		return d.hosts[d.hostI]
+	}
+	return ""
+}
+
+// hostLabel is how the dialog names a host.
+func hostLabel(h string) string {
+	if h == "" {
+		return "local"
+	}
+	return h
 }
 
 // NewNewChatDialog returns the dialog; owner and owner+1 tag its listings;
@@ -96,7 +131,12 @@ func (d *NewChatDialog) SetSize(w, h int) {
 }
 
 func (d *NewChatDialog) setField(f int) {
-	d.field = (f + numFields) % numFields
+	if len(d.hosts) > 0 {
+		// The host's row is one more field, first.
+		d.field = (f-fieldHost+numFields+1)%(numFields+1) + fieldHost
+	} else {
+		d.field = (f + numFields) % numFields
+	}
 	d.project.Blur()
 	d.name.Blur()
 	switch d.field {
@@ -158,6 +198,19 @@ func (d *NewChatDialog) key(msg tea.KeyMsg) tea.Cmd {
 		return nil
 	}
 	switch d.field {
+	case fieldHost:
+		if key.Matches(msg, keyCycle) && len(d.hosts) > 0 {
+			step := 1
+			if key.Matches(msg, keyLeft) {
+				step = -1
+			}
+			d.hostI = (d.hostI + step + len(d.hosts)) % len(d.hosts)
+			d.lists = d.listsOn(d.Host())
+			d.project.SetReader(readerOf(d.lists))
+			d.errText = ""
+		} else if key.Matches(msg, keyEnterKey) {
+			d.setField(d.field + 1)
+		}
 	case fieldHarness:
 		if key.Matches(msg, keyCycle) && len(d.harnesses) > 0 {
 			step := 1
@@ -230,6 +283,8 @@ func (d *NewChatDialog) ShortHelp() []key.Binding {
 		return d.picker.ShortHelp()
 	}
 	switch d.field {
+	case fieldHost:
+		return []key.Binding{keyCycleHost, keyFieldNext, keyCreate, keyCancel}
 	case fieldHarness:
 		return []key.Binding{keyCycle, keyFieldNext, keyCreate, keyCancel}
 	case fieldProject:
@@ -263,6 +318,13 @@ func (d *NewChatDialog) View() []string {
 		if !hi.Installed {
 			note += " · not found on PATH"
 		}
+	}
+	if len(d.hosts) > 0 {
+		note := "folders are checked there"
+		if d.Host() == "" {
+			note = "this machine"
+		}
+		lines = append(lines, label(fieldHost, "host")+st.Bold.Render("‹ "+hostLabel(d.Host())+" ›")+"  "+st.Dim.Render(note))
 	}
 	lines = append(lines, label(fieldHarness, "harness")+st.Bold.Render(h)+"  "+st.Dim.Render(note))
 	lines = append(lines, label(fieldProject, "project")+d.project.View())

@@ -27,6 +27,22 @@ type dirListedMsg struct {
 // listDir reads the subfolders of dir and its regular files (symlinks to
 // either included, as what they point to).
 func listDir(owner int, dir string) tea.Cmd {
+	return listDirWith(owner, dir, nil)
+}
+
+// dirReader lists a folder of another host: its subfolders and its other
+// entries, sorted.
+type dirReader func(dir string) (names, files []string, err error)
+
+// listDirWith lists dir with read, or from this machine's disk when read
+// is nil.
+func listDirWith(owner int, dir string, read dirReader) tea.Cmd {
+	if read != nil {
+		return func() tea.Msg {
+			names, files, err := read(dir)
+			return dirListedMsg{owner: owner, dir: dir, names: names, files: files, err: err}
+		}
+	}
 	return func() tea.Msg {
 		des, err := os.ReadDir(dir)
 		if err != nil {
@@ -73,6 +89,15 @@ type PathInput struct {
 	// completeOnList completes once the listing arrives (tab pressed
 	// before it did).
 	completeOnList bool
+	// read lists the folders of another host (nil: this machine's).
+	read dirReader
+}
+
+// SetReader makes the field list folders with read (another host's), or
+// this machine's disk when nil; what it listed before is forgotten.
+func (p *PathInput) SetReader(read dirReader) {
+	p.read = read
+	p.dir, p.asked, p.names, p.fileNames, p.files, p.listErr = "", "", nil, nil, nil, nil
 }
 
 // NewPathInput returns a path field; owner tags its listings, home expands
@@ -129,7 +154,7 @@ func (p *PathInput) Sync() tea.Cmd {
 		return nil
 	}
 	p.asked = dir
-	return listDir(p.owner, filepath.Clean(dir))
+	return listDirWith(p.owner, filepath.Clean(dir), p.read)
 }
 
 // Listed takes a listing; it reports whether the listing was this field's,

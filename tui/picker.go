@@ -128,6 +128,8 @@ func NewFolderPicker(c *Common, owner int, title string, lists ChatLists, chatID
 	p := &FolderPicker{c: c, owner: owner, title: title, chatID: chatID, cwd: cwd, lists: lists,
 		path: NewPathInput(c, owner, home, start), chosen: append([]string(nil), chosen...), already: already}
 	p.path.WithFiles()
+	// A remote chat's folders are browsed on its host.
+	p.path.SetReader(readerOf(lists))
 	p.path.Focus()
 	return p
 }

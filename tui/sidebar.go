@@ -36,6 +36,14 @@ type Sidebar struct {
 	filter    textinput.Model
 	filtering bool // keys go to the filter
 
+	// hosts head the chats of each host when the mux has other hosts
+	// (nil: no header); lines are then the rows on screen in order, each
+	// an index in rows or -1-k for host k's header, and lineOfRow each
+	// row's line.
+	hosts     []proto.HostStatus
+	lines     []int
+	lineOfRow []int
+
 	harnessLabels map[string]string // rendered dim harness names
 	missing       map[string]bool   // harnesses not installed, marked "?"
 }
@@ -229,6 +237,7 @@ func (s *Sidebar) applyFilter(keepID string) {
 			s.rows = append(s.rows, i)
 		}
 	}
+	s.buildLines()
 	if i, ok := s.byID[keepID]; ok {
 		for j, r := range s.rows {
 			if r == i {
@@ -355,13 +364,17 @@ func (s *Sidebar) scrollIntoView() {
 	if lh <= 0 {
 		return
 	}
-	if s.cur < s.off {
-		s.off = s.cur
+	cur, top := s.cur, s.cur
+	if s.hosts != nil {
+		cur, top = s.lineOf(s.cur), s.topOf(s.cur)
 	}
-	if s.cur >= s.off+lh {
-		s.off = s.cur - lh + 1
+	if top < s.off {
+		s.off = top
 	}
-	s.off = min(s.off, max(len(s.rows)-lh, 0))
+	if cur >= s.off+lh {
+		s.off = cur - lh + 1
+	}
+	s.off = min(s.off, max(s.lineCount()-lh, 0))
 	s.off = max(s.off, 0)
 }
 
@@ -426,6 +439,9 @@ func (s *Sidebar) RowAt(y int) (int, bool) {
 		y--
 	}
 	i := s.off + y
+	if s.hosts != nil {
+		return s.rowOfLine(i, y >= 0)
+	}
 	return i, y >= 0 && i < len(s.rows)
 }
 
@@ -466,8 +482,14 @@ func (s *Sidebar) View() []string {
 		}
 	}
 	lh := s.listHeight()
-	for i := s.off; i < len(s.rows) && i < s.off+lh; i++ {
-		lines = append(lines, s.row(s.all[s.rows[i]], i == s.cur))
+	if s.hosts != nil {
+		for i := s.off; i < len(s.lines) && i < s.off+lh; i++ {
+			lines = append(lines, s.drawLine(s.lines[i]))
+		}
+	} else {
+		for i := s.off; i < len(s.rows) && i < s.off+lh; i++ {
+			lines = append(lines, s.row(s.all[s.rows[i]], i == s.cur))
+		}
 	}
 	if len(s.all) > 0 && len(s.rows) == 0 && lh > 0 {
 		lines = append(lines, fitLine(st.Dim.Render(truncPlain(" no chat matches", s.w)), s.w))

@@ -1,0 +1,320 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/acpmux/acpmux-tui/proto"
+	"github.com/acpmux/acpmux-tui/sessions"
+)
+
+// This file is the TUI's mux over the servers of several hosts: the local
+// server's Remote and one Remote per configured host, each over one ssh
+// process (DialHost) shared by every view of the TUI. Local chats keep
+// their ids; a remote chat's id is "HOST:ID" (HostSep cannot appear in a
+// chat id, [a-z0-9-], nor in a host name, [a-z0-9_-]), and every call with
+// an id goes to its host with the id as that host knows it.
+
+// HostSep joins a host's name and a chat id there.
+const HostSep = ":"
+
+// QualifyID is the id the TUI gives chat id of host ("" for local).
+func QualifyID(host, id string) string {
+	if host == "" || id == "" {
+		return id
+	}
+	return host + HostSep + id
+}
+
+// SplitID is the host of a chat id the TUI gives ("" for local) and the
+// id there.
+func SplitID(id string) (host, raw string) {
+	if h, r, ok := strings.Cut(id, HostSep); ok {
+		return h, r
+	}
+	return "", id
+}
+
+// Router is a mux over the local server and the configured hosts. A host
+// that does not answer is dialled again in the background, a second after
+// the failure and twice as late after each next one, up to HostBackoff;
+// once up, its Remote follows it (FollowHost) with the same backoff.
+type Router struct {
+	local   *Remote
+	hosts   []*routedHost
+	byName  map[string]*routedHost
+	changes chan string
+	notices chan proto.Notice
+	news    chan proto.News
+	// hostsChanged signals a change of a host's state (at most one waits).
+	hostsChanged chan struct{}
+	done         chan struct{}
+	closeOnce    sync.Once
+	extra        []string
+
+	mu         sync.Mutex
+	shownHost  string // whose Remote was last told a chat to Show
+	lookedHost string // whose server was last told a chat to Look at
+	size       *proto.SizeParams
+}
+
+// routedHost is one configured host as the Router holds it.
+type routedHost struct {
+	host Host
+	mu   sync.Mutex
+	r    *Remote // nil until the host first answered
+	down string  // why it does not answer now, "" while it does
+	// last is the host's chats as last listed: while its link is down
+	// they stay in the sidebar, shown as the link left them.
+	last []sessions.Entry
+}
+
+func (h *routedHost) remote() (*Remote, string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.r, h.down
+}
+
+// NewRouter makes a Router of the local server's Remote (already
+// following its server) and the hosts, in the order given; each host is
+// dialled at once in the background. The Router owns local from then on.
+// extra are more ssh arguments for every dial (DialHost).
+func NewRouter(local *Remote, hosts []Host, extra ...string) *Router {
+	rt := &Router{local: local, byName: map[string]*routedHost{}, changes: make(chan string, 1024),
+		notices: make(chan proto.Notice, 16), news: make(chan proto.News, 16),
+		hostsChanged: make(chan struct{}, 1), done: make(chan struct{}), extra: extra}
+	rt.forward("", local)
+	for _, h := range hosts {
+		rh := &routedHost{host: h, down: "connecting…"}
+		rt.hosts = append(rt.hosts, rh)
+		rt.byName[h.Name] = rh
+		go rt.connect(rh)
+	}
+	return rt
+}
+
+// connect dials a host until it answers, then follows its link's losses
+// and returns, telling each change on HostsChanged.
+func (rt *Router) connect(rh *routedHost) {
+	wait := hostBackoffFirst
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), HostTimeout)
+		c, err := DialHost(ctx, rh.host, rt.extra...)
+		cancel()
+		var r *Remote
+		if err == nil {
+			r, err = NewRemote(c)
+		}
+		if err == nil {
+			r.FollowHost(rh.host, rt.extra...)
+			rh.mu.Lock()
+			rh.r, rh.down = r, ""
+			rh.mu.Unlock()
+			select {
+			case <-rt.done:
+				r.Close()
+				return
+			default:
+			}
+			rt.forward(rh.host.Name, r)
+			rt.hostUp(r)
+			rt.signalHosts()
+			rt.followLink(rh, r)
+			return
+		}
+		rh.mu.Lock()
+		rh.down = OneLine(err.Error())
+		rh.mu.Unlock()
+		rt.signalHosts()
+		select {
+		case <-rt.done:
+			return
+		case <-time.After(wait):
+			wait = min(2*wait, HostBackoff)
+		}
+	}
+}
+
+// hostUp tells a host newly up this client's size.
+func (rt *Router) hostUp(r *Remote) {
+	rt.mu.Lock()
+	size := rt.size
+	rt.mu.Unlock()
+	if size != nil {
+		go r.ResizeAll(size.Cols, size.Rows)
+	}
+}
+
+// followLink records each loss and return of a host's link.
+func (rt *Router) followLink(rh *routedHost, r *Remote) {
+	for {
+		select {
+		case <-rt.done:
+			return
+		case <-r.Link():
+		}
+		down := ""
+		if lost := r.Lost(); lost != nil {
+			down = OneLine(lost.Error())
+		}
+		rh.mu.Lock()
+		rh.down = down
+		rh.mu.Unlock()
+		rt.signalHosts()
+	}
+}
+
+// OneLine shortens an error's text to its first line, at most 200 bytes.
+func OneLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	if len(s) > 200 {
+		s = s[:199] + "…"
+	}
+	return s
+}
+
+func (rt *Router) signalHosts() {
+	select {
+	case rt.hostsChanged <- struct{}{}:
+	default:
+	}
+}
+
+// forward passes a Remote's changes, notices and news on, with ids
+// qualified by host.
+func (rt *Router) forward(host string, r *Remote) {
+	go func() {
+		for {
+			select {
+			case <-rt.done:
+				return
+			case id := <-r.Changes():
+				select {
+				case rt.changes <- QualifyID(host, id):
+				case <-rt.done:
+					return
+				}
+			case n := <-r.Notices():
+				n.ID = QualifyID(host, n.ID)
+				if host != "" && !strings.HasPrefix(n.Title, host+": ") {
+					n.Title = host + ": " + n.Title
+				}
+				select {
+				case rt.notices <- n:
+				default:
+				}
+			case n := <-r.News():
+				for i := range n.Chats {
+					n.Chats[i] = QualifyID(host, n.Chats[i])
+				}
+				if host != "" && n.ConfigRefused != "" {
+					n.ConfigRefused = "host " + host + ": " + n.ConfigRefused
+				}
+				select {
+				case rt.news <- n:
+				default:
+				}
+			}
+		}
+	}()
+}
+
+// Hosts is every host's state, local first, then the hosts in order.
+func (rt *Router) Hosts() []proto.HostStatus {
+	out := make([]proto.HostStatus, 0, len(rt.hosts)+1)
+	local := proto.HostStatus{Name: "local"}
+	if lost := rt.local.Lost(); lost != nil {
+		local.Down = OneLine(lost.Error())
+	}
+	out = append(out, local)
+	for _, rh := range rt.hosts {
+		_, down := rh.remote()
+		out = append(out, proto.HostStatus{Name: rh.host.Name, Remote: true, Down: down})
+	}
+	return out
+}
+
+// HostsChanged signals each change of a host's state (at most one waits):
+// Hosts says what it is now.
+func (rt *Router) HostsChanged() <-chan struct{} { return rt.hostsChanged }
+
+// HostRemote is the Remote of a host ("" for local), nil while it has
+// never answered.
+func (rt *Router) HostRemote(host string) *Remote {
+	if host == "" {
+		return rt.local
+	}
+	if rh, ok := rt.byName[host]; ok {
+		r, _ := rh.remote()
+		return r
+	}
+	return nil
+}
+
+// target is the Remote a chat id goes to, and the id there.
+func (rt *Router) target(id string) (*Remote, string, error) {
+	host, raw := SplitID(id)
+	r, err := rt.on(host)
+	return r, raw, err
+}
+
+// on is a host's Remote, or why there is none.
+func (rt *Router) on(host string) (*Remote, error) {
+	if host == "" {
+		return rt.local, nil
+	}
+	rh, ok := rt.byName[host]
+	if !ok {
+		return nil, fmt.Errorf("no host %q is configured", host)
+	}
+	r, down := rh.remote()
+	if r == nil {
+		return nil, fmt.Errorf("host %s does not answer: %s", host, down)
+	}
+	return r, nil
+}
+
+// qualify gives a chat the host's ids (its own and its parent's).
+func qualify(host string, m *sessions.Meta) *sessions.Meta {
+	if m != nil && host != "" {
+		m.ID = QualifyID(host, m.ID)
+		m.Parent = QualifyID(host, m.Parent)
+	}
+	return m
+}
+
+func qualifyEntry(host string, e sessions.Entry) sessions.Entry {
+	e.ID = QualifyID(host, e.ID)
+	e.Meta = qualify(host, e.Meta)
+	return e
+}
+
+// LinkPid is the pid of the ssh process of host's link, or 0 while it has
+// none.
+func (rt *Router) LinkPid(host string) int {
+	if r := rt.HostRemote(host); r != nil {
+		return r.LinkPid()
+	}
+	return 0
+}
+
+// Close closes every link; every chat keeps running on its host.
+func (rt *Router) Close() {
+	rt.closeOnce.Do(func() {
+		close(rt.done)
+		rt.local.Close()
+		for _, rh := range rt.hosts {
+			if r, _ := rh.remote(); r != nil {
+				r.Close()
+			}
+		}
+	})
+}
+
+// Link, Lost and StartServer are the local server's (see Remote).
+func (rt *Router) Link() <-chan struct{} { return rt.local.Link() }
+func (rt *Router) Lost() error           { return rt.local.Lost() }
+func (rt *Router) StartServer() error    { return rt.local.StartServer() }
