@@ -226,7 +226,9 @@ func (l *hostLink) remove(a *app, ref string, force, deleteBranch bool) error {
 }
 
 // derive makes a fork, side chat or handoff on the host: it stays there.
-func (l *hostLink) derive(a *app, ref string, d sessions.Derivation, asJSON bool) error {
+// With edit, the capsule the host's server writes is opened in $EDITOR
+// here first, and what is saved goes as the capsule.
+func (l *hostLink) derive(a *app, ref string, d sessions.Derivation, asJSON, edit bool) error {
 	// The host's server writes the capsule from the chat as it runs it.
 	p := proto.DeriveParams{Origin: d.Origin, Harness: d.Harness, MakeCapsule: true}
 	if d.Cwd != "" {
@@ -240,6 +242,17 @@ func (l *hostLink) derive(a *app, ref string, d sessions.Derivation, asJSON bool
 		return err
 	}
 	p.ID = c.ID
+	if edit {
+		var capsule proto.CapsuleResult
+		if err := l.call(proto.MethodCapsule, p, &capsule); err != nil {
+			return err
+		}
+		if capsule.Text != "" {
+			if p.Capsule, err = a.editCapsule(capsule.Text); err != nil {
+				return err
+			}
+		}
+	}
 	var chat sessions.ChatJSON
 	if err := l.call(proto.MethodDerive, p, &chat); err != nil {
 		return err

@@ -219,4 +219,15 @@ func TestHostPrompt(t *testing.T) {
 	if !strings.Contains(capsule, "hello there") || !strings.Contains(capsule, "echo: again") {
 		t.Fatalf("the host's capsule does not carry the conversation:\n%s", capsule)
 	}
+	// --edit opens the host's capsule in this machine's editor first.
+	res := r.runWith([]string{"EDITOR=/bin/sed -i s/hello.there/EDITED_HERE/"}, "handoff", chat.ID, "--to", "shell", "--edit", "--host", "test", "--json")
+	if res.code != 0 {
+		t.Fatalf("handoff --edit --host: exit %d\n%s", res.code, res.stderr)
+	}
+	var edited sessions.ChatJSON
+	json.Unmarshal([]byte(res.stdout), &edited)
+	capsule, _, err = store.Capsule(edited.ID)
+	if err != nil || !strings.Contains(capsule, "EDITED_HERE") || strings.Contains(capsule, "hello there") || !strings.Contains(capsule, "echo: again") {
+		t.Fatalf("the edited capsule on the host (%v):\n%s", err, capsule)
+	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/acpmux/acpmux-tui/client"
 	"github.com/acpmux/acpmux-tui/internal/testharness/wait"
+	"github.com/acpmux/acpmux-tui/sessions"
 )
 
 // remoteFakeClaude makes the far side's claude the fake harness (it
@@ -115,6 +116,30 @@ func TestHostRouterRoutesAndReconnects(t *testing.T) {
 		t.Fatal(err)
 	}
 	wait.UntilShow(t, "the echo of keys written through the router", func() bool { return strings.Contains(screen(), "echo: via router") }, screen)
+
+	// A handoff of the remote chat gets the capsule its host's server
+	// writes (for claude, from its session log there); of a local chat,
+	// the TUI writes it.
+	hand := sessions.Derivation{Origin: sessions.OriginHandoff, Harness: "shell"}
+	title := fmt.Sprintf("Handoff from chat \"far\" (%s, claude)", far.ID)
+	text, remote, err := rt.HostCapsule(id, hand)
+	if err != nil || !remote || !strings.Contains(text, title) {
+		t.Fatalf("HostCapsule(%s) = %v, %v:\n%s", id, remote, err, text)
+	}
+	if _, remote, _ := rt.HostCapsule(here.ID, hand); remote {
+		t.Fatal("a local chat's capsule was asked of a host")
+	}
+	m, err := rt.Derive(id, hand)
+	if err != nil || !strings.HasPrefix(m.ID, "test"+client.HostSep) {
+		t.Fatalf("Derive of the remote chat = %+v, %v", m, err)
+	}
+	farStore, err := sessions.OpenStore(r.remoteHome)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text, _, err := farStore.Capsule(strings.TrimPrefix(m.ID, "test"+client.HostSep)); err != nil || !strings.Contains(text, title) {
+		t.Fatalf("the handoff on the host has no capsule of the conversation (%v):\n%s", err, text)
+	}
 
 	pid := rt.LinkPid("test")
 	if pid <= 0 {

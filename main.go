@@ -466,7 +466,7 @@ func cmdFork(a *app, args []string) error {
 		if err := notOnHost("--worktree", wt.set); err != nil {
 			return err
 		}
-		return a.onHost(*host, func(on *hostLink) error { return on.derive(a, pos[0], d, *asJSON) })
+		return a.onHost(*host, func(on *hostLink) error { return on.derive(a, pos[0], d, *asJSON, false) })
 	}
 	a.forkWorktree = wt
 	return a.derive(pos[0], d, *asJSON, false)
@@ -485,7 +485,7 @@ func cmdSide(a *app, args []string) error {
 	}
 	d := sessions.Derivation{Origin: sessions.OriginSide}
 	if *host != "" {
-		return a.onHost(*host, func(on *hostLink) error { return on.derive(a, pos[0], d, *asJSON) })
+		return a.onHost(*host, func(on *hostLink) error { return on.derive(a, pos[0], d, *asJSON, false) })
 	}
 	return a.derive(pos[0], d, *asJSON, false)
 }
@@ -506,10 +506,7 @@ func cmdHandoff(a *app, args []string) error {
 	d := sessions.Derivation{Origin: sessions.OriginHandoff, Harness: *to}
 	if *host != "" {
 		// The host's server writes the capsule from what it holds.
-		if err := notOnHost("--edit", *edit); err != nil {
-			return err
-		}
-		return a.onHost(*host, func(on *hostLink) error { return on.derive(a, pos[0], d, *asJSON) })
+		return a.onHost(*host, func(on *hostLink) error { return on.derive(a, pos[0], d, *asJSON, *edit) })
 	}
 	if *edit && strings.TrimSpace(a.getenv("EDITOR")) == "" {
 		return errNoEditor

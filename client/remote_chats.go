@@ -54,7 +54,22 @@ func (r *Remote) Create(n sessions.NewChat) (*sessions.Meta, error) {
 // Derive has the server make a fork, side chat or handoff of parent, with
 // d's capsule as its first message; nothing is started.
 func (r *Remote) Derive(parent string, d sessions.Derivation) (*sessions.Meta, error) {
-	return r.chatCall(proto.MethodDerive, proto.DeriveParams{ID: parent, Origin: d.Origin, Harness: d.Harness, Cwd: d.Cwd, Name: d.Name, Capsule: d.Capsule})
+	return r.derive(parent, d, false)
+}
+
+// derive is Derive; with makeCapsule and no capsule given, the server
+// writes it (a chat on another host: this machine's table is not its).
+func (r *Remote) derive(parent string, d sessions.Derivation, makeCapsule bool) (*sessions.Meta, error) {
+	return r.chatCall(proto.MethodDerive, proto.DeriveParams{ID: parent, Origin: d.Origin, Harness: d.Harness, Cwd: d.Cwd, Name: d.Name, Capsule: d.Capsule,
+		MakeCapsule: makeCapsule && d.Capsule == ""})
+}
+
+// Capsule is the capsule derivation d of parent would carry, as the
+// server writes it from the chat it runs ("" for none); nothing is made.
+func (r *Remote) Capsule(parent string, d sessions.Derivation) (string, error) {
+	var res proto.CapsuleResult
+	err := r.call(proto.MethodCapsule, proto.DeriveParams{ID: parent, Origin: d.Origin, Harness: d.Harness, Cwd: d.Cwd}, &res)
+	return res.Text, err
 }
 
 // Rename has the server rename a chat; a refused name changes nothing.

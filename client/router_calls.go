@@ -300,9 +300,28 @@ func (rt *Router) metaCall(id string, call func(r *Remote, raw string) (*session
 	return qualify(host, m), err
 }
 
-// Derive makes a fork, side chat or handoff on the parent's host.
+// Derive makes a fork, side chat or handoff on the parent's host. Of a
+// remote chat with no capsule given, that host's server writes the capsule
+// the derivation carries: this machine's table and files are not its.
 func (rt *Router) Derive(parent string, d sessions.Derivation) (*sessions.Meta, error) {
-	return rt.metaCall(parent, func(r *Remote, raw string) (*sessions.Meta, error) { return r.Derive(raw, d) })
+	host, _ := SplitID(parent)
+	return rt.metaCall(parent, func(r *Remote, raw string) (*sessions.Meta, error) { return r.derive(raw, d, host != "") })
+}
+
+// HostCapsule is, for a chat of another host, the capsule derivation d
+// would carry, as that host's server writes it; remote is false for a
+// chat of this machine, whose capsule the TUI writes itself.
+func (rt *Router) HostCapsule(id string, d sessions.Derivation) (text string, remote bool, err error) {
+	host, raw := SplitID(id)
+	if host == "" {
+		return "", false, nil
+	}
+	r, err := rt.on(host)
+	if err != nil {
+		return "", true, err
+	}
+	text, err = r.Capsule(raw, d)
+	return text, true, err
 }
 
 // Rename renames a chat on its host.

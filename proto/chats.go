@@ -73,6 +73,17 @@ type DeriveParams struct {
 	MakeCapsule bool `json:"makeCapsule,omitempty"`
 }
 
+// MethodCapsule answers the capsule a derivation (DeriveParams; capsule
+// and makeCapsule unused) would carry, written by the server from the chat
+// as it runs it, so a client can show and edit it first; nothing is made.
+const MethodCapsule = "_acpmux/capsule"
+
+// CapsuleResult is the answer to MethodCapsule ("" when the derivation
+// carries none: a side chat, a fork the harness makes natively).
+type CapsuleResult struct {
+	Text string `json:"text"`
+}
+
 // RemoveParams are the params of MethodRemove.
 type RemoveParams struct {
 	ID     string `json:"id"`

@@ -27,6 +27,7 @@ type methodHandler func(s *Server, params json.RawMessage) (any, *Error)
 var chatMethods = map[string]methodHandler{
 	MethodChat:          handle((*Server).chat),
 	MethodDerive:        handle((*Server).derive),
+	proto.MethodCapsule: handle((*Server).capsule),
 	MethodRemove:        handle((*Server).remove),
 	MethodRemoveMissing: handle((*Server).removeMissing),
 	MethodAddFolders:    handle((*Server).addFolders),
@@ -97,28 +98,8 @@ func (s *Server) chat(p IDParams) (sessions.ChatJSON, *Error) {
 // command line makes them), with the capsule the client built.
 func (s *Server) derive(p DeriveParams) (sessions.ChatJSON, *Error) {
 	var none sessions.ChatJSON
-	if err := needID(p.ID); err != nil {
+	if err := s.checkDerive(p); err != nil {
 		return none, err
-	}
-	switch p.Origin {
-	case sessions.OriginFork, sessions.OriginSide:
-	case sessions.OriginHandoff:
-		if p.Harness == "" {
-			return none, errorf(CodeInvalidParams, "Invalid params: a handoff needs the harness to hand off to")
-		}
-	default:
-		return none, errorf(CodeInvalidParams, "Invalid params: origin must be %q, %q or %q, not %q",
-			sessions.OriginFork, sessions.OriginSide, sessions.OriginHandoff, clipText(p.Origin))
-	}
-	if p.Harness != "" {
-		if _, ok := s.table().Get(p.Harness); !ok {
-			return none, errorf(CodeInvalidParams, "Invalid params: unknown harness %q (known: %s)", clipText(p.Harness), strings.Join(s.table().Names(), ", "))
-		}
-	}
-	if p.Cwd != "" {
-		if err := checkCwd("cwd", p.Cwd); err != nil {
-			return none, err
-		}
 	}
 	if err := checkName(p.Name); err != nil {
 		return none, err
@@ -342,6 +323,50 @@ func (s *Server) validate(p ValidateParams) (ValidateResult, *Error) {
 	res.AdditionalDirectories = append(res.AdditionalDirectories, dirs...)
 	res.AdditionalFiles = append(res.AdditionalFiles, files...)
 	return res, nil
+}
+
+// checkDerive refuses a derivation's params that name no chat, no known
+// origin or harness, or a bad cwd (derive and capsule).
+func (s *Server) checkDerive(p DeriveParams) *Error {
+	if err := needID(p.ID); err != nil {
+		return err
+	}
+	switch p.Origin {
+	case sessions.OriginFork, sessions.OriginSide:
+	case sessions.OriginHandoff:
+		if p.Harness == "" {
+			return errorf(CodeInvalidParams, "Invalid params: a handoff needs the harness to hand off to")
+		}
+	default:
+		return errorf(CodeInvalidParams, "Invalid params: origin must be %q, %q or %q, not %q",
+			sessions.OriginFork, sessions.OriginSide, sessions.OriginHandoff, clipText(p.Origin))
+	}
+	if p.Harness != "" {
+		if _, ok := s.table().Get(p.Harness); !ok {
+			return errorf(CodeInvalidParams, "Invalid params: unknown harness %q (known: %s)", clipText(p.Harness), strings.Join(s.table().Names(), ", "))
+		}
+	}
+	if p.Cwd != "" {
+		if err := checkCwd("cwd", p.Cwd); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// capsule answers _acpmux/capsule: the capsule a derivation would carry,
+// written here from the chat as this server runs it, for a client to show
+// and edit before it derives (a client on another machine: --host, the
+// TUI's remote chats). "" when it would carry none.
+func (s *Server) capsule(p DeriveParams) (proto.CapsuleResult, *Error) {
+	if err := s.checkDerive(p); err != nil {
+		return proto.CapsuleResult{}, err
+	}
+	text, err := s.capsuleFor(p)
+	if err != nil {
+		return proto.CapsuleResult{}, failure(err)
+	}
+	return proto.CapsuleResult{Text: text}, nil
 }
 
 // capsuleFor writes the capsule of a derivation from the parent as this

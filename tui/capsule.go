@@ -39,6 +39,14 @@ type capsuleBuiltMsg struct {
 func buildCapsule(m Mux, table *harness.Table, getenv func(string) string, parent sessions.Entry, d sessions.Derivation) tea.Cmd {
 	return func() tea.Msg {
 		msg := capsuleBuiltMsg{parent: parent.ID, d: d}
+		if hc, ok := m.(hostCapsules); ok {
+			// A chat of another host: its server writes the capsule (when
+			// it cannot be asked now, the derivation asks it again).
+			if text, remote, _ := hc.HostCapsule(parent.ID, d); remote {
+				msg.text = text
+				return msg
+			}
+		}
 		if table == nil || parent.Meta == nil {
 			return msg
 		}
@@ -53,6 +61,12 @@ func buildCapsule(m Mux, table *harness.Table, getenv func(string) string, paren
 		msg.text = capsule.ForDerivation(p, d.Origin, d.Harness, d.Cwd, noProject)
 		return msg
 	}
+}
+
+// hostCapsules is a mux with chats on other hosts (client.Router), whose
+// servers write their capsules.
+type hostCapsules interface {
+	HostCapsule(id string, d sessions.Derivation) (text string, remote bool, err error)
 }
 
 // forksNatively reports whether a fork of a chat of this harness branches
