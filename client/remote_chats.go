@@ -47,14 +47,14 @@ func (r *Remote) Create(n sessions.NewChat) (*sessions.Meta, error) {
 	if n.ID != "" || n.Parent != "" || n.Origin != "" || n.AgentSessionID != "" {
 		return nil, errors.New("create chat: a preset id, parent, origin or session cannot be sent to the server")
 	}
-	p := proto.NewParams{Harness: n.Harness, Cwd: n.Cwd, AdditionalDirectories: n.AdditionalDirectories, AdditionalFiles: n.AdditionalFiles, Name: n.Name}
+	p := proto.NewParams{Harness: n.Harness, Cwd: n.Cwd, AdditionalDirectories: n.AdditionalDirectories, AdditionalFiles: n.AdditionalFiles, Name: n.Name, Worktree: n.Worktree}
 	return r.chatCall(proto.MethodNew, p)
 }
 
 // Derive has the server make a fork, side chat or handoff of parent, with
 // d's capsule as its first message; nothing is started.
 func (r *Remote) Derive(parent string, d sessions.Derivation) (*sessions.Meta, error) {
-	return r.chatCall(proto.MethodDerive, proto.DeriveParams{ID: parent, Origin: d.Origin, Harness: d.Harness, Cwd: d.Cwd, Name: d.Name, Capsule: d.Capsule})
+	return r.chatCall(proto.MethodDerive, proto.DeriveParams{ID: parent, Origin: d.Origin, Harness: d.Harness, Cwd: d.Cwd, Name: d.Name, Capsule: d.Capsule, Worktree: d.Worktree})
 }
 
 // Rename has the server rename a chat; a refused name changes nothing.
