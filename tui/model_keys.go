@@ -98,7 +98,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, km.AddFolders):
 		return m.openPicker(e)
 	case key.Matches(msg, km.Fork):
-		return m.fork(e)
+		return askFork(e)
 	case key.Matches(msg, km.Side):
 		return deriveChat(m.mux, e.ID, sessions.Derivation{Origin: sessions.OriginSide})
 	case key.Matches(msg, km.Handoff):
@@ -197,7 +197,7 @@ func (m *Model) openDialog(d Dialog) tea.Cmd {
 }
 
 func (m *Model) openNewChat() tea.Cmd {
-	d := NewNewChatDialog(m.c, m.nextOwner(), m.mux, m.opt.UserHome, m.opt.Harnesses, m.opt.DefaultHarness,
+	d := NewNewChatDialog(m.c, m.nextOwner(), m.mux, m.opt.UserHome, m.opt.Harnesses, m.opt.DefaultHarness, m.worktreeOn,
 		func(n sessions.NewChat) tea.Cmd {
 			if m.missing[n.Harness] {
 				return createOnly(m.mux, n)

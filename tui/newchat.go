@@ -56,13 +56,18 @@ type NewChatDialog struct {
 	picker    *FolderPicker
 	errText   string
 	busy      bool
-	create    func(sessions.NewChat) tea.Cmd
-	sw, sh, w int
+	// worktree is whether the chat gets a git worktree of its own (the
+	// config's `worktree` default until the key turns it); toggled is set
+	// once it has been, so a config read again leaves the choice alone.
+	worktree, toggled bool
+	create            func(sessions.NewChat) tea.Cmd
+	sw, sh, w         int
 }
 
 // NewNewChatDialog returns the dialog; owner and owner+1 tag its listings;
-// create makes the command that creates the chat.
-func NewNewChatDialog(c *Common, owner int, lists ChatLists, home string, harnesses []HarnessInfo, defaultHarness string, create func(sessions.NewChat) tea.Cmd) *NewChatDialog {
+// worktree is the config's `worktree` default; create makes the command
+// that creates the chat.
+func NewNewChatDialog(c *Common, owner int, lists ChatLists, home string, harnesses []HarnessInfo, defaultHarness string, worktree bool, create func(sessions.NewChat) tea.Cmd) *NewChatDialog {
 	name := textinput.New()
 	name.Prompt = ""
 	name.Placeholder = "from the project folder, or the harness"
@@ -70,7 +75,7 @@ func NewNewChatDialog(c *Common, owner int, lists ChatLists, home string, harnes
 	name.Cursor.SetMode(cursor.CursorStatic)
 	project := NewPathInput(c, owner, home, "")
 	project.input.Placeholder = "none: the chat gets an empty folder of its own"
-	d := &NewChatDialog{c: c, owner: owner, lists: lists, home: home, harnesses: harnesses, project: project, name: name, create: create}
+	d := &NewChatDialog{c: c, owner: owner, lists: lists, home: home, harnesses: harnesses, project: project, name: name, worktree: worktree, create: create}
 	for i, h := range harnesses {
 		if h.Name == defaultHarness {
 			d.hi = i
@@ -148,6 +153,9 @@ func (d *NewChatDialog) key(msg tea.KeyMsg) tea.Cmd {
 		return closeDialog
 	case key.Matches(msg, keyCreate):
 		return d.submit()
+	case key.Matches(msg, d.c.Keys.Worktree):
+		d.worktree, d.toggled, d.errText = !d.worktree, true, ""
+		return nil
 	case d.field == fieldProject && key.Matches(msg, keyComplete):
 		return d.project.Complete()
 	case key.Matches(msg, keyFieldNext):
@@ -215,13 +223,26 @@ func (d *NewChatDialog) submit() tea.Cmd {
 		return nil
 	}
 	d.busy, d.errText = true, ""
+	wt := d.worktree
 	return d.create(sessions.NewChat{
 		Harness:               d.harnesses[d.hi].Name,
 		Cwd:                   d.project.Path(),
 		AdditionalDirectories: append([]string(nil), d.folders...),
 		AdditionalFiles:       append([]string(nil), d.files...),
 		Name:                  strings.TrimSpace(d.name.Value()),
+		Worktree:              &wt,
 	})
+}
+
+// Worktree reports whether the chat is to get a git worktree of its own.
+func (d *NewChatDialog) Worktree() bool { return d.worktree }
+
+// SetWorktreeDefault puts the config's `worktree` default (read again)
+// in effect, unless the key has turned the choice already.
+func (d *NewChatDialog) SetWorktreeDefault(v bool) {
+	if !d.toggled {
+		d.worktree = v
+	}
 }
 
 // ShortHelp returns the keys of the focused field.
@@ -231,13 +252,13 @@ func (d *NewChatDialog) ShortHelp() []key.Binding {
 	}
 	switch d.field {
 	case fieldHarness:
-		return []key.Binding{keyCycle, keyFieldNext, keyCreate, keyCancel}
+		return []key.Binding{keyCycle, keyFieldNext, d.c.Keys.Worktree, keyCreate, keyCancel}
 	case fieldProject:
-		return []key.Binding{keyComplete, keyFieldNext, keyCreate, keyCancel}
+		return []key.Binding{keyComplete, keyFieldNext, d.c.Keys.Worktree, keyCreate, keyCancel}
 	case fieldFolders:
-		return []key.Binding{keyPick, keyDropLast, keyFieldNext, keyCreate, keyCancel}
+		return []key.Binding{keyPick, keyDropLast, keyFieldNext, d.c.Keys.Worktree, keyCreate, keyCancel}
 	}
-	return []key.Binding{keyFieldNext, keyFieldPrev, keyCreate, keyCancel}
+	return []key.Binding{keyFieldNext, keyFieldPrev, d.c.Keys.Worktree, keyCreate, keyCancel}
 }
 
 // View draws the form, or the picker while it is open.
@@ -274,7 +295,8 @@ func (d *NewChatDialog) View() []string {
 	if len(d.files) > 0 {
 		lines = append(lines, st.Dim.Render("  "+fitPlain("files", 10))+truncPlain(strings.Join(d.files, " · "), iw-12))
 	}
-	lines = append(lines, label(fieldName, "name")+d.name.View(), "")
+	lines = append(lines, label(fieldName, "name")+d.name.View())
+	lines = append(lines, st.Dim.Render("  "+fitPlain("worktree", 10))+worktreeChoice(st, d.c.Keys.Worktree, d.worktree, iw-12), "")
 	if d.errText != "" {
 		lines = append(lines, errorLines(st, d.errText, iw)...)
 		lines = append(lines, "")
@@ -314,4 +336,15 @@ func (d *NewChatDialog) SetHarnesses(list []HarnessInfo, defaultHarness string) 
 			d.hi = i
 		}
 	}
+}
+
+// worktreeChoice is the worktree line of the new-chat and fork dialogs:
+// the choice and the key that turns it, fitted to w.
+func worktreeChoice(st *Styles, k key.Binding, on bool, w int) string {
+	hint := "  " + k.Help().Key + " turns it on"
+	if !on {
+		return st.Bold.Render("no") + st.Dim.Render(truncPlain(hint, max(w-2, 0)))
+	}
+	hint = " · a git worktree on a branch of its own  " + k.Help().Key + " turns it off"
+	return st.Bold.Render("yes") + st.Dim.Render(truncPlain(hint, max(w-3, 0)))
 }
