@@ -152,3 +152,35 @@ func TestWorktreeAskedOfTheServer(t *testing.T) {
 		t.Errorf("a fork of a worktree chat asked for none: cwd %s, worktree %+v", flat.Cwd, flat.Worktree)
 	}
 }
+
+// TestChatCarriesItsBaseline: once a chat's first start has recorded its
+// baseline, the server's answer for it (_acpmux/chat and _acpmux/list)
+// carries it, so a client reviews the chat without reading its file: the
+// HEAD of its folder and the instant, read back to the nanosecond.
+func TestChatCarriesItsBaseline(t *testing.T) {
+	repo, git := serverGitRepo(t)
+	head := strings.TrimSpace(git(repo, "rev-parse", "HEAD"))
+	r := newRig(t, rigOpt{})
+	w := r.dial()
+	var c sessions.ChatJSON
+	w.ok(MethodCreateAndStart, CreateAndStartParams{NewParams: NewParams{Cwd: repo}}, &c)
+	r.waitRecords(1)
+	var got sessions.ChatJSON
+	waitFor(t, "the chat's baseline in the server's answer", func() bool {
+		w.ok(MethodChat, IDParams{ID: c.ID}, &got)
+		return got.Baseline != nil
+	})
+	stored, err := r.store.Load(c.ID)
+	if err != nil || stored.Baseline == nil {
+		t.Fatalf("the chat file's baseline: %v, %v", stored, err)
+	}
+	b := got.Baseline.Stored()
+	if b == nil || b.Head != head || !b.At.Equal(stored.Baseline.At) {
+		t.Fatalf("answered baseline %+v, stored %+v (head %s)", got.Baseline, stored.Baseline, head)
+	}
+	var list ListResult
+	w.ok(MethodList, struct{}{}, &list)
+	if len(list.Chats) != 1 || list.Chats[0].Baseline == nil || list.Chats[0].Baseline.Head != head {
+		t.Fatalf("the list's chat: %+v", list.Chats)
+	}
+}

@@ -121,7 +121,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, km.Export):
 		return m.openDialog(NewExportDialog(m.c, m.mux, m.nextOwner(), e.ID, e.Meta.Name, m.opt.Cwd, m.opt.UserHome))
 	case key.Matches(msg, km.Review):
-		return m.openDialog(NewReviewDialog(m.c, m.nextOwner(), m.opt.Home, e.Meta))
+		return m.openDialog(NewReviewDialog(m.c, m.nextOwner(), m.mux, e.Meta))
 	}
 	if handled, cmd := m.sidebar.Update(msg); handled {
 		return tea.Batch(cmd, m.selectionChanged())
