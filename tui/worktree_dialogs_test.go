@@ -1,12 +1,16 @@
 package tui
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/acpmux/acpmux-tui/config"
+	"github.com/acpmux/acpmux-tui/internal/review"
 	"github.com/acpmux/acpmux-tui/sessions"
 	tea "github.com/charmbracelet/bubbletea"
 )
@@ -115,5 +119,45 @@ func TestForkDialogWorktreeChoice(t *testing.T) {
 	r.key(runeKey('f'), keyOf(tea.KeyEsc))
 	if r.m.dialog != nil || len(r.fake.WorktreeAsks()) != 2 {
 		t.Fatalf("esc forked or stayed open: %v", r.fake.WorktreeAsks())
+	}
+}
+
+// The review pane asks the server for the chat (its baseline with it)
+// rather than reading the chat file: a chat listed before its first start
+// recorded the baseline is still compared with the HEAD recorded then, so
+// a commit made since shows.
+func TestReviewAsksTheServerForTheBaseline(t *testing.T) {
+	r := newRig(t, nil)
+	repo := r.dir("repo")
+	git := func(argv ...string) string {
+		t.Helper()
+		out, err := exec.Command("git", append([]string{"-C", repo, "-c", "user.name=t", "-c", "user.email=t@t"}, argv...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", argv, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	gitInit(t, repo)
+	git("commit", "-q", "--allow-empty", "-m", "one")
+	listed := r.create(sessions.NewChat{Name: "rev", Cwd: repo})
+	if _, err := r.store.RecordBaseline(listed.ID, sessions.NewBaseline(time.Now(), repo, nil)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, "later.txt"), []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git("add", "later.txt")
+	git("commit", "-q", "-m", "two")
+
+	msg, ok := computeReview(1, r.fake, listed, review.Side{})().(reviewComputedMsg)
+	if !ok || msg.err != nil || len(msg.sections) == 0 {
+		t.Fatalf("review: %+v", msg)
+	}
+	files := msg.sections[0].Files
+	if len(files) != 1 || files[0].Path != "later.txt" {
+		t.Fatalf("files %+v; want later.txt, committed since the baseline's HEAD", files)
+	}
+	if !slices.Contains(r.fake.Calls(), "chat "+listed.ID) {
+		t.Errorf("the chat was not asked of the server: %v", r.fake.Calls())
 	}
 }
