@@ -32,7 +32,7 @@ func TestE2ENewChatDialogWorktree(t *testing.T) {
 	s.keys("Tab")
 	s.text(repo)
 	s.keys("C-g")
-	s.waitText("worktree  yes · a git worktree on a branch of its own")
+	s.waitText("worktree  yes · a worktree of the project's repository")
 	s.keys("C-s")
 	s.waitFor("the chat's harness to start", func(string) bool { return len(readRecords(t, rec)) == 1 })
 	list := c.ls()

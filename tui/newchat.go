@@ -223,14 +223,21 @@ func (d *NewChatDialog) submit() tea.Cmd {
 		return nil
 	}
 	d.busy, d.errText = true, ""
-	wt := d.worktree
+	// Untouched, the choice is the config's default, which the server
+	// applies as `new` does: a project outside a git repository then just
+	// gets no worktree. Turned by the key, it is asked for outright.
+	var wt *bool
+	if d.toggled {
+		v := d.worktree
+		wt = &v
+	}
 	return d.create(sessions.NewChat{
 		Harness:               d.harnesses[d.hi].Name,
 		Cwd:                   d.project.Path(),
 		AdditionalDirectories: append([]string(nil), d.folders...),
 		AdditionalFiles:       append([]string(nil), d.files...),
 		Name:                  strings.TrimSpace(d.name.Value()),
-		Worktree:              &wt,
+		Worktree:              wt,
 	})
 }
 
@@ -345,6 +352,6 @@ func worktreeChoice(st *Styles, k key.Binding, on bool, w int) string {
 	if !on {
 		return st.Bold.Render("no") + st.Dim.Render(truncPlain(hint, max(w-2, 0)))
 	}
-	hint = " · a git worktree on a branch of its own  " + k.Help().Key + " turns it off"
+	hint = " · a worktree of the project's repository  " + k.Help().Key + " turns it off"
 	return st.Bold.Render("yes") + st.Dim.Render(truncPlain(hint, max(w-3, 0)))
 }

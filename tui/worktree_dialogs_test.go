@@ -38,7 +38,7 @@ func TestNewChatDialogWorktreeChoice(t *testing.T) {
 	r.open(Options{})
 	r.key(runeKey('n'))
 	d := r.m.dialog.(*NewChatDialog)
-	if !d.Worktree() || !strings.Contains(r.m.View(), "worktree  yes · a git worktree on a branch of its own  ctrl+g turns it off") {
+	if !d.Worktree() || !strings.Contains(r.m.View(), "worktree  yes · a worktree of the project's repository  ctrl+g turns it off") {
 		t.Fatalf("worktree = true does not show as on:\n%s", r.m.View())
 	}
 	r.key(keyCtrlG)
@@ -48,6 +48,16 @@ func TestNewChatDialogWorktreeChoice(t *testing.T) {
 	r.key(keyOf(tea.KeyCtrlS))
 	if got := r.fake.WorktreeAsks(); !slices.Equal(got, []string{"no"}) {
 		t.Fatalf("asked of the server: %v, want [no]", got)
+	}
+	// Untouched, the config's default is left to the server (which gives
+	// a project outside a repository no worktree rather than a refusal).
+	r.key(keyLeave, runeKey('n'))
+	if d, ok := r.m.dialog.(*NewChatDialog); !ok || !d.Worktree() {
+		t.Fatalf("the second dialog: %v", r.m.dialog)
+	}
+	r.key(keyOf(tea.KeyCtrlS))
+	if got := r.fake.WorktreeAsks(); !slices.Equal(got, []string{"no", "default"}) {
+		t.Fatalf("asked of the server: %v, want [no default]", got)
 	}
 
 	// Rebound under [keys], the dialog takes the new key.
