@@ -16,7 +16,8 @@ import (
 //     a root, and git says it is that worktree, on that branch (the same
 //     host, or a shared disk). The chat then runs in it and owns it as the
 //     exported one did (rm asks the same questions; while the exported
-//     chat is also there, rm names it as another chat in the worktree).
+//     chat is in the same agent home, rm names it as another chat in the
+//     worktree; another agent home's chats it cannot see).
 //   - Elsewhere the worktree is dropped, with a note: the chat runs in the
 //     worktree's repository when that is here and inside a root (its
 //     branch is not checked out for it), else the import is refused as for
