@@ -49,13 +49,16 @@ func TestE2EWorktreeChatRunsInItsWorktree(t *testing.T) {
 		t.Errorf("a folder that is no repository is shown as one:\n%s", scr)
 	}
 
-	// f forks it (through the server): the fork gets its own worktree
+	// f and enter fork it (through the server): the fork gets its own worktree
 	// from the parent's tip, with the parent's uncommitted file, and its
 	// harness runs there.
 	writeText(t, filepath.Join(w.Path, "agent-wrote.txt"), "work\n")
 	s.keys("C-]")
 	s.waitFor("the chat to let go of the keyboard", func(scr string) bool { return !strings.Contains(scr, "keys go to claude") })
 	s.keys("f")
+	// The fork dialog asks, its worktree on for a worktree chat's fork.
+	s.waitText(`fork "wt chat"`, "worktree  yes", "starts at the parent's branch tip")
+	s.keys("Enter")
 	s.waitFor("the fork's harness to start", func(string) bool { return len(readRecords(t, rec)) == 2 })
 	var fork *sessions.ChatJSON
 	for _, ch := range c.ls() {

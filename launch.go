@@ -108,7 +108,7 @@ func (a *app) launch(open *sessions.Entry) error {
 			if err != nil {
 				return tui.Harnesses{}, err
 			}
-			return tui.Harnesses{Table: table, List: a.harnessInfos(table), Default: table.Default(cfg, a.getenv)}, nil
+			return tui.Harnesses{Table: table, List: a.harnessInfos(table), Default: table.Default(cfg, a.getenv), Worktree: cfg.Worktree.Default}, nil
 		},
 	}
 	if open != nil {

@@ -89,7 +89,7 @@ func metaOf(j sessions.ChatJSON) *sessions.Meta {
 		AdditionalDirectories: j.AdditionalDirectories, AdditionalFiles: j.AdditionalFiles, Created: created,
 		Parent: j.Parent, Origin: j.Origin, AgentSessionID: j.AgentSessionID,
 		FilesVia: filesVia(j.FilesVia), FoldersVia: foldersVia(j), Capsule: j.HasCapsule,
-		Worktree: j.Worktree.Stored(),
+		Worktree: j.Worktree.Stored(), Baseline: j.Baseline.Stored(),
 	}
 }
 

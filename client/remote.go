@@ -617,7 +617,7 @@ func (r *Remote) CreateAndStart(n sessions.NewChat, cols, rows int) (*sessions.M
 		return nil, errors.New("create chat: a preset id, parent, origin or session cannot be sent to the server")
 	}
 	p := proto.CreateAndStartParams{
-		NewParams: proto.NewParams{Harness: n.Harness, Cwd: n.Cwd, AdditionalDirectories: n.AdditionalDirectories, AdditionalFiles: n.AdditionalFiles, Name: n.Name},
+		NewParams: proto.NewParams{Harness: n.Harness, Cwd: n.Cwd, AdditionalDirectories: n.AdditionalDirectories, AdditionalFiles: n.AdditionalFiles, Name: n.Name, Worktree: n.Worktree},
 		Cols:      cols, Rows: rows,
 	}
 	var chat sessions.ChatJSON

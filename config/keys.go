@@ -13,7 +13,7 @@ var Actions = []string{
 	"up", "down", "focus", "leave", "new", "add_folders", "fork", "side",
 	"handoff", "restart", "stop", "delete", "filter", "help", "quit",
 	"remove_missing", "rename", "start_server", "export", "import", "pick_files",
-	"review",
+	"review", "worktree",
 }
 
 // KeyMap holds every key binding of the app, built from the defaults of
@@ -33,6 +33,9 @@ type KeyMap struct {
 	Export, Import key.Binding
 	// Review opens the review pane: what the selected chat changed.
 	Review key.Binding
+	// Worktree turns a git worktree for the chat on or off in the
+	// new-chat and the fork dialogs.
+	Worktree key.Binding
 }
 
 type actionDefault struct {
@@ -64,6 +67,7 @@ var defaults = map[string]actionDefault{
 	"export":         {[]string{"e"}, "export chat", func(k *KeyMap) *key.Binding { return &k.Export }},
 	"import":         {[]string{"i"}, "import chat", func(k *KeyMap) *key.Binding { return &k.Import }},
 	"review":         {[]string{"d"}, "review changes", func(k *KeyMap) *key.Binding { return &k.Review }},
+	"worktree":       {[]string{"ctrl+g"}, "worktree on/off", func(k *KeyMap) *key.Binding { return &k.Worktree }},
 }
 
 // KeyMap builds the key map: the defaults, with every action named under

@@ -5,7 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -57,5 +59,41 @@ func TestFirstStartRecordsTheBaseline(t *testing.T) {
 	r.mux.Close() // waits for any recording under way
 	if again := r.loadMeta(m.ID).Baseline; again == nil || again.Head != head || !again.At.Equal(b.At) {
 		t.Fatalf("a later start changed the baseline: %+v, was %+v", again, b)
+	}
+}
+
+// TestPooledChatRecordsTheBaseline: a chat that takes a prewarmed harness
+// gets its baseline too, taken as it takes the harness (not when the pool
+// started it), its own folder no repository; a later restart keeps it.
+func TestPooledChatRecordsTheBaseline(t *testing.T) {
+	r := newRig(t, "echo", func(c *config.Config, _ *Options) {
+		c.Pool.Size = config.PoolSize{PerHarness: map[string]int{"shell": 1}}
+	})
+	if err := r.mux.Fill(); err != nil {
+		t.Fatal(err)
+	}
+	pooled := r.waitRecords(1)[0]
+	before := time.Now()
+	m, err := r.mux.CreateAndStart(sessions.NewChat{Harness: "shell"}, 80, 24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := r.mux.State(m.ID); st.Pid != pooled.Pid {
+		t.Fatalf("the chat runs pid %d, not the pooled %d", st.Pid, pooled.Pid)
+	}
+	var b *sessions.Baseline
+	waitFor(t, "the pooled chat's baseline in its chat file", func() bool {
+		b = r.loadMeta(m.ID).Baseline
+		return b != nil
+	})
+	if b.At.Before(before) || b.Head != "" || len(b.Folders) != 0 {
+		t.Fatalf("baseline %+v; want one taken at the adoption (after %s), with no HEAD and no folders", b, before)
+	}
+	if err := r.mux.Restart(m.ID, 80, 24); err != nil {
+		t.Fatal(err)
+	}
+	r.mux.Close() // waits for any recording under way
+	if again := r.loadMeta(m.ID).Baseline; again == nil || !again.At.Equal(b.At) {
+		t.Fatalf("a restart changed the pooled chat's baseline: %+v, was %+v", again, b)
 	}
 }

@@ -3,6 +3,7 @@ package mux
 import (
 	"errors"
 	"sync"
+	"time"
 
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/sessions"
@@ -151,6 +152,10 @@ func (m *Mux) adopt(c *ptyChat, n sessions.NewChat, cols, rows int) (*sessions.M
 	if err != nil {
 		return nil, err
 	}
+	// The chat's first start is now, as it takes the harness: its
+	// baseline (for review) is recorded as the other chats' is at theirs,
+	// and what the prewarmed harness wrote before is not its change.
+	adoptAt := time.Now()
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
@@ -162,6 +167,7 @@ func (m *Mux) adopt(c *ptyChat, n sessions.NewChat, cols, rows int) (*sessions.M
 	c.pooled = nil
 	c.mu.Unlock()
 	c.resize(cols, rows)
+	m.recordBaselineLater(meta, adoptAt)
 	m.notify(c)
 	return meta, nil
 }

@@ -13,7 +13,7 @@ const (
 	// MethodChat ({id} → chat JSON) answers one chat as _acpmux/list
 	// lists it.
 	MethodChat = "_acpmux/chat"
-	// MethodDerive ({id, origin, harness?, cwd?, name?, capsule?} → chat
+	// MethodDerive ({id, origin, harness?, cwd?, name?, capsule?, worktree?} → chat
 	// JSON) makes a fork, side chat or handoff of chat id, as `acpmux-tui
 	// fork`, `side` and `handoff` do: the parent's folders and files
 	// carried, the new chat's own folder dropped from them, a name derived
@@ -66,6 +66,10 @@ type DeriveParams struct {
 	Cwd     string `json:"cwd,omitempty"`
 	Name    string `json:"name,omitempty"`
 	Capsule string `json:"capsule,omitempty"`
+	// Worktree, for a fork, asks for a git worktree of its own (true) or
+	// none (false), as `fork --worktree[=false]` does; left out, a fork of
+	// a worktree chat gets one and any other fork none.
+	Worktree *bool `json:"worktree,omitempty"`
 	// MakeCapsule asks the server to write the capsule itself, from the
 	// chat as it runs it, when Capsule is empty: what a client on another
 	// machine sends (--host), whose harness table and chat files are not

@@ -134,6 +134,11 @@ type NewParams struct {
 	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
 	AdditionalFiles       []string `json:"additionalFiles,omitempty"`
 	Name                  string   `json:"name,omitempty"`
+	// Worktree asks for a git worktree of the chat's own (true) or none
+	// (false), as `new --worktree[=false]` does; left out, the config's
+	// `worktree` default decides. True refuses a project folder outside a
+	// git repository.
+	Worktree *bool `json:"worktree,omitempty"`
 }
 
 // SetDirectoriesParams are the params of MethodSetDirectories: the whole new

@@ -116,8 +116,9 @@ func (s *Server) derive(p DeriveParams) (sessions.ChatJSON, *Error) {
 		if err != nil {
 			return none, failure(err)
 		}
-		if ask, withWorktree, err = worktree.ForFork(parent); err != nil {
-			return none, failure(err)
+		var rpcErr *Error
+		if ask, withWorktree, rpcErr = forkWorktree(parent, p.Worktree); rpcErr != nil {
+			return none, rpcErr
 		}
 	}
 	if p.MakeCapsule && p.Capsule == "" {

@@ -305,9 +305,13 @@ func (s *Server) newChat(p NewParams) (any, *Error) {
 	if rpcErr != nil {
 		return nil, rpcErr
 	}
+	want, rpcErr := s.wantsWorktree(n)
+	if rpcErr != nil {
+		return nil, rpcErr
+	}
 	var m *sessions.Meta
 	var err error
-	if s.wantsWorktree(n) {
+	if want {
 		m, err = s.createInWorktree(n)
 	} else {
 		m, err = s.opt.Store.Create(n)
@@ -339,7 +343,7 @@ func (s *Server) checkNew(p NewParams) (sessions.NewChat, *Error) {
 	if err := checkName(p.Name); err != nil {
 		return sessions.NewChat{}, err
 	}
-	return sessions.NewChat{Name: p.Name, Harness: name, Cwd: p.Cwd, AdditionalDirectories: p.AdditionalDirectories, AdditionalFiles: p.AdditionalFiles}, nil
+	return sessions.NewChat{Name: p.Name, Harness: name, Cwd: p.Cwd, AdditionalDirectories: p.AdditionalDirectories, AdditionalFiles: p.AdditionalFiles, Worktree: p.Worktree}, nil
 }
 
 // setDirectories replaces a chat's folders with the list given, after the

@@ -520,9 +520,13 @@ func (s *Server) createAndStart(p CreateAndStartParams) (any, *Error) {
 	if err := checkSize(SizeParams{Cols: p.Cols, Rows: p.Rows}, true); err != nil {
 		return nil, err
 	}
+	want, rpcErr := s.wantsWorktree(n)
+	if rpcErr != nil {
+		return nil, rpcErr
+	}
 	var meta *sessions.Meta
 	var err error
-	if s.wantsWorktree(n) {
+	if want {
 		if meta, err = s.createInWorktree(n); meta != nil {
 			err = s.opt.Mux.Start(meta.ID, p.Cols, p.Rows)
 		}

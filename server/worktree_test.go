@@ -101,3 +101,86 @@ func TestWorktreeChatsThroughTheServer(t *testing.T) {
 		t.Errorf("the fork's branch was kept with deleteBranch: %q", out)
 	}
 }
+
+// TestWorktreeAskedOfTheServer: the client's worktree param (the TUI's
+// dialogs) wins over the config's default both ways: true gives a chat in
+// a repository its worktree with worktree = false, and refuses one outside
+// a repository; false gives a plain chat; a fork asked for a worktree of a
+// plain parent gets one carrying the parent's uncommitted work, and a fork
+// of a worktree chat asked for none runs in the parent's folder.
+func TestWorktreeAskedOfTheServer(t *testing.T) {
+	repo, git := serverGitRepo(t)
+	r := newRig(t, rigOpt{})
+	w := r.dial()
+	yes, no := true, false
+	var c sessions.ChatJSON
+	w.ok(MethodNew, NewParams{Cwd: repo, Name: "asked", Worktree: &yes}, &c)
+	if c.Worktree == nil || c.Cwd != c.Worktree.Path || c.Worktree.Repo != repo {
+		t.Fatalf("asked for a worktree: cwd %s, worktree %+v", c.Cwd, c.Worktree)
+	}
+	e := w.fails(CodeInvalidParams, MethodNew, NewParams{Cwd: t.TempDir(), Worktree: &yes})
+	if !strings.Contains(e.Message, "not inside a git repository") {
+		t.Errorf("a worktree outside a repository: %s", e.Message)
+	}
+	w.fails(CodeInvalidParams, MethodNew, NewParams{Worktree: &yes})
+
+	r2 := newRig(t, rigOpt{config: func(c *config.Config) { c.Worktree.Default = true }})
+	w2 := r2.dial()
+	var plain sessions.ChatJSON
+	w2.ok(MethodNew, NewParams{Cwd: repo, Worktree: &no}, &plain)
+	if plain.Worktree != nil || plain.Cwd != repo {
+		t.Errorf("asked for none with worktree = true: cwd %s, worktree %+v", plain.Cwd, plain.Worktree)
+	}
+
+	if err := os.WriteFile(filepath.Join(repo, "a.txt"), []byte("changed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var fork sessions.ChatJSON
+	w2.ok(MethodDerive, DeriveParams{ID: plain.ID, Origin: sessions.OriginFork, Worktree: &yes}, &fork)
+	if fork.Worktree == nil || fork.Cwd != fork.Worktree.Path {
+		t.Fatalf("a fork asked for a worktree: cwd %s, worktree %+v", fork.Cwd, fork.Worktree)
+	}
+	if b, err := os.ReadFile(filepath.Join(fork.Worktree.Path, "a.txt")); err != nil || string(b) != "changed\n" {
+		t.Errorf("the fork's a.txt: %q, %v (want the parent's uncommitted change)", b, err)
+	}
+	if st := git(repo, "status", "--porcelain"); st != " M a.txt\n" {
+		t.Errorf("the base repository's status: %q", st)
+	}
+	var flat sessions.ChatJSON
+	w2.ok(MethodDerive, DeriveParams{ID: fork.ID, Origin: sessions.OriginFork, Worktree: &no}, &flat)
+	if flat.Worktree != nil || flat.Cwd != fork.Worktree.Path {
+		t.Errorf("a fork of a worktree chat asked for none: cwd %s, worktree %+v", flat.Cwd, flat.Worktree)
+	}
+}
+
+// TestChatCarriesItsBaseline: once a chat's first start has recorded its
+// baseline, the server's answer for it (_acpmux/chat and _acpmux/list)
+// carries it, so a client reviews the chat without reading its file: the
+// HEAD of its folder and the instant, read back to the nanosecond.
+func TestChatCarriesItsBaseline(t *testing.T) {
+	repo, git := serverGitRepo(t)
+	head := strings.TrimSpace(git(repo, "rev-parse", "HEAD"))
+	r := newRig(t, rigOpt{})
+	w := r.dial()
+	var c sessions.ChatJSON
+	w.ok(MethodCreateAndStart, CreateAndStartParams{NewParams: NewParams{Cwd: repo}}, &c)
+	r.waitRecords(1)
+	var got sessions.ChatJSON
+	waitFor(t, "the chat's baseline in the server's answer", func() bool {
+		w.ok(MethodChat, IDParams{ID: c.ID}, &got)
+		return got.Baseline != nil
+	})
+	stored, err := r.store.Load(c.ID)
+	if err != nil || stored.Baseline == nil {
+		t.Fatalf("the chat file's baseline: %v, %v", stored, err)
+	}
+	b := got.Baseline.Stored()
+	if b == nil || b.Head != head || !b.At.Equal(stored.Baseline.At) {
+		t.Fatalf("answered baseline %+v, stored %+v (head %s)", got.Baseline, stored.Baseline, head)
+	}
+	var list ListResult
+	w.ok(MethodList, struct{}{}, &list)
+	if len(list.Chats) != 1 || list.Chats[0].Baseline == nil || list.Chats[0].Baseline.Head != head {
+		t.Fatalf("the list's chat: %+v", list.Chats)
+	}
+}

@@ -165,3 +165,61 @@ func (b *Baseline) check() error {
 	}
 	return nil
 }
+
+// BaselineJSON is a chat's baseline as `--json` and the server print it
+// (the review's starting point; see Baseline).
+type BaselineJSON struct {
+	At      string               `json:"at"`
+	Head    string               `json:"head,omitempty"`
+	Folders []FolderBaselineJSON `json:"folders,omitempty"`
+}
+
+// FolderBaselineJSON is one additional folder's baseline as printed.
+type FolderBaselineJSON struct {
+	Path  string `json:"path"`
+	Head  string `json:"head,omitempty"`
+	Since string `json:"since,omitempty"`
+}
+
+// JSON returns b as printed (nil for nil), its times in RFC 3339 with
+// nanoseconds, so the review's mtime side reads back the same instant.
+func (b *Baseline) JSON() *BaselineJSON {
+	if b == nil {
+		return nil
+	}
+	j := &BaselineJSON{At: b.At.UTC().Format(time.RFC3339Nano), Head: b.Head}
+	for _, f := range b.Folders {
+		fj := FolderBaselineJSON{Path: f.Path, Head: f.Head}
+		if f.Since != nil {
+			fj.Since = f.Since.UTC().Format(time.RFC3339Nano)
+		}
+		j.Folders = append(j.Folders, fj)
+	}
+	return j
+}
+
+// Stored returns the baseline j prints (nil for nil), or nil when a time
+// in it does not parse: a client then has no baseline rather than a wrong
+// one.
+func (j *BaselineJSON) Stored() *Baseline {
+	if j == nil {
+		return nil
+	}
+	at, err := time.Parse(time.RFC3339Nano, j.At)
+	if err != nil {
+		return nil
+	}
+	b := &Baseline{At: at, Head: j.Head}
+	for _, fj := range j.Folders {
+		f := FolderBaseline{Path: fj.Path, Head: fj.Head}
+		if fj.Since != "" {
+			since, err := time.Parse(time.RFC3339Nano, fj.Since)
+			if err != nil {
+				return nil
+			}
+			f.Since = &since
+		}
+		b.Folders = append(b.Folders, f)
+	}
+	return b
+}

@@ -385,6 +385,9 @@ type ChatJSON struct {
 	HasCapsule bool `json:"hasCapsule,omitempty"`
 	// Worktree is the chat's git worktree, absent when it has none.
 	Worktree *WorktreeJSON `json:"worktree,omitempty"`
+	// Baseline is what the chat's review compares with (recorded at its
+	// first start), absent before it.
+	Baseline *BaselineJSON `json:"baseline,omitempty"`
 	Created  string        `json:"created,omitempty"`
 	Broken   string        `json:"broken,omitempty"`
 }
@@ -410,6 +413,7 @@ func (e Entry) JSON(status, foldersVia string) ChatJSON {
 	j.Parent, j.Origin, j.AgentSessionID = m.Parent, m.Origin, m.AgentSessionID
 	j.NoProject, j.HasCapsule = e.NoProject, m.Capsule
 	j.Worktree = m.Worktree.JSON()
+	j.Baseline = m.Baseline.JSON()
 	j.Created = m.Created.UTC().Format(time.RFC3339)
 	return j
 }

@@ -157,6 +157,10 @@ type NewChat struct {
 	// Capsule, when set, is the chat's first message (see
 	// Store.ClaimCapsule), stored beside its file.
 	Capsule string
+	// Worktree is what a client asks the server of the chat's git
+	// worktree: one (true), none (false) or the config's default (nil).
+	// The store itself makes none (internal/worktree.Give does).
+	Worktree *bool
 }
 
 // Create validates the new chat's folders with ValidateFolders, then writes

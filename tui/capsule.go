@@ -84,9 +84,10 @@ func (m *Model) forksNatively(harnessName string) bool {
 }
 
 // fork makes a fork of e: at once when its harness branches the
-// conversation itself, else after its capsule is built.
-func (m *Model) fork(e sessions.Entry) tea.Cmd {
-	d := sessions.Derivation{Origin: sessions.OriginFork}
+// conversation itself, else after its capsule is built. worktree is the
+// fork dialog's choice (nil: as the server decides for a fork).
+func (m *Model) fork(e sessions.Entry, worktree *bool) tea.Cmd {
+	d := sessions.Derivation{Origin: sessions.OriginFork, Worktree: worktree}
 	if m.forksNatively(e.Meta.Harness) {
 		return deriveChat(m.mux, e.ID, d)
 	}

@@ -41,6 +41,30 @@ type fakeMux struct {
 	news        chan proto.News
 	looks       []string
 	bundles     bundleFake
+	// worktreeAsks are the worktree params of Create, CreateAndStart and
+	// Derive, in order: "yes", "no" or "default" (left out).
+	worktreeAsks []string
+}
+
+// askWorktree records a worktree param as the server would receive it.
+func (f *fakeMux) askWorktree(wt *bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	switch {
+	case wt == nil:
+		f.worktreeAsks = append(f.worktreeAsks, "default")
+	case *wt:
+		f.worktreeAsks = append(f.worktreeAsks, "yes")
+	default:
+		f.worktreeAsks = append(f.worktreeAsks, "no")
+	}
+}
+
+// WorktreeAsks returns the worktree params received so far.
+func (f *fakeMux) WorktreeAsks() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.worktreeAsks...)
 }
 
 func newFakeMux(store *sessions.Store) *fakeMux {
@@ -167,6 +191,7 @@ func (f *fakeMux) ResizeAll(cols, rows int) { f.call(fmt.Sprintf("resize %dx%d",
 
 func (f *fakeMux) CreateAndStart(n sessions.NewChat, cols, rows int) (*sessions.Meta, error) {
 	f.call("create " + n.Harness)
+	f.askWorktree(n.Worktree)
 	m, err := f.store.Create(n)
 	if err != nil {
 		return nil, err

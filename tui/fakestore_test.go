@@ -46,6 +46,7 @@ func (f *fakeMux) Chat(id string) (sessions.Entry, error) {
 // Create stores a chat without starting it, as the server's new does.
 func (f *fakeMux) Create(n sessions.NewChat) (*sessions.Meta, error) {
 	f.call("new " + n.Harness)
+	f.askWorktree(n.Worktree)
 	if f.store == nil {
 		return nil, errNoStore
 	}
@@ -55,6 +56,7 @@ func (f *fakeMux) Create(n sessions.NewChat) (*sessions.Meta, error) {
 // Derive makes a fork, side chat or handoff as the server's derive does.
 func (f *fakeMux) Derive(parent string, d sessions.Derivation) (*sessions.Meta, error) {
 	f.call("derive " + d.Origin + " " + parent)
+	f.askWorktree(d.Worktree)
 	if f.store == nil {
 		return nil, errNoStore
 	}

@@ -16,6 +16,8 @@ type Harnesses struct {
 	Table   *harness.Table
 	List    []HarnessInfo
 	Default string
+	// Worktree is the config's `worktree` default, read again with it.
+	Worktree bool
 }
 
 // harnessesMsg brings the harness table read again, or why the config was
@@ -57,8 +59,10 @@ func (m *Model) harnessesLoaded(msg harnessesMsg) tea.Cmd {
 		}
 	}
 	m.sidebar.SetMissing(m.missing)
+	m.worktreeOn = msg.h.Worktree
 	if d, ok := m.dialog.(*NewChatDialog); ok {
 		d.SetHarnesses(msg.h.List, m.opt.DefaultHarness)
+		d.SetWorktreeDefault(m.worktreeOn)
 	}
 	return nil
 }

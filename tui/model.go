@@ -100,9 +100,12 @@ type Model struct {
 	dialog Dialog
 	below  []Dialog
 
-	problems   map[string][]sessions.FolderProblem
-	git        map[string]gitCheck // per chat, from the folder check
-	missing    map[string]bool     // harnesses not installed, by name
+	problems map[string][]sessions.FolderProblem
+	git      map[string]gitCheck // per chat, from the folder check
+	missing  map[string]bool     // harnesses not installed, by name
+	// worktreeOn is the config's `worktree` default: what the new-chat
+	// and fork dialogs start with.
+	worktreeOn bool
 	lay        layout
 	loaded     bool
 	status     string
@@ -172,6 +175,7 @@ func New(opt Options) *Model {
 	}
 	c := &Common{Styles: NewStyles(opt.Renderer, !opt.NoColor), Keys: opt.Config.KeyMap(), Log: opt.Logger}
 	m := &Model{opt: opt, c: c, mux: opt.Mux, table: opt.Table, problems: map[string][]sessions.FolderProblem{}, git: map[string]gitCheck{}, missing: map[string]bool{}}
+	m.worktreeOn = opt.Config != nil && opt.Config.Worktree.Default
 	for _, h := range opt.Harnesses {
 		if !h.Installed {
 			m.missing[h.Name] = true
@@ -296,6 +300,11 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.listLoaded(msg)
 	case harnessesMsg:
 		return m.harnessesLoaded(msg)
+	case forkAskMsg:
+		if m.dialog != nil {
+			return nil // another dialog opened meanwhile
+		}
+		return m.forkAsked(msg)
 	case newsMsg:
 		// Chat files changed on disk (a hand edit, acpmux-tui add-dir,
 		// new, rm, a second TUI): read the list again.

@@ -98,7 +98,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, km.AddFolders):
 		return m.openPicker(e)
 	case key.Matches(msg, km.Fork):
-		return m.fork(e)
+		return askFork(e)
 	case key.Matches(msg, km.Side):
 		return deriveChat(m.mux, e.ID, sessions.Derivation{Origin: sessions.OriginSide})
 	case key.Matches(msg, km.Handoff):
@@ -126,7 +126,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, km.Export):
 		return m.openDialog(NewExportDialog(m.c, m.mux, m.nextOwner(), e.ID, e.Meta.Name, m.opt.Cwd, m.opt.UserHome))
 	case key.Matches(msg, km.Review):
-		return m.openDialog(NewReviewDialog(m.c, m.nextOwner(), m.opt.Home, e.Meta))
+		return m.openDialog(NewReviewDialog(m.c, m.nextOwner(), m.mux, e.Meta))
 	}
 	if handled, cmd := m.sidebar.Update(msg); handled {
 		return tea.Batch(cmd, m.selectionChanged())
@@ -203,7 +203,7 @@ func (m *Model) openDialog(d Dialog) tea.Cmd {
 
 func (m *Model) openNewChat() tea.Cmd {
 	var d *NewChatDialog
-	d = NewNewChatDialog(m.c, m.nextOwner(), m.mux, m.opt.UserHome, m.opt.Harnesses, m.opt.DefaultHarness,
+	d = NewNewChatDialog(m.c, m.nextOwner(), m.mux, m.opt.UserHome, m.opt.Harnesses, m.opt.DefaultHarness, m.worktreeOn,
 		func(n sessions.NewChat) tea.Cmd {
 			if h, ok := m.hostMux(); ok && d.Host() != "" {
 				// The chat is made on the host chosen, its folders

@@ -60,8 +60,12 @@ type NewChatDialog struct {
 	picker    *FolderPicker
 	errText   string
 	busy      bool
-	create    func(sessions.NewChat) tea.Cmd
-	sw, sh, w int
+	// worktree is whether the chat gets a git worktree of its own (the
+	// config's `worktree` default until the key turns it); toggled is set
+	// once it has been, so a config read again leaves the choice alone.
+	worktree, toggled bool
+	create            func(sessions.NewChat) tea.Cmd
+	sw, sh, w         int
 	// hosts are the hosts offered ("" the local one), nil when there is
 	// no other; hostI is the one chosen, listsOn the validator of each.
 	hosts   []string
@@ -96,8 +100,9 @@ func hostLabel(h string) string {
 }
 
 // NewNewChatDialog returns the dialog; owner and owner+1 tag its listings;
-// create makes the command that creates the chat.
-func NewNewChatDialog(c *Common, owner int, lists ChatLists, home string, harnesses []HarnessInfo, defaultHarness string, create func(sessions.NewChat) tea.Cmd) *NewChatDialog {
+// worktree is the config's `worktree` default; create makes the command
+// that creates the chat.
+func NewNewChatDialog(c *Common, owner int, lists ChatLists, home string, harnesses []HarnessInfo, defaultHarness string, worktree bool, create func(sessions.NewChat) tea.Cmd) *NewChatDialog {
 	name := textinput.New()
 	name.Prompt = ""
 	name.Placeholder = "from the project folder, or the harness"
@@ -105,7 +110,7 @@ func NewNewChatDialog(c *Common, owner int, lists ChatLists, home string, harnes
 	name.Cursor.SetMode(cursor.CursorStatic)
 	project := NewPathInput(c, owner, home, "")
 	project.input.Placeholder = "none: the chat gets an empty folder of its own"
-	d := &NewChatDialog{c: c, owner: owner, lists: lists, home: home, harnesses: harnesses, project: project, name: name, create: create}
+	d := &NewChatDialog{c: c, owner: owner, lists: lists, home: home, harnesses: harnesses, project: project, name: name, worktree: worktree, create: create}
 	for i, h := range harnesses {
 		if h.Name == defaultHarness {
 			d.hi = i
@@ -188,6 +193,9 @@ func (d *NewChatDialog) key(msg tea.KeyMsg) tea.Cmd {
 		return closeDialog
 	case key.Matches(msg, keyCreate):
 		return d.submit()
+	case key.Matches(msg, d.c.Keys.Worktree):
+		d.worktree, d.toggled, d.errText = !d.worktree, true, ""
+		return nil
 	case d.field == fieldProject && key.Matches(msg, keyComplete):
 		return d.project.Complete()
 	case key.Matches(msg, keyFieldNext):
@@ -268,13 +276,33 @@ func (d *NewChatDialog) submit() tea.Cmd {
 		return nil
 	}
 	d.busy, d.errText = true, ""
+	// Untouched, the choice is the config's default, which the server
+	// applies as `new` does: a project outside a git repository then just
+	// gets no worktree. Turned by the key, it is asked for outright.
+	var wt *bool
+	if d.toggled {
+		v := d.worktree
+		wt = &v
+	}
 	return d.create(sessions.NewChat{
 		Harness:               d.harnesses[d.hi].Name,
 		Cwd:                   d.project.Path(),
 		AdditionalDirectories: append([]string(nil), d.folders...),
 		AdditionalFiles:       append([]string(nil), d.files...),
 		Name:                  strings.TrimSpace(d.name.Value()),
+		Worktree:              wt,
 	})
+}
+
+// Worktree reports whether the chat is to get a git worktree of its own.
+func (d *NewChatDialog) Worktree() bool { return d.worktree }
+
+// SetWorktreeDefault puts the config's `worktree` default (read again)
+// in effect, unless the key has turned the choice already.
+func (d *NewChatDialog) SetWorktreeDefault(v bool) {
+	if !d.toggled {
+		d.worktree = v
+	}
 }
 
 // ShortHelp returns the keys of the focused field.
@@ -286,13 +314,13 @@ func (d *NewChatDialog) ShortHelp() []key.Binding {
 	case fieldHost:
 		return []key.Binding{keyCycleHost, keyFieldNext, keyCreate, keyCancel}
 	case fieldHarness:
-		return []key.Binding{keyCycle, keyFieldNext, keyCreate, keyCancel}
+		return []key.Binding{keyCycle, keyFieldNext, d.c.Keys.Worktree, keyCreate, keyCancel}
 	case fieldProject:
-		return []key.Binding{keyComplete, keyFieldNext, keyCreate, keyCancel}
+		return []key.Binding{keyComplete, keyFieldNext, d.c.Keys.Worktree, keyCreate, keyCancel}
 	case fieldFolders:
-		return []key.Binding{keyPick, keyDropLast, keyFieldNext, keyCreate, keyCancel}
+		return []key.Binding{keyPick, keyDropLast, keyFieldNext, d.c.Keys.Worktree, keyCreate, keyCancel}
 	}
-	return []key.Binding{keyFieldNext, keyFieldPrev, keyCreate, keyCancel}
+	return []key.Binding{keyFieldNext, keyFieldPrev, d.c.Keys.Worktree, keyCreate, keyCancel}
 }
 
 // View draws the form, or the picker while it is open.
@@ -336,7 +364,8 @@ func (d *NewChatDialog) View() []string {
 	if len(d.files) > 0 {
 		lines = append(lines, st.Dim.Render("  "+fitPlain("files", 10))+truncPlain(strings.Join(d.files, " · "), iw-12))
 	}
-	lines = append(lines, label(fieldName, "name")+d.name.View(), "")
+	lines = append(lines, label(fieldName, "name")+d.name.View())
+	lines = append(lines, st.Dim.Render("  "+fitPlain("worktree", 10))+worktreeChoice(st, d.c.Keys.Worktree, d.worktree, iw-12), "")
 	if d.errText != "" {
 		lines = append(lines, errorLines(st, d.errText, iw)...)
 		lines = append(lines, "")
@@ -376,4 +405,15 @@ func (d *NewChatDialog) SetHarnesses(list []HarnessInfo, defaultHarness string) 
 			d.hi = i
 		}
 	}
+}
+
+// worktreeChoice is the worktree line of the new-chat and fork dialogs:
+// the choice and the key that turns it, fitted to w.
+func worktreeChoice(st *Styles, k key.Binding, on bool, w int) string {
+	hint := "  " + k.Help().Key + " turns it on"
+	if !on {
+		return st.Bold.Render("no") + st.Dim.Render(truncPlain(hint, max(w-2, 0)))
+	}
+	hint = " · a worktree of the project's repository  " + k.Help().Key + " turns it off"
+	return st.Bold.Render("yes") + st.Dim.Render(truncPlain(hint, max(w-3, 0)))
 }

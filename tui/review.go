@@ -3,8 +3,6 @@ package tui
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/acpmux/acpmux-tui/internal/plaintext"
@@ -50,17 +48,23 @@ type reviewDiffMsg struct {
 }
 
 // computeReview runs the review of chat m against side off the UI goroutine.
-// The chat's file is read again from the agent home (when known): the list
-// the server sends has no baseline, the file has.
-func computeReview(owner int, home string, m *sessions.Meta, side review.Side) tea.Cmd {
+// The chat, with its baseline, and its parent are asked of the server
+// again (chats; nil reviews m as given): the list may predate the baseline
+// the chat's first start records, and no chat file is read from disk, so a
+// chat of another host's server reviews the same way.
+func computeReview(owner int, chats ChatLists, m *sessions.Meta, side review.Side) tea.Cmd {
 	return func() tea.Msg {
 		ctx := context.Background()
-		if stored := readChatFile(home, m.ID); stored != nil {
-			m = stored
-		}
 		var parent *sessions.Meta
-		if m.Parent != "" {
-			parent = readChatFile(home, m.Parent)
+		if chats != nil {
+			if e, err := chats.Chat(m.ID); err == nil && e.Meta != nil {
+				m = e.Meta
+			}
+			if m.Parent != "" {
+				if e, err := chats.Chat(m.Parent); err == nil {
+					parent = e.Meta
+				}
+			}
 		}
 		req, err := review.ForChat(ctx, m, parent, side)
 		if err != nil {
@@ -69,22 +73,6 @@ func computeReview(owner int, home string, m *sessions.Meta, side review.Side) t
 		sections, err := review.Compute(ctx, req)
 		return reviewComputedMsg{owner: owner, side: side, sections: sections, err: err}
 	}
-}
-
-// readChatFile parses chat id's file in the agent home, or returns nil.
-func readChatFile(home, id string) *sessions.Meta {
-	if home == "" || !sessions.ValidID(id) {
-		return nil
-	}
-	data, err := os.ReadFile(filepath.Join(home, "chats", id+".toml"))
-	if err != nil {
-		return nil
-	}
-	m, err := sessions.ParseMeta(data)
-	if err != nil {
-		return nil
-	}
-	return m
 }
 
 // loadDiff reads one file's diff off the UI goroutine.
@@ -105,7 +93,7 @@ type reviewRow struct {
 type ReviewDialog struct {
 	c             *Common
 	owner         int
-	home          string
+	chats         ChatLists
 	meta          *sessions.Meta
 	side, pending review.Side
 	sections      []review.Section
@@ -123,19 +111,19 @@ type ReviewDialog struct {
 	w, h          int
 }
 
-// NewReviewDialog returns the pane for chat m, whose file is in the agent
-// home home ("" when unknown: m as listed is reviewed). Init starts it.
-func NewReviewDialog(c *Common, owner int, home string, m *sessions.Meta) *ReviewDialog {
+// NewReviewDialog returns the pane for chat m, asked of the server again
+// through chats (nil: m as listed is reviewed). Init starts it.
+func NewReviewDialog(c *Common, owner int, chats ChatLists, m *sessions.Meta) *ReviewDialog {
 	in := textinput.New()
 	in.Prompt = "ref: "
 	in.CharLimit = 256
 	in.Cursor.SetMode(cursor.CursorStatic)
-	return &ReviewDialog{c: c, owner: owner, home: home, meta: m, loading: true, input: in}
+	return &ReviewDialog{c: c, owner: owner, chats: chats, meta: m, loading: true, input: in}
 }
 
 // Init computes the review against the chat's own base.
 func (d *ReviewDialog) Init() tea.Cmd {
-	return computeReview(d.owner, d.home, d.meta, d.side)
+	return computeReview(d.owner, d.chats, d.meta, d.side)
 }
 
 // SetSize takes most of the screen.
@@ -237,7 +225,7 @@ func (d *ReviewDialog) askKey(msg tea.KeyMsg) tea.Cmd {
 // compare recomputes the review against side.
 func (d *ReviewDialog) compare(side review.Side) tea.Cmd {
 	d.loading, d.errText, d.pending = true, "", side
-	return computeReview(d.owner, d.home, d.meta, side)
+	return computeReview(d.owner, d.chats, d.meta, side)
 }
 
 // setSections builds the list rows once per review.

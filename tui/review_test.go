@@ -58,7 +58,7 @@ func TestReviewDialogUpdate(t *testing.T) {
 	writeT(t, filepath.Join(dir, "b.txt"), "new\n")
 
 	c := &Common{Styles: NewStyles(asciiRenderer(), false), Keys: config.Defaults().KeyMap()}
-	d := NewReviewDialog(c, 7, "", meta)
+	d := NewReviewDialog(c, 7, nil, meta)
 	d.SetSize(100, 30)
 	cmd := runCmd(t, d, d.Init())
 	if d.ErrText() != "" || len(d.files) != 2 {

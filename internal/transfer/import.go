@@ -93,6 +93,9 @@ type importer struct {
 	spec  harness.Spec
 	known bool
 	env   []string
+	// worktree is the exported chat's git worktree when it is kept here
+	// (worktree.go).
+	worktree *sessions.Worktree
 }
 
 func (in *importer) run() error {
@@ -111,12 +114,14 @@ func (in *importer) run() error {
 	noProject := in.up.Manifest.NoProject
 	cwd := ""
 	if !noProject {
-		c, err := guardCwd(store, in.roots, m.Cwd)
+		c, keep, notes, err := importCwd(store, in.roots, m)
 		if err != nil {
 			return err
 		}
-		cwd = c
+		cwd, in.worktree = c, keep
+		rep.Notes = append(rep.Notes, notes...)
 	}
+	rep.Notes = append(rep.Notes, baselineNote(m)...)
 	rep.Cwd, rep.CwdFresh = cwd, noProject
 	rep.Kept, rep.Dropped = guardList(store, in.roots, cwd, m.AdditionalDirectories, false)
 	rep.KeptFiles, rep.DroppedFiles = guardList(store, in.roots, cwd, m.AdditionalFiles, true)
@@ -361,6 +366,12 @@ func (in *importer) create(cwd string, noProject bool) (err error) {
 	made, err := store.Create(n)
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
+	}
+	if in.worktree != nil {
+		w := *in.worktree
+		if made, err = store.Update(made.ID, func(c *sessions.Meta) error { c.Worktree = &w; return nil }); err != nil {
+			return fmt.Errorf("import: store the chat's worktree: %w", err)
+		}
 	}
 	rep.ID, rep.Cwd = made.ID, made.Cwd
 	rep.Kept = append([]string{}, made.AdditionalDirectories...)

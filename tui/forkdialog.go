@@ -1,0 +1,114 @@
+package tui
+
+import (
+	"fmt"
+
+	"github.com/acpmux/acpmux-tui/sessions"
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// forkAskMsg brings what the fork key needs to know before it forks: the
+// chat, and whether its folder is in a git repository (then the fork
+// dialog asks about a worktree; elsewhere the chat forks at once).
+type forkAskMsg struct {
+	entry  sessions.Entry
+	inRepo bool
+}
+
+// askFork looks (off the UI goroutine: it stats the folders up from the
+// chat's) whether e's folder is in a git repository.
+func askFork(e sessions.Entry) tea.Cmd {
+	cwd := ""
+	if e.Meta != nil && !e.NoProject {
+		cwd = e.Meta.Cwd
+	}
+	return func() tea.Msg {
+		return forkAskMsg{entry: e, inRepo: cwd != "" && inGitRepo(cwd)}
+	}
+}
+
+// forkAsked forks at once a chat outside any repository, and opens the
+// fork dialog for one in a repository: its worktree choice starts on for
+// a worktree chat's fork (as `fork` does), else at the config's default.
+func (m *Model) forkAsked(msg forkAskMsg) tea.Cmd {
+	e := msg.entry
+	if e.Meta == nil {
+		return nil
+	}
+	parentHas := e.Meta.Worktree != nil
+	if !msg.inRepo && !parentHas {
+		return m.fork(e, nil)
+	}
+	return m.openDialog(NewForkDialog(m.c, e, parentHas, parentHas || m.worktreeOn, func(wt bool) tea.Cmd {
+		return m.fork(e, &wt)
+	}))
+}
+
+// ForkDialog asks, for a chat in a git repository, whether its fork gets
+// a git worktree of its own; enter forks, the worktree key turns the
+// choice.
+type ForkDialog struct {
+	c         *Common
+	title     string
+	parentHas bool
+	worktree  bool
+	fork      func(worktree bool) tea.Cmd
+	w         int
+}
+
+// NewForkDialog returns the dialog for a fork of e; parentHas says e has
+// a worktree, on the choice the dialog starts with; fork makes the command
+// that forks.
+func NewForkDialog(c *Common, e sessions.Entry, parentHas, on bool, fork func(worktree bool) tea.Cmd) *ForkDialog {
+	return &ForkDialog{c: c, title: fmt.Sprintf("fork %q", e.Name()), parentHas: parentHas, worktree: on, fork: fork}
+}
+
+// Worktree reports whether the fork is to get a git worktree of its own.
+func (d *ForkDialog) Worktree() bool { return d.worktree }
+
+var keyFork = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "fork"))
+
+// SetSize sets the screen size.
+func (d *ForkDialog) SetSize(w, h int) { d.w = max(min(w-4, 76), minDialogW) }
+
+// Update turns the choice or forks.
+func (d *ForkDialog) Update(msg tea.Msg) tea.Cmd {
+	k, ok := msg.(tea.KeyMsg)
+	if !ok {
+		return nil
+	}
+	switch {
+	case key.Matches(k, d.c.Keys.Worktree):
+		d.worktree = !d.worktree
+	case key.Matches(k, keyFork):
+		return tea.Batch(closeDialog, d.fork(d.worktree))
+	case key.Matches(k, keyCancel):
+		return closeDialog
+	}
+	return nil
+}
+
+// ShortHelp returns enter, the worktree key and esc.
+func (d *ForkDialog) ShortHelp() []key.Binding {
+	return []key.Binding{keyFork, d.c.Keys.Worktree, keyCancel}
+}
+
+// View draws the choice.
+func (d *ForkDialog) View() []string {
+	st := d.c.Styles
+	iw := d.w - 4
+	what := "The fork runs in the same folder as its parent."
+	if d.worktree && d.parentHas {
+		what = "Its worktree starts at the parent's branch tip, with the parent's uncommitted work."
+	} else if d.worktree {
+		what = "Its worktree starts at the repository's HEAD, with the folder's uncommitted work."
+	}
+	lines := []string{"",
+		" " + st.Dim.Render(fitPlain("worktree", 10)) + worktreeChoice(st, d.c.Keys.Worktree, d.worktree, iw-11),
+		" " + st.Dim.Render(truncPlain(what, iw-1)),
+		"",
+		" " + st.HelpKey.Render("enter") + st.Dim.Render(" fork   ") + st.HelpKey.Render("esc") + st.Dim.Render(" cancel"),
+	}
+	return st.Box(d.title, lines, d.w, len(lines)+2, true)
+}
