@@ -41,14 +41,6 @@ func (h *hostName) Set(v string) error {
 	return nil
 }
 
-// notOnHost refuses, for --host, a flag whose work is this machine's.
-func notOnHost(flag string, given bool) error {
-	if given {
-		return usagef("%s does not go with --host: run it on the host (acpmux-tui there)", flag)
-	}
-	return nil
-}
-
 // hostLink is one command's connection to a host's server.
 type hostLink struct {
 	name string
@@ -143,9 +135,6 @@ func (l *hostLink) hostPaths(flag string, paths []string) error {
 
 // newChat makes a chat on the host from the parsed flags of new.
 func (l *hostLink) newChat(a *app, cf chatFlags, asJSON bool) error {
-	if err := notOnHost("--worktree", cf.worktree.set || cf.base != ""); err != nil {
-		return err
-	}
 	if err := l.hostPaths("--dir", cf.dirs); err != nil {
 		return err
 	}
@@ -159,6 +148,12 @@ func (l *hostLink) newChat(a *app, cf chatFlags, asJSON bool) error {
 	}
 	var chat sessions.ChatJSON
 	p := proto.NewParams{Harness: cf.harness, Cwd: cf.cwd, AdditionalDirectories: cf.dirs, AdditionalFiles: cf.files, Name: cf.name}
+	if cf.worktree.set {
+		// The host's server makes it, in the host's repository.
+		p.Worktree, p.WorktreeBase = &cf.worktree.v, cf.base
+	} else if cf.base != "" {
+		return usagef("--base goes with --worktree")
+	}
 	if err := l.call(proto.MethodNew, p, &chat); err != nil {
 		return err
 	}
@@ -230,7 +225,7 @@ func (l *hostLink) remove(a *app, ref string, force, deleteBranch bool) error {
 // here first, and what is saved goes as the capsule.
 func (l *hostLink) derive(a *app, ref string, d sessions.Derivation, asJSON, edit bool) error {
 	// The host's server writes the capsule from the chat as it runs it.
-	p := proto.DeriveParams{Origin: d.Origin, Harness: d.Harness, MakeCapsule: true}
+	p := proto.DeriveParams{Origin: d.Origin, Harness: d.Harness, Worktree: d.Worktree, MakeCapsule: true}
 	if d.Cwd != "" {
 		if err := l.hostPaths("--cwd", []string{d.Cwd}); err != nil {
 			return err

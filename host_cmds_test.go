@@ -231,3 +231,32 @@ func TestHostPrompt(t *testing.T) {
 		t.Fatalf("the edited capsule on the host (%v):\n%s", err, capsule)
 	}
 }
+
+// TestHostWorktree: new --worktree --base and fork --worktree with --host
+// make the worktrees on the host, of a repository there, from the ref
+// asked; --base without --worktree is refused before ssh runs.
+func TestHostWorktree(t *testing.T) {
+	r := newHostRig(t)
+	repo := r.dir("far-repo")
+	first := gitRepo(t, repo, map[string]string{"a.txt": "one\n"})
+	writeTree(t, filepath.Join(repo, "a.txt"), "two\n")
+	gitIn(t, repo, "commit", "-q", "-am", "second")
+	chat := r.chat("new", "--host", "test", "--cwd", repo, "--worktree", "--base", first, "--json")
+	if chat.Worktree == nil || chat.Worktree.Base != first || chat.Cwd != chat.Worktree.Path || !strings.HasPrefix(chat.Worktree.Path, r.remoteHome) {
+		t.Fatalf("new --worktree --base --host: %+v (worktree %+v)", chat, chat.Worktree)
+	}
+	if got := gitIn(t, chat.Worktree.Path, "rev-parse", "HEAD"); got != first {
+		t.Fatalf("the worktree starts at %s, want %s", got, first)
+	}
+	var fork sessions.ChatJSON
+	json.Unmarshal([]byte(r.ok("fork", chat.ID, "--worktree", "--host", "test", "--json")), &fork)
+	if fork.Worktree == nil || fork.Worktree.Path == chat.Worktree.Path || fork.Worktree.Branch == chat.Worktree.Branch {
+		t.Fatalf("fork --worktree --host: %+v", fork.Worktree)
+	}
+	if res := r.run("new", "--host", "test", "--cwd", repo, "--base", first); res.code != 2 || !strings.Contains(res.stderr, "--base goes with --worktree") {
+		t.Fatalf("--base alone: exit %d, %s", res.code, res.stderr)
+	}
+	if status := gitIn(t, repo, "status", "--porcelain"); status != "" {
+		t.Fatalf("the host's repository was touched: %q", status)
+	}
+}

@@ -463,8 +463,8 @@ func cmdFork(a *app, args []string) error {
 	}
 	d := sessions.Derivation{Origin: sessions.OriginFork, Cwd: *cwd}
 	if *host != "" {
-		if err := notOnHost("--worktree", wt.set); err != nil {
-			return err
+		if wt.set {
+			d.Worktree = &wt.v
 		}
 		return a.onHost(*host, func(on *hostLink) error { return on.derive(a, pos[0], d, *asJSON, false) })
 	}

@@ -139,6 +139,9 @@ type NewParams struct {
 	// `worktree` default decides. True refuses a project folder outside a
 	// git repository.
 	Worktree *bool `json:"worktree,omitempty"`
+	// WorktreeBase, with worktree true, is the ref the worktree's branch
+	// starts from (`new --base REF`); default HEAD.
+	WorktreeBase string `json:"worktreeBase,omitempty"`
 }
 
 // SetDirectoriesParams are the params of MethodSetDirectories: the whole new

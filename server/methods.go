@@ -343,7 +343,7 @@ func (s *Server) checkNew(p NewParams) (sessions.NewChat, *Error) {
 	if err := checkName(p.Name); err != nil {
 		return sessions.NewChat{}, err
 	}
-	return sessions.NewChat{Name: p.Name, Harness: name, Cwd: p.Cwd, AdditionalDirectories: p.AdditionalDirectories, AdditionalFiles: p.AdditionalFiles, Worktree: p.Worktree}, nil
+	return sessions.NewChat{Name: p.Name, Harness: name, Cwd: p.Cwd, AdditionalDirectories: p.AdditionalDirectories, AdditionalFiles: p.AdditionalFiles, Worktree: p.Worktree, WorktreeBase: p.WorktreeBase}, nil
 }
 
 // setDirectories replaces a chat's folders with the list given, after the

@@ -28,6 +28,9 @@ func (s *Server) worktreeSetup() worktree.Setup {
 // that default. Asked for outright, a chat with no project or one outside
 // a git repository is refused, as `new --worktree` refuses it.
 func (s *Server) wantsWorktree(n sessions.NewChat) (bool, *Error) {
+	if n.WorktreeBase != "" && (n.Worktree == nil || !*n.Worktree) {
+		return false, errorf(CodeInvalidParams, "Invalid params: worktreeBase goes with worktree true (the ref a worktree's branch starts from)")
+	}
 	if n.Worktree != nil {
 		if !*n.Worktree {
 			return false, nil
@@ -85,5 +88,5 @@ func (s *Server) createInWorktree(n sessions.NewChat) (*sessions.Meta, error) {
 	if err != nil {
 		return nil, err
 	}
-	return worktree.Give(s.opt.Store, m, s.worktreesRoot(), worktree.Ask{From: m.Cwd}, s.worktreeSetup())
+	return worktree.Give(s.opt.Store, m, s.worktreesRoot(), worktree.Ask{From: m.Cwd, Base: n.WorktreeBase}, s.worktreeSetup())
 }

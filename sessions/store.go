@@ -161,6 +161,9 @@ type NewChat struct {
 	// worktree: one (true), none (false) or the config's default (nil).
 	// The store itself makes none (internal/worktree.Give does).
 	Worktree *bool
+	// WorktreeBase is the ref the worktree's branch starts from ("" for
+	// HEAD), with Worktree.
+	WorktreeBase string
 }
 
 // Create validates the new chat's folders with ValidateFolders, then writes
