@@ -48,6 +48,7 @@ func (a *app) launch(open *sessions.Entry) error {
 	prev := slog.Default()
 	slog.SetDefault(log)
 	defer slog.SetDefault(prev)
+	defer trimMemory(log, "tui")()
 
 	exe, err := os.Executable()
 	if err != nil {

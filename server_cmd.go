@@ -86,6 +86,7 @@ func (a *app) serve(ready func()) error {
 	})
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
+	defer trimMemory(log, "server")()
 	return server.Run(ctx, server.Options{
 		Store: a.store, Table: a.table, Config: a.cfg, ConfigPath: a.paths.Config, Mux: m, Logger: log,
 		Getenv: a.getenv, Version: version, Ready: ready, Records: records, Needs: needs,

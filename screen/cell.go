@@ -123,9 +123,13 @@ func (c *cell) blankDefault() bool {
 	return *c == cell{} || *c == cell{r: ' '}
 }
 
-// row is one line of the live screen.
+// row is one line of the live screen, n cells wide. Its cells are
+// allocated when first written (live): until then cells is nil and the row
+// reads as n blank cells in the default style, so a screen costs what its
+// program wrote, not rows x cols cells from the start.
 type row struct {
-	cells   []cell
+	cells   []cell // nil, or n cells
+	n       int
 	extra   []string // combining characters, referenced by cell.comb
 	wrapped bool     // the line continues on the next row (autowrap)
 	// stamp names this version of the row (see Screen.Stamps): every
@@ -140,10 +144,20 @@ var stamps atomic.Uint64
 // touch gives the row a new stamp: its cells or flags changed.
 func (r *row) touch() { r.stamp = stamps.Add(1) }
 
+// newRow returns a blank row cols wide, its cells not yet allocated.
 func newRow(cols int) *row {
-	r := &row{cells: make([]cell, cols)}
+	r := &row{n: cols}
 	r.touch()
 	return r
+}
+
+// live returns the row's cells, allocating them blank on first use: every
+// write to a cell goes through it.
+func (r *row) live() []cell {
+	if r.cells == nil && r.n > 0 {
+		r.cells = make([]cell, r.n)
+	}
+	return r.cells
 }
 
 // reset blanks the whole row with background bg.
@@ -152,8 +166,9 @@ func (r *row) reset(bg Color) {
 	if bg == 0 {
 		clear(r.cells)
 	} else {
-		for i := range r.cells {
-			r.cells[i] = cell{bg: bg}
+		c := r.live()
+		for i := range c {
+			c[i] = cell{bg: bg}
 		}
 	}
 	r.extra = r.extra[:0]
@@ -163,13 +178,17 @@ func (r *row) reset(bg Color) {
 // blank blanks cells [from, to) with background bg, also blanking the other
 // half of any wide character cut by the range.
 func (r *row) blank(from, to int, bg Color) {
-	n := len(r.cells)
+	n := r.n
 	from = max(from, 0)
 	to = min(to, n)
 	if from >= to {
 		return
 	}
 	r.touch()
+	if r.cells == nil && bg == 0 {
+		return // blank already
+	}
+	r.live()
 	if r.cells[from].flags&flagCont != 0 && from > 0 {
 		r.cells[from-1] = cell{bg: r.cells[from-1].bg}
 	}
@@ -185,7 +204,7 @@ func (r *row) blank(from, to int, bg Color) {
 // happen after cells are shifted or the row is truncated.
 func (r *row) fixWide() {
 	r.touch()
-	n := len(r.cells)
+	n := len(r.cells) // 0 for a row not yet written: no wide characters
 	for i := 0; i < n; i++ {
 		c := &r.cells[i]
 		switch {
@@ -204,7 +223,7 @@ func (r *row) fixWide() {
 // addCombining appends combining characters s to cell i.
 func (r *row) addCombining(i int, s string) {
 	r.touch()
-	c := &r.cells[i]
+	c := &r.live()[i]
 	if c.comb != 0 {
 		r.extra[c.comb-1] += s
 		return

@@ -73,7 +73,7 @@ func (s *Screen) printASCII(run []byte) {
 // fixWideAround blanks the other halves of wide characters that writing
 // cells [x, x+w) of r would cut in two.
 func (s *Screen) fixWideAround(r *row, x, w int) {
-	c := r.cells
+	c := r.live()
 	if c[x].flags&flagCont != 0 && x > 0 {
 		c[x-1] = cell{bg: c[x-1].bg}
 	}
@@ -144,7 +144,7 @@ func (s *Screen) combine(r rune) {
 		return
 	}
 	row := s.buf.rows[s.cur.y]
-	if row.cells[x].flags&flagCont != 0 && x > 0 {
+	if row.live()[x].flags&flagCont != 0 && x > 0 {
 		x--
 	}
 	row.addCombining(x, string(r))
@@ -354,7 +354,7 @@ func (s *Screen) eraseChars(n int) {
 
 // insertCells shifts cells from x right by n, blanking the gap (ICH).
 func (s *Screen) insertCells(r *row, x, n int) {
-	c := r.cells
+	c := r.live()
 	n = min(n, len(c)-x)
 	if n <= 0 {
 		return
@@ -370,7 +370,7 @@ func (s *Screen) insertCells(r *row, x, n int) {
 
 // deleteCells removes n cells at x, shifting the rest left (DCH).
 func (s *Screen) deleteCells(r *row, x, n int) {
-	c := r.cells
+	c := r.live()
 	n = min(n, len(c)-x)
 	if n <= 0 {
 		return
@@ -422,8 +422,9 @@ func (s *Screen) alignmentTest() {
 	s.top, s.bot = 0, s.rows-1
 	for _, r := range s.buf.rows {
 		r.reset(0)
-		for i := range r.cells {
-			r.cells[i].r = 'E'
+		c := r.live()
+		for i := range c {
+			c[i].r = 'E'
 		}
 	}
 	s.setCursor(0, 0)

@@ -1,6 +1,7 @@
 package screen
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -21,19 +22,30 @@ func FuzzScreenWrite(f *testing.F) {
 		if len(data) > 0 {
 			cut = int(data[0]) % (len(data) + 1)
 		}
+		// eager has every row's cells allocated after each step, as New
+		// made them before rows were allocated at first write: it must
+		// read the same.
+		eager := New(12, 5, 20)
+		eager.SetReplyFunc(func([]byte) {})
+		materialize(eager)
 		seen := newStampWatch(s)
-		step := func(do func()) {
-			do()
+		n := 0
+		step := func(do func(s *Screen)) {
+			do(s)
 			checkConsistent(t, s)
 			seen.check(t)
+			do(eager)
+			materialize(eager)
+			n++
+			sameScreen(t, fmt.Sprintf("step %d", n), s, eager)
 		}
-		step(func() { s.Write(data[:cut]) })
-		step(func() { s.Write(data[cut:]) })
-		step(func() { s.Resize(7, 3) })
-		step(func() { s.Write(data) })
-		step(func() { s.Resize(15, 6) })
-		step(func() { s.Write([]byte("\x1b[?1049l\x1b[r\r\n")) })
-		step(func() { s.Write(data) })
+		step(func(s *Screen) { s.Write(data[:cut]) })
+		step(func(s *Screen) { s.Write(data[cut:]) })
+		step(func(s *Screen) { s.Resize(7, 3) })
+		step(func(s *Screen) { s.Write(data) })
+		step(func(s *Screen) { s.Resize(15, 6) })
+		step(func(s *Screen) { s.Write([]byte("\x1b[?1049l\x1b[r\r\n")) })
+		step(func(s *Screen) { s.Write(data) })
 		s.Events()
 		_ = s.Title()
 		_ = s.Modes()

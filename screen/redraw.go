@@ -49,7 +49,7 @@ func (s *Screen) Redraw() []byte {
 			continue
 		}
 		b = appendCUP(b, y+1, 1)
-		b = renderRow(b, &row{cells: r.cells[:n], extra: r.extra})
+		b = renderRow(b, &row{cells: r.cells[:n], n: n, extra: r.extra})
 	}
 
 	if s.buf.hasSaved {
@@ -102,11 +102,11 @@ func (s *Screen) Redraw() []byte {
 		// The next character wraps: print the last column again, so the
 		// terminal's cursor waits there the same way.
 		x := s.cur.x
-		if x > 0 && r.cells[x].flags&flagCont != 0 {
+		if x > 0 && r.live()[x].flags&flagCont != 0 {
 			x--
 		}
 		b = appendCUP(b, y+1, x+1)
-		b = renderRow(b, &row{cells: r.cells[x : s.cur.x+1], extra: r.extra})
+		b = renderRow(b, &row{cells: r.live()[x : s.cur.x+1], n: s.cur.x + 1 - x, extra: r.extra})
 	} else {
 		b = appendCUP(b, y+1, s.cur.x+1)
 	}

@@ -17,7 +17,7 @@ import (
 func (s *Screen) Render(scrollOffset int) string {
 	sbn := s.sb.len()
 	off := min(max(scrollOffset, 0), sbn)
-	if s.decodeRow == nil || len(s.decodeRow.cells) != s.cols {
+	if s.decodeRow == nil || s.decodeRow.n != s.cols {
 		s.decodeRow = newRow(s.cols)
 	}
 	buf := s.renderBuf[:0]
@@ -64,6 +64,13 @@ func (s *Screen) RenderRow(i int) string {
 func renderRow(buf []byte, r *row) []byte {
 	var cur Style
 	cells := r.cells
+	if cells == nil {
+		// Not yet written: n blank cells in the default style.
+		for range r.n {
+			buf = append(buf, ' ')
+		}
+		return buf
+	}
 	for i := range cells {
 		c := &cells[i]
 		ch := c.r
@@ -226,6 +233,9 @@ func (s *Screen) Cell(col, row int) Cell {
 		return Cell{Content: " ", Width: 1}
 	}
 	r := s.buf.rows[row]
+	if r.cells == nil {
+		return Cell{Content: " ", Width: 1}
+	}
 	c := &r.cells[col]
 	out := Cell{Content: " ", Width: 1, Style: c.style()}
 	switch {

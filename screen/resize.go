@@ -54,6 +54,10 @@ func (s *Screen) resize(cols, rows int) {
 // resizeRow truncates or pads a row to cols cells.
 func resizeRow(r *row, cols int) {
 	r.touch()
+	r.n = cols
+	if r.cells == nil {
+		return // still blank, now cols wide
+	}
 	if cols <= len(r.cells) {
 		r.cells = r.cells[:cols]
 		r.fixWide()

@@ -326,7 +326,8 @@ func decodeLine(line []byte, r *row) {
 		_, k := binary.Uvarint(line[1:])
 		rr.b = line[1+k+len(text):]
 	}
-	cols := len(r.cells)
+	cols := r.n
+	r.live()
 	x := 0
 	for i := 0; i < len(text); {
 		ru, size := rune(text[i]), 1

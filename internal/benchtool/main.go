@@ -173,11 +173,7 @@ func runServer(cmd string, rest []string) error {
 		}
 		return ptyKeys(n, gap)
 	case (cmd == "server-idle" || cmd == "server-scale") && len(rest) == 4:
-		n, err := positive(rest[2])
-		if err != nil {
-			return err
-		}
-		secs, err := seconds(rest[3])
+		n, secs, err := countAnd(rest[2], rest[3], seconds)
 		if err != nil {
 			return err
 		}
@@ -229,11 +225,7 @@ func runServer(cmd string, rest []string) error {
 		}
 		return bundleBench(rest[0], rest[1], mb)
 	case cmd == "ls-1000" && len(rest) == 6:
-		n, err := positive(rest[4])
-		if err != nil {
-			return err
-		}
-		runs, err := positive(rest[5])
+		n, runs, err := countAnd(rest[4], rest[5], positive)
 		if err != nil {
 			return err
 		}
@@ -254,11 +246,7 @@ func runServer(cmd string, rest []string) error {
 		}
 		return new1000(rest[0], rest[1], rest[2], rest[3], n)
 	case cmd == "scale-100" && len(rest) == 6:
-		n, err := positive(rest[4])
-		if err != nil {
-			return err
-		}
-		secs, err := seconds(rest[5])
+		n, secs, err := countAnd(rest[4], rest[5], seconds)
 		if err != nil {
 			return err
 		}
@@ -270,11 +258,7 @@ func runServer(cmd string, rest []string) error {
 		}
 		return memoryIdle(rest[0], rest[1], rest[2], rest[3], n)
 	case cmd == "first-frame-1000" && len(rest) == 6:
-		n, err := positive(rest[4])
-		if err != nil {
-			return err
-		}
-		runs, err := positive(rest[5])
+		n, runs, err := countAnd(rest[4], rest[5], positive)
 		if err != nil {
 			return err
 		}
@@ -294,6 +278,21 @@ func runServer(cmd string, rest []string) error {
 	default:
 		return fmt.Errorf("bad command line %q\n%s", append([]string{cmd}, rest...), usage)
 	}
+}
+
+// countAnd reads the N argument of a row and the one after it (RUNS or
+// SECONDS), as the scale, first-frame and ls rows take them.
+func countAnd[T any](n, next string, parseNext func(string) (T, error)) (int, T, error) {
+	var zero T
+	count, err := positive(n)
+	if err != nil {
+		return 0, zero, err
+	}
+	v, err := parseNext(next)
+	if err != nil {
+		return 0, zero, err
+	}
+	return count, v, nil
 }
 
 // seconds reads a SECONDS argument.
