@@ -1,22 +1,20 @@
-// Package memtrim gives memory back to the system when a long-lived
-// process (the server, the TUI) goes quiet after a burst of work.
+// Package memtrim gives the freed heap of a long-lived process (the
+// server, the TUI) back to the system once it goes quiet after a burst of
+// work.
 //
-// Go's runtime keeps a heap of at least 4 MB before its first collection
-// and frees pages to the system slowly, and the pages of the binary that
-// only start-up ran stay mapped: for a small idle process those, not its
-// live data, are most of what it holds (scripts/bench memory-10). Run
-// watches the runtime's own counters twice a second; when the process has
-// allocated at least Burst bytes since the last trim and then less than
-// Quiet bytes in the last half second, it trims once: a collection that returns
-// the freed pages (debug.FreeOSMemory) and, on Linux, the binary's
-// read-only pages unmapped, so that only those the process touches again
-// count against it (they stay in the page cache; a later use maps them
-// again at a minor fault). A process that keeps allocating is left to the
-// runtime's collector; an idle one costs a metrics read each half second.
+// Go's runtime keeps the pages a burst freed, returning them to the system
+// only slowly: for a small idle process that slack, not its live data, is
+// much of what it holds (scripts/bench memory-10). Run looks a moment
+// after the process starts and after each garbage collection; when the
+// process has allocated at least Burst bytes since the last trim and less
+// than Quiet in that moment, it trims once (debug.FreeOSMemory). It never
+// polls: an idle process allocates nothing, so it collects nothing and Run
+// does not wake; a busy one is looked at once a moment until it is quiet.
 package memtrim
 
 import (
 	"context"
+	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"time"
@@ -24,18 +22,22 @@ import (
 
 // Options tune Run; a zero field takes its default.
 type Options struct {
-	// Every is how often the counters are read (500 ms).
-	Every time.Duration
+	// Settle is how long after the start, or a collection, Run looks
+	// (1 s).
+	Settle time.Duration
 	// Burst is how many bytes the process allocates after a trim before
 	// the next one is worth it (1 MiB).
 	Burst uint64
-	// Quiet is the most a process allocates in one period and still
-	// counts as quiet (32 KiB: an idle TUI allocates about 40 KiB a
-	// second, scripts/bench memory-10 with BENCH_MEMORY_HOLD).
+	// Quiet is the most the process allocates in one Settle and still
+	// counts as quiet (64 KiB: an idle TUI redrawing its clock allocates
+	// about 40 KiB a second).
 	Quiet uint64
 	// Trimmed, when set, is called after each trim with what it returned
 	// to the system (tests, logs).
 	Trimmed func(Result)
+	// Looked, when set (tests), is called after each look; again says
+	// whether Run looks again without a collection first.
+	Looked func(again bool)
 }
 
 // Result is what one trim did.
@@ -43,11 +45,6 @@ type Result struct {
 	// Released is how many heap bytes the runtime holds returned to the
 	// system, after the trim less before it.
 	Released int64
-	// Unmapped is how many bytes of the binary's read-only mappings were
-	// unmapped (their pages stay in the page cache).
-	Unmapped int64
-	// Err is why the binary's mappings were not unmapped, if they were not.
-	Err error
 }
 
 const (
@@ -57,54 +54,92 @@ const (
 
 // Run trims as the package comment says until ctx ends.
 func Run(ctx context.Context, opt Options) {
-	if opt.Every <= 0 {
-		opt.Every = 500 * time.Millisecond
+	if opt.Settle <= 0 {
+		opt.Settle = time.Second
 	}
 	if opt.Burst == 0 {
 		opt.Burst = 1 << 20
 	}
 	if opt.Quiet == 0 {
-		opt.Quiet = 32 << 10
+		opt.Quiet = 64 << 10
 	}
-	tick := time.NewTicker(opt.Every)
-	defer tick.Stop()
 	sample := []metrics.Sample{{Name: allocsMetric}}
 	allocs := func() uint64 {
 		metrics.Read(sample)
 		return sample[0].Value.Uint64()
 	}
+	collected := make(chan struct{}, 1)
+	notifyCollections(ctx, collected)
 	// At start the whole start-up counts as the burst.
 	var lastTrim uint64
-	prev := allocs()
+	from := allocs()
+	look := time.NewTimer(opt.Settle)
+	defer look.Stop()
+	armed := true
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-tick.C:
-		}
-		now := allocs()
-		if now-lastTrim >= opt.Burst && now-prev < opt.Quiet {
-			res := Trim()
-			if opt.Trimmed != nil {
-				opt.Trimmed(res)
+		case <-collected:
+			if !armed {
+				look.Reset(opt.Settle)
+				from, armed = allocs(), true
 			}
-			// What the trim itself allocated does not start a burst.
-			now = allocs()
-			lastTrim = now
+		case <-look.C:
+			now := allocs()
+			again := false
+			switch {
+			case now-lastTrim < opt.Burst:
+				// Nothing worth giving back since the last trim (its own
+				// collection ends here).
+			case now-from >= opt.Quiet:
+				again = true // still busy: look once more
+			default:
+				res := Trim()
+				if opt.Trimmed != nil {
+					opt.Trimmed(res)
+				}
+				lastTrim = allocs() // what the trim allocated starts no burst
+			}
+			armed = again
+			if again {
+				look.Reset(opt.Settle)
+				from = now
+			}
+			if opt.Looked != nil {
+				opt.Looked(again)
+			}
 		}
-		prev = now
 	}
 }
 
-// Trim collects the garbage, returns the freed pages to the system and
-// unmaps the binary's read-only pages (see the package comment).
+// notifyCollections tells ch (without blocking) of each garbage collection
+// until ctx ends: a cleanup on an object nothing keeps runs after the
+// collection that finds it, and makes the next one.
+func notifyCollections(ctx context.Context, ch chan<- struct{}) {
+	// A pointer field keeps the object out of the tiny allocator, whose
+	// blocks are shared and so not freed with it.
+	type sentinel struct{ _ *int }
+	var arm func(struct{})
+	arm = func(struct{}) {
+		if ctx.Err() != nil {
+			return
+		}
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+		runtime.AddCleanup(&sentinel{}, arm, struct{}{})
+	}
+	runtime.AddCleanup(&sentinel{}, arm, struct{}{})
+}
+
+// Trim collects the garbage and returns the freed pages to the system.
 func Trim() Result {
 	released := []metrics.Sample{{Name: releasedMetric}}
 	metrics.Read(released)
 	before := int64(released[0].Value.Uint64())
 	debug.FreeOSMemory()
 	metrics.Read(released)
-	res := Result{Released: int64(released[0].Value.Uint64()) - before}
-	res.Unmapped, res.Err = unmapBinary()
-	return res
+	return Result{Released: int64(released[0].Value.Uint64()) - before}
 }
