@@ -178,6 +178,3 @@ type BudgetParams struct {
 // MinBudget is the least bytes per second MethodBudget takes (other than
 // 0): a 160x45 screen's update fits in a second of it.
 const MinBudget = 16 << 10
-
-// DefaultBudget is the budget of a host link whose [host.NAME] sets none.
-const DefaultBudget = 1 << 20
