@@ -177,6 +177,7 @@ type byteRelay struct {
 	l        net.Listener
 	port     int
 	up, down atomic.Int64 // to sshd, from sshd
+	accepted atomic.Int64 // connections relayed
 	wg       sync.WaitGroup
 	mu       sync.Mutex
 	conns    []net.Conn
@@ -199,6 +200,7 @@ func startRelay(to int) (*byteRelay, error) {
 				c.Close()
 				continue
 			}
+			rl.accepted.Add(1)
 			rl.mu.Lock()
 			rl.conns = append(rl.conns, c, s)
 			rl.mu.Unlock()

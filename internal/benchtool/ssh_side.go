@@ -293,6 +293,10 @@ func sshIdle(binary, dir, tmuxBin string, n int, secs float64) error {
 	if err != nil {
 		return err
 	}
+	if r.relay.accepted.Load() != 1 {
+		rem.Close()
+		return fmt.Errorf("the link's login did not cross the relay: its bytes would not be counted")
+	}
 	rem.Show(ids[0])
 	deadline := time.Now().Add(serverWait)
 	for _, id := range ids {
@@ -327,6 +331,9 @@ func sshIdle(binary, dir, tmuxBin string, n int, secs float64) error {
 		return err
 	}
 	time.Sleep(sshSettle)
+	if r.relay.accepted.Load() != 2 {
+		return fmt.Errorf("tmux's ssh did not cross the relay: its bytes would not be counted")
+	}
 	before = r.relay.bytes()
 	time.Sleep(time.Duration(secs * float64(time.Second)))
 	tmuxBytes := r.relay.bytes() - before
