@@ -103,6 +103,15 @@ func DialHost(ctx context.Context, h Host, extraSSH ...string) (*Conn, error) {
 		return nil, fmt.Errorf("host %s runs acpmux-tui %s, which speaks protocol %d; this one speaks %d: %s",
 			h.Name, hello.Version, hello.Protocol, proto.ProtocolVersion, h.InstallHint())
 	}
+	// The link is slower than a socket: the remote server bounds what it
+	// sends this connection's watcher (a server without the method sends
+	// unbounded, as before).
+	err = c.Call(ctx, proto.MethodBudget, proto.BudgetParams{BytesPerSecond: h.BudgetOrDefault()}, nil)
+	var rpcErr *RPCError
+	if err != nil && !(errors.As(err, &rpcErr) && rpcErr.Code == proto.CodeMethodNotFound) {
+		c.Close()
+		return nil, link.explain(fmt.Errorf("set the link's budget: %w", err))
+	}
 	return c, nil
 }
 

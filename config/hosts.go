@@ -27,6 +27,27 @@ type HostConfig struct {
 	// Command is where acpmux-tui is on the remote (absolute, ~/..., or a
 	// name looked up on its PATH); empty means DefaultHostCommand.
 	Command string `toml:"command"`
+	// Budget is the most bytes a second of screen updates the host's
+	// server sends this machine's TUI over the link; 0 (unset) is
+	// DefaultHostBudget. Over it the screens coalesce further and the
+	// chats changing take turns, so a flooding chat starves none.
+	Budget int64 `toml:"budget"`
+}
+
+// DefaultHostBudget and MinHostBudget bound a host's budget: 1 MiB/s
+// unless set, and never under 16 KiB/s (a 160x45 screen a second).
+const (
+	DefaultHostBudget = 1 << 20
+	MinHostBudget     = 16 << 10
+	maxHostBudget     = 1 << 40
+)
+
+// BudgetOrDefault is the host's budget in bytes per second.
+func (h HostConfig) BudgetOrDefault() int64 {
+	if h.Budget == 0 {
+		return DefaultHostBudget
+	}
+	return h.Budget
 }
 
 // RemoteCommand is the program to run on the host.
@@ -76,6 +97,9 @@ func (c *Config) checkHosts(bad func(key toml.Key, format string, args ...any) e
 			if why := weakens(o); why != "" {
 				return bad(toml.Key{"host", name, "ssh_options"}, "entry %d (%q) %s", i, o, why)
 			}
+		}
+		if h.Budget != 0 && (h.Budget < MinHostBudget || h.Budget > maxHostBudget) {
+			return bad(toml.Key{"host", name, "budget"}, "%d is not a byte rate of %d..%d a second (unset is %d)", h.Budget, MinHostBudget, int64(maxHostBudget), DefaultHostBudget)
 		}
 		if h.Home != "" && !remotePath(h.Home) {
 			return bad(toml.Key{"host", name, "home"}, "%q is not an absolute path or ~/...", h.Home)

@@ -13,6 +13,7 @@ ssh = "me@box.example"
 ssh_options = ["-F", "/etc/acpmux/ssh_config", "-oServerAliveInterval=15"]
 home = "~/.local/share/acpmux-work"
 command = "/opt/acpmux/acpmux-tui"
+budget = 65536
 
 [host.vm]
 ssh = "vm"
@@ -26,6 +27,9 @@ ssh = "vm"
 	box := c.Host["box"]
 	if box.SSH != "me@box.example" || len(box.SSHOptions) != 3 || box.Home != "~/.local/share/acpmux-work" || box.RemoteCommand() != "/opt/acpmux/acpmux-tui" {
 		t.Fatalf("box = %+v", box)
+	}
+	if box.BudgetOrDefault() != 65536 || c.Host["vm"].BudgetOrDefault() != DefaultHostBudget {
+		t.Fatalf("budgets: box %d, vm %d", box.BudgetOrDefault(), c.Host["vm"].BudgetOrDefault())
 	}
 	if c.Host["vm"].RemoteCommand() != DefaultHostCommand {
 		t.Fatalf("vm command = %q", c.Host["vm"].RemoteCommand())
@@ -44,6 +48,7 @@ func TestHostTablesRefused(t *testing.T) {
 		{"empty option", "[host.box]\nssh = \"b\"\nssh_options = [\"\"]\n", "entry 0 is empty"},
 		{"relative home", "[host.box]\nssh = \"b\"\nhome = \"data/acpmux\"\n", "line 3: host.box.home: \"data/acpmux\" is not an absolute path"},
 		{"relative command", "[host.box]\nssh = \"b\"\ncommand = \"bin/acpmux-tui\"\n", "host.box.command"},
+		{"small budget", "[host.box]\nssh = \"b\"\nbudget = 1000\n", "line 3: host.box.budget: 1000 is not a byte rate of 16384.."},
 		{"unknown key", "[host.box]\nssh = \"b\"\nport = 22\n", "unknown key \"host.box.port\""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -39,6 +39,12 @@ const (
 	MethodCreateAndStart = "_acpmux/createAndStart"
 	// MethodFill starts prewarmed harnesses up to each one's pool size.
 	MethodFill = "_acpmux/fill"
+	// MethodBudget ({bytesPerSecond}) bounds the screen updates sent to
+	// this watcher: a link to another host sets it (client.DialHost), so
+	// a chat flooding over there cannot starve the others. Over budget the
+	// screens coalesce further (the latest screen wins) and the chats
+	// waiting take turns. 0 lifts the bound.
+	MethodBudget = "_acpmux/budget"
 
 	// NotifyChanged is sent to a watcher with {states: {id: ChatView}}: the
 	// chats that changed since the last one, as they are now. A watcher
@@ -163,3 +169,12 @@ type HistoryParams struct {
 type HistoryResult struct {
 	Lines []string `json:"lines"`
 }
+
+// BudgetParams are the params of MethodBudget.
+type BudgetParams struct {
+	BytesPerSecond int64 `json:"bytesPerSecond"`
+}
+
+// MinBudget is the least bytes per second MethodBudget takes (other than
+// 0): a 160x45 screen's update fits in a second of it.
+const MinBudget = 16 << 10

@@ -92,6 +92,12 @@ func (s *Server) call(c *conn, req Request) (result any, rpcErr *Error) {
 			return s.views.watch(c, p)
 		}
 		return s.views.resize(c, p)
+	case MethodBudget:
+		var p BudgetParams
+		if err := decodeParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		return s.views.setBudget(c, p)
 	case MethodShow:
 		var p ShowParams
 		if err := decodeParams(req.Params, &p); err != nil {

@@ -148,6 +148,9 @@ type SetFilesParams = proto.SetFilesParams
 // ShowParams is proto.ShowParams.
 type ShowParams = proto.ShowParams
 
+// BudgetParams is proto.BudgetParams.
+type BudgetParams = proto.BudgetParams
+
 // SizeParams is proto.SizeParams.
 type SizeParams = proto.SizeParams
 
@@ -191,6 +194,7 @@ const (
 	MethodAttachResize     = proto.MethodAttachResize
 	MethodCancel           = proto.MethodCancel
 	MethodChat             = proto.MethodChat
+	MethodBudget           = proto.MethodBudget
 	MethodCreateAndStart   = proto.MethodCreateAndStart
 	MethodDerive           = proto.MethodDerive
 	MethodDetach           = proto.MethodDetach

@@ -41,10 +41,13 @@ type viewHub struct {
 	// mu guards viewers; it is never held across a read of the mux.
 	mu      sync.Mutex
 	viewers map[*conn]*viewer
+
+	// clock is what the viewers' budgets read (budget.go).
+	clock budgetClock
 }
 
 func newViewHub(s *Server) *viewHub {
-	return &viewHub{s: s, known: map[string]struct{}{}, live: map[string]bool{}, viewers: map[*conn]*viewer{}}
+	return &viewHub{s: s, known: map[string]struct{}{}, live: map[string]bool{}, viewers: map[*conn]*viewer{}, clock: realClock{}}
 }
 
 // viewer is what the server keeps of one connection that draws: its size
@@ -63,8 +66,10 @@ type viewer struct {
 	shown map[string]struct{}
 	told  map[string]mux.State
 	// screens are the screens last told of the chats shown.
-	screens   map[string]*toldScreen
-	flushAt   *time.Timer // set while a notification is scheduled
+	screens map[string]*toldScreen
+	flushAt stopper // set while a notification is scheduled
+	// budget, set by MethodBudget, bounds the bytes sent (budget.go).
+	budget    *linkBudget
 	lastFlush time.Time
 	lastLine  uint64 // the last notification's line number (conn.send)
 }
@@ -248,29 +253,25 @@ func (v *viewer) flushDue() {
 }
 
 func (v *viewer) flushLocked() {
+	if v.budget != nil {
+		v.flushBudgeted()
+		return
+	}
 	var screens []ScreenUpdate
 	for id, cv := range v.dirty {
 		if _, shown := v.shown[id]; !shown {
 			continue
 		}
 		// The screen goes with the change: the client draws the chat
-		// without a round trip to ask for it.
-		told := v.screens[id]
-		if told == nil {
-			told = &toldScreen{}
-			v.screens[id] = told
-		}
-		patch := told.update(v.c.s.opt.Mux, id)
-		if told.sent && told.state.Equal(cv.State) && sameBesidesCursor(told.terminal, cv.Terminal) {
-			// Only the screen and the cursor moved, as with a key's echo:
-			// a notification small to write and quick to read.
-			screens = append(screens, ScreenUpdate{ID: id, Cursor: [2]int{cv.Terminal.CursorCol, cv.Terminal.CursorRow}, Screen: *patch})
+		// without a round trip to ask for it. When only the screen and
+		// the cursor moved, as with a key's echo, it goes as a
+		// notification small to write and quick to read.
+		if u, screenOnly := v.screenOf(id, &cv); screenOnly {
+			screens = append(screens, u)
 			delete(v.dirty, id)
 		} else {
-			cv.Screen = patch
 			v.dirty[id] = cv
 		}
-		told.sent, told.state, told.terminal = true, cv.State, cv.Terminal
 	}
 	if len(v.dirty) > 0 {
 		v.lastLine = v.c.notify(NotifyChanged, StatesResult{States: v.dirty})

@@ -44,6 +44,8 @@
 //	benchtool scale-100 BIN HOME TMUX SOCKET N SECONDS  server-scale beside tmux with N printing windows and a client (tmux_side.go)
 //	benchtool memory-idle BIN HOME TMUX SOCKET N   server-memory beside tmux server + client with N idle windows
 //	benchtool first-frame-1000 BIN HOME TMUX SOCKET N RUNS  the TUI's first frame at N chats, cold and warm, beside tmux attach
+//	benchtool ssh BIN DIR TMUX FILE KEYS GAP_MS CHATS SECONDS  over a real sshd: attach --host beside tmux over ssh,
+//	                                           keys, the flood of FILE, and the link's bytes with CHATS idle chats (ssh_side.go)
 //
 // The flood (package flood) is deterministic: lines of 12 words drawn from
 // plain words, SGR colour, CJK and emoji by a fixed-seed generator, so every
@@ -88,7 +90,8 @@ const usage = `usage:
   benchtool diff-50k BIN WORK N CHANGED RUNS
   benchtool scale-100 BIN HOME TMUX SOCKET N SECONDS
   benchtool memory-idle BIN HOME TMUX SOCKET N
-  benchtool first-frame-1000 BIN HOME TMUX SOCKET N RUNS`
+  benchtool first-frame-1000 BIN HOME TMUX SOCKET N RUNS
+  benchtool ssh BIN DIR TMUX FILE KEYS GAP_MS CHATS SECONDS`
 
 func main() {
 	if err := run(os.Args[1:]); err != nil {
@@ -263,6 +266,23 @@ func runServer(cmd string, rest []string) error {
 			return err
 		}
 		return firstFrame1000(rest[0], rest[1], rest[2], rest[3], n, runs)
+	case cmd == "ssh" && len(rest) == 8:
+		var nums [3]int
+		for i, at := range []int{4, 6} {
+			var err error
+			if nums[i], err = positive(rest[at]); err != nil {
+				return err
+			}
+		}
+		gap, err := gapMillis(rest[5])
+		if err != nil {
+			return err
+		}
+		secs, err := seconds(rest[7])
+		if err != nil {
+			return err
+		}
+		return sshBench(rest[0], rest[1], rest[2], rest[3], nums[0], gap, nums[1], secs)
 	case cmd == "hook-loop" && len(rest) == 3:
 		n, err := positive(rest[1])
 		if err != nil {

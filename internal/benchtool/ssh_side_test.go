@@ -1,0 +1,60 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/acpmux/acpmux-tui/internal/benchtool/flood"
+	"github.com/acpmux/acpmux-tui/internal/testharness/sshd"
+)
+
+// TestSSHBenchRuns runs the ssh row briefly against the real binary, a
+// real sshd and tmux: each part must find what it waits for (every key on
+// both screens, the flood's last line on both, the idle prompt over the
+// link). It skips, saying so, when sshd cannot be started here.
+func TestSSHBenchRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds acpmux-tui and runs sshd")
+	}
+	tmuxBin, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Skip("no tmux: the ssh row runs beside tmux over ssh")
+	}
+	if _, err := sshd.Binary(); errors.Is(err, sshd.ErrUnavailable) {
+		fmt.Fprintf(os.Stderr, "SKIP %s: %v\n", t.Name(), err)
+		t.Skipf("skipping: %v", err)
+	}
+	dir := t.TempDir()
+	binary := filepath.Join(dir, "acpmux-tui")
+	build := exec.Command("go", "build", "-o", binary, "github.com/acpmux/acpmux-tui")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build acpmux-tui: %v\n%s", err, out)
+	}
+	file := filepath.Join(dir, "flood.txt")
+	f, err := os.Create(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := flood.Write(f, 300_000); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	t.Setenv("ACPMUX_HOME", "")
+	t.Setenv("ACPMUX_CONFIG", "")
+	t.Setenv("TMUX", "")
+	err = sshBench(binary, filepath.Join(dir, "ssh"), tmuxBin, file, keysPerLine+10, 0, 2, 0.5)
+	if errors.Is(err, sshd.ErrUnavailable) {
+		fmt.Fprintf(os.Stderr, "SKIP %s: %v\n", t.Name(), err)
+		t.Skipf("skipping: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := exec.Command("pgrep", "-f", dir).Run(); err == nil {
+		t.Fatalf("a process of %s is left running", dir)
+	}
+}
