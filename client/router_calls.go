@@ -177,15 +177,20 @@ func (rt *Router) AnswerPermission(id, optionID string) error {
 	return r.AnswerPermission(raw, optionID)
 }
 
+// moveTo makes host the one *at names (the host shown or looked at, under
+// rt.mu) and returns the one it named before.
+func (rt *Router) moveTo(at *string, host string) (was string) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	was, *at = *at, host
+	return was
+}
+
 // Look tells the chat's host that the user sees it, and the host seen
 // before that the user sees none of its chats now.
 func (rt *Router) Look(id string) error {
 	host, raw := SplitID(id)
-	rt.mu.Lock()
-	was := rt.lookedHost
-	rt.lookedHost = host
-	rt.mu.Unlock()
-	if was != host {
+	if was := rt.moveTo(&rt.lookedHost, host); was != host {
 		if r, err := rt.on(was); err == nil {
 			_ = r.Look("")
 		}
@@ -201,11 +206,7 @@ func (rt *Router) Look(id string) error {
 // drawn before that it draws none of its chats now. It does not block.
 func (rt *Router) Show(id string) {
 	host, raw := SplitID(id)
-	rt.mu.Lock()
-	was := rt.shownHost
-	rt.shownHost = host
-	rt.mu.Unlock()
-	if was != host {
+	if was := rt.moveTo(&rt.shownHost, host); was != host {
 		if r := rt.HostRemote(was); r != nil {
 			r.Show("")
 		}
