@@ -44,6 +44,7 @@
 //	benchtool scale-100 BIN HOME TMUX SOCKET N SECONDS  server-scale beside tmux with N printing windows and a client (tmux_side.go)
 //	benchtool memory-idle BIN HOME TMUX SOCKET N   server-memory beside tmux server + client with N idle windows
 //	benchtool first-frame-1000 BIN HOME TMUX SOCKET N RUNS  the TUI's first frame at N chats, cold and warm, beside tmux attach
+//	benchtool pages PID BIN                        the resident pages of BIN's image in process PID, by package and section (pages.go)
 //
 // The flood (package flood) is deterministic: lines of 12 words drawn from
 // plain words, SGR colour, CJK and emoji by a fixed-seed generator, so every
@@ -88,7 +89,8 @@ const usage = `usage:
   benchtool diff-50k BIN WORK N CHANGED RUNS
   benchtool scale-100 BIN HOME TMUX SOCKET N SECONDS
   benchtool memory-idle BIN HOME TMUX SOCKET N
-  benchtool first-frame-1000 BIN HOME TMUX SOCKET N RUNS`
+  benchtool first-frame-1000 BIN HOME TMUX SOCKET N RUNS
+  benchtool pages PID BIN`
 
 func main() {
 	if err := run(os.Args[1:]); err != nil {
@@ -181,6 +183,12 @@ func runServer(cmd string, rest []string) error {
 			return serverScale(rest[0], rest[1], n, secs)
 		}
 		return serverIdle(rest[0], rest[1], n, secs)
+	case cmd == "pages" && len(rest) == 2:
+		pid, err := positive(rest[0])
+		if err != nil {
+			return err
+		}
+		return pages(pid, rest[1], os.Stdout)
 	case cmd == "server-memory" && len(rest) == 3:
 		n, err := positive(rest[2])
 		if err != nil {
