@@ -251,7 +251,7 @@ func (c *ptyChat) pump(p *process) {
 	reaped := make(chan error, 1)
 	var gone atomic.Bool // the harness has been reaped
 	go func() {
-		err := p.cmd.Wait()
+		err := waitPolled(p.cmd)
 		// Output still buffered is read to the end; a grandchild holding
 		// the pty open must not keep us reading forever (see drainIdle).
 		gone.Store(true)
