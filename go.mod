@@ -45,3 +45,8 @@ require (
 // start of every command); the copy builds it at first use. See
 // third_party/go-runewidth/PATCHED.md.
 replace github.com/mattn/go-runewidth v0.0.27 => ./third_party/go-runewidth
+
+// bubbles' textarea reserved 10,000 lines (240 kB) for every value, made
+// again at each Reset; the copy grows them with the text. See
+// third_party/bubbles/PATCHED.md.
+replace github.com/charmbracelet/bubbles v1.0.0 => ./third_party/bubbles

@@ -7,10 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
+	"github.com/acpmux/acpmux-tui/internal/lazyre"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -88,9 +88,9 @@ func GeminiHasSession(env []string, id string) bool {
 }
 
 // globQuote escapes the glob metacharacters of s.
-func globQuote(s string) string { return globMeta.ReplaceAllString(s, `\$1`) }
+func globQuote(s string) string { return globMeta().ReplaceAllString(s, `\$1`) }
 
-var globMeta = regexp.MustCompile(`([*?\[\\])`)
+var globMeta = lazyre.New(`([*?\[\\])`)
 
 // maxSessionFile bounds what is read of one harness's session file.
 const maxSessionFile = 64 << 20
@@ -185,10 +185,10 @@ func codexSessionsRoot(env []string) string {
 // codexRollout matches a rollout file's name:
 // rollout-YYYY-MM-DDThh-mm-ss-<session id>.jsonl, the time in Codex's local
 // time zone.
-var codexRollout = regexp.MustCompile(`^rollout-(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2})-([0-9A-Za-z-]{8,64})\.jsonl$`)
+var codexRollout = lazyre.New(`^rollout-(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2})-([0-9A-Za-z-]{8,64})\.jsonl$`)
 
 // codexID is the shape of a Codex session id (a UUID).
-var codexID = regexp.MustCompile(`^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$`)
+var codexID = lazyre.New(`^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$`)
 
 // CodexHasSession reports whether Codex, run with the environment env, has
 // a rollout file for the session id whose meta record names it, which
@@ -206,7 +206,7 @@ func CodexHasSession(env []string, id string) bool {
 // under the sessions root of env (a regular file; the walk follows no
 // link), or "".
 func CodexSessionLog(env []string, id string) string {
-	if !codexID.MatchString(id) {
+	if !codexID().MatchString(id) {
 		return ""
 	}
 	found := ""
@@ -289,7 +289,7 @@ func walkCodexRollouts(env []string, from, to time.Time, visit func(path, id str
 			}
 			return nil
 		}
-		sub := codexRollout.FindStringSubmatch(d.Name())
+		sub := codexRollout().FindStringSubmatch(d.Name())
 		if sub == nil || !d.Type().IsRegular() || !inRange(sub[1][:10]) {
 			return nil
 		}
@@ -325,7 +325,7 @@ func readCodexMeta(path string) (CodexSession, bool) {
 			Cwd        string `json:"cwd"`
 		} `json:"payload"`
 	}
-	if json.Unmarshal(line, &rec) != nil || rec.Type != "session_meta" || !codexID.MatchString(rec.Payload.ID) || rec.Payload.Cwd == "" {
+	if json.Unmarshal(line, &rec) != nil || rec.Type != "session_meta" || !codexID().MatchString(rec.Payload.ID) || rec.Payload.Cwd == "" {
 		return CodexSession{}, false
 	}
 	started, err := time.Parse(time.RFC3339Nano, rec.Payload.Timestamp)

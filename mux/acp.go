@@ -387,7 +387,7 @@ func (c *acpChat) note(text string) {
 // reap waits for the process, then records how it ended; a harness that died
 // is started again on the next prompt or with backoff, as a pty one is.
 func (c *acpChat) reap(p *acpProcess) {
-	err := p.cmd.Wait()
+	err := waitPolled(p.cmd)
 	p.exitHow, p.exitSignaled = agent.DescribeExit(p.cmd, err)
 	close(p.exited)
 	// Its last messages are still read; a grandchild holding the pipe open

@@ -17,11 +17,15 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// A pty is read into up to readBuffers buffers of readBufferSize bytes
-// (Linux hands out at most 4 KiB a read), parsed by a second goroutine.
+// A pty is read into up to readBuffers buffers of readBufferSize bytes,
+// parsed by a second goroutine. The first buffer is firstReadSize: an idle
+// chat (most of them) holds that much, and the buffers grow to
+// readBufferSize at the first read that fills one (a read hands out what
+// the kernel has buffered: 14 KiB in one read of a flood on Linux 6.18).
 const (
 	readBuffers    = 4
 	readBufferSize = 16 * 1024
+	firstReadSize  = 4 * 1024
 	// smallRead is the most a read may hold to be parsed by the reading
 	// goroutine itself when the parser has nothing queued.
 	smallRead = 512
@@ -251,7 +255,7 @@ func (c *ptyChat) pump(p *process) {
 	reaped := make(chan error, 1)
 	var gone atomic.Bool // the harness has been reaped
 	go func() {
-		err := p.cmd.Wait()
+		err := waitPolled(p.cmd)
 		// Output still buffered is read to the end; a grandchild holding
 		// the pty open must not keep us reading forever (see drainIdle).
 		gone.Store(true)
@@ -264,7 +268,8 @@ func (c *ptyChat) pump(p *process) {
 	// those made so far (a flood), up to readBuffers: an idle chat holds
 	// one, not readBuffers.
 	full, free := make(chan []byte, readBuffers), make(chan []byte, readBuffers)
-	free <- make([]byte, readBufferSize)
+	size := firstReadSize
+	free <- make([]byte, size)
 	made := 1
 	fed := make(chan struct{})
 	go func() {
@@ -282,11 +287,12 @@ func (c *ptyChat) pump(p *process) {
 		default:
 			if made < readBuffers {
 				made++
-				buf = make([]byte, readBufferSize)
+				buf = make([]byte, size)
 			} else {
 				buf = <-free
 			}
 		}
+		buf = sizedBuffer(buf, size)
 		if gone.Load() {
 			// Each read after the exit gets the whole idle time: waiting
 			// for a free buffer (a slow screen) must not spend it, or the
@@ -303,6 +309,7 @@ func (c *ptyChat) pump(p *process) {
 			_ = p.ptmx.SetReadDeadline(deadline)
 		}
 		n, err := p.ptmx.Read(buf)
+		size = nextReadSize(size, n, len(buf))
 		switch {
 		case n > 0 && n <= smallRead && len(free) == made-1:
 			// A line or two, with every other buffer back, so the parser
@@ -335,6 +342,25 @@ func (c *ptyChat) pump(p *process) {
 		c.m.learnCodexSession(c.id)
 	}
 	c.exited(p, waitErr)
+}
+
+// nextReadSize is the size of the read buffers after a read of n bytes
+// into a buffer of length bufLen, when they were size: a read that filled
+// its buffer makes them readBufferSize from then on.
+func nextReadSize(size, n, bufLen int) int {
+	if n == bufLen && size < readBufferSize {
+		return readBufferSize
+	}
+	return size
+}
+
+// sizedBuffer returns buf, or a new buffer of size bytes in its place when
+// buf is smaller (made before the buffers grew).
+func sizedBuffer(buf []byte, size int) []byte {
+	if cap(buf) < size {
+		return make([]byte, size)
+	}
+	return buf[:cap(buf)]
 }
 
 // feed hands output to the screen and the taps and updates the status.

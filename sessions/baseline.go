@@ -4,10 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/acpmux/acpmux-tui/internal/lazyre"
 )
 
 // Baseline is what a chat's folders were at its first start, the side a
@@ -141,7 +142,7 @@ func addFolderBaselines(m *Meta, added []string, heads map[string]string, at tim
 	}
 }
 
-var commitPattern = regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})$`)
+var commitPattern = lazyre.New(`^([0-9a-f]{40}|[0-9a-f]{64})$`)
 
 // check verifies a stored baseline's shape: commits are hex object names and
 // folders absolute paths, at most MaxFolders of them.
@@ -149,7 +150,7 @@ func (b *Baseline) check() error {
 	if b == nil {
 		return nil
 	}
-	if b.Head != "" && !commitPattern.MatchString(b.Head) {
+	if b.Head != "" && !commitPattern().MatchString(b.Head) {
 		return fmt.Errorf("baseline head %q is not a commit id", clip(b.Head))
 	}
 	if len(b.Folders) > 2*MaxFolders {
@@ -159,7 +160,7 @@ func (b *Baseline) check() error {
 		if reason := syntaxProblem(f.Path); reason != "" {
 			return fmt.Errorf("baseline folders[%d] %q: %s", i, clip(f.Path), reason)
 		}
-		if f.Head != "" && !commitPattern.MatchString(f.Head) {
+		if f.Head != "" && !commitPattern().MatchString(f.Head) {
 			return fmt.Errorf("baseline folders[%d] head %q is not a commit id", i, clip(f.Head))
 		}
 	}

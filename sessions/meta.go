@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
+	"github.com/acpmux/acpmux-tui/internal/lazyre"
 )
 
 // FormatVersion is the version of the chat file format this build writes.
@@ -32,11 +32,11 @@ const (
 	OriginACP = "acp"
 )
 
-var idPattern = regexp.MustCompile(`^[a-z0-9-]{1,64}$`)
+var idPattern = lazyre.New(`^[a-z0-9-]{1,64}$`)
 
 // ValidID reports whether id is usable as a chat id and so as a file name:
 // 1 to 64 of [a-z0-9-], never "." or "..".
-func ValidID(id string) bool { return idPattern.MatchString(id) }
+func ValidID(id string) bool { return idPattern().MatchString(id) }
 
 // Meta is one chat's metadata, the contents of chats/<id>.toml.
 type Meta struct {

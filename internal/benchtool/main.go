@@ -46,6 +46,7 @@
 //	benchtool first-frame-1000 BIN HOME TMUX SOCKET N RUNS  the TUI's first frame at N chats, cold and warm, beside tmux attach
 //	benchtool ssh BIN DIR TMUX FILE KEYS GAP_MS CHATS SECONDS  over a real sshd: attach --host beside tmux over ssh,
 //	                                           keys, the flood of FILE, and the link's bytes with CHATS idle chats (ssh_side.go)
+//	benchtool pages PID BIN                        the resident pages of BIN's image in process PID, by package and section (pages.go)
 //
 // The flood (package flood) is deterministic: lines of 12 words drawn from
 // plain words, SGR colour, CJK and emoji by a fixed-seed generator, so every
@@ -91,7 +92,8 @@ const usage = `usage:
   benchtool scale-100 BIN HOME TMUX SOCKET N SECONDS
   benchtool memory-idle BIN HOME TMUX SOCKET N
   benchtool first-frame-1000 BIN HOME TMUX SOCKET N RUNS
-  benchtool ssh BIN DIR TMUX FILE KEYS GAP_MS CHATS SECONDS`
+  benchtool ssh BIN DIR TMUX FILE KEYS GAP_MS CHATS SECONDS
+  benchtool pages PID BIN`
 
 func main() {
 	if err := run(os.Args[1:]); err != nil {
@@ -184,6 +186,12 @@ func runServer(cmd string, rest []string) error {
 			return serverScale(rest[0], rest[1], n, secs)
 		}
 		return serverIdle(rest[0], rest[1], n, secs)
+	case cmd == "pages" && len(rest) == 2:
+		pid, err := positive(rest[0])
+		if err != nil {
+			return err
+		}
+		return pages(pid, rest[1], os.Stdout)
 	case cmd == "server-memory" && len(rest) == 3:
 		n, err := positive(rest[2])
 		if err != nil {

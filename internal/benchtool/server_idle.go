@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -246,6 +248,9 @@ func (b *tuiBench) emitMemory(name string) (int64, error) {
 	if err := b.r.checkLive(b.ids); err != nil {
 		return 0, err
 	}
+	if err := writePages(name, b.r.pid, b.tui.pid()); err != nil {
+		return 0, err
+	}
 	emit("bench", name)
 	emitSetup(b)
 	emit("server_pss_bytes", srvPss)
@@ -265,6 +270,33 @@ func (b *tuiBench) emitMemory(name string) (int64, error) {
 		emit(p.name+"_pss_file_bytes", file)
 	}
 	return srvPss + tuiPss, nil
+}
+
+// writePages, with BENCH_MEMORY_PAGES=DIR set, writes `benchtool pages`'
+// tables of the server's and the TUI's resident binary pages to
+// DIR/NAME-server.txt and DIR/NAME-tui.txt.
+func writePages(name string, server, tui int) error {
+	dir := os.Getenv("BENCH_MEMORY_PAGES")
+	if dir == "" {
+		return nil
+	}
+	for _, p := range []struct {
+		who string
+		pid int
+	}{{"server", server}, {"tui", tui}} {
+		bin, err := os.Readlink("/proc/" + strconv.Itoa(p.pid) + "/exe")
+		if err != nil {
+			return fmt.Errorf("BENCH_MEMORY_PAGES: find the %s's binary: %w", p.who, err)
+		}
+		var buf bytes.Buffer
+		if err := pages(p.pid, bin, &buf); err != nil {
+			return fmt.Errorf("BENCH_MEMORY_PAGES: %s: %w", p.who, err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name+"-"+p.who+".txt"), buf.Bytes(), 0o644); err != nil {
+			return fmt.Errorf("BENCH_MEMORY_PAGES: %w", err)
+		}
+	}
+	return nil
 }
 
 // serverScale runs n chats that each print a line a second in a server,

@@ -12,10 +12,10 @@ package bundle
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
+	"github.com/acpmux/acpmux-tui/internal/lazyre"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -163,7 +163,7 @@ func refuse(member, reason string, err error) *Error {
 }
 
 // conversationName is the rule for the <name> in conversation/<name>.
-var conversationName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var conversationName = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
 // checkName says why name may not be a member of a bundle, or "" if it may:
 // manifest.json, chat.toml or conversation/<name>.
@@ -203,7 +203,7 @@ func allowedName(name string) string {
 	if name == ManifestName || name == ChatName {
 		return ""
 	}
-	if rest, ok := strings.CutPrefix(name, ConversationDir+"/"); ok && conversationName.MatchString(rest) {
+	if rest, ok := strings.CutPrefix(name, ConversationDir+"/"); ok && conversationName().MatchString(rest) {
 		return ""
 	}
 	return "name not allowed (a bundle holds manifest.json, chat.toml and conversation/NAME, NAME of [A-Za-z0-9._-], at most 64)"

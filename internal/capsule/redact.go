@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/acpmux/acpmux-tui/sessions"
 )
@@ -112,14 +113,14 @@ type Mark struct {
 }
 
 // markRE finds the marks of the known kinds (an unknown word in brackets
-// is just text).
-var markRE = func() *regexp.Regexp {
+// is just text), compiled on first use.
+var markRE = sync.OnceValue(func() *regexp.Regexp {
 	var kinds []string
 	for _, k := range secretKinds {
 		kinds = append(kinds, regexp.QuoteMeta(string(k.kind)))
 	}
 	return regexp.MustCompile(regexp.QuoteMeta(markOpen) + "(" + strings.Join(kinds, "|") + ")" + regexp.QuoteMeta(markClose))
-}()
+})
 
 // Marks finds every redaction mark in text, in order. It is how a capsule
 // as stored (or as edited) says what was redacted: the count a user is
@@ -129,7 +130,7 @@ func Marks(text string) []Mark {
 		return nil
 	}
 	var marks []Mark
-	for _, m := range markRE.FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range markRE().FindAllStringSubmatchIndex(text, -1) {
 		marks = append(marks, Mark{Kind: SecretKind(text[m[2]:m[3]]), Start: m[0], End: m[1]})
 	}
 	return marks

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/acpmux/acpmux-tui/internal/lazyre"
 )
 
 // This file holds the detectors of Redact: what a credential looks like,
@@ -25,8 +27,8 @@ var detectors = []func(string) []span{
 // Private key blocks.
 
 var (
-	pemBeginRE = regexp.MustCompile(`-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----`)
-	pemEndRE   = regexp.MustCompile(`-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----`)
+	pemBeginRE = lazyre.New(`-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----`)
+	pemEndRE   = lazyre.New(`-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----`)
 )
 
 // pemSpan bounds how far a private key's END line is looked for: the
@@ -40,10 +42,10 @@ func findPrivateKeys(text string) []span {
 	if !strings.Contains(text, "PRIVATE KEY") {
 		return nil
 	}
-	ends := pemEndRE.FindAllStringIndex(text, -1) // found once: many BEGINs cost no more
+	ends := pemEndRE().FindAllStringIndex(text, -1) // found once: many BEGINs cost no more
 	var spans []span
 	for at := 0; at < len(text); {
-		loc := pemBeginRE.FindStringIndex(text[at:])
+		loc := pemBeginRE().FindStringIndex(text[at:])
 		if loc == nil {
 			break
 		}
@@ -94,7 +96,7 @@ func isAlnum(c byte) bool {
 
 // assignRE finds a name, an optional closing quote (a JSON key), and "="
 // or ":" with the blanks around them; the value is read by hand after it.
-var assignRE = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_.-]*["']?[ \t]*[=:][ \t]*`)
+var assignRE = lazyre.New(`[A-Za-z_][A-Za-z0-9_.-]*["']?[ \t]*[=:][ \t]*`)
 
 // secretNameSuffixes are the endings of a variable's name that say its
 // value is a secret; strictSuffixes are those whose values are secret
@@ -114,7 +116,7 @@ var (
 func findAssignments(text string) []span {
 	var spans []span
 	covered := 0 // the end of the last value taken whole
-	for _, loc := range assignRE.FindAllStringIndex(text, -1) {
+	for _, loc := range assignRE().FindAllStringIndex(text, -1) {
 		if loc[0] < covered {
 			continue
 		}
@@ -210,7 +212,7 @@ var notSecretWords = map[string]bool{
 
 // codeValueRE is a dotted name (`config.api_key`, `process.env.TOKEN`):
 // code that reads a secret, not the secret.
-var codeValueRE = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)+$`)
+var codeValueRE = lazyre.New(`^[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)+$`)
 
 // secretLooking reports whether a value assigned to a name with suffix
 // looks like a secret rather than a placeholder, code or a setting.
@@ -225,7 +227,7 @@ func secretLooking(v, suffix string) bool {
 	if len(v) <= 9 && notSecretWords[strings.ToLower(v)] || strings.Contains(v, markOpen) || placeholderWords[strings.ToLower(v)] {
 		return false
 	}
-	if strings.ContainsAny(v, "([") || codeValueRE.MatchString(v) {
+	if strings.ContainsAny(v, "([") || codeValueRE().MatchString(v) {
 		return false
 	}
 	alnum := false
@@ -275,22 +277,22 @@ func mixedCase(s string) bool {
 // is common in prose and code).
 type tokenRule struct {
 	kind   SecretKind
-	hints  []string // one of these is in every match: a cheap test first
-	re     *regexp.Regexp
-	prefix int // bytes of the fixed prefix, for random
+	hints  []string              // one of these is in every match: a cheap test first
+	re     func() *regexp.Regexp // compiled on first use
+	prefix int                   // bytes of the fixed prefix, for random
 	random bool
 }
 
 var tokenRules = []tokenRule{
-	{SecretAnthropic, []string{"sk-ant-"}, regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]{20,}`), 7, false},
-	{SecretOpenAI, []string{"sk-"}, regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`), 3, true},
-	{SecretGitHub, []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{30,}\b`), 4, false},
-	{SecretGitHub, []string{"github_pat_"}, regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{30,}\b`), 11, false},
-	{SecretAWSKeyID, []string{"AKIA", "ASIA"}, regexp.MustCompile(`\b(?:AKIA|ASIA)[A-Z0-9]{16}\b`), 4, false},
-	{SecretGoogle, []string{"AIza"}, regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35,}`), 4, false},
-	{SecretSlack, []string{"xox"}, regexp.MustCompile(`\bxox[abprs]-[0-9A-Za-z-]{10,}`), 5, false},
-	{SecretStripe, []string{"k_live_", "k_test_"}, regexp.MustCompile(`\b[sr]k_(?:live|test)_[0-9A-Za-z]{16,}\b`), 8, false},
-	{SecretJWT, []string{"eyJ"}, regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}`), 0, false},
+	{SecretAnthropic, []string{"sk-ant-"}, lazyre.New(`\bsk-ant-[A-Za-z0-9_-]{20,}`), 7, false},
+	{SecretOpenAI, []string{"sk-"}, lazyre.New(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`), 3, true},
+	{SecretGitHub, []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, lazyre.New(`\bgh[pousr]_[A-Za-z0-9]{30,}\b`), 4, false},
+	{SecretGitHub, []string{"github_pat_"}, lazyre.New(`\bgithub_pat_[A-Za-z0-9_]{30,}\b`), 11, false},
+	{SecretAWSKeyID, []string{"AKIA", "ASIA"}, lazyre.New(`\b(?:AKIA|ASIA)[A-Z0-9]{16}\b`), 4, false},
+	{SecretGoogle, []string{"AIza"}, lazyre.New(`\bAIza[0-9A-Za-z_-]{35,}`), 4, false},
+	{SecretSlack, []string{"xox"}, lazyre.New(`\bxox[abprs]-[0-9A-Za-z-]{10,}`), 5, false},
+	{SecretStripe, []string{"k_live_", "k_test_"}, lazyre.New(`\b[sr]k_(?:live|test)_[0-9A-Za-z]{16,}\b`), 8, false},
+	{SecretJWT, []string{"eyJ"}, lazyre.New(`\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}`), 0, false},
 }
 
 // hinted reports whether text holds one of hints.
@@ -310,7 +312,7 @@ func findTokens(text string) []span {
 		if !hinted(text, r.hints) {
 			continue
 		}
-		for _, loc := range r.re.FindAllStringIndex(text, -1) {
+		for _, loc := range r.re().FindAllStringIndex(text, -1) {
 			if r.random && !mixedClasses(text[loc[0]+r.prefix:loc[1]]) {
 				continue
 			}
@@ -366,8 +368,8 @@ func mixedClasses(s string) bool {
 // Bearer tokens and passwords in URLs.
 
 var (
-	bearerRE      = regexp.MustCompile(`(?i)\bbearer[ \t]+([A-Za-z0-9._~+/=-]{16,})`)
-	urlPasswordRE = regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]*://[^\s/:@\[\]]*:([^\s/@\[\]]+)@`)
+	bearerRE      = lazyre.New(`(?i)\bbearer[ \t]+([A-Za-z0-9._~+/=-]{16,})`)
+	urlPasswordRE = lazyre.New(`\b[A-Za-z][A-Za-z0-9+.-]*://[^\s/:@\[\]]*:([^\s/@\[\]]+)@`)
 )
 
 // findBearer finds the token after "Bearer" (an Authorization header in a
@@ -376,7 +378,7 @@ func findBearer(text string) []span {
 	if !hinted(text, []string{"earer", "EARER"}) {
 		return nil
 	}
-	return groupSpans(text, bearerRE, SecretBearer)
+	return groupSpans(text, bearerRE(), SecretBearer)
 }
 
 // findURLPasswords finds the password of scheme://user:password@host; the
@@ -386,7 +388,7 @@ func findURLPasswords(text string) []span {
 	if !strings.Contains(text, "://") {
 		return nil
 	}
-	spans := groupSpans(text, urlPasswordRE, SecretURLPassword)
+	spans := groupSpans(text, urlPasswordRE(), SecretURLPassword)
 	out := spans[:0]
 	for _, s := range spans {
 		if !placeholderWords[strings.ToLower(text[s.start:s.end])] {

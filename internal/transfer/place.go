@@ -6,9 +6,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
+
+	"github.com/acpmux/acpmux-tui/internal/lazyre"
 )
 
 // This file puts an exact conversation back where its harness finds it:
@@ -64,13 +65,13 @@ func claudeTarget(env []string, cwd, sid string) (string, error) {
 
 // codexSessionID is the shape of a Codex session id (a UUID), which its
 // rollout file is named for.
-var codexSessionID = regexp.MustCompile(`^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$`)
+var codexSessionID = lazyre.New(`^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$`)
 
 // codexTarget is where a rollout file for Codex session sid goes, dated
 // now in local time as Codex dates its own:
 // ${CODEX_HOME:-$HOME/.codex}/sessions/YYYY/MM/DD/rollout-YYYY-MM-DDThh-mm-ss-<sid>.jsonl.
 func codexTarget(env []string, sid string, now time.Time) (string, error) {
-	if !codexSessionID.MatchString(sid) {
+	if !codexSessionID().MatchString(sid) {
 		return "", fmt.Errorf("session id %s is not a Codex session id", quote(sid))
 	}
 	root := lookupEnv(env, "CODEX_HOME")
