@@ -21,7 +21,10 @@ import (
 // times each in turn, checks that both name CHANGED files, and prints the
 // medians (ours_median_seconds, git_median_seconds, ratio), and the median
 // of review.Compute in this process (compute_median_seconds: what the TUI's
-// review pane waits for before its first frame with the list).
+// review pane waits for before its first frame with the list). Then the
+// real pane (reviewPane, diff50k_pane.go): the TUI in a pty, d typed, timed
+// until the emulated screen shows the file list, RUNS times; its median
+// is pane_median_seconds, and pane_ratio that to git's.
 func diff50k(bin, work string, n, changed, runs int) error {
 	if changed > n {
 		return fmt.Errorf("diff-50k: %d changed files of %d", changed, n)
@@ -131,10 +134,19 @@ func diff50k(bin, work string, n, changed, runs int) error {
 			return fmt.Errorf("review.Compute found %d sections, want 1 with %d files", len(sections), changed)
 		}
 	}
-	o, g := median(ours), median(git)
+	rel, err := filepath.Rel(repo, path(0))
+	if err != nil {
+		return err
+	}
+	pane, err := reviewPane(bin, env, meta, changed, rel, runs)
+	if err != nil {
+		return err
+	}
+	o, g, p := median(ours), median(git), median(pane)
 	fmt.Printf("files=%d\nchanged=%d\nruns=%d\n", n, changed, runs)
 	fmt.Printf("ours_median_seconds=%.6f\ngit_median_seconds=%.6f\nratio=%.3f\n", o.Seconds(), g.Seconds(), o.Seconds()/g.Seconds())
 	fmt.Printf("compute_median_seconds=%.6f\n", median(compute).Seconds())
+	fmt.Printf("pane_median_seconds=%.6f\npane_ratio=%.3f\n", p.Seconds(), p.Seconds()/g.Seconds())
 	return nil
 }
 
