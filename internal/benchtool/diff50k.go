@@ -36,7 +36,10 @@ func diff50k(bin, work string, n, changed, runs int) (err error) {
 	}
 	repo, home := filepath.Join(work, "repo"), filepath.Join(work, "home")
 	gitRun := func(args ...string) error {
-		cmd := exec.Command("git", append([]string{"-C", repo, "-c", "user.name=bench", "-c", "user.email=bench@localhost"}, args...)...)
+		// gc.auto=0: the commit of 50,000 new objects would start an
+		// automatic gc that detaches and packs them in the background,
+		// through the timed runs (and into the removal of the tree).
+		cmd := exec.Command("git", append([]string{"-C", repo, "-c", "user.name=bench", "-c", "user.email=bench@localhost", "-c", "gc.auto=0"}, args...)...)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return fmt.Errorf("git %s: %w: %s", args[0], err, out)
 		}
