@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/acpmux/acpmux-tui/internal/review"
@@ -14,15 +15,20 @@ import (
 )
 
 // diff50k is `benchtool diff-50k BIN WORK N CHANGED RUNS`: a git repository
-// of N small files in WORK/repo (100 to a folder), one commit; a chat on it
+// of N small files in WORK/repo (100 to a folder), one commit, packed by
+// git gc; a chat on it
 // in the agent home WORK/home whose baseline is that commit (as its first
 // start records it); then CHANGED of the files get a line appended. It
 // times `BIN diff ID --stat` and `git diff --stat` in the repository, RUNS
 // times each in turn, checks that both name CHANGED files, and prints the
 // medians (ours_median_seconds, git_median_seconds, ratio), and the median
 // of review.Compute in this process (compute_median_seconds: what the TUI's
-// review pane waits for before its first frame with the list).
-func diff50k(bin, work string, n, changed, runs int) error {
+// review pane waits for before its first frame with the list), and the
+// real pane (paneTimer, diff50k_pane.go): the TUI in a pty, d typed, timed
+// until the emulated screen shows the file list; its median is
+// pane_median_seconds, and pane_ratio that to git's. The four are timed in
+// turn in each run.
+func diff50k(bin, work string, n, changed, runs int) (err error) {
 	if changed > n {
 		return fmt.Errorf("diff-50k: %d changed files of %d", changed, n)
 	}
@@ -31,7 +37,11 @@ func diff50k(bin, work string, n, changed, runs int) error {
 	}
 	repo, home := filepath.Join(work, "repo"), filepath.Join(work, "home")
 	gitRun := func(args ...string) error {
-		cmd := exec.Command("git", append([]string{"-C", repo, "-c", "user.name=bench", "-c", "user.email=bench@localhost"}, args...)...)
+		// gc.auto=0: the commit of 50,000 new objects would start an
+		// automatic gc that detaches and packs them in the background,
+		// through the timed runs (and into the removal of the tree); the
+		// gc is run after the commit instead, in the foreground.
+		cmd := exec.Command("git", append([]string{"-C", repo, "-c", "user.name=bench", "-c", "user.email=bench@localhost", "-c", "gc.auto=0"}, args...)...)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return fmt.Errorf("git %s: %w: %s", args[0], err, out)
 		}
@@ -60,6 +70,11 @@ func diff50k(bin, work string, n, changed, runs int) error {
 		return err
 	}
 	if err := gitRun("commit", "-q", "-m", "50k"); err != nil {
+		return err
+	}
+	// Packed, as a repository of that size is once cloned or gc'd: git
+	// reads a tree from a pack faster than from 500 loose files.
+	if err := gitRun("gc", "-q"); err != nil {
 		return err
 	}
 	store, err := sessions.OpenStore(home)
@@ -102,18 +117,50 @@ func diff50k(bin, work string, n, changed, runs int) error {
 	if err != nil {
 		return err
 	}
-	var ours, git, compute []time.Duration
-	for i := range runs {
+	rel, err := filepath.Rel(repo, path(0))
+	if err != nil {
+		return err
+	}
+	pane, err := newPaneTimer(bin, env, meta, changed, rel)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := pane.close(); err == nil {
+			err = cerr
+		}
+	}()
+	// The tree is written out and each command run once untimed, so no
+	// timed run pays for the writeback of the files just made, a cold
+	// page cache, or the index entries git finds racy until its first
+	// refresh (git diff writes that refresh back, as it does in any
+	// repository).
+	syscall.Sync()
+	ourCmd := func() *exec.Cmd {
 		cmd := exec.Command(bin, "diff", m.ID, "--stat")
 		cmd.Env = env
-		d, err := timed(cmd)
+		return cmd
+	}
+	gitCmd := func() *exec.Cmd {
+		cmd := exec.Command("git", "-C", repo, "diff", "--stat")
+		cmd.Env = append(os.Environ(), "GIT_PAGER=cat")
+		return cmd
+	}
+	for _, cmd := range []*exec.Cmd{ourCmd(), gitCmd()} {
+		if _, err := timed(cmd); err != nil {
+			return fmt.Errorf("untimed run: %w", err)
+		}
+	}
+	// Each run times the four in turn, so a busy moment of the machine
+	// falls on all of them alike.
+	var ours, git, compute, panes []time.Duration
+	for i := range runs {
+		d, err := timed(ourCmd())
 		if err != nil {
 			return fmt.Errorf("run %d: %w", i+1, err)
 		}
 		ours = append(ours, d)
-		cmd = exec.Command("git", "-C", repo, "diff", "--stat")
-		cmd.Env = append(os.Environ(), "GIT_PAGER=cat")
-		if d, err = timed(cmd); err != nil {
+		if d, err = timed(gitCmd()); err != nil {
 			return fmt.Errorf("run %d: %w", i+1, err)
 		}
 		git = append(git, d)
@@ -130,11 +177,16 @@ func diff50k(bin, work string, n, changed, runs int) error {
 		if len(sections) != 1 || len(sections[0].Files) != changed {
 			return fmt.Errorf("review.Compute found %d sections, want 1 with %d files", len(sections), changed)
 		}
+		if d, err = pane.run(); err != nil {
+			return fmt.Errorf("review pane run %d: %w", i+1, err)
+		}
+		panes = append(panes, d)
 	}
-	o, g := median(ours), median(git)
+	o, g, p := median(ours), median(git), median(panes)
 	fmt.Printf("files=%d\nchanged=%d\nruns=%d\n", n, changed, runs)
 	fmt.Printf("ours_median_seconds=%.6f\ngit_median_seconds=%.6f\nratio=%.3f\n", o.Seconds(), g.Seconds(), o.Seconds()/g.Seconds())
 	fmt.Printf("compute_median_seconds=%.6f\n", median(compute).Seconds())
+	fmt.Printf("pane_median_seconds=%.6f\npane_ratio=%.3f\n", p.Seconds(), p.Seconds()/g.Seconds())
 	return nil
 }
 

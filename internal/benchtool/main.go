@@ -40,7 +40,7 @@
 //	benchtool bundle-50mb BIN WORK [MB]        export and import of a chat with a 50 MB session log: time, peak RSS
 //	benchtool ls-1000 BIN HOME TMUX SOCKET N RUNS  ls, ls --json and show at N chats, no server and a server, beside tmux list-windows -a (chats1000.go)
 //	benchtool new-1000 BIN HOME TMUX SOCKET N      N `BIN new` beside N `tmux new-window -d`
-//	benchtool diff-50k BIN WORK N CHANGED RUNS     `BIN diff ID --stat` beside `git diff --stat` on N files, CHANGED changed (diff50k.go)
+//	benchtool diff-50k BIN WORK N CHANGED RUNS     `BIN diff ID --stat` and the TUI's review pane (d until its file list shows) beside `git diff --stat` on N files, CHANGED changed (diff50k.go)
 //	benchtool scale-100 BIN HOME TMUX SOCKET N SECONDS  server-scale beside tmux with N printing windows and a client (tmux_side.go)
 //	benchtool memory-idle BIN HOME TMUX SOCKET N   server-memory beside tmux server + client with N idle windows
 //	benchtool first-frame-1000 BIN HOME TMUX SOCKET N RUNS  the TUI's first frame at N chats, cold and warm, beside tmux attach

@@ -233,6 +233,11 @@ func TestServerBenchesRun(t *testing.T) {
 			t.Fatal("first-frame-1000:", err)
 		}
 	}
+	// diff-50k small: both commands must name the changed files, and the
+	// TUI's review pane must show its file list on the emulated screen.
+	if err := diff50k(binary, home("diff"), 300, 6, 1); err != nil {
+		t.Fatal("diff-50k:", err)
+	}
 	if err := serverMemory(binary, home("memory"), 2); err != nil {
 		t.Fatal("server-memory:", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/acpmux/acpmux-tui/screen"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/creack/pty"
 )
@@ -35,6 +36,13 @@ type tuiProcess struct {
 	ready chan struct{} // closed once want was seen
 	start time.Time     // when the process was started
 	frame time.Time     // when want was seen
+
+	// scr, when set (startOnScreen), is the emulated 160x45 screen every
+	// byte of output is drawn on; awaitScreen's test is tried after each
+	// read that changed it.
+	scr     *screen.Screen
+	scrTest func(*screen.Screen) bool
+	scrAt   chan time.Time
 }
 
 // The queries a starting TUI sends, and xterm's answers.
@@ -64,6 +72,12 @@ func startTUI(binary, want string) (*tuiProcess, error) {
 // 160x45 pty, with TERM=xterm-256color added to its environment and / as
 // its folder; waitReady waits for its output to show want.
 func startInPty(cmd *exec.Cmd, want string) (*tuiProcess, error) {
+	return startPty(cmd, want, false)
+}
+
+// startPty is startInPty; with onScreen, every byte of output is also
+// drawn on an emulated screen of the pty's size (startOnScreen).
+func startPty(cmd *exec.Cmd, want string, onScreen bool) (*tuiProcess, error) {
 	if cmd.Env == nil {
 		cmd.Env = os.Environ()
 	}
@@ -75,6 +89,9 @@ func startInPty(cmd *exec.Cmd, want string) (*tuiProcess, error) {
 		return nil, fmt.Errorf("start %s in a pty: %w", cmd, err)
 	}
 	t := &tuiProcess{cmd: cmd, master: master, done: make(chan struct{}), want: want, ready: make(chan struct{}), start: begin}
+	if onScreen {
+		t.scr = screen.New(benchCols, benchRows, 0)
+	}
 	go t.readLoop()
 	return t, nil
 }
@@ -120,6 +137,7 @@ func (t *tuiProcess) readLoop() {
 			}
 			tail = append([]byte(nil), chunk[max(len(chunk)-16, 0):]...)
 			t.lookForFrame(buf[:n], at)
+			t.drawOnScreen(buf[:n], at)
 		}
 		if err != nil {
 			return

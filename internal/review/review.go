@@ -141,8 +141,16 @@ func folderSection(ctx context.Context, dir, base string, since time.Time) (Sect
 			return Section{}, fmt.Errorf("review %s: git is needed to compare with %s: %w", dir, short(base), err)
 		}
 	}
-	if base != "" && InRepo(ctx, dir) {
-		return GitSection(ctx, dir, base)
+	if base != "" {
+		// Whether dir is in a work tree is asked beside the review's own
+		// git commands, not before them: one git start less on the way.
+		// Outside a work tree those fail at once and are dropped.
+		inRepo := make(chan bool, 1)
+		go func() { inRepo <- InRepo(ctx, dir) }()
+		s, err := GitSection(ctx, dir, base)
+		if <-inRepo {
+			return s, err
+		}
 	}
 	s := MtimeSection(dir, since)
 	if base != "" {

@@ -152,3 +152,33 @@ func TestMtimeSectionCaps(t *testing.T) {
 		t.Fatalf("listed %d, note %q; want %d and 3 more", len(s.Files), s.Note, MaxListed)
 	}
 }
+
+// TestFolderNoLongerRepo: a folder whose baseline recorded a HEAD but is no
+// longer in a work tree is reviewed by mtime and says why, though git was
+// asked about it beside the review's own commands; in a work tree, a base
+// git does not know is an error, not an mtime review.
+func TestFolderNoLongerRepo(t *testing.T) {
+	root := t.TempDir()
+	was := filepath.Join(root, "was")
+	head := repo(t, was, map[string]string{"a.txt": "a\n"})
+	if err := os.RemoveAll(filepath.Join(was, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	since := time.Now()
+	write(t, filepath.Join(was, "b.txt"), "b\n")
+	ctx := context.Background()
+	got, err := Compute(ctx, Request{Cwd: was, Base: head, Since: since})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []File{{Path: "b.txt", Status: StatusModified}}
+	if len(got) != 1 || got[0].Kind != KindMtime || !reflect.DeepEqual(got[0].Files, want) || !strings.Contains(got[0].Note, "no longer a git repository") {
+		t.Errorf("sections = %+v; want one by mtime listing %+v, noting it is no longer a git repository", got, want)
+	}
+
+	live := filepath.Join(root, "live")
+	repo(t, live, map[string]string{"a.txt": "a\n"})
+	if _, err := Compute(ctx, Request{Cwd: live, Base: strings.Repeat("0", 40), Since: since}); err == nil || !strings.Contains(err.Error(), "review "+live) {
+		t.Errorf("a base unknown to the repository: error %v; want the review's failure", err)
+	}
+}
