@@ -55,7 +55,12 @@ func TestShowTellsOfOtherChatsOnlyTheirStates(t *testing.T) {
 		checkNext()
 	}
 
-	// Naming c2 tells of it at once, as it is now.
+	// Naming c2 tells of it at once, as it is now: once its output has
+	// ended (its prompt after the second echo), so that "now" holds still.
+	waitFor(t, "c2's prompt after its second echo", func() bool {
+		screen := a.render(c2.ID)
+		return strings.Contains(screen, "echo: unseen again") && strings.Count(screen, "ready>") >= 3
+	})
 	a.ok(MethodShow, ShowParams{IDs: []string{c2.ID}}, nil)
 	for {
 		l := a.next()
