@@ -208,11 +208,7 @@ func (d *NewChatDialog) key(msg tea.KeyMsg) tea.Cmd {
 	switch d.field {
 	case fieldHost:
 		if key.Matches(msg, keyCycle) && len(d.hosts) > 0 {
-			step := 1
-			if key.Matches(msg, keyLeft) {
-				step = -1
-			}
-			d.hostI = (d.hostI + step + len(d.hosts)) % len(d.hosts)
+			d.hostI = cycled(d.hostI, len(d.hosts), msg)
 			d.lists = d.listsOn(d.Host())
 			d.project.SetReader(readerOf(d.lists))
 			d.errText = ""
@@ -221,11 +217,7 @@ func (d *NewChatDialog) key(msg tea.KeyMsg) tea.Cmd {
 		}
 	case fieldHarness:
 		if key.Matches(msg, keyCycle) && len(d.harnesses) > 0 {
-			step := 1
-			if key.Matches(msg, keyLeft) {
-				step = -1
-			}
-			d.hi = (d.hi + step + len(d.harnesses)) % len(d.harnesses)
+			d.hi = cycled(d.hi, len(d.harnesses), msg)
 		} else if key.Matches(msg, keyEnterKey) {
 			d.setField(d.field + 1)
 		}
@@ -416,4 +408,14 @@ func worktreeChoice(st *Styles, k key.Binding, on bool, w int) string {
 	}
 	hint = " · a worktree of the project's repository  " + k.Help().Key + " turns it off"
 	return st.Bold.Render("yes") + st.Dim.Render(truncPlain(hint, max(w-3, 0)))
+}
+
+// cycled is index i of n choices moved one step by a cycle key: back for
+// left, on otherwise, round at either end.
+func cycled(i, n int, msg tea.KeyMsg) int {
+	step := 1
+	if key.Matches(msg, keyLeft) {
+		step = -1
+	}
+	return (i + step + n) % n
 }
