@@ -98,7 +98,12 @@ func TestExportImportClaudeResumes(t *testing.T) {
 		t.Fatalf("first start %q stored session %q", first.Argv, sid)
 	}
 	log1 := filepath.Join(c1.root, "user", ".claude", "projects", transfer.ClaudeProjectName(proj), sid+".jsonl")
-	wait.Until(t, "the fake to write its session log "+log1, func() bool { _, err := os.Stat(log1); return err == nil })
+	// Its first line written, not only the file made: the fake's
+	// WriteFile creates, then writes at offset 0, over a line added between.
+	wait.Until(t, "the fake to write its session log "+log1, func() bool {
+		data, err := os.ReadFile(log1)
+		return err == nil && strings.Contains(string(data), `"summary"`)
+	})
 	f, err := os.OpenFile(log1, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)

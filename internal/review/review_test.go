@@ -165,6 +165,12 @@ func TestFolderNoLongerRepo(t *testing.T) {
 		t.Fatal(err)
 	}
 	since := time.Now()
+	// a.txt was written just before: within the review's slack for the
+	// kernel's coarse clock, so it is dated well before, as in use.
+	old := since.Add(-time.Hour)
+	if err := os.Chtimes(filepath.Join(was, "a.txt"), old, old); err != nil {
+		t.Fatal(err)
+	}
 	write(t, filepath.Join(was, "b.txt"), "b\n")
 	ctx := context.Background()
 	got, err := Compute(ctx, Request{Cwd: was, Base: head, Since: since})
