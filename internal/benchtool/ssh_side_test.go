@@ -10,6 +10,7 @@ import (
 
 	"github.com/acpmux/acpmux-tui/internal/benchtool/flood"
 	"github.com/acpmux/acpmux-tui/internal/testharness/sshd"
+	"github.com/acpmux/acpmux-tui/internal/testharness/wait"
 )
 
 // TestSSHBenchRuns runs the ssh row briefly against the real binary, a
@@ -54,7 +55,11 @@ func TestSSHBenchRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := exec.Command("pgrep", "-f", dir).Run(); err == nil {
-		t.Fatalf("a process of %s is left running", dir)
+	// What the row started ends with it; sshd's session processes and the
+	// far side's server take a moment after their link closes.
+	left := func() string {
+		out, _ := exec.Command("pgrep", "-af", dir).Output()
+		return string(out)
 	}
+	wait.UntilShow(t, "every process of "+dir+" to end after the row", func() bool { return left() == "" }, left)
 }
