@@ -564,9 +564,10 @@ func TestCLIConfig(t *testing.T) {
 	}
 }
 
-// BenchmarkLsJSON1000 runs `ls --json` in process over a home of 1,000
-// chats: paths, config, store, harness table, every file parsed and printed.
-func BenchmarkLsJSON1000(b *testing.B) {
+// home1000 is a test world of 1,000 shell chats with two folders each,
+// and its environment for an in-process command.
+func home1000(b *testing.B) (*cli, func(string) string) {
+	b.Helper()
 	c := newCLI(b)
 	s, err := sessions.OpenStore(c.home)
 	if err != nil {
@@ -583,10 +584,17 @@ func BenchmarkLsJSON1000(b *testing.B) {
 		k, v, _ := strings.Cut(kv, "=")
 		vars[k] = v
 	}
+	return c, func(k string) string { return vars[k] }
+}
+
+// BenchmarkLsJSON1000 runs `ls --json` in process over a home of 1,000
+// chats: paths, config, store, harness table, every file parsed and printed.
+func BenchmarkLsJSON1000(b *testing.B) {
+	_, getenv := home1000(b)
 	var out countWriter
 	b.ReportAllocs()
 	for b.Loop() {
-		a := &app{stdout: &out, stderr: io.Discard, getenv: func(k string) string { return vars[k] }}
+		a := &app{stdout: &out, stderr: io.Discard, getenv: getenv}
 		if err := dispatch(a, []string{"ls", "--json"}); err != nil {
 			b.Fatal(err)
 		}
@@ -624,34 +632,19 @@ func (w *countWriter) Write(p []byte) (int, error) { w.n += len(p); return len(p
 // 1,000 chats while its server runs: the dial, the server's answer and
 // what this side makes of it, as `ls` pays it when a server is up.
 func BenchmarkLs1000Server(b *testing.B) {
-	c := newCLI(b)
-	s, err := sessions.OpenStore(c.home)
-	if err != nil {
-		b.Fatal(err)
-	}
-	dirs := []string{c.dir("a"), c.dir("b")}
-	for range 1000 {
-		if _, err := s.Create(sessions.NewChat{Harness: "shell", AdditionalDirectories: dirs}); err != nil {
-			b.Fatal(err)
-		}
-	}
+	c, getenv := home1000(b)
 	conn, err := client.EnsureServer(c.home, binary)
 	if err != nil {
 		b.Fatal(err)
 	}
 	conn.Close()
 	b.Cleanup(func() { client.KillServer(context.Background(), c.home) })
-	vars := map[string]string{}
-	for _, kv := range c.env() {
-		k, v, _ := strings.Cut(kv, "=")
-		vars[k] = v
-	}
 	for _, args := range [][]string{{"ls"}, {"ls", "--json"}} {
 		b.Run(strings.Join(args, " "), func(b *testing.B) {
 			var out countWriter
 			b.ReportAllocs()
 			for b.Loop() {
-				a := &app{stdout: &out, stderr: io.Discard, getenv: func(k string) string { return vars[k] }}
+				a := &app{stdout: &out, stderr: io.Discard, getenv: getenv}
 				if err := dispatch(a, args); err != nil {
 					b.Fatal(err)
 				}

@@ -156,20 +156,19 @@ func TestKeysAreTypable(t *testing.T) {
 	}
 }
 
-// TestServerBenchesRun runs the server benchmarks briefly against the real
-// binary: each must find what it waits for and end with the server gone.
-func TestServerBenchesRun(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds acpmux-tui and runs a server")
-	}
-	dir := t.TempDir()
-	binary := filepath.Join(dir, "acpmux-tui")
+// benchWorld builds acpmux-tui and writes a 300 kB flood into a folder of
+// the test's, for the rows' small runs; the rigs set ACPMUX_HOME and
+// ACPMUX_CONFIG for the server and the TUI, and they are put back.
+func benchWorld(t *testing.T) (dir, binary, floodFile string) {
+	t.Helper()
+	dir = t.TempDir()
+	binary = filepath.Join(dir, "acpmux-tui")
 	build := exec.Command("go", "build", "-o", binary, "github.com/acpmux/acpmux-tui")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build acpmux-tui: %v\n%s", err, out)
 	}
-	file := filepath.Join(dir, "flood.txt")
-	f, err := os.Create(file)
+	floodFile = filepath.Join(dir, "flood.txt")
+	f, err := os.Create(floodFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,9 +176,18 @@ func TestServerBenchesRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	// The rig sets these for the server and the TUI; they are put back.
 	t.Setenv("ACPMUX_HOME", "")
 	t.Setenv("ACPMUX_CONFIG", "")
+	return dir, binary, floodFile
+}
+
+// TestServerBenchesRun runs the server benchmarks briefly against the real
+// binary: each must find what it waits for and end with the server gone.
+func TestServerBenchesRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds acpmux-tui and runs a server")
+	}
+	dir, binary, file := benchWorld(t)
 
 	home := func(name string) string { return filepath.Join(dir, "homes", name) }
 	if err := serverThroughput(binary, home("throughput"), file); err != nil {

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/acpmux/acpmux-tui/internal/benchtool/flood"
 	"github.com/acpmux/acpmux-tui/internal/testharness/sshd"
 	"github.com/acpmux/acpmux-tui/internal/testharness/wait"
 )
@@ -29,23 +28,7 @@ func TestSSHBenchRuns(t *testing.T) {
 		fmt.Fprintf(os.Stderr, "SKIP %s: %v\n", t.Name(), err)
 		t.Skipf("skipping: %v", err)
 	}
-	dir := t.TempDir()
-	binary := filepath.Join(dir, "acpmux-tui")
-	build := exec.Command("go", "build", "-o", binary, "github.com/acpmux/acpmux-tui")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build acpmux-tui: %v\n%s", err, out)
-	}
-	file := filepath.Join(dir, "flood.txt")
-	f, err := os.Create(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := flood.Write(f, 300_000); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	t.Setenv("ACPMUX_HOME", "")
-	t.Setenv("ACPMUX_CONFIG", "")
+	dir, binary, file := benchWorld(t)
 	t.Setenv("TMUX", "")
 	err = sshBench(binary, filepath.Join(dir, "ssh"), tmuxBin, file, keysPerLine+10, 0, 2, 0.5)
 	if errors.Is(err, sshd.ErrUnavailable) {
