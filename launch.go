@@ -65,6 +65,9 @@ func (a *app) launch(open *sessions.Entry) error {
 	// When the server goes (kill-server, a crash) the TUI stays, says so,
 	// and connects to the next one by itself.
 	local.Follow(a.paths.Home, exe)
+	// The chat files are on this machine: the list is read from them,
+	// as ls reads them, not asked of the server (Remote.ReadFilesFrom).
+	local.ReadFilesFrom(a.store)
 	// Without other hosts the TUI draws the local server's Remote as it
 	// is; with them, a Router over it and one link per host.
 	var m interface {
@@ -76,8 +79,8 @@ func (a *app) launch(open *sessions.Entry) error {
 		m = client.NewRouter(local, hosts, tuiSSHOptions...)
 	}
 	defer m.Close()
-	// The server is the TUI's one source of chats: the first frame shows
-	// them as it lists them.
+	// The first frame shows the chats as the server holds them: their
+	// files, with the states its watch call tells.
 	entries, err := m.List()
 	if err != nil {
 		return fmt.Errorf("list the chats: %w", err)

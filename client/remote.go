@@ -71,6 +71,9 @@ type Remote struct {
 	dialTimeout              time.Duration
 	backoffFirst, backoffMax time.Duration
 	host                     string
+	// files is the agent home's store when this client runs on the
+	// server's machine: List reads the chat files itself (ReadFilesFrom).
+	files *sessions.Store
 }
 
 // remoteChat is what a Remote holds of one chat.

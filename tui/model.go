@@ -443,11 +443,15 @@ func (m *Model) refreshSelected() {
 		m.summary.Set(ChatInfo{}, false, m.now)
 		return
 	}
-	transport, via, expected, startsFresh := "", harness.ViaNone, false, false
+	transport, via, expected, startsFresh, filesVia := "", harness.ViaNone, false, false, ""
+	if e.Meta != nil {
+		filesVia = e.Meta.FilesVia
+	}
 	if e.Meta != nil && m.table != nil {
 		if spec, ok := m.table.Get(e.Meta.Harness); ok {
 			transport = spec.Transport
 			via, expected = spec.ChatFoldersVia(e.Meta)
+			filesVia, _ = spec.ChatFilesVia(e.Meta)
 			startsFresh = !spec.Resumes()
 		}
 	}
@@ -477,7 +481,7 @@ func (m *Model) refreshSelected() {
 		_, present := m.sidebar.Entry(e.Meta.Parent)
 		parentGone = !present
 	}
-	m.summary.Set(ChatInfo{Entry: e, State: st, Problems: m.problems[e.ID], NoProject: noProject, Transport: transport, Via: via, ViaExpected: expected, ParentGone: parentGone,
+	m.summary.Set(ChatInfo{Entry: e, State: st, Problems: m.problems[e.ID], NoProject: noProject, Transport: transport, Via: via, ViaExpected: expected, FilesVia: filesVia, ParentGone: parentGone,
 		NotInstalled: e.Meta != nil && m.missing[e.Meta.Harness], StartsFresh: startsFresh,
 		GitFolders: m.git[e.ID].folders, WorktreeGone: m.git[e.ID].worktreeGone}, true, m.now)
 }

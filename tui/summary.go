@@ -29,6 +29,9 @@ type ChatInfo struct {
 	// ViaExpected that this is the table's expectation (not started yet).
 	Transport, Via string
 	ViaExpected    bool
+	// FilesVia says how its single files reach it: the way they went at
+	// its last start, before its first the table's expectation.
+	FilesVia string
 	// ParentGone is set when the chat it was made from has been deleted.
 	ParentGone bool
 	// NotInstalled is set when the chat's harness is not found on PATH.
@@ -329,7 +332,7 @@ func (s *Summary) fileLines(row func(string, string) string, vw, n int) []string
 		return s.pathLines(row, vw, 1, "files", m.AdditionalFiles, s.problemsOf(sessions.FieldFiles))
 	}
 	lines := s.pathLines(row, vw, n-1, "files", m.AdditionalFiles, s.problemsOf(sessions.FieldFiles))
-	via := "↳ via " + sessions.FilesViaWords(m.FilesVia)
+	via := "↳ via " + sessions.FilesViaWords(s.info.FilesVia)
 	return append(lines, row("", s.c.Styles.Dim.Render(truncPlain(via, vw))))
 }
 
