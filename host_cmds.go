@@ -91,6 +91,21 @@ func (l *hostLink) call(method string, params, result any) error {
 // resolve finds a chat on the host by id, exact name or unique prefix,
 // as an ID argument is found here.
 func (l *hostLink) resolve(ref string) (sessions.ChatJSON, error) {
+	// An id is looked up alone (_acpmux/chat): an exact id wins over
+	// names and prefixes anyway, and the host's whole list is read only
+	// for those. Whatever the host answers instead (no such chat, a chat
+	// file it cannot read) is left to the list, which tells it as before.
+	if sessions.ValidID(ref) {
+		var c sessions.ChatJSON
+		err := l.call(proto.MethodChat, proto.IDParams{ID: ref}, &c)
+		var rpc *client.RPCError
+		switch {
+		case err == nil:
+			return c, nil
+		case !errors.As(err, &rpc):
+			return sessions.ChatJSON{}, err
+		}
+	}
 	var list proto.ListResult
 	if err := l.call(proto.MethodList, struct{}{}, &list); err != nil {
 		return sessions.ChatJSON{}, err
