@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acpmux/acpmux-tui/internal/testharness/gitenv"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -24,9 +25,7 @@ func gitWorld(t *testing.T, c *cli) (repo string, git func(dir string, argv ...s
 	if err := os.Symlink(path, filepath.Join(c.root, "bin", "git")); err != nil {
 		t.Fatal(err)
 	}
-	gitEnv := append(c.env(), "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.invalid",
-		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.invalid")
+	gitEnv := append(c.env(), gitenv.Vars...)
 	git = func(dir string, argv ...string) string {
 		t.Helper()
 		cmd := exec.Command(path, append([]string{"-C", dir}, argv...)...)

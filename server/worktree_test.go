@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/acpmux/acpmux-tui/config"
+	"github.com/acpmux/acpmux-tui/internal/testharness/gitenv"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -18,14 +19,7 @@ func serverGitRepo(t *testing.T) (repo string, git func(dir string, argv ...stri
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Fatalf("git is needed: %v", err)
 	}
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
-	for _, k := range []string{"GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME"} {
-		t.Setenv(k, "t")
-	}
-	for _, k := range []string{"GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL"} {
-		t.Setenv(k, "t@example.invalid")
-	}
+	gitenv.Set(t)
 	git = func(dir string, argv ...string) string {
 		t.Helper()
 		out, err := exec.Command("git", append([]string{"-C", dir}, argv...)...).CombinedOutput()

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpmux/acpmux-tui/internal/testharness/gitenv"
 	"github.com/acpmux/acpmux-tui/internal/worktree"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
@@ -18,14 +19,7 @@ import (
 // git) and a chat in a worktree of it, with a baseline recorded.
 func worktreeChat(t *testing.T, w *world) *sessions.Meta {
 	t.Helper()
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
-	for _, k := range []string{"GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME"} {
-		t.Setenv(k, "t")
-	}
-	for _, k := range []string{"GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL"} {
-		t.Setenv(k, "t@example.invalid")
-	}
+	gitenv.Set(t)
 	for _, argv := range [][]string{{"init", "-q", "-b", "main"}, {"commit", "-q", "--allow-empty", "-m", "one"}} {
 		if out, err := exec.Command("git", append([]string{"-C", w.app}, argv...)...).CombinedOutput(); err != nil {
 			t.Fatalf("git %v: %v\n%s", argv, err, out)

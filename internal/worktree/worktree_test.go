@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/acpmux/acpmux-tui/internal/testharness/gitenv"
 )
 
 // gitEnvForTest gives git a user and no outside config.
@@ -17,11 +19,7 @@ func gitEnvForTest(t *testing.T) {
 		t.Fatalf("git is needed: %v", err)
 	}
 	t.Setenv("HOME", t.TempDir())
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	t.Setenv("GIT_AUTHOR_NAME", "t")
-	t.Setenv("GIT_AUTHOR_EMAIL", "t@example.invalid")
-	t.Setenv("GIT_COMMITTER_NAME", "t")
-	t.Setenv("GIT_COMMITTER_EMAIL", "t@example.invalid")
+	gitenv.Set(t)
 }
 
 func run(t *testing.T, dir string, argv ...string) string {
