@@ -105,14 +105,15 @@ func withoutEnv(env []string, name string) []string {
 	return out
 }
 
-// startRemoteChat creates and starts a chat of that harness on the far
-// side at the benchmark size, and waits until it runs.
-func (r *sshRig) startRemoteChat(harnessName string) (string, error) {
+// attachRemoteChat creates and starts a chat of that harness on the far
+// side at the benchmark size, waits until it runs, and attaches to it
+// over ssh (`attach --host`).
+func (r *sshRig) attachRemoteChat(harnessName string) (*ptyClient, error) {
 	ids, err := r.startRemoteChats(harnessName, 1)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	return ids[0], nil
+	return r.attach(ids[0])
 }
 
 func (r *sshRig) startRemoteChats(harnessName string, n int) ([]string, error) {
@@ -143,11 +144,7 @@ func sshKeys(binary, dir, tmuxBin string, n int, gap time.Duration) error {
 		return err
 	}
 	defer r.close()
-	id, err := r.startRemoteChat("bench-keys")
-	if err != nil {
-		return err
-	}
-	ours, err := r.attach(id)
+	ours, err := r.attachRemoteChat("bench-keys")
 	if err != nil {
 		return err
 	}
@@ -224,11 +221,7 @@ func sshFlood(binary, dir, tmuxBin, file string) error {
 		return err
 	}
 	defer r.close()
-	id, err := r.startRemoteChat("bench-flood")
-	if err != nil {
-		return err
-	}
-	ours, err := r.attach(id)
+	ours, err := r.attachRemoteChat("bench-flood")
 	if err != nil {
 		return err
 	}
