@@ -263,6 +263,9 @@ func TestRemoteServerGone(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := meta.ID
+	// The screen can reach the client before the state that says the chat
+	// runs; a chat not yet seen running is not one the loss fails.
+	waitRemote(t, r, "the chat running", func() bool { return r.State(id).Status.Live() })
 	waitScreen(t, r, id, "ready>")
 	harness := r.State(id).Pid
 	// Whatever the server leaves of its harness goes with the test.
