@@ -67,6 +67,8 @@ func TestRemoteFollowsTheServer(t *testing.T) {
 	}
 	id := meta.ID
 	r.Show(id)
+	// The screen can come before the state that says the chat runs.
+	waitRemote(t, r, "the chat running", func() bool { return r.State(id).Status.Live() })
 	waitScreen(t, r, id, "ready>")
 	first := r.State(id).Pid
 	t.Cleanup(func() { killGroup(first) })
