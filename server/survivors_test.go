@@ -102,6 +102,22 @@ func (s *survivor) loseLeader() {
 	<-s.reaped
 }
 
+// orphan turns a "nohup" survivor into what a dead server leaves: it
+// returns the record of it naming chat, taken while its leader ran, and
+// then kills the leader, leaving the child alone in the group. The child
+// must run as itself first: counted between its fork and its exec, it
+// can go with the leader (each of the tests that use this lost it so on
+// a loaded machine before it waited).
+func (s *survivor) orphan(chat string) runRecord {
+	s.t.Helper()
+	s.waitChildRuns()
+	s.waitMembers(2)
+	rec := s.record(chat)
+	s.loseLeader()
+	s.waitMembers(1)
+	return rec
+}
+
 // alive reports whether the group has a live process.
 func (s *survivor) alive() bool { return len(groupMembers(s.pgid)) > 0 }
 
@@ -136,13 +152,9 @@ func TestEndSurvivorWithoutItsLeader(t *testing.T) {
 		t.Skip("no boot id on this system: records are never acted on")
 	}
 	s := spawnSurvivor(t, "nohup", "c3")
-	s.waitChildRuns()
-	s.waitMembers(2)
-	rec := s.record("c3")
-	s.loseLeader()
-	left := s.waitMembers(1)
+	rec := s.orphan("c3")
 	if ok, why := ownedGroup(rec, boot); !ok {
-		t.Fatalf("the rest of the group (%d) is not recognised: %s", left[0].pid, why)
+		t.Fatalf("the rest of the group (%v) is not recognised: %s", groupMembers(s.pgid), why)
 	}
 	if !endSurvivor(rec, boot, time.Minute, quietLog()) {
 		t.Fatal("nothing ended")
@@ -171,11 +183,7 @@ func TestEndSurvivorLeavesOthersAlone(t *testing.T) {
 	noStart.StartTicks = 0
 
 	orphan := spawnSurvivor(t, "nohup", "e5")
-	orphan.waitChildRuns()
-	orphan.waitMembers(2)
-	otherChat := orphan.record("f6") // the group carries e5's id, not f6's
-	orphan.loseLeader()
-	orphan.waitMembers(1)
+	otherChat := orphan.orphan("f6") // the group carries e5's id, not f6's
 
 	for name, rec := range map[string]runRecord{"reused pid": reused, "other boot": otherBoot, "no start time": noStart, "other chat": otherChat} {
 		if ok, why := ownedGroup(rec, boot); ok {
@@ -202,10 +210,7 @@ func TestServerEndsSurvivorsBeforeListening(t *testing.T) {
 	w := newWorld(t, false)
 	chat := w.create("shell", nil)
 	left := spawnSurvivor(t, "nohup", chat)
-	left.waitMembers(2)
-	leftRec := left.record(chat)
-	left.loseLeader()
-	left.waitMembers(1)
+	leftRec := left.orphan(chat)
 
 	other := w.create("shell", nil)
 	stranger := spawnSurvivor(t, "echo", "someone-else")
