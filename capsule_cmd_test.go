@@ -30,30 +30,53 @@ func (c *cli) runWith(extra []string, args ...string) result {
 	return result{out.String(), errb.String(), code}
 }
 
+// claudeSessionLog is what the parser's Claude Code session said
+// (internal/capsule/testdata/claude-session.jsonl); claudeChatWithLog
+// stores it.
+const (
+	claudeSessionID   = "0b5e7c1e-5d2a-4c8e-9a51-3f2d6c7b8a90"
+	claudeSessionGoal = "> Fix the TOML parser: nested tables lose their keys."
+)
+
+// claudeChatWithLog makes a claude chat named name whose conversation is
+// claudeSessionID's, and puts that session's log where Claude Code keeps
+// it under configDir (~/.claude, or CLAUDE_CONFIG_DIR).
+func (c *cli) claudeChatWithLog(name, configDir string) sessions.ChatJSON {
+	c.t.Helper()
+	chat := c.chat("new", "--harness", "claude", "--name", name, "--json")
+	store, err := sessions.OpenStore(c.home)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if _, err := store.Update(chat.ID, func(m *sessions.Meta) error {
+		m.AgentSessionID = claudeSessionID
+		return nil
+	}); err != nil {
+		c.t.Fatal(err)
+	}
+	log, err := os.ReadFile(filepath.Join("internal", "capsule", "testdata", "claude-session.jsonl"))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	proj := filepath.Join(configDir, "projects", "-src-app")
+	if err := os.MkdirAll(proj, 0o755); err != nil {
+		c.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(proj, claudeSessionID+".jsonl"), log, 0o600); err != nil {
+		c.t.Fatal(err)
+	}
+	return chat
+}
+
 // handoff --json carries the capsule, built from the parent's Claude Code
 // session log; it is stored beside the new chat's file and waits to be
 // sent. --edit without EDITOR exits 2; with one, the chat gets the capsule
 // as edited.
 func TestHandoffCarriesACapsule(t *testing.T) {
 	c := newCLI(t)
-	parent := c.chat("new", "--harness", "claude", "--name", "parser", "--json")
+	c.claudeChatWithLog("parser", filepath.Join(c.root, "user", ".claude"))
 	store, err := sessions.OpenStore(c.home)
 	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := store.Update(parent.ID, func(m *sessions.Meta) error {
-		m.AgentSessionID = "0b5e7c1e-5d2a-4c8e-9a51-3f2d6c7b8a90"
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	log, err := os.ReadFile(filepath.Join("internal", "capsule", "testdata", "claude-session.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	proj := filepath.Join(c.root, "user", ".claude", "projects", "-src-app")
-	os.MkdirAll(proj, 0o755)
-	if err := os.WriteFile(filepath.Join(proj, "0b5e7c1e-5d2a-4c8e-9a51-3f2d6c7b8a90.jsonl"), log, 0o600); err != nil {
 		t.Fatal(err)
 	}
 
@@ -64,7 +87,7 @@ func TestHandoffCarriesACapsule(t *testing.T) {
 	if err := json.Unmarshal([]byte(c.ok("handoff", "parser", "--to", "codex", "--json")), &got); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"# Handoff from chat \"parser\"", "> Fix the TOML parser: nested tables lose their keys.", "- /src/app/decode_test.go"} {
+	for _, want := range []string{"# Handoff from chat \"parser\"", claudeSessionGoal, "- /src/app/decode_test.go"} {
 		if !strings.Contains(got.Capsule, want) {
 			t.Errorf("capsule lacks %q:\n%s", want, got.Capsule)
 		}

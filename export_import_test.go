@@ -26,13 +26,13 @@ import (
 // home (one HOME, one harness config) into another, with its conversation,
 // and started there.
 
-// serve runs `acpmux-tui server` for c's home in the background and
-// returns a connection to it, held open for the test (a server with a
-// client stays up).
-func (c *cli) serve() *client.Conn {
+// serve runs `acpmux-tui server` for c's home in the background, with
+// extraEnv added to c's environment, and returns a connection to it, held
+// open for the test (a server with a client stays up).
+func (c *cli) serve(extraEnv ...string) *client.Conn {
 	c.t.Helper()
 	cmd := exec.Command(binary, "server")
-	cmd.Env, cmd.Dir = c.env(), c.root
+	cmd.Env, cmd.Dir = append(c.env(), extraEnv...), c.root
 	if err := cmd.Start(); err != nil {
 		c.t.Fatal(err)
 	}

@@ -119,15 +119,16 @@ func TestHostRouterRoutesAndReconnects(t *testing.T) {
 
 	// A handoff of the remote chat gets the capsule its host's server
 	// writes (for claude, from its session log there); of a local chat,
-	// the TUI writes it.
+	// the local server writes it.
 	hand := sessions.Derivation{Origin: sessions.OriginHandoff, Harness: "shell"}
 	title := fmt.Sprintf("Handoff from chat \"far\" (%s, claude)", far.ID)
-	text, remote, err := rt.HostCapsule(id, hand)
-	if err != nil || !remote || !strings.Contains(text, title) {
-		t.Fatalf("HostCapsule(%s) = %v, %v:\n%s", id, remote, err, text)
+	text, err := rt.Capsule(id, hand)
+	if err != nil || !strings.Contains(text, title) {
+		t.Fatalf("Capsule(%s) = %v:\n%s", id, err, text)
 	}
-	if _, remote, _ := rt.HostCapsule(here.ID, hand); remote {
-		t.Fatal("a local chat's capsule was asked of a host")
+	hereTitle := fmt.Sprintf("Handoff from chat \"here\" (%s, shell)", here.ID)
+	if text, err := rt.Capsule(here.ID, sessions.Derivation{Origin: sessions.OriginHandoff, Harness: "claude"}); err != nil || !strings.Contains(text, hereTitle) {
+		t.Fatalf("Capsule(%s), a local chat = %v:\n%s", here.ID, err, text)
 	}
 	m, err := rt.Derive(id, hand)
 	if err != nil || !strings.HasPrefix(m.ID, "test"+client.HostSep) {

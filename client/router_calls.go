@@ -309,20 +309,14 @@ func (rt *Router) Derive(parent string, d sessions.Derivation) (*sessions.Meta, 
 	return rt.metaCall(parent, func(r *Remote, raw string) (*sessions.Meta, error) { return r.derive(raw, d, host != "") })
 }
 
-// HostCapsule is, for a chat of another host, the capsule derivation d
-// would carry, as that host's server writes it; remote is false for a
-// chat of this machine, whose capsule the TUI writes itself.
-func (rt *Router) HostCapsule(id string, d sessions.Derivation) (text string, remote bool, err error) {
-	host, raw := SplitID(id)
-	if host == "" {
-		return "", false, nil
-	}
-	r, err := rt.on(host)
+// Capsule is the capsule derivation d of a chat would carry, as the
+// server of the chat's host writes it.
+func (rt *Router) Capsule(id string, d sessions.Derivation) (string, error) {
+	r, raw, err := rt.target(id)
 	if err != nil {
-		return "", true, err
+		return "", err
 	}
-	text, err = r.Capsule(raw, d)
-	return text, true, err
+	return r.Capsule(raw, d)
 }
 
 // Rename renames a chat on its host.

@@ -77,6 +77,11 @@ type ChatStore interface {
 	// Derive makes a fork, side chat or handoff of parent (d.Capsule its
 	// first message); nothing is started.
 	Derive(parent string, d sessions.Derivation) (*sessions.Meta, error)
+	// Capsule is the capsule derivation d of parent would carry ("" for
+	// none), written by the server that runs the parent: from the chat as
+	// it holds it and from its harness's session log in the environment
+	// the harness runs in. Nothing is made; it may block.
+	Capsule(parent string, d sessions.Derivation) (string, error)
 	// Rename renames a chat; a refused name changes nothing.
 	Rename(id, name string) (*sessions.Meta, error)
 	// RemoveMissing drops the chat's stored folders and files that fail

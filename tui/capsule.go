@@ -15,9 +15,9 @@ import (
 )
 
 // This file holds the capsule of a handoff (and of a fork whose harness
-// cannot branch a conversation): built off the UI goroutine from what the
-// mux holds of the parent and from the harness's own session log, then,
-// for a handoff, shown for review and editing before any chat is made.
+// cannot branch a conversation): written by the parent's server, asked
+// for off the UI goroutine, then, for a handoff, shown for review and
+// editing before any chat is made.
 
 // noteCapsuleFork is what the status line says of a fork made as a capsule.
 const noteCapsuleFork = harness.ForkedAsCapsule
@@ -26,47 +26,23 @@ const noteCapsuleFork = harness.ForkedAsCapsule
 var keyCapsuleSend = key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "send"))
 
 // capsuleBuiltMsg brings the capsule of a chat about to be derived from
-// parent ("" when it starts without one).
+// parent ("" when it starts without one), or why it could not be had.
 type capsuleBuiltMsg struct {
 	parent string
 	d      sessions.Derivation
 	text   string
+	err    error
 }
 
-// buildCapsule gathers what was said in the parent (its transcript or
-// terminal text from the mux, or its harness's session log) and builds
-// the capsule for derivation d.
-func buildCapsule(m Mux, table *harness.Table, getenv func(string) string, parent sessions.Entry, d sessions.Derivation) tea.Cmd {
+// buildCapsule asks the parent's server for the capsule of derivation d.
+// The server runs the harness, so it reads the transcript, the screen and
+// the session log where the harness wrote them, in its own environment:
+// a TUI started later with another one reads the same.
+func buildCapsule(m Mux, parent string, d sessions.Derivation) tea.Cmd {
 	return func() tea.Msg {
-		msg := capsuleBuiltMsg{parent: parent.ID, d: d}
-		if hc, ok := m.(hostCapsules); ok {
-			// A chat of another host: its server writes the capsule (when
-			// it cannot be asked now, the derivation asks it again).
-			if text, remote, _ := hc.HostCapsule(parent.ID, d); remote {
-				msg.text = text
-				return msg
-			}
-		}
-		if table == nil || parent.Meta == nil {
-			return msg
-		}
-		spec, ok := table.Get(parent.Meta.Harness)
-		if !ok {
-			return msg
-		}
-		p := capsule.Parent{Meta: parent.Meta, Spec: spec, Env: capsule.Env(spec, getenv)}
-		p.Transcript = m.Transcript(parent.ID)
-		p.Lines = m.History(parent.ID, capsule.HistoryBytes)
-		noProject := d.Cwd == "" && parent.NoProject
-		msg.text = capsule.ForDerivation(p, d.Origin, d.Harness, d.Cwd, noProject)
-		return msg
+		text, err := m.Capsule(parent, d)
+		return capsuleBuiltMsg{parent: parent, d: d, text: text, err: err}
 	}
-}
-
-// hostCapsules is a mux with chats on other hosts (client.Router), whose
-// servers write their capsules.
-type hostCapsules interface {
-	HostCapsule(id string, d sessions.Derivation) (text string, remote bool, err error)
 }
 
 // forksNatively reports whether a fork of a chat of this harness branches
@@ -92,7 +68,7 @@ func (m *Model) fork(e sessions.Entry, worktree *bool) tea.Cmd {
 		return deriveChat(m.mux, e.ID, d)
 	}
 	m.setStatus("forking "+e.Name()+"…", false)
-	return buildCapsule(m.mux, m.table, m.getenv(), e, d)
+	return buildCapsule(m.mux, e.ID, d)
 }
 
 func (m *Model) getenv() func(string) string {
@@ -105,6 +81,10 @@ func (m *Model) getenv() func(string) string {
 // capsuleBuilt derives the chat: a handoff's capsule first opens for
 // review; a fork's is sent as built.
 func (m *Model) capsuleBuilt(msg capsuleBuiltMsg) tea.Cmd {
+	if msg.err != nil {
+		m.fail(msg.d.Origin+" (no chat made): its capsule", msg.err)
+		return nil
+	}
 	d := msg.d
 	d.Capsule = msg.text
 	if d.Origin != sessions.OriginHandoff || msg.text == "" {

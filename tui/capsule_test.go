@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -83,6 +85,34 @@ func TestForkWithoutNativeForkCarriesACapsule(t *testing.T) {
 	}
 	if !strings.Contains(r.m.View(), "forked as a capsule") {
 		t.Errorf("the summary does not say so:\n%s", r.m.View())
+	}
+}
+
+// The capsule of a handoff and of a fork without a native one is the
+// server's to write (it runs the harness, in its own environment); when it
+// cannot, the status line says why and no chat is made.
+func TestCapsuleTheServerCannotWriteMakesNoChat(t *testing.T) {
+	r := newRig(t, nil)
+	a := r.create(sessions.NewChat{Name: "base", Harness: "gemini"})
+	r.fake.capsuleErr = errors.New("chat " + a.ID + ": its file is unreadable")
+	r.open(Options{})
+	for _, keys := range [][]tea.KeyMsg{{runeKey('f')}, {runeKey('h'), keyEnter}} { // h: to the first harness offered
+		r.key(keys...)
+		if r.chatOf(sessions.OriginFork) != nil || r.chatOf(sessions.OriginHandoff) != nil || r.m.dialog != nil {
+			t.Fatalf("%s: a chat was made or a dialog is open (%T)", keys[0], r.m.dialog)
+		}
+		if !r.m.isErr || !strings.Contains(r.m.status, "no chat made") || !strings.Contains(r.m.status, "unreadable") {
+			t.Errorf("%s: status %q", keys[0], r.m.status)
+		}
+	}
+	var asked []string
+	for _, c := range r.fake.Calls() {
+		if strings.HasPrefix(c, "capsule ") || strings.HasPrefix(c, "derive ") {
+			asked = append(asked, c)
+		}
+	}
+	if want := []string{"capsule fork " + a.ID, "capsule handoff " + a.ID}; !slices.Equal(asked, want) {
+		t.Errorf("asked the server %q, want %q", asked, want)
 	}
 }
 

@@ -36,11 +36,15 @@ type fakeMux struct {
 	restartErr map[string]error
 	// transcripts are the ACP chats' entries.
 	transcripts map[string][]proto.Entry
-	calls       []string // "start ID", "restart ID", "stop ID", "forget ID", "create NAME", "resize CxR"
-	notices     chan proto.Notice
-	news        chan proto.News
-	looks       []string
-	bundles     bundleFake
+	// table is the harness table the fake server writes capsules with;
+	// capsuleErr refuses to write one.
+	table      *harness.Table
+	capsuleErr error
+	calls      []string // "start ID", "restart ID", "stop ID", "forget ID", "create NAME", "resize CxR"
+	notices    chan proto.Notice
+	news       chan proto.News
+	looks      []string
+	bundles    bundleFake
 	// worktreeAsks are the worktree params of Create, CreateAndStart and
 	// Derive, in order: "yes", "no" or "default" (left out).
 	worktreeAsks []string
@@ -251,7 +255,7 @@ func newRig(t testing.TB, cfg *config.Config) *rig {
 	// Rig tests send chatsChangedMsg themselves: with no channel of
 	// notices, no command waits on one, and run settles.
 	fake := newFakeMux(store)
-	fake.changes, fake.notices = nil, nil
+	fake.changes, fake.notices, fake.table = nil, nil, table
 	return &rig{t: t, root: root, store: store, fake: fake, cfg: cfg, table: table}
 }
 

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 
+	"github.com/acpmux/acpmux-tui/internal/capsule"
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
@@ -18,7 +19,7 @@ var errNoStore = errors.New("the fake server has no chat store")
 // agent home (server/chats.go): the real shared validator with the agent
 // home's rule, the real derivations, names and removals; only the wire is
 // missing. Each call is recorded: "list", "chat ID", "validate", "derive
-// ORIGIN ID", "remove ID", "removeMissing ID", "addFolders ID",
+// ORIGIN ID", "capsule ORIGIN ID", "remove ID", "removeMissing ID", "addFolders ID",
 // "removeFolders ID", "rename ID", "new HARNESS".
 
 // List lists the chats as the server's list does.
@@ -61,6 +62,33 @@ func (f *fakeMux) Derive(parent string, d sessions.Derivation) (*sessions.Meta, 
 		return nil, errNoStore
 	}
 	return f.store.Derive(parent, d)
+}
+
+// Capsule writes the capsule of a derivation as the server's capsule does
+// (server.capsuleFor): from the fake's transcripts and screens, with the
+// harness table the rig gave it, in an empty environment, so that no
+// session log of the machine running the tests is read.
+func (f *fakeMux) Capsule(parent string, d sessions.Derivation) (string, error) {
+	f.call("capsule " + d.Origin + " " + parent)
+	if f.capsuleErr != nil {
+		return "", f.capsuleErr
+	}
+	if f.store == nil || f.table == nil {
+		return "", errNoStore
+	}
+	m, err := f.store.Load(parent)
+	if err != nil {
+		return "", err
+	}
+	spec, ok := f.table.Get(m.Harness)
+	if !ok {
+		return "", nil
+	}
+	p := capsule.Parent{Meta: m, Spec: spec, Env: capsule.Env(spec, func(string) string { return "" })}
+	p.Transcript = f.Transcript(parent)
+	p.Lines = f.History(parent, capsule.HistoryBytes)
+	noProject := d.Cwd == "" && f.store.NoProject(m)
+	return capsule.ForDerivation(p, d.Origin, d.Harness, d.Cwd, noProject), nil
 }
 
 // Rename renames as the server's rename does.

@@ -68,9 +68,8 @@ type Options struct {
 	// at on disk, so one deleted meanwhile is marked without reselecting
 	// the chat (0: only on selection, focus and each start).
 	CheckFoldersEvery time.Duration
-	// Getenv reads the environment in which harnesses keep their session
-	// logs, for a handoff's capsule, and the terminal's (os.Getenv when
-	// nil).
+	// Getenv reads the terminal's environment, for the desktop
+	// notifications it understands (os.Getenv when nil).
 	Getenv func(string) string
 	// Emit writes an escape sequence to the terminal between frames: the
 	// title, a desktop notification, the bell (attention.go). nil writes

@@ -249,9 +249,9 @@ func (m *Model) openHandoff(e sessions.Entry) tea.Cmd {
 		}
 	}
 	// The capsule is built once a harness is chosen, then opens for review.
-	mx, table, getenv := m.mux, m.table, m.getenv()
+	mx := m.mux
 	return m.openDialog(NewChooser(m.c, "hand "+e.Meta.Name+" off to", names, notes, func(name string) tea.Cmd {
-		return buildCapsule(mx, table, getenv, e, sessions.Derivation{Origin: sessions.OriginHandoff, Harness: name})
+		return buildCapsule(mx, e.ID, sessions.Derivation{Origin: sessions.OriginHandoff, Harness: name})
 	}).Refuse(refusals))
 }
 
