@@ -9,15 +9,15 @@ import (
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
-// remoteError turns the server's answer into the error the embedded mux
-// would have returned, where the TUI looks at its type: a folder refusal
-// is a *sessions.FolderError, a start refused for a folder that has gone a
-// *proto.FoldersGoneError.
 // ServerError is err as a Remote gives it: a folder refusal the server
 // answered becomes a *sessions.FolderError, an unknown chat wraps
 // sessions.ErrNotFound, and the rest show the server's message.
 func ServerError(err error) error { return remoteError(err) }
 
+// remoteError turns the server's answer into the error the embedded mux
+// would have returned, where the TUI looks at its type: a folder refusal
+// is a *sessions.FolderError, a start refused for a folder that has gone a
+// *proto.FoldersGoneError.
 func remoteError(err error) error {
 	var rpc *RPCError
 	if !errors.As(err, &rpc) {
@@ -110,4 +110,20 @@ func filesVia(v string) string {
 		return ""
 	}
 	return v
+}
+
+// serverError is an error the server answered with, shown by its message
+// alone (the code is for programs).
+type serverError struct {
+	rpc  *RPCError
+	kind error // sessions.ErrNotFound for an unknown chat
+}
+
+func (e *serverError) Error() string { return e.rpc.Message }
+
+func (e *serverError) Unwrap() []error {
+	if e.kind != nil {
+		return []error{e.rpc, e.kind}
+	}
+	return []error{e.rpc}
 }
