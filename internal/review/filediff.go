@@ -15,13 +15,13 @@ const DefaultMaxDiffBytes = 1 << 20
 
 // Diff is one file's diff, or why it is not drawn.
 type Diff struct {
-	Path string
+	Path string `json:"path"`
 	// Text is the unified diff; empty when Binary, TooLarge or NotDiffed.
-	Text     string
-	Binary   bool
-	TooLarge bool
+	Text     string `json:"text"`
+	Binary   bool   `json:"binary,omitempty"`
+	TooLarge bool   `json:"tooLarge,omitempty"`
 	// NotDiffed is set for a file of an mtime section: listed only.
-	NotDiffed bool
+	NotDiffed bool `json:"notDiffed,omitempty"`
 }
 
 // Reason says why a diff has no text, or "".
@@ -53,22 +53,14 @@ func FileDiff(ctx context.Context, s Section, f File, maxBytes int) (Diff, error
 		d.Binary = true
 		return d, nil
 	}
-	var args []string
+	var text string
+	var tooLarge bool
+	var err error
 	if f.Status == StatusUntracked {
-		full := filepath.Join(s.Folder, f.Path)
-		fi, err := os.Lstat(full)
-		if err != nil {
-			return d, fmt.Errorf("diff %s: %w", f.Path, err)
-		}
-		if fi.Size() > int64(maxBytes) {
-			d.TooLarge = true
-			return d, nil
-		}
-		args = []string{"diff", "--no-index", "--no-ext-diff", "--no-textconv", "--", os.DevNull, f.Path}
+		text, tooLarge, err = untrackedDiff(ctx, s.Folder, f.Path, maxBytes)
 	} else {
-		args = []string{"diff", "--relative", "--no-ext-diff", "--no-textconv", s.Base, "--", f.Path}
+		text, tooLarge, err = trackedDiff(ctx, s.Folder, s.Base, f.Path, maxBytes)
 	}
-	text, tooLarge, err := gitCapped(ctx, s.Folder, maxBytes, args...)
 	if err != nil {
 		return d, fmt.Errorf("diff %s against %s: %w", f.Path, short(s.Base), err)
 	}
@@ -84,13 +76,68 @@ func FileDiff(ctx context.Context, s Section, f File, maxBytes int) (Diff, error
 	return d, nil
 }
 
-// gitCapped runs git reading at most maxBytes of its output; more stops it
-// and reports tooLarge. Exit status 1 (differences, for --no-index) is not
-// an error.
-func gitCapped(ctx context.Context, dir string, maxBytes int, args ...string) (string, bool, error) {
+// untrackedDiff is the whole file at path (in dir) as added.
+func untrackedDiff(ctx context.Context, dir, path string, maxBytes int) (string, bool, error) {
+	fi, err := os.Lstat(filepath.Join(dir, path))
+	if err != nil {
+		return "", false, err
+	}
+	if fi.Size() > int64(maxBytes) {
+		return "", true, nil
+	}
+	return gitCapped(ctx, dir, nil, maxBytes, "diff", "--no-index", "--no-ext-diff", "--no-textconv", "--", os.DevNull, path)
+}
+
+// trackedDiff is `git diff BASE -- path` (in dir, paths relative to it),
+// made fast. Given a path, git's diff against a commit still takes every
+// entry of the index through the pathspec: 1.2 s on 50,000 files with git
+// 2.39, against 0.09 s for all of them with no path. So the file's entry
+// at base goes alone into an index of its own, in a temporary folder,
+// and the working file is diffed against that: the same diff, headers
+// and all, in three quick commands. A path base does not have (added
+// since) is diffed against nothing, as git shows a new file.
+func trackedDiff(ctx context.Context, dir, base, path string, maxBytes int) (string, bool, error) {
+	diff := []string{"diff", "--relative", "--no-ext-diff", "--no-textconv"}
+	out, err := git(ctx, dir, "ls-tree", "-z", "--full-name", base, "--", path)
+	if err != nil {
+		return "", false, err
+	}
+	entry, _, _ := strings.Cut(string(out), "\x00")
+	meta, full, ok := strings.Cut(entry, "\t")
+	fields := strings.Fields(meta)
+	switch {
+	case entry == "":
+		// Not in base (added since, staged): the whole file is new.
+		return untrackedDiff(ctx, dir, path, maxBytes)
+	case !ok || len(fields) != 3 || fields[1] != "blob":
+		// A submodule, or a tree where a file was: git's own way.
+		return gitCapped(ctx, dir, nil, maxBytes, append(diff, base, "--", path)...)
+	}
+	tmp, err := os.MkdirTemp("", "acpmux-review-")
+	if err != nil {
+		return "", false, err
+	}
+	defer os.RemoveAll(tmp)
+	env := []string{"GIT_INDEX_FILE=" + filepath.Join(tmp, "index")}
+	actx, cancel := context.WithTimeout(ctx, gitTimeout)
+	defer cancel()
+	add := gitCmd(actx, dir, "update-index", "-z", "--index-info")
+	add.Env = append(add.Env, env...)
+	add.Stdin = strings.NewReader(fields[0] + " " + fields[2] + "\t" + full + "\x00")
+	if msg, err := add.CombinedOutput(); err != nil {
+		return "", false, fmt.Errorf("git update-index: %w: %s", err, firstLine(strings.TrimSpace(string(msg))))
+	}
+	return gitCapped(ctx, dir, env, maxBytes, append(diff, "--", path)...)
+}
+
+// gitCapped runs git (env added to its environment) reading at most
+// maxBytes of its output; more stops it and reports tooLarge. Exit status
+// 1 (differences, for --no-index) is not an error.
+func gitCapped(ctx context.Context, dir string, env []string, maxBytes int, args ...string) (string, bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
 	cmd := gitCmd(ctx, dir, args...)
+	cmd.Env = append(cmd.Env, env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()

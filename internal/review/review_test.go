@@ -188,3 +188,47 @@ func TestFolderNoLongerRepo(t *testing.T) {
 		t.Errorf("a base unknown to the repository: error %v; want the review's failure", err)
 	}
 }
+
+// TestFileDiffIsGitsOwn: the diff of a tracked file, made against an index
+// of its own (trackedDiff), is byte for byte what `git diff BASE -- path`
+// prints: a file changed (committed since and then edited), one deleted,
+// one whose mode changed, and one in a section that is a folder inside
+// the repository, its paths relative to that folder.
+func TestFileDiffIsGitsOwn(t *testing.T) {
+	root := t.TempDir()
+	top := filepath.Join(root, "repo")
+	base := repo(t, top, map[string]string{"a.txt": "one\ntwo\n", "gone.txt": "x\n", "run.sh": "echo\n", "sub/in.txt": "in\n", "sub/deep/d.txt": "d\n"})
+	write(t, filepath.Join(top, "a.txt"), "one\n2\n")
+	run(t, top, "commit", "-qam", "edit a")
+	write(t, filepath.Join(top, "a.txt"), "one\n2\nthree\n")
+	if err := os.Remove(filepath.Join(top, "gone.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Join(top, "run.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(top, "sub/deep/d.txt"), "d\nmore\n")
+	write(t, filepath.Join(top, "sub/in.txt"), "IN\n")
+
+	ctx := context.Background()
+	for _, c := range []struct{ folder, path string }{
+		{top, "a.txt"}, {top, "gone.txt"}, {top, "run.sh"},
+		{filepath.Join(top, "sub"), "in.txt"}, {filepath.Join(top, "sub"), "deep/d.txt"},
+	} {
+		want, _, err := gitCapped(ctx, c.folder, nil, DefaultMaxDiffBytes, "diff", "--relative", "--no-ext-diff", "--no-textconv", base, "--", c.path)
+		if err != nil || want == "" {
+			t.Fatalf("git's own diff of %s: %q, %v", c.path, want, err)
+		}
+		d, err := FileDiff(ctx, Section{Folder: c.folder, Kind: KindGit, Base: base}, File{Path: c.path, Status: StatusModified}, 0)
+		if err != nil || d.Text != want {
+			t.Errorf("%s in %s (err %v):\n%s\nwant git's own:\n%s", c.path, c.folder, err, d.Text, want)
+		}
+	}
+	// Added since the base and staged: the whole file, as new.
+	write(t, filepath.Join(top, "sub/new.txt"), "n1\nn2\n")
+	run(t, top, "add", "sub/new.txt")
+	d, err := FileDiff(ctx, Section{Folder: filepath.Join(top, "sub"), Kind: KindGit, Base: base}, File{Path: "new.txt", Status: StatusAdded}, 0)
+	if err != nil || !strings.Contains(d.Text, "+n1\n+n2\n") {
+		t.Errorf("a file added since the base: %q, %v", d.Text, err)
+	}
+}
