@@ -45,11 +45,7 @@ func cmdDiff(a *app, args []string) error {
 		par, _ = a.store.Load(e.Meta.Parent)
 	}
 	ctx := context.Background()
-	req, err := review.ForChat(ctx, e.Meta, par, review.Side{Ref: *base, Parent: *parent})
-	if err != nil {
-		return fmt.Errorf("diff %s: %w", e.ID, err)
-	}
-	sections, err := review.Compute(ctx, req)
+	sections, err := review.OfChat(ctx, e.Meta, par, review.Side{Ref: *base, Parent: *parent})
 	if err != nil {
 		return fmt.Errorf("diff %s: %w", e.ID, err)
 	}

@@ -106,5 +106,15 @@ func TestE2ETUIHosts(t *testing.T) {
 		t.Fatalf("the harness did not keep running over there: %+v", recs)
 	}
 	s.keys("C-]")
+
+	// The far chat's review comes from its host's server, where its
+	// folder is (here a folder that is no repository: listed by mtime).
+	if err := os.WriteFile(filepath.Join(scratch, "made-over-there.txt"), []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.keys("d")
+	s.waitText("1 changed", "made-over-there.txt")
+	s.keys("Escape")
+	s.waitFor("the review pane to close", func(scr string) bool { return !strings.Contains(scr, "made-over-there.txt") })
 	s.quit()
 }

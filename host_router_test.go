@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/acpmux/acpmux-tui/client"
+	"github.com/acpmux/acpmux-tui/internal/review"
 	"github.com/acpmux/acpmux-tui/internal/testharness/wait"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
@@ -140,6 +141,20 @@ func TestHostRouterRoutesAndReconnects(t *testing.T) {
 	}
 	if text, _, err := farStore.Capsule(strings.TrimPrefix(m.ID, "test"+client.HostSep)); err != nil || !strings.Contains(text, title) {
 		t.Fatalf("the handoff on the host has no capsule of the conversation (%v):\n%s", err, text)
+	}
+
+	// Its review is computed by its host's server, where its folder is:
+	// a file written there since its start is listed (by mtime, as the
+	// folder is no repository).
+	if err := os.WriteFile(filepath.Join(far.Cwd, "written-there.txt"), []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sections, err := rt.Review(id, review.Side{})
+	if err != nil || len(sections) == 0 || sections[0].Folder != far.Cwd || !slices.ContainsFunc(sections[0].Files, func(f review.File) bool { return f.Path == "written-there.txt" }) {
+		t.Fatalf("Review(%s) = %+v, %v; want %s with written-there.txt", id, sections, err, far.Cwd)
+	}
+	if d, err := rt.ReviewDiff(id, sections[0], review.File{Path: "written-there.txt"}); err != nil || !d.NotDiffed {
+		t.Fatalf("ReviewDiff on the host = %+v, %v", d, err)
 	}
 
 	pid := rt.LinkPid("test")

@@ -3,6 +3,7 @@ package client
 import (
 	"errors"
 
+	"github.com/acpmux/acpmux-tui/internal/review"
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
@@ -167,4 +168,20 @@ func (r *Remote) ListDirectory(path string) (proto.ListDirectoryResult, error) {
 	var res proto.ListDirectoryResult
 	err := r.call(proto.MethodListDirectory, proto.ListDirectoryParams{Path: path}, &res)
 	return res, err
+}
+
+// Review asks the server what chat id changed against side, computed on
+// its host, where the chat's folders are.
+func (r *Remote) Review(id string, side review.Side) ([]review.Section, error) {
+	var res proto.ReviewResult
+	err := r.call(proto.MethodReview, proto.ReviewParams{ID: id, Ref: side.Ref, Parent: side.Parent}, &res)
+	return res.Sections, err
+}
+
+// ReviewDiff asks the server for the diff of file f of section s of chat
+// id's review.
+func (r *Remote) ReviewDiff(id string, s review.Section, f review.File) (review.Diff, error) {
+	var d review.Diff
+	err := r.call(proto.MethodReviewDiff, proto.ReviewDiffParams{ID: id, Folder: s.Folder, Kind: s.Kind, Base: s.Base, File: f}, &d)
+	return d, err
 }

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 
+	"github.com/acpmux/acpmux-tui/internal/review"
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
@@ -381,4 +382,22 @@ func (rt *Router) ListDirectory(host, path string) (proto.ListDirectoryResult, e
 		return proto.ListDirectoryResult{}, err
 	}
 	return r.ListDirectory(path)
+}
+
+// Review is what a chat changed, as the server of its host reviews it.
+func (rt *Router) Review(id string, side review.Side) ([]review.Section, error) {
+	r, raw, err := rt.target(id)
+	if err != nil {
+		return nil, err
+	}
+	return r.Review(raw, side)
+}
+
+// ReviewDiff is one file's diff of a chat's review, from its host.
+func (rt *Router) ReviewDiff(id string, s review.Section, f review.File) (review.Diff, error) {
+	r, raw, err := rt.target(id)
+	if err != nil {
+		return review.Diff{}, err
+	}
+	return r.ReviewDiff(raw, s, f)
 }

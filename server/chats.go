@@ -35,6 +35,9 @@ var chatMethods = map[string]methodHandler{
 	MethodValidate:      handle((*Server).validate),
 	// The folder picker browses the chat's host (server/listdir.go).
 	proto.MethodListDirectory: handle((*Server).listDirectory),
+	// The review pane reviews it there too (server/review.go).
+	proto.MethodReview:     handle((*Server).review),
+	proto.MethodReviewDiff: handle((*Server).reviewDiff),
 }
 
 // handle makes a typed handler a methodHandler: it decodes P (refusing

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/acpmux/acpmux-tui/config"
+	"github.com/acpmux/acpmux-tui/internal/review"
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 	tea "github.com/charmbracelet/bubbletea"
@@ -20,6 +21,7 @@ import (
 // through these methods.
 type Mux interface {
 	ChatStore
+	Reviews
 
 	// Changes delivers ids of chats whose screen or state changed, at most
 	// one pending per chat until State or Render is called for it.
@@ -91,6 +93,15 @@ type ChatStore interface {
 	// it only when force is set; with dryRun it only says what the
 	// folder holds.
 	Remove(id string, force, dryRun bool) (proto.RemoveReport, error)
+}
+
+// Reviews is what the review pane needs of the server: what a chat
+// changed and one file's diff, computed by the server of the chat's host,
+// where its folders are (_acpmux/review, _acpmux/reviewDiff). Both may
+// block.
+type Reviews interface {
+	Review(id string, side review.Side) ([]review.Section, error)
+	ReviewDiff(id string, s review.Section, f review.File) (review.Diff, error)
 }
 
 // ChatLists is what the folder picker needs of the server: the shared

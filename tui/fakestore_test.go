@@ -1,12 +1,14 @@
 package tui
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 
 	"github.com/acpmux/acpmux-tui/internal/capsule"
+	"github.com/acpmux/acpmux-tui/internal/review"
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
@@ -19,7 +21,7 @@ var errNoStore = errors.New("the fake server has no chat store")
 // agent home (server/chats.go): the real shared validator with the agent
 // home's rule, the real derivations, names and removals; only the wire is
 // missing. Each call is recorded: "list", "chat ID", "validate", "derive
-// ORIGIN ID", "capsule ORIGIN ID", "remove ID", "removeMissing ID", "addFolders ID",
+// ORIGIN ID", "capsule ORIGIN ID", "review ID", "reviewDiff ID PATH", "remove ID", "removeMissing ID", "addFolders ID",
 // "removeFolders ID", "rename ID", "new HARNESS".
 
 // List lists the chats as the server's list does.
@@ -89,6 +91,31 @@ func (f *fakeMux) Capsule(parent string, d sessions.Derivation) (string, error) 
 	p.Lines = f.History(parent, capsule.HistoryBytes)
 	noProject := d.Cwd == "" && f.store.NoProject(m)
 	return capsule.ForDerivation(p, d.Origin, d.Harness, d.Cwd, noProject), nil
+}
+
+// Review reviews the chat as the server's review does (server/review.go):
+// the chat and its parent as stored, in the real repositories the test
+// made.
+func (f *fakeMux) Review(id string, side review.Side) ([]review.Section, error) {
+	f.call("review " + id)
+	if f.store == nil {
+		return nil, errNoStore
+	}
+	m, err := f.store.Load(id)
+	if err != nil {
+		return nil, err
+	}
+	var parent *sessions.Meta
+	if m.Parent != "" {
+		parent, _ = f.store.Load(m.Parent)
+	}
+	return review.OfChat(context.Background(), m, parent, side)
+}
+
+// ReviewDiff is one file's diff, as the server's reviewDiff gives it.
+func (f *fakeMux) ReviewDiff(id string, s review.Section, file review.File) (review.Diff, error) {
+	f.call("reviewDiff " + id + " " + file.Path)
+	return review.FileDiff(context.Background(), s, file, review.DefaultMaxDiffBytes)
 }
 
 // Rename renames as the server's rename does.

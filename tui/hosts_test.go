@@ -325,7 +325,10 @@ func TestRemoteChatPickerBrowsesItsHost(t *testing.T) {
 	}
 }
 
-func TestRemoteChatOffersNoReviewNorExport(t *testing.T) {
+// A remote chat's review (d) is asked of the mux with its host's id, as a
+// local chat's is (its host's server computes it); export (e), which
+// writes on this machine, is not offered for it.
+func TestRemoteChatReviewedThereNotExported(t *testing.T) {
 	r, _ := openRouted(t, []string{"alpha"}, []string{"far one"})
 	var far string
 	for _, id := range r.order() {
@@ -335,10 +338,15 @@ func TestRemoteChatOffersNoReviewNorExport(t *testing.T) {
 	}
 	r.m.sidebar.Select(far)
 	r.m.selectionChanged()
-	for _, k := range []rune{'d', 'e'} {
-		r.key(runeKey(k))
-		if r.m.dialog != nil || !strings.Contains(r.m.status, "not offered for a chat of host box") {
-			t.Fatalf("%c on box's chat: dialog %T, status %q", k, r.m.dialog, r.m.status)
-		}
+	r.key(runeKey('e'))
+	if r.m.dialog != nil || !strings.Contains(r.m.status, "not offered for a chat of host box") {
+		t.Fatalf("e on box's chat: dialog %T, status %q", r.m.dialog, r.m.status)
+	}
+	r.key(runeKey('d'))
+	if _, ok := r.m.dialog.(*ReviewDialog); !ok {
+		t.Fatalf("d on box's chat opened %T, not the review pane", r.m.dialog)
+	}
+	if calls := r.fake.Calls(); !slices.Contains(calls, "review "+far) {
+		t.Errorf("the review was not asked of the mux for %s: %q", far, calls)
 	}
 }

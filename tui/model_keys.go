@@ -118,10 +118,10 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		return removeMissing(m.mux, e.ID)
 	case key.Matches(msg, km.Rename):
 		return m.openDialog(NewRenameDialog(m.c, m.mux, e.ID, e.Meta.Name))
-	case key.Matches(msg, km.Export, km.Review) && hostOf(e.ID) != "":
-		// Both read or write this machine's disk; the chat's folders are
-		// its host's.
-		m.setWarning("review and export read this machine's disk: they are not offered for a chat of host " + hostOf(e.ID))
+	case key.Matches(msg, km.Export) && hostOf(e.ID) != "":
+		// The bundle is written on the chat's host, where its folders
+		// are, and the dialog picks a path on this machine.
+		m.setWarning("export writes on this machine: it is not offered for a chat of host " + hostOf(e.ID) + " (run acpmux-tui export there)")
 		return nil
 	case key.Matches(msg, km.Export):
 		return m.openDialog(NewExportDialog(m.c, m.mux, m.nextOwner(), e.ID, e.Meta.Name, m.opt.Cwd, m.opt.UserHome))

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
@@ -18,7 +17,9 @@ import (
 // of the changed files, grouped by folder (the chat's own, then each added
 // folder), with their counts; below it the selected file's diff, coloured
 // and scrollable. b compares the chat's folder with another ref (empty: its
-// own base again), p with the parent chat's branch. git runs in commands,
+// own base again), p with the parent chat's branch. The server of the
+// chat's host computes both (Reviews), so a chat of another machine is
+// reviewed as one of this machine is; they are asked for in commands,
 // never in View.
 
 var (
@@ -47,38 +48,20 @@ type reviewDiffMsg struct {
 	err        error
 }
 
-// computeReview runs the review of chat m against side off the UI goroutine.
-// The chat, with its baseline, and its parent are asked of the server
-// again (chats; nil reviews m as given): the list may predate the baseline
-// the chat's first start records, and no chat file is read from disk, so a
-// chat of another host's server reviews the same way.
-func computeReview(owner int, chats ChatLists, m *sessions.Meta, side review.Side) tea.Cmd {
+// computeReview asks for the review of chat id against side off the UI
+// goroutine. The server reviews the chat as its file is then, with the
+// baseline its first start recorded, which the list shown may predate.
+func computeReview(owner int, rv Reviews, id string, side review.Side) tea.Cmd {
 	return func() tea.Msg {
-		ctx := context.Background()
-		var parent *sessions.Meta
-		if chats != nil {
-			if e, err := chats.Chat(m.ID); err == nil && e.Meta != nil {
-				m = e.Meta
-			}
-			if m.Parent != "" {
-				if e, err := chats.Chat(m.Parent); err == nil {
-					parent = e.Meta
-				}
-			}
-		}
-		req, err := review.ForChat(ctx, m, parent, side)
-		if err != nil {
-			return reviewComputedMsg{owner: owner, side: side, err: err}
-		}
-		sections, err := review.Compute(ctx, req)
+		sections, err := rv.Review(id, side)
 		return reviewComputedMsg{owner: owner, side: side, sections: sections, err: err}
 	}
 }
 
-// loadDiff reads one file's diff off the UI goroutine.
-func loadDiff(owner, gen int, s review.Section, f review.File) tea.Cmd {
+// loadDiff asks for one file's diff off the UI goroutine.
+func loadDiff(owner, gen int, rv Reviews, id string, s review.Section, f review.File) tea.Cmd {
 	return func() tea.Msg {
-		d, err := review.FileDiff(context.Background(), s, f, review.DefaultMaxDiffBytes)
+		d, err := rv.ReviewDiff(id, s, f)
 		return reviewDiffMsg{owner: owner, gen: gen, diff: d, err: err}
 	}
 }
@@ -93,7 +76,7 @@ type reviewRow struct {
 type ReviewDialog struct {
 	c             *Common
 	owner         int
-	chats         ChatLists
+	reviews       Reviews
 	meta          *sessions.Meta
 	side, pending review.Side
 	sections      []review.Section
@@ -111,19 +94,19 @@ type ReviewDialog struct {
 	w, h          int
 }
 
-// NewReviewDialog returns the pane for chat m, asked of the server again
-// through chats (nil: m as listed is reviewed). Init starts it.
-func NewReviewDialog(c *Common, owner int, chats ChatLists, m *sessions.Meta) *ReviewDialog {
+// NewReviewDialog returns the pane for chat m, reviewed by its server
+// through rv. Init starts it.
+func NewReviewDialog(c *Common, owner int, rv Reviews, m *sessions.Meta) *ReviewDialog {
 	in := textinput.New()
 	in.Prompt = "ref: "
 	in.CharLimit = 256
 	in.Cursor.SetMode(cursor.CursorStatic)
-	return &ReviewDialog{c: c, owner: owner, chats: chats, meta: m, loading: true, input: in}
+	return &ReviewDialog{c: c, owner: owner, reviews: rv, meta: m, loading: true, input: in}
 }
 
 // Init computes the review against the chat's own base.
 func (d *ReviewDialog) Init() tea.Cmd {
-	return computeReview(d.owner, d.chats, d.meta, d.side)
+	return computeReview(d.owner, d.reviews, d.meta.ID, d.side)
 }
 
 // SetSize takes most of the screen.
@@ -225,7 +208,7 @@ func (d *ReviewDialog) askKey(msg tea.KeyMsg) tea.Cmd {
 // compare recomputes the review against side.
 func (d *ReviewDialog) compare(side review.Side) tea.Cmd {
 	d.loading, d.errText, d.pending = true, "", side
-	return computeReview(d.owner, d.chats, d.meta, side)
+	return computeReview(d.owner, d.reviews, d.meta.ID, side)
 }
 
 // setSections builds the list rows once per review.
@@ -295,7 +278,7 @@ func (d *ReviewDialog) selectFile(i int) tea.Cmd {
 	d.diff, d.diffLines = review.Diff{}, nil
 	r := d.rows[d.files[i]]
 	s := d.sections[r.section]
-	return loadDiff(d.owner, d.gen, s, s.Files[r.file])
+	return loadDiff(d.owner, d.gen, d.reviews, d.meta.ID, s, s.Files[r.file])
 }
 
 // renderDiff styles a diff's lines once: + green, - red, @@ cyan (plain

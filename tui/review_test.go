@@ -46,19 +46,21 @@ func runCmd(t *testing.T, d *ReviewDialog, cmd tea.Cmd) tea.Cmd {
 // the compare side to a typed ref, refuses p without a parent, and closes on
 // esc.
 func TestReviewDialogUpdate(t *testing.T) {
-	dir := t.TempDir()
+	r := newRig(t, nil)
+	dir := r.dir("repo")
 	gitT(t, dir, "init", "-q")
 	writeT(t, filepath.Join(dir, "a.txt"), "one\ntwo\n")
 	gitT(t, dir, "add", "-A")
 	gitT(t, dir, "commit", "-qm", "base")
-	base := gitT(t, dir, "rev-parse", "HEAD")
-	meta := &sessions.Meta{ID: "r1", Name: "review me", Harness: "shell", Cwd: dir,
-		Baseline: &sessions.Baseline{At: time.Now(), Head: base}}
+	meta := r.create(sessions.NewChat{Name: "review me", Cwd: dir})
+	if _, err := r.store.RecordBaseline(meta.ID, sessions.NewBaseline(time.Now(), dir, nil)); err != nil {
+		t.Fatal(err)
+	}
 	writeT(t, filepath.Join(dir, "a.txt"), "one\n2\n")
 	writeT(t, filepath.Join(dir, "b.txt"), "new\n")
 
 	c := &Common{Styles: NewStyles(asciiRenderer(), false), Keys: config.Defaults().KeyMap()}
-	d := NewReviewDialog(c, 7, nil, meta)
+	d := NewReviewDialog(c, 7, r.fake, meta)
 	d.SetSize(100, 30)
 	cmd := runCmd(t, d, d.Init())
 	if d.ErrText() != "" || len(d.files) != 2 {
@@ -125,8 +127,9 @@ func TestGoldenReview(t *testing.T) {
 	m := goldenModel(t, entries, newFakeMux(nil))
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(goldenW, goldenH))
 	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("d")})
-	// The review of folders that do not exist comes first.
-	waitScreen(t, tm, "folder unreadable")
+	// The fake server, which has no store, refuses the review first; the
+	// sections below are the answer it did not give.
+	waitScreen(t, tm, "the fake server has no chat store")
 	const owner = 2 // the first dialog the model opens
 	tm.Send(reviewComputedMsg{owner: owner, sections: []review.Section{
 		{Folder: "/nonexistent/src/app", Kind: review.KindGit, Base: "0123456789abcdef0123456789abcdef01234567", Files: []review.File{

@@ -132,10 +132,10 @@ func TestForkDialogWorktreeChoice(t *testing.T) {
 	}
 }
 
-// The review pane asks the server for the chat (its baseline with it)
-// rather than reading the chat file: a chat listed before its first start
-// recorded the baseline is still compared with the HEAD recorded then, so
-// a commit made since shows.
+// The review pane asks the server for the review, which reviews the chat
+// as stored then (its baseline with it): a chat listed before its first
+// start recorded the baseline is still compared with the HEAD recorded
+// then, so a commit made since shows.
 func TestReviewAsksTheServerForTheBaseline(t *testing.T) {
 	r := newRig(t, nil)
 	repo := r.dir("repo")
@@ -159,7 +159,7 @@ func TestReviewAsksTheServerForTheBaseline(t *testing.T) {
 	git("add", "later.txt")
 	git("commit", "-q", "-m", "two")
 
-	msg, ok := computeReview(1, r.fake, listed, review.Side{})().(reviewComputedMsg)
+	msg, ok := computeReview(1, r.fake, listed.ID, review.Side{})().(reviewComputedMsg)
 	if !ok || msg.err != nil || len(msg.sections) == 0 {
 		t.Fatalf("review: %+v", msg)
 	}
@@ -167,7 +167,7 @@ func TestReviewAsksTheServerForTheBaseline(t *testing.T) {
 	if len(files) != 1 || files[0].Path != "later.txt" {
 		t.Fatalf("files %+v; want later.txt, committed since the baseline's HEAD", files)
 	}
-	if !slices.Contains(r.fake.Calls(), "chat "+listed.ID) {
-		t.Errorf("the chat was not asked of the server: %v", r.fake.Calls())
+	if !slices.Contains(r.fake.Calls(), "review "+listed.ID) {
+		t.Errorf("the review was not asked of the server: %v", r.fake.Calls())
 	}
 }

@@ -165,11 +165,7 @@ func diff50k(bin, work string, n, changed, runs int) (err error) {
 		}
 		git = append(git, d)
 		begin := time.Now()
-		req, err := review.ForChat(context.Background(), meta, nil, review.Side{})
-		if err != nil {
-			return err
-		}
-		sections, err := review.Compute(context.Background(), req)
+		sections, err := review.OfChat(context.Background(), meta, nil, review.Side{})
 		if err != nil {
 			return err
 		}

@@ -93,6 +93,16 @@ func ForChat(ctx context.Context, m, parent *sessions.Meta, side Side) (Request,
 	return req, nil
 }
 
+// OfChat is what chat m changed against side: ForChat, then Compute. It
+// is what the server answers the review pane and what `diff` prints.
+func OfChat(ctx context.Context, m, parent *sessions.Meta, side Side) ([]Section, error) {
+	req, err := ForChat(ctx, m, parent, side)
+	if err != nil {
+		return nil, err
+	}
+	return Compute(ctx, req)
+}
+
 // ParentBranch is the branch the parent chat works on: the branch checked
 // out in its cwd.
 func ParentBranch(ctx context.Context, parent *sessions.Meta) (string, error) {
