@@ -2,6 +2,8 @@ package client
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/acpmux/acpmux-tui/internal/review"
 	"github.com/acpmux/acpmux-tui/proto"
@@ -390,7 +392,8 @@ func (rt *Router) Review(id string, side review.Side) ([]review.Section, error) 
 	if err != nil {
 		return nil, err
 	}
-	return r.Review(raw, side)
+	sections, err := r.Review(raw, side)
+	return sections, rt.older(id, "review a chat", err)
 }
 
 // ReviewDiff is one file's diff of a chat's review, from its host.
@@ -399,5 +402,22 @@ func (rt *Router) ReviewDiff(id string, s review.Section, f review.File) (review
 	if err != nil {
 		return review.Diff{}, err
 	}
-	return r.ReviewDiff(raw, s, f)
+	d, err := r.ReviewDiff(raw, s, f)
+	return d, rt.older(id, "review a chat", err)
+}
+
+// older says, of a call chat id's host answered with "method not found",
+// that its acpmux-tui is older than this one and how to update it; other
+// errors are returned as they are.
+func (rt *Router) older(id, what string, err error) error {
+	host, _ := SplitID(id)
+	var rpc *RPCError
+	if host == "" || !errors.As(err, &rpc) || rpc.Code != proto.CodeMethodNotFound {
+		return err
+	}
+	rh, ok := rt.byName[host]
+	if !ok {
+		return err
+	}
+	return fmt.Errorf("host %s runs an older acpmux-tui, which cannot %s: %s", host, what, rh.host.InstallHint())
 }
