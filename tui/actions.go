@@ -78,8 +78,12 @@ type actionDoneMsg struct {
 // resizedMsg reports that every pty has its new size.
 type resizedMsg struct{}
 
-// tickMsg moves the clock uptimes are counted on.
-type tickMsg time.Time
+// tickMsg moves the clock uptimes are counted on; seq names the tick
+// (Model.startTick), at is when it fired.
+type tickMsg struct {
+	at  time.Time
+	seq int
+}
 
 // closeDialogMsg closes the open dialog.
 type closeDialogMsg struct{}
@@ -278,8 +282,8 @@ func removeMissing(cs ChatStore, id string) tea.Cmd {
 	}
 }
 
-func tick(every time.Duration) tea.Cmd {
-	return tea.Tick(every, func(t time.Time) tea.Msg { return tickMsg(t) })
+func tick(after time.Duration, seq int) tea.Cmd {
+	return tea.Tick(after, func(t time.Time) tea.Msg { return tickMsg{at: t, seq: seq} })
 }
 
 // describeErr turns an error into the status line's text.

@@ -108,7 +108,7 @@ func TestACPQuietTurnSaysNoReplyYet(t *testing.T) {
 		r.m.Update(chatsChangedMsg{ids: []string{id}})
 	}
 	tick := func(s int) string {
-		r.m.Update(tickMsg(at(s)))
+		r.m.Update(tickMsg{at: at(s), seq: r.m.tickSeq})
 		return r.m.View()
 	}
 	running := proto.State{Status: proto.StatusRunning, TurnActive: true}

@@ -59,8 +59,9 @@ type Options struct {
 	UserHome string
 	// Now is the clock (time.Now when nil); Frame is how long change
 	// notices are gathered into one redraw (16 ms when 0); Tick is how often
-	// the uptime shown moves while the selected chat runs (1 s when 0,
-	// never when negative).
+	// the clock moves while the selected chat's turn runs or a permission
+	// card waits (1 s when 0, never when negative); otherwise it moves only
+	// when the selected chat's uptime, shown to the minute, would change.
 	Now   func() time.Time
 	Frame time.Duration
 	Tick  time.Duration
@@ -111,7 +112,10 @@ type Model struct {
 	isErr      bool
 	isWarn     bool
 	now        time.Time
-	ticking    bool
+	// tickAt is when the pending clock tick fires (zero: none), tickSeq
+	// the one that counts: a tick wanted sooner replaces it.
+	tickAt     time.Time
+	tickSeq    int
 	owners     int
 	selected   string // the chat the pane and summary show
 	footerKey  string // what the help line was drawn from
@@ -278,20 +282,24 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case hostsMsg:
 		return m.hostsUpdated(msg)
 	case chatsChangedMsg:
-		cmds := []tea.Cmd{waitChanges(m.mux.Changes(), m.opt.Frame, &m.gate), m.startTick()}
+		cmds := []tea.Cmd{waitChanges(m.mux.Changes(), m.opt.Frame, &m.gate)}
 		for _, id := range msg.ids {
 			cmds = append(cmds, m.chatChanged(id))
 			if id == m.selected {
 				m.refreshSelected()
 			}
 		}
-		return tea.Batch(cmds...)
+		// After the refresh: the tick follows the state just read.
+		return tea.Batch(append(cmds, m.startTick())...)
 	case resizedMsg:
 		m.pane.Refresh()
 		return nil
 	case tickMsg:
-		m.ticking = false
-		m.now = time.Time(msg)
+		if msg.seq != m.tickSeq {
+			return nil // replaced by a tick wanted sooner
+		}
+		m.tickAt = time.Time{}
+		m.now = msg.at
 		m.summary.Tick(m.now)
 		m.pane.Tick(m.now)
 		return m.startTick()
@@ -516,13 +524,34 @@ func (m *Model) selectionChanged() tea.Cmd {
 	return tea.Batch(checkFolders(e), m.startTick())
 }
 
-// startTick keeps the uptime moving while the selected chat runs.
+// startTick keeps the clock moving while the selected chat runs, waking
+// the TUI only when what it shows would change: each second while a turn
+// runs or a permission card waits (their waits are counted in seconds),
+// else when the uptime, shown to the minute, turns. An idle TUI so sleeps
+// for minutes, not a second, between frames (scripts/bench memory-10).
 func (m *Model) startTick() tea.Cmd {
-	if m.ticking || m.opt.Tick < 0 || !m.pane.State().Status.Live() {
+	st := m.pane.State()
+	if m.opt.Tick < 0 || !st.Status.Live() {
 		return nil
 	}
-	m.ticking = true
-	return tick(m.opt.Tick)
+	wait := m.opt.Tick
+	if wait == 0 {
+		wait = time.Second
+	}
+	if !st.TurnActive && st.Permission == nil {
+		if st.Started.IsZero() {
+			return nil
+		}
+		now := m.opt.Now()
+		wait = max(untilUptimeTurns(now.Sub(st.Started)), wait)
+	}
+	at := m.opt.Now().Add(wait)
+	if !m.tickAt.IsZero() && !at.Before(m.tickAt) {
+		return nil // the pending tick comes soon enough
+	}
+	m.tickSeq++
+	m.tickAt = at
+	return tick(wait, m.tickSeq)
 }
 
 // reloadList asks the server for the list again; selectID is a chat to

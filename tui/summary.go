@@ -474,18 +474,31 @@ func (s *Summary) process(vw int) string {
 	return mark + " " + truncPlain(strings.Join(parts, " · "), vw-2)
 }
 
-// formatUptime writes a duration as 45s, 3m12s, 2h05m or 3d04h.
+// formatUptime writes a duration as <1m, 3m, 2h05m or 3d04h: to the
+// minute, so the line changes once a minute (once an hour past a day) and
+// an idle TUI need not draw every second.
 func formatUptime(d time.Duration) string {
-	d = max(d, 0).Truncate(time.Second)
+	d = max(d, 0)
 	switch {
 	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
+		return "<1m"
 	case d < time.Hour:
-		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+		return fmt.Sprintf("%dm", int(d.Minutes()))
 	case d < 24*time.Hour:
 		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
 	}
 	return fmt.Sprintf("%dd%02dh", int(d.Hours())/24, int(d.Hours())%24)
+}
+
+// untilUptimeTurns is how long after an uptime of d formatUptime writes
+// something else.
+func untilUptimeTurns(d time.Duration) time.Duration {
+	step := time.Minute
+	if d >= 24*time.Hour {
+		step = time.Hour
+	}
+	d = max(d, 0)
+	return step - d%step
 }
 
 func firstNonEmpty(ss ...string) string {
