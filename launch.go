@@ -48,7 +48,8 @@ func (a *app) launch(open *sessions.Entry) error {
 	prev := slog.Default()
 	slog.SetDefault(log)
 	defer slog.SetDefault(prev)
-	defer trimMemory(log, "tui")()
+	_, stopTrim := trimMemory(log, "tui")
+	defer stopTrim()
 
 	exe, err := os.Executable()
 	if err != nil {

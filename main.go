@@ -35,6 +35,11 @@ func main() {
 	stop := startCPUProfile(os.Getenv(envCPUProfile))
 	if os.Getenv(envHeapProfile) != "" {
 		runtime.MemProfileRate = 4096 // every few pages, not every 512 KiB
+	} else {
+		// No one reads the heap profile: sampling would only walk stacks
+		// and fill the runtime's profile buckets, for the life of a
+		// long-lived server or TUI.
+		runtime.MemProfileRate = 0
 	}
 	code := run(os.Args[1:], os.Stdout, os.Stderr)
 	stop()

@@ -79,17 +79,24 @@ func (a *app) serve(ready func()) error {
 		return fmt.Errorf("find this program for the harnesses' hooks: %w", err)
 	}
 	needs := server.NewNeeds()
+	// A harness's start or end, and a client's connection, are bursts of
+	// the server's work that may not reach a collection: memtrim is told
+	// of them.
+	wake, stopTrim := trimMemory(log, "server")
+	defer stopTrim()
 	m := mux.New(mux.Options{
 		Store: a.store, Table: a.table, Config: a.cfg, Logger: log, Getenv: a.getenv,
-		Started: records.Started, Ended: records.Ended, ParentDeathSignal: syscall.SIGKILL,
-		NeedsUser: needs.Heard, Self: self, Home: a.store.Home(),
+		Started:           func(id string, pid int) { records.Started(id, pid); wake() },
+		Ended:             func(id string, respawning bool) { records.Ended(id, respawning); wake() },
+		ParentDeathSignal: syscall.SIGKILL,
+		NeedsUser:         needs.Heard, Self: self, Home: a.store.Home(),
 	})
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	defer trimMemory(log, "server")()
 	return server.Run(ctx, server.Options{
 		Store: a.store, Table: a.table, Config: a.cfg, ConfigPath: a.paths.Config, Mux: m, Logger: log,
 		Getenv: a.getenv, Version: version, Ready: ready, Records: records, Needs: needs,
+		Connected: wake,
 	})
 }
 

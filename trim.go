@@ -9,17 +9,30 @@ import (
 
 // trimMemory gives the freed heap back to the system each time the
 // long-lived command `who` (the server, the TUI) goes quiet after a burst
-// of work (package memtrim: a small idle Go process holds more of the
-// runtime's slack than of its own data, scripts/bench memory-10), until
-// stop is called. Each trim is logged at debug level.
-func trimMemory(log *slog.Logger, who string) (stop func()) {
+// of work, and lets go of the binary's pages the burst mapped (package
+// memtrim: a small idle Go process holds more of the runtime's slack and
+// of its binary than of its own data, scripts/bench memory-10), until
+// stop is called. wake tells it of work that mapped code without
+// necessarily allocating much (a harness started or ended). Each trim is
+// logged at debug level.
+func trimMemory(log *slog.Logger, who string) (wake, stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
+	woken := make(chan struct{}, 1)
+	wake = func() {
+		select {
+		case woken <- struct{}{}:
+		default:
+		}
+	}
 	go func() {
 		defer close(done)
-		memtrim.Run(ctx, memtrim.Options{Trimmed: func(r memtrim.Result) {
-			log.Debug("memory trim", "process", who, "released_bytes", r.Released)
+		memtrim.Run(ctx, memtrim.Options{Wake: woken, Trimmed: func(r memtrim.Result) {
+			if r.ImageErr != nil {
+				log.Debug("memory trim: the binary's pages stay mapped", "process", who, "err", r.ImageErr)
+			}
+			log.Debug("memory trim", "process", who, "released_bytes", r.Released, "unmapped_bytes", r.Unmapped)
 		}})
 	}()
-	return func() { cancel(); <-done }
+	return wake, func() { cancel(); <-done }
 }

@@ -70,6 +70,10 @@ type Options struct {
 	FirstCallWait time.Duration
 	// Ready, when set, is called once the socket answers.
 	Ready func()
+	// Connected, when set, is told of each client let in: what it asks
+	// maps much of the server's code without necessarily allocating
+	// enough for a collection (package memtrim is woken by it).
+	Connected func()
 	// Records, when set, is where the mux's Started and Ended hooks record
 	// the harnesses that run (see NewRecords). Run then first ends what a
 	// server that died left running and starts its chats again, and an
@@ -291,6 +295,9 @@ func (s *Server) acceptLoop() {
 		}
 		backoff = 5 * time.Millisecond
 		s.admit(nc)
+		if s.opt.Connected != nil {
+			s.opt.Connected()
+		}
 	}
 }
 

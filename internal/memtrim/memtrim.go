@@ -1,13 +1,14 @@
 // Package memtrim gives the freed heap of a long-lived process (the
-// server, the TUI) back to the system once it goes quiet after a burst of
-// work.
+// server, the TUI) back to the system, and lets go of the binary's pages
+// it mapped, once it goes quiet after a burst of work.
 //
 // Go's runtime keeps the pages a burst freed, returning them to the system
 // only slowly: for a small idle process that slack, not its live data, is
 // much of what it holds (scripts/bench memory-10). Run looks a moment
 // after the process starts and after each garbage collection; when the
 // process has allocated at least Burst bytes since the last trim and less
-// than Quiet in that moment, it trims once (debug.FreeOSMemory). It never
+// than Quiet in that moment, it trims once (debug.FreeOSMemory, then
+// ReleaseImage: the code and tables the burst touched). It never
 // polls: an idle process allocates nothing, so it collects nothing and Run
 // does not wake; a busy one is looked at once a moment until it is quiet.
 package memtrim
@@ -38,6 +39,10 @@ type Options struct {
 	// Looked, when set (tests), is called after each look; again says
 	// whether Run looks again without a collection first.
 	Looked func(again bool)
+	// Wake, when set, tells Run of work that mapped code without
+	// necessarily allocating enough for a collection (the server starting
+	// a harness): Run looks a moment after it, as after a collection.
+	Wake <-chan struct{}
 }
 
 // Result is what one trim did.
@@ -45,6 +50,10 @@ type Result struct {
 	// Released is how many heap bytes the runtime holds returned to the
 	// system, after the trim less before it.
 	Released int64
+	// Unmapped is how many bytes of the binary's own pages the process
+	// let go of (ReleaseImage); ImageErr says why it could not.
+	Unmapped int64
+	ImageErr error
 }
 
 const (
@@ -70,8 +79,11 @@ func Run(ctx context.Context, opt Options) {
 	}
 	collected := make(chan struct{}, 1)
 	notifyCollections(ctx, collected)
-	// At start the whole start-up counts as the burst.
+	// At start the whole start-up counts as a burst, however little it
+	// allocated: it mapped most of the binary (ReleaseImage); so does the
+	// work Wake tells of.
 	var lastTrim uint64
+	startUp := true
 	from := allocs()
 	look := time.NewTimer(opt.Settle)
 	defer look.Stop()
@@ -85,11 +97,18 @@ func Run(ctx context.Context, opt Options) {
 				look.Reset(opt.Settle)
 				from, armed = allocs(), true
 			}
+		case <-opt.Wake:
+			// Work happened: it counts as a burst, as the start-up does.
+			startUp = true
+			if !armed {
+				look.Reset(opt.Settle)
+				from, armed = allocs(), true
+			}
 		case <-look.C:
 			now := allocs()
 			again := false
 			switch {
-			case now-lastTrim < opt.Burst:
+			case !startUp && now-lastTrim < opt.Burst:
 				// Nothing worth giving back since the last trim (its own
 				// collection ends here).
 			case now-from >= opt.Quiet:
@@ -100,6 +119,7 @@ func Run(ctx context.Context, opt Options) {
 					opt.Trimmed(res)
 				}
 				lastTrim = allocs() // what the trim allocated starts no burst
+				startUp = false
 			}
 			armed = again
 			if again {
@@ -134,12 +154,16 @@ func notifyCollections(ctx context.Context, ch chan<- struct{}) {
 	runtime.AddCleanup(&sentinel{}, arm, struct{}{})
 }
 
-// Trim collects the garbage and returns the freed pages to the system.
+// Trim collects the garbage, returns the freed pages to the system, and
+// lets go of the binary's pages that the burst (or the start-up) mapped
+// (ReleaseImage): what the quiet process goes on using comes back.
 func Trim() Result {
 	released := []metrics.Sample{{Name: releasedMetric}}
 	metrics.Read(released)
 	before := int64(released[0].Value.Uint64())
 	debug.FreeOSMemory()
 	metrics.Read(released)
-	return Result{Released: int64(released[0].Value.Uint64()) - before}
+	res := Result{Released: int64(released[0].Value.Uint64()) - before}
+	res.Unmapped, res.ImageErr = ReleaseImage()
+	return res
 }
