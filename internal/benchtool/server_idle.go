@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -224,10 +225,11 @@ func serverMemory(binary, home string, n int) error {
 
 // emitMemory reads the PSS and RSS of server and TUI, checks every chat
 // still runs, prints them as benchmark name and returns the PSS of both.
-// With BENCH_MEMORY_HOLD=SECONDS set it reads them that long after the
-// processes settled: a Go process left idle collects its garbage only at
-// the runtime's forced collection, every two minutes, and returns the
-// pages freed after it.
+// It reads them once their sum has held still (steadyMemory): an idle
+// process gives back what its start-up used a moment after it goes quiet
+// (package memtrim), and a TUI left open is measured as it stays. With
+// BENCH_MEMORY_HOLD=SECONDS set it reads them that long after the
+// processes settled instead.
 func (b *tuiBench) emitMemory(name string) (int64, error) {
 	if v := os.Getenv("BENCH_MEMORY_HOLD"); v != "" {
 		secs, err := seconds(v)
@@ -236,6 +238,13 @@ func (b *tuiBench) emitMemory(name string) (int64, error) {
 		}
 		time.Sleep(time.Duration(secs * float64(time.Second)))
 		emit("held_seconds", secs)
+	} else {
+		waited, steady, err := steadyMemory(b.r.pid, b.tui.pid())
+		if err != nil {
+			return 0, err
+		}
+		emit("memory_steady", steady)
+		emit("memory_wait_seconds", waited.Seconds())
 	}
 	srvPss, srvRss, err := memoryOf(b.r.pid)
 	if err != nil {
@@ -244,6 +253,15 @@ func (b *tuiBench) emitMemory(name string) (int64, error) {
 	tuiPss, tuiRss, err := memoryOf(b.tui.pid())
 	if err != nil {
 		return 0, err
+	}
+	// The split is read with the totals, before checkLive's call makes
+	// the server run.
+	type split struct{ anon, file int64 }
+	var parts [2]split
+	for i, pid := range []int{b.r.pid, b.tui.pid()} {
+		if parts[i].anon, parts[i].file, err = pssParts(pid); err != nil {
+			return 0, err
+		}
 	}
 	if err := b.r.checkLive(b.ids); err != nil {
 		return 0, err
@@ -258,16 +276,9 @@ func (b *tuiBench) emitMemory(name string) (int64, error) {
 	emit("tui_pss_bytes", tuiPss)
 	emit("tui_rss_bytes", tuiRss)
 	emit("pss_bytes", srvPss+tuiPss)
-	for _, p := range []struct {
-		name string
-		pid  int
-	}{{"server", b.r.pid}, {"tui", b.tui.pid()}} {
-		anon, file, err := pssParts(p.pid)
-		if err != nil {
-			return 0, err
-		}
-		emit(p.name+"_pss_anon_bytes", anon)
-		emit(p.name+"_pss_file_bytes", file)
+	for i, name := range []string{"server", "tui"} {
+		emit(name+"_pss_anon_bytes", parts[i].anon)
+		emit(name+"_pss_file_bytes", parts[i].file)
 	}
 	return srvPss + tuiPss, nil
 }
@@ -315,4 +326,43 @@ func serverScale(binary, home string, n int, secs float64) error {
 	}
 	emit("cpu_percent", used/secs*100)
 	return nil
+}
+
+// Memory counts as steady when the summed PSS of the processes moved by
+// less than steadyBy (of the latest figure) over steadyFor, read every
+// steadyEvery; steadyMemory gives up after steadyWithin.
+const (
+	steadyEvery  = 250 * time.Millisecond
+	steadyFor    = 3 * time.Second
+	steadyBy     = 0.01
+	steadyWithin = 30 * time.Second
+)
+
+// steadyMemory waits until the summed PSS of pids holds still, and says
+// how long it waited and whether it did hold still before steadyWithin.
+func steadyMemory(pids ...int) (time.Duration, bool, error) {
+	start := time.Now()
+	var window []int64 // the readings of the last steadyFor
+	keep := int(steadyFor/steadyEvery) + 1
+	for {
+		var sum int64
+		for _, pid := range pids {
+			pss, _, err := memoryOf(pid)
+			if err != nil {
+				return time.Since(start), false, err
+			}
+			sum += pss
+		}
+		window = append(window, sum)
+		if len(window) > keep {
+			window = window[1:]
+		}
+		if len(window) == keep && float64(slices.Max(window)-slices.Min(window)) <= steadyBy*float64(sum) {
+			return time.Since(start), true, nil
+		}
+		if time.Since(start) >= steadyWithin {
+			return time.Since(start), false, nil
+		}
+		time.Sleep(steadyEvery)
+	}
 }
