@@ -55,7 +55,22 @@ func (a *app) launch(open *sessions.Entry) error {
 	if err != nil {
 		return fmt.Errorf("find this program to start the server: %w", err)
 	}
+	// A server that is not up takes tens of milliseconds to start: while
+	// it does, this side reads the chat files and asks the terminal for
+	// its background, so the first frame waits for the slowest of the
+	// three, not for their sum (scripts/bench first-frame-1000, cold).
+	hosts := a.tuiHosts()
+	var listed chan listing
+	if len(hosts) == 0 {
+		listed = make(chan listing, 1)
+		go func() {
+			entries, err := a.store.List()
+			listed <- listing{entries, err}
+		}()
+	}
+	renderer, asked := a.tuiRenderer()
 	conn, err := client.EnsureServer(a.paths.Home, exe)
+	<-asked
 	if err != nil {
 		return err
 	}
@@ -76,28 +91,24 @@ func (a *app) launch(open *sessions.Entry) error {
 		List() ([]sessions.Entry, error)
 		Close()
 	} = local
-	if hosts := a.tuiHosts(); len(hosts) > 0 {
+	if len(hosts) > 0 {
 		m = client.NewRouter(local, hosts, tuiSSHOptions...)
 	}
 	defer m.Close()
 	// The first frame shows the chats as the server holds them: their
-	// files, with the states its watch call tells.
-	entries, err := m.List()
+	// files (read above, as local.List would), with the states its watch
+	// call tells; with other hosts, the Router's list of all of them.
+	var entries []sessions.Entry
+	if listed != nil {
+		l := <-listed
+		entries, err = l.entries, l.err
+	} else {
+		entries, err = m.List()
+	}
 	if err != nil {
 		return fmt.Errorf("list the chats: %w", err)
 	}
-
 	noColor := a.getenv("NO_COLOR") != ""
-	renderer := lipgloss.NewRenderer(os.Stdout)
-	if noColor {
-		// The styles carry no colour then; this profile keeps bold, faint
-		// and reverse, which NO_COLOR allows.
-		renderer.SetColorProfile(termenv.ANSI)
-	} else {
-		// Ask the terminal for its background now: once Bubble Tea reads
-		// the keyboard, the answer would arrive as keys.
-		renderer.HasDarkBackground()
-	}
 	opt := tui.Options{
 		Home: a.paths.Home, Table: a.table, Config: a.cfg, Mux: m, Logger: log,
 		Renderer: renderer, NoColor: noColor, Entries: entries,
@@ -189,4 +200,32 @@ func (a *app) harnessInfos(table *harness.Table) []tui.HarnessInfo {
 func (a *app) interactive() bool {
 	out, ok := a.stdout.(*os.File)
 	return ok && out == os.Stdout && term.IsTerminal(int(os.Stdout.Fd())) && term.IsTerminal(int(os.Stdin.Fd()))
+}
+
+// listing is the chat files as read for the TUI's first frame.
+type listing struct {
+	entries []sessions.Entry
+	err     error
+}
+
+// tuiRenderer makes the TUI's renderer and, unless NO_COLOR is set, asks
+// the terminal for its background in the background: asked is closed
+// once the answer (or the terminal's silence) is in. It is asked before
+// anything reads the keyboard: once Bubble Tea does, the answer would
+// arrive as keys.
+func (a *app) tuiRenderer() (*lipgloss.Renderer, <-chan struct{}) {
+	renderer := lipgloss.NewRenderer(os.Stdout)
+	asked := make(chan struct{})
+	if a.getenv("NO_COLOR") != "" {
+		// The styles carry no colour then; this profile keeps bold, faint
+		// and reverse, which NO_COLOR allows.
+		renderer.SetColorProfile(termenv.ANSI)
+		close(asked)
+		return renderer, asked
+	}
+	go func() {
+		defer close(asked)
+		renderer.HasDarkBackground()
+	}()
+	return renderer, asked
 }
