@@ -185,6 +185,10 @@ func memoryIdle(bin, home, tmux, socket string, n int) error {
 		return err
 	}
 	defer tb.close()
+	// tmux is read as ours is: once its PSS holds still.
+	if _, _, err := steadyMemory(tb.serverPid, tb.client.pid()); err != nil {
+		return err
+	}
 	srvPss, _, err := memoryOf(tb.serverPid)
 	if err != nil {
 		return err
