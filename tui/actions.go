@@ -143,9 +143,7 @@ func checkFolders(e sessions.Entry) tea.Cmd {
 		w := *e.Meta.Worktree
 		wt = &w
 	}
-	if len(dirs) == 0 && len(files) == 0 && wt == nil || hostOf(id) != "" {
-		// A remote chat's folders are on its host: its server checks them
-		// at each start.
+	if !hasFoldersToCheck(e) {
 		return func() tea.Msg { return foldersCheckedMsg{id: id} }
 	}
 	return func() tea.Msg {
@@ -153,6 +151,16 @@ func checkFolders(e sessions.Entry) tea.Cmd {
 		git := gitCheck{folders: gitFolders(dirs), worktreeGone: wt != nil && wt.Missing()}
 		return foldersCheckedMsg{id, append(problems, sessions.CheckStoredFiles(files)...), git}
 	}
+}
+
+// hasFoldersToCheck reports whether e has folders, files or a worktree on
+// this machine to look at. A remote chat's are on its host: its server
+// checks them at each start.
+func hasFoldersToCheck(e sessions.Entry) bool {
+	if e.Meta == nil || hostOf(e.ID) != "" {
+		return false
+	}
+	return len(e.Meta.AdditionalDirectories) > 0 || len(e.Meta.AdditionalFiles) > 0 || e.Meta.Worktree != nil
 }
 
 // chatLoadedMsg brings one chat read again from the server.

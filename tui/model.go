@@ -114,13 +114,16 @@ type Model struct {
 	now        time.Time
 	// tickAt is when the pending clock tick fires (zero: none), tickSeq
 	// the one that counts: a tick wanted sooner replaces it.
-	tickAt     time.Time
-	tickSeq    int
-	owners     int
-	selected   string // the chat the pane and summary show
-	footerKey  string // what the help line was drawn from
-	footerLine string
-	opening    string // a chat to open once it is listed and the screen has a size
+	tickAt  time.Time
+	tickSeq int
+	// folderTicking: a look at the selected chat's folders is on its way
+	// (startFolderTick).
+	folderTicking bool
+	owners        int
+	selected      string // the chat the pane and summary show
+	footerKey     string // what the help line was drawn from
+	footerLine    string
+	opening       string // a chat to open once it is listed and the screen has a size
 	// looking is the chat the server was told the user sees, title the
 	// terminal's title; blurred is set while the terminal has lost focus
 	// (attention.go).
@@ -213,7 +216,7 @@ func (m *Model) Close() { m.in.close() }
 func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{waitChanges(m.mux.Changes(), m.opt.Frame, &m.gate), m.in.waitWriteErr(), fillPool(m.mux),
 		waitNews(m.mux.News()), tea.EnableReportFocus, waitNotices(m.mux.Notices()),
-		folderTick(m.opt.CheckFoldersEvery), m.watchLink(), m.watchHosts()}
+		m.startFolderTick(), m.watchLink(), m.watchHosts()}
 	if !m.loaded {
 		cmds = append(cmds, m.reloadList(m.opt.Open))
 	}
@@ -230,6 +233,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	m.sideChanged, m.quiet = false, false
 	footer := m.footerKey
 	cmd := m.update(msg)
+	// Whatever changed the selection or its chat, the folder tick follows.
+	if tick := m.startFolderTick(); tick != nil {
+		cmd = tea.Batch(cmd, tick)
+	}
 	m.prepareFooter()
 	m.unchanged = m.footerKey == footer && m.drawsNothing(msg)
 	if attend := m.attend(); attend != nil {
@@ -328,7 +335,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case serverStartedMsg:
 		return m.serverStarted(msg)
 	case folderTickMsg:
-		return tea.Batch(m.checkSelected(), folderTick(m.opt.CheckFoldersEvery))
+		m.folderTicking = false // Update starts the next one, if wanted
+		return m.checkSelected()
 	case foldersCheckedMsg:
 		if slices.Equal(msg.problems, m.problems[msg.id]) && msg.git.equal(m.git[msg.id]) {
 			m.quiet = true // the same as last time: nothing to draw
@@ -430,6 +438,21 @@ func (m *Model) chatChanged(id string) tea.Cmd {
 // isActive is a harness at work or waiting for the user.
 func isActive(s proto.Status) bool {
 	return s == proto.StatusRunning || s == proto.StatusAsking || s == proto.StatusWaiting
+}
+
+// startFolderTick keeps the selected chat's folders looked at every
+// CheckFoldersEvery while it has any on this machine to look at; with a
+// chat that has none selected (most), no tick is set and an idle TUI
+// sleeps.
+func (m *Model) startFolderTick() tea.Cmd {
+	if m.folderTicking || m.opt.CheckFoldersEvery <= 0 {
+		return nil
+	}
+	if e, ok := m.sidebar.Selected(); !ok || !hasFoldersToCheck(e) {
+		return nil
+	}
+	m.folderTicking = true
+	return folderTick(m.opt.CheckFoldersEvery)
 }
 
 // checkSelected checks the selected chat's folders again.

@@ -107,3 +107,51 @@ func TestIdleChatTicksWhenItsUptimeTurns(t *testing.T) {
 		t.Fatalf("a stopped chat still ticks, at %v", r.m.tickAt)
 	}
 }
+
+// The selected chat's folders are looked at each CheckFoldersEvery only
+// while it has folders (or files, or a worktree) to look at: a chat with
+// none sets no tick, so an idle TUI showing it sleeps.
+func TestFolderTickOnlyForChatsWithFolders(t *testing.T) {
+	r := newRig(t, nil)
+	lib := r.dir("lib")
+	r.create(sessions.NewChat{Name: "a plain"})
+	r.create(sessions.NewChat{Name: "b with lib", AdditionalDirectories: []string{lib}})
+	r.open(Options{}) // no timer; the rig's commands are not run below
+	r.m.opt.CheckFoldersEvery = time.Second
+	selected := func() string {
+		e, _ := r.m.sidebar.Selected()
+		return e.Meta.Name
+	}
+	walk := func(want string) {
+		t.Helper()
+		for range 4 {
+			if selected() == want {
+				return
+			}
+			r.m.Update(keyJ)
+		}
+		t.Fatalf("could not select %q (at %q)", want, selected())
+	}
+	walk("a plain")
+	r.m.Update(folderTickMsg{})
+	if r.m.folderTicking {
+		t.Fatal("a chat with no folders sets a folder tick")
+	}
+	walk("b with lib")
+	if !r.m.folderTicking {
+		t.Fatal("selecting a chat with a folder sets no folder tick")
+	}
+	// The tick chain goes on while it is selected, and ends with it.
+	r.m.Update(folderTickMsg{})
+	if !r.m.folderTicking {
+		t.Fatal("the folder tick stopped while the chat with a folder is selected")
+	}
+	r.m.Update(keyK)
+	if selected() != "a plain" {
+		t.Fatalf("up selected %q", selected())
+	}
+	r.m.Update(folderTickMsg{})
+	if r.m.folderTicking {
+		t.Fatal("the folder tick goes on with a chat with no folders selected")
+	}
+}
