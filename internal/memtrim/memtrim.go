@@ -5,10 +5,11 @@
 // Go's runtime keeps the pages a burst freed, returning them to the system
 // only slowly: for a small idle process that slack, not its live data, is
 // much of what it holds (scripts/bench memory-10). Run looks a moment
-// after the process starts and after each garbage collection; when the
-// process has allocated at least Burst bytes since the last trim and less
-// than Quiet in that moment, it trims once (debug.FreeOSMemory, then
-// ReleaseImage: the code and tables the burst touched). It never
+// after the process starts, after each garbage collection and after each
+// Wake; when the process has allocated at least Burst bytes since the last
+// trim (or has just started, or was woken) and less than Quiet in that
+// moment, it trims once (debug.FreeOSMemory, then ReleaseImage: the code
+// and tables the burst touched). It never
 // polls: an idle process allocates nothing, so it collects nothing and Run
 // does not wake; a busy one is looked at once a moment until it is quiet.
 package memtrim
