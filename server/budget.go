@@ -148,7 +148,7 @@ func (v *viewer) flushBudgeted() {
 	}
 	v.lastFlush = time.Now()
 	if len(v.dirty) > 0 && v.flushAt == nil {
-		v.flushAt = b.clock.AfterFunc(b.wait(), v.flushDue)
+		v.scheduleLocked(b.clock.AfterFunc, b.wait(), false)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/acpmux/acpmux-tui/mux"
 )
@@ -166,4 +167,57 @@ func TestHiddenChatToldOfItsStateAndUnreadMark(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestHiddenChangesWaitForTheListFrame: a change of a chat the watcher does
+// not draw waits for the list frame (an hour here, so nothing else sends
+// it), and goes with the next change of the chat it draws, as the server
+// has it then.
+func TestHiddenChangesWaitForTheListFrame(t *testing.T) {
+	r := newRig(t, rigOpt{server: func(s *Server) { s.views.listFrame = time.Hour }})
+	a := newViewClient(r)
+	chats := a.started(80, 24, "", "")
+	c1, c2 := chats[0], chats[1]
+	for _, c := range chats {
+		a.waitScreen(c.ID, "ready>")
+	}
+	a.ok(MethodShow, ShowParams{IDs: []string{c1.ID}}, nil)
+
+	// c2 answers a line and settles; the watcher has it marked, not sent.
+	a.write(c2.ID, "hidden\r")
+	m := r.srv.opt.Mux
+	var settled mux.State
+	waitFor(t, "c2's answer on its screen, and c2 waiting", func() bool {
+		settled = m.State(c2.ID)
+		return strings.Contains(m.Render(c2.ID, 0), "echo: hidden") && settled.Status == mux.StatusWaiting
+	})
+	waitFor(t, "c2's settled state marked for the watcher, on the list frame", func() bool {
+		for _, v := range r.srv.views.all() {
+			v.mu.Lock()
+			_, drawsC1 := v.shown[c1.ID]
+			cv, marked := v.dirty[c2.ID]
+			held := drawsC1 && marked && cv.State.Equal(settled) && v.flushAt != nil && v.flushSlow
+			v.mu.Unlock()
+			if held {
+				return true
+			}
+		}
+		return false
+	})
+	// As told over the wire (a state read here still has its monotonic
+	// clock reading, which JSON drops).
+	same := func(st mux.State) bool {
+		got, err1 := json.Marshal(st)
+		want, err2 := json.Marshal(settled)
+		return err1 == nil && err2 == nil && string(got) == string(want)
+	}
+	a.render(c1.ID) // reads every line sent before its answer
+	if told := a.chats[c2.ID].State; same(told) {
+		t.Fatalf("c2, not drawn, told of its change within the list frame: %+v", told)
+	}
+
+	// A change of c1 goes at once, and takes c2's with it.
+	a.write(c1.ID, "shown\r")
+	a.waitScreen(c1.ID, "echo: shown")
+	a.waitChat(c2.ID, "c2's settled state, sent with c1's change", func(cv ChatView) bool { return same(cv.State) })
 }

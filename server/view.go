@@ -23,6 +23,16 @@ import (
 // fan-out gathers notices after one it passed on at once.
 const viewFrame = 16 * time.Millisecond
 
+// viewListFrame is how often a watcher that names the chats it draws
+// (MethodShow) may be told of changes to the others alone: their states,
+// which its list shows. A hundred chats at work, each turning from running
+// to waiting and back as its output comes and pauses, are told four times a
+// second, together, not at each turn (each told at once cost the client a
+// decode and a frame, and the server an encode and a write: scripts/bench
+// scale-100). A change of a chat it draws goes within viewFrame, and takes
+// the others marked with it.
+const viewListFrame = 250 * time.Millisecond
+
 // viewHub is the server's side of its drawing clients.
 type viewHub struct {
 	s *Server
@@ -44,10 +54,12 @@ type viewHub struct {
 
 	// clock is what the viewers' budgets read (budget.go).
 	clock budgetClock
+	// listFrame is viewListFrame (tests set another).
+	listFrame time.Duration
 }
 
 func newViewHub(s *Server) *viewHub {
-	return &viewHub{s: s, known: map[string]struct{}{}, live: map[string]bool{}, viewers: map[*conn]*viewer{}, clock: realClock{}}
+	return &viewHub{s: s, known: map[string]struct{}{}, live: map[string]bool{}, viewers: map[*conn]*viewer{}, clock: realClock{}, listFrame: viewListFrame}
 }
 
 // viewer is what the server keeps of one connection that draws: its size
@@ -68,6 +80,11 @@ type viewer struct {
 	// screens are the screens last told of the chats shown.
 	screens map[string]*toldScreen
 	flushAt stopper // set while a notification is scheduled
+	// flushGen numbers the timers set: a timer replaced by another does
+	// nothing when it fires (its Stop may come too late). flushSlow is set
+	// while the one scheduled waits for viewListFrame.
+	flushGen  uint64
+	flushSlow bool
 	// budget, set by MethodBudget, bounds the bytes sent (budget.go).
 	budget    *linkBudget
 	lastFlush time.Time
@@ -99,10 +116,7 @@ func (h *viewHub) unwatch(c *conn) {
 	}
 	v.mu.Lock()
 	v.closed = true
-	if v.flushAt != nil {
-		v.flushAt.Stop()
-		v.flushAt = nil
-	}
+	v.cancelLocked()
 	v.mu.Unlock()
 }
 
@@ -207,6 +221,7 @@ func (v *viewer) mark(views map[string]ChatView) {
 	if v.closed || !v.watching {
 		return
 	}
+	drawn := false // a chat the client draws is among those marked now
 	for id, cv := range views {
 		if _, shown := v.shown[id]; v.shown != nil && !shown {
 			// A chat the client does not draw: its screen's changes are
@@ -214,6 +229,8 @@ func (v *viewer) mark(views map[string]ChatView) {
 			if last, ok := v.told[id]; ok && last.Equal(cv.State) {
 				continue
 			}
+		} else {
+			drawn = true
 		}
 		v.dirty[id] = cv
 		v.told[id] = cv.State
@@ -221,11 +238,16 @@ func (v *viewer) mark(views map[string]ChatView) {
 	if len(v.dirty) == 0 {
 		return
 	}
-	if v.flushAt != nil {
-		return // one is due: these go with it
+	if v.flushAt != nil && !(drawn && v.flushSlow) {
+		return // one is due soon enough: these go with it
 	}
-	wait := viewFrame - time.Since(v.lastFlush)
+	frame, slow := v.c.s.views.listFrame, true
+	if drawn || v.drawnMarkedLocked() {
+		frame, slow = viewFrame, false
+	}
+	wait := frame - time.Since(v.lastFlush)
 	if wait <= 0 && v.c.sent(v.lastLine) {
+		v.cancelLocked()
 		v.flushLocked()
 		return
 	}
@@ -233,20 +255,59 @@ func (v *viewer) mark(views map[string]ChatView) {
 	// the last notification is still on its way, which a moment, not a
 	// frame, lets through. An answer in the queue is no reason to wait:
 	// a key's echo often comes while the answer to its write is queued.
-	v.flushAt = time.AfterFunc(max(wait, viewFrame/4), v.flushDue)
+	v.scheduleLocked(realClock{}.AfterFunc, max(wait, viewFrame/4), slow)
+}
+
+// drawnMarkedLocked reports whether a chat the client draws is among those
+// marked (a client that names none draws them all).
+func (v *viewer) drawnMarkedLocked() bool {
+	if v.shown == nil {
+		return len(v.dirty) > 0
+	}
+	for id := range v.dirty {
+		if _, ok := v.shown[id]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// scheduleLocked has flushDue run after d on the timers of after, in place
+// of any notification scheduled before; slow says it waits for
+// viewListFrame.
+func (v *viewer) scheduleLocked(after func(time.Duration, func()) stopper, d time.Duration, slow bool) {
+	v.cancelLocked()
+	v.flushGen++
+	gen := v.flushGen
+	v.flushSlow = slow
+	v.flushAt = after(d, func() { v.flushDue(gen) })
+}
+
+// cancelLocked stops the notification scheduled, if any.
+func (v *viewer) cancelLocked() {
+	if v.flushAt != nil {
+		v.flushAt.Stop()
+		v.flushAt = nil
+		v.flushGen++
+	}
 }
 
 // flushDue sends the changes gathered, unless the last notification is
-// still in the connection's queue: then it looks again a frame later. It runs only while a change waits, and ends with the connection.
-func (v *viewer) flushDue() {
+// still in the connection's queue: then it looks again a frame later. It
+// runs only while a change waits, and ends with the connection. gen is the
+// timer's: one replaced since does nothing.
+func (v *viewer) flushDue(gen uint64) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	if gen != v.flushGen {
+		return
+	}
 	v.flushAt = nil
 	if v.closed || len(v.dirty) == 0 || v.c.dropped.Load() {
 		return
 	}
 	if !v.c.sent(v.lastLine) {
-		v.flushAt = time.AfterFunc(viewFrame, v.flushDue)
+		v.scheduleLocked(realClock{}.AfterFunc, viewFrame, false)
 		return
 	}
 	v.flushLocked()
