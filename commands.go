@@ -381,7 +381,7 @@ func (a *app) listViews() ([]sessions.ChatJSON, error) {
 		defer close(asked)
 		a.askServer()
 	}()
-	entries, err := a.store.List()
+	entries, err := a.store.ListOnce()
 	<-asked
 	if err != nil {
 		return nil, err

@@ -3,7 +3,6 @@ package sessions
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"syscall"
@@ -86,45 +85,82 @@ func openChatFile(path string, typ fs.FileMode) ([]byte, fileIdentity, error) {
 	}
 	// O_NOFOLLOW and O_NONBLOCK keep the promise when the file was swapped
 	// for a link or a FIFO since its type was read; fstat checks again what
-	// was opened.
-	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
+	// was opened. The calls are made bare, without an os.File: at 1,000
+	// chats its making, finalizer and closing were a third of ls's time.
+	fd, err := retryEINTR(func() (int, error) {
+		return unix.Open(path, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	})
 	if errors.Is(err, unix.ELOOP) {
 		return nil, fileIdentity{}, errSymlink
 	}
 	if err != nil {
+		return nil, fileIdentity{}, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nil, fileIdentity{}, &fs.PathError{Op: "stat", Path: path, Err: err}
+	}
+	if err := notRegular(modeType(st.Mode)); err != nil {
 		return nil, fileIdentity{}, err
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fileIdentity{}, err
-	}
-	if err := notRegular(fi.Mode()); err != nil {
-		return nil, fileIdentity{}, err
-	}
-	id := identityOf(fi)
-	if fi.Size() > MaxChatFileBytes {
-		return nil, id, sizeError(fi.Size())
+	id := fileIdentity{dev: uint64(st.Dev), ino: st.Ino}
+	if st.Size > MaxChatFileBytes {
+		return nil, id, sizeError(st.Size)
 	}
 	// One read of the size fstat gave, plus a byte to see the end of the
-	// file; a file that grew since is read on, up to the limit and a byte.
-	buf := make([]byte, fi.Size()+1)
-	n, err := io.ReadFull(f, buf)
-	switch {
-	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
-		return buf[:n], id, nil
-	case err != nil:
-		return nil, id, err
+	// file: a regular file's read comes short only at its end. A file that
+	// grew since is read on, up to the limit and a byte.
+	buf := make([]byte, st.Size+1)
+	total := 0
+	for {
+		n, err := retryEINTR(func() (int, error) { return unix.Read(fd, buf[total:]) })
+		if err != nil {
+			return nil, id, &fs.PathError{Op: "read", Path: path, Err: err}
+		}
+		total += n
+		if total < len(buf) || len(buf) > MaxChatFileBytes {
+			break
+		}
+		buf = append(buf, make([]byte, min(len(buf), MaxChatFileBytes+1-len(buf)))...)
 	}
-	rest, err := io.ReadAll(io.LimitReader(f, MaxChatFileBytes+1-int64(n)))
-	if err != nil {
-		return nil, id, err
-	}
-	data := append(buf[:n], rest...)
+	data := buf[:total]
 	if len(data) > MaxChatFileBytes {
-		return nil, id, sizeError(max(fi.Size(), int64(len(data))))
+		return nil, id, sizeError(max(st.Size, int64(len(data))))
 	}
 	return data, id, nil
+}
+
+// retryEINTR calls f again while a signal interrupts it.
+func retryEINTR(f func() (int, error)) (int, error) {
+	for {
+		n, err := f()
+		if err != unix.EINTR {
+			return n, err
+		}
+	}
+}
+
+// modeType is the type bits of a stat's mode as fs.FileMode's (0 for a
+// regular file).
+func modeType(mode uint32) fs.FileMode {
+	switch mode & unix.S_IFMT {
+	case unix.S_IFREG:
+		return 0
+	case unix.S_IFDIR:
+		return fs.ModeDir
+	case unix.S_IFLNK:
+		return fs.ModeSymlink
+	case unix.S_IFIFO:
+		return fs.ModeNamedPipe
+	case unix.S_IFSOCK:
+		return fs.ModeSocket
+	case unix.S_IFBLK:
+		return fs.ModeDevice
+	case unix.S_IFCHR:
+		return fs.ModeDevice | fs.ModeCharDevice
+	}
+	return fs.ModeIrregular
 }
 
 // sameFile refuses to let a write replace or delete the file at path unless

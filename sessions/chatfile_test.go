@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"syscall"
 	"testing"
@@ -368,6 +369,60 @@ func TestHostileChatFilesAmongSoundOnes(t *testing.T) {
 		}
 		if sound != 20 {
 			t.Errorf("%d sound chats listed", sound)
+		}
+	}
+}
+
+// TestListOnceListsAsListDoes: ListOnce, which ls uses, gives every chat
+// as List does, field for field, the sound ones and each crafted file
+// (broken with the same reason, or loaded), and keeps nothing for a next
+// List.
+func TestListOnceListsAsListDoes(t *testing.T) {
+	s := openStore(t)
+	outside := t.TempDir()
+	created := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range 70 { // more than two workers' batches
+		id := fmt.Sprintf("sound%02d", i)
+		putChat(t, s, id, chatText(id, "chat "+id, "/", created.Add(time.Duration(i%7)*time.Minute)))
+	}
+	for _, hc := range hostileChats() {
+		hc.make(t, s.ChatPath(hc.id), outside)
+	}
+	done := make(chan []Entry, 1)
+	go func() {
+		once, err := s.ListOnce()
+		if err != nil {
+			t.Error(err)
+		}
+		done <- once
+	}()
+	var once []Entry
+	select {
+	case once = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("ListOnce blocked on a chat file")
+	}
+	s.mu.Lock()
+	kept := s.parsed != nil || s.stamps != nil
+	s.mu.Unlock()
+	if kept {
+		t.Error("ListOnce kept what it parsed")
+	}
+	listed := listWithin(t, s)
+	if len(once) != len(listed) {
+		t.Fatalf("ListOnce gave %d chats, List %d", len(once), len(listed))
+	}
+	for i := range listed {
+		a, b := once[i], listed[i]
+		if a.ID != b.ID || (a.Broken == nil) != (b.Broken == nil) || a.NoProject != b.NoProject {
+			t.Fatalf("chat %d: ListOnce %+v, List %+v", i, a, b)
+		}
+		if a.Broken != nil && a.Broken.Error() != b.Broken.Error() {
+			t.Errorf("%s: ListOnce says %q, List %q", a.ID, a.Broken, b.Broken)
+		}
+		// Clone's copy makes an empty list nil; compared as copies.
+		if (a.Meta == nil) != (b.Meta == nil) || a.Meta != nil && !reflect.DeepEqual(a.Meta.Clone(), b.Meta.Clone()) {
+			t.Errorf("%s: ListOnce %+v, List %+v", a.ID, a.Meta, b.Meta)
 		}
 	}
 }

@@ -35,7 +35,14 @@ type parsedChat struct {
 // too, and does not read again a file whose stat has not changed (see
 // listOne). The files are decoded without the TOML parser when they are in
 // the plain form the store writes (ParseMeta).
-func (s *Store) List() ([]Entry, error) {
+func (s *Store) List() ([]Entry, error) { return s.list(false) }
+
+// ListOnce is List for a caller that lists once and exits (ls): nothing is
+// kept for a next List, so no file's bytes are hashed and no chat is
+// copied for the caller.
+func (s *Store) ListOnce() ([]Entry, error) { return s.list(true) }
+
+func (s *Store) list(once bool) ([]Entry, error) {
 	des, err := os.ReadDir(filepath.Join(s.home, "chats"))
 	if err != nil {
 		return nil, fmt.Errorf("list chats: %w", err)
@@ -68,12 +75,22 @@ func (s *Store) List() ([]Entry, error) {
 					return
 				}
 				for i := from; i < min(from+listBatch, len(ids)); i++ {
-					listed[i] = s.listOne(ids[i], types[i], before, stamps)
+					listed[i] = s.listOne(ids[i], types[i], before, stamps, once)
 				}
 			}
 		}()
 	}
 	wg.Wait()
+	if once {
+		out := make([]Entry, 0, len(ids))
+		for _, l := range listed {
+			if l.found {
+				out = append(out, l.entry)
+			}
+		}
+		sortEntries(out)
+		return out, nil
+	}
 	// A fresh map each time, so the memory follows the chats there are now;
 	// a map once published is never written again, so concurrent Lists may
 	// read it without the lock.
@@ -95,8 +112,13 @@ func (s *Store) List() ([]Entry, error) {
 	s.mu.Lock()
 	s.parsed, s.stamps = now, nowStamps
 	s.mu.Unlock()
-	// Broken files have no creation time: they go last, by id, so the order
-	// stays a total one.
+	sortEntries(out)
+	return out, nil
+}
+
+// sortEntries sorts chats by creation time then id. Broken files have no
+// creation time: they go last, by id, so the order stays a total one.
+func sortEntries(out []Entry) {
 	// Typed, not sort.SliceStable: its reflection was 2.5 of ls's 14 ms
 	// of CPU at 1,000 chats (a profile). Ids are unique, so the order is
 	// total and a stable sort is not needed.
@@ -114,7 +136,6 @@ func (s *Store) List() ([]Entry, error) {
 		}
 		return strings.Compare(a.ID, b.ID)
 	})
-	return out, nil
 }
 
 // listBatch is how many files a List worker takes at a time.
@@ -168,7 +189,10 @@ func statChat(path string, margin time.Duration) (fileStamp, bool) {
 // file and its stat has not changed since (stamps), it is not read again:
 // at 1,000 chats the reading (four system calls a file) was most of what
 // the server's list cost, where a stat is one.
-func (s *Store) listOne(id string, typ fs.FileMode, before map[[sha256.Size]byte]parsedChat, stamps map[string]stampedChat) listedChat {
+//
+// Once (ListOnce), nothing is kept: the bytes are parsed without a hash,
+// and the parse is the caller's.
+func (s *Store) listOne(id string, typ fs.FileMode, before map[[sha256.Size]byte]parsedChat, stamps map[string]stampedChat, once bool) listedChat {
 	l := listedChat{entry: Entry{ID: id}, found: true}
 	e := &l.entry
 	if !ValidID(id) {
@@ -197,6 +221,10 @@ func (s *Store) listOne(id string, typ fs.FileMode, before map[[sha256.Size]byte
 			e.Broken = fmt.Errorf("load chat %s: %w", id, err)
 			return l
 		}
+		if once {
+			m, err := ParseMeta(data)
+			return s.listed(l, parsedChat{m, err}, false)
+		}
 		l.key = sha256.Sum256(data)
 		var ok bool
 		if p, ok = before[l.key]; !ok {
@@ -205,6 +233,14 @@ func (s *Store) listOne(id string, typ fs.FileMode, before map[[sha256.Size]byte
 		}
 	}
 	l.hashed, l.parsed = true, p
+	return s.listed(l, p, true)
+}
+
+// listed fills in the entry of a chat file parsed as p; shared says the
+// parse is kept for a next List, so the entry gets a copy of its own.
+func (s *Store) listed(l listedChat, p parsedChat, shared bool) listedChat {
+	e := &l.entry
+	id := e.ID
 	err := p.err
 	if err == nil {
 		err = checkFileID(id, p.meta)
@@ -214,7 +250,10 @@ func (s *Store) listOne(id string, typ fs.FileMode, before map[[sha256.Size]byte
 		return l
 	}
 	// Each caller gets its own copy to change.
-	e.Meta = p.meta.Clone()
+	e.Meta = p.meta
+	if shared {
+		e.Meta = p.meta.Clone()
+	}
 	e.NoProject = s.NoProject(e.Meta)
 	return l
 }
