@@ -342,7 +342,7 @@ func (a *app) list(asJSON bool) error {
 // printViews prints chats as ls does: a table, or a JSON array.
 func (a *app) printViews(views []sessions.ChatJSON, asJSON bool) error {
 	if asJSON {
-		return a.printJSON(views)
+		return printJSONList(a.stdout, views)
 	}
 	if len(views) == 0 {
 		fmt.Fprintln(a.stdout, "no chats yet: acpmux-tui new [--dir DIR]... creates one")
