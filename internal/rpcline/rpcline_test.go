@@ -6,10 +6,11 @@ import (
 	"testing"
 )
 
-// reference splits obj the slow way, as a map.
+// reference splits obj the slow way, as a map. JSON null decodes into a
+// map as nothing, without an error, but is no object.
 func reference(obj []byte) (Members, bool) {
 	var all map[string]json.RawMessage
-	if json.Unmarshal(obj, &all) != nil {
+	if json.Unmarshal(obj, &all) != nil || all == nil {
 		return Members{}, false
 	}
 	get := func(k string) []byte {
