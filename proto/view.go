@@ -15,8 +15,10 @@ const (
 	MethodWatch = "_acpmux/watch"
 	// MethodShow names the chats the watcher draws ({ids}): of every other
 	// chat it is told only when the chat's state changes, not on each
-	// change of its screen. The chats newly named are told at once, as they
-	// are now. Until a watcher calls it, it draws every chat.
+	// change of its screen, and at most four times a second (the changes
+	// of a quarter of a second together, each chat as it is then, sooner
+	// with a change of a chat it draws). The chats newly named are told at
+	// once, as they are now. Until a watcher calls it, it draws every chat.
 	MethodShow = "_acpmux/show"
 	// MethodRender answers {text}: a chat's screen with SGR styling,
 	// scrolled up by scroll lines (0 is the live screen).
