@@ -9,7 +9,22 @@ import (
 	"time"
 
 	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/sessions"
 )
+
+// showingOne starts two chats, waits for their prompts, and returns a
+// watcher that names the first as the one it draws.
+func showingOne(r *rig) (a *viewClient, c1, c2 sessions.ChatJSON) {
+	r.t.Helper()
+	a = newViewClient(r)
+	chats := a.started(80, 24, "", "")
+	c1, c2 = chats[0], chats[1]
+	for _, c := range chats {
+		a.waitScreen(c.ID, "ready>")
+	}
+	a.ok(MethodShow, ShowParams{IDs: []string{c1.ID}}, nil)
+	return a, c1, c2
+}
 
 // TestShowTellsOfOtherChatsOnlyTheirStates: once a watcher names the chat
 // it draws, a change of another chat's screen alone is not told, a change
@@ -17,13 +32,7 @@ import (
 // newly named is told of at once, as it is now.
 func TestShowTellsOfOtherChatsOnlyTheirStates(t *testing.T) {
 	r := newRig(t, rigOpt{})
-	a := newViewClient(r)
-	chats := a.started(80, 24, "", "")
-	c1, c2 := chats[0], chats[1]
-	for _, c := range chats {
-		a.waitScreen(c.ID, "ready>")
-	}
-	a.ok(MethodShow, ShowParams{IDs: []string{c1.ID}}, nil)
+	a, c1, c2 := showingOne(r)
 
 	// Every notification from here on that names c2 carries a new state.
 	told := a.chats[c2.ID].State
@@ -135,13 +144,7 @@ func TestKeyEchoIsAScreenUpdate(t *testing.T) {
 // bell (waiting, with the unread mark) and of its end.
 func TestHiddenChatToldOfItsStateAndUnreadMark(t *testing.T) {
 	r := newRig(t, rigOpt{})
-	a := newViewClient(r)
-	chats := a.started(80, 24, "", "")
-	c1, c2 := chats[0], chats[1]
-	for _, c := range chats {
-		a.waitScreen(c.ID, "ready>")
-	}
-	a.ok(MethodShow, ShowParams{IDs: []string{c1.ID}}, nil)
+	a, c1, c2 := showingOne(r)
 	a.ok(MethodLook, LookParams{ID: c1.ID}, nil)
 	mark := len(a.told)
 	for i := range 5 {
@@ -175,13 +178,7 @@ func TestHiddenChatToldOfItsStateAndUnreadMark(t *testing.T) {
 // has it then.
 func TestHiddenChangesWaitForTheListFrame(t *testing.T) {
 	r := newRig(t, rigOpt{server: func(s *Server) { s.views.listFrame = time.Hour }})
-	a := newViewClient(r)
-	chats := a.started(80, 24, "", "")
-	c1, c2 := chats[0], chats[1]
-	for _, c := range chats {
-		a.waitScreen(c.ID, "ready>")
-	}
-	a.ok(MethodShow, ShowParams{IDs: []string{c1.ID}}, nil)
+	a, c1, c2 := showingOne(r)
 
 	// c2 answers a line and settles; the watcher has it marked, not sent.
 	a.write(c2.ID, "hidden\r")
