@@ -241,8 +241,11 @@ func (v *viewer) mark(views map[string]ChatView) {
 	if v.flushAt != nil && !(drawn && v.flushSlow) {
 		return // one is due soon enough: these go with it
 	}
+	// With no notification scheduled, what was marked before has been
+	// sent (or never will be: the connection is going), so the chats
+	// marked now say which frame this one waits for.
 	frame, slow := v.c.s.views.listFrame, true
-	if drawn || v.drawnMarkedLocked() {
+	if drawn {
 		frame, slow = viewFrame, false
 	}
 	wait := frame - time.Since(v.lastFlush)
@@ -256,20 +259,6 @@ func (v *viewer) mark(views map[string]ChatView) {
 	// frame, lets through. An answer in the queue is no reason to wait:
 	// a key's echo often comes while the answer to its write is queued.
 	v.scheduleLocked(realClock{}.AfterFunc, max(wait, viewFrame/4), slow)
-}
-
-// drawnMarkedLocked reports whether a chat the client draws is among those
-// marked (a client that names none draws them all).
-func (v *viewer) drawnMarkedLocked() bool {
-	if v.shown == nil {
-		return len(v.dirty) > 0
-	}
-	for id := range v.dirty {
-		if _, ok := v.shown[id]; ok {
-			return true
-		}
-	}
-	return false
 }
 
 // scheduleLocked has flushDue run after d on the timers of after, in place
