@@ -81,27 +81,21 @@ func (s *Store) list(once bool) ([]Entry, error) {
 		}()
 	}
 	wg.Wait()
-	if once {
-		out := make([]Entry, 0, len(ids))
-		for _, l := range listed {
-			if l.found {
-				out = append(out, l.entry)
-			}
-		}
-		sortEntries(out)
-		return out, nil
-	}
 	// A fresh map each time, so the memory follows the chats there are now;
 	// a map once published is never written again, so concurrent Lists may
-	// read it without the lock.
-	now := make(map[[sha256.Size]byte]parsedChat, len(ids))
-	nowStamps := make(map[string]stampedChat, len(ids))
+	// read it without the lock. Once, nothing is kept.
+	var now map[[sha256.Size]byte]parsedChat
+	var nowStamps map[string]stampedChat
+	if !once {
+		now = make(map[[sha256.Size]byte]parsedChat, len(ids))
+		nowStamps = make(map[string]stampedChat, len(ids))
+	}
 	out := make([]Entry, 0, len(ids))
 	for _, l := range listed {
 		if !l.found {
 			continue
 		}
-		if l.hashed {
+		if l.hashed && !once {
 			now[l.key] = l.parsed
 			if l.stamped {
 				nowStamps[l.entry.ID] = stampedChat{l.stamp, l.key}
@@ -109,9 +103,11 @@ func (s *Store) list(once bool) ([]Entry, error) {
 		}
 		out = append(out, l.entry)
 	}
-	s.mu.Lock()
-	s.parsed, s.stamps = now, nowStamps
-	s.mu.Unlock()
+	if !once {
+		s.mu.Lock()
+		s.parsed, s.stamps = now, nowStamps
+		s.mu.Unlock()
+	}
 	sortEntries(out)
 	return out, nil
 }
