@@ -155,10 +155,15 @@ func (p *ChatPane) State() proto.State { return p.state }
 // lines. It is called on a change notice for the chat, never from View.
 func (p *ChatPane) Refresh() {
 	p.screen = p.screen[:0]
+	// The state is read even before the pane has a size: the summary
+	// shows it, and a change may come before the terminal's first size.
+	p.state = proto.State{}
+	if p.id != "" {
+		p.state = p.mux.State(p.id)
+	}
 	if p.id == "" || p.w <= 0 || p.h <= 0 {
 		return
 	}
-	p.state = p.mux.State(p.id)
 	if p.IsACP() {
 		p.refreshACP()
 		return

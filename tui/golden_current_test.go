@@ -2,6 +2,7 @@ package tui
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/acpmux/acpmux-tui/proto"
@@ -80,4 +81,19 @@ func TestGoldenServerGone(t *testing.T) {
 	fake.changes <- "q5229d"
 	runGolden(t, m, []string{"press S to start one", "shell failed", "✗ failed"},
 		linkMsg{lost: errors.New("lost the connection to the server (EOF); reconnecting when one is back")})
+}
+
+// A chat's change that comes before the terminal's first size is in the
+// summary once the size comes: the pane reads the state without a size
+// (a CI race stage once drew "not started" beside a failed chat).
+func TestChangeBeforeTheFirstSizeReachesTheSummary(t *testing.T) {
+	fake := newFakeMux(nil)
+	m := goldenModel(t, goldenChats()[2:3], fake)
+	fake.set("q5229d", proto.State{Status: proto.StatusFailed, Started: goldenNow.Add(-5e9), Restarts: 5,
+		LastError: "exit status 1"}, "")
+	m.Update(chatsChangedMsg{ids: []string{"q5229d"}})
+	m.Update(tea.WindowSizeMsg{Width: goldenW, Height: goldenH})
+	if v := m.View(); !strings.Contains(v, "✗ failed · 5 restarts") {
+		t.Fatalf("summary does not show the failed chat:\n%s", v)
+	}
 }
