@@ -47,6 +47,7 @@
 //	benchtool ssh BIN DIR TMUX FILE KEYS GAP_MS CHATS SECONDS  over a real sshd: attach --host beside tmux over ssh,
 //	                                           keys, the flood of FILE, and the link's bytes with CHATS idle chats (ssh_side.go)
 //	benchtool pages PID BIN                        the resident pages of BIN's image in process PID, by package and section (pages.go)
+//	benchtool tick                                 the time once a second: the scale rows' harness (tick.go)
 //
 // The flood (package flood) is deterministic: lines of 12 words drawn from
 // plain words, SGR colour, CJK and emoji by a fixed-seed generator, so every
@@ -93,7 +94,8 @@ const usage = `usage:
   benchtool memory-idle BIN HOME TMUX SOCKET N
   benchtool first-frame-1000 BIN HOME TMUX SOCKET N RUNS
   benchtool ssh BIN DIR TMUX FILE KEYS GAP_MS CHATS SECONDS
-  benchtool pages PID BIN`
+  benchtool pages PID BIN
+  benchtool tick`
 
 func main() {
 	if err := run(os.Args[1:]); err != nil {
@@ -256,6 +258,8 @@ func runServer(cmd string, rest []string) error {
 			return err
 		}
 		return new1000(rest[0], rest[1], rest[2], rest[3], n)
+	case cmd == "tick" && len(rest) == 0:
+		return tick()
 	case cmd == "scale-100" && len(rest) == 6:
 		n, secs, err := countAnd(rest[4], rest[5], seconds)
 		if err != nil {

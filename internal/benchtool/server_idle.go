@@ -20,9 +20,6 @@ import (
 // then the real TUI in a pty; it measures only once the TUI has drawn them,
 // sized their ptys to its pane, and the two processes have settled.
 
-// scaleHarness prints a line a second, as a busy agent's status does.
-var scaleHarness = config.HarnessConfig{Command: "/bin/sh", Args: []string{"-c", "while :; do date; sleep 1; done"}}
-
 // idleHarness prints a prompt once and falls silent, as an agent at its
 // prompt does.
 var idleHarness = config.HarnessConfig{Command: "/bin/sh", Args: []string{"-c", "printf '" + idlePrompt + " '; exec sleep 3600"}}
@@ -314,8 +311,12 @@ func writePages(name string, server, tui int) error {
 // with the TUI showing them, and measures the CPU server and TUI use over
 // secs seconds, as a percentage of one core.
 func serverScale(binary, home string, n int, secs float64) error {
+	harness, err := scaleHarness()
+	if err != nil {
+		return err
+	}
 	// Settled: no more than the goal's 5% of a core over a second.
-	b, err := startTUIBench(binary, home, scaleHarness, n, printing, 0.05)
+	b, err := startTUIBench(binary, home, harness, n, printing, 0.05)
 	if err != nil {
 		return err
 	}

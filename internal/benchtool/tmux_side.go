@@ -19,12 +19,9 @@ import (
 // ratio. tmux's client runs in a 160x45 pty as the TUI does, its output
 // read and thrown away.
 
-// The shell commands of tmux's windows: the same loops as the chats'
-// harnesses (scaleHarness, idleHarness).
-const (
-	tmuxScaleCommand = "while :; do date; sleep 1; done"
-	tmuxIdleCommand  = "printf '" + idlePrompt + " '; exec sleep 3600"
-)
+// The shell command of tmux's idle windows: the chats' idleHarness
+// (tmuxScaleCommand, tick.go, is the scale rows').
+const tmuxIdleCommand = "printf '" + idlePrompt + " '; exec sleep 3600"
 
 // tmuxStatusMark is what an attached tmux client's first frame shows: the
 // status line's session name.
@@ -126,12 +123,20 @@ func tmuxIdle(last string) bool     { return strings.HasPrefix(last, idlePrompt)
 // server-scale's lines (server and TUI apart), tmux_server_cpu_seconds,
 // tmux_client_cpu_seconds, the percentages of a core and their ratio.
 func scale100(bin, home, tmux, socket string, n int, secs float64) error {
-	b, err := startTUIBench(bin, home, scaleHarness, n, printing, 0.05)
+	harness, err := scaleHarness()
+	if err != nil {
+		return err
+	}
+	command, err := tmuxScaleCommand()
+	if err != nil {
+		return err
+	}
+	b, err := startTUIBench(bin, home, harness, n, printing, 0.05)
 	if err != nil {
 		return err
 	}
 	defer b.close()
-	tb, err := startTmuxBench(tmux, socket, n, tmuxScaleCommand, tmuxPrinting, 0.05)
+	tb, err := startTmuxBench(tmux, socket, n, command, tmuxPrinting, 0.05)
 	if err != nil {
 		return err
 	}
