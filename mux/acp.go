@@ -463,7 +463,7 @@ func (c *acpChat) ready(ctx context.Context) (*acpProcess, error) {
 }
 
 func (c *acpChat) snapshot() State {
-	c.pending.Store(false)
+	c.notified.read()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s := c.state
@@ -476,7 +476,7 @@ func (c *acpChat) snapshot() State {
 }
 
 func (c *acpChat) entries() []Entry {
-	c.pending.Store(false)
+	c.notified.read()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.log.Entries()

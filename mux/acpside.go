@@ -37,7 +37,12 @@ func (s agentSide) Update(n acp.SessionNotification) {
 		entry.At = time.Now()
 		observer(*entry)
 	}
-	c.m.notify(c)
+	if cfgChanged {
+		c.m.notify(c)
+		return
+	}
+	// What the agent says, streamed: the output of the chat.
+	c.m.notifyOutput(c)
 }
 
 // Ask queues a card and waits for the user's answer (or the chat's policy,

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os/exec"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -23,9 +22,9 @@ type procCore struct {
 // pane size, state, and the start, stop and respawn policy. Its fields are
 // guarded by mu, which the runner also uses for its own fields.
 type base struct {
-	m       *Mux
-	id      string
-	pending atomic.Bool // a change notice is waiting for the UI
+	m        *Mux
+	id       string
+	notified noticeFlag // the chat's change notice (notice.go)
 
 	// spawn starts the runner's harness (called with mu held); polite are
 	// the signals that ask it to stop before SIGKILL.
@@ -126,8 +125,8 @@ func (b *base) respawnNow() {
 	}
 }
 
-func (b *base) pendingNotice() *atomic.Bool { return &b.pending }
-func (b *base) chatID() string              { return b.id }
+func (b *base) notice() *noticeFlag { return &b.notified }
+func (b *base) chatID() string      { return b.id }
 
 // prepareStartLocked records the pane size of a start; a restart on request
 // forgets earlier crashes. A start on request is a fresh attempt: the last

@@ -42,6 +42,9 @@ type Options struct {
 	// QuietAfter is how long a chat is silent after output before it counts
 	// as waiting for input (default 1.5 s).
 	QuietAfter time.Duration
+	// HoldFor is how long the output of a chat no one draws may wait to be
+	// told (SetDrawn; default DefaultHoldFor).
+	HoldFor time.Duration
 	// MaxRespawns is how many crashes in RespawnWindow are respawned before
 	// the chat is marked failed (default 5 in a minute).
 	MaxRespawns   int
@@ -95,6 +98,8 @@ type Mux struct {
 	mcp mcpServers // what ACP clients asked each chat's agent to get (acpapi.go)
 
 	baselines baselines // first starts' baselines being recorded (baseline.go)
+
+	held heldNotices // output notices of chats no one draws (notice.go)
 }
 
 // New returns a mux; nothing is spawned until Start (or the pool fills).
@@ -117,6 +122,9 @@ func New(opt Options) *Mux {
 	if opt.QuietAfter == 0 {
 		opt.QuietAfter = 1500 * time.Millisecond
 	}
+	if opt.HoldFor == 0 {
+		opt.HoldFor = DefaultHoldFor
+	}
 	if opt.MaxRespawns == 0 {
 		opt.MaxRespawns = 5
 	}
@@ -134,7 +142,8 @@ func New(opt Options) *Mux {
 
 // Changes delivers the id of a chat whose screen or state changed. A chat is
 // delivered at most once until the receiver calls State or Render for it, so
-// a flood of output is one message per frame, not one per read.
+// a flood of output is one message per frame, not one per read. The output
+// of a chat no one draws may wait up to Options.HoldFor (SetDrawn).
 func (m *Mux) Changes() <-chan string { return m.changes }
 
 // chat returns the chat's runtime, creating it on first use: a pty or an
@@ -355,22 +364,6 @@ func (m *Mux) Close() {
 	go func() { defer wg.Done(); m.pool.close() }()
 	wg.Wait()
 	m.closeBaselines()
-}
-
-// notify tells the UI the chat changed, unless it has not yet taken the last
-// notice for it.
-func (m *Mux) notify(c noticer) {
-	pending := c.pendingNotice()
-	if !pending.CompareAndSwap(false, true) {
-		return
-	}
-	select {
-	case m.changes <- c.chatID():
-	default:
-		// The receiver is far behind; it will hear of this chat with its
-		// next change.
-		pending.Store(false)
-	}
 }
 
 // launchFor builds the start of a chat's harness from its stored metadata,

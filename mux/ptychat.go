@@ -381,7 +381,7 @@ func (c *ptyChat) feed(p *process, b []byte) {
 		// is typed, outside the lock.
 		p.input.write(replies)
 	}
-	c.m.notify(c)
+	c.m.notifyOutput(c)
 }
 
 // detectWaitingLocked decides between running and waiting for input from
@@ -562,7 +562,7 @@ func (c *ptyChat) resize(cols, rows int) {
 }
 
 func (c *ptyChat) snapshot() State {
-	c.pending.Store(false)
+	c.notified.read()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s := c.state
@@ -571,7 +571,7 @@ func (c *ptyChat) snapshot() State {
 }
 
 func (c *ptyChat) render(scroll int) string {
-	c.pending.Store(false)
+	c.notified.read()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.scr == nil {

@@ -1,8 +1,6 @@
 package mux
 
 import (
-	"sync/atomic"
-
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
@@ -29,13 +27,13 @@ type chatRunner interface {
 	plainLines() []string
 	write(p []byte) error
 	resize(cols, rows int)
-	// pendingNotice is set while a change notice waits for the UI.
-	pendingNotice() *atomic.Bool
+	// notice is the chat's change notice state (notice.go).
+	notice() *noticeFlag
 	chatID() string
 }
 
 // noticer is what a change notice needs of a chat.
 type noticer interface {
-	pendingNotice() *atomic.Bool
+	notice() *noticeFlag
 	chatID() string
 }

@@ -48,7 +48,7 @@ func (m *Mux) ScreenRows(id string, told []uint64) (stamps []uint64, rows map[in
 	if !isPty {
 		return nil, nil, false
 	}
-	p.pending.Store(false)
+	p.notified.read()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.scr == nil {

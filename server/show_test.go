@@ -218,3 +218,32 @@ func TestHiddenChangesWaitForTheListFrame(t *testing.T) {
 	a.waitScreen(c1.ID, "echo: shown")
 	a.waitChat(c2.ID, "c2's settled state, sent with c1's change", func(cv ChatView) bool { return same(cv.State) })
 }
+
+// The server tells the mux which chats its watchers draw, so that the
+// output of the others is told to it a few times a second (mux.SetDrawn):
+// a watcher that names none draws every chat, and one that goes draws
+// nothing.
+func TestMuxHearsWhichChatsTheWatchersDraw(t *testing.T) {
+	r := newRig(t, rigOpt{})
+	m := r.srv.opt.Mux
+	a, c1, c2 := showingOne(r)
+	if !m.Drawn(c1.ID) || m.Drawn(c2.ID) {
+		t.Fatalf("one watcher draws c1: drawn c1 %v, c2 %v", m.Drawn(c1.ID), m.Drawn(c2.ID))
+	}
+	b := newViewClient(r)
+	b.watch(80, 24)
+	if !m.Drawn(c2.ID) {
+		t.Fatal("a watcher that names no chat draws every one, but c2 is not drawn")
+	}
+	b.ok(MethodShow, ShowParams{IDs: []string{c2.ID}}, nil)
+	if !m.Drawn(c1.ID) || !m.Drawn(c2.ID) {
+		t.Fatalf("the watchers draw c1 and c2: drawn c1 %v, c2 %v", m.Drawn(c1.ID), m.Drawn(c2.ID))
+	}
+	b.nc.Close()
+	waitFor(t, "c2 not drawn once its watcher went", func() bool { return !m.Drawn(c2.ID) })
+	if !m.Drawn(c1.ID) {
+		t.Fatal("c1's watcher is still there, but c1 is not drawn")
+	}
+	a.nc.Close()
+	waitFor(t, "c1 not drawn once no one watches", func() bool { return !m.Drawn(c1.ID) })
+}

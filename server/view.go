@@ -118,6 +118,32 @@ func (h *viewHub) unwatch(c *conn) {
 	v.closed = true
 	v.cancelLocked()
 	v.mu.Unlock()
+	h.pub.Lock()
+	h.drawnChangedLocked()
+	h.pub.Unlock()
+}
+
+// drawnChangedLocked tells the mux which chats the watchers draw, after a
+// watcher came, went or named others: the output of the chats none draws
+// is told to the hub a few times a second (mux.SetDrawn), as the viewers
+// need only their states. Called with pub held.
+func (h *viewHub) drawnChangedLocked() {
+	drawn := map[string]struct{}{}
+	for _, v := range h.all() {
+		v.mu.Lock()
+		all := v.watching && !v.closed && v.shown == nil
+		if v.watching && !v.closed {
+			for id := range v.shown {
+				drawn[id] = struct{}{}
+			}
+		}
+		v.mu.Unlock()
+		if all {
+			h.s.opt.Mux.SetDrawn(nil)
+			return
+		}
+	}
+	h.s.opt.Mux.SetDrawn(drawn)
 }
 
 // fanOut reads the mux's change notices until stop closes. A notice that
@@ -132,6 +158,10 @@ func (h *viewHub) unwatch(c *conn) {
 // receiver far behind, and the chat is told of with its next change.
 func (h *viewHub) fanOut(stop <-chan struct{}) {
 	changes := h.s.opt.Mux.Changes()
+	// Until a watcher comes, no one draws any chat.
+	h.pub.Lock()
+	h.drawnChangedLocked()
+	h.pub.Unlock()
 	gathered := map[string]struct{}{}
 	window := time.NewTimer(viewFrame)
 	window.Stop()
@@ -399,6 +429,7 @@ func (h *viewHub) watch(c *conn, p SizeParams) (any, *Error) {
 	v.watching = true
 	v.cols, v.rows = p.Cols, p.Rows
 	v.mu.Unlock()
+	h.drawnChangedLocked()
 	states := make(map[string]ChatView, len(h.known))
 	for id := range h.known {
 		states[id] = ChatView{State: h.s.chatState(id), Terminal: m.Terminal(id)}
@@ -430,6 +461,7 @@ func (h *viewHub) show(c *conn, p ShowParams) (any, *Error) {
 		}
 	}
 	v.mu.Unlock()
+	h.drawnChangedLocked()
 	views := map[string]ChatView{}
 	for _, id := range p.IDs {
 		_, known := h.known[id]
