@@ -268,6 +268,10 @@ func (c *ptyChat) pump(p *process) {
 	// those made so far (a flood), up to readBuffers: an idle chat holds
 	// one, not readBuffers.
 	full, free := make(chan []byte, readBuffers), make(chan []byte, readBuffers)
+	read := p.ptmx.Read
+	if rc, err := p.ptmx.SyscallConn(); err == nil {
+		read = func(b []byte) (int, error) { return rawRead(rc, b) }
+	}
 	size := firstReadSize
 	free <- make([]byte, size)
 	made := 1
@@ -308,7 +312,7 @@ func (c *ptyChat) pump(p *process) {
 			}
 			_ = p.ptmx.SetReadDeadline(deadline)
 		}
-		n, err := p.ptmx.Read(buf)
+		n, err := read(buf)
 		size = nextReadSize(size, n, len(buf))
 		switch {
 		case n > 0 && n <= smallRead && len(free) == made-1:
