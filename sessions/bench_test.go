@@ -130,3 +130,22 @@ func brokenCount(entries []Entry) int {
 	}
 	return n
 }
+
+// BenchmarkListOnce1000 lists 1,000 chats as `ls` does: once, with a
+// store opened for it.
+func BenchmarkListOnce1000(b *testing.B) {
+	s := openStore(b)
+	tr := newTree(b)
+	for range 1000 {
+		if _, err := s.Create(NewChat{Harness: "shell", AdditionalDirectories: []string{tr.p("a"), tr.p("b")}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		entries, err := s.ListOnce()
+		if err != nil || len(entries) != 1000 {
+			b.Fatal(len(entries), err)
+		}
+	}
+}

@@ -74,12 +74,15 @@ func readChatFile(path string) ([]byte, fileIdentity, error) {
 	if err != nil {
 		return nil, fileIdentity{}, err
 	}
-	return openChatFile(path, fi.Mode().Type())
+	return openChatFile(path, fi.Mode().Type(), nil)
 }
 
 // openChatFile is readChatFile given the file's type, from an Lstat or from
-// reading its folder (which saves List a system call per chat).
-func openChatFile(path string, typ fs.FileMode) ([]byte, fileIdentity, error) {
+// reading its folder (which saves List a system call per chat). The bytes
+// are read into scratch when it is large enough (List's workers reuse one
+// for every file they read, sparing an allocation a chat); they are then
+// the caller's only until it passes scratch again.
+func openChatFile(path string, typ fs.FileMode, scratch []byte) ([]byte, fileIdentity, error) {
 	if err := notRegular(typ); err != nil {
 		return nil, fileIdentity{}, err
 	}
@@ -111,7 +114,12 @@ func openChatFile(path string, typ fs.FileMode) ([]byte, fileIdentity, error) {
 	// One read of the size fstat gave, plus a byte to see the end of the
 	// file: a regular file's read comes short only at its end. A file that
 	// grew since is read on, up to the limit and a byte.
-	buf := make([]byte, st.Size+1)
+	buf := scratch[:cap(scratch)]
+	if int64(len(buf)) < st.Size+1 {
+		buf = make([]byte, st.Size+1)
+	} else {
+		buf = buf[:st.Size+1]
+	}
 	total := 0
 	for {
 		n, err := retryEINTR(func() (int, error) { return unix.Read(fd, buf[total:]) })

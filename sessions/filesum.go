@@ -37,7 +37,7 @@ func (s *Store) chatFileRead(id string, parse bool) (FileSum, *Meta, bool) {
 	if err != nil {
 		return sha256.Sum256([]byte("error: " + err.Error())), nil, true
 	}
-	data, _, err := openChatFile(path, fi.Mode().Type())
+	data, _, err := openChatFile(path, fi.Mode().Type(), nil)
 	if errors.Is(err, fs.ErrNotExist) {
 		return FileSum{}, nil, false
 	}

@@ -69,13 +69,16 @@ func (s *Store) list(once bool) ([]Entry, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// The file's bytes are parsed (copied) and hashed, never kept:
+			// one buffer serves all the worker reads.
+			scratch := make([]byte, 0, listScratch)
 			for {
 				from := int(next.Add(listBatch)) - listBatch
 				if from >= len(ids) {
 					return
 				}
 				for i := from; i < min(from+listBatch, len(ids)); i++ {
-					listed[i] = s.listOne(ids[i], types[i], before, stamps, once)
+					listed[i] = s.listOne(ids[i], types[i], before, stamps, once, &scratch)
 				}
 			}
 		}()
@@ -137,6 +140,10 @@ func sortEntries(out []Entry) {
 // listBatch is how many files a List worker takes at a time.
 const listBatch = 32
 
+// listScratch is the size a List worker's read buffer starts at: a chat
+// file the store writes is well under it.
+const listScratch = 4 << 10
+
 // listedChat is what listOne found of one chat file.
 type listedChat struct {
 	entry   Entry
@@ -188,7 +195,7 @@ func statChat(path string, margin time.Duration) (fileStamp, bool) {
 //
 // Once (ListOnce), nothing is kept: the bytes are parsed without a hash,
 // and the parse is the caller's.
-func (s *Store) listOne(id string, typ fs.FileMode, before map[[sha256.Size]byte]parsedChat, stamps map[string]stampedChat, once bool) listedChat {
+func (s *Store) listOne(id string, typ fs.FileMode, before map[[sha256.Size]byte]parsedChat, stamps map[string]stampedChat, once bool, scratch *[]byte) listedChat {
 	l := listedChat{entry: Entry{ID: id}, found: true}
 	e := &l.entry
 	if !ValidID(id) {
@@ -209,7 +216,10 @@ func (s *Store) listOne(id string, typ fs.FileMode, before map[[sha256.Size]byte
 	}
 	if read {
 		s.reads.Add(1)
-		data, _, err := openChatFile(path, typ)
+		data, _, err := openChatFile(path, typ, *scratch)
+		if cap(data) > cap(*scratch) && cap(data) <= MaxChatFileBytes/16 {
+			*scratch = data[:0] // grown for this file: kept for the next
+		}
 		if errors.Is(err, fs.ErrNotExist) {
 			return listedChat{}
 		}
