@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -258,4 +259,18 @@ func depthOf(v any) int {
 		return 0
 	}
 	return deepest + 1
+}
+
+// FuzzValidID holds ValidID's loop to the rule it was first written as, a
+// regular expression.
+func FuzzValidID(f *testing.F) {
+	for _, id := range []string{"a", "k3x9q2", "a-b", strings.Repeat("z", 64), strings.Repeat("z", 65), "", ".", "..", "A", "a.b", "é", "a\x00", "-"} {
+		f.Add(id)
+	}
+	rule := regexp.MustCompile(`^[a-z0-9-]{1,64}$`)
+	f.Fuzz(func(t *testing.T, id string) {
+		if got, want := ValidID(id), rule.MatchString(id); got != want {
+			t.Fatalf("ValidID(%q) = %v, the rule says %v", id, got, want)
+		}
+	})
 }

@@ -15,7 +15,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
-	"github.com/acpmux/acpmux-tui/internal/lazyre"
 )
 
 // FormatVersion is the version of the chat file format this build writes.
@@ -32,11 +31,21 @@ const (
 	OriginACP = "acp"
 )
 
-var idPattern = lazyre.New(`^[a-z0-9-]{1,64}$`)
-
 // ValidID reports whether id is usable as a chat id and so as a file name:
-// 1 to 64 of [a-z0-9-], never "." or "..".
-func ValidID(id string) bool { return idPattern().MatchString(id) }
+// 1 to 64 of [a-z0-9-], never "." or "..". A loop, not a regular
+// expression: `ls` asks it of every chat file (a regexp's match was 3 % of
+// its CPU at 1,000 chats, compiling it 1 %).
+func ValidID(id string) bool {
+	if len(id) == 0 || len(id) > 64 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // Meta is one chat's metadata, the contents of chats/<id>.toml.
 type Meta struct {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -74,7 +75,8 @@ func TestNames(t *testing.T) {
 			t.Errorf("Create with name %.40q made %s", name, m.ID)
 		}
 	}
-	if got := dirEntries(t, filepath.Join(s.Home(), "chats")); len(got) != 1 || got[0] != ".lock" {
+	// The store's lock file may be there (made by the first writer).
+	if got := slices.DeleteFunc(dirEntries(t, filepath.Join(s.Home(), "chats")), func(n string) bool { return n == ".lock" }); len(got) != 0 {
 		t.Errorf("refused Create left %v", got)
 	}
 	if got := dirEntries(t, filepath.Join(s.Home(), "homes")); len(got) != 0 {

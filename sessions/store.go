@@ -82,16 +82,32 @@ func OpenStore(home string) (*Store, error) {
 
 // removeStaleTemps deletes temp files left by a writer that was killed
 // between creating and renaming them. Every writer holds the lock while its
-// temp file exists, so under the lock any temp file is stale.
+// temp file exists, so under the lock any temp file is stale. The folder is
+// read once, without the lock; the lock is taken only when it holds such a
+// file (a store opened to list, as `ls` does, mostly finds none), and each
+// is looked at again under it: one a writer was still renaming is gone.
 func (s *Store) removeStaleTemps() error {
+	dir := filepath.Join(s.home, "chats")
+	f, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("open chat store: %w", err)
+	}
+	names, _ := f.Readdirnames(-1)
+	f.Close()
+	var stale []string
+	for _, name := range names {
+		if isTempName(name) {
+			stale = append(stale, filepath.Join(dir, name))
+		}
+	}
+	if len(stale) == 0 {
+		return nil
+	}
 	unlock, err := s.lock()
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	stale, _ := filepath.Glob(filepath.Join(s.home, "chats", ".*.toml.tmp-*"))
-	capsules, _ := filepath.Glob(filepath.Join(s.home, "chats", ".*.handoff.md.tmp-*"))
-	stale = append(stale, capsules...)
 	for _, f := range stale {
 		// Only what a writer makes: a link or a FIFO of that name is not ours.
 		if fi, err := os.Lstat(f); err == nil && fi.Mode().IsRegular() {
@@ -99,6 +115,17 @@ func (s *Store) removeStaleTemps() error {
 		}
 	}
 	return nil
+}
+
+// isTempName reports whether a name in chats/ is a writer's temp file: a
+// chat's (.ID.toml.tmp-N) or a handoff capsule's (.ID.handoff.md.tmp-N).
+func isTempName(name string) bool {
+	for _, pattern := range []string{".*.toml.tmp-*", ".*.handoff.md.tmp-*"} {
+		if ok, _ := filepath.Match(pattern, name); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // Home returns the agent home folder.

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -583,6 +584,40 @@ func TestOpenStoreRemovesStaleTemps(t *testing.T) {
 	}
 	if _, err := s.Load(m.ID); err != nil {
 		t.Error(err)
+	}
+}
+
+// OpenStore removes a handoff capsule's temp file too, and leaves what is
+// not a writer's temp file: a chat, a name that only looks alike, and a
+// FIFO named as a temp file (not something a writer makes).
+func TestOpenStoreRemovesOnlyWritersTemps(t *testing.T) {
+	s := openStore(t)
+	m, err := s.Create(NewChat{Harness: "shell"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(s.Home(), "chats")
+	capsule := filepath.Join(dir, "."+m.ID+".handoff.md.tmp-77")
+	alike := filepath.Join(dir, m.ID+".toml.tmp-1") // no leading dot
+	fifo := filepath.Join(dir, ".x.toml.tmp-9")
+	for _, f := range []string{capsule, alike} {
+		if err := os.WriteFile(f, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenStore(s.Home()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(capsule); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a capsule's stale temp file kept: %v", err)
+	}
+	for _, f := range []string{alike, fifo, s.ChatPath(m.ID)} {
+		if _, err := os.Lstat(f); err != nil {
+			t.Errorf("%s removed: %v", filepath.Base(f), err)
+		}
 	}
 }
 
