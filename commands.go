@@ -332,19 +332,22 @@ func (a *app) list(asJSON bool) error {
 	if err := a.open(); err != nil {
 		return err
 	}
-	views, err := a.listViews()
+	entries, err := a.listEntries()
 	if err != nil {
 		return err
 	}
-	return a.printViews(views, asJSON)
+	// Each chat's view is made as it is printed, not all first: at 1,000
+	// chats the slice of views was 300 kB of fresh memory to fault in.
+	return a.printViews(len(entries), func(i int) sessions.ChatJSON { return a.view(entries[i]) }, asJSON)
 }
 
-// printViews prints chats as ls does: a table, or a JSON array.
-func (a *app) printViews(views []sessions.ChatJSON, asJSON bool) error {
+// printViews prints the n chats view gives as ls does: a table, or a JSON
+// array. view(i) is asked for each in turn, once.
+func (a *app) printViews(n int, view func(i int) sessions.ChatJSON, asJSON bool) error {
 	if asJSON {
-		return printJSONList(a.stdout, views)
+		return printJSONList(a.stdout, n, view)
 	}
-	if len(views) == 0 {
+	if n == 0 {
 		fmt.Fprintln(a.stdout, "no chats yet: acpmux-tui new [--dir DIR]... creates one")
 		return nil
 	}
@@ -353,7 +356,8 @@ func (a *app) printViews(views []sessions.ChatJSON, asJSON bool) error {
 	out := bufio.NewWriterSize(a.stdout, 64<<10)
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "ID\tNAME\tHARNESS\tSTATUS\tFOLDERS\tCWD")
-	for _, v := range views {
+	for i := range n {
+		v := view(i)
 		if v.Broken != "" {
 			fmt.Fprintf(w, "%s\t\t\tbroken\t\t%s\n", v.ID, plaintext.Line(firstLine(v.Broken)))
 			continue
@@ -368,14 +372,12 @@ func (a *app) printViews(views []sessions.ChatJSON, asJSON bool) error {
 	return out.Flush()
 }
 
-// listViews returns every chat as ls prints it. A server that runs holds
-// every chat: its list, with the live statuses, is printed as it is, and
-// the chat files are not read again here. With no server (or one that did
-// not answer) the files are read, and each chat gets the view show gives.
-func (a *app) listViews() ([]sessions.ChatJSON, error) {
-	// The server is asked only the live part, while the files are read
-	// here: its full list cost more than the files do (it reads them too,
-	// then encodes 1,000 chats for this side to decode).
+// listEntries returns every chat's entry for ls, and asks the server
+// meanwhile for what it has live (a.view adds it). The server is asked only
+// the live part, while the files are read here: its full list cost more
+// than the files do (it reads them too, then encodes 1,000 chats for this
+// side to decode).
+func (a *app) listEntries() ([]sessions.Entry, error) {
 	asked := make(chan struct{})
 	go func() {
 		defer close(asked)
@@ -383,14 +385,7 @@ func (a *app) listViews() ([]sessions.ChatJSON, error) {
 	}()
 	entries, err := a.store.ListOnce()
 	<-asked
-	if err != nil {
-		return nil, err
-	}
-	views := make([]sessions.ChatJSON, len(entries))
-	for i, e := range entries {
-		views[i] = a.view(e)
-	}
-	return views, nil
+	return entries, err
 }
 
 // lsNameWidth is the widest name `ls` prints, in terminal cells; a longer

@@ -184,7 +184,7 @@ func (l *hostLink) list(a *app, asJSON bool) error {
 	if list.Chats == nil {
 		list.Chats = []sessions.ChatJSON{}
 	}
-	return a.printViews(list.Chats, asJSON)
+	return a.printViews(len(list.Chats), func(i int) sessions.ChatJSON { return list.Chats[i] }, asJSON)
 }
 
 // show prints one of the host's chats; a broken file is an error, as here.

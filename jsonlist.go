@@ -9,15 +9,17 @@ import (
 	"github.com/acpmux/acpmux-tui/internal/plaintext"
 )
 
-// printJSONList writes items to w exactly as printJSON writes the slice
-// (indented by two spaces, HTML left as it is, DEL and C1 controls
-// escaped), one item at a time through buffers it reuses: `ls --json` at
-// 1,000 chats is 390 kB, which whole took four copies of fresh memory (the
-// encoding, its indenting, the builder's growth, the escaping), a third of
-// the command's time on a machine whose page faults are slow.
-func printJSONList[T any](w io.Writer, items []T) error {
+// printJSONList writes the n items item gives to w exactly as printJSON
+// writes them as a slice (indented by two spaces, HTML left as it is, DEL
+// and C1 controls escaped), one item at a time through buffers it reuses:
+// `ls --json` at 1,000 chats is 390 kB, which whole took four copies of
+// fresh memory (the encoding, its indenting, the builder's growth, the
+// escaping), a third of the command's time on a machine whose page faults
+// are slow. item(i) is asked for each in turn, once, so the items need not
+// be held all at once.
+func printJSONList[T any](w io.Writer, n int, item func(i int) T) error {
 	out := bufio.NewWriterSize(w, 64<<10)
-	if len(items) == 0 {
+	if n == 0 {
 		out.WriteString("[]\n")
 		return out.Flush()
 	}
@@ -25,10 +27,11 @@ func printJSONList[T any](w io.Writer, items []T) error {
 	enc := json.NewEncoder(&compact)
 	enc.SetEscapeHTML(false)
 	out.WriteString("[\n")
-	for i := range items {
+	for i := range n {
 		compact.Reset()
 		indented.Reset()
-		if err := enc.Encode(&items[i]); err != nil {
+		v := item(i)
+		if err := enc.Encode(&v); err != nil {
 			return err
 		}
 		if err := json.Indent(&indented, bytes.TrimSuffix(compact.Bytes(), []byte("\n")), "  ", "  "); err != nil {
@@ -36,7 +39,7 @@ func printJSONList[T any](w io.Writer, items []T) error {
 		}
 		out.WriteString("  ")
 		out.WriteString(plaintext.JSON(indented.String()))
-		if i < len(items)-1 {
+		if i < n-1 {
 			out.WriteString(",\n")
 		} else {
 			out.WriteString("\n")

@@ -23,7 +23,7 @@ func TestJSONListWritesWhatPrintJSONWrites(t *testing.T) {
 		if err := (&app{stdout: &whole}).printJSON(views[:n]); err != nil {
 			t.Fatal(err)
 		}
-		if err := printJSONList(&list, views[:n]); err != nil {
+		if err := printJSONList(&list, n, func(i int) sessions.ChatJSON { return views[i] }); err != nil {
 			t.Fatal(err)
 		}
 		if whole.String() != list.String() {
