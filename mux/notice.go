@@ -109,8 +109,10 @@ func (m *Mux) notifyOutput(c noticer) {
 	}
 }
 
-// sendHeld sends the batch of held notices: each chat still held (one not
-// read nor told since) is told now.
+// sendHeld sends the batch of held notices: each chat not told since is
+// told now. One read since is told all the same: the reader may have been
+// another than the receiver (a client's ls asks the server for every
+// chat's state), and the receiver has not seen the change yet.
 func (m *Mux) sendHeld() {
 	h := &m.held
 	h.mu.Lock()
@@ -118,8 +120,16 @@ func (m *Mux) sendHeld() {
 	h.held, h.armed = nil, false
 	h.mu.Unlock()
 	for _, c := range batch {
-		if c.notice().v.CompareAndSwap(noticeHeld, noticeSent) {
-			m.send(c)
+		n := c.notice()
+		for {
+			s := n.v.Load()
+			if s == noticeSent {
+				break // told since, or twice in the batch
+			}
+			if n.v.CompareAndSwap(s, noticeSent) {
+				m.send(c)
+				break
+			}
 		}
 	}
 }

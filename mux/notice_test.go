@@ -103,6 +103,19 @@ func TestOutputOfChatsNoOneDrawsIsHeld(t *testing.T) {
 		t.Fatalf("after the batch the notice is %d, want sent (%d)", got, noticeSent)
 	}
 
+	// Held, then read by another than the receiver (ls through the
+	// server reads every chat's state): the batch still tells of it.
+	r.mux.State(hidden.ID)
+	if err := r.mux.Write(hidden.ID, []byte("read\r")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the hidden chat's output held again", func() bool { return r.noticeOf(hidden.ID) == noticeHeld })
+	r.mux.State(hidden.ID)
+	r.mux.sendHeld()
+	if told := drainChanges(r.mux); !slices.Contains(told, hidden.ID) {
+		t.Fatalf("the batch did not tell of a held chat another read: %q", told)
+	}
+
 	// Drawn by all again: output is told at once.
 	r.mux.SetDrawn(nil)
 	r.mux.State(hidden.ID)
