@@ -45,17 +45,14 @@ type heldNotices struct {
 // SetDrawn names the chats whose screens a client draws; nil means every
 // chat (the default), an empty set none. Output of any chat not named is
 // told at most every Options.HoldFor, with its state: a list of chats
-// needs their states, not their lines.
+// needs their states, not their lines. The mux keeps ids: the caller must
+// not change it afterwards.
 func (m *Mux) SetDrawn(ids map[string]struct{}) {
 	if ids == nil {
 		m.held.drawn.Store(nil)
 		return
 	}
-	own := make(map[string]struct{}, len(ids))
-	for id := range ids {
-		own[id] = struct{}{}
-	}
-	m.held.drawn.Store(&own)
+	m.held.drawn.Store(&ids)
 }
 
 // Drawn reports whether the output of the chat is told at once: someone
@@ -120,17 +117,7 @@ func (m *Mux) sendHeld() {
 	h.held, h.armed = nil, false
 	h.mu.Unlock()
 	for _, c := range batch {
-		n := c.notice()
-		for {
-			s := n.v.Load()
-			if s == noticeSent {
-				break // told since, or twice in the batch
-			}
-			if n.v.CompareAndSwap(s, noticeSent) {
-				m.send(c)
-				break
-			}
-		}
+		m.notify(c) // nothing, when it was told since
 	}
 }
 
