@@ -140,7 +140,7 @@ func claudeSettings(self string) string {
 	}
 	hooks := map[string][]matcher{}
 	for _, ev := range ClaudeHookEvents {
-		m := matcher{Hooks: []command{{Type: "command", Command: shellQuote(self) + " " + HookCommand + " " + ev, Timeout: 5}}}
+		m := matcher{Hooks: []command{{Type: "command", Command: ShellQuote(self) + " " + HookCommand + " " + ev, Timeout: 5}}}
 		if ev == "PreToolUse" || ev == "PostToolUse" {
 			m.Matcher = "*"
 		}
@@ -157,9 +157,9 @@ func codexNotify(self string) string {
 	return "notify=" + string(b)
 }
 
-// shellQuote quotes s for sh -c, which Claude Code runs a hook's command
-// with.
-func shellQuote(s string) string {
+// ShellQuote quotes s for sh -c, which Claude Code runs a hook's command
+// with (and benchtool tmux's window commands).
+func ShellQuote(s string) string {
 	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`;&|<>()*?[]#~=%{}!") {
 		return s
 	}

@@ -3,10 +3,10 @@ package main
 import (
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/acpmux/acpmux-tui/config"
+	"github.com/acpmux/acpmux-tui/harness"
 )
 
 // The harness of the scale rows (server-scale, scale-100): one process
@@ -47,10 +47,5 @@ func tmuxScaleCommand() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return "exec " + shellQuote(h.Command) + " tick", nil
-}
-
-// shellQuote quotes s for sh.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return "exec " + harness.ShellQuote(h.Command) + " tick", nil
 }
