@@ -11,23 +11,31 @@ import (
 	"golang.org/x/term"
 )
 
+// rawPty opens a pty whose harness side is raw (no echo, no line editing)
+// and whose master is pollable, as a chat's; both close when the test ends.
+func rawPty(t *testing.T) (master, tty *os.File) {
+	t.Helper()
+	blocking, tty, err := pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tty.Close() })
+	if _, err := term.MakeRaw(int(tty.Fd())); err != nil {
+		t.Fatal(err)
+	}
+	if master, err = pollable(blocking); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { master.Close() })
+	return master, tty
+}
+
 // rawRead reads what the harness side wrote, waits on the poller for more
 // (a write that comes while it waits is read), honours the read deadline,
 // and ends with the error the end of a pty gives (EIO) once the harness
 // side closes, as os.File's Read does.
 func TestRawReadReadsWaitsAndEnds(t *testing.T) {
-	blocking, tty, err := pty.Open()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := term.MakeRaw(int(tty.Fd())); err != nil {
-		t.Fatal(err)
-	}
-	master, err := pollable(blocking)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer master.Close()
+	master, tty := rawPty(t)
 	rc, err := master.SyscallConn()
 	if err != nil {
 		t.Fatal(err)

@@ -6,9 +6,6 @@ import (
 	"io"
 	"testing"
 	"time"
-
-	"github.com/creack/pty"
-	"golang.org/x/term"
 )
 
 // TestPtyInputNeverWaits: typing to a harness that is not reading returns
@@ -16,19 +13,7 @@ import (
 // write is refused; once the harness reads, everything accepted arrives in
 // the order it was typed, and writes go straight through again.
 func TestPtyInputNeverWaits(t *testing.T) {
-	blocking, tty, err := pty.Open()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tty.Close()
-	if _, err := term.MakeRaw(int(tty.Fd())); err != nil { // no echo, no line editing
-		t.Fatal(err)
-	}
-	master, err := pollable(blocking)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer master.Close()
+	master, tty := rawPty(t)
 	in := newPtyInput(master)
 
 	// Far more than a pty holds, typed while nothing reads the tty.
@@ -72,14 +57,7 @@ func TestPtyInputNeverWaits(t *testing.T) {
 // TestPtyInputAfterTheHarness: once the pty is gone, a write fails, and
 // every one after it, saying so.
 func TestPtyInputAfterTheHarness(t *testing.T) {
-	blocking, tty, err := pty.Open()
-	if err != nil {
-		t.Fatal(err)
-	}
-	master, err := pollable(blocking)
-	if err != nil {
-		t.Fatal(err)
-	}
+	master, tty := rawPty(t)
 	in := newPtyInput(master)
 	tty.Close()
 	master.Close()
