@@ -335,3 +335,45 @@ func TestNoDrawForAMessageThatChangedNothing(t *testing.T) {
 		t.Fatalf("a change after it was not drawn: %q", got)
 	}
 }
+
+// TestNoFrameBeforeTheSize: a message that reaches the model before the
+// window's size was read draws nothing and starts no frame; the size then
+// draws the view at once, not at the end of a frame begun without it. A
+// window whose size cannot be read is drawn as it comes.
+func TestNoFrameBeforeTheSize(t *testing.T) {
+	c := &clock{t: time.Unix(1000, 0)}
+	out := &screenOut{}
+	r := New(Options{Out: out, Size: func() (int, int, error) { return 10, 3, nil }, Now: c.now})
+	if err := r.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Stop)
+	out.take()
+	d := r.Wrap(&textModel{}).(*drawn)
+	if _, cmd := d.Update("early"); cmd != nil {
+		t.Fatal("a message before the size scheduled a frame")
+	}
+	if got := out.take(); got != "" {
+		t.Fatalf("a message before the size drew %q", got)
+	}
+	c.advance(time.Millisecond)
+	if _, cmd := d.Update(sizeMsg{w: 10, h: 3}); cmd != nil {
+		t.Fatal("the size scheduled a frame instead of drawing")
+	}
+	if got := out.take(); !strings.Contains(got, "early") {
+		t.Fatalf("the size did not draw the view at once: %q", got)
+	}
+
+	unsized := New(Options{Out: out, Size: func() (int, int, error) { return 0, 0, nil }, Now: c.now})
+	if err := unsized.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(unsized.Stop)
+	out.take()
+	u := unsized.Wrap(&textModel{}).(*drawn)
+	u.Update("text")
+	u.Update(sizeMsg{})
+	if got := out.take(); !strings.Contains(got, "text") {
+		t.Fatalf("with no size to be had the view was not drawn: %q", got)
+	}
+}

@@ -62,6 +62,10 @@ type drawn struct {
 	dirty    bool      // a message reached m since the last draw
 	due      bool      // a frameDueMsg is on its way
 	lastDraw time.Time // when the view was last drawn
+	// sized is set once the window's size was read at start: no frame is
+	// drawn before it. A frame drawn without it (a message that came
+	// first) made the first true frame wait for the end of its frame.
+	sized bool
 }
 
 // Init starts the app's model, reads the window's size and waits for its
@@ -106,8 +110,14 @@ func (d *drawn) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			own = d.r.waitResize()
 		}
 		if msg.w <= 0 || msg.h <= 0 {
+			if !d.sized {
+				// No size to be had: the frames go as they are.
+				d.sized = true
+				return d, tea.Batch(own, d.schedule())
+			}
 			return d, own
 		}
+		d.sized = true
 		d.r.setSize(msg.w, msg.h)
 		return d.update(tea.WindowSizeMsg{Width: msg.w, Height: msg.h}, own)
 	}
@@ -139,7 +149,7 @@ func (d *drawn) update(msg tea.Msg, own tea.Cmd) (tea.Model, tea.Cmd) {
 // after a quiet spell shows at once); within a frame it has one frameDueMsg
 // come at the frame's end, and the changes until then are drawn together.
 func (d *drawn) schedule() tea.Cmd {
-	if d.due {
+	if d.due || !d.sized {
 		return nil
 	}
 	since := d.r.opt.Now().Sub(d.lastDraw)
