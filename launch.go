@@ -55,10 +55,11 @@ func (a *app) launch(open *sessions.Entry) error {
 	if err != nil {
 		return fmt.Errorf("find this program to start the server: %w", err)
 	}
-	// A server that is not up takes tens of milliseconds to start: while
-	// it does, this side reads the chat files and asks the terminal for
-	// its background, so the first frame waits for the slowest of the
-	// three, not for their sum (scripts/bench first-frame-1000, cold).
+	// The chat files are read, the terminal asked for its background and
+	// a running server connected to at once, so the first frame waits for
+	// the slowest of the three, not for their sum. A server that is not up
+	// takes tens of milliseconds to start: it is started after the first
+	// frame (tuiRemote; scripts/bench first-frame-1000, cold).
 	hosts := a.tuiHosts()
 	var listed chan listing
 	if len(hosts) == 0 {
@@ -69,12 +70,8 @@ func (a *app) launch(open *sessions.Entry) error {
 		}()
 	}
 	renderer, asked := a.tuiRenderer()
-	conn, err := client.EnsureServer(a.paths.Home, exe)
+	local, connect, err := a.tuiRemote(exe, len(hosts) == 0)
 	<-asked
-	if err != nil {
-		return err
-	}
-	local, err := client.NewRemote(conn)
 	if err != nil {
 		return err
 	}
@@ -137,6 +134,17 @@ func (a *app) launch(open *sessions.Entry) error {
 	// notifications and the bell go between its frames.
 	screen := frame.New(frame.Options{In: os.Stdin, Out: os.Stdout})
 	opt.Emit = screen.Emit
+	// A server to start starts once the first frame is out: beside the
+	// reading of the files and the first frame it took the CPU they need
+	// (two cores: the frame came 10-15 ms later).
+	go func() {
+		select {
+		case <-screen.FirstFrame():
+			connect()
+		case <-time.After(firstFrameWait):
+			connect()
+		}
+	}()
 	model := tui.New(opt)
 	defer model.Close()
 
@@ -167,6 +175,38 @@ func (a *app) launch(open *sessions.Entry) error {
 		return err
 	}
 	return nil
+}
+
+// firstFrameWait bounds how long the start of a server waits for the TUI's
+// first frame.
+const firstFrameWait = 500 * time.Millisecond
+
+// tuiRemote connects to the agent home's server for the TUI. With one up,
+// the Remote returned is connected, and its first frame shows the chats'
+// states as the server holds them. With none and alone (no other hosts to
+// head), the Remote is still connecting: connect starts the server in the
+// background and makes the connection (a failure is the Remote's to tell),
+// while the TUI draws its first frame
+// from the chat files (no chat runs before a server does; those it starts
+// again show as it does). Otherwise the server is started and waited for.
+func (a *app) tuiRemote(exe string, alone bool) (local *client.Remote, connect func(), err error) {
+	conn, err := client.DialRunning(a.paths.Home)
+	switch {
+	case errors.Is(err, client.ErrNoServer) && alone:
+		local = client.NewConnectingRemote()
+		home := a.paths.Home
+		connect = func() {
+			_ = local.ConnectWith(func() (*client.Conn, error) { return client.EnsureServer(home, exe) })
+		}
+		return local, connect, nil
+	case errors.Is(err, client.ErrNoServer):
+		conn, err = client.EnsureServer(a.paths.Home, exe)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	local, err = client.NewRemote(conn)
+	return local, func() {}, err
 }
 
 // tuiSSHOptions are added to ssh for the TUI's links: never ask for a

@@ -54,6 +54,14 @@ func EnsureServer(home, binary string) (*Conn, error) {
 	}
 }
 
+// DialRunning connects to the agent home's server if one runs and answers
+// hello; it never starts one (ErrNoServer when none runs).
+func DialRunning(home string) (*Conn, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), StartTimeout)
+	defer cancel()
+	return dialHello(ctx, home)
+}
+
 // dialHello dials and checks that the server answers hello.
 func dialHello(ctx context.Context, home string) (*Conn, error) {
 	c, err := Dial(home)

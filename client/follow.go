@@ -20,7 +20,7 @@ func (r *Remote) Follow(home, binary string) {
 	r.home, r.binary = home, binary
 	r.dial = func(ctx context.Context) (*Conn, error) { return dialHello(ctx, home) }
 	r.dialTimeout, r.backoffFirst, r.backoffMax = PullTimeout, 50*time.Millisecond, redialBackoff
-	if r.lost != nil && !r.redialing {
+	if r.lost != nil && !r.redialing && !r.firstPending() {
 		r.redialing = true
 		go r.redial()
 	}
@@ -46,7 +46,7 @@ func (r *Remote) FollowHost(h Host, extra ...string) {
 	r.host = h.Name
 	r.dial = func(ctx context.Context) (*Conn, error) { return DialHost(ctx, h, extra...) }
 	r.dialTimeout, r.backoffFirst, r.backoffMax = HostTimeout, hostBackoffFirst, HostBackoff
-	if r.lost != nil && !r.redialing {
+	if r.lost != nil && !r.redialing && !r.firstPending() {
 		r.redialing = true
 		go r.redial()
 	}
@@ -57,6 +57,9 @@ func (r *Remote) FollowHost(h Host, extra ...string) {
 func (r *Remote) LinkPid() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.c == nil {
+		return 0
+	}
 	return LinkPid(r.c)
 }
 
@@ -69,6 +72,9 @@ func (r *Remote) Link() <-chan struct{} { return r.link }
 func (r *Remote) Lost() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.firstPending() {
+		return nil // nothing lost: the first connection is on its way
+	}
 	return r.lost
 }
 

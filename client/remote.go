@@ -74,6 +74,11 @@ type Remote struct {
 	// files is the agent home's store when this client runs on the
 	// server's machine: List reads the chat files itself (ReadFilesFrom).
 	files *sessions.Store
+	// connecting, for a Remote made before its first connection
+	// (NewConnectingRemote), is closed once ConnectWith has made it or
+	// failed; connectErr then says why it failed.
+	connecting chan struct{}
+	connectErr error
 }
 
 // remoteChat is what a Remote holds of one chat.
@@ -98,12 +103,17 @@ type remoteChat struct {
 // server's mux knows, and reports each of them on Changes once, so the TUI
 // reads them all. The Remote owns c from then on, even on an error.
 func NewRemote(c *Conn) (*Remote, error) {
-	r := &Remote{c: c, changes: make(chan string, 1024), notices: make(chan proto.Notice, 16), chats: map[string]*remoteChat{},
-		link: make(chan struct{}, 1), wake: make(chan struct{}, 1), news: make(chan proto.News, 16)}
+	r := newRemote()
+	r.c = c
 	if err := r.adopt(c, StartTimeout); err != nil {
 		return nil, err
 	}
 	return r, nil
+}
+
+func newRemote() *Remote {
+	return &Remote{changes: make(chan string, 1024), notices: make(chan proto.Notice, 16), chats: map[string]*remoteChat{},
+		link: make(chan struct{}, 1), wake: make(chan struct{}, 1), news: make(chan proto.News, 16)}
 }
 
 // adopt makes c the Remote's connection: it watches every chat the server
@@ -127,8 +137,16 @@ func (r *Remote) adopt(c *Conn, timeout time.Duration) error {
 		c.Close()
 		return errors.New("the remote is closed")
 	}
-	again := r.lost != nil
+	// The first connection of a connecting Remote is no return: nothing
+	// was told of a server before it. It ends the wait of the calls made
+	// meanwhile in the same step as it is made, so a Look either finds
+	// the connection or is told here.
+	first := r.firstPending()
+	again := r.lost != nil && !first
 	r.c, r.lost, r.acked = c, nil, nil
+	if first {
+		close(r.connecting)
+	}
 	if again {
 		// What the last server told is no more: a chat it does not
 		// report now is stopped, and every screen is asked for again.
@@ -156,6 +174,9 @@ func (r *Remote) adopt(c *Conn, timeout time.Duration) error {
 	}
 	r.mu.Unlock()
 	go r.watchConn(c)
+	if first && looked != nil {
+		go func() { _ = r.call(proto.MethodLook, proto.LookParams{ID: *looked}, nil) }()
+	}
 	if again {
 		// The new server hears what this client looks at and its size.
 		go func() {
@@ -381,7 +402,13 @@ func (r *Remote) Notices() <-chan proto.Notice { return r.notices }
 func (r *Remote) Look(id string) error {
 	r.mu.Lock()
 	r.looked = &id
+	first := r.firstPending()
 	r.mu.Unlock()
+	if first {
+		// Told with the first connection (adopt): the TUI says which
+		// chat it shows while it draws, and must not wait for a server.
+		return nil
+	}
 	return r.call(proto.MethodLook, proto.LookParams{ID: id}, nil)
 }
 
@@ -434,6 +461,7 @@ func (r *Remote) Show(id string) {
 // tellShown tells the server of the chat shown until it has been told of
 // the last one Show named.
 func (r *Remote) tellShown() {
+	_ = r.awaitFirst(context.Background())
 	var told *string
 	for {
 		r.mu.Lock()
@@ -558,5 +586,7 @@ func (r *Remote) Close() {
 	r.closed = true
 	c := r.c
 	r.mu.Unlock()
-	c.Close()
+	if c != nil {
+		c.Close()
+	}
 }

@@ -20,6 +20,9 @@ func (r *Remote) call(method string, params, result any) error {
 }
 
 func (r *Remote) callCtx(ctx context.Context, method string, params, result any) error {
+	if err := r.awaitFirst(ctx); err != nil {
+		return err
+	}
 	r.mu.Lock()
 	lost, c := r.lost, r.c
 	r.mu.Unlock()

@@ -91,6 +91,30 @@ func (m *Model) linked(msg linkMsg) tea.Cmd {
 	return next
 }
 
+// connector is a mux whose first connection may still be on its way when
+// the TUI starts (client.Remote from NewConnectingRemote: the TUI started
+// the server and drew its first frame meanwhile).
+type connector interface {
+	// Connected waits for the first connection and says why it failed.
+	Connected() error
+}
+
+// awaitConnection reports a first connection that failed as a start of the
+// server the user asked for that failed: the reason is shown, and the
+// status line says the server is gone.
+func (m *Model) awaitConnection() tea.Cmd {
+	c, ok := m.mux.(connector)
+	if !ok {
+		return nil
+	}
+	return func() tea.Msg {
+		if err := c.Connected(); err != nil {
+			return serverStartedMsg{err}
+		}
+		return nil
+	}
+}
+
 // startServer starts a server while none answers (the start_server key).
 func (m *Model) startServer() tea.Cmd {
 	l, ok := m.link()

@@ -251,3 +251,33 @@ func TestStatusBarFollowsTheServer(t *testing.T) {
 		t.Errorf("S while connected: %d starts, status %q", lm.starts, r.m.status)
 	}
 }
+
+// connectingMux is a linkMux whose first connection was still on its way
+// when the TUI started (it drew its first frame meanwhile); Connected
+// says how it ended.
+type connectingMux struct {
+	*linkMux
+	err error
+}
+
+func (c *connectingMux) Connected() error { return c.err }
+
+// TestFirstConnectionThatFails: a TUI drawn before the server it started
+// answered says why that server could not be had, and that it is gone;
+// a first connection made says nothing.
+func TestFirstConnectionThatFails(t *testing.T) {
+	r := newRig(t, nil)
+	r.create(sessions.NewChat{Name: "a"})
+	cm := &connectingMux{linkMux: newLinkMux(r.fake)}
+	r.open(Options{Mux: cm})
+	r.run(r.m.awaitConnection())
+	if r.m.isErr || strings.Contains(r.m.View(), "server gone") {
+		t.Fatalf("a first connection made is reported (status %q):\n%s", r.m.status, r.m.View())
+	}
+	cm.err = errors.New("start the server for /x: the agent home cannot be made")
+	r.run(r.m.awaitConnection())
+	r.run(func() tea.Msg { return linkMsg{lost: cm.err} })
+	if v := r.m.View(); !r.m.isErr || !strings.Contains(r.m.status, "cannot be made") || !strings.Contains(v, "server gone") {
+		t.Fatalf("the failed first connection is not shown (status %q):\n%s", r.m.status, v)
+	}
+}

@@ -216,7 +216,7 @@ func (m *Model) Close() { m.in.close() }
 func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{waitChanges(m.mux.Changes(), m.opt.Frame, &m.gate), m.in.waitWriteErr(), fillPool(m.mux),
 		waitNews(m.mux.News()), tea.EnableReportFocus, waitNotices(m.mux.Notices()),
-		m.startFolderTick(), m.watchLink(), m.watchHosts()}
+		m.startFolderTick(), m.watchLink(), m.watchHosts(), m.awaitConnection()}
 	if !m.loaded {
 		cmds = append(cmds, m.reloadList(m.opt.Open))
 	}

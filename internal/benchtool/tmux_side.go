@@ -238,7 +238,10 @@ func firstFrame1000(bin, home, tmux, socket string, n, runs int) error {
 	want := "chats " + strconv.Itoa(n)
 	var cold, warm, theirs []time.Duration
 	for i := range runs {
-		d, err := timeFirstFrame(profiledTUI(r.binary, "cold", i), want)
+		// A TUI that finds no server draws its first frame from the
+		// chat files while the server it starts comes up: the run ends
+		// once that server answers, so it is the TUI's that stop ends.
+		d, err := timeFirstFrame(profiledTUI(r.binary, "cold", i), want, func() error { return awaitServer(r.home) })
 		if err != nil {
 			return fmt.Errorf("cold run %d: %w", i+1, err)
 		}
@@ -249,14 +252,14 @@ func firstFrame1000(bin, home, tmux, socket string, n, runs int) error {
 		if err := r.start(); err != nil {
 			return err
 		}
-		if d, err = timeFirstFrame(profiledTUI(r.binary, "warm", i), want); err != nil {
+		if d, err = timeFirstFrame(profiledTUI(r.binary, "warm", i), want, nil); err != nil {
 			return fmt.Errorf("warm run %d: %w", i+1, err)
 		}
 		warm = append(warm, d)
 		if err := r.stop(); err != nil {
 			return err
 		}
-		if d, err = timeFirstFrame(t.command("attach-session", "-t", "bench"), tmuxStatusMark); err != nil {
+		if d, err = timeFirstFrame(t.command("attach-session", "-t", "bench"), tmuxStatusMark, nil); err != nil {
 			return fmt.Errorf("tmux attach run %d: %w", i+1, err)
 		}
 		theirs = append(theirs, d)
@@ -278,6 +281,19 @@ func firstFrame1000(bin, home, tmux, socket string, n, runs int) error {
 	return nil
 }
 
+// awaitServer waits until a server answers on home's socket, for at most
+// serverWait.
+func awaitServer(home string) error {
+	deadline := time.Now().Add(serverWait)
+	for !serverAnswers(home) {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("no server answers on %s within %s of the TUI's first frame", home, serverWait)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return nil
+}
+
 // profiledTUI is the TUI's command; with BENCH_TUI_CPUPROFILE=P set, it
 // writes a CPU profile to P.PHASE.RUN (go tool pprof takes them together).
 func profiledTUI(binary, phase string, run int) *exec.Cmd {
@@ -289,14 +305,18 @@ func profiledTUI(binary, phase string, run int) *exec.Cmd {
 }
 
 // timeFirstFrame starts cmd in a pty, waits for its output to show want,
-// hangs it up, and returns the time from its start to that output.
-func timeFirstFrame(cmd *exec.Cmd, want string) (time.Duration, error) {
+// then for then (when given), hangs it up, and returns the time from its
+// start to that output.
+func timeFirstFrame(cmd *exec.Cmd, want string, then func() error) (time.Duration, error) {
 	p, err := startInPty(cmd, want)
 	if err != nil {
 		return 0, err
 	}
 	err = p.waitReady()
 	d := p.firstFrame()
+	if err == nil && then != nil {
+		err = then()
+	}
 	if cerr := p.close(); err == nil {
 		err = cerr
 	}

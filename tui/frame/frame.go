@@ -78,6 +78,9 @@ type Renderer struct {
 	last     []string // the lines on the screen
 	repaint  bool     // the next frame draws every line
 	buf      bytes.Buffer
+	// first is closed once a frame was written (FirstFrame).
+	first     chan struct{}
+	firstOnce sync.Once
 }
 
 // New makes a Renderer; nothing is written until Start.
@@ -97,8 +100,11 @@ func New(opt Options) *Renderer {
 			return term.GetSize(int(f.Fd()))
 		}
 	}
-	return &Renderer{opt: opt, winch: make(chan os.Signal, 1), done: make(chan struct{}), repaint: true}
+	return &Renderer{opt: opt, winch: make(chan os.Signal, 1), done: make(chan struct{}), repaint: true, first: make(chan struct{})}
 }
+
+// FirstFrame is closed once the first frame has been written.
+func (r *Renderer) FirstFrame() <-chan struct{} { return r.first }
 
 // Start takes the terminal: raw input, the alternate screen, no cursor,
 // mouse cell motion and bracketed paste. Window size changes are watched
@@ -219,5 +225,6 @@ func (r *Renderer) draw(view string) bool {
 		return false
 	}
 	_, _ = r.opt.Out.Write(b.Bytes())
+	r.firstOnce.Do(func() { close(r.first) })
 	return true
 }
