@@ -13,8 +13,9 @@ import (
 )
 
 // TestLsFromServerEqualsDisk: with a server running, ls prints the
-// server's list instead of reading the chat files; that list is the one
-// ls makes from the files with no server, field for field: a plain chat,
+// server's list (it reads the files and asks the server their live part);
+// that list is the one ls makes from the files with no server, field for
+// field: a plain chat,
 // one with folders and files, a fork of it (parent, origin), a file in
 // TOML the store does not write (a comment, a key of a newer version) and
 // a broken file with its parse error. ls, ls --json and show print the
