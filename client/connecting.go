@@ -30,7 +30,7 @@ func NewConnectingRemote() *Remote {
 
 // ConnectWith makes the first connection of a Remote from
 // NewConnectingRemote with dial (EnsureServer, which may start a server),
-// and returns what Connected returns. It is called once.
+// and says why it failed, as Connected does. It is called once.
 func (r *Remote) ConnectWith(dial func() (*Conn, error)) error {
 	c, err := dial()
 	if err == nil {
@@ -57,19 +57,20 @@ func (r *Remote) ConnectWith(dial func() (*Conn, error)) error {
 }
 
 // Connected waits until the first connection of a Remote from
-// NewConnectingRemote is made or has failed, and says why it failed; for
-// any other Remote it returns nil at once.
-func (r *Remote) Connected() error {
+// NewConnectingRemote is made or has failed, and says why it failed;
+// connecting says the Remote was made so. Any other Remote returns false,
+// nil at once.
+func (r *Remote) Connected() (connecting bool, err error) {
 	r.mu.Lock()
 	wait := r.connecting
 	r.mu.Unlock()
 	if wait == nil {
-		return nil
+		return false, nil
 	}
 	<-wait
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.connectErr
+	return true, r.connectErr
 }
 
 // awaitFirst waits, for a call, until the first connection is made or has
@@ -80,6 +81,11 @@ func (r *Remote) awaitFirst(ctx context.Context) error {
 	r.mu.Unlock()
 	if wait == nil {
 		return nil
+	}
+	select {
+	case <-wait: // made long ago: the common case, with no timer
+		return nil
+	default:
 	}
 	timer := time.NewTimer(StartTimeout)
 	defer timer.Stop()

@@ -54,8 +54,8 @@ func TestConnectingRemoteWaitsForItsServer(t *testing.T) {
 	if err := r.ConnectWith(func() (*Conn, error) { return EnsureServer(h, binary) }); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Connected(); err != nil {
-		t.Fatalf("Connected after the first connection: %v", err)
+	if connecting, err := r.Connected(); !connecting || err != nil {
+		t.Fatalf("Connected after the first connection: %v, %v", connecting, err)
 	}
 	var c created
 	select {
@@ -89,7 +89,7 @@ func TestConnectingRemoteThatCannotConnect(t *testing.T) {
 	if err := r.ConnectWith(func() (*Conn, error) { return nil, why }); !errors.Is(err, why) {
 		t.Fatalf("ConnectWith = %v, want %v", err, why)
 	}
-	if err := r.Connected(); !errors.Is(err, why) {
+	if _, err := r.Connected(); !errors.Is(err, why) {
 		t.Fatalf("Connected = %v, want %v", err, why)
 	}
 	select {

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -55,31 +54,46 @@ type fileStat struct {
 	ino                uint64
 }
 
-// watchChats watches the chats folder until stop closes.
-func (s *Server) watchChats(stop <-chan struct{}) {
+// watchChats sets the watch of the chats folder and reads what each file
+// holds, and returns the function that serves the watch until stop closes.
+// The server says it is ready only after this: a client that reads the
+// files once it is connected (the TUI that drew its first frame before the
+// server it started) is then told of every change made after that read;
+// one made between the watch and the reading was folded into what was
+// read, untold.
+func (s *Server) watchChats() (serve func(stop <-chan struct{})) {
 	w := &chatWatch{s: s, dir: filepath.Join(s.home, "chats"), store: s.opt.Store, sums: map[string]sessions.FileSum{}, folders: map[string]sharedLists{}}
-	if !s.pollChats {
-		fw, err := fsnotify.NewWatcher()
-		if err == nil {
-			if err = fw.Add(w.dir); err != nil {
-				fw.Close()
-			}
-		}
-		if err == nil {
-			// Read after the watch is set, so no change falls between.
-			w.check(w.names())
-			done := w.inotify(fw, stop)
-			fw.Close()
-			if done {
-				return
-			}
-			err = errors.New("the watch ended")
-		}
-		s.opt.Logger.Warn("chat files watched by polling: inotify cannot be had", "dir", w.dir, "err", err, "every", chatsPollEvery)
+	read := func() {
+		w.stats = w.statAll()
+		w.check(w.names())
 	}
-	w.stats = w.statAll()
+	if s.pollChats {
+		read()
+		return w.poll
+	}
+	fw, err := fsnotify.NewWatcher()
+	if err == nil {
+		if err = fw.Add(w.dir); err != nil {
+			fw.Close()
+		}
+	}
+	if err != nil {
+		s.opt.Logger.Warn("chat files watched by polling: inotify cannot be had", "dir", w.dir, "err", err, "every", chatsPollEvery)
+		read()
+		return w.poll
+	}
+	// Read after the watch is set, so no change falls between.
 	w.check(w.names())
-	w.poll(stop)
+	return func(stop <-chan struct{}) {
+		done := w.inotify(fw, stop)
+		fw.Close()
+		if done {
+			return
+		}
+		s.opt.Logger.Warn("chat files watched by polling: inotify cannot be had", "dir", w.dir, "err", "the watch ended", "every", chatsPollEvery)
+		read()
+		w.poll(stop)
+	}
 }
 
 // inotify serves the watch until stop closes (true), or the watch ends

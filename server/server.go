@@ -226,7 +226,8 @@ func (s *Server) run(ctx context.Context) error {
 	announced, watched := make(chan struct{}), make(chan struct{})
 	go func() { defer close(fanned); s.views.fanOut(stopFan) }()
 	go func() { defer close(announced); s.announce(stopFan) }()
-	go func() { defer close(watched); s.watchChats(stopFan) }()
+	serveWatch := s.watchChats()
+	go func() { defer close(watched); serveWatch(stopFan) }()
 	defer func() { close(stopFan); <-fanned; <-announced; <-watched }()
 	// What the config file holds now is the base later reads compare to,
 	// so the first start does not take the same config for a new one.

@@ -95,21 +95,31 @@ func (m *Model) linked(msg linkMsg) tea.Cmd {
 // the TUI starts (client.Remote from NewConnectingRemote: the TUI started
 // the server and drew its first frame meanwhile).
 type connector interface {
-	// Connected waits for the first connection and says why it failed.
-	Connected() error
+	// Connected waits for the first connection and says why it failed;
+	// connecting is false when there was none to wait for.
+	Connected() (connecting bool, err error)
 }
 
-// awaitConnection reports a first connection that failed as a start of the
-// server the user asked for that failed: the reason is shown, and the
-// status line says the server is gone.
+// connectedMsg says the first connection was made.
+type connectedMsg struct{}
+
+// awaitConnection waits for the first connection. Made, the list is read
+// again: the files were read before the server was there to tell of their
+// changes (it tells of each one made after a client connects). Failed, it
+// is shown as a start of the server the user asked for that failed: the
+// reason is shown, and the status line says the server is gone.
 func (m *Model) awaitConnection() tea.Cmd {
 	c, ok := m.mux.(connector)
 	if !ok {
 		return nil
 	}
 	return func() tea.Msg {
-		if err := c.Connected(); err != nil {
+		connecting, err := c.Connected()
+		switch {
+		case err != nil:
 			return serverStartedMsg{err}
+		case connecting:
+			return connectedMsg{}
 		}
 		return nil
 	}

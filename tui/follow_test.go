@@ -260,19 +260,24 @@ type connectingMux struct {
 	err error
 }
 
-func (c *connectingMux) Connected() error { return c.err }
+func (c *connectingMux) Connected() (bool, error) { return true, c.err }
 
-// TestFirstConnectionThatFails: a TUI drawn before the server it started
-// answered says why that server could not be had, and that it is gone;
-// a first connection made says nothing.
-func TestFirstConnectionThatFails(t *testing.T) {
+// TestFirstConnection: a TUI drawn before the server it started answered
+// reads the list again once connected (a chat file written meanwhile was
+// made before the server could tell of it) and says nothing more; when the
+// server could not be had it says why, and that it is gone.
+func TestFirstConnection(t *testing.T) {
 	r := newRig(t, nil)
 	r.create(sessions.NewChat{Name: "a"})
 	cm := &connectingMux{linkMux: newLinkMux(r.fake)}
 	r.open(Options{Mux: cm})
+	b := r.create(sessions.NewChat{Name: "written before the server"})
 	r.run(r.m.awaitConnection())
 	if r.m.isErr || strings.Contains(r.m.View(), "server gone") {
 		t.Fatalf("a first connection made is reported (status %q):\n%s", r.m.status, r.m.View())
+	}
+	if _, ok := r.m.sidebar.Entry(b.ID); !ok {
+		t.Fatalf("the list was not read again on the first connection: %v", r.order())
 	}
 	cm.err = errors.New("start the server for /x: the agent home cannot be made")
 	r.run(r.m.awaitConnection())

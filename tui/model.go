@@ -332,6 +332,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return next
 	case linkMsg:
 		return m.linked(msg)
+	case connectedMsg:
+		return m.reloadList("")
 	case serverStartedMsg:
 		return m.serverStarted(msg)
 	case folderTickMsg:
