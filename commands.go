@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -351,22 +352,22 @@ func (a *app) printViews(n int, view func(i int) sessions.ChatJSON, asJSON bool)
 		fmt.Fprintln(a.stdout, "no chats yet: acpmux-tui new [--dir DIR]... creates one")
 		return nil
 	}
-	// The tabwriter writes cell by cell: one write to stdout per cell was
+	// The table is written line by line: one write to stdout per cell was
 	// a tenth of ls's time at 1,000 chats.
 	out := bufio.NewWriterSize(a.stdout, 64<<10)
-	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "ID\tNAME\tHARNESS\tSTATUS\tFOLDERS\tCWD")
+	t := newCellTable(6, n+1)
+	t.add("ID", "NAME", "HARNESS", "STATUS", "FOLDERS", "CWD")
 	for i := range n {
 		v := view(i)
 		if v.Broken != "" {
-			fmt.Fprintf(w, "%s\t\t\tbroken\t\t%s\n", v.ID, plaintext.Line(firstLine(v.Broken)))
+			t.add(v.ID, "", "", "broken", "", plaintext.Line(firstLine(v.Broken)))
 			continue
 		}
 		// Name, harness and cwd come from the chat file: shown as
 		// transcripts are (plaintext.Line).
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%s\n", v.ID, lsName(plaintext.Line(v.Name)), plaintext.Line(v.Harness), v.Status, len(v.AdditionalDirectories), plaintext.Line(v.Cwd))
+		t.add(v.ID, lsName(plaintext.Line(v.Name)), plaintext.Line(v.Harness), v.Status, strconv.Itoa(len(v.AdditionalDirectories)), plaintext.Line(v.Cwd))
 	}
-	if err := w.Flush(); err != nil {
+	if err := t.writeTo(out); err != nil {
 		return err
 	}
 	return out.Flush()

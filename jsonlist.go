@@ -38,7 +38,9 @@ func printJSONList[T any](w io.Writer, n int, item func(i int) T) error {
 			return err
 		}
 		out.WriteString("  ")
-		out.WriteString(plaintext.JSON(indented.String()))
+		// Bytes, not a string of them: a copy a chat was 390 kB of fresh
+		// memory at 1,000 chats.
+		out.Write(plaintext.JSONBytes(indented.Bytes()))
 		if i < n-1 {
 			out.WriteString(",\n")
 		} else {

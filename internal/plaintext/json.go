@@ -1,6 +1,7 @@
 package plaintext
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 )
@@ -23,6 +24,15 @@ func JSON(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// JSONBytes is JSON for bytes: b itself when it holds nothing to escape
+// (the common case, with no copy), else an escaped copy.
+func JSONBytes(b []byte) []byte {
+	if !bytes.ContainsFunc(b, isDelOrC1) {
+		return b
+	}
+	return []byte(JSON(string(b)))
 }
 
 func isDelOrC1(r rune) bool { return r == 0x7f || r >= 0x80 && r < 0xa0 }

@@ -32,3 +32,16 @@ func TestJSON(t *testing.T) {
 		t.Errorf("JSON(%q) = %q", plain, JSON(plain))
 	}
 }
+
+// TestJSONBytes: JSONBytes escapes as JSON does, and gives bytes with
+// nothing to escape back as they are, not copied.
+func TestJSONBytes(t *testing.T) {
+	raw := []byte(`["cwd \u009b2J del` + "\x7f" + `", "plain é"]`)
+	if got, want := string(JSONBytes(raw)), JSON(string(raw)); got != want {
+		t.Errorf("JSONBytes(%q) = %q, want %q", raw, got, want)
+	}
+	plain := []byte(`{"a":"é 🙂"}`)
+	if got := JSONBytes(plain); &got[0] != &plain[0] {
+		t.Error("JSONBytes copied bytes with nothing to escape")
+	}
+}
