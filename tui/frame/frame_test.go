@@ -51,9 +51,9 @@ func (m *textModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 func (m *textModel) View() string { return m.text }
 
-// started returns a running Renderer of a w x h window writing to out, and
-// the model it draws; what Start wrote is taken already.
-func started(t *testing.T, w, h int, c *clock) (*Renderer, *drawn, *screenOut) {
+// running returns a started Renderer of a w x h window (its size read as
+// that) writing to out; what Start wrote is taken already.
+func running(t *testing.T, w, h int, c *clock) (*Renderer, *screenOut) {
 	t.Helper()
 	out := &screenOut{}
 	r := New(Options{Out: out, Size: func() (int, int, error) { return w, h, nil }, Now: c.now})
@@ -64,6 +64,14 @@ func started(t *testing.T, w, h int, c *clock) (*Renderer, *drawn, *screenOut) {
 	if got := out.take(); got != enterModes {
 		t.Fatalf("Start wrote %q, want %q", got, enterModes)
 	}
+	return r, out
+}
+
+// started returns a running Renderer of a w x h window writing to out, and
+// the model it draws; what Start wrote is taken already.
+func started(t *testing.T, w, h int, c *clock) (*Renderer, *drawn, *screenOut) {
+	t.Helper()
+	r, out := running(t, w, h, c)
 	d := r.Wrap(&textModel{}).(*drawn)
 	d.Update(sizeMsg{w: w, h: h})
 	out.take()
@@ -308,12 +316,7 @@ func (m *stillModel) Unchanged() bool { return m.still }
 
 func TestNoDrawForAMessageThatChangedNothing(t *testing.T) {
 	c := &clock{t: time.Unix(1000, 0)}
-	out := &screenOut{}
-	r := New(Options{Out: out, Size: func() (int, int, error) { return 10, 3, nil }, Now: c.now})
-	if err := r.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(r.Stop)
+	r, out := running(t, 10, 3, c)
 	m := &stillModel{}
 	d := r.Wrap(m).(*drawn)
 	d.Update(sizeMsg{w: 10, h: 3})
@@ -342,13 +345,7 @@ func TestNoDrawForAMessageThatChangedNothing(t *testing.T) {
 // window whose size cannot be read is drawn as it comes.
 func TestNoFrameBeforeTheSize(t *testing.T) {
 	c := &clock{t: time.Unix(1000, 0)}
-	out := &screenOut{}
-	r := New(Options{Out: out, Size: func() (int, int, error) { return 10, 3, nil }, Now: c.now})
-	if err := r.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(r.Stop)
-	out.take()
+	r, out := running(t, 10, 3, c)
 	d := r.Wrap(&textModel{}).(*drawn)
 	if _, cmd := d.Update("early"); cmd != nil {
 		t.Fatal("a message before the size scheduled a frame")
@@ -364,12 +361,7 @@ func TestNoFrameBeforeTheSize(t *testing.T) {
 		t.Fatalf("the size did not draw the view at once: %q", got)
 	}
 
-	unsized := New(Options{Out: out, Size: func() (int, int, error) { return 0, 0, nil }, Now: c.now})
-	if err := unsized.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(unsized.Stop)
-	out.take()
+	unsized, out := running(t, 0, 0, c)
 	u := unsized.Wrap(&textModel{}).(*drawn)
 	u.Update("text")
 	u.Update(sizeMsg{})
