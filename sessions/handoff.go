@@ -52,25 +52,33 @@ func CheckCapsule(text string) error {
 // text read in one order on screen and another to the agent (a "Trojan
 // Source" line), and a summary of what was said never needs them.
 // It works on the bytes, so text that is not UTF-8 loses nothing else.
+// Taking one out can join the bytes on either side into another (E2 80,
+// a control, AE): each byte is checked as it joins the kept text, so the
+// result has none left, in one pass however deeply they nest.
 func StripBidi(text string) string {
 	i := bidiAt(text, 0)
 	if i < 0 {
 		return text
 	}
-	var b strings.Builder
-	b.Grow(len(text))
-	at := 0
-	for ; i >= 0; i = bidiAt(text, at) {
-		b.WriteString(text[at:i])
-		at = i + 3
+	b := make([]byte, i, len(text))
+	copy(b, text[:i])
+	for k := i; k < len(text); k++ {
+		b = append(b, text[k])
+		if n := len(b); n >= 3 && isBidi(b[n-3], b[n-2], b[n-1]) {
+			b = b[:n-3]
+		}
 	}
-	b.WriteString(text[at:])
-	return b.String()
+	return string(b)
+}
+
+// isBidi says whether three bytes are a bidirectional control in UTF-8:
+// E2 80 AA–AE (U+202A–U+202E) or E2 81 A6–A9 (U+2066–U+2069).
+func isBidi(c0, c1, c2 byte) bool {
+	return c0 == 0xe2 && (c1 == 0x80 && c2 >= 0xaa && c2 <= 0xae || c1 == 0x81 && c2 >= 0xa6 && c2 <= 0xa9)
 }
 
 // bidiAt returns where the first bidirectional control at or after from
-// starts in text, or -1. Each is three bytes in UTF-8: E2 80 AA–AE
-// (U+202A–U+202E) or E2 81 A6–A9 (U+2066–U+2069).
+// starts in text, or -1.
 func bidiAt(text string, from int) int {
 	for {
 		j := strings.IndexByte(text[from:], 0xe2)
@@ -78,10 +86,8 @@ func bidiAt(text string, from int) int {
 			return -1
 		}
 		i := from + j
-		if i+2 < len(text) {
-			if c1, c2 := text[i+1], text[i+2]; c1 == 0x80 && c2 >= 0xaa && c2 <= 0xae || c1 == 0x81 && c2 >= 0xa6 && c2 <= 0xa9 {
-				return i
-			}
+		if i+2 < len(text) && isBidi(text[i], text[i+1], text[i+2]) {
+			return i
 		}
 		from = i + 1
 	}
