@@ -11,6 +11,7 @@ import (
 
 	"github.com/acpmux/acpmux-tui/client"
 	"github.com/acpmux/acpmux-tui/harness"
+	"github.com/acpmux/acpmux-tui/internal/quietterm"
 	"github.com/acpmux/acpmux-tui/sessions"
 	"github.com/acpmux/acpmux-tui/tui"
 	"github.com/acpmux/acpmux-tui/tui/frame"
@@ -265,7 +266,9 @@ func (a *app) tuiRenderer() (*lipgloss.Renderer, <-chan struct{}) {
 	}
 	go func() {
 		defer close(asked)
-		renderer.HasDarkBackground()
+		// The default renderer was told a placeholder (internal/quietterm):
+		// the styles made without a renderer get the true answer too.
+		quietterm.Settle(renderer.HasDarkBackground())
 	}()
 	return renderer, asked
 }

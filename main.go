@@ -17,6 +17,9 @@ import (
 	// inits of the TUI's libraries (tens of milliseconds), which a harness
 	// would wait for at every tool call.
 	_ "github.com/acpmux/acpmux-tui/internal/hookearly"
+	// Keeps bubbletea's init from asking the terminal for its background
+	// in every command (ls in a terminal waited for the answer).
+	_ "github.com/acpmux/acpmux-tui/internal/quietterm"
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
