@@ -74,7 +74,23 @@ func readChatFile(path string) ([]byte, fileIdentity, error) {
 	if err != nil {
 		return nil, fileIdentity{}, err
 	}
-	return openChatFile(path, fi.Mode().Type(), nil)
+	return openChatFile(chatFile{dirfd: unix.AT_FDCWD, name: path}, fi.Mode().Type(), nil)
+}
+
+// chatFile names a chat file for openChatFile: name in the folder open as
+// dirfd (List opens chats/ once, so the kernel does not walk the agent
+// home's path again for each chat), or a path and unix.AT_FDCWD. dir is
+// the folder's path, joined to name only for an error's message.
+type chatFile struct {
+	dirfd     int
+	dir, name string
+}
+
+func (f chatFile) path() string {
+	if f.dir == "" {
+		return f.name
+	}
+	return f.dir + "/" + f.name
 }
 
 // openChatFile is readChatFile given the file's type, from an Lstat or from
@@ -82,7 +98,7 @@ func readChatFile(path string) ([]byte, fileIdentity, error) {
 // are read into scratch when it is large enough (List's workers reuse one
 // for every file they read, sparing an allocation a chat); they are then
 // the caller's only until it passes scratch again.
-func openChatFile(path string, typ fs.FileMode, scratch []byte) ([]byte, fileIdentity, error) {
+func openChatFile(f chatFile, typ fs.FileMode, scratch []byte) ([]byte, fileIdentity, error) {
 	if err := notRegular(typ); err != nil {
 		return nil, fileIdentity{}, err
 	}
@@ -91,18 +107,18 @@ func openChatFile(path string, typ fs.FileMode, scratch []byte) ([]byte, fileIde
 	// was opened. The calls are made bare, without an os.File: at 1,000
 	// chats its making, finalizer and closing were a third of ls's time.
 	fd, err := retryEINTR(func() (int, error) {
-		return unix.Open(path, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+		return unix.Openat(f.dirfd, f.name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
 	})
 	if errors.Is(err, unix.ELOOP) {
 		return nil, fileIdentity{}, errSymlink
 	}
 	if err != nil {
-		return nil, fileIdentity{}, &fs.PathError{Op: "open", Path: path, Err: err}
+		return nil, fileIdentity{}, &fs.PathError{Op: "open", Path: f.path(), Err: err}
 	}
 	defer unix.Close(fd)
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
-		return nil, fileIdentity{}, &fs.PathError{Op: "stat", Path: path, Err: err}
+		return nil, fileIdentity{}, &fs.PathError{Op: "stat", Path: f.path(), Err: err}
 	}
 	if err := notRegular(modeType(st.Mode)); err != nil {
 		return nil, fileIdentity{}, err
@@ -124,7 +140,7 @@ func openChatFile(path string, typ fs.FileMode, scratch []byte) ([]byte, fileIde
 	for {
 		n, err := retryEINTR(func() (int, error) { return unix.Read(fd, buf[total:]) })
 		if err != nil {
-			return nil, id, &fs.PathError{Op: "read", Path: path, Err: err}
+			return nil, id, &fs.PathError{Op: "read", Path: f.path(), Err: err}
 		}
 		total += n
 		if total < len(buf) || len(buf) > MaxChatFileBytes {

@@ -43,26 +43,38 @@ func (s *Store) List() ([]Entry, error) { return s.list(false) }
 func (s *Store) ListOnce() ([]Entry, error) { return s.list(true) }
 
 func (s *Store) list(once bool) ([]Entry, error) {
-	des, err := os.ReadDir(filepath.Join(s.home, "chats"))
+	// The folder is opened once: its entries are read from it (unsorted,
+	// as the kernel gives them; the list is sorted at the end) and each
+	// chat file is opened in it, by name.
+	dirPath := filepath.Join(s.home, "chats")
+	dir, err := os.Open(dirPath)
 	if err != nil {
 		return nil, fmt.Errorf("list chats: %w", err)
 	}
+	defer dir.Close()
+	des, err := dir.ReadDir(-1)
+	if err != nil {
+		return nil, fmt.Errorf("list chats: %w", err)
+	}
+	// The descriptor stays open until the workers are done (dir.Close is
+	// deferred); Fd keeps it in blocking mode, which a folder is anyway.
+	dirfd := int(dir.Fd())
 	s.mu.Lock()
 	before, stamps := s.parsed, s.stamps
 	s.mu.Unlock()
-	var ids []string
+	var names []string
 	var types []fs.FileMode
 	for _, de := range des {
 		name := de.Name()
-		if id, ok := strings.CutSuffix(name, ".toml"); ok && !strings.HasPrefix(name, ".") {
-			ids, types = append(ids, id), append(types, de.Type())
+		if strings.HasSuffix(name, ".toml") && !strings.HasPrefix(name, ".") {
+			names, types = append(names, name), append(types, de.Type())
 		}
 	}
 	// The files are read and parsed in parallel, one worker a CPU: at
 	// 1,000 chats the reading (four system calls a file) and the parsing
 	// are all of ls's work. Each worker writes only its own slots.
-	listed := make([]listedChat, len(ids))
-	workers := min(runtime.GOMAXPROCS(0), (len(ids)+listBatch-1)/listBatch)
+	listed := make([]listedChat, len(names))
+	workers := min(runtime.GOMAXPROCS(0), (len(names)+listBatch-1)/listBatch)
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range workers {
@@ -74,11 +86,12 @@ func (s *Store) list(once bool) ([]Entry, error) {
 			scratch := make([]byte, 0, listScratch)
 			for {
 				from := int(next.Add(listBatch)) - listBatch
-				if from >= len(ids) {
+				if from >= len(names) {
 					return
 				}
-				for i := from; i < min(from+listBatch, len(ids)); i++ {
-					listed[i] = s.listOne(ids[i], types[i], before, stamps, once, &scratch)
+				for i := from; i < min(from+listBatch, len(names)); i++ {
+					f := chatFile{dirfd: dirfd, dir: dirPath, name: names[i]}
+					listed[i] = s.listOne(f, types[i], before, stamps, once, &scratch)
 				}
 			}
 		}()
@@ -90,10 +103,10 @@ func (s *Store) list(once bool) ([]Entry, error) {
 	var now map[[sha256.Size]byte]parsedChat
 	var nowStamps map[string]stampedChat
 	if !once {
-		now = make(map[[sha256.Size]byte]parsedChat, len(ids))
-		nowStamps = make(map[string]stampedChat, len(ids))
+		now = make(map[[sha256.Size]byte]parsedChat, len(names))
+		nowStamps = make(map[string]stampedChat, len(names))
 	}
-	out := make([]Entry, 0, len(ids))
+	out := make([]Entry, 0, len(names))
 	for _, l := range listed {
 		if !l.found {
 			continue
@@ -178,13 +191,13 @@ const stampMargin = time.Second
 
 // statChat takes a chat file's stamp, not following a link; ok is false
 // unless it is a regular file whose change time is old enough to trust.
-func statChat(path string, margin time.Duration) (fileStamp, bool) {
+func statChat(f chatFile, margin time.Duration) (fileStamp, bool) {
 	var st unix.Stat_t
-	if err := unix.Fstatat(unix.AT_FDCWD, path, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+	if err := unix.Fstatat(f.dirfd, f.name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
 		return fileStamp{}, false
 	}
-	f := fileStamp{dev: uint64(st.Dev), ino: st.Ino, size: st.Size, mtime: st.Mtim, ctime: st.Ctim}
-	return f, time.Unix(st.Ctim.Unix()).Before(time.Now().Add(-margin))
+	stamp := fileStamp{dev: uint64(st.Dev), ino: st.Ino, size: st.Size, mtime: st.Mtim, ctime: st.Ctim}
+	return stamp, time.Unix(st.Ctim.Unix()).Before(time.Now().Add(-margin))
 }
 
 // listOne reads one chat file for List, parsing its bytes only when the
@@ -195,19 +208,19 @@ func statChat(path string, margin time.Duration) (fileStamp, bool) {
 //
 // Once (ListOnce), nothing is kept: the bytes are parsed without a hash,
 // and the parse is the caller's.
-func (s *Store) listOne(id string, typ fs.FileMode, before map[[sha256.Size]byte]parsedChat, stamps map[string]stampedChat, once bool, scratch *[]byte) listedChat {
+func (s *Store) listOne(f chatFile, typ fs.FileMode, before map[[sha256.Size]byte]parsedChat, stamps map[string]stampedChat, once bool, scratch *[]byte) listedChat {
+	id := strings.TrimSuffix(f.name, ".toml")
 	l := listedChat{entry: Entry{ID: id}, found: true}
 	e := &l.entry
 	if !ValidID(id) {
 		e.Broken = fmt.Errorf("load chat %q: the file's name is not a chat id (1-64 of [a-z0-9-], then .toml)", clip(id))
 		return l
 	}
-	path := s.ChatPath(id)
 	var p parsedChat
 	read := true
 	if before != nil {
 		// A store that has listed before (the server's, the TUI's).
-		l.stamp, l.stamped = statChat(path, s.trustAfter)
+		l.stamp, l.stamped = statChat(f, s.trustAfter)
 		if was, ok := stamps[id]; ok && l.stamped && was.stamp == l.stamp {
 			if p, ok = before[was.key]; ok {
 				l.key, read = was.key, false
@@ -216,7 +229,7 @@ func (s *Store) listOne(id string, typ fs.FileMode, before map[[sha256.Size]byte
 	}
 	if read {
 		s.reads.Add(1)
-		data, _, err := openChatFile(path, typ, *scratch)
+		data, _, err := openChatFile(f, typ, *scratch)
 		if cap(data) > cap(*scratch) && cap(data) <= MaxChatFileBytes/16 {
 			*scratch = data[:0] // grown for this file: kept for the next
 		}

@@ -25,6 +25,10 @@ var ErrNotFound = errors.New("no such chat")
 // serialised between processes with a lock file.
 type Store struct {
 	home string
+	// homes is HomeDir's folder with a slash after it: NoProject compares
+	// a chat's cwd with it and the id, building no path (ls asks it of
+	// every chat).
+	homes string
 
 	// parsed remembers what List parsed, by the bytes parsed (see list.go).
 	mu     sync.Mutex
@@ -70,10 +74,11 @@ func OpenStore(home string) (*Store, error) {
 	}
 	// Chat folders are stored canonical, so the home is too: a chat's cwd
 	// then equals HomeDir(id) even when the agent home is reached by a link.
+	home = filepath.Clean(home)
 	if c, err := filepath.EvalSymlinks(home); err == nil {
 		home = c
 	}
-	s := &Store{home: home, trustAfter: stampMargin}
+	s := &Store{home: home, homes: filepath.Join(home, "homes") + "/", trustAfter: stampMargin}
 	if err := s.removeStaleTemps(); err != nil {
 		return nil, err
 	}
@@ -143,7 +148,15 @@ func (s *Store) HomeDir(id string) string { return filepath.Join(s.home, "homes"
 func (s *Store) WorktreesDir() string { return filepath.Join(s.home, "worktrees") }
 
 // NoProject reports whether the chat runs in its own home folder.
-func (s *Store) NoProject(m *Meta) bool { return m.Cwd == s.HomeDir(m.ID) }
+func (s *Store) NoProject(m *Meta) bool {
+	if !ValidID(m.ID) {
+		// An id Join would clean ("..", "a/b"): as HomeDir says.
+		return m.Cwd == s.HomeDir(m.ID)
+	}
+	// HomeDir(id) is homes+id for an id of [a-z0-9-].
+	rest, ok := strings.CutPrefix(m.Cwd, s.homes)
+	return ok && rest == m.ID
+}
 
 // lock takes the store-wide write lock, shared by every acpmux-tui process.
 func (s *Store) lock() (unlock func(), err error) {

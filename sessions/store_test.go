@@ -656,3 +656,31 @@ func TestOpenStore(t *testing.T) {
 		t.Errorf("home folder left: %v", got)
 	}
 }
+
+// NoProject compares a chat's cwd with its home folder without building
+// the path: it must say what comparing with HomeDir says, for a home given
+// unclean and for cwds that are near misses.
+func TestNoProjectIsHomeDirsCompare(t *testing.T) {
+	real, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, home := range []string{real, real + "/", real + "/./", "/" + real} {
+		s, err := OpenStore(home)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range []string{"a1", "abc-def", "", "..", "a/b", "A"} {
+			h := s.HomeDir(id)
+			for _, cwd := range []string{h, h + "/", h + "x", strings.TrimSuffix(h, id), real + "/homes//" + id, real + "/homes/" + id, real, "", "/"} {
+				m := &Meta{ID: id, Cwd: cwd}
+				if got, want := s.NoProject(m), cwd == h; got != want {
+					t.Errorf("home %q id %q cwd %q: NoProject %v, HomeDir says %v", home, id, cwd, got, want)
+				}
+			}
+		}
+		if !s.NoProject(&Meta{ID: "a1", Cwd: real + "/homes/a1"}) {
+			t.Errorf("home %q: the chat's own folder is not its home", home)
+		}
+	}
+}
