@@ -26,12 +26,15 @@ func printJSONList[T any](w io.Writer, n int, item func(i int) T) error {
 	var compact, indented bytes.Buffer
 	enc := json.NewEncoder(&compact)
 	enc.SetEscapeHTML(false)
+	// One item's slot for all: Encode takes a pointer, so an item made
+	// in the loop would be a fresh heap object each time.
+	v := new(T)
 	out.WriteString("[\n")
 	for i := range n {
 		compact.Reset()
 		indented.Reset()
-		v := item(i)
-		if err := enc.Encode(&v); err != nil {
+		*v = item(i)
+		if err := enc.Encode(v); err != nil {
 			return err
 		}
 		if err := json.Indent(&indented, bytes.TrimSuffix(compact.Bytes(), []byte("\n")), "  ", "  "); err != nil {

@@ -2,6 +2,7 @@ package plaintext
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -44,4 +45,21 @@ func TestJSONBytes(t *testing.T) {
 	if got := JSONBytes(plain); &got[0] != &plain[0] {
 		t.Error("JSONBytes copied bytes with nothing to escape")
 	}
+}
+
+// FuzzHasDelOrC1: the byte scan finds DEL or a C1 control exactly when
+// ranging over the runes does, for any bytes (bad UTF-8 too).
+func FuzzHasDelOrC1(f *testing.F) {
+	for _, s := range []string{"", "plain é 🙂", "\x7f", "\u0085", "\xc2", "a\xc2", "\xe2\xc2\x85", "\xc2\xa0", "\xc3\x85", "\xf0\x9f\xc2\x9b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want := strings.ContainsFunc(s, isDelOrC1)
+		if got := hasDelOrC1(s); got != want {
+			t.Errorf("hasDelOrC1(%q) = %v, ranging the runes says %v", s, got, want)
+		}
+		if got := hasDelOrC1([]byte(s)); got != want {
+			t.Errorf("hasDelOrC1([]byte(%q)) = %v, ranging the runes says %v", s, got, want)
+		}
+	})
 }
