@@ -74,7 +74,7 @@ func readChatFile(path string) ([]byte, fileIdentity, error) {
 	if err != nil {
 		return nil, fileIdentity{}, err
 	}
-	return openChatFile(chatFile{dirfd: unix.AT_FDCWD, name: path}, fi.Mode().Type(), nil)
+	return openChatFile(pathFile(path), fi.Mode().Type(), nil)
 }
 
 // chatFile names a chat file for openChatFile: name in the folder open as
@@ -85,6 +85,9 @@ type chatFile struct {
 	dirfd     int
 	dir, name string
 }
+
+// pathFile names the chat file at path, opened from the working folder.
+func pathFile(path string) chatFile { return chatFile{dirfd: unix.AT_FDCWD, name: path} }
 
 func (f chatFile) path() string {
 	if f.dir == "" {

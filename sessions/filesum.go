@@ -5,8 +5,6 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-
-	"golang.org/x/sys/unix"
 )
 
 // FileSum is what a chat file holds, as List would read it, in a form that
@@ -39,7 +37,7 @@ func (s *Store) chatFileRead(id string, parse bool) (FileSum, *Meta, bool) {
 	if err != nil {
 		return sha256.Sum256([]byte("error: " + err.Error())), nil, true
 	}
-	data, _, err := openChatFile(chatFile{dirfd: unix.AT_FDCWD, name: path}, fi.Mode().Type(), nil)
+	data, _, err := openChatFile(pathFile(path), fi.Mode().Type(), nil)
 	if errors.Is(err, fs.ErrNotExist) {
 		return FileSum{}, nil, false
 	}
