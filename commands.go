@@ -80,6 +80,9 @@ func isRefusal(err error) bool {
 	if _, ok := sessions.AsNameError(err); ok {
 		return true
 	}
+	if _, ok := sessions.AsProjectError(err); ok {
+		return true
+	}
 	if _, ok := transfer.AsRefusal(err); ok {
 		return true
 	}

@@ -64,14 +64,16 @@ func needID(id string) *Error {
 	return nil
 }
 
-// checkCwd refuses a folder given as a chat's own folder that is not an
-// absolute path of an existing directory.
-func checkCwd(field, cwd string) *Error {
+// checkCwd refuses a folder given as a chat's own folder that cannot be
+// one (sessions.Store.ProjectFolder: not an absolute path of an existing
+// directory, or one no chat may have: the agent home, /proc, /sys).
+func (s *Server) checkCwd(field, cwd string) *Error {
 	if reason := sessions.PathSyntaxProblem(cwd); reason != "" {
 		return errorf(CodeInvalidParams, "Invalid params: %s %q: %s", field, clipText(cwd), reason)
 	}
-	if _, err := sessions.Canonical(cwd); err != nil {
-		return errorf(CodeInvalidParams, "Invalid params: %s %q: %v", field, clipText(cwd), err)
+	if _, err := s.opt.Store.ProjectFolder(cwd); err != nil {
+		pe, _ := sessions.AsProjectError(err)
+		return errorf(CodeInvalidParams, "Invalid params: %s %q: %s", field, clipText(cwd), pe.Reason)
 	}
 	return nil
 }
@@ -351,7 +353,7 @@ func (s *Server) checkDerive(p DeriveParams) *Error {
 		}
 	}
 	if p.Cwd != "" {
-		if err := checkCwd("cwd", p.Cwd); err != nil {
+		if err := s.checkCwd("cwd", p.Cwd); err != nil {
 			return err
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
@@ -15,8 +14,9 @@ import (
 
 // listDirectory answers MethodListDirectory: one folder of this host, as
 // the user the server runs as can read it, bounded to
-// proto.MaxListEntries entries; the agent home is left out, and listing
-// inside it is refused, as the validator and fs/* refuse it.
+// proto.MaxListEntries entries; what no chat may be given (the agent home,
+// /proc, /sys: sessions.OffLimits) is left out, and listing inside it is
+// refused, as the validator and fs/* refuse it.
 func (s *Server) listDirectory(p proto.ListDirectoryParams) (proto.ListDirectoryResult, *Error) {
 	res := proto.ListDirectoryResult{Entries: []proto.DirEntry{}}
 	if reason := sessions.PathSyntaxProblem(p.Path); reason != "" {
@@ -27,8 +27,8 @@ func (s *Server) listDirectory(p proto.ListDirectoryParams) (proto.ListDirectory
 		return res, errorf(CodeInvalidParams, "Invalid params: path %q: %s", clipText(p.Path), listProblem(err))
 	}
 	home := sessions.CanonicalOr(s.opt.Store.Home())
-	if dir == home || strings.HasPrefix(dir, strings.TrimSuffix(home, "/")+"/") {
-		return res, errorf(CodeInvalidParams, "Invalid params: path %q: is inside the agent home (it holds the chat files and the socket)", clipText(p.Path))
+	if reason := sessions.OffLimits(home, "", dir); reason != "" {
+		return res, errorf(CodeInvalidParams, "Invalid params: path %q: %s", clipText(p.Path), reason)
 	}
 	f, err := os.Open(dir)
 	if err != nil {
@@ -44,8 +44,8 @@ func (s *Server) listDirectory(p proto.ListDirectoryParams) (proto.ListDirectory
 		batch, err := f.ReadDir(256)
 		for _, e := range batch {
 			full := filepath.Join(dir, e.Name())
-			if full == home {
-				continue
+			if sessions.OffLimits(home, "", full) != "" {
+				continue // the agent home, /proc, /sys: never a chat's folder
 			}
 			isDir := e.IsDir()
 			if e.Type()&fs.ModeSymlink != 0 {

@@ -81,13 +81,23 @@ func TestListDirectory(t *testing.T) {
 		t.Fatalf("a folder of %d files: %d entries, truncated=%v", proto.MaxListEntries+5, len(res.Entries), res.Truncated)
 	}
 
+	// The root's listing leaves out what no chat may be given.
+	w.ok(proto.MethodListDirectory, proto.ListDirectoryParams{Path: "/"}, &res)
+	for _, e := range res.Entries {
+		if e.Name == "proc" || e.Name == "sys" {
+			t.Errorf("listing / offers %s/, which no chat may be given", e.Name)
+		}
+	}
+
 	for _, tc := range []struct{ name, path, want string }{
 		{"relative", "tree", "absolute"},
 		{"empty", "", "path"},
 		{"missing", filepath.Join(root, "missing"), "does not exist"},
 		{"a file", filepath.Join(tree, "c-file"), "is not a folder"},
-		{"the agent home", r.home, "inside the agent home"},
+		{"the agent home", r.home, "is the agent home"},
 		{"inside the agent home", filepath.Join(r.home, "chats"), "inside the agent home"},
+		{"/proc", "/proc/self", "is under /proc"},
+		{"/sys", "/sys/kernel", "is under /sys"},
 		{"NUL", "/tmp\x00x", "NUL"},
 	} {
 		t.Run("refused "+tc.name, func(t *testing.T) {

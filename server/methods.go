@@ -294,6 +294,9 @@ func failure(err error) *Error {
 	if ne, ok := sessions.AsNameError(err); ok {
 		return &Error{Code: CodeInvalidParams, Message: "Invalid params: " + ne.Error()}
 	}
+	if pe, ok := sessions.AsProjectError(err); ok {
+		return &Error{Code: CodeInvalidParams, Message: "Invalid params: " + pe.Error()}
+	}
 	if errors.Is(err, sessions.ErrNotFound) {
 		return &Error{Code: CodeChatNotFound, Message: err.Error()}
 	}
@@ -342,7 +345,7 @@ func (s *Server) checkNew(p NewParams) (sessions.NewChat, *Error) {
 		return sessions.NewChat{}, errorf(CodeInvalidParams, "Invalid params: unknown harness %q (known: %s)", clipText(name), strings.Join(s.table().Names(), ", "))
 	}
 	if p.Cwd != "" {
-		if err := checkCwd("cwd", p.Cwd); err != nil {
+		if err := s.checkCwd("cwd", p.Cwd); err != nil {
 			return sessions.NewChat{}, err
 		}
 	}

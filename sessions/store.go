@@ -220,12 +220,9 @@ func (s *Store) Create(n NewChat) (*Meta, error) {
 	}
 	cwd := ""
 	if n.Cwd != "" {
-		c, err := Canonical(n.Cwd)
+		c, err := s.ProjectFolder(n.Cwd)
 		if err != nil {
-			return nil, fmt.Errorf("create chat: project folder %q: %w", n.Cwd, err)
-		}
-		if c == s.home || (isWithin(s.home, c) && !isWithin(s.WorktreesDir(), c)) {
-			return nil, fmt.Errorf("create chat: project folder %q: is inside the agent home (it holds the chat files and the socket)", n.Cwd)
+			return nil, fmt.Errorf("create chat: %w", err)
 		}
 		cwd = c
 	}

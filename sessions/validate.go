@@ -319,8 +319,9 @@ func existenceReason(p string, err error) string {
 // to it is caught too. At most MaxFolders distinct folders are kept; a refusal
 // for too many still names every bad entry. A list longer than
 // maxGivenFolders is refused before any file-system call, so hostile input
-// stays cheap. Where the agent home is known, use Store.ValidateFolders,
-// which also refuses the agent home and everything inside it.
+// stays cheap. Folders under /proc and /sys are refused (OffLimits). Where
+// the agent home is known, use Store.ValidateFolders, which also refuses the
+// agent home and everything inside it.
 func ValidateFolders(cwd string, dirs []string) ([]string, error) {
 	return validateFolders("", cwd, dirs)
 }
@@ -374,12 +375,17 @@ func validateList(home, cwd string, dirs []string, field string, noRepeats bool)
 	type resolved struct {
 		canonical string
 		err       error
+		// offLimits is why the agent home's rule refuses it (OffLimits).
+		offLimits string
 	}
 	asked := make(map[string]resolved, len(dirs))
 	for i, d := range dirs {
 		r, ok := asked[d]
 		if !ok {
 			r.canonical, r.err = canonical(d)
+			if r.err == nil {
+				r.offLimits = OffLimits(agentHome, "", r.canonical)
+			}
 			asked[d] = r
 		}
 		switch c := r.canonical; {
@@ -387,10 +393,8 @@ func validateList(home, cwd string, dirs []string, field string, noRepeats bool)
 			ferr.add(i, d, r.err.Error())
 		case c == own:
 			ferr.add(i, d, "is the chat's own folder")
-		case agentHome != "" && c == agentHome:
-			ferr.add(i, d, "is the agent home (it holds the chat files and the socket)")
-		case agentHome != "" && isWithin(agentHome, c):
-			ferr.add(i, d, "is inside the agent home (it holds the chat files and the socket)")
+		case r.offLimits != "":
+			ferr.add(i, d, r.offLimits)
 		case seenAt(seen, c) >= 0 && noRepeats:
 			ferr.add(i, d, fmt.Sprintf("is the same folder as entry %d", seen[c]))
 		case seenAt(seen, c) >= 0:
@@ -419,11 +423,13 @@ func seenAt(seen map[string]int, c string) int {
 // isWithin reports whether p lies below root, component by component
 // (/a/bc is not inside /a/b); both are clean absolute paths.
 func isWithin(root, p string) bool {
-	prefix := root
-	if !strings.HasSuffix(prefix, "/") {
-		prefix += "/"
+	if len(p) <= len(root) || !strings.HasPrefix(p, root) {
+		return false
 	}
-	return strings.HasPrefix(p, prefix) && len(p) > len(prefix)
+	if strings.HasSuffix(root, "/") {
+		return true // the root folder: p is longer, so below it
+	}
+	return p[len(root)] == '/' && len(p) > len(root)+1
 }
 
 // pathBytes adds up the lengths of the entries the file system would be

@@ -31,7 +31,8 @@ func notAFile(mode fs.FileMode) string {
 // ValidateFiles is the shared validator for a chat's single files, with the
 // folders' rules: non-empty, no NUL, absolute, existing, canonical (symlinks
 // resolved), listed once (first place kept), at most MaxFiles; and each must
-// be a regular file. A file inside the chat's own folder is allowed. The
+// be a regular file, not under /proc or /sys (OffLimits). A file inside the
+// chat's own folder is allowed. The
 // refusal is a *FolderError with Field FieldFiles naming every bad entry.
 // Where the agent home is known, use Store.ValidateFiles.
 func ValidateFiles(cwd string, files []string) ([]string, error) {

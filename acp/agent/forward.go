@@ -126,7 +126,7 @@ func (r Roots) Confine(p string, forWrite bool) error {
 
 // ConfineDir checks a terminal's cwd: a folder inside the chat's roots.
 func (r Roots) ConfineDir(p string) error {
-	clean, err := cleanRequestPath(p)
+	clean, err := r.requestPath(p)
 	if err != nil {
 		return err
 	}
@@ -143,7 +143,7 @@ func (r Roots) ConfineDir(p string) error {
 	if err != nil {
 		return inRootError(err)
 	}
-	if err := r.refuseAgentHome(d); err != nil {
+	if err := r.refuseOffLimits(d); err != nil {
 		return err
 	}
 	d.Close()

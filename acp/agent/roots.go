@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -51,10 +50,11 @@ type rootsState struct {
 	slots   chan struct{}
 	waiting chan struct{}
 
-	// home is the agent home (canonical) and own the chat's own folder:
-	// nothing inside home is served but what is inside own, even when a
-	// folder holds the agent home (a user who added ~): the chat files and
-	// the socket are never an agent's to read or write.
+	// home is the agent home and own the chat's own folder, both
+	// canonical: nothing inside home is served but own's inside it (its
+	// homes/<id> or worktree), even when a folder, or own itself, holds the
+	// agent home (a chat run in ~): the chat files and the socket are never
+	// an agent's to read or write (sessions.OffLimits).
 	home, own string
 
 	mu      sync.Mutex
@@ -113,37 +113,25 @@ func folderRoots(cwd string, dirs []string) []fsRoot {
 	return out
 }
 
-// inAgentHome reports whether the file or folder f is open on really lies
-// inside the agent home and outside the chat's own folder, wherever the
-// path it was opened by pointed: the kernel's name for the open file
-// (/proc/self/fd) is where it is now.
-func (r Roots) inAgentHome(f *os.File) bool {
-	home := r.state.home
-	if home == "" {
-		return false
+// refuseOffLimits closes f and refuses the request when f lies where no
+// chat is ever served (sessions.OffLimitsFile: the agent home but the
+// chat's own folder there, /proc, /sys), wherever the path it was opened
+// by pointed: the kernel's name for the open file is where it is now.
+func (r Roots) refuseOffLimits(f *os.File) error {
+	if reason := sessions.OffLimitsFile(r.state.home, r.state.own, f); reason != "" {
+		f.Close()
+		return outside(errors.New(reason))
 	}
-	real, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(int(f.Fd())))
-	if err != nil {
-		return true // unknown: refuse rather than guess
-	}
-	if _, in := within(home, real); !in {
-		return false
-	}
-	own := r.state.own
-	if own != "" {
-		if _, mine := within(own, real); mine {
-			return false
-		}
-	}
-	return true
+	return nil
 }
 
-// refuseAgentHome closes f and refuses the request when f lies inside the
-// agent home (inAgentHome).
-func (r Roots) refuseAgentHome(f *os.File) error {
-	if r.inAgentHome(f) {
-		f.Close()
-		return outside(errors.New("inside the agent home"))
+// offLimitsPath refuses a clean request path that the rule forbids as it
+// is spelled, before anything is opened (opening some files under /proc
+// or /sys is already an act); where it really leads is checked again on
+// the open file (refuseOffLimits).
+func (r Roots) offLimitsPath(clean string) error {
+	if reason := sessions.OffLimits(r.state.home, r.state.own, clean); reason != "" {
+		return outside(errors.New(reason))
 	}
 	return nil
 }
@@ -217,6 +205,16 @@ func cleanRequestPath(p string) (string, error) {
 		return "", refuse(codeInvalidParams, "path is not an absolute path", nil)
 	}
 	return filepath.Clean(p), nil
+}
+
+// requestPath is a request's path cleaned (cleanRequestPath) and not off
+// limits as spelled (offLimitsPath).
+func (r Roots) requestPath(p string) (string, error) {
+	clean, err := cleanRequestPath(p)
+	if err != nil {
+		return "", err
+	}
+	return clean, r.offLimitsPath(clean)
 }
 
 // within returns p relative to root when p is root or below it, compared
@@ -415,7 +413,7 @@ func (r Roots) openIn(p string, flag int, perm os.FileMode) (*os.File, error) {
 // the root that holds the result, again race-free; anything else that
 // leaves the roots is refused with refusalOutside.
 func (r Roots) openFile(p string, flag int, perm os.FileMode) (*os.File, error) {
-	clean, err := cleanRequestPath(p)
+	clean, err := r.requestPath(p)
 	if err != nil {
 		return nil, err
 	}
@@ -427,7 +425,7 @@ func (r Roots) openFile(p string, flag int, perm os.FileMode) (*os.File, error) 
 		if err != nil {
 			return nil, inRootError(err)
 		}
-		if err := r.refuseAgentHome(f); err != nil {
+		if err := r.refuseOffLimits(f); err != nil {
 			return nil, err
 		}
 		return f, nil
@@ -446,7 +444,7 @@ func (r Roots) openFile(p string, flag int, perm os.FileMode) (*os.File, error) 
 	if err != nil {
 		return nil, inRootError(err)
 	}
-	if err := r.refuseAgentHome(f); err != nil {
+	if err := r.refuseOffLimits(f); err != nil {
 		return nil, err
 	}
 	return f, nil
@@ -456,7 +454,7 @@ func (r Roots) openFile(p string, flag int, perm os.FileMode) (*os.File, error) 
 // its own, and returns the last name in it. A write works inside that one
 // folder only, so nothing swapped above it later can move the write.
 func (r Roots) openParent(p string) (*os.Root, string, error) {
-	clean, err := cleanRequestPath(p)
+	clean, err := r.requestPath(p)
 	if err != nil {
 		return nil, "", err
 	}
@@ -492,7 +490,7 @@ func (r Roots) openParent(p string) (*os.Root, string, error) {
 		sub.Close()
 		return nil, "", inRootError(err)
 	}
-	err = r.refuseAgentHome(dirFile)
+	err = r.refuseOffLimits(dirFile)
 	if err == nil {
 		dirFile.Close()
 	}

@@ -81,7 +81,7 @@ func (r Roots) openShared(path string, flag int, perm os.FileMode) (*os.File, er
 		f.Close()
 		return nil, outside(errors.New("the shared file resolves elsewhere now"))
 	}
-	if err := r.refuseAgentHome(f); err != nil {
+	if err := r.refuseOffLimits(f); err != nil {
 		return nil, err
 	}
 	return f, nil
@@ -118,7 +118,7 @@ func (r Roots) openSharedParent(path string) (*os.Root, error) {
 		h.Close()
 		return nil, outside(err)
 	}
-	if err := r.refuseAgentHome(d); err != nil {
+	if err := r.refuseOffLimits(d); err != nil {
 		h.Close()
 		return nil, err
 	}
