@@ -54,6 +54,13 @@ func (as *attachSet) add(a *attachment) bool {
 	return true
 }
 
+// any reports whether the connection has an attachment.
+func (as *attachSet) any() bool {
+	as.mu.Lock()
+	defer as.mu.Unlock()
+	return len(as.byID) > 0
+}
+
 // remove forgets a, if it is still the connection's attachment to its chat.
 func (as *attachSet) remove(a *attachment) {
 	as.mu.Lock()

@@ -56,15 +56,25 @@ type conn struct {
 	// connection speak ACP: its first call was initialize (door.go).
 	door *acp.Door
 
-	// peerPid is the connecting process (SO_PEERCRED); active is when it
-	// last sent a line (UnixNano), called whether it has sent a call, and
-	// firstCall closes it if it has not within FirstCallWait (admit.go).
-	// evicted (under the server's mu) marks it closed for a newcomer.
-	peerPid   int
-	active    atomic.Int64
-	called    atomic.Bool
-	firstCall *time.Timer
-	evicted   bool
+	// peerPid is the connecting process (SO_PEERCRED), and peerStart its
+	// start time where the kernel gives no pidfd of it (peer.go); active
+	// is when the connection last sent a line or ended a call (UnixNano),
+	// called whether it has sent a call, and firstCall closes it if it has
+	// not within FirstCallWait (admit.go). evicted (under the server's mu)
+	// marks it closed for a newcomer, and evictedWhy says why.
+	peerPid    int
+	peerStart  procStart
+	active     atomic.Int64
+	called     atomic.Bool
+	firstCall  *time.Timer
+	evicted    bool
+	evictedWhy string
+	// busy counts the calls and streams under way (hold); watches is set
+	// once the client watches the chats (MethodWatch). A connection with
+	// neither and no attachment is quiet: a newcomer may take its place
+	// (admit.go).
+	busy    atomic.Int32
+	watches atomic.Bool
 }
 
 func newConn(s *Server, nc *net.UnixConn) *conn {
@@ -139,12 +149,36 @@ func (c *conn) handleLine(line []byte) {
 		return
 	}
 	c.slots <- struct{}{}
-	c.calls.Add(1)
+	c.hold()
 	go func() {
-		defer c.calls.Done()
+		defer c.release()
 		defer func() { <-c.slots }()
 		c.run(req)
 	}()
+}
+
+// hold counts a call or a stream under way on the connection (a call's
+// goroutine, a chat feed's watcher): until release, the connection's
+// queue stays open and the connection is not quiet.
+func (c *conn) hold() {
+	c.calls.Add(1)
+	c.busy.Add(1)
+}
+
+// release ends what hold began: the connection was active until now.
+func (c *conn) release() {
+	c.active.Store(time.Now().UnixNano())
+	c.busy.Add(-1)
+	c.calls.Done()
+}
+
+// quiet reports whether nothing goes on for the connection: no call or
+// stream under way (a prompt waiting on its turn, an ACP session's
+// updates), no watch of the chats (a TUI), no attachment (attach). A
+// script that made its calls and keeps the socket open is quiet; a client
+// that is only waiting to be told something is not.
+func (c *conn) quiet() bool {
+	return c.busy.Load() == 0 && !c.watches.Load() && !c.attached.any()
 }
 
 // run makes one call and sends its answer.
@@ -154,6 +188,9 @@ func (c *conn) run(req Request) {
 		return
 	}
 	result, err := c.s.call(c, req)
+	if req.Method == MethodWatch && err == nil {
+		c.watches.Store(true) // there is no unwatch: for the connection's life
+	}
 	if !req.Notification() {
 		c.reply(req.ID, result, err)
 	}

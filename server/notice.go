@@ -130,8 +130,7 @@ func (s *Server) hook(c *conn, p HookParams) (any, *Error) {
 	if p.ID == "" {
 		return nil, errorf(CodeInvalidParams, "Invalid params: id is required")
 	}
-	if st := s.opt.Mux.State(p.ID); st.Pid != 0 && !s.hookPeer(c.peerPid, st.Pid) {
-		s.opt.Logger.Warn("ignored a status report from outside the chat's harness", "chat", p.ID, "peerPid", c.peerPid, "harnessPid", st.Pid)
+	if st := s.opt.Mux.State(p.ID); st.Pid != 0 && !s.reportFromHarness(c, p.ID, st.Pid) {
 		return struct{}{}, nil
 	}
 	var sig harness.TurnSignal

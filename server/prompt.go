@@ -379,8 +379,8 @@ func (f *chatFeed) broadcastLocked(e ObservedEntry, always bool) {
 }
 
 // observe starts streaming the chat to c (once: a second call changes
-// nothing). The watcher's goroutine counts as one of c's calls, so c's
-// queue stays open until the goroutine has ended.
+// nothing). The watcher's goroutine counts as one of c's calls (hold), so
+// c's queue stays open, and c is not quiet, until the goroutine has ended.
 func (f *chatFeed) observe(c *conn) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -389,7 +389,7 @@ func (f *chatFeed) observe(c *conn) {
 	}
 	w := &watcher{c: c, feed: f, wake: make(chan struct{}, 1), stop: make(chan struct{})}
 	f.watchers[c] = w
-	c.calls.Add(1) // within the observe call, which counts already
+	c.hold() // within the observe call, which counts already
 	go w.run()
 }
 

@@ -59,8 +59,10 @@ type Options struct {
 	// client that lets more pile up is dropped (default 64).
 	QueueLen int
 	// MaxClients bounds the connections served at once (default 512);
-	// past it a newcomer takes the place of the longest idle connection of
-	// the process that holds the most (admit.go).
+	// past it a newcomer takes the place of a quiet connection, one that
+	// neither watches, nor is attached, nor has a call or stream under way,
+	// or else of the longest idle connection of a process that holds more
+	// than the newcomer's would (admit.go).
 	MaxClients int
 	// MaxPerPeer bounds the connections one process holds at once
 	// (default DefaultMaxPerPeer); FirstCallWait is how long a new
@@ -116,6 +118,9 @@ type Server struct {
 	// chat's harness: processOfHarness, but in tests of what the reports
 	// do, sent from the test itself.
 	hookPeer func(peer, harnessPid int) bool
+	// pidfds is set when the kernel gives a connection's process as a
+	// pidfd (SO_PEERPIDFD); else its start time stands for it (peer.go).
+	pidfds bool
 
 	// checked, when set (tests), hears each idle check the monitor makes
 	// on a change: whether the server was found idle.
@@ -195,7 +200,7 @@ func newServer(opt Options) *Server {
 		opt: opt, home: opt.Store.Home(), uid: os.Getuid(), pid: os.Getpid(),
 		wake: make(chan struct{}, 1), kill: make(chan struct{}),
 		conns: map[*conn]struct{}{}, perPeer: map[int]int{}, tracked: map[string]struct{}{},
-		hookPeer: processOfHarness, revivals: newReviveQueue(),
+		hookPeer: processOfHarness, pidfds: peerPidfds(), revivals: newReviveQueue(),
 	}
 	s.views = newViewHub(s)
 	s.live.Store(&liveConfig{opt.Config, opt.Table})

@@ -152,7 +152,7 @@ func (w *watcher) wakeWaitersLocked() {
 // run sends the backlog as it fills, until unobserve or the connection's
 // end.
 func (w *watcher) run() {
-	defer w.c.calls.Done()
+	defer w.c.release()
 	defer w.feed.forget(w)
 	for {
 		select {
