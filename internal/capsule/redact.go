@@ -29,6 +29,7 @@ const (
 	SecretAnthropic   SecretKind = "anthropic-key"       // sk-ant-…
 	SecretOpenAI      SecretKind = "openai-key"          // sk-…, sk-proj-…
 	SecretGitHub      SecretKind = "github-token"        // ghp_ gho_ ghu_ ghs_ ghr_ github_pat_
+	SecretGitLab      SecretKind = "gitlab-token"        // glpat- gldt- glrt- glptt- …
 	SecretAWSKeyID    SecretKind = "aws-key-id"          // AKIA…, ASIA…
 	SecretAWSSecret   SecretKind = "aws-secret-key"      // the value of aws_secret_access_key
 	SecretGoogle      SecretKind = "google-api-key"      // AIza…
@@ -36,8 +37,9 @@ const (
 	SecretStripe      SecretKind = "stripe-key"          // sk_live_ rk_live_ (and _test_)
 	SecretJWT         SecretKind = "jwt"                 // eyJ….eyJ….…
 	SecretBearer      SecretKind = "bearer-token"        // Authorization: Bearer …
+	SecretBasicAuth   SecretKind = "basic-auth"          // Authorization: Basic …
 	SecretURLPassword SecretKind = "url-password"        // scheme://user:PASSWORD@host
-	SecretValue       SecretKind = "secret-value"        // X_KEY=, X_TOKEN=, X_SECRET=, XPASSWORD=
+	SecretValue       SecretKind = "secret-value"        // X_KEY=, X_TOKEN=, X_SECRET=, XPASSWORD=, DB_PASS=, pwd:
 	SecretEntropy     SecretKind = "high-entropy-string" // a long random-looking run
 )
 
@@ -51,6 +53,7 @@ var secretKinds = []struct {
 	{SecretAnthropic, "Anthropic key", "Anthropic keys"},
 	{SecretOpenAI, "OpenAI key", "OpenAI keys"},
 	{SecretGitHub, "GitHub token", "GitHub tokens"},
+	{SecretGitLab, "GitLab token", "GitLab tokens"},
 	{SecretAWSKeyID, "AWS key id", "AWS key ids"},
 	{SecretAWSSecret, "AWS secret key", "AWS secret keys"},
 	{SecretGoogle, "Google API key", "Google API keys"},
@@ -58,6 +61,7 @@ var secretKinds = []struct {
 	{SecretStripe, "Stripe key", "Stripe keys"},
 	{SecretJWT, "JWT", "JWTs"},
 	{SecretBearer, "bearer token", "bearer tokens"},
+	{SecretBasicAuth, "Basic auth credential", "Basic auth credentials"},
 	{SecretURLPassword, "password in a URL", "passwords in URLs"},
 	{SecretValue, "secret assignment", "secret assignments"},
 	{SecretEntropy, "high-entropy string", "high-entropy strings"},
@@ -151,15 +155,18 @@ const maxRedactPasses = 4
 
 // Redact replaces whatever in text looks like a credential with the mark
 // of its kind and strips the bidirectional controls (sessions.StripBidi).
-// It returns the new text and what it replaced. Redacting its result again
-// changes nothing: no mark looks like a credential.
+// A credential is found in what the text shows: characters shown as
+// nothing (a zero-width space, a soft hyphen, invisible.go) do not hide
+// one, and go with the credential they were in. It returns the new text
+// and what it replaced. Redacting its result again changes nothing: no
+// mark looks like a credential.
 func Redact(text string) (string, Redactions) {
 	text = sessions.StripBidi(text)
 	counts := Redactions{}
 	for range maxRedactPasses {
 		out := text
 		for _, find := range detectors {
-			out = replaceSpans(out, find(out), counts)
+			out = redactFound(out, find, counts)
 		}
 		if out == text {
 			break
@@ -167,6 +174,16 @@ func Redact(text string) (string, Redactions) {
 		text = out
 	}
 	return text, counts
+}
+
+// redactFound marks in text what find finds in what text shows.
+func redactFound(text string, find func(string) []span, counts Redactions) string {
+	s := shown(text)
+	spans := find(s.text)
+	for i := range spans {
+		spans[i] = s.original(spans[i])
+	}
+	return replaceSpans(text, spans, counts)
 }
 
 // span is a credential found at text[start:end].

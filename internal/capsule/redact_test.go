@@ -1,9 +1,11 @@
 package capsule
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -91,6 +93,42 @@ func TestRedactEachKind(t *testing.T) {
 		{"high entropy", "the webhook secret is " + fakeRandom + " (rotate it)", "the webhook secret is " + m(SecretEntropy) + " (rotate it)", []SecretKind{SecretEntropy}},
 		{"bidi controls", "a\u202ab\u202bc\u202cd\u202de\u202ef\u2066g\u2067h\u2068i\u2069j", "abcdefghij", nil},
 		{"bidi inside a token", "ghp_" + fakeKey(18, 35) + "\u202e" + fakeKey(18, 36), m(SecretGitHub), []SecretKind{SecretGitHub}},
+		// Characters shown as nothing split no credential, and go with it.
+		{"zero-width space inside a token", "use ghp_" + fakeKey(18, 37) + "\u200b" + fakeKey(18, 38) + " now", "use " + m(SecretGitHub) + " now", []SecretKind{SecretGitHub}},
+		{"each invisible character inside a key", "sk-ant-api03-" + fakeKey(6, 39) + "\u200c" + fakeKey(6, 40) + "\u200d" + fakeKey(6, 41) + "\u2060" + fakeKey(6, 42) +
+			"\ufeff" + fakeKey(6, 43) + "\u00ad" + fakeKey(6, 44) + "\u200e\u200f\u061c\U000e0041" + fakeKey(6, 45), m(SecretAnthropic), []SecretKind{SecretAnthropic}},
+		{"invisible characters in a prefix", "g\u200bh\u00adp_" + fakeKey(36, 46), m(SecretGitHub), []SecretKind{SecretGitHub}},
+		{"invisible characters in a name", "DB_PA\u200bSS\u2060WORD=hunter22", "DB_PA\u200bSS\u2060WORD=" + m(SecretValue), []SecretKind{SecretValue}},
+		{"invisible characters around a token stay", "\u200b" + fakeGitHub + "\u00ad and 👩\u200d💻 af\u200cter", "\u200b" + m(SecretGitHub) + "\u00ad and 👩\u200d💻 af\u200cter", []SecretKind{SecretGitHub}},
+		{"invalid bytes joined around a dropped zero-width space", "gh\xe2\x80\u200b\x8bp_" + fakeKey(36, 47), m(SecretGitHub), []SecretKind{SecretGitHub}},
+		// Kinds and spellings the table first missed.
+		{"basic auth header", `curl -H "Authorization: Basic dXNlcjpodW50ZXIy" https://api.example.com`,
+			`curl -H "Authorization: ` + "Basic " + m(SecretBasicAuth) + `" https://api.example.com`, []SecretKind{SecretBasicAuth}},
+		{"basic auth in JSON headers", `{"headers": {"authorization": "basic ` + base64.StdEncoding.EncodeToString([]byte(fakeKey(12, 48))) + `"}}`,
+			`{"headers": {"authorization": "basic ` + m(SecretBasicAuth) + `"}}`, []SecretKind{SecretBasicAuth}},
+		{"basic credentials that decode to a user and a password", "then send Basic YWRtaW46czNjcjN0IQ== with it",
+			"then send Basic " + m(SecretBasicAuth) + " with it", []SecretKind{SecretBasicAuth}},
+		{"gitlab personal token", "GITLAB " + "glpat-" + fakeKey(20, 49) + ".", "GITLAB " + m(SecretGitLab) + ".", []SecretKind{SecretGitLab}},
+		{"gitlab other tokens", "gldt-" + fakeKey(24, 50) + " glrt-" + fakeKey(24, 51) + " glptt-" + fakeKey(40, 52),
+			m(SecretGitLab) + " " + m(SecretGitLab) + " " + m(SecretGitLab), []SecretKind{SecretGitLab, SecretGitLab, SecretGitLab}},
+		{"gitlab token assigned", "GITLAB_TOKEN=glpat-" + fakeKey(20, 53), "GITLAB_TOKEN=" + m(SecretGitLab), []SecretKind{SecretGitLab}},
+		{"password-like names", "DB_PASS=hunter22\nSMTP_PWD='tr0ub4dor'\nsecret: correcthorse\nTOKEN=abc123def456\nAPIKEY=k3y" + fakeKey(12, 54) + "\n",
+			"DB_PASS=" + m(SecretValue) + "\nSMTP_PWD='" + m(SecretValue) + "'\nsecret: " + m(SecretValue) + "\nTOKEN=" + m(SecretValue) + "\nAPIKEY=" + m(SecretValue) + "\n",
+			[]SecretKind{SecretValue, SecretValue, SecretValue, SecretValue, SecretValue}},
+		{"pwd alone", "login with\npwd: hunter22\nuser: me", "login with\npwd: " + m(SecretValue) + "\nuser: me", []SecretKind{SecretValue}},
+		{"camelCase names", `const dbPassword = "hunter22"; client = { clientSecret: "s3cr3t-sauce", apiKey: "` + fakeKey(24, 55) + `", dbPass: 'letmein99' }`,
+			`const dbPassword = "` + m(SecretValue) + `"; client = { clientSecret: "` + m(SecretValue) + `", apiKey: "` + m(SecretValue) + `", dbPass: '` + m(SecretValue) + `' }`,
+			[]SecretKind{SecretValue, SecretValue, SecretValue, SecretValue}},
+		{"aws sdk config", `new S3Client({ credentials: { accessKeyId: "` + fakeAWSKeyID + `", secretAccessKey: "abc123secret" } })`,
+			`new S3Client({ credentials: { accessKeyId: "` + m(SecretAWSKeyID) + `", secretAccessKey: "` + m(SecretAWSSecret) + `" } })`, []SecretKind{SecretAWSKeyID, SecretAWSSecret}},
+		{"aws sts output", `"SecretAccessKey": "` + fakeAWSSecret + `",` + "\n" + `"SessionToken": "IQoJb3JpZ2luX2Vj` + fakeKey(40, 56) + `"`,
+			`"SecretAccessKey": "` + m(SecretAWSSecret) + `",` + "\n" + `"SessionToken": "` + m(SecretValue) + `"`, []SecretKind{SecretAWSSecret, SecretValue}},
+		{"aws secret key, any spelling", "AWS_SECRET_ACCESS_KEY=" + fakeAWSSecret + "\naws-secret-access-key: " + fakeAWSSecret,
+			"AWS_SECRET_ACCESS_KEY=" + m(SecretAWSSecret) + "\naws-secret-access-key: " + m(SecretAWSSecret), []SecretKind{SecretAWSSecret, SecretAWSSecret}},
+		// An sk-ant- key is Anthropic's, whatever its length and however
+		// many are found.
+		{"anthropic key, short", "key sk-ant-api03-" + fakeKey(12, 57), "key " + m(SecretAnthropic), []SecretKind{SecretAnthropic}},
+		{"anthropic keys, many", strings.Repeat("sk-ant-api03-"+fakeKey(40, 58)+" ", 20), strings.Repeat(m(SecretAnthropic)+" ", 20), slices.Repeat([]SecretKind{SecretAnthropic}, 20)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, counts := Redact(tc.in)
@@ -151,6 +189,18 @@ func TestRedactLeavesOrdinaryText(t *testing.T) {
 		"https://github.com/microsoft/TypeScript/blob/49ad1a3917a0ea57f5ff248159256e12bb1cb705/src/lib/dom.generated.d.ts",
 		"export interface BetaClearToolUses20250919EditResponse { view: BetaMemoryTool20250818ViewCommand }",
 		"[redacted:github-token] stays a mark, and [redacted:nothing-known] is text",
+		// Words such as "password", "token" and "basic" in prose, Go's
+		// test report, the shell's folders, and keys that are a map's.
+		"Reset your password from the login page; the token expires in an hour.",
+		"Password: required\nSecret: yes\nToken: 4096",
+		"--- PASS: TestRedactEachKind (0.00s)\n    --- PASS: TestRedactEachKind/anthropic (0.00s)\nPASS\nok  \tgithub.com/acpmux/acpmux-tui/internal/capsule\t2.208s",
+		"PWD=/home/me/src/app\nOLDPWD=/home/me\npwd: ~/src/app",
+		"bypass=enabled2\ncompass: north2\nPASS=passed12",
+		`const cacheKey = "user-42-profile"; items.sort((a, b) => a.sortKey - b.sortKey); const storageKey = "app-v2-state";`,
+		"a basic understanding of the system; Basic usage: run it twice; basic auth is configured elsewhere",
+		"glpat-token-format-regression-test and glft-is-a-prefix-of-gitlab",
+		"sk-ant-api03 is the prefix",
+		"zero\u200bwidth and soft\u00adhyphen and 👨\u200d👩\u200d👧 family stay",
 	} {
 		got, counts := Redact(in)
 		if got != in || counts.Total() != 0 {

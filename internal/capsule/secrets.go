@@ -1,6 +1,8 @@
 package capsule
 
 import (
+	"bytes"
+	"encoding/base64"
 	"math"
 	"regexp"
 	"sort"
@@ -20,6 +22,7 @@ var detectors = []func(string) []span{
 	findAssignments,
 	findTokens,
 	findBearer,
+	findBasicAuth,
 	findURLPasswords,
 	findHighEntropy,
 }
@@ -92,207 +95,61 @@ func isAlnum(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
-// Assignments of a secret to a variable.
-
-// assignRE finds a name, an optional closing quote (a JSON key), and "="
-// or ":" with the blanks around them; the value is read by hand after it.
-var assignRE = lazyre.New(`[A-Za-z_][A-Za-z0-9_.-]*["']?[ \t]*[=:][ \t]*`)
-
-// secretNameSuffixes are the endings of a variable's name that say its
-// value is a secret; strictSuffixes are those whose values are secret
-// whatever they look like (any value of a password is).
-var (
-	secretNameSuffixes = []string{"_key", "-key", "_token", "-token", "_secret", "-secret", "password", "passwd"}
-	strictSuffixes     = []string{"_secret", "-secret", "password", "passwd"}
-)
-
-// findAssignments finds the values of variables whose names end in _KEY,
-// _TOKEN, _SECRET or PASSWORD (any case): .env lines, `export X=…`, YAML
-// `x_key: …`, JSON `"x_key": "…"`, TOML `x_key = "…"`. The name stays; the
-// value, without its quotes, is marked. A value that is a placeholder
-// (`$X`, `${X}`, `<your key>`, `***`), code (`os.Getenv("X")`,
-// `config.api_key`), a plain word or number under a _KEY or _TOKEN name
-// (`SORT_KEY=name`, `MAX_TOKEN=4096`), or a mark already, is left alone.
-func findAssignments(text string) []span {
-	var spans []span
-	covered := 0 // the end of the last value taken whole
-	for _, loc := range assignRE().FindAllStringIndex(text, -1) {
-		if loc[0] < covered {
-			continue
-		}
-		head := text[loc[0]:loc[1]]
-		sep := strings.IndexAny(head, "=:")
-		name := strings.TrimRight(head[:sep], "\"' \t")
-		after := loc[1]
-		// Not "==", "=>", ":=", "::", nor a ":" glued to its value (a URL,
-		// a time, a label).
-		if after < len(text) && strings.IndexByte("=>:", text[after]) >= 0 {
-			continue
-		}
-		if head[sep] == ':' && loc[1]-loc[0] == sep+1 && (after >= len(text) || text[after] != '"' && text[after] != '\'') {
-			continue
-		}
-		suffix, ok := secretSuffix(name)
-		if !ok {
-			continue
-		}
-		start, end, ok := assignedValue(text, after)
-		if !ok {
-			covered = end // nothing in an overlong value is looked at again
-			continue
-		}
-		value := text[start:end]
-		if !secretLooking(value, suffix) {
-			continue
-		}
-		covered = end
-		kind := SecretValue
-		if k, whole := tokenKind(value); whole {
-			kind = k
-		} else if strings.HasSuffix(strings.ToLower(name), "secret_access_key") {
-			kind = SecretAWSSecret
-		}
-		spans = append(spans, span{start, end, kind})
-	}
-	return spans
-}
-
-// secretSuffix returns the secret ending of name, if it has one.
-func secretSuffix(name string) (string, bool) {
-	lower := strings.ToLower(name)
-	for _, s := range secretNameSuffixes {
-		if strings.HasSuffix(lower, s) {
-			return s, true
-		}
-	}
-	return "", false
-}
-
-// maxValueBytes bounds an assigned value. A longer one is no password or
-// key a person sets (a JWT or a random string that long is found by its
-// own detector), and the bound keeps a text of many assignments linear.
-const maxValueBytes = 1 << 10
-
-// assignedValue bounds the value that starts at i: inside its quotes when
-// quoted (to the end of the line when the closing quote is not on it),
-// else up to a blank or one of `,;)}]"'`. It reports false for a value
-// over maxValueBytes.
-func assignedValue(text string, i int) (start, end int, ok bool) {
-	if i >= len(text) {
-		return i, i, true
-	}
-	limit := min(len(text), i+1+maxValueBytes+1)
-	if q := text[i]; q == '"' || q == '\'' {
-		j := i + 1
-		for j < limit && text[j] != q && text[j] != '\n' {
-			if text[j] == '\\' && q == '"' && j+1 < len(text) && text[j+1] != '\n' {
-				j++
-			}
-			j++
-		}
-		return i + 1, min(j, len(text)), j-(i+1) <= maxValueBytes
-	}
-	j := i
-	for j < limit && strings.IndexByte(" \t\r\n,;)}]\"'`", text[j]) < 0 {
-		j++
-	}
-	return i, j, j-i <= maxValueBytes
-}
-
-// notSecretWords are values that say a setting is off or unset, or that
-// are a type or a keyword (`password: string` in TypeScript, `password:
-// str` in Python, `getPassword: function (…)` in JavaScript).
-var notSecretWords = map[string]bool{
-	"true": true, "false": true, "null": true, "nil": true, "none": true, "undefined": true,
-	"yes": true, "no": true, "on": true, "off": true, "required": true, "optional": true,
-	"string": true, "str": true, "number": true, "boolean": true, "bool": true, "any": true,
-	"unknown": true, "object": true, "bytes": true, "int": true, "void": true, "never": true,
-	"function": true, "async": true, "new": true, "await": true, "this": true, "self": true,
-}
-
-// codeValueRE is a dotted name (`config.api_key`, `process.env.TOKEN`):
-// code that reads a secret, not the secret.
-var codeValueRE = lazyre.New(`^[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)+$`)
-
-// secretLooking reports whether a value assigned to a name with suffix
-// looks like a secret rather than a placeholder, code or a setting.
-func secretLooking(v, suffix string) bool {
-	if len(v) < 4 {
-		return false
-	}
-	switch v[0] {
-	case '$', '<', '{', '[', '(', '%', '@', '&', '*':
-		return false
-	}
-	if len(v) <= 9 && notSecretWords[strings.ToLower(v)] || strings.Contains(v, markOpen) || placeholderWords[strings.ToLower(v)] {
-		return false
-	}
-	if strings.ContainsAny(v, "([") || codeValueRE().MatchString(v) {
-		return false
-	}
-	alnum := false
-	for i := 0; i < len(v); i++ {
-		if isAlnum(v[i]) {
-			alnum = true
-			break
-		}
-	}
-	if !alnum || strings.Contains(v, "...") || strings.Contains(v, "…") {
-		return false
-	}
-	for _, s := range strictSuffixes {
-		if s == suffix {
-			return true
-		}
-	}
-	// Under a _KEY or _TOKEN name, a secret has letters and digits (or
-	// is long and random); a word, a name, a constant, a number or a
-	// version is a setting or code (SORT_KEY=created_at,
-	// TITLE_KEY = "commandTitle", refresh_token: refreshToken,
-	// MAX_TOKEN=4096, "path-key": "^3.1.0", API_KEY="YOUR_API_KEY").
-	var letter, digit bool
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		letter = letter || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-		digit = digit || c >= '0' && c <= '9'
-	}
-	switch {
-	case letter && digit:
-		return true
-	case !letter:
-		return len(v) >= 12
-	}
-	return len(v) >= 16 && mixedCase(v) && wordShare(v) < 0.7
-}
-
-// mixedCase reports whether s has both lower- and upper-case letters.
-func mixedCase(s string) bool {
-	return strings.ContainsAny(s, "abcdefghijklmnopqrstuvwxyz") && strings.ContainsAny(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
-}
-
 // Provider tokens.
 
-// tokenRule finds one provider's credentials; random, when set, says the
-// part after the prefix must look random (a word with a prefix like "sk-"
-// is common in prose and code).
+// tokenRule finds one provider's credentials; shape, when set, is what
+// the part after the prefix must be (a word with a prefix like "sk-" is
+// common in prose and code).
 type tokenRule struct {
 	kind   SecretKind
 	hints  []string              // one of these is in every match: a cheap test first
 	re     func() *regexp.Regexp // compiled on first use
-	prefix int                   // bytes of the fixed prefix, for random
-	random bool
+	prefix int                   // bytes of the fixed prefix, for shape
+	shape  func(rest string) bool
 }
 
+// tokenRules find the provider keys and tokens. An "sk-ant-" key is Anthropic's whatever its length: the Anthropic rule
+// takes every one the OpenAI rule would (sk- and 20 more), and the OpenAI
+// rule takes none (two rules that find the same span keep the first).
 var tokenRules = []tokenRule{
-	{SecretAnthropic, []string{"sk-ant-"}, lazyre.New(`\bsk-ant-[A-Za-z0-9_-]{20,}`), 7, false},
-	{SecretOpenAI, []string{"sk-"}, lazyre.New(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`), 3, true},
-	{SecretGitHub, []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, lazyre.New(`\bgh[pousr]_[A-Za-z0-9]{30,}\b`), 4, false},
-	{SecretGitHub, []string{"github_pat_"}, lazyre.New(`\bgithub_pat_[A-Za-z0-9_]{30,}\b`), 11, false},
-	{SecretAWSKeyID, []string{"AKIA", "ASIA"}, lazyre.New(`\b(?:AKIA|ASIA)[A-Z0-9]{16}\b`), 4, false},
-	{SecretGoogle, []string{"AIza"}, lazyre.New(`\bAIza[0-9A-Za-z_-]{35,}`), 4, false},
-	{SecretSlack, []string{"xox"}, lazyre.New(`\bxox[abprs]-[0-9A-Za-z-]{10,}`), 5, false},
-	{SecretStripe, []string{"k_live_", "k_test_"}, lazyre.New(`\b[sr]k_(?:live|test)_[0-9A-Za-z]{16,}\b`), 8, false},
-	{SecretJWT, []string{"eyJ"}, lazyre.New(`\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}`), 0, false},
+	{SecretAnthropic, []string{"sk-ant-"}, lazyre.New(`\bsk-ant-[A-Za-z0-9_-]{16,}`), 7, nil},
+	{SecretOpenAI, []string{"sk-"}, lazyre.New(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`), 3, notAnthropic},
+	{SecretGitHub, []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, lazyre.New(`\bgh[pousr]_[A-Za-z0-9]{30,}\b`), 4, nil},
+	{SecretGitHub, []string{"github_pat_"}, lazyre.New(`\bgithub_pat_[A-Za-z0-9_]{30,}\b`), 11, nil},
+	// GitLab's prefixes: personal, OAuth application, deploy, runner,
+	// CI/CD job, trigger, feed, incoming mail, agent, SCIM and feature
+	// flag tokens; the newer ones carry dot-separated parts.
+	{SecretGitLab, []string{"glpat-", "gloas-", "gldt-", "glrt-", "glcbt-", "glptt-", "glft-", "glimt-", "glagent-", "glsoat-", "glffct-"},
+		lazyre.New(`\bgl(?:pat|oas|dt|rt|cbt|ptt|ft|imt|agent|soat|ffct)-[0-9A-Za-z_-]{20,}(?:\.[0-9A-Za-z_-]+)*`), 0, notWords},
+	{SecretAWSKeyID, []string{"AKIA", "ASIA"}, lazyre.New(`\b(?:AKIA|ASIA)[A-Z0-9]{16}\b`), 4, nil},
+	{SecretGoogle, []string{"AIza"}, lazyre.New(`\bAIza[0-9A-Za-z_-]{35,}`), 4, nil},
+	{SecretSlack, []string{"xox"}, lazyre.New(`\bxox[abprs]-[0-9A-Za-z-]{10,}`), 5, nil},
+	{SecretStripe, []string{"k_live_", "k_test_"}, lazyre.New(`\b[sr]k_(?:live|test)_[0-9A-Za-z]{16,}\b`), 8, nil},
+	{SecretJWT, []string{"eyJ"}, lazyre.New(`\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}`), 0, nil},
+}
+
+// notAnthropic is the OpenAI rule's test of what follows "sk-": random
+// (mixedClasses), and not Anthropic's "ant-".
+func notAnthropic(rest string) bool {
+	return !strings.HasPrefix(rest, "ant-") && mixedClasses(rest)
+}
+
+// notWords is true of a token that has two of digits, lower- and
+// upper-case letters: a random one almost always does (all but a few in a
+// million of 20 characters), a hyphenated name of lower-case words never.
+func notWords(s string) bool {
+	var digit, lower, upper int
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9':
+			digit = 1
+		case c >= 'a' && c <= 'z':
+			lower = 1
+		case c >= 'A' && c <= 'Z':
+			upper = 1
+		}
+	}
+	return digit+lower+upper >= 2
 }
 
 // hinted reports whether text holds one of hints.
@@ -313,7 +170,7 @@ func findTokens(text string) []span {
 			continue
 		}
 		for _, loc := range r.re().FindAllStringIndex(text, -1) {
-			if r.random && !mixedClasses(text[loc[0]+r.prefix:loc[1]]) {
+			if r.shape != nil && !r.shape(text[loc[0]+r.prefix:loc[1]]) {
 				continue
 			}
 			spans = append(spans, span{loc[0], loc[1], r.kind})
@@ -332,9 +189,11 @@ func tokenKind(v string) (SecretKind, bool) {
 	return "", false
 }
 
-// sortSpans orders spans and drops those inside or across an earlier one.
+// sortSpans orders spans and drops those inside or across an earlier one;
+// of two spans with the same bounds, the one found first stays (the rules
+// are in order, most specific first).
 func sortSpans(spans []span) []span {
-	sort.Slice(spans, func(i, j int) bool {
+	sort.SliceStable(spans, func(i, j int) bool {
 		if spans[i].start != spans[j].start {
 			return spans[i].start < spans[j].start
 		}
@@ -379,6 +238,55 @@ func findBearer(text string) []span {
 		return nil
 	}
 	return groupSpans(text, bearerRE(), SecretBearer)
+}
+
+// basicRE finds the credentials after "Basic": base64 of "user:password".
+var basicRE = lazyre.New(`(?i)\bbasic[ \t]+([A-Za-z0-9+/]{8,}={0,2})(?:[^A-Za-z0-9+/=_-]|$)`)
+
+// findBasicAuth finds the credentials of HTTP's Basic scheme, base64 of
+// "user:password" (the word stays): on a line that names an Authorization
+// header (`curl -H "Authorization: Basic …"`, a header dump, JSON), or
+// anywhere when they decode to a user and a password. "basic" is a common
+// word: what follows it in a sentence is neither.
+func findBasicAuth(text string) []span {
+	if !hinted(text, []string{"asic", "ASIC"}) {
+		return nil
+	}
+	var spans []span
+	for _, m := range basicRE().FindAllStringSubmatchIndex(text, -1) {
+		start, end := m[2], m[3]
+		if strings.Contains(lineBefore(text, m[0]), "authorization") || userPassword(text[start:end]) {
+			spans = append(spans, span{start, end, SecretBasicAuth})
+		}
+	}
+	return spans
+}
+
+// lineBefore is the text of the line of text before i, lower case, at
+// most its last 256 bytes (a header's name is near its value).
+func lineBefore(text string, i int) string {
+	line := text[max(0, i-256):i]
+	return strings.ToLower(line[strings.LastIndexByte(line, '\n')+1:])
+}
+
+// userPassword reports whether s is base64 of printable "user:password".
+func userPassword(s string) bool {
+	raw, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		if raw, err = base64.RawStdEncoding.DecodeString(strings.TrimRight(s, "=")); err != nil {
+			return false
+		}
+	}
+	colon := bytes.IndexByte(raw, ':')
+	if colon <= 0 || colon == len(raw)-1 {
+		return false
+	}
+	for _, c := range raw {
+		if c < 0x20 || c >= 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 // findURLPasswords finds the password of scheme://user:password@host; the
