@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
@@ -206,18 +205,6 @@ func (e clipError) Unwrap() error { return e.err }
 // MaxNameBytes is the longest chat name, in bytes. A name is one line of
 // text shown in lists, so it is bounded and holds no control characters.
 const MaxNameBytes = 1024
-
-// nameProblem returns why name cannot be a chat's name, or "".
-func nameProblem(name string) string {
-	if len(name) > MaxNameBytes {
-		return fmt.Sprintf("name is %d bytes, at most %d", len(name), MaxNameBytes)
-	}
-	if i := strings.IndexFunc(name, unicode.IsControl); i >= 0 {
-		r, _ := utf8.DecodeRuneInString(name[i:])
-		return fmt.Sprintf("name %q has a control character (%U): a name is one line of printable text", clip(name), r)
-	}
-	return ""
-}
 
 // FitName returns base followed by suffix, with base cut on a character
 // boundary (and marked "…") when the whole would pass MaxNameBytes: the name

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -36,7 +37,9 @@ func AsNameError(err error) (*NameError, bool) {
 
 // CheckName refuses a name a chat cannot have: empty (or only spaces),
 // over MaxNameBytes, not valid UTF-8, or holding a control character (a
-// name is one line of printable text). It returns a *NameError or nil.
+// name is one line of printable text) or a bidirectional formatting
+// character (one that reorders the text shown after it). It returns a
+// *NameError or nil.
 func CheckName(name string) error {
 	switch {
 	case strings.TrimSpace(name) == "":
@@ -48,6 +51,60 @@ func CheckName(name string) error {
 		return &NameError{name, reason}
 	}
 	return nil
+}
+
+// nameProblem returns why name cannot be a chat's name, or "": too long,
+// or holding a control character or a bidirectional formatting character
+// (bidiName). Both CheckName and the check of a stored chat (Meta.check)
+// apply it, so a name refused from outside is a broken file when found on
+// disk, as a name with a newline is.
+func nameProblem(name string) string {
+	if len(name) > MaxNameBytes {
+		return fmt.Sprintf("name is %d bytes, at most %d", len(name), MaxNameBytes)
+	}
+	for _, r := range name {
+		if unicode.IsControl(r) {
+			return fmt.Sprintf("name %q has a control character (%U): a name is one line of printable text", clip(name), r)
+		}
+		if what := bidiName(r); what != "" {
+			return fmt.Sprintf("name %q has a bidirectional formatting character (%U %s): it would reorder how the name and the text after it are shown", clip(name), r, what)
+		}
+	}
+	return ""
+}
+
+// bidiName is the Unicode name of r when it is a bidirectional formatting
+// character (the marks, embeddings, overrides and isolates of UAX #9), or
+// "". Shown in a list, an override turns what follows it around: "invoice
+// \u202Egpj.exe" reads "invoice exe.jpg".
+func bidiName(r rune) string {
+	switch r {
+	case '\u061c':
+		return "ARABIC LETTER MARK"
+	case '\u200e':
+		return "LEFT-TO-RIGHT MARK"
+	case '\u200f':
+		return "RIGHT-TO-LEFT MARK"
+	case '\u202a':
+		return "LEFT-TO-RIGHT EMBEDDING"
+	case '\u202b':
+		return "RIGHT-TO-LEFT EMBEDDING"
+	case '\u202c':
+		return "POP DIRECTIONAL FORMATTING"
+	case '\u202d':
+		return "LEFT-TO-RIGHT OVERRIDE"
+	case '\u202e':
+		return "RIGHT-TO-LEFT OVERRIDE"
+	case '\u2066':
+		return "LEFT-TO-RIGHT ISOLATE"
+	case '\u2067':
+		return "RIGHT-TO-LEFT ISOLATE"
+	case '\u2068':
+		return "FIRST STRONG ISOLATE"
+	case '\u2069':
+		return "POP DIRECTIONAL ISOLATE"
+	}
+	return ""
 }
 
 // derivedSuffix is what follows the parent's name in the name of a chat

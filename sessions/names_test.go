@@ -1,9 +1,11 @@
 package sessions
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestDerivedNamesAreTheirOwn: every chat made from "zap" gets a name no
@@ -97,6 +99,7 @@ func TestRename(t *testing.T) {
 		{"two\nlines", "control character"},
 		{"bell\a", "control character"},
 		{"bad \xff byte", "not valid UTF-8"},
+		{"invoice \u202egpj.exe", `name "invoice \u202egpj.exe" has a bidirectional formatting character (U+202E RIGHT-TO-LEFT OVERRIDE)`},
 		{"beta", "chat " + b.ID + " is already named \"beta\""},
 	}
 	for _, tt := range refused {
@@ -129,7 +132,7 @@ func TestRename(t *testing.T) {
 // the command line exits 2 for it like any other refusal.
 func TestCreateRefusesABadName(t *testing.T) {
 	s := openStore(t)
-	for _, name := range []string{strings.Repeat("n", 5000), "tab\there", "  "} {
+	for _, name := range []string{strings.Repeat("n", 5000), "tab\there", "  ", "left\u2066isolate"} {
 		_, err := s.Create(NewChat{Harness: "shell", Name: name})
 		if _, ok := AsNameError(err); !ok {
 			t.Errorf("create named %.20q: %v, want a NameError", name, err)
@@ -138,5 +141,88 @@ func TestCreateRefusesABadName(t *testing.T) {
 	list, _ := s.List()
 	if len(list) != 0 {
 		t.Errorf("%d chats after refusals, want 0", len(list))
+	}
+}
+
+// bidiControls are the bidirectional formatting characters, each with the
+// name a refusal gives it.
+var bidiControls = []struct {
+	r    rune
+	name string
+}{
+	{'\u061c', "ARABIC LETTER MARK"},
+	{'\u200e', "LEFT-TO-RIGHT MARK"},
+	{'\u200f', "RIGHT-TO-LEFT MARK"},
+	{'\u202a', "LEFT-TO-RIGHT EMBEDDING"},
+	{'\u202b', "RIGHT-TO-LEFT EMBEDDING"},
+	{'\u202c', "POP DIRECTIONAL FORMATTING"},
+	{'\u202d', "LEFT-TO-RIGHT OVERRIDE"},
+	{'\u202e', "RIGHT-TO-LEFT OVERRIDE"},
+	{'\u2066', "LEFT-TO-RIGHT ISOLATE"},
+	{'\u2067', "RIGHT-TO-LEFT ISOLATE"},
+	{'\u2068', "FIRST STRONG ISOLATE"},
+	{'\u2069', "POP DIRECTIONAL ISOLATE"},
+}
+
+// TestCheckNameRefusesBidiControls: a name holding a bidirectional
+// formatting character (an override would show "invoice \u202egpj.exe" as
+// "invoice exe.jpg" in every list) is refused as a control character is,
+// and the refusal names the character; the characters of ordinary names
+// in other scripts, an emoji sequence's joiner among them, are not.
+func TestCheckNameRefusesBidiControls(t *testing.T) {
+	for _, c := range bidiControls {
+		for _, name := range []string{string(c.r) + "lead", "mid" + string(c.r) + "dle", "trail" + string(c.r)} {
+			err := CheckName(name)
+			ne, ok := AsNameError(err)
+			want := fmt.Sprintf("(%U %s)", c.r, c.name)
+			if !ok || !strings.Contains(err.Error(), "bidirectional formatting character "+want) {
+				t.Errorf("CheckName(%q) = %v, want a name refusal naming %s", name, err, want)
+				continue
+			}
+			if ne.Code() != CodeInvalidParams || strings.ContainsRune(err.Error(), c.r) {
+				t.Errorf("CheckName(%q): code %d, message %q (the character itself must not be in it)", name, ne.Code(), err)
+			}
+		}
+	}
+	for _, name := range []string{"שלום עולם", "مرحبا بالعالم", "日本語のチャット", "👩\u200d💻 pairing", "zero\u200bwidth"} {
+		if err := CheckName(name); err != nil {
+			t.Errorf("CheckName(%q) = %v, want it accepted", name, err)
+		}
+	}
+}
+
+// TestStoredBidiNameIsBroken: a chat file already on disk whose name holds
+// a bidirectional formatting character (written by hand, or by a version
+// that took one) is treated as one whose name holds a control character:
+// listed as broken with the reason, loaded as an error, never rewritten.
+func TestStoredBidiNameIsBroken(t *testing.T) {
+	created := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct{ id, name, want string }{
+		{"ctlname", `a\u0007b`, `name "a\ab" has a control character (U+0007)`},
+		{"bidiname", `invoice \u202Egpj.exe`, `name "invoice \u202egpj.exe" has a bidirectional formatting character (U+202E RIGHT-TO-LEFT OVERRIDE)`},
+		{"marknme", `a\u200Fb`, `(U+200F RIGHT-TO-LEFT MARK)`},
+	} {
+		s := openStore(t)
+		text := strings.Replace(chatText(tc.id, "n", "/", created), `name = "n"`, `name = "`+tc.name+`"`, 1)
+		path := s.ChatPath(tc.id)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		entries := listWithin(t, s)
+		if len(entries) != 1 || entries[0].Meta != nil {
+			t.Fatalf("%s: listed as %+v, want one broken entry", tc.id, entries)
+		}
+		checkBroken(t, tc.id+": List", entries[0].Broken, tc.want)
+		if got := entries[0].JSON("stopped", "none").Status; got != "broken" {
+			t.Errorf("%s: status %q, want broken", tc.id, got)
+		}
+		_, err := s.Load(tc.id)
+		checkBroken(t, tc.id+": Load", err, tc.want)
+		if _, err := s.Rename(tc.id, "fixed"); err == nil {
+			t.Errorf("%s: rename of the broken chat succeeded", tc.id)
+		}
+		if after, _ := os.ReadFile(path); string(after) != text {
+			t.Errorf("%s: the file was rewritten:\n%s", tc.id, after)
+		}
 	}
 }
