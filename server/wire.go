@@ -75,8 +75,12 @@ func notJSON(line []byte) string {
 }
 
 // DecodeLine decodes one line of the wire. A line that is only white space
-// is no message (ok false, no error). A line that is not JSON is a parse
-// error (-32700); JSON that is not a JSON-RPC 2.0 request object (a batch,
+// is no message (ok false, no error). A line that is not JSON, or nested
+// deeper than encoding/json reads (10,000 levels), is a parse error
+// (-32700), with the request's id when the line reads as a request
+// (requestID): a client matches an answer to its request by id, and one
+// answered with a null id waits for its answer for ever (the ACP SDK drops
+// such an answer). JSON that is not a JSON-RPC 2.0 request object (a batch,
 // a bad jsonrpc member, a method that is not a string, an id that is not a
 // string, number or null, params that are not structured) is an invalid
 // request (-32600); the error then carries the request's id when that much
@@ -88,7 +92,7 @@ func DecodeLine(line []byte) (req Request, ok bool, rpcErr *Error) {
 		return Request{}, false, nil
 	}
 	if !json.Valid(line) {
-		return Request{}, false, errorf(CodeParseError, "Parse error: %s", notJSON(line))
+		return Request{ID: requestID(line)}, false, errorf(CodeParseError, "Parse error: %s", notJSON(line))
 	}
 	if line[0] != '{' {
 		if line[0] == '[' {
@@ -133,6 +137,21 @@ func DecodeLine(line []byte) (req Request, ok bool, rpcErr *Error) {
 		}
 	}
 	return req, true, nil
+}
+
+// requestID is the id of a line that is not JSON but reads as a request:
+// a top-level "id" that is a string or a number, and a "method" that is a
+// string, found by following the line's structure without a parser (and so
+// without its depth limit); nil otherwise. A response's id is never taken:
+// an error answered with it would end a request of the client's own.
+func requestID(line []byte) json.RawMessage {
+	var s rpcline.Stream
+	s.Write(line)
+	id, _, ok := s.Request()
+	if !ok || !validID(id) {
+		return nil
+	}
+	return id
 }
 
 // validID reports whether raw is an id JSON-RPC allows: a string, a number
