@@ -50,7 +50,7 @@ func TestE2ETUIHosts(t *testing.T) {
 	s.keys("Tab", "Tab")
 	s.text(scratch)
 	s.keys("C-s")
-	s.waitText("✗ create chat: project folder \"" + scratch)
+	s.waitText("✗ Invalid params: cwd \"" + scratch)
 	// ...and the remote's takes it.
 	s.keys("Up", "Up")
 	s.keys("Right")
