@@ -101,7 +101,7 @@ func (l *hostLink) resolve(ref string) (sessions.ChatJSON, error) {
 		var rpc *client.RPCError
 		switch {
 		case err == nil:
-			return c, nil
+			return l.found(c)
 		case !errors.As(err, &rpc):
 			return sessions.ChatJSON{}, err
 		}
@@ -112,6 +112,7 @@ func (l *hostLink) resolve(ref string) (sessions.ChatJSON, error) {
 	}
 	var byID, byName, byPrefix []sessions.ChatJSON
 	for _, c := range list.Chats {
+		c = client.ServerChat(c)
 		switch {
 		case c.ID == ref:
 			byID = append(byID, c)
@@ -125,7 +126,7 @@ func (l *hostLink) resolve(ref string) (sessions.ChatJSON, error) {
 		switch len(set) {
 		case 0:
 		case 1:
-			return set[0], nil
+			return l.found(set[0])
 		default:
 			ids := make([]string, len(set))
 			for i, c := range set {
@@ -135,6 +136,15 @@ func (l *hostLink) resolve(ref string) (sessions.ChatJSON, error) {
 		}
 	}
 	return sessions.ChatJSON{}, fmt.Errorf("find chat %q on host %s: %w", ref, l.name, sessions.ErrNotFound)
+}
+
+// found is the chat resolve found, refused when the host sent an id that
+// is not a chat id (client.ServerChat): nothing is done to it.
+func (l *hostLink) found(c sessions.ChatJSON) (sessions.ChatJSON, error) {
+	if !sessions.ValidID(c.ID) {
+		return sessions.ChatJSON{}, fmt.Errorf("chat on host %s: %s", l.name, client.ServerChat(c).Broken)
+	}
+	return c, nil
 }
 
 // hostPaths checks the folders given for a host: absolute, as the host
@@ -183,6 +193,9 @@ func (l *hostLink) list(a *app, asJSON bool) error {
 	}
 	if list.Chats == nil {
 		list.Chats = []sessions.ChatJSON{}
+	}
+	for i, c := range list.Chats {
+		list.Chats[i] = client.ServerChat(c)
 	}
 	return a.printViews(len(list.Chats), func(i int) sessions.ChatJSON { return list.Chats[i] }, asJSON)
 }

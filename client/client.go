@@ -48,9 +48,13 @@ type Conn struct {
 
 	wmu sync.Mutex // one line written at a time
 
+	// fromHost is set for a connection to another host (over ssh):
+	// everything it sends is cleaned as it is read (cleanFromHost).
+	fromHost bool
+
 	mu      sync.Mutex
 	nextID  int64
-	pending map[int64]chan answer
+	pending map[int64]pendingCall
 	err     error // why the connection ended
 	// unmatched is the last error the server sent with a null id (a line
 	// it could not read): it explains a connection it then closed.
@@ -60,6 +64,12 @@ type Conn struct {
 
 	// notified hears the server's notifications (see OnNotify).
 	notified atomic.Pointer[func(method string, params json.RawMessage)]
+}
+
+// pendingCall is a call waiting for its answer.
+type pendingCall struct {
+	ch     chan answer
+	method string
 }
 
 // answer is one line from the server: an answer to a call (id set), or a
@@ -116,7 +126,10 @@ func DialSocket(home string) (*net.UnixConn, error) {
 }
 
 func newConn(nc net.Conn) *Conn {
-	c := &Conn{nc: nc, pending: map[int64]chan answer{}, done: make(chan struct{})}
+	c := &Conn{nc: nc, pending: map[int64]pendingCall{}, done: make(chan struct{})}
+	// A link over ssh is to another host, whatever dialled it: what that
+	// host sends is cleaned before anything reads it.
+	_, c.fromHost = nc.(*sshLink)
 	go c.readLoop()
 	return c
 }
@@ -144,7 +157,7 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	c.nextID++
 	id := c.nextID
 	ch := make(chan answer, 1)
-	c.pending[id] = ch
+	c.pending[id] = pendingCall{ch: ch, method: method}
 	c.mu.Unlock()
 	defer func() {
 		c.mu.Lock()
@@ -256,12 +269,18 @@ func (c *Conn) readLoop() {
 		}
 		if a.ID == nil && a.Method != "" {
 			if fn := c.notified.Load(); fn != nil && *fn != nil {
+				if c.fromHost {
+					a = cleanFromHost(a, a.Method)
+				}
 				(*fn)(a.Method, a.Params)
 			}
 			continue
 		}
 		if a.ID == nil {
 			if a.Error != nil {
+				if c.fromHost {
+					a = cleanFromHost(a, "")
+				}
 				c.mu.Lock()
 				c.unmatched = a.Error
 				c.mu.Unlock()
@@ -269,11 +288,14 @@ func (c *Conn) readLoop() {
 			continue
 		}
 		c.mu.Lock()
-		ch := c.pending[*a.ID]
+		call := c.pending[*a.ID]
 		c.mu.Unlock()
-		if ch != nil {
+		if call.ch != nil {
+			if c.fromHost {
+				a = cleanFromHost(a, call.method)
+			}
 			select {
-			case ch <- a:
+			case call.ch <- a:
 			default: // a second answer to one id: the first stands
 			}
 		}

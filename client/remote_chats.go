@@ -2,6 +2,7 @@ package client
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/acpmux/acpmux-tui/internal/review"
 	"github.com/acpmux/acpmux-tui/proto"
@@ -13,12 +14,27 @@ import (
 // such as the TUI holds no store of its own and sees what the server holds.
 
 // EntryOf is a chat the server answered as the TUI lists it: a broken file
-// is an entry with its parse error and no metadata.
+// (or an id refused by ServerChat) is an entry with its reason and no
+// metadata.
 func EntryOf(j sessions.ChatJSON) sessions.Entry {
-	if j.Broken != "" {
+	if j = ServerChat(j); j.Broken != "" {
 		return sessions.Entry{ID: j.ID, Broken: errors.New(j.Broken)}
 	}
 	return sessions.Entry{ID: j.ID, Meta: metaOf(j), NoProject: j.NoProject}
+}
+
+// ServerChat is a chat as a server answered it, unless its id is not one
+// a chat may have ([a-z0-9-], see sessions.ValidID): then it is broken,
+// saying so, with none of its other fields. Only another host's server
+// sends such an id, and its strings are cleaned as they arrive
+// (plaintext.Foreign marks what it takes out), so an id that held an
+// escape is never taken for another chat's: it is refused, not cleaned.
+func ServerChat(j sessions.ChatJSON) sessions.ChatJSON {
+	if sessions.ValidID(j.ID) {
+		return j
+	}
+	return sessions.ChatJSON{ID: j.ID, Status: "broken", AdditionalDirectories: []string{}, AdditionalFiles: []string{},
+		Broken: fmt.Sprintf("the server sent %+q as a chat's id, which is not a chat id", j.ID)}
 }
 
 // ReadFilesFrom has List read the chat files of store, the agent home the

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/acpmux/acpmux-tui/config"
+	"github.com/acpmux/acpmux-tui/internal/plaintext"
 	"github.com/acpmux/acpmux-tui/proto"
 )
 
@@ -82,12 +83,18 @@ func (h Host) InstallHint() string {
 
 // DialHost runs `ssh ... COMMAND proxy` for the host and returns a
 // connection over it once the remote server has answered hello with this
-// build's protocol. When it cannot, the error says why in the user's
-// terms: ssh's own reason, acpmux-tui missing over there, or another
-// version of the protocol, with how to install this one.
+// build's protocol. Every string the host sends on it is cleaned as it is
+// read (cleanFromHost), and so is what ssh says on its stderr. First ssh
+// itself is asked whether the host's ssh_options keep host-key checking on
+// (config.HostConfig.CheckSSH); they must. When it cannot, the error says
+// why in the user's terms: ssh's own reason, acpmux-tui missing over
+// there, or another version of the protocol, with how to install this one.
 func DialHost(ctx context.Context, h Host, extraSSH ...string) (*Conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, HostTimeout)
 	defer cancel()
+	if err := h.CheckSSH(ctx); err != nil {
+		return nil, fmt.Errorf("host %s: %w", h.Name, err)
+	}
 	link, err := startLink(h, extraSSH)
 	if err != nil {
 		return nil, err
@@ -180,7 +187,9 @@ func (l *sshLink) explain(callErr error) error {
 func (l *sshLink) ended() error {
 	h := l.host
 	code := l.state.ExitCode()
-	said := lastLines(l.stderr.String())
+	// What ssh said is partly what the host said (its login banner,
+	// the remote command's errors): cleaned as its answers are.
+	said := lastLines(plaintext.Foreign(l.stderr.String()))
 	if ws, ok := l.state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		return fmt.Errorf("ssh was killed (%v)", ws.Signal())
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/acpmux/acpmux-tui/internal/plaintext"
 )
 
 // This file holds what a chat's name must be: the check every name given
@@ -66,16 +68,16 @@ func nameProblem(name string) string {
 		if unicode.IsControl(r) {
 			return fmt.Sprintf("name %q has a control character (%U): a name is one line of printable text", clip(name), r)
 		}
-		if what := bidiName(r); what != "" {
-			return fmt.Sprintf("name %q has a bidirectional formatting character (%U %s): it would reorder how the name and the text after it are shown", clip(name), r, what)
+		if plaintext.IsBidi(r) {
+			return fmt.Sprintf("name %q has a bidirectional formatting character (%U %s): it would reorder how the name and the text after it are shown", clip(name), r, bidiName(r))
 		}
 	}
 	return ""
 }
 
-// bidiName is the Unicode name of r when it is a bidirectional formatting
-// character (the marks, embeddings, overrides and isolates of UAX #9), or
-// "". Shown in a list, an override turns what follows it around: "invoice
+// bidiName is the Unicode name of r, a bidirectional formatting character
+// (plaintext.IsBidi: the marks, embeddings, overrides and isolates of
+// UAX #9). Shown in a list, an override turns what follows it around: "invoice
 // \u202Egpj.exe" reads "invoice exe.jpg".
 func bidiName(r rune) string {
 	switch r {
@@ -104,7 +106,7 @@ func bidiName(r rune) string {
 	case '\u2069':
 		return "POP DIRECTIONAL ISOLATE"
 	}
-	return ""
+	return "BIDIRECTIONAL CONTROL"
 }
 
 // derivedSuffix is what follows the parent's name in the name of a chat

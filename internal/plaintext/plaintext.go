@@ -17,6 +17,23 @@ func Clean(s string) string {
 	if isPlain(s) {
 		return s
 	}
+	return clean(s, policy{})
+}
+
+// policy is what clean does beyond what Clean does (its zero value).
+type policy struct {
+	// mark is written where a control or a sequence is taken out.
+	mark string
+	// sgr keeps SGR sequences (ESC [ parameters m): colours and attributes.
+	sgr bool
+	// bidi takes out the bidirectional controls too (isBidi).
+	bidi bool
+	// crlf takes the CR of a CR LF out with no mark: a line end.
+	crlf bool
+}
+
+// clean is Clean with p: one pass, copying s.
+func clean(s string, p policy) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	for i := 0; i < len(s); {
@@ -25,17 +42,27 @@ func Clean(s string) string {
 		case r == utf8.RuneError && size <= 1:
 			b.WriteRune(utf8.RuneError)
 			i++
+		case r == 0x1b && p.sgr && sgrEnd(s, i) > 0: // SGR: kept
+			end := sgrEnd(s, i)
+			b.WriteString(s[i:end])
+			i = end
 		case r == 0x1b:
 			i = skipEscape(s, i+1)
+			b.WriteString(p.mark)
 		case r == 0x9b: // CSI as a C1 code point
 			i = skipCSI(s, i+size)
+			b.WriteString(p.mark)
 		case r == 0x9d || r == 0x90 || r == 0x98 || r == 0x9e || r == 0x9f: // OSC, DCS, SOS, PM, APC
 			i = skipString(s, i+size)
+			b.WriteString(p.mark)
 		case r == '\n' || r == '\t':
 			b.WriteRune(r)
 			i += size
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+		case r == '\r' && p.crlf && i+1 < len(s) && s[i+1] == '\n':
 			i += size
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0), p.bidi && isBidi(r):
+			i += size
+			b.WriteString(p.mark)
 		default:
 			b.WriteString(s[i : i+size])
 			i += size
