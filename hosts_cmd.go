@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/acpmux/acpmux-tui/client"
+	"github.com/acpmux/acpmux-tui/internal/plaintext"
 	"github.com/acpmux/acpmux-tui/proto"
 )
 
@@ -167,6 +168,9 @@ func cmdHostsInstall(a *app, args []string) error {
 // runOnHost runs a shell command line on the host with stdin, returning
 // its stdout; a failure carries what was said on stderr.
 func runOnHost(ctx context.Context, h client.Host, stdin []byte, line string) (string, error) {
+	if err := h.CheckSSH(ctx); err != nil {
+		return "", fmt.Errorf("host %s: %w", h.Name, err)
+	}
 	argv := h.SSHArgs(nil, line)
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Stdin = bytes.NewReader(stdin)
@@ -174,7 +178,8 @@ func runOnHost(ctx context.Context, h client.Host, stdin []byte, line string) (s
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if err := cmd.Run(); err != nil {
 		var ee *exec.ExitError
-		if said := strings.TrimSpace(errOut.String()); said != "" && errors.As(err, &ee) {
+		// What ssh said is partly the host's: cleaned as its answers are.
+		if said := strings.TrimSpace(plaintext.Foreign(errOut.String())); said != "" && errors.As(err, &ee) {
 			return "", fmt.Errorf("%s (exit status %d)", said, ee.ExitCode())
 		}
 		return "", err
