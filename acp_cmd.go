@@ -8,7 +8,7 @@ import (
 	"github.com/acpmux/acpmux-tui/acp"
 	"github.com/acpmux/acpmux-tui/client"
 	"github.com/acpmux/acpmux-tui/harness"
-	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // cmdACP is `acpmux-tui acp [--harness NAME]`: an ACP agent on stdin and
@@ -58,7 +58,7 @@ func (a *app) acp(name string) error {
 	// That connection has spoken _acpmux/hello: the door needs a fresh one
 	// whose first call is initialize.
 	conn.Close()
-	sc, err := net.Dial("unix", server.SocketPath(a.store.Home()))
+	sc, err := net.Dial("unix", proto.SocketPath(a.store.Home()))
 	if err != nil {
 		return fmt.Errorf("connect to the server of %s: %w", a.store.Home(), err)
 	}

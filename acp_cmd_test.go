@@ -13,7 +13,7 @@ import (
 
 	"github.com/acpmux/acpmux-tui/internal/acpschema"
 	"github.com/acpmux/acpmux-tui/internal/testharness/doorclient"
-	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 	sdk "github.com/coder/acp-go-sdk"
 )
@@ -132,8 +132,8 @@ func TestACPDoorOnStdio(t *testing.T) {
 		t.Fatalf("reply %q", got)
 	}
 
-	var hello server.HelloResult
-	srvCall(t, c.home, server.MethodHello, nil, &hello)
+	var hello proto.HelloResult
+	srvCall(t, c.home, proto.MethodHello, nil, &hello)
 	prompted := make(chan error, 1)
 	go func() {
 		_, err := d.Prompt(context.Background(), sdk.PromptRequest{SessionId: resp.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("slow")}})

@@ -14,7 +14,7 @@ import (
 	"github.com/acpmux/acpmux-tui/client"
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/internal/plaintext"
-	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -78,7 +78,7 @@ func endBySignal(sig syscall.Signal) {
 // home's server (started in the background when none answers): the reply
 // streams to stdout as plain text, permission requests are refused (each
 // is printed on stderr), the agent's stderr lines show on stderr as they
-// come ("agent: "), a turn quiet for mux.NoReplyAfter says so on stderr,
+// come ("agent: "), a turn quiet for proto.NoReplyAfter says so on stderr,
 // and ctrl+c cancels the turn. Whatever the agent wrote is cleaned of
 // control sequences first. The chat keeps running in the server after
 // prompt exits, so the next prompt finds its agent ready.
@@ -172,28 +172,28 @@ func newPromptOutput(stdout, stderr io.Writer) *promptOutput {
 // writes on stderr; and while this prompt's turn runs, the agent's reply
 // text, each permission refused, and the server's notices ("no reply
 // yet"). A gap the server left in the stream is said where it is.
-func (o *promptOutput) observed(e server.ObservedEntry) {
+func (o *promptOutput) observed(e proto.ObservedEntry) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	switch e.Kind {
-	case server.ObservedStderr:
+	case proto.ObservedStderr:
 		fmt.Fprintf(o.stderr, "agent: %s\n", plaintext.Clean(e.Text))
-	case server.ObservedTurnStarted:
+	case proto.ObservedTurnStarted:
 		o.replying = e.Own
-	case server.ObservedTurnEnded:
+	case proto.ObservedTurnEnded:
 		o.replying = false
-	case server.ObservedMissed:
+	case proto.ObservedMissed:
 		o.missed += e.Count
 		o.noteLocked(fmt.Sprintf("%d updates of the agent were dropped here: this terminal could not keep up", e.Count))
-	case server.ObservedRefused:
+	case proto.ObservedRefused:
 		if o.replying {
 			fmt.Fprintf(o.stderr, "acpmux-tui: refused permission for %s\n", plaintext.Line(e.Title))
 		}
-	case server.ObservedNotice:
+	case proto.ObservedNotice:
 		if o.replying {
 			o.noteLocked(e.Text)
 		}
-	case server.ObservedAgent:
+	case proto.ObservedAgent:
 		if text := plaintext.Clean(e.Text); o.replying && text != "" {
 			io.WriteString(o.stdout, text)
 			o.openLine = !strings.HasSuffix(text, "\n")

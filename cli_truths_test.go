@@ -9,8 +9,7 @@ import (
 	"testing"
 
 	"github.com/acpmux/acpmux-tui/harness"
-	"github.com/acpmux/acpmux-tui/mux"
-	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -271,12 +270,12 @@ func TestCLIShowPendingWording(t *testing.T) {
 	j := c.chat("new", "--name", "sh", "--json")
 	startForeground(t, c)
 	var started sessions.ChatJSON
-	srvCall(t, c.home, server.MethodStart, server.ChatParams{ID: j.ID}, &started)
+	srvCall(t, c.home, proto.MethodStart, proto.ChatParams{ID: j.ID}, &started)
 	r := c.run("add-dir", "sh", c.dir("lib"))
 	if r.code != 0 {
 		t.Fatalf("add-dir: exit %d\n%s", r.code, r.stderr)
 	}
-	want := "(the running harness takes these " + mux.PendingAtRestart + " (" + harness.StartsFresh + "))"
+	want := "(the running harness takes these " + proto.PendingAtRestart + " (" + harness.StartsFresh + "))"
 	if !strings.Contains(r.stdout, want) {
 		t.Errorf("add-dir on a running shell does not say %q:\n%s", want, r.stdout)
 	}
@@ -298,14 +297,14 @@ func TestDocsOneWording(t *testing.T) {
 		all.Write(data)
 	}
 	docs := regexp.MustCompile(`\s+`).ReplaceAllString(all.String(), " ")
-	for _, want := range []string{mux.PendingAtTurnEnd, harness.ForkedAsCapsule} {
+	for _, want := range []string{proto.PendingAtTurnEnd, harness.ForkedAsCapsule} {
 		if !strings.Contains(docs, want) {
 			t.Errorf("the docs never say %q", want)
 		}
 	}
 	for _, other := range []string{"end of this turn", "at the end of the turn", "at the next restart"} {
 		if strings.Contains(docs, other) {
-			t.Errorf("the docs say %q; the code says %q or %q", other, mux.PendingAtTurnEnd, mux.PendingAtRestart)
+			t.Errorf("the docs say %q; the code says %q or %q", other, proto.PendingAtTurnEnd, proto.PendingAtRestart)
 		}
 	}
 }

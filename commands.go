@@ -23,6 +23,7 @@ import (
 	"github.com/acpmux/acpmux-tui/internal/plaintext"
 	"github.com/acpmux/acpmux-tui/internal/transfer"
 	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 	"github.com/charmbracelet/x/ansi"
 )
@@ -282,9 +283,9 @@ func (a *app) printView(v sessions.ChatJSON, host string, meta *sessions.Meta, a
 	fileRows(row, v)
 	worktreeRows(row, v.Worktree)
 	if v.PendingDirectories != nil || v.PendingFiles != nil {
-		when := mux.PendingAtTurnEnd
+		when := proto.PendingAtTurnEnd
 		if spec, ok := a.table.Get(v.Harness); ok && meta != nil && spec.Transport == harness.TransportPty && !mux.ResumesConversation(spec, meta) {
-			when = mux.PendingAtRestart + " (" + harness.StartsFresh + ")"
+			when = proto.PendingAtRestart + " (" + harness.StartsFresh + ")"
 		}
 		row("", "(the running harness takes these "+when+")")
 	}
@@ -304,7 +305,7 @@ func (a *app) printView(v sessions.ChatJSON, host string, meta *sessions.Meta, a
 	}
 	a.capsuleRows(row, v, meta)
 	status := v.Status
-	if from := mux.StatusSource(v.StatusFrom).Phrase(); from != "" {
+	if from := proto.StatusSource(v.StatusFrom).Phrase(); from != "" {
 		status += " (" + from + ")"
 	}
 	if v.Unread {

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/acpmux/acpmux-tui/harness"
-	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // TestHookFromOutsideTheChatIsIgnored: `acpmux-tui hook` names its chat in
@@ -37,7 +37,7 @@ func TestHookFromOutsideTheChatIsIgnored(t *testing.T) {
 	target := c.chat("new", "--harness", "claude", "--name", "target", "--json")
 	shell := c.chat("new", "--harness", "sh", "--name", "shell", "--json")
 	for _, id := range []string{target.ID, shell.ID} {
-		srvCall(t, c.home, server.MethodStart, server.ChatParams{ID: id, Cols: 100, Rows: 30}, nil)
+		srvCall(t, c.home, proto.MethodStart, proto.ChatParams{ID: id, Cols: 100, Rows: 30}, nil)
 	}
 	status := func(id string) string {
 		for _, ch := range c.ls() {
@@ -73,7 +73,7 @@ func TestHookFromOutsideTheChatIsIgnored(t *testing.T) {
 	// been judged.
 	marker := filepath.Join(c.root, "typed.done")
 	line := fmt.Sprintf("%s=%s %s hook Notification < %s; echo $? > %s\r", harness.EnvChatID, target.ID, binary, input, marker)
-	srvCall(t, c.home, server.MethodWrite, server.WriteParams{ID: shell.ID, Data: []byte(line)}, nil)
+	srvCall(t, c.home, proto.MethodWrite, proto.WriteParams{ID: shell.ID, Data: []byte(line)}, nil)
 	srvWaitFor(t, "the hook typed into the shell chat to end", func() bool {
 		b, err := os.ReadFile(marker)
 		return err == nil && strings.TrimSpace(string(b)) == "0"
@@ -90,7 +90,7 @@ func TestHookFromOutsideTheChatIsIgnored(t *testing.T) {
 	}
 
 	// The chat's own harness runs the same hook: taken.
-	srvCall(t, c.home, server.MethodWrite, server.WriteParams{ID: target.ID, Data: []byte("hook Notification permission_prompt\r")}, nil)
+	srvCall(t, c.home, proto.MethodWrite, proto.WriteParams{ID: target.ID, Data: []byte("hook Notification permission_prompt\r")}, nil)
 	srvWaitFor(t, "the target's own hook to set it asking", func() bool { return status(target.ID) == "asking" })
 	if n := logged(); n != 2 {
 		t.Fatalf("%d ignored reports logged after the chat's own, want still 2", n)

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // reviveChats is how many ACP chats run when the server is killed.
@@ -112,7 +112,7 @@ func TestReviveQueueAfterKill(t *testing.T) {
 	first := startForeground(t, c)
 	// One at a time, so the first server's starts do not stampede.
 	for _, id := range ids {
-		srvCall(t, c.home, server.MethodStart, server.ChatParams{ID: id}, nil)
+		srvCall(t, c.home, proto.MethodStart, proto.ChatParams{ID: id}, nil)
 		srvWaitFor(t, "chat "+id+" to be ready", func() bool {
 			st := surviveStatuses(t, c.home)[id]
 			if st == "failed" || st == "exited" {
@@ -136,7 +136,7 @@ func TestReviveQueueAfterKill(t *testing.T) {
 	}
 	srvWaitFor(t, "every chat's last use recorded", func() bool {
 		for _, id := range ids {
-			b, err := os.ReadFile(filepath.Join(c.home, server.RunningDir, id+".json"))
+			b, err := os.ReadFile(filepath.Join(c.home, proto.RunningDir, id+".json"))
 			var rec struct {
 				Used time.Time `json:"used"`
 			}

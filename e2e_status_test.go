@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -137,10 +137,10 @@ func TestE2EStatusFollowsClaudeHooks(t *testing.T) {
 	// The server dies; the next one starts the chat again, inferred from
 	// its screen until its hooks speak.
 	before := only(t, c)
-	if server.LockHolder(c.home) <= 0 {
-		t.Fatalf("no process to signal (pid %d): kill would reach the test's own group", server.LockHolder(c.home))
+	if proto.LockHolder(c.home) <= 0 {
+		t.Fatalf("no process to signal (pid %d): kill would reach the test's own group", proto.LockHolder(c.home))
 	}
-	if err := syscall.Kill(server.LockHolder(c.home), syscall.SIGKILL); err != nil {
+	if err := syscall.Kill(proto.LockHolder(c.home), syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	s.quit()

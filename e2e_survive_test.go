@@ -12,7 +12,7 @@ import (
 
 	"github.com/acpmux/acpmux-tui/client"
 	"github.com/acpmux/acpmux-tui/internal/testharness/startrecord"
-	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // These tests kill the real server with SIGKILL and check what the next
@@ -23,8 +23,8 @@ import (
 // surviveStatuses returns each chat's status as the running server lists it.
 func surviveStatuses(t *testing.T, home string) map[string]string {
 	t.Helper()
-	var list server.ListResult
-	srvCall(t, home, server.MethodList, nil, &list)
+	var list proto.ListResult
+	srvCall(t, home, proto.MethodList, nil, &list)
 	out := map[string]string{}
 	for _, ch := range list.Chats {
 		out[ch.ID] = ch.Status
@@ -97,7 +97,7 @@ func surviveIgnoresHUP(pid int) bool {
 
 // surviveRecorded returns the chats the agent home records as running.
 func surviveRecorded(home string) []string {
-	ents, _ := os.ReadDir(filepath.Join(home, server.RunningDir))
+	ents, _ := os.ReadDir(filepath.Join(home, proto.RunningDir))
 	var ids []string
 	for _, e := range ents {
 		ids = append(ids, strings.TrimSuffix(e.Name(), ".json"))
@@ -125,12 +125,12 @@ func TestSurviveServerKilled(t *testing.T) {
 
 	first := startForeground(t, c)
 	for _, id := range []string{resumed, gone, stopped, quit} {
-		srvCall(t, c.home, server.MethodStart, server.ChatParams{ID: id}, nil)
+		srvCall(t, c.home, proto.MethodStart, proto.ChatParams{ID: id}, nil)
 	}
 	lead := surviveWaitStarts(t, rec, resumed, 1)[0]
 	goneLead := surviveWaitStarts(t, rec, gone, 1)[0]
 	surviveWaitStarts(t, rec, stopped, 1)
-	srvCall(t, c.home, server.MethodStop, server.ChatParams{ID: stopped}, nil)
+	srvCall(t, c.home, proto.MethodStop, proto.ChatParams{ID: stopped}, nil)
 	var child int
 	srvWaitFor(t, "the harness's child to ignore SIGHUP", func() bool {
 		for _, pid := range surviveGroup(lead.Pgid) {
@@ -235,7 +235,7 @@ func TestSurviveRemoveStopsTheChat(t *testing.T) {
 	id := c.chat("new", "--json").ID
 	other := c.chat("new", "--json").ID
 	startForeground(t, c)
-	srvCall(t, c.home, server.MethodStart, server.ChatParams{ID: id}, nil)
+	srvCall(t, c.home, proto.MethodStart, proto.ChatParams{ID: id}, nil)
 	h := surviveWaitStarts(t, rec, id, 1)[0]
 	srvWaitFor(t, "the record of the harness", func() bool { return slices.Equal(surviveRecorded(c.home), []string{id}) })
 
@@ -257,7 +257,7 @@ func TestSurviveRemoveStopsTheChat(t *testing.T) {
 	if _, err := client.Dial(c.home); err == nil {
 		t.Fatal("rm started a server")
 	}
-	if _, err := os.Lstat(filepath.Join(c.home, server.SocketName)); err == nil {
+	if _, err := os.Lstat(filepath.Join(c.home, proto.SocketName)); err == nil {
 		t.Fatal("rm left a socket")
 	}
 }

@@ -18,7 +18,7 @@ import (
 	"github.com/acpmux/acpmux-tui/internal/testharness/wait"
 	"github.com/acpmux/acpmux-tui/internal/transfer"
 	"github.com/acpmux/acpmux-tui/internal/transfer/report"
-	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -52,7 +52,7 @@ func startChat(t *testing.T, conn *client.Conn, id string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), wait.Hang)
 	defer cancel()
-	if err := conn.Call(ctx, server.MethodStart, server.ChatParams{ID: id}, nil); err != nil {
+	if err := conn.Call(ctx, proto.MethodStart, proto.ChatParams{ID: id}, nil); err != nil {
 		t.Fatalf("start chat %s: %v", id, err)
 	}
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/internal/hookearly"
-	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // These tests hold the hook to its documented ceiling (docs/cli.md: 300 ms
@@ -38,7 +38,7 @@ func openStdin(t *testing.T, data string) *os.File {
 // a connect to it waits (as on a server too busy to accept).
 func newFullListener(t *testing.T, home string) {
 	t.Helper()
-	addr, done, err := server.ShortAddr(server.SocketPath(home))
+	addr, done, err := proto.ShortAddr(proto.SocketPath(home))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/acpmux/acpmux-tui/harness"
-	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // TestHookRunsBeforeSlowInits: `acpmux-tui hook` is done before any
@@ -36,11 +36,11 @@ func TestHookRunsBeforeSlowInits(t *testing.T) {
 func TestHookEarlyAgreesWithTheContract(t *testing.T) {
 	// hookearly's constants are unexported; this compares what reaches the
 	// wire instead: TestHookSendsExactlyTheRequest's lines use
-	// server.MethodHook's name, and the harness's env and command names are
+	// proto.MethodHook's name, and the harness's env and command names are
 	// those the tests run the hook with.
 	if harness.HookCommand != "hook" || harness.CodexHookEvent != "codex-notify" ||
 		harness.EnvChatID != "ACPMUX_CHAT_ID" || harness.EnvHome != "ACPMUX_HOME" ||
-		server.MethodHook != "_acpmux/hook" || server.SocketName != "acpmux.sock" {
+		proto.MethodHook != "_acpmux/hook" || proto.SocketName != "acpmux.sock" {
 		t.Fatal("the hook contract changed: update internal/hookearly's constants")
 	}
 }

@@ -18,7 +18,7 @@ import (
 
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/internal/testharness/wait"
-	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -89,7 +89,7 @@ func hookSilent(t *testing.T, env []string, stdin io.Reader, args ...string) {
 }
 
 // hookHome returns a new agent home, with a short path as a real one has
-// (a long one reaches its socket through server.ShortAddr, on both sides).
+// (a long one reaches its socket through proto.ShortAddr, on both sides).
 func hookHome(t *testing.T) string {
 	t.Helper()
 	home, err := os.MkdirTemp("", "hook")
@@ -120,7 +120,7 @@ type hookListener struct {
 
 func newHookListener(t *testing.T, home string, mode int) *hookListener {
 	t.Helper()
-	addr, done, err := server.ShortAddr(server.SocketPath(home))
+	addr, done, err := proto.ShortAddr(proto.SocketPath(home))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +199,7 @@ func TestHookSilentWithoutServer(t *testing.T) {
 	home := hookHome(t)
 	for _, stale := range []bool{false, true} {
 		if stale {
-			addr, done, _ := server.ShortAddr(server.SocketPath(home))
+			addr, done, _ := proto.ShortAddr(proto.SocketPath(home))
 			ln, err := net.Listen("unix", addr)
 			done()
 			if err != nil {
@@ -360,8 +360,8 @@ func TestHookAgainstTheServer(t *testing.T) {
 	startForeground(t, c)
 	hookSilent(t, hookEnv(c.home), strings.NewReader(preToolUse), "PreToolUse")
 	hookSilent(t, hookEnv(c.home), nil, harness.CodexHookEvent, `{"type":"agent-turn-complete"}`)
-	var h server.HelloResult
-	srvCall(t, c.home, server.MethodHello, nil, &h)
+	var h proto.HelloResult
+	srvCall(t, c.home, proto.MethodHello, nil, &h)
 }
 
 // TestHookThroughFakeHarnesses: the fake harnesses started with the argv

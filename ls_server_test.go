@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/acpmux/acpmux-tui/client"
-	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -76,7 +76,7 @@ func TestLsFromServerEqualsDisk(t *testing.T) {
 	// A running chat, with a folder it has not taken yet: ls reads the
 	// files and asks the server only the live part; what it prints is
 	// still the server's own list, field for field.
-	srvCall(t, c.home, server.MethodStart, server.ChatParams{ID: plain.ID}, nil)
+	srvCall(t, c.home, proto.MethodStart, proto.ChatParams{ID: plain.ID}, nil)
 	c.ok("add-dir", plain.ID, c.dir("later"))
 	srvCall(t, c.home, "_acpmux/list", struct{}{}, &served)
 	var listed []sessions.ChatJSON

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // firstControl returns the first control character in s but newline and tab
@@ -101,12 +101,12 @@ func (l *lockedBuffer) String() string {
 func TestPromptOutputCleansWhatTheAgentWrote(t *testing.T) {
 	var stdout, stderr lockedBuffer
 	out := newPromptOutput(&stdout, &stderr)
-	out.observed(server.ObservedEntry{Kind: server.ObservedStderr, Text: "starting \x1b[31mnow\x1b[0m\a"})
-	out.observed(server.ObservedEntry{Kind: server.ObservedAgent, Text: "replayed before the turn"})
-	out.observed(server.ObservedEntry{Kind: server.ObservedTurnStarted, Own: true})
-	out.observed(server.ObservedEntry{Kind: server.ObservedAgent, Text: "hi \x1b]52;c;cHduZWQ=\x07there\u009b2J"})
-	out.observed(server.ObservedEntry{Kind: server.ObservedThought, Text: "not printed"})
-	out.observed(server.ObservedEntry{Kind: server.ObservedRefused, Title: "Edit \x1b]0;pwned\x07main.go"})
+	out.observed(proto.ObservedEntry{Kind: proto.ObservedStderr, Text: "starting \x1b[31mnow\x1b[0m\a"})
+	out.observed(proto.ObservedEntry{Kind: proto.ObservedAgent, Text: "replayed before the turn"})
+	out.observed(proto.ObservedEntry{Kind: proto.ObservedTurnStarted, Own: true})
+	out.observed(proto.ObservedEntry{Kind: proto.ObservedAgent, Text: "hi \x1b]52;c;cHduZWQ=\x07there\u009b2J"})
+	out.observed(proto.ObservedEntry{Kind: proto.ObservedThought, Text: "not printed"})
+	out.observed(proto.ObservedEntry{Kind: proto.ObservedRefused, Title: "Edit \x1b]0;pwned\x07main.go"})
 	out.endTurn()
 	out.note("turn ended: \x1b[2Jrefusal")
 	if got := stdout.String(); got != "hi there\n" {

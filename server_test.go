@@ -17,7 +17,7 @@ import (
 	"github.com/acpmux/acpmux-tui/client"
 	"github.com/acpmux/acpmux-tui/internal/testharness/startrecord"
 	"github.com/acpmux/acpmux-tui/internal/testharness/wait"
-	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -205,10 +205,10 @@ func TestServerKillServerStopsEveryHarness(t *testing.T) {
 	}
 	for _, h := range []string{"shell", "stubborn"} {
 		var chat sessions.ChatJSON
-		if err := conn.Call(ctx, server.MethodNew, server.NewParams{Harness: h}, &chat); err != nil {
+		if err := conn.Call(ctx, proto.MethodNew, proto.NewParams{Harness: h}, &chat); err != nil {
 			t.Fatal(err)
 		}
-		if err := conn.Call(ctx, server.MethodStart, server.ChatParams{ID: chat.ID}, nil); err != nil {
+		if err := conn.Call(ctx, proto.MethodStart, proto.ChatParams{ID: chat.ID}, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -227,7 +227,7 @@ func TestServerKillServerStopsEveryHarness(t *testing.T) {
 		}
 		srvWaitGroupGone(t, r.Pgid)
 	}
-	if _, err := os.Lstat(filepath.Join(c.home, server.SocketName)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Lstat(filepath.Join(c.home, proto.SocketName)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the socket is left: %v", err)
 	}
 	if n := len(c.ls()); n != 2 {
@@ -246,7 +246,7 @@ func TestServerExitsWhenIdle(t *testing.T) {
 	if code := s.wait(t); code != 0 {
 		t.Fatalf("idle server exited %d\n%s", code, s.stderr.String())
 	}
-	if _, err := os.Lstat(filepath.Join(c.home, server.SocketName)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Lstat(filepath.Join(c.home, proto.SocketName)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the socket is left: %v", err)
 	}
 	if s.stdout.Len() != 0 || s.stderr.Len() != 0 {
@@ -261,8 +261,8 @@ func TestServerSIGTERMStopsEveryHarness(t *testing.T) {
 	rec := fakeHarnesses(t, c, map[string]string{"shell": "child"})
 	s := startForeground(t, c)
 	var chat sessions.ChatJSON
-	srvCall(t, c.home, server.MethodNew, nil, &chat)
-	srvCall(t, c.home, server.MethodStart, server.ChatParams{ID: chat.ID}, nil)
+	srvCall(t, c.home, proto.MethodNew, nil, &chat)
+	srvCall(t, c.home, proto.MethodStart, proto.ChatParams{ID: chat.ID}, nil)
 	r := srvRecords(t, rec, 1)[0]
 	s.cmd.Process.Signal(syscall.SIGTERM)
 	if code := s.wait(t); code != 0 {
@@ -318,8 +318,8 @@ func TestServerRefusesAnotherUser(t *testing.T) {
 	}
 	stillServing := func() {
 		t.Helper()
-		var h server.HelloResult
-		srvCall(t, c.home, server.MethodHello, nil, &h)
+		var h proto.HelloResult
+		srvCall(t, c.home, proto.MethodHello, nil, &h)
 		if h.Pid != s.cmd.Process.Pid {
 			t.Fatalf("hello from %d, want %d", h.Pid, s.cmd.Process.Pid)
 		}
@@ -335,7 +335,7 @@ func TestServerRefusesAnotherUser(t *testing.T) {
 	if err := os.Chmod(c.home, 0o711); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Chmod(filepath.Join(c.home, server.SocketName), 0o666); err != nil {
+	if err := os.Chmod(filepath.Join(c.home, proto.SocketName), 0o666); err != nil {
 		t.Fatal(err)
 	}
 	r = asNobody()

@@ -8,8 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acpmux/acpmux-tui/server"
 	"golang.org/x/sys/unix"
+
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // TestLsSaysWhenTheServerCannotBeAsked: a server that holds the agent home
@@ -23,7 +24,7 @@ func TestLsSaysWhenTheServerCannotBeAsked(t *testing.T) {
 		status string
 	}{
 		{"a server that hangs up on every call", func(t *testing.T, c *cli) {
-			ln, err := net.Listen("unix", filepath.Join(c.home, server.SocketName))
+			ln, err := net.Listen("unix", filepath.Join(c.home, proto.SocketName))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -39,7 +40,7 @@ func TestLsSaysWhenTheServerCannotBeAsked(t *testing.T) {
 			}()
 		}, "server busy"},
 		{"a live server's lock, no socket", func(t *testing.T, c *cli) {
-			f, err := os.OpenFile(filepath.Join(c.home, server.LockName), os.O_CREATE|os.O_RDWR, 0o600)
+			f, err := os.OpenFile(filepath.Join(c.home, proto.LockName), os.O_CREATE|os.O_RDWR, 0o600)
 			if err != nil {
 				t.Fatal(err)
 			}

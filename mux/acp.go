@@ -16,6 +16,7 @@ import (
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/internal/plaintext"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 	acp "github.com/coder/acp-go-sdk"
 )
@@ -33,9 +34,9 @@ type acpChat struct {
 	base
 	proc     *acpProcess
 	log      agent.Transcript
-	observer func(Entry) // streams entries as they arrive (the prompt command)
+	observer func(proto.Entry) // streams entries as they arrive (the prompt command)
 	permit   PermissionPolicy
-	onCard   func(Permission) func() // hears each card queued (OnPermission)
+	onCard   func(proto.Permission) func() // hears each card queued (OnPermission)
 	card     *permissionCard
 	recent   []*acpProcess // the latest processes, oldest first (explain)
 	// linked is the single files the conversation has been given a
@@ -221,9 +222,9 @@ func (c *acpChat) setup(p *acpProcess, spec harness.Spec, meta *sessions.Meta) {
 	p.err = err
 	if c.proc == p {
 		if err != nil {
-			c.state.Status, c.state.Reason, c.state.LastError = StatusFailed, err.Error(), err.Error()
+			c.state.Status, c.state.Reason, c.state.LastError = proto.StatusFailed, err.Error(), err.Error()
 		} else {
-			c.setStatusLocked(StatusWaiting)
+			c.setStatusLocked(proto.StatusWaiting)
 			c.turnEndedLocked() // a change made while it started
 		}
 	}
@@ -379,7 +380,7 @@ func (c *acpChat) importFallback(ctx context.Context, p *acpProcess, meta *sessi
 // note adds a line of acpmux-tui's own to the transcript.
 func (c *acpChat) note(text string) {
 	c.mu.Lock()
-	c.log.Add(Entry{Kind: EntryNote, Text: text})
+	c.log.Add(proto.Entry{Kind: proto.EntryNote, Text: text})
 	c.mu.Unlock()
 	c.m.notify(c)
 }
@@ -413,17 +414,17 @@ func (c *acpChat) reap(p *acpProcess) {
 		c.state.Pid, c.state.ExitCode, c.state.Reason, c.state.TurnActive = 0, code, how, false
 		switch {
 		case c.stopping:
-			c.state.Status = StatusStopped
+			c.state.Status = proto.StatusStopped
 		case p.err != nil:
 			// Setup failed and killed it; the reason is already shown.
-			c.state.Status, c.state.Reason = StatusFailed, p.err.Error()
+			c.state.Status, c.state.Reason = proto.StatusFailed, p.err.Error()
 		case p.badMessage():
-			c.state.Status, c.state.LastError = StatusFailed, how
-			c.log.Add(Entry{Kind: EntryError, Text: how})
+			c.state.Status, c.state.LastError = proto.StatusFailed, how
+			c.log.Add(proto.Entry{Kind: proto.EntryError, Text: how})
 		case code == 0:
-			c.state.Status = StatusExited
+			c.state.Status = proto.StatusExited
 		default:
-			c.log.Add(Entry{Kind: EntryError, Text: "the agent exited: " + how + "; the next start loads the session again"})
+			c.log.Add(proto.Entry{Kind: proto.EntryError, Text: "the agent exited: " + how + "; the next start loads the session again"})
 			c.crashedLocked(how)
 		}
 		c.reportEndedLocked()
@@ -462,7 +463,7 @@ func (c *acpChat) ready(ctx context.Context) (*acpProcess, error) {
 	return p, nil
 }
 
-func (c *acpChat) snapshot() State {
+func (c *acpChat) snapshot() proto.State {
 	c.notified.read()
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -475,7 +476,7 @@ func (c *acpChat) snapshot() State {
 	return s
 }
 
-func (c *acpChat) entries() []Entry {
+func (c *acpChat) entries() []proto.Entry {
 	c.notified.read()
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -488,7 +489,7 @@ func (c *acpChat) render(scroll int) string {
 	c.mu.Lock()
 	cols, rows := c.cols, c.rows
 	c.mu.Unlock()
-	lines := RenderTranscript(c.entries(), cols)
+	lines := proto.RenderTranscript(c.entries(), cols)
 	end := max(len(lines)-max(scroll, 0), 0)
 	start := max(end-rows, 0)
 	return strings.Join(lines[start:end], "\n")
@@ -498,7 +499,7 @@ func (c *acpChat) plainLines() []string {
 	c.mu.Lock()
 	cols := c.cols
 	c.mu.Unlock()
-	return RenderTranscript(c.entries(), cols)
+	return proto.RenderTranscript(c.entries(), cols)
 }
 
 // write refuses raw input: an ACP chat takes whole prompts (Mux.Prompt).

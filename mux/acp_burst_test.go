@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // burstChunk is the text of the fake's burst command's i-th update.
@@ -53,7 +55,7 @@ func TestACPBurstOfUpdatesArrivesInOrder(t *testing.T) {
 					len(got), want.Len(), i, got[max(i-20, 0):min(i+20, len(got))])
 			}
 			st := r.mux.State(m.ID)
-			if st.Pid != pid || st.Status != StatusWaiting {
+			if st.Pid != pid || st.Status != proto.StatusWaiting {
 				t.Fatalf("after the burst: pid %d (was %d), status %v: the agent was restarted or failed", st.Pid, pid, st.Status)
 			}
 			if strings.Contains(r.logBuf.String(), "overflow") {
@@ -113,7 +115,7 @@ func TestACPFloodOfOtherNotificationsIsDropped(t *testing.T) {
 	if got, want := r.lastAgentText(m.ID), fmt.Sprintf("noise: %d sent", n); got != want {
 		t.Fatalf("agent said %q, want %q", got, want)
 	}
-	if st := r.mux.State(m.ID); st.Pid != pid || st.Status != StatusWaiting {
+	if st := r.mux.State(m.ID); st.Pid != pid || st.Status != proto.StatusWaiting {
 		t.Fatalf("after the noise: pid %d (was %d), status %v", st.Pid, pid, st.Status)
 	}
 	if logged := strings.Count(r.logBuf.String(), "dropped a notification"); logged == 0 || logged > 10 {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/acpmux/acpmux-tui/config"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 	acp "github.com/coder/acp-go-sdk"
 )
@@ -56,7 +57,7 @@ func checkShownError(t *testing.T, what, got string, want ...string) {
 func transcriptErrors(r *acpRig, id string) string {
 	var errs []string
 	for _, e := range r.mux.Transcript(id) {
-		if e.Kind == EntryError {
+		if e.Kind == proto.EntryError {
 			errs = append(errs, e.Text)
 		}
 	}
@@ -128,7 +129,7 @@ func TestACPInitializeErrorsNameTheirCause(t *testing.T) {
 			checkShownError(t, "the error", err.Error(), c.want...)
 			waitFor(t, "the chat to fail and its agent to go", func() bool {
 				st := r.mux.State(m.ID)
-				return st.Status == StatusFailed && st.Pid == 0
+				return st.Status == proto.StatusFailed && st.Pid == 0
 			})
 			checkShownError(t, "the chat's reason", r.mux.State(m.ID).Reason, c.want...)
 			if t.Failed() {

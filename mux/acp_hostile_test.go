@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // hostileSessionID is what an agent answered session/new with in the
@@ -33,7 +35,7 @@ func TestACPHostileSessionIDIsRefused(t *testing.T) {
 	checkShownError(t, "the error", err.Error(), want...)
 	waitFor(t, "the chat to fail and its agent to go", func() bool {
 		st := r.mux.State(m.ID)
-		return st.Status == StatusFailed && st.Pid == 0
+		return st.Status == proto.StatusFailed && st.Pid == 0
 	})
 	st := r.mux.State(m.ID)
 	checkShownError(t, "the chat's reason", st.Reason, want...)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/acpmux/acpmux-tui/config"
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // TestACPWriteOverTheLimitsKeepsTheAgent: with the default limits, a
@@ -57,7 +58,7 @@ func TestACPWriteOverTheLimitsKeepsTheAgent(t *testing.T) {
 	if got := r.ask("hello"); got != "echo: hello" {
 		t.Errorf("the next prompt: %q", got)
 	}
-	if st := r.mux.State(r.id); st.Pid != pid || st.Status != StatusWaiting {
+	if st := r.mux.State(r.id); st.Pid != pid || st.Status != proto.StatusWaiting {
 		t.Errorf("the agent did not keep running: pid %d (was %d), status %s, reason %q", st.Pid, pid, st.Status, st.Reason)
 	}
 }
@@ -107,7 +108,7 @@ func TestACPRequestOverTheLimitIsAnsweredWhereverItsID(t *testing.T) {
 func transcriptNotes(r *acpRig, id string) string {
 	var notes []string
 	for _, e := range r.mux.Transcript(id) {
-		if e.Kind == EntryNote {
+		if e.Kind == proto.EntryNote {
 			notes = append(notes, e.Text)
 		}
 	}

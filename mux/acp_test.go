@@ -18,6 +18,7 @@ import (
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/internal/acpschema"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -165,7 +166,7 @@ func (r *acpRig) prompt(id, text string) (string, error) {
 func (r *acpRig) lastAgentText(id string) string {
 	entries := r.mux.Transcript(id)
 	for i := len(entries) - 1; i >= 0; i-- {
-		if entries[i].Kind == EntryAgent {
+		if entries[i].Kind == proto.EntryAgent {
 			return entries[i].Text
 		}
 	}
@@ -202,7 +203,7 @@ func TestACPFoldersGoOnTheWireWhenAdvertised(t *testing.T) {
 	if raw, ok := news[1]["additionalDirectories"]; ok {
 		t.Fatalf("an empty list went on the wire: %s", raw)
 	}
-	if st := r.mux.State(withDirs.ID); st.FoldersVia != harness.ViaACP || st.Status != StatusWaiting {
+	if st := r.mux.State(withDirs.ID); st.FoldersVia != harness.ViaACP || st.Status != proto.StatusWaiting {
 		t.Fatalf("state %+v", st)
 	}
 	stored, _ := r.store.Load(withDirs.ID)
@@ -364,7 +365,7 @@ func TestACPPermissionCardAndCancel(t *testing.T) {
 	if len(card.Options) != 2 || card.Options[0].ID != "allow_once" {
 		t.Fatalf("card %+v", card)
 	}
-	if st := r.mux.State(m.ID); st.Status != StatusAsking || !st.Unread {
+	if st := r.mux.State(m.ID); st.Status != proto.StatusAsking || !st.Unread {
 		t.Fatalf("a permission request left the chat %s (unread %v), want asking and unread", st.Status, st.Unread)
 	}
 	if err := r.mux.AnswerPermission(m.ID, "allow_once"); err != nil {
@@ -373,7 +374,7 @@ func TestACPPermissionCardAndCancel(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if st := r.mux.State(m.ID); st.Status != StatusWaiting || st.StatusFrom != SourceACP {
+	if st := r.mux.State(m.ID); st.Status != proto.StatusWaiting || st.StatusFrom != proto.SourceACP {
 		t.Fatalf("after the turn: %s from %q, want waiting from acp", st.Status, st.StatusFrom)
 	}
 	if got := r.lastAgentText(m.ID); got != "permission: allow_once" {
@@ -399,7 +400,7 @@ func TestACPRefuseAllPolicy(t *testing.T) {
 	r := newACPRig(t, nil)
 	m := r.create("fake", nil)
 	var asked []string
-	if err := r.mux.SetPermissionPolicy(m.ID, func(p Permission) string { asked = append(asked, p.Title); return RefuseAll(p) }); err != nil {
+	if err := r.mux.SetPermissionPolicy(m.ID, func(p proto.Permission) string { asked = append(asked, p.Title); return RefuseAll(p) }); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := r.prompt(m.ID, "permission"); err != nil {
@@ -429,7 +430,7 @@ func TestACPHarnessDyingMidTurnLoadsAgain(t *testing.T) {
 	}
 	found := false
 	for _, e := range r.mux.Transcript(m.ID) {
-		if e.Kind == EntryError && strings.Contains(e.Text, "exit status 3") {
+		if e.Kind == proto.EntryError && strings.Contains(e.Text, "exit status 3") {
 			found = true
 		}
 	}
@@ -451,7 +452,7 @@ func TestACPMalformedMessagesFailTheChat(t *testing.T) {
 			r := newACPRig(t, nil)
 			m := r.create("fake", nil)
 			_, _ = r.prompt(m.ID, cmd)
-			waitFor(t, "the chat to fail", func() bool { return r.mux.State(m.ID).Status == StatusFailed })
+			waitFor(t, "the chat to fail", func() bool { return r.mux.State(m.ID).Status == proto.StatusFailed })
 			st := r.mux.State(m.ID)
 			if !strings.Contains(st.Reason, "bad message from the agent") {
 				t.Fatalf("reason %q", st.Reason)
@@ -472,7 +473,7 @@ func TestACPAuthRequiredIsExplained(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "log in") || !strings.Contains(err.Error(), "fake login") {
 		t.Fatalf("auth_required shown as %v", err)
 	}
-	waitFor(t, "failed", func() bool { return r.mux.State(m.ID).Status == StatusFailed })
+	waitFor(t, "failed", func() bool { return r.mux.State(m.ID).Status == proto.StatusFailed })
 	if st := r.mux.State(m.ID); !strings.Contains(st.Reason, "fake login") {
 		t.Fatalf("state reason %q", st.Reason)
 	}

@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // mcpServers holds, per chat, the MCP servers an ACP client of the door
@@ -99,7 +101,7 @@ func (m *Mux) AnswerPermission(id, optionID string) error {
 // wait); nil stops. Whoever answers the card first, with AnswerPermission
 // or AnswerPermissionSeq, wins. The func fn returns, when not nil, is
 // called once the card is no longer waiting (answered, or its turn gone).
-func (m *Mux) OnPermission(id string, fn func(Permission) func()) error {
+func (m *Mux) OnPermission(id string, fn func(proto.Permission) func()) error {
 	c, err := m.acpChat(id)
 	if err != nil {
 		return err
@@ -136,7 +138,7 @@ func (m *Mux) AnswerPermissionSeq(id string, seq uint64, optionID string) (bool,
 }
 
 // Transcript returns a copy of an ACP chat's transcript.
-func (m *Mux) Transcript(id string) []Entry {
+func (m *Mux) Transcript(id string) []proto.Entry {
 	c, err := m.existing(id)
 	if err != nil {
 		return nil
@@ -162,7 +164,7 @@ func (m *Mux) SetPermissionPolicy(id string, policy PermissionPolicy) error {
 
 // Observe streams an ACP chat's transcript updates as they arrive (each
 // chunk as its own Entry) to fn; nil stops.
-func (m *Mux) Observe(id string, fn func(Entry)) error {
+func (m *Mux) Observe(id string, fn func(proto.Entry)) error {
 	c, err := m.acpChat(id)
 	if err != nil {
 		return err

@@ -14,18 +14,11 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 )
 
-// Permission is proto.Permission: an agent's permission request.
-type Permission = proto.Permission
-
-// PermissionOption is proto.PermissionOption: one answer to a permission
-// request.
-type PermissionOption = proto.PermissionOption
-
 // PermissionPolicy answers permission requests without asking (the prompt
 // command refuses them all). It returns the option id, or "" to cancel. An
 // agent may ask several at once, so it may be called from several
 // goroutines at a time.
-type PermissionPolicy func(Permission) string
+type PermissionPolicy func(proto.Permission) string
 
 // maxPendingPermissions bounds the permission requests that wait at once;
 // an agent that asks more at a time has the rest cancelled.
@@ -35,7 +28,7 @@ const maxPendingPermissions = 256
 // waiting requests form a queue in the order they came: acpChat.card is its
 // head, the card shown, and each card links to the one asked after it.
 type permissionCard struct {
-	Permission
+	proto.Permission
 	answer chan string
 	next   *permissionCard
 }
@@ -94,17 +87,17 @@ func (c *acpChat) countCardsLocked() {
 	}
 	switch {
 	case c.card != nil && c.proc != nil:
-		c.setStatusLocked(StatusAsking)
-	case c.card == nil && c.state.Status == StatusAsking && c.state.TurnActive:
-		c.setStatusLocked(StatusRunning)
-	case c.card == nil && c.state.Status == StatusAsking:
-		c.setStatusLocked(StatusWaiting)
+		c.setStatusLocked(proto.StatusAsking)
+	case c.card == nil && c.state.Status == proto.StatusAsking && c.state.TurnActive:
+		c.setStatusLocked(proto.StatusRunning)
+	case c.card == nil && c.state.Status == proto.StatusAsking:
+		c.setStatusLocked(proto.StatusWaiting)
 	}
 }
 
 // RefuseAll is the PermissionPolicy of `acpmux-tui prompt`: the first reject
 // option, or a cancelled outcome when the agent offers none.
-func RefuseAll(p Permission) string {
+func RefuseAll(p proto.Permission) string {
 	for _, o := range p.Options {
 		if strings.HasPrefix(o.Kind, "reject") {
 			return o.ID
@@ -161,7 +154,7 @@ func (c *acpChat) turn(ctx context.Context, p *acpProcess, text string) (acp.Sto
 	turnCtx, cancel := context.WithCancel(ctx)
 	p.turnCancel = cancel
 	c.state.TurnActive, c.state.Unread = true, false
-	c.setStatusLocked(StatusRunning)
+	c.setStatusLocked(proto.StatusRunning)
 	c.log.StartTurn(text)
 	c.mu.Unlock()
 	c.m.notify(c)
@@ -174,7 +167,7 @@ func (c *acpChat) turn(ctx context.Context, p *acpProcess, text string) (acp.Sto
 	c.mu.Lock()
 	if c.proc == p {
 		c.state.TurnActive = false
-		c.setStatusLocked(StatusWaiting)
+		c.setStatusLocked(proto.StatusWaiting)
 		c.turnEndedLocked()
 	}
 	c.log.EndTurn(string(resp.StopReason), err)
@@ -255,6 +248,6 @@ func (w *stderrTap) emit(line string) {
 	observer := c.observer
 	c.mu.Unlock()
 	if observer != nil {
-		observer(Entry{Kind: EntryStderr, Text: plaintext.Clean(line), At: time.Now()})
+		observer(proto.Entry{Kind: proto.EntryStderr, Text: plaintext.Clean(line), At: time.Now()})
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // promptAsync runs a prompt in the background; the result arrives on the
@@ -42,10 +44,10 @@ func waitResult(t *testing.T, done <-chan promptResult) promptResult {
 }
 
 // countNotes counts the transcript's notes with that text.
-func countNotes(entries []Entry, text string) int {
+func countNotes(entries []proto.Entry, text string) int {
 	n := 0
 	for _, e := range entries {
-		if e.Kind == EntryNote && e.Text == text {
+		if e.Kind == proto.EntryNote && e.Text == text {
 			n++
 		}
 	}
@@ -65,7 +67,7 @@ func TestACPConcurrentPermissionsAreQueuedAndEachAnswered(t *testing.T) {
 	want := map[string]string{}
 	var seen []string
 	for left := 5; left > 0; left-- {
-		var card *Permission
+		var card *proto.Permission
 		waitFor(t, fmt.Sprintf("the card with %d pending", left), func() bool {
 			card = r.mux.State(m.ID).Permission
 			return card != nil && card.Pending == left
@@ -108,7 +110,7 @@ func TestACPConcurrentPermissionsAreQueuedAndEachAnswered(t *testing.T) {
 	}
 	statuses := map[string]string{}
 	for _, e := range r.mux.Transcript(m.ID) {
-		if e.Kind == EntryTool {
+		if e.Kind == proto.EntryTool {
 			statuses[e.Title] = e.ToolStatus
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // controlIn returns the first control character in s (C0 but newline and
@@ -29,7 +31,7 @@ func controlIn(s string, multiline bool) string {
 }
 
 // checkClean fails for any control character in an entry.
-func checkClean(t *testing.T, e Entry) {
+func checkClean(t *testing.T, e proto.Entry) {
 	t.Helper()
 	for _, f := range []struct {
 		name, text string
@@ -50,8 +52,8 @@ func TestACPAgentTextReachesTheTranscriptClean(t *testing.T) {
 	r := newACPRig(t, nil)
 	m := r.create("fake", nil)
 	var mu sync.Mutex
-	var observed []Entry
-	if err := r.mux.Observe(m.ID, func(e Entry) {
+	var observed []proto.Entry
+	if err := r.mux.Observe(m.ID, func(e proto.Entry) {
 		mu.Lock()
 		observed = append(observed, e)
 		mu.Unlock()
@@ -59,7 +61,7 @@ func TestACPAgentTextReachesTheTranscriptClean(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := r.promptAsync(m.ID, "osc")
-	var card *Permission
+	var card *proto.Permission
 	waitFor(t, "the permission card", func() bool {
 		card = r.mux.State(m.ID).Permission
 		return card != nil
@@ -87,11 +89,11 @@ func TestACPAgentTextReachesTheTranscriptClean(t *testing.T) {
 	var agent, tools, plan string
 	for _, e := range entries {
 		switch e.Kind {
-		case EntryAgent:
+		case proto.EntryAgent:
 			agent += e.Text
-		case EntryTool:
+		case proto.EntryTool:
 			tools += e.Title
-		case EntryPlan:
+		case proto.EntryPlan:
 			plan += strings.Join(e.Plan, "|")
 		}
 	}
@@ -107,8 +109,8 @@ func TestACPAgentTextReachesTheTranscriptClean(t *testing.T) {
 	waitFor(t, "the agent's stderr line", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
-		return slices.ContainsFunc(observed, func(e Entry) bool {
-			return e.Kind == EntryStderr && strings.HasPrefix(e.Text, "acpfake: osc on stderr")
+		return slices.ContainsFunc(observed, func(e proto.Entry) bool {
+			return e.Kind == proto.EntryStderr && strings.HasPrefix(e.Text, "acpfake: osc on stderr")
 		})
 	})
 	mu.Lock()
@@ -117,7 +119,7 @@ func TestACPAgentTextReachesTheTranscriptClean(t *testing.T) {
 		checkClean(t, e)
 	}
 	for _, e := range r.mux.Transcript(m.ID) {
-		if e.Kind == EntryStderr {
+		if e.Kind == proto.EntryStderr {
 			t.Fatalf("a stderr line was kept in the transcript: %q", e.Text)
 		}
 	}
@@ -125,7 +127,7 @@ func TestACPAgentTextReachesTheTranscriptClean(t *testing.T) {
 
 // replay feeds recorded session/update params to a chat with no process, as
 // a session/load replay delivers them.
-func replay(t *testing.T, updates ...string) []Entry {
+func replay(t *testing.T, updates ...string) []proto.Entry {
 	t.Helper()
 	c := newACPChat(New(Options{}), "replayed")
 	side := agentSide{c}
@@ -139,10 +141,10 @@ func replay(t *testing.T, updates ...string) []Entry {
 	return c.entries()
 }
 
-func entryTexts(entries []Entry) []string {
+func entryTexts(entries []proto.Entry) []string {
 	var out []string
 	for _, e := range entries {
-		kind := map[EntryKind]string{EntryUser: "user", EntryAgent: "agent", EntryThought: "thought"}[e.Kind]
+		kind := map[proto.EntryKind]string{proto.EntryUser: "user", proto.EntryAgent: "agent", proto.EntryThought: "thought"}[e.Kind]
 		out = append(out, kind+": "+e.Text)
 	}
 	return out

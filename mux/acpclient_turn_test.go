@@ -3,6 +3,8 @@ package mux
 import (
 	"testing"
 	"time"
+
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 func TestACPCancelledTurnLeavesOneMark(t *testing.T) {
@@ -38,20 +40,20 @@ func TestACPCancelledTurnLeavesOneMark(t *testing.T) {
 func TestLastUpdateIsTheLatestChangeOfTheTurn(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
-	entries := []Entry{
-		{Kind: EntryUser, At: at(0)},
-		{Kind: EntryAgent, At: at(100)}, // an earlier turn
-		{Kind: EntryUser, At: at(200)},
-		{Kind: EntryTool, At: at(230)}, // updated after the chunk below
-		{Kind: EntryAgent, At: at(210)},
+	entries := []proto.Entry{
+		{Kind: proto.EntryUser, At: at(0)},
+		{Kind: proto.EntryAgent, At: at(100)}, // an earlier turn
+		{Kind: proto.EntryUser, At: at(200)},
+		{Kind: proto.EntryTool, At: at(230)}, // updated after the chunk below
+		{Kind: proto.EntryAgent, At: at(210)},
 	}
-	if got := LastUpdate(entries); !got.Equal(at(230)) {
+	if got := proto.LastUpdate(entries); !got.Equal(at(230)) {
 		t.Fatalf("LastUpdate %v, want %v", got, at(230))
 	}
-	if got := LastUpdate(entries[:3]); !got.Equal(at(200)) {
+	if got := proto.LastUpdate(entries[:3]); !got.Equal(at(200)) {
 		t.Fatalf("a turn with no reply yet: %v, want its prompt's time", got)
 	}
-	if !LastUpdate(nil).IsZero() {
+	if !proto.LastUpdate(nil).IsZero() {
 		t.Fatal("an empty transcript has a last update")
 	}
 }

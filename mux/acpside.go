@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/acpmux/acpmux-tui/acp/agent"
+	"github.com/acpmux/acpmux-tui/proto"
 	acp "github.com/coder/acp-go-sdk"
 )
 
@@ -20,7 +21,7 @@ var _ agent.Chat = agentSide{}
 func (s agentSide) Update(n acp.SessionNotification) {
 	c := s.acpChat
 	u := n.Update
-	var entry *Entry
+	var entry *proto.Entry
 	cfgChanged := false
 	c.mu.Lock()
 	if u.CurrentModeUpdate != nil || u.ConfigOptionUpdate != nil {
@@ -48,7 +49,7 @@ func (s agentSide) Update(n acp.SessionNotification) {
 // Ask queues a card and waits for the user's answer (or the chat's policy,
 // or the turn's cancel, or ctx's end). A request that comes while the user
 // is cancelling the turn is answered "cancelled" at once.
-func (s agentSide) Ask(ctx context.Context, perm Permission) string {
+func (s agentSide) Ask(ctx context.Context, perm proto.Permission) string {
 	c := s.acpChat
 	card := &permissionCard{Permission: perm, answer: make(chan string, 1)}
 	c.mu.Lock()

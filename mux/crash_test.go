@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/acpmux/acpmux-tui/config"
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // The tests of this file check that a harness which prints why it fails and
@@ -29,7 +30,7 @@ func TestCrashLeavesItsLastWordsOnScreen(t *testing.T) {
 	}
 	waitFor(t, "the harness to exit with status 1", func() bool {
 		st := r.mux.State(m.ID)
-		return st.Status == StatusExited && st.ExitCode == 1
+		return st.Status == proto.StatusExited && st.ExitCode == 1
 	})
 	lines := r.mux.PlainLines(m.ID)
 	want := []string{"loud line 1", "loud line 2", "loud line 3", lastWords}
@@ -50,7 +51,7 @@ func TestCrashesStayAboveTheRespawnDivider(t *testing.T) {
 	if err := r.mux.Start(m.ID, 60, 20); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the chat to fail after 3 crashes", func() bool { return r.mux.State(m.ID).Status == StatusFailed })
+	waitFor(t, "the chat to fail after 3 crashes", func() bool { return r.mux.State(m.ID).Status == proto.StatusFailed })
 	st := r.mux.State(m.ID)
 	if st.LastOutput != lastWords || !strings.HasPrefix(st.Reason, "crashed 3 times") {
 		t.Fatalf("failed chat: last output %q, reason %q; want %q and the crash count", st.LastOutput, st.Reason, lastWords)
@@ -84,7 +85,7 @@ func TestCrashAfterAFloodIsReadToTheEnd(t *testing.T) {
 	}
 	waitFor(t, "the harness to exit with status 1", func() bool {
 		st := r.mux.State(m.ID)
-		return st.Status == StatusExited && st.ExitCode == 1
+		return st.Status == proto.StatusExited && st.ExitCode == 1
 	})
 	lines := r.mux.PlainLines(m.ID)
 	i := slices.Index(lines, lastWords)

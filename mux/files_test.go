@@ -14,6 +14,7 @@ import (
 	"github.com/acpmux/acpmux-tui/acp/agent"
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -138,7 +139,7 @@ func TestGoneFileRefusesTheStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = r.mux.Start(m.ID, 80, 24)
-	var gone *FoldersGoneError
+	var gone *proto.FoldersGoneError
 	if !errors.As(err, &gone) {
 		t.Fatalf("start with a gone file: %v, want a FoldersGoneError", err)
 	}

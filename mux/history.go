@@ -5,17 +5,14 @@ import (
 	"github.com/acpmux/acpmux-tui/screen"
 )
 
-// MaxHistoryBytes bounds what History returns (proto.MaxHistoryBytes).
-const MaxHistoryBytes = proto.MaxHistoryBytes
-
 // History returns a pty chat's terminal as plain lines, oldest first: its
 // scrollback, then its screen with the blank rows at its foot dropped. The
 // oldest lines are left out past maxBytes (at most MaxHistoryBytes). nil
 // for an ACP chat or a chat never started. A handoff's capsule reads it
 // when the harness keeps no session log of its own.
 func (m *Mux) History(id string, maxBytes int) []string {
-	if maxBytes <= 0 || maxBytes > MaxHistoryBytes {
-		maxBytes = MaxHistoryBytes
+	if maxBytes <= 0 || maxBytes > proto.MaxHistoryBytes {
+		maxBytes = proto.MaxHistoryBytes
 	}
 	c, err := m.existing(id)
 	if err != nil {

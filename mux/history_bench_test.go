@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/acpmux/acpmux-tui/internal/benchtool/flood"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/screen"
 )
 
@@ -20,7 +21,7 @@ func BenchmarkHistoryOf50MBFlood(b *testing.B) {
 	scr.Write(buf.Bytes())
 	b.ReportAllocs()
 	for b.Loop() {
-		if lines := historyOf(scr, MaxHistoryBytes); len(lines) < 10000 {
+		if lines := historyOf(scr, proto.MaxHistoryBytes); len(lines) < 10000 {
 			b.Fatalf("%d lines", len(lines))
 		}
 	}

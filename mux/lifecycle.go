@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/acpmux/acpmux-tui/harness"
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // procCore is what every harness process has, whatever its transport: its
@@ -35,7 +36,7 @@ type base struct {
 	core     *procCore // the running process, nil when none
 	cols     int
 	rows     int
-	state    State
+	state    proto.State
 	stopping bool
 	crashes  []time.Time
 	respawn  *time.Timer // the respawn a crash scheduled; nil when none is due
@@ -164,7 +165,7 @@ func (b *base) live() bool {
 
 // failLocked marks the chat failed with err, logs and reports it.
 func (b *base) failLocked(err error) error {
-	b.state.Status, b.state.Reason, b.state.LastError, b.state.Pid = StatusFailed, err.Error(), err.Error(), 0
+	b.state.Status, b.state.Reason, b.state.LastError, b.state.Pid = proto.StatusFailed, err.Error(), err.Error(), 0
 	b.state.LastOutput = "" // the refusal is ours, not the harness's
 	b.m.opt.Logger.Error("start harness", "chat", b.id, "err", err)
 	b.reportEndedLocked()
@@ -180,11 +181,11 @@ func (b *base) startedLocked(core *procCore, argv []string, transport string) {
 		b.state.Restarts++
 	}
 	b.starts++
-	b.state.Status, b.state.Reason, b.state.ExitCode = StatusStarting, "", 0
+	b.state.Status, b.state.Reason, b.state.ExitCode = proto.StatusStarting, "", 0
 	b.state.Pid, b.state.Started, b.state.Argv, b.state.Transport = pid, time.Now(), argv, transport
-	b.state.StatusFrom = SourceScreen
+	b.state.StatusFrom = proto.SourceScreen
 	if transport == harness.TransportACP {
-		b.state.StatusFrom = SourceACP
+		b.state.StatusFrom = proto.SourceACP
 	}
 	b.reportStartedLocked(pid)
 }
@@ -203,13 +204,13 @@ func (b *base) crashedLocked(how string) {
 	b.crashes = append(kept, now)
 	b.state.LastError = how
 	if len(b.crashes) > b.m.opt.MaxRespawns {
-		b.state.Status = StatusFailed
+		b.state.Status = proto.StatusFailed
 		b.state.Reason = fmt.Sprintf("crashed %d times in %s; last: %s", len(b.crashes), b.m.opt.RespawnWindow, how)
 		b.state.LastError = b.state.Reason
 		b.m.opt.Logger.Error("harness keeps crashing", "chat", b.id, "reason", b.state.Reason)
 		return
 	}
-	b.state.Status = StatusExited
+	b.state.Status = proto.StatusExited
 	delay := b.m.opt.BackoffBase << (len(b.crashes) - 1)
 	b.respawn = time.AfterFunc(delay, b.respawnNow)
 }

@@ -72,7 +72,7 @@ type Options struct {
 	// asking) or has finished a turn (waiting) while nobody looks at it
 	// (see Look). It is called with the chat's lock held: it must be quick
 	// and must not call the mux.
-	NeedsUser func(id string, s Status)
+	NeedsUser func(id string, s proto.Status)
 	// Self and Home, when both set, let Claude Code and Codex chats report
 	// their turns: their starts run `Self hook ...`, which tells Home's
 	// server (harness.LaunchOptions).
@@ -235,7 +235,7 @@ func (m *Mux) checkRestart(id string) error {
 		return fmt.Errorf("chat %s not restarted (its harness keeps running): %w", id, err)
 	}
 	_, _, err = m.launchFor(meta)
-	var gone *FoldersGoneError
+	var gone *proto.FoldersGoneError
 	switch {
 	case err == nil:
 		return nil
@@ -310,10 +310,10 @@ func (m *Mux) Known() []string {
 }
 
 // State returns the chat's harness state; a chat never started is stopped.
-func (m *Mux) State(id string) State {
+func (m *Mux) State(id string) proto.State {
 	c, err := m.existing(id)
 	if err != nil {
-		return State{Status: StatusStopped}
+		return proto.State{Status: proto.StatusStopped}
 	}
 	return c.snapshot()
 }
@@ -382,7 +382,7 @@ func (m *Mux) launchFor(meta *sessions.Meta) (harness.Spec, harness.Launch, erro
 		return spec, harness.Launch{}, fmt.Errorf("chat %s: %w", meta.ID, err)
 	}
 	if gone = append(gone, goneFiles...); len(gone) > 0 {
-		return spec, harness.Launch{}, &FoldersGoneError{ChatID: meta.ID, Problems: gone}
+		return spec, harness.Launch{}, &proto.FoldersGoneError{ChatID: meta.ID, Problems: gone}
 	}
 	if _, err := sessions.Canonical(meta.Cwd); err != nil {
 		return spec, harness.Launch{}, fmt.Errorf("chat %s: its folder %s: %w", meta.ID, meta.Cwd, err)
@@ -490,7 +490,3 @@ func storedFileProblems(store *sessions.Store, meta *sessions.Meta) ([]sessions.
 	slices.SortStableFunc(problems, func(a, b sessions.FolderProblem) int { return a.Index - b.Index })
 	return problems, nil
 }
-
-// FoldersGoneError is proto.FoldersGoneError: a start refused because stored
-// folders or files are no longer usable.
-type FoldersGoneError = proto.FoldersGoneError

@@ -17,6 +17,7 @@ import (
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/internal/testharness/startrecord"
 	"github.com/acpmux/acpmux-tui/internal/testharness/wait"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -385,7 +386,7 @@ func TestVanishedFolderRefusesStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := r.mux.Start(m.ID, 80, 24)
-	var gone *FoldersGoneError
+	var gone *proto.FoldersGoneError
 	if !errors.As(err, &gone) {
 		t.Fatalf("start with a vanished folder: %v, want FoldersGoneError", err)
 	}
@@ -393,7 +394,7 @@ func TestVanishedFolderRefusesStart(t *testing.T) {
 		t.Fatalf("error %q must name the missing folder only", err)
 	}
 	st := r.mux.State(m.ID)
-	if st.Status != StatusFailed || !strings.Contains(st.Reason, dirs[1]) {
+	if st.Status != proto.StatusFailed || !strings.Contains(st.Reason, dirs[1]) {
 		t.Fatalf("state %+v: want failed naming %s", st, dirs[1])
 	}
 	if len(r.records()) != 0 {
@@ -490,7 +491,7 @@ func TestCloseLeavesNoProcess(t *testing.T) {
 	waitFor(t, "the process group to empty", func() bool {
 		return errors.Is(syscall.Kill(-rec.Pgid, 0), syscall.ESRCH)
 	})
-	if st := r.mux.State(m.ID); st.Status != StatusStopped {
+	if st := r.mux.State(m.ID); st.Status != proto.StatusStopped {
 		t.Fatalf("status after close %v, want stopped", st.Status)
 	}
 }
@@ -517,7 +518,7 @@ func TestInputEchoAndWaiting(t *testing.T) {
 	}
 	waitFor(t, "waiting after the bell", func() bool {
 		st := r.mux.State(m.ID)
-		return st.Status == StatusWaiting && st.Unread
+		return st.Status == proto.StatusWaiting && st.Unread
 	})
 	if err := r.mux.Write(m.ID, []byte("hello there\r")); err != nil {
 		t.Fatal(err)
@@ -536,7 +537,7 @@ func TestCrashLoopIsMarkedFailed(t *testing.T) {
 	if err := r.mux.Start(m.ID, 80, 24); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the chat to fail", func() bool { return r.mux.State(m.ID).Status == StatusFailed })
+	waitFor(t, "the chat to fail", func() bool { return r.mux.State(m.ID).Status == proto.StatusFailed })
 	st := r.mux.State(m.ID)
 	if !strings.Contains(st.Reason, "exit status 7") || !strings.Contains(st.Reason, "crashed 6 times") {
 		t.Fatalf("reason %q", st.Reason)
@@ -582,7 +583,7 @@ func TestQuickExitsLeakNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.mux.Wait(m.ID)
-	waitFor(t, "exited", func() bool { return r.mux.State(m.ID).Status == StatusExited })
+	waitFor(t, "exited", func() bool { return r.mux.State(m.ID).Status == proto.StatusExited })
 	fds, goroutines := countFDs(t), runtime.NumGoroutine()
 	for i := range n {
 		if err := r.mux.Start(m.ID, 80, 24); err != nil {
@@ -594,7 +595,7 @@ func TestQuickExitsLeakNothing(t *testing.T) {
 	if got := countFDs(t); got > fds {
 		t.Fatalf("file descriptors %d after %d quick exits, %d before", got, n, fds)
 	}
-	if st := r.mux.State(m.ID); st.Status != StatusExited || st.ExitCode != 0 {
+	if st := r.mux.State(m.ID); st.Status != proto.StatusExited || st.ExitCode != 0 {
 		t.Fatalf("state %+v", st)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/acpmux/acpmux-tui/harness"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -141,7 +142,7 @@ func (c *ptyChat) foldersChanged(meta *sessions.Meta, spec harness.Spec) bool {
 	c.resumes = ResumesConversation(spec, meta)
 	pending := c.pendingLocked(meta.AdditionalDirectories, meta.AdditionalFiles)
 	c.state.PendingUntilRestart = pending && !c.resumes
-	return pending && c.resumes && c.state.Status == StatusWaiting
+	return pending && c.resumes && c.state.Status == proto.StatusWaiting
 }
 
 // turnEndedLocked is called as a pty chat starts waiting for input: a
@@ -186,7 +187,7 @@ func (c *acpChat) foldersChanged(meta *sessions.Meta, _ harness.Spec) bool {
 		}
 		return false
 	}
-	return !c.state.TurnActive && c.state.Status == StatusWaiting
+	return !c.state.TurnActive && c.state.Status == proto.StatusWaiting
 }
 
 // turnEndedLocked is called as an ACP turn ends: a pending change is

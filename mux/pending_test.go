@@ -9,6 +9,7 @@ import (
 
 	"github.com/acpmux/acpmux-tui/acp/agent"
 	"github.com/acpmux/acpmux-tui/config"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -40,7 +41,7 @@ func TestFoldersChangedMidTurnApplyAtItsEnd(t *testing.T) {
 	}
 	first := r.waitRecords(1)[0]
 	r.waitScreen(m.ID, "ready>") // busy: output and no bell, so running
-	if st := r.mux.State(m.ID); st.Status != StatusRunning {
+	if st := r.mux.State(m.ID); st.Status != proto.StatusRunning {
 		t.Fatalf("the fake is %v, want running", st.Status)
 	}
 
@@ -88,7 +89,7 @@ func TestFoldersChangedIdleAndFreshHarness(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.waitRecords(1)
-	waitFor(t, "the chat waiting", func() bool { return r.mux.State(m.ID).Status == StatusWaiting })
+	waitFor(t, "the chat waiting", func() bool { return r.mux.State(m.ID).Status == proto.StatusWaiting })
 	setFolders(t, r.store, r.mux, m.ID, dirs)
 	if rec := r.waitRecords(2)[1]; !slices.Contains(rec.Argv, dirs[0]) || !slices.Contains(rec.Argv, "--resume") {
 		t.Fatalf("the idle chat's restart: %q", rec.Argv)
@@ -99,7 +100,7 @@ func TestFoldersChangedIdleAndFreshHarness(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.waitRecords(3)
-	waitFor(t, "the shell waiting", func() bool { return r.mux.State(sh.ID).Status == StatusWaiting })
+	waitFor(t, "the shell waiting", func() bool { return r.mux.State(sh.ID).Status == proto.StatusWaiting })
 	setFolders(t, r.store, r.mux, sh.ID, dirs)
 	st := r.mux.State(sh.ID)
 	if !slices.Equal(st.PendingDirectories, dirs) || !st.PendingUntilRestart {

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/acpmux/acpmux-tui/harness"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/screen"
 	"github.com/acpmux/acpmux-tui/sessions"
 	"github.com/creack/pty"
@@ -61,7 +62,7 @@ type ptyChat struct {
 	divider string        // the divider line above the current run, if any
 	// heard is set once the running harness reported its turn (turns.go);
 	// gap while the screen decides between two reports.
-	heard StatusSource
+	heard proto.StatusSource
 	gap   bool
 	// typed is set once the user has sent input to the running harness: a
 	// harness falling quiet before that has only started, not finished a
@@ -414,7 +415,7 @@ func (c *ptyChat) detectWaitingLocked() {
 		c.setWaitingLocked(false)
 		return
 	}
-	c.setStatusLocked(StatusRunning)
+	c.setStatusLocked(proto.StatusRunning)
 	if busy {
 		if c.quiet != nil {
 			c.quiet.Stop()
@@ -432,10 +433,10 @@ func (c *ptyChat) detectWaitingLocked() {
 // screen. The user is told of it when the harness called (a bell, a
 // notification), or when it stops working after the user typed to it.
 func (c *ptyChat) setWaitingLocked(called bool) {
-	if c.state.Status != StatusWaiting {
+	if c.state.Status != proto.StatusWaiting {
 		c.turnEndedLocked()
 	}
-	c.announceLocked(StatusWaiting, called || c.typed && needsUser(c.state.Status, StatusWaiting))
+	c.announceLocked(proto.StatusWaiting, called || c.typed && needsUser(c.state.Status, proto.StatusWaiting))
 	if c.quiet != nil {
 		c.quiet.Stop()
 	}
@@ -443,7 +444,7 @@ func (c *ptyChat) setWaitingLocked(called bool) {
 
 func (c *ptyChat) quietElapsed() {
 	c.mu.Lock()
-	changed := c.proc != nil && c.state.Status == StatusRunning && c.screenDecidesLocked()
+	changed := c.proc != nil && c.state.Status == proto.StatusRunning && c.screenDecidesLocked()
 	if changed {
 		c.setWaitingLocked(false)
 	}
@@ -478,16 +479,16 @@ func (c *ptyChat) exited(p *process, waitErr error) {
 	}
 	c.m.opt.Logger.Info("harness exited", "chat", c.id, "how", how)
 	if c.stopping {
-		c.state.Status = StatusStopped
+		c.state.Status = proto.StatusStopped
 		return
 	}
 	if c.pooled != nil {
 		// A prewarmed harness that died is not respawned; take skips it.
-		c.state.Status = StatusExited
+		c.state.Status = proto.StatusExited
 		return
 	}
 	if code == 0 {
-		c.state.Status = StatusExited
+		c.state.Status = proto.StatusExited
 		return
 	}
 	c.crashedLocked(how)
@@ -565,7 +566,7 @@ func (c *ptyChat) resize(cols, rows int) {
 	}
 }
 
-func (c *ptyChat) snapshot() State {
+func (c *ptyChat) snapshot() proto.State {
 	c.notified.read()
 	c.mu.Lock()
 	defer c.mu.Unlock()

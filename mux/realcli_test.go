@@ -11,6 +11,7 @@ import (
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/internal/testharness/wait"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -197,7 +198,7 @@ func (r *rig) waitRealScreen(id, name, text string) {
 		lines := r.mux.History(id, 0)
 		r.refuseRefusalsIn(lines, name)
 		found := slices.ContainsFunc(lines, func(l string) bool { return strings.Contains(l, text) })
-		if st := r.mux.State(id); !found && st.Status == StatusFailed {
+		if st := r.mux.State(id); !found && st.Status == proto.StatusFailed {
 			r.t.Fatalf("%s failed (%s) before %q was on its screen; argv %q, screen and scrollback:\n%s", name, st.LastError, text, st.Argv, strings.Join(lines, "\n"))
 		}
 		return found

@@ -6,6 +6,7 @@ import (
 
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -100,7 +101,7 @@ func TestReconfigureTransport(t *testing.T) {
 	if _, ok := runtime().(*acpChat); !ok {
 		t.Fatalf("the chat's runtime is %T after its harness moved to ACP", runtime())
 	}
-	waitFor(t, "the ACP agent to be ready", func() bool { return r.mux.State(m.ID).Status == StatusWaiting })
+	waitFor(t, "the ACP agent to be ready", func() bool { return r.mux.State(m.ID).Status == proto.StatusWaiting })
 	pid := r.mux.State(m.ID).Pid
 
 	r.mux.Reconfigure(r.cfg, r.table)

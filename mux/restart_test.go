@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // TestRestartChecksBeforeItStops: `r` on a chat whose folder has gone is
@@ -29,7 +31,7 @@ func TestRestartChecksBeforeItStops(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := r.mux.Restart(m.ID, 80, 24)
-	var gone *FoldersGoneError
+	var gone *proto.FoldersGoneError
 	if !errors.As(err, &gone) || !gone.Running {
 		t.Fatalf("restart with a gone folder: %v, want a FoldersGoneError for a running harness", err)
 	}
@@ -82,11 +84,11 @@ func TestRestartOfAStoppedChatIsAStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := r.mux.Restart(m.ID, 80, 24)
-	var gone *FoldersGoneError
+	var gone *proto.FoldersGoneError
 	if !errors.As(err, &gone) || gone.Running || !strings.Contains(err.Error(), "not started") {
 		t.Fatalf("restart of a stopped chat: %v", err)
 	}
-	if st := r.mux.State(m.ID); st.Status != StatusFailed {
+	if st := r.mux.State(m.ID); st.Status != proto.StatusFailed {
 		t.Fatalf("status %v, want failed", st.Status)
 	}
 }

@@ -2,6 +2,7 @@ package mux
 
 import (
 	"github.com/acpmux/acpmux-tui/harness"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -20,7 +21,7 @@ type chatRunner interface {
 	stop()
 	// waitExit blocks until the current process has ended.
 	waitExit()
-	snapshot() State
+	snapshot() proto.State
 	// seen clears the unread mark: someone looks at the chat (turns.go).
 	seen()
 	render(scroll int) string

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // This file lets a client follow a pty chat's raw output, as `attach` shows
@@ -32,7 +34,7 @@ type OutputSink interface {
 	// again by itself: it exited with status 0, was stopped, or failed (a
 	// start refused, or crashes past the respawn limit). st is the chat's
 	// state then. A crash that is respawned is not an end.
-	Ended(st State)
+	Ended(st proto.State)
 }
 
 // tapSet is the sinks tapping a chat; it is guarded by the chat's lock.
@@ -59,7 +61,7 @@ func (t *tapSet) redrawLocked(snapshot func() []byte) {
 
 // endedLocked tells the sinks that no harness process runs now, unless a
 // respawn is due.
-func (t *tapSet) endedLocked(st State, respawning bool) {
+func (t *tapSet) endedLocked(st proto.State, respawning bool) {
 	if respawning {
 		return
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/acpmux/acpmux-tui/config"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/screen"
 )
 
@@ -17,7 +18,7 @@ type tapScreen struct {
 	mu      sync.Mutex
 	scr     *screen.Screen
 	redraws int
-	ended   []State
+	ended   []proto.State
 }
 
 func (s *tapScreen) Output(p []byte) {
@@ -34,7 +35,7 @@ func (s *tapScreen) Redraw(snapshot []byte) {
 	s.scr.Write(snapshot)
 }
 
-func (s *tapScreen) Ended(st State) {
+func (s *tapScreen) Ended(st proto.State) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.ended = append(s.ended, st)
@@ -96,7 +97,7 @@ func TestTapHearsRespawnsAndTheEnd(t *testing.T) {
 	r.waitRecords(3)
 	sink.mu.Lock()
 	defer sink.mu.Unlock()
-	if len(sink.ended) != 1 || sink.ended[0].Status != StatusFailed {
+	if len(sink.ended) != 1 || sink.ended[0].Status != proto.StatusFailed {
 		t.Fatalf("ends heard: %+v", sink.ended)
 	}
 	// The first redraw is the tap's; each respawn drew on a used screen.

@@ -6,28 +6,25 @@ import "github.com/acpmux/acpmux-tui/proto"
 // rendered screen: the modes that decide how keys and pastes are encoded,
 // the scrollback length that bounds scrolling, and the cursor to draw.
 
-// Terminal is proto.Terminal: a pty chat's terminal emulator at one moment.
-type Terminal = proto.Terminal
-
 // Terminal returns the chat's terminal modes, scrollback length and cursor.
 // The zero Terminal is returned for a chat that is not a pty chat or has
 // never been started. It is an in-memory read, cheap enough to call on every
 // change notice.
-func (m *Mux) Terminal(id string) Terminal {
+func (m *Mux) Terminal(id string) proto.Terminal {
 	c, err := m.existing(id)
 	if err != nil {
-		return Terminal{}
+		return proto.Terminal{}
 	}
 	p, ok := c.(*ptyChat)
 	if !ok {
-		return Terminal{}
+		return proto.Terminal{}
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.scr == nil {
-		return Terminal{}
+		return proto.Terminal{}
 	}
-	t := Terminal{Modes: p.scr.Modes(), Scrollback: p.scr.ScrollbackLen()}
+	t := proto.Terminal{Modes: p.scr.Modes(), Scrollback: p.scr.ScrollbackLen()}
 	t.CursorCol, t.CursorRow, t.CursorVisible = p.scr.Cursor()
 	t.Cols, t.Rows = p.scr.Size()
 	return t

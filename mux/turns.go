@@ -18,17 +18,20 @@ import (
 // A chat that asks for its user, or finishes a turn, while nobody looks at
 // it (Look) is marked unread and reported to Options.NeedsUser.
 
-// Notice is proto.Notice: a chat that needs its user.
-type Notice = proto.Notice
+// needsUser reports whether a change of status from prev to s is one the
+// user is told of: the chat asks, or a turn has ended.
+func needsUser(prev, s proto.Status) bool {
+	return s == proto.StatusAsking || s == proto.StatusWaiting && (prev == proto.StatusRunning || prev == proto.StatusAsking)
+}
 
 // setStatusLocked changes the chat's status. A change the user is told of
 // (needsUser) marks the chat unread and goes to Options.NeedsUser, unless
 // someone looks at the chat.
-func (b *base) setStatusLocked(s Status) { b.announceLocked(s, needsUser(b.state.Status, s)) }
+func (b *base) setStatusLocked(s proto.Status) { b.announceLocked(s, needsUser(b.state.Status, s)) }
 
 // announceLocked changes the chat's status; needs says the change is one
 // the user is told of.
-func (b *base) announceLocked(s Status, needs bool) {
+func (b *base) announceLocked(s proto.Status, needs bool) {
 	prev := b.state.Status
 	b.state.Status = s
 	if prev == s || !needs || b.m.looks.looked(b.id) {
@@ -120,9 +123,9 @@ func (c *ptyChat) report(sig harness.TurnSignal) error {
 		c.mu.Unlock()
 		return fmt.Errorf("chat %s: %w", c.id, ErrUnknownChat)
 	}
-	src := SourceHooks
+	src := proto.SourceHooks
 	if c.kind == harness.KindCodex {
-		src = SourceNotify
+		src = proto.SourceNotify
 	}
 	c.state.StatusFrom = src
 	c.heard, c.gap = src, false
@@ -131,11 +134,11 @@ func (c *ptyChat) report(sig harness.TurnSignal) error {
 	}
 	switch sig {
 	case harness.SignalWorking:
-		c.setStatusLocked(StatusRunning)
+		c.setStatusLocked(proto.StatusRunning)
 	case harness.SignalAsking:
-		c.setStatusLocked(StatusAsking)
+		c.setStatusLocked(proto.StatusAsking)
 	case harness.SignalDone, harness.SignalReady:
-		c.setStatusLocked(StatusWaiting)
+		c.setStatusLocked(proto.StatusWaiting)
 		c.turnEndedLocked()
 	}
 	c.mu.Unlock()
@@ -155,12 +158,12 @@ func (c *ptyChat) screenDecidesLocked() bool { return c.heard == "" || c.gap }
 // inputLocked notes input the user sent (see screenDecidesLocked).
 func (c *ptyChat) inputLocked() {
 	switch c.heard {
-	case SourceHooks:
-		if c.state.Status == StatusRunning || c.state.Status == StatusAsking {
+	case proto.SourceHooks:
+		if c.state.Status == proto.StatusRunning || c.state.Status == proto.StatusAsking {
 			c.gap = true
 		}
-	case SourceNotify:
-		if c.state.Status == StatusWaiting {
+	case proto.SourceNotify:
+		if c.state.Status == proto.StatusWaiting {
 			c.gap = true
 		}
 	}

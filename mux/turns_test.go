@@ -9,6 +9,7 @@ import (
 
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -18,7 +19,7 @@ type needsLog struct {
 	got []string
 }
 
-func (n *needsLog) heard(id string, s Status) {
+func (n *needsLog) heard(id string, s proto.Status) {
 	n.mu.Lock()
 	n.got = append(n.got, id+" "+s.String())
 	n.mu.Unlock()
@@ -39,9 +40,9 @@ func newTurnsRig(t *testing.T, needs *needsLog) *rig {
 }
 
 // waitStatus waits until the chat has status s, and returns its state.
-func (r *rig) waitStatus(id string, s Status) State {
+func (r *rig) waitStatus(id string, s proto.Status) proto.State {
 	r.t.Helper()
-	var st State
+	var st proto.State
 	waitFor(r.t, "status "+s.String(), func() bool { st = r.mux.State(id); return st.Status == s })
 	return st
 }
@@ -55,7 +56,7 @@ func (r *rig) startedClaude() *sessions.Meta {
 		r.t.Fatal(err)
 	}
 	r.waitScreen(m.ID, "ready>")
-	r.waitStatus(m.ID, StatusWaiting)
+	r.waitStatus(m.ID, proto.StatusWaiting)
 	return m
 }
 
@@ -67,29 +68,29 @@ func TestReportedTurnsDecideTheStatus(t *testing.T) {
 	needs := &needsLog{}
 	r := newTurnsRig(t, needs)
 	m := r.startedClaude()
-	if st := r.mux.State(m.ID); st.StatusFrom != SourceScreen {
+	if st := r.mux.State(m.ID); st.StatusFrom != proto.SourceScreen {
 		t.Fatalf("before any hook the status comes from %q", st.StatusFrom)
 	}
-	report := func(sig harness.TurnSignal, want Status) {
+	report := func(sig harness.TurnSignal, want proto.Status) {
 		t.Helper()
 		if err := r.mux.Report(m.ID, sig); err != nil {
 			t.Fatal(err)
 		}
-		if st := r.mux.State(m.ID); st.Status != want || st.StatusFrom != SourceHooks {
+		if st := r.mux.State(m.ID); st.Status != want || st.StatusFrom != proto.SourceHooks {
 			t.Fatalf("after %s: %s from %q, want %s from hooks", sig, st.Status, st.StatusFrom, want)
 		}
 	}
-	report(harness.SignalWorking, StatusRunning)
-	report(harness.SignalDone, StatusWaiting)
+	report(harness.SignalWorking, proto.StatusRunning)
+	report(harness.SignalDone, proto.StatusWaiting)
 	// Typing a prompt echoes, which would have meant running: not now.
 	if err := r.mux.Write(m.ID, []byte("typed while waiting\r")); err != nil {
 		t.Fatal(err)
 	}
 	r.waitScreen(m.ID, "echo: typed while waiting")
-	if st := r.mux.State(m.ID); st.Status != StatusWaiting {
+	if st := r.mux.State(m.ID); st.Status != proto.StatusWaiting {
 		t.Fatalf("output after the Stop hook made the chat %s", st.Status)
 	}
-	report(harness.SignalAsking, StatusAsking)
+	report(harness.SignalAsking, proto.StatusAsking)
 	if !r.mux.State(m.ID).Unread {
 		t.Fatal("asking while nobody looks did not mark the chat unread")
 	}
@@ -99,13 +100,13 @@ func TestReportedTurnsDecideTheStatus(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.waitScreen(m.ID, "echo: no")
-	r.waitStatus(m.ID, StatusWaiting)
-	report(harness.SignalWorking, StatusRunning)
+	r.waitStatus(m.ID, proto.StatusWaiting)
+	report(harness.SignalWorking, proto.StatusRunning)
 	if err := r.mux.Write(m.ID, []byte("x\r")); err != nil {
 		t.Fatal(err)
 	}
 	r.waitScreen(m.ID, "echo: x")
-	report(harness.SignalReady, StatusWaiting)
+	report(harness.SignalReady, proto.StatusWaiting)
 
 	// Each turn's end and the question, nobody looking: the Stop hook, the
 	// question, the quiet after the answer, and the end the Ready signal
@@ -173,14 +174,14 @@ func TestCodexNotifyEndsTheTurn(t *testing.T) {
 	if err := r.mux.Report(m.ID, harness.SignalDone); err != nil {
 		t.Fatal(err)
 	}
-	if st := r.mux.State(m.ID); st.Status != StatusWaiting || st.StatusFrom != SourceNotify {
+	if st := r.mux.State(m.ID); st.Status != proto.StatusWaiting || st.StatusFrom != proto.SourceNotify {
 		t.Fatalf("after notify: %s from %q", st.Status, st.StatusFrom)
 	}
 	if err := r.mux.Write(m.ID, []byte("next\r")); err != nil {
 		t.Fatal(err)
 	}
 	r.waitScreen(m.ID, "echo: next")
-	r.waitStatus(m.ID, StatusWaiting)
+	r.waitStatus(m.ID, proto.StatusWaiting)
 	r.mux.Stop(m.ID)
 	if err := r.mux.Report(m.ID, harness.SignalWorking); !errors.Is(err, ErrUnknownChat) {
 		t.Fatalf("a report for a stopped chat: %v", err)

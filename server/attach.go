@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // This file serves attached clients (see protocol_attach.go). Each
@@ -109,7 +110,7 @@ type attachment struct {
 	spare      []byte // the buffer last sent, for the next output
 	behind     bool   // output was dropped: a redraw is due
 	holding    bool   // a call is about to answer with the redraw
-	end        *ExitedParams
+	end        *proto.ExitedParams
 	closed     bool
 }
 
@@ -128,7 +129,7 @@ func (a *attachment) Output(p []byte) {
 		a.mu.Unlock()
 		return
 	}
-	if len(a.out)+len(p) > MaxAttachPending {
+	if len(a.out)+len(p) > proto.MaxAttachPending {
 		a.out, a.behind = nil, true
 	} else {
 		a.out = append(a.out, p...)
@@ -150,13 +151,13 @@ func (a *attachment) Redraw(snapshot []byte) {
 
 // Ended records the harness's end, to be told after its output
 // (mux.OutputSink; the chat's lock is held).
-func (a *attachment) Ended(st mux.State) {
+func (a *attachment) Ended(st proto.State) {
 	how := st.Reason
-	if st.Status == mux.StatusStopped {
+	if st.Status == proto.StatusStopped {
 		how = "stopped"
 	}
 	a.mu.Lock()
-	a.end = &ExitedParams{ID: a.id, How: how, Status: st.Status.String(), ExitCode: st.ExitCode}
+	a.end = &proto.ExitedParams{ID: a.id, How: how, Status: st.Status.String(), ExitCode: st.ExitCode}
 	a.mu.Unlock()
 	a.poke()
 }
@@ -170,9 +171,9 @@ func (a *attachment) poke() {
 
 // answer takes the redraw due for a call's answer and lets the flusher go
 // on with what follows it.
-func (a *attachment) answer() AttachResult {
+func (a *attachment) answer() proto.AttachResult {
 	a.mu.Lock()
-	r := AttachResult{Snapshot: a.snap, Gen: a.gen}
+	r := proto.AttachResult{Snapshot: a.snap, Gen: a.gen}
 	if r.Snapshot == nil {
 		r.Snapshot = []byte{}
 	}
@@ -240,17 +241,17 @@ func (a *attachment) flush() {
 		a.mu.Unlock()
 
 		if hasSnap {
-			a.c.notify(NotifyOutput, OutputParams{ID: a.id, Gen: gen, Snapshot: true, Data: snap})
+			a.c.notify(proto.NotifyOutput, proto.OutputParams{ID: a.id, Gen: gen, Snapshot: true, Data: snap})
 		}
 		if len(out) > 0 {
-			a.c.notify(NotifyOutput, OutputParams{ID: a.id, Gen: gen, Data: out})
+			a.c.notify(proto.NotifyOutput, proto.OutputParams{ID: a.id, Gen: gen, Data: out})
 		}
 		a.mu.Lock()
 		a.spare = out // encoded: free to fill again
 		a.mu.Unlock()
 		if end != nil {
 			end.Gen = gen
-			a.c.notify(NotifyExited, end)
+			a.c.notify(proto.NotifyExited, end)
 			a.finish()
 			return
 		}
@@ -267,18 +268,18 @@ func (a *attachment) finish() {
 }
 
 // attach serves MethodAttach.
-func (s *Server) attach(c *conn, p AttachParams) (any, *Error) {
+func (s *Server) attach(c *conn, p proto.AttachParams) (any, *Error) {
 	if p.ID == "" {
-		return nil, errorf(CodeInvalidParams, "Invalid params: id is required")
+		return nil, errorf(proto.CodeInvalidParams, "Invalid params: id is required")
 	}
-	if err := checkSize(SizeParams{Cols: p.Cols, Rows: p.Rows}, true); err != nil {
+	if err := checkSize(proto.SizeParams{Cols: p.Cols, Rows: p.Rows}, true); err != nil {
 		return nil, err
 	}
 	if a := c.attached.get(p.ID); a != nil {
 		return s.resync(a, p), nil
 	}
 	if p.Resync {
-		return nil, errorf(CodeFailed, "chat %s: this connection is not attached to it", p.ID)
+		return nil, errorf(proto.CodeFailed, "chat %s: this connection is not attached to it", p.ID)
 	}
 	if _, err := s.opt.Store.Load(p.ID); err != nil {
 		return nil, failure(err)
@@ -286,7 +287,7 @@ func (s *Server) attach(c *conn, p AttachParams) (any, *Error) {
 	a := newAttachment(s, c, p.ID, p.Cols, p.Rows)
 	untap, err := s.opt.Mux.Tap(p.ID, p.Cols, p.Rows, a)
 	if errors.Is(err, mux.ErrNotPty) {
-		return nil, errorf(CodeInvalidParams, "Invalid params: chat %s speaks ACP: attach shows pty chats (use prompt, or the TUI)", p.ID)
+		return nil, errorf(proto.CodeInvalidParams, "Invalid params: chat %s speaks ACP: attach shows pty chats (use prompt, or the TUI)", p.ID)
 	}
 	if err != nil {
 		return nil, failure(err)
@@ -296,7 +297,7 @@ func (s *Server) attach(c *conn, p AttachParams) (any, *Error) {
 	a.untap = func() { untap(); s.opt.Mux.Look(a, "") }
 	if !c.attached.add(a) {
 		untap()
-		return nil, errorf(CodeFailed, "chat %s: this connection is already attaching to it", p.ID)
+		return nil, errorf(proto.CodeFailed, "chat %s: this connection is already attaching to it", p.ID)
 	}
 	s.opt.Mux.Look(a, p.ID)
 	go a.flush()
@@ -315,7 +316,7 @@ func (s *Server) attach(c *conn, p AttachParams) (any, *Error) {
 
 // resync starts a new generation of a connection's stream: a redraw at the
 // client's size, the size taken first when it is given.
-func (s *Server) resync(a *attachment, p AttachParams) AttachResult {
+func (s *Server) resync(a *attachment, p proto.AttachParams) proto.AttachResult {
 	a.mu.Lock()
 	if p.Cols > 0 && p.Rows > 0 {
 		a.cols, a.rows = p.Cols, p.Rows
@@ -329,10 +330,10 @@ func (s *Server) resync(a *attachment, p AttachParams) AttachResult {
 }
 
 // attachInput serves MethodAttachInput.
-func (s *Server) attachInput(c *conn, p AttachInputParams) (any, *Error) {
+func (s *Server) attachInput(c *conn, p proto.AttachInputParams) (any, *Error) {
 	a := c.attached.get(p.ID)
 	if a == nil {
-		return nil, errorf(CodeFailed, "chat %s: this connection is not attached to it", p.ID)
+		return nil, errorf(proto.CodeFailed, "chat %s: this connection is not attached to it", p.ID)
 	}
 	a.mu.Lock()
 	cols, rows := a.cols, a.rows
@@ -348,13 +349,13 @@ func (s *Server) attachInput(c *conn, p AttachInputParams) (any, *Error) {
 }
 
 // attachResize serves MethodAttachResize.
-func (s *Server) attachResize(c *conn, p AttachResizeParams) (any, *Error) {
-	if err := checkSize(SizeParams{Cols: p.Cols, Rows: p.Rows}, false); err != nil {
+func (s *Server) attachResize(c *conn, p proto.AttachResizeParams) (any, *Error) {
+	if err := checkSize(proto.SizeParams{Cols: p.Cols, Rows: p.Rows}, false); err != nil {
 		return nil, err
 	}
 	a := c.attached.get(p.ID)
 	if a == nil {
-		return nil, errorf(CodeFailed, "chat %s: this connection is not attached to it", p.ID)
+		return nil, errorf(proto.CodeFailed, "chat %s: this connection is not attached to it", p.ID)
 	}
 	a.mu.Lock()
 	a.cols, a.rows = p.Cols, p.Rows
@@ -364,7 +365,7 @@ func (s *Server) attachResize(c *conn, p AttachResizeParams) (any, *Error) {
 }
 
 // detach serves MethodDetach: the stream ends, the harness keeps running.
-func (s *Server) detach(c *conn, p DetachParams) (any, *Error) {
+func (s *Server) detach(c *conn, p proto.DetachParams) (any, *Error) {
 	if a := c.attached.get(p.ID); a != nil {
 		c.attached.remove(a)
 		a.close()

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/screen"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
@@ -31,8 +32,8 @@ type attachClient struct {
 	next     int
 	scr      *screen.Screen
 	cur      uint64
-	held     []OutputParams
-	exited   *ExitedParams
+	held     []proto.OutputParams
+	exited   *proto.ExitedParams
 	redraws  int // redraws taken after the first
 	received int // output bytes taken
 	readErr  error
@@ -109,8 +110,8 @@ func (a *attachClient) take(l viewLine) {
 			delete(a.answers, string(l.ID))
 			ch <- l
 		}
-	case NotifyOutput:
-		var p OutputParams
+	case proto.NotifyOutput:
+		var p proto.OutputParams
 		if err := json.Unmarshal(l.Params, &p); err != nil || p.ID != a.id {
 			a.t.Errorf("output: %v %s", err, l.Params)
 			return
@@ -126,8 +127,8 @@ func (a *attachClient) take(l viewLine) {
 		case p.Gen > a.cur:
 			a.held = append(a.held, p)
 		}
-	case NotifyExited:
-		var p ExitedParams
+	case proto.NotifyExited:
+		var p proto.ExitedParams
 		if err := json.Unmarshal(l.Params, &p); err != nil {
 			a.t.Errorf("exited: %v", err)
 		}
@@ -202,8 +203,8 @@ func (a *attachClient) ok(method string, params any, result any) {
 // redraw alone draws.
 func (a *attachClient) attach() []string {
 	a.t.Helper()
-	var res AttachResult
-	a.ok(MethodAttach, AttachParams{ID: a.id, Cols: a.cols, Rows: a.rows}, &res)
+	var res proto.AttachResult
+	a.ok(proto.MethodAttach, proto.AttachParams{ID: a.id, Cols: a.cols, Rows: a.rows}, &res)
 	alone := screen.New(a.cols, a.rows, 0)
 	alone.Write(res.Snapshot)
 	a.mu.Lock()
@@ -214,7 +215,7 @@ func (a *attachClient) attach() []string {
 
 func (a *attachClient) input(s string) {
 	a.t.Helper()
-	a.ok(MethodAttachInput, AttachInputParams{ID: a.id, Data: []byte(s)}, nil)
+	a.ok(proto.MethodAttachInput, proto.AttachInputParams{ID: a.id, Data: []byte(s)}, nil)
 }
 
 // screenText is the client's screen as plain text.
@@ -243,7 +244,7 @@ func plain(s *screen.Screen) []string {
 // newShellChat makes a chat of the echoing fake harness.
 func newShellChat(r *rig) sessions.ChatJSON {
 	var c sessions.ChatJSON
-	r.dial().ok(MethodNew, NewParams{Harness: "shell"}, &c)
+	r.dial().ok(proto.MethodNew, proto.NewParams{Harness: "shell"}, &c)
 	return c
 }
 
@@ -263,7 +264,7 @@ func TestAttachDetachLeavesTheHarnessRunning(t *testing.T) {
 	}
 	first.input("through the server\r")
 	first.waitScreen("echo: through the server")
-	first.ok(MethodDetach, DetachParams{ID: chat.ID}, nil)
+	first.ok(proto.MethodDetach, proto.DetachParams{ID: chat.ID}, nil)
 	if err := first.w.nc.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -282,8 +283,8 @@ func TestAttachDetachLeavesTheHarnessRunning(t *testing.T) {
 	if n := len(r.records()); n != 1 {
 		t.Fatalf("the harness was started %d times", n)
 	}
-	var list ListResult
-	second.ok(MethodList, nil, &list)
+	var list proto.ListResult
+	second.ok(proto.MethodList, nil, &list)
 	if st := list.Chats[0].Status; st != "running" && st != "waiting" {
 		t.Fatalf("the chat is %s", st)
 	}
@@ -332,7 +333,7 @@ func TestAttachSizeFollowsTheLastClient(t *testing.T) {
 	if c, rw := size(); c != 80 || rw != 24 {
 		t.Fatalf("after a typed the pty is %dx%d", c, rw)
 	}
-	b.ok(MethodAttachResize, AttachResizeParams{ID: chat.ID, Cols: 90, Rows: 25}, nil)
+	b.ok(proto.MethodAttachResize, proto.AttachResizeParams{ID: chat.ID, Cols: 90, Rows: 25}, nil)
 	if c, rw := size(); c != 90 || rw != 25 {
 		t.Fatalf("after b resized the pty is %dx%d", c, rw)
 	}
@@ -360,7 +361,7 @@ func TestAttachExited(t *testing.T) {
 		t.Fatalf("the last output did not come before the end:\n%s", s)
 	}
 	// The stream is over: input is refused, not sent anywhere.
-	if l := a.call(MethodAttachInput, AttachInputParams{ID: chat.ID, Data: []byte("x")}); l.Error == nil {
+	if l := a.call(proto.MethodAttachInput, proto.AttachInputParams{ID: chat.ID, Data: []byte("x")}); l.Error == nil {
 		t.Fatal("input after the end was taken")
 	}
 }
@@ -371,18 +372,18 @@ func TestAttachRefusals(t *testing.T) {
 	r := newRig(t, rigOpt{})
 	w := r.dial()
 	var acp sessions.ChatJSON
-	w.ok(MethodNew, NewParams{Harness: "opencode"}, &acp)
-	e := w.fails(CodeInvalidParams, MethodAttach, AttachParams{ID: acp.ID, Cols: 80, Rows: 24})
+	w.ok(proto.MethodNew, proto.NewParams{Harness: "opencode"}, &acp)
+	e := w.fails(proto.CodeInvalidParams, proto.MethodAttach, proto.AttachParams{ID: acp.ID, Cols: 80, Rows: 24})
 	if !strings.Contains(e.Message, "ACP") {
 		t.Errorf("ACP refusal: %q", e.Message)
 	}
-	w.fails(CodeChatNotFound, MethodAttach, AttachParams{ID: "nosuch", Cols: 80, Rows: 24})
+	w.fails(proto.CodeChatNotFound, proto.MethodAttach, proto.AttachParams{ID: "nosuch", Cols: 80, Rows: 24})
 	chat := newShellChat(r)
-	w.fails(CodeInvalidParams, MethodAttach, AttachParams{ID: chat.ID, Cols: -1, Rows: 24})
-	w.fails(CodeInvalidParams, MethodAttach, AttachParams{Cols: 80, Rows: 24})
-	w.fails(CodeFailed, MethodAttachInput, AttachInputParams{ID: chat.ID, Data: []byte("x")})
-	w.fails(CodeFailed, MethodAttachResize, AttachResizeParams{ID: chat.ID, Cols: 80, Rows: 24})
-	w.fails(CodeFailed, MethodAttach, AttachParams{ID: chat.ID, Resync: true})
+	w.fails(proto.CodeInvalidParams, proto.MethodAttach, proto.AttachParams{ID: chat.ID, Cols: -1, Rows: 24})
+	w.fails(proto.CodeInvalidParams, proto.MethodAttach, proto.AttachParams{Cols: 80, Rows: 24})
+	w.fails(proto.CodeFailed, proto.MethodAttachInput, proto.AttachInputParams{ID: chat.ID, Data: []byte("x")})
+	w.fails(proto.CodeFailed, proto.MethodAttachResize, proto.AttachResizeParams{ID: chat.ID, Cols: 80, Rows: 24})
+	w.fails(proto.CodeFailed, proto.MethodAttach, proto.AttachParams{ID: chat.ID, Resync: true})
 	if n := len(r.records()); n != 0 {
 		t.Fatalf("a refused attach started %d harnesses", n)
 	}
@@ -405,13 +406,13 @@ func TestAttachFloodWithAStoppedAndASlowReader(t *testing.T) {
 	}
 	r := newRig(t, rigOpt{flood: flood})
 	var chat sessions.ChatJSON
-	r.dial().ok(MethodNew, NewParams{Harness: "flood"}, &chat)
+	r.dial().ok(proto.MethodNew, proto.NewParams{Harness: "flood"}, &chat)
 
 	stopped := newAttachClient(r, chat.ID, 80, 24)
 	stopped.pause = make(chan struct{})
 	stopped.run()
 	// Attached with a raw call: its answer is never read.
-	stopped.w.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":%q,"params":{"id":%q,"cols":80,"rows":24}}`, MethodAttach, chat.ID))
+	stopped.w.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":%q,"params":{"id":%q,"cols":80,"rows":24}}`, proto.MethodAttach, chat.ID))
 	r.waitRecords(1)
 
 	slow := newAttachClient(r, chat.ID, 80, 24)
@@ -426,6 +427,6 @@ func TestAttachFloodWithAStoppedAndASlowReader(t *testing.T) {
 		t.Fatalf("the slow client was dropped: %v", readErr)
 	}
 	t.Logf("the slow client read %d bytes of stream for an %d-byte flood, with %d redraws", received, b.Len(), redraws)
-	slow.ok(MethodHello, nil, nil)
+	slow.ok(proto.MethodHello, nil, nil)
 	close(stopped.pause)
 }

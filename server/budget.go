@@ -99,9 +99,9 @@ func (b *linkBudget) turn(ids []string) []string {
 
 // setBudget serves MethodBudget: the connection's screen updates draw on
 // a bucket of p.BytesPerSecond from now on (0 lifts it).
-func (h *viewHub) setBudget(c *conn, p BudgetParams) (any, *Error) {
+func (h *viewHub) setBudget(c *conn, p proto.BudgetParams) (any, *Error) {
 	if p.BytesPerSecond != 0 && (p.BytesPerSecond < proto.MinBudget || p.BytesPerSecond > 1<<40) {
-		return nil, errorf(CodeInvalidParams, "Invalid params: bytesPerSecond must be 0 or %d..%d", proto.MinBudget, int64(1<<40))
+		return nil, errorf(proto.CodeInvalidParams, "Invalid params: bytesPerSecond must be 0 or %d..%d", proto.MinBudget, int64(1<<40))
 	}
 	v := h.viewerOf(c)
 	v.mu.Lock()
@@ -137,8 +137,8 @@ func (v *viewer) flushBudgeted() {
 			}
 		}
 		if line == nil {
-			if line, err = encodeNotification(NotifyChanged, StatesResult{States: map[string]ChatView{id: cv}}); err != nil {
-				v.c.s.opt.Logger.Error("encode notification", "method", NotifyChanged, "err", err)
+			if line, err = encodeNotification(proto.NotifyChanged, proto.StatesResult{States: map[string]proto.ChatView{id: cv}}); err != nil {
+				v.c.s.opt.Logger.Error("encode notification", "method", proto.NotifyChanged, "err", err)
 				continue
 			}
 		}
@@ -155,7 +155,7 @@ func (v *viewer) flushBudgeted() {
 // screenOf reads the screen of a chat the client draws into cv, or, when
 // only its screen and cursor moved, returns the ScreenUpdate to send in
 // place of cv.
-func (v *viewer) screenOf(id string, cv *ChatView) (ScreenUpdate, bool) {
+func (v *viewer) screenOf(id string, cv *proto.ChatView) (proto.ScreenUpdate, bool) {
 	told := v.screens[id]
 	if told == nil {
 		told = &toldScreen{}
@@ -165,8 +165,8 @@ func (v *viewer) screenOf(id string, cv *ChatView) (ScreenUpdate, bool) {
 	screenOnly := told.sent && told.state.Equal(cv.State) && sameBesidesCursor(told.terminal, cv.Terminal)
 	told.sent, told.state, told.terminal = true, cv.State, cv.Terminal
 	if screenOnly {
-		return ScreenUpdate{ID: id, Cursor: [2]int{cv.Terminal.CursorCol, cv.Terminal.CursorRow}, Screen: *patch}, true
+		return proto.ScreenUpdate{ID: id, Cursor: [2]int{cv.Terminal.CursorCol, cv.Terminal.CursorRow}, Screen: *patch}, true
 	}
 	cv.Screen = patch
-	return ScreenUpdate{}, false
+	return proto.ScreenUpdate{}, false
 }

@@ -113,19 +113,19 @@ func readBudgeted(t *testing.T, v *viewClient, id, text string) *budgetReader {
 				t.Errorf("not JSON: %v\n%s", err, b)
 				return
 			}
-			var patches map[string]*ScreenPatch
+			var patches map[string]*proto.ScreenPatch
 			switch l.Method {
-			case NotifyChanged:
-				var n StatesResult
+			case proto.NotifyChanged:
+				var n proto.StatesResult
 				json.Unmarshal(l.Params, &n)
-				patches = map[string]*ScreenPatch{}
+				patches = map[string]*proto.ScreenPatch{}
 				for cid, cv := range n.States {
 					patches[cid] = cv.Screen
 				}
-			case NotifyScreen:
-				var u ScreenUpdate
+			case proto.NotifyScreen:
+				var u proto.ScreenUpdate
 				json.Unmarshal(l.Params, &u)
-				patches = map[string]*ScreenPatch{u.ID: &u.Screen}
+				patches = map[string]*proto.ScreenPatch{u.ID: &u.Screen}
 			default:
 				continue
 			}
@@ -145,7 +145,7 @@ func readBudgeted(t *testing.T, v *viewClient, id, text string) *budgetReader {
 	return br
 }
 
-func patchHas(p *ScreenPatch, text string) bool {
+func patchHas(p *proto.ScreenPatch, text string) bool {
 	if p.Full != nil && strings.Contains(*p.Full, text) {
 		return true
 	}
@@ -187,17 +187,17 @@ func TestBudgetFloodAndQuietChat(t *testing.T) {
 	})
 	v := newViewClient(r)
 	var flood, quiet sessions.ChatJSON
-	v.ok(MethodNew, NewParams{Harness: "seq"}, &flood)
-	v.ok(MethodNew, NewParams{}, &quiet)
+	v.ok(proto.MethodNew, proto.NewParams{Harness: "seq"}, &flood)
+	v.ok(proto.MethodNew, proto.NewParams{}, &quiet)
 	v.watch(80, 24)
-	v.ok(MethodShow, ShowParams{IDs: []string{flood.ID, quiet.ID}}, nil)
-	v.ok(MethodStart, ChatParams{ID: quiet.ID, Cols: 80, Rows: 24}, nil)
+	v.ok(proto.MethodShow, proto.ShowParams{IDs: []string{flood.ID, quiet.ID}}, nil)
+	v.ok(proto.MethodStart, proto.ChatParams{ID: quiet.ID, Cols: 80, Rows: 24}, nil)
 	v.waitScreen(quiet.ID, "ready>")
-	v.ok(MethodStart, ChatParams{ID: flood.ID, Cols: 80, Rows: 24}, nil)
+	v.ok(proto.MethodStart, proto.ChatParams{ID: flood.ID, Cols: 80, Rows: 24}, nil)
 	v.waitChat(flood.ID, "the flood running", liveView)
 
 	const rate = proto.MinBudget
-	v.ok(MethodBudget, BudgetParams{BytesPerSecond: rate}, nil)
+	v.ok(proto.MethodBudget, proto.BudgetParams{BytesPerSecond: rate}, nil)
 	start := clock.Now()
 	br := readBudgeted(t, v, quiet.ID, "echo: quiet change")
 
@@ -208,8 +208,8 @@ func TestBudgetFloodAndQuietChat(t *testing.T) {
 	case <-time.After(hangDeadline):
 		t.Fatal("the flood did not empty the bucket: no refill timer was set")
 	}
-	key, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 900001, "method": MethodWrite,
-		"params": WriteParams{ID: quiet.ID, Data: []byte("quiet change\r")}})
+	key, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 900001, "method": proto.MethodWrite,
+		"params": proto.WriteParams{ID: quiet.ID, Data: []byte("quiet change\r")}})
 	v.send(string(key))
 	// The echo is on the chat's screen and the chat waits in the viewer,
 	// behind the flood: no refill came since the bucket emptied.

@@ -25,14 +25,14 @@ type methodHandler func(s *Server, params json.RawMessage) (any, *Error)
 
 // chatMethods is the table of the chat store's methods.
 var chatMethods = map[string]methodHandler{
-	MethodChat:          handle((*Server).chat),
-	MethodDerive:        handle((*Server).derive),
-	proto.MethodCapsule: handle((*Server).capsule),
-	MethodRemove:        handle((*Server).remove),
-	MethodRemoveMissing: handle((*Server).removeMissing),
-	MethodAddFolders:    handle((*Server).addFolders),
-	MethodRemoveFolders: handle((*Server).removeFolders),
-	MethodValidate:      handle((*Server).validate),
+	proto.MethodChat:          handle((*Server).chat),
+	proto.MethodDerive:        handle((*Server).derive),
+	proto.MethodCapsule:       handle((*Server).capsule),
+	proto.MethodRemove:        handle((*Server).remove),
+	proto.MethodRemoveMissing: handle((*Server).removeMissing),
+	proto.MethodAddFolders:    handle((*Server).addFolders),
+	proto.MethodRemoveFolders: handle((*Server).removeFolders),
+	proto.MethodValidate:      handle((*Server).validate),
 	// The folder picker browses the chat's host (server/listdir.go).
 	proto.MethodListDirectory: handle((*Server).listDirectory),
 	// The review pane reviews it there too (server/review.go).
@@ -59,7 +59,7 @@ func handle[P, R any](fn func(*Server, P) (R, *Error)) methodHandler {
 // needID refuses a call without a chat id.
 func needID(id string) *Error {
 	if id == "" {
-		return errorf(CodeInvalidParams, "Invalid params: id is required")
+		return errorf(proto.CodeInvalidParams, "Invalid params: id is required")
 	}
 	return nil
 }
@@ -69,11 +69,11 @@ func needID(id string) *Error {
 // directory, or one no chat may have: the agent home, /proc, /sys).
 func (s *Server) checkCwd(field, cwd string) *Error {
 	if reason := sessions.PathSyntaxProblem(cwd); reason != "" {
-		return errorf(CodeInvalidParams, "Invalid params: %s %q: %s", field, clipText(cwd), reason)
+		return errorf(proto.CodeInvalidParams, "Invalid params: %s %q: %s", field, clipText(cwd), reason)
 	}
 	if _, err := s.opt.Store.ProjectFolder(cwd); err != nil {
 		pe, _ := sessions.AsProjectError(err)
-		return errorf(CodeInvalidParams, "Invalid params: %s %q: %s", field, clipText(cwd), pe.Reason)
+		return errorf(proto.CodeInvalidParams, "Invalid params: %s %q: %s", field, clipText(cwd), pe.Reason)
 	}
 	return nil
 }
@@ -82,13 +82,13 @@ func (s *Server) checkCwd(field, cwd string) *Error {
 // the bound; "" (derive one) passes.
 func checkName(name string) *Error {
 	if len(name) > sessions.MaxNameBytes || strings.IndexFunc(name, unicode.IsControl) >= 0 {
-		return errorf(CodeInvalidParams, "Invalid params: name must be one line of printable text, at most %d bytes", sessions.MaxNameBytes)
+		return errorf(proto.CodeInvalidParams, "Invalid params: name must be one line of printable text, at most %d bytes", sessions.MaxNameBytes)
 	}
 	return nil
 }
 
 // chat answers one chat.
-func (s *Server) chat(p IDParams) (sessions.ChatJSON, *Error) {
+func (s *Server) chat(p proto.IDParams) (sessions.ChatJSON, *Error) {
 	if err := needID(p.ID); err != nil {
 		return sessions.ChatJSON{}, err
 	}
@@ -101,7 +101,7 @@ func (s *Server) chat(p IDParams) (sessions.ChatJSON, *Error) {
 
 // derive makes a fork, side chat or handoff (sessions.Store.Derive, as the
 // command line makes them), with the capsule the client built.
-func (s *Server) derive(p DeriveParams) (sessions.ChatJSON, *Error) {
+func (s *Server) derive(p proto.DeriveParams) (sessions.ChatJSON, *Error) {
 	var none sessions.ChatJSON
 	if err := s.checkDerive(p); err != nil {
 		return none, err
@@ -110,7 +110,7 @@ func (s *Server) derive(p DeriveParams) (sessions.ChatJSON, *Error) {
 		return none, err
 	}
 	if err := sessions.CheckCapsule(p.Capsule); err != nil {
-		return none, errorf(CodeInvalidParams, "Invalid params: capsule: %v", err)
+		return none, errorf(proto.CodeInvalidParams, "Invalid params: capsule: %v", err)
 	}
 	// A fork of a worktree chat gets a worktree of its own, as the
 	// command line's fork does (worktree.ForFork).
@@ -150,8 +150,8 @@ func (s *Server) derive(p DeriveParams) (sessions.ChatJSON, *Error) {
 // dropping its screen, as the TUI's D and `acpmux-tui rm` do. A removal
 // that will be refused (a broken file, an own folder with files and no
 // force) stops nothing.
-func (s *Server) remove(p RemoveParams) (RemoveReport, *Error) {
-	rep := RemoveReport{ID: p.ID}
+func (s *Server) remove(p proto.RemoveParams) (proto.RemoveReport, *Error) {
+	rep := proto.RemoveReport{ID: p.ID}
 	if err := needID(p.ID); err != nil {
 		return rep, err
 	}
@@ -194,7 +194,7 @@ func (s *Server) remove(p RemoveParams) (RemoveReport, *Error) {
 		return rep, nil
 	}
 	if m != nil && (p.Force || rep.Files == 0) {
-		if _, rpcErr := s.views.forget(ForgetParams{ID: p.ID}); rpcErr != nil {
+		if _, rpcErr := s.views.forget(proto.ForgetParams{ID: p.ID}); rpcErr != nil {
 			return rep, rpcErr
 		}
 	}
@@ -214,8 +214,8 @@ func (s *Server) remove(p RemoveParams) (RemoveReport, *Error) {
 
 // removeMissing drops the chat's stored folders and files that fail the
 // check of every start, and has a running chat take the change.
-func (s *Server) removeMissing(p IDParams) (RemoveMissingResult, *Error) {
-	res := RemoveMissingResult{Folders: []sessions.FolderProblem{}, Files: []sessions.FolderProblem{}}
+func (s *Server) removeMissing(p proto.IDParams) (proto.RemoveMissingResult, *Error) {
+	res := proto.RemoveMissingResult{Folders: []sessions.FolderProblem{}, Files: []sessions.FolderProblem{}}
 	if err := needID(p.ID); err != nil {
 		return res, err
 	}
@@ -256,12 +256,12 @@ func (s *Server) tellFolders(id string) {
 
 // addFolders adds folders to a chat (sessions.Store.AddFolders: the shared
 // validator passes the whole new list or refuses, changing nothing).
-func (s *Server) addFolders(p FoldersParams) (any, *Error) {
+func (s *Server) addFolders(p proto.FoldersParams) (any, *Error) {
 	if err := needID(p.ID); err != nil {
 		return nil, err
 	}
 	if p.AdditionalDirectories == nil {
-		return nil, errorf(CodeInvalidParams, "Invalid params: additionalDirectories is required (an array)")
+		return nil, errorf(proto.CodeInvalidParams, "Invalid params: additionalDirectories is required (an array)")
 	}
 	m, err := s.opt.Store.AddFolders(p.ID, p.AdditionalDirectories)
 	if err != nil {
@@ -275,12 +275,12 @@ func (s *Server) addFolders(p FoldersParams) (any, *Error) {
 // Each entry must be an absolute path, as everywhere on the socket; a
 // folder need not exist to be taken out. More entries than a chat can
 // have are refused unread.
-func (s *Server) removeFolders(p FoldersParams) (any, *Error) {
+func (s *Server) removeFolders(p proto.FoldersParams) (any, *Error) {
 	if err := needID(p.ID); err != nil {
 		return nil, err
 	}
 	if p.AdditionalDirectories == nil {
-		return nil, errorf(CodeInvalidParams, "Invalid params: additionalDirectories is required (an array)")
+		return nil, errorf(proto.CodeInvalidParams, "Invalid params: additionalDirectories is required (an array)")
 	}
 	if fe := syntaxRefusal(p.AdditionalDirectories); fe != nil {
 		return nil, folderRefusal(fe)
@@ -315,11 +315,11 @@ func syntaxRefusal(dirs []string) *sessions.FolderError {
 
 // validate runs lists through the shared validator with the agent home's
 // rule and answers their canonical forms; nothing is stored.
-func (s *Server) validate(p ValidateParams) (ValidateResult, *Error) {
-	res := ValidateResult{AdditionalDirectories: []string{}, AdditionalFiles: []string{}}
+func (s *Server) validate(p proto.ValidateParams) (proto.ValidateResult, *Error) {
+	res := proto.ValidateResult{AdditionalDirectories: []string{}, AdditionalFiles: []string{}}
 	if p.Cwd != "" {
 		if reason := sessions.PathSyntaxProblem(p.Cwd); reason != "" {
-			return res, errorf(CodeInvalidParams, "Invalid params: cwd %q: %s", clipText(p.Cwd), reason)
+			return res, errorf(proto.CodeInvalidParams, "Invalid params: cwd %q: %s", clipText(p.Cwd), reason)
 		}
 	}
 	dirs, files, err := s.opt.Store.ValidateLists(p.Cwd, p.AdditionalDirectories, p.AdditionalFiles)
@@ -333,7 +333,7 @@ func (s *Server) validate(p ValidateParams) (ValidateResult, *Error) {
 
 // checkDerive refuses a derivation's params that name no chat, no known
 // origin or harness, or a bad cwd (derive and capsule).
-func (s *Server) checkDerive(p DeriveParams) *Error {
+func (s *Server) checkDerive(p proto.DeriveParams) *Error {
 	if err := needID(p.ID); err != nil {
 		return err
 	}
@@ -341,15 +341,15 @@ func (s *Server) checkDerive(p DeriveParams) *Error {
 	case sessions.OriginFork, sessions.OriginSide:
 	case sessions.OriginHandoff:
 		if p.Harness == "" {
-			return errorf(CodeInvalidParams, "Invalid params: a handoff needs the harness to hand off to")
+			return errorf(proto.CodeInvalidParams, "Invalid params: a handoff needs the harness to hand off to")
 		}
 	default:
-		return errorf(CodeInvalidParams, "Invalid params: origin must be %q, %q or %q, not %q",
+		return errorf(proto.CodeInvalidParams, "Invalid params: origin must be %q, %q or %q, not %q",
 			sessions.OriginFork, sessions.OriginSide, sessions.OriginHandoff, clipText(p.Origin))
 	}
 	if p.Harness != "" {
 		if _, ok := s.table().Get(p.Harness); !ok {
-			return errorf(CodeInvalidParams, "Invalid params: unknown harness %q (known: %s)", clipText(p.Harness), strings.Join(s.table().Names(), ", "))
+			return errorf(proto.CodeInvalidParams, "Invalid params: unknown harness %q (known: %s)", clipText(p.Harness), strings.Join(s.table().Names(), ", "))
 		}
 	}
 	if p.Cwd != "" {
@@ -364,7 +364,7 @@ func (s *Server) checkDerive(p DeriveParams) *Error {
 // written here from the chat as this server runs it, for a client to show
 // and edit before it derives (a client on another machine: --host, the
 // TUI's remote chats). "" when it would carry none.
-func (s *Server) capsule(p DeriveParams) (proto.CapsuleResult, *Error) {
+func (s *Server) capsule(p proto.DeriveParams) (proto.CapsuleResult, *Error) {
 	if err := s.checkDerive(p); err != nil {
 		return proto.CapsuleResult{}, err
 	}
@@ -380,7 +380,7 @@ func (s *Server) capsule(p DeriveParams) (proto.CapsuleResult, *Error) {
 // transcript or screen from the mux (capsule.ForDerivation, as a client on
 // this machine writes it). A fork the harness makes natively, and a side
 // chat, have none.
-func (s *Server) capsuleFor(p DeriveParams) (string, error) {
+func (s *Server) capsuleFor(p proto.DeriveParams) (string, error) {
 	parent, err := s.opt.Store.Load(p.ID)
 	if err != nil {
 		return "", err

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -31,17 +32,17 @@ func TestChatAndDerive(t *testing.T) {
 	w := r.dial()
 	dirs := r.folders(2)
 	var parent sessions.ChatJSON
-	w.ok(MethodNew, NewParams{Name: "zap", AdditionalDirectories: dirs}, &parent)
+	w.ok(proto.MethodNew, proto.NewParams{Name: "zap", AdditionalDirectories: dirs}, &parent)
 
 	var got sessions.ChatJSON
-	w.ok(MethodChat, IDParams{ID: parent.ID}, &got)
+	w.ok(proto.MethodChat, proto.IDParams{ID: parent.ID}, &got)
 	if got.ID != parent.ID || !got.NoProject || got.Cwd != r.store.HomeDir(parent.ID) || !slices.Equal(got.AdditionalDirectories, dirs) {
 		t.Fatalf("chat: %+v", got)
 	}
-	w.fails(CodeChatNotFound, MethodChat, IDParams{ID: "nosuch"})
+	w.fails(proto.CodeChatNotFound, proto.MethodChat, proto.IDParams{ID: "nosuch"})
 
 	var fork sessions.ChatJSON
-	w.ok(MethodDerive, DeriveParams{ID: parent.ID, Origin: sessions.OriginFork}, &fork)
+	w.ok(proto.MethodDerive, proto.DeriveParams{ID: parent.ID, Origin: sessions.OriginFork}, &fork)
 	if fork.Parent != parent.ID || fork.Origin != "fork" || fork.Name != "zap · fork" || !fork.NoProject || fork.Cwd == parent.Cwd ||
 		!slices.Equal(fork.AdditionalDirectories, dirs) || fork.Status != "stopped" {
 		t.Fatalf("fork: %+v", fork)
@@ -49,13 +50,13 @@ func TestChatAndDerive(t *testing.T) {
 	// A side chat in a project that is one of the parent's folders: that
 	// folder is its own, dropped from those it carries.
 	var side sessions.ChatJSON
-	w.ok(MethodDerive, DeriveParams{ID: parent.ID, Origin: sessions.OriginSide, Cwd: dirs[0], Name: "aside"}, &side)
+	w.ok(proto.MethodDerive, proto.DeriveParams{ID: parent.ID, Origin: sessions.OriginSide, Cwd: dirs[0], Name: "aside"}, &side)
 	if side.Name != "aside" || side.Cwd != dirs[0] || side.NoProject || !slices.Equal(side.AdditionalDirectories, dirs[1:]) {
 		t.Fatalf("side: %+v", side)
 	}
 	capsule := "what was said in zap\n"
 	var hand sessions.ChatJSON
-	w.ok(MethodDerive, DeriveParams{ID: parent.ID, Origin: sessions.OriginHandoff, Harness: "child", Capsule: capsule}, &hand)
+	w.ok(proto.MethodDerive, proto.DeriveParams{ID: parent.ID, Origin: sessions.OriginHandoff, Harness: "child", Capsule: capsule}, &hand)
 	if hand.Harness != "child" || hand.Origin != "handoff" || !hand.HasCapsule || hand.Name != "zap → child" {
 		t.Fatalf("handoff: %+v", hand)
 	}
@@ -64,7 +65,7 @@ func TestChatAndDerive(t *testing.T) {
 	}
 
 	before := len(r.chatFiles())
-	for _, bad := range []DeriveParams{
+	for _, bad := range []proto.DeriveParams{
 		{Origin: sessions.OriginFork},
 		{ID: parent.ID, Origin: "import"},
 		{ID: parent.ID, Origin: sessions.OriginHandoff},
@@ -75,9 +76,9 @@ func TestChatAndDerive(t *testing.T) {
 		{ID: parent.ID, Origin: sessions.OriginFork, Capsule: strings.Repeat("x", sessions.MaxCapsuleBytes+1)},
 		{ID: parent.ID, Origin: sessions.OriginFork, Capsule: "a\x00b"},
 	} {
-		w.fails(CodeInvalidParams, MethodDerive, bad)
+		w.fails(proto.CodeInvalidParams, proto.MethodDerive, bad)
 	}
-	w.fails(CodeChatNotFound, MethodDerive, DeriveParams{ID: "nosuch", Origin: sessions.OriginFork})
+	w.fails(proto.CodeChatNotFound, proto.MethodDerive, proto.DeriveParams{ID: "nosuch", Origin: sessions.OriginFork})
 	if after := len(r.chatFiles()); after != before {
 		t.Fatalf("refused derivations left %d chat files, want %d", after, before)
 	}
@@ -86,7 +87,7 @@ func TestChatAndDerive(t *testing.T) {
 	if err := os.Remove(dirs[1]); err != nil {
 		t.Fatal(err)
 	}
-	e := w.fails(CodeInvalidParams, MethodDerive, DeriveParams{ID: parent.ID, Origin: sessions.OriginFork})
+	e := w.fails(proto.CodeInvalidParams, proto.MethodDerive, proto.DeriveParams{ID: parent.ID, Origin: sessions.OriginFork})
 	if es := refusedEntries(t, e); len(es) != 1 || es[0].Path != dirs[1] {
 		t.Fatalf("derive with a folder gone: %s %s", e.Message, e.Data)
 	}
@@ -100,19 +101,19 @@ func TestRemove(t *testing.T) {
 	r := newRig(t, rigOpt{})
 	w := r.dial()
 	var c sessions.ChatJSON
-	w.ok(MethodNew, NewParams{Name: "doomed"}, &c)
+	w.ok(proto.MethodNew, proto.NewParams{Name: "doomed"}, &c)
 	if err := os.WriteFile(filepath.Join(c.Cwd, "notes.txt"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	w.ok(MethodStart, ChatParams{ID: c.ID}, &c)
+	w.ok(proto.MethodStart, proto.ChatParams{ID: c.ID}, &c)
 	rec := r.waitRecords(1)[0]
 
-	var rep RemoveReport
-	w.ok(MethodRemove, RemoveParams{ID: c.ID, DryRun: true}, &rep)
+	var rep proto.RemoveReport
+	w.ok(proto.MethodRemove, proto.RemoveParams{ID: c.ID, DryRun: true}, &rep)
 	if rep.Home != c.Cwd || rep.Files != 1 || rep.Removed {
 		t.Fatalf("dry run: %+v", rep)
 	}
-	e := w.fails(CodeFailed, MethodRemove, RemoveParams{ID: c.ID})
+	e := w.fails(proto.CodeFailed, proto.MethodRemove, proto.RemoveParams{ID: c.ID})
 	if !strings.Contains(e.Message, "not empty") {
 		t.Fatalf("removal of a folder with files: %s", e.Message)
 	}
@@ -122,7 +123,7 @@ func TestRemove(t *testing.T) {
 	if _, err := r.store.Load(c.ID); err != nil {
 		t.Fatalf("a refused removal: %v", err)
 	}
-	w.ok(MethodRemove, RemoveParams{ID: c.ID, Force: true}, &rep)
+	w.ok(proto.MethodRemove, proto.RemoveParams{ID: c.ID, Force: true}, &rep)
 	if !rep.Removed {
 		t.Fatalf("forced removal: %+v", rep)
 	}
@@ -133,9 +134,9 @@ func TestRemove(t *testing.T) {
 	if _, err := r.store.Load(c.ID); err == nil {
 		t.Fatal("the chat file is still there")
 	}
-	w.fails(CodeChatNotFound, MethodRemove, RemoveParams{ID: c.ID})
-	w.fails(CodeInvalidParams, MethodRemove, RemoveParams{})
-	w.fails(CodeInvalidParams, MethodRemove, map[string]any{"id": "x", "force": "yes"})
+	w.fails(proto.CodeChatNotFound, proto.MethodRemove, proto.RemoveParams{ID: c.ID})
+	w.fails(proto.CodeInvalidParams, proto.MethodRemove, proto.RemoveParams{})
+	w.fails(proto.CodeInvalidParams, proto.MethodRemove, map[string]any{"id": "x", "force": "yes"})
 }
 
 // TestRemoveMissing drops exactly the folders and files that have gone,
@@ -149,9 +150,9 @@ func TestRemoveMissing(t *testing.T) {
 		t.Fatal(err)
 	}
 	var c sessions.ChatJSON
-	w.ok(MethodNew, NewParams{AdditionalDirectories: dirs[:2], AdditionalFiles: []string{spec}}, &c)
-	var res RemoveMissingResult
-	w.ok(MethodRemoveMissing, IDParams{ID: c.ID}, &res)
+	w.ok(proto.MethodNew, proto.NewParams{AdditionalDirectories: dirs[:2], AdditionalFiles: []string{spec}}, &c)
+	var res proto.RemoveMissingResult
+	w.ok(proto.MethodRemoveMissing, proto.IDParams{ID: c.ID}, &res)
 	if len(res.Folders) != 0 || len(res.Files) != 0 || !slices.Equal(res.Chat.AdditionalDirectories, dirs[:2]) {
 		t.Fatalf("nothing missing: %+v", res)
 	}
@@ -161,7 +162,7 @@ func TestRemoveMissing(t *testing.T) {
 	if err := os.Remove(spec); err != nil {
 		t.Fatal(err)
 	}
-	w.ok(MethodRemoveMissing, IDParams{ID: c.ID}, &res)
+	w.ok(proto.MethodRemoveMissing, proto.IDParams{ID: c.ID}, &res)
 	if len(res.Folders) != 1 || res.Folders[0].Path != dirs[0] || len(res.Files) != 1 || res.Files[0].Path != spec ||
 		!slices.Equal(res.Chat.AdditionalDirectories, dirs[1:2]) || len(res.Chat.AdditionalFiles) != 0 {
 		t.Fatalf("two missing: %+v", res)
@@ -169,7 +170,7 @@ func TestRemoveMissing(t *testing.T) {
 	if m, err := r.store.Load(c.ID); err != nil || !slices.Equal(m.AdditionalDirectories, dirs[1:2]) || len(m.AdditionalFiles) != 0 {
 		t.Fatalf("stored: %+v %v", m, err)
 	}
-	w.fails(CodeChatNotFound, MethodRemoveMissing, IDParams{ID: "nosuch"})
+	w.fails(proto.CodeChatNotFound, proto.MethodRemoveMissing, proto.IDParams{ID: "nosuch"})
 }
 
 // TestAddRemoveFolders: addFolders goes through the shared validator (a
@@ -181,18 +182,18 @@ func TestAddRemoveFolders(t *testing.T) {
 	w := r.dial()
 	dirs := r.folders(3)
 	var c sessions.ChatJSON
-	w.ok(MethodNew, NewParams{AdditionalDirectories: dirs[:1]}, &c)
+	w.ok(proto.MethodNew, proto.NewParams{AdditionalDirectories: dirs[:1]}, &c)
 
-	e := w.fails(CodeInvalidParams, MethodAddFolders, FoldersParams{ID: c.ID, AdditionalDirectories: []string{dirs[1], "rel"}})
+	e := w.fails(proto.CodeInvalidParams, proto.MethodAddFolders, proto.FoldersParams{ID: c.ID, AdditionalDirectories: []string{dirs[1], "rel"}})
 	if es := refusedEntries(t, e); len(es) != 1 || es[0].Index != 1 || es[0].Path != "rel" {
 		t.Fatalf("relative entry: %s", e.Data)
 	}
-	w.fails(CodeInvalidParams, MethodAddFolders, FoldersParams{ID: c.ID, AdditionalDirectories: []string{filepath.Join(r.home, "chats")}})
-	w.fails(CodeInvalidParams, MethodAddFolders, map[string]any{"id": c.ID})
+	w.fails(proto.CodeInvalidParams, proto.MethodAddFolders, proto.FoldersParams{ID: c.ID, AdditionalDirectories: []string{filepath.Join(r.home, "chats")}})
+	w.fails(proto.CodeInvalidParams, proto.MethodAddFolders, map[string]any{"id": c.ID})
 	if m, _ := r.store.Load(c.ID); !slices.Equal(m.AdditionalDirectories, dirs[:1]) {
 		t.Fatalf("a refusal changed the folders: %q", m.AdditionalDirectories)
 	}
-	w.ok(MethodAddFolders, FoldersParams{ID: c.ID, AdditionalDirectories: []string{dirs[1], dirs[2] + "/"}}, &c)
+	w.ok(proto.MethodAddFolders, proto.FoldersParams{ID: c.ID, AdditionalDirectories: []string{dirs[1], dirs[2] + "/"}}, &c)
 	if !slices.Equal(c.AdditionalDirectories, dirs) {
 		t.Fatalf("added: %q", c.AdditionalDirectories)
 	}
@@ -200,16 +201,16 @@ func TestAddRemoveFolders(t *testing.T) {
 	if err := os.Remove(dirs[1]); err != nil {
 		t.Fatal(err)
 	}
-	e = w.fails(CodeInvalidParams, MethodRemoveFolders, FoldersParams{ID: c.ID, AdditionalDirectories: []string{dirs[1], "", "rel"}})
+	e = w.fails(proto.CodeInvalidParams, proto.MethodRemoveFolders, proto.FoldersParams{ID: c.ID, AdditionalDirectories: []string{dirs[1], "", "rel"}})
 	if es := refusedEntries(t, e); len(es) != 2 || es[0].Index != 1 || es[1].Index != 2 {
 		t.Fatalf("bad entries to take out: %s", e.Data)
 	}
-	w.fails(CodeInvalidParams, MethodRemoveFolders, FoldersParams{ID: c.ID, AdditionalDirectories: slices.Repeat([]string{"/x"}, sessions.MaxFolders+1)})
-	w.ok(MethodRemoveFolders, FoldersParams{ID: c.ID, AdditionalDirectories: []string{dirs[1]}}, &c)
+	w.fails(proto.CodeInvalidParams, proto.MethodRemoveFolders, proto.FoldersParams{ID: c.ID, AdditionalDirectories: slices.Repeat([]string{"/x"}, sessions.MaxFolders+1)})
+	w.ok(proto.MethodRemoveFolders, proto.FoldersParams{ID: c.ID, AdditionalDirectories: []string{dirs[1]}}, &c)
 	if want := []string{dirs[0], dirs[2]}; !slices.Equal(c.AdditionalDirectories, want) {
 		t.Fatalf("after taking out the folder gone: %q, want %q", c.AdditionalDirectories, want)
 	}
-	w.fails(CodeFailed, MethodRemoveFolders, FoldersParams{ID: c.ID, AdditionalDirectories: []string{dirs[1]}})
+	w.fails(proto.CodeFailed, proto.MethodRemoveFolders, proto.FoldersParams{ID: c.ID, AdditionalDirectories: []string{dirs[1]}})
 }
 
 // TestValidate answers canonical lists (a symlink resolved, a duplicate
@@ -227,23 +228,23 @@ func TestValidate(t *testing.T) {
 	if err := os.WriteFile(spec, []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var res ValidateResult
-	w.ok(MethodValidate, ValidateParams{AdditionalDirectories: []string{dirs[0], link, dirs[1]}, AdditionalFiles: []string{spec}}, &res)
+	var res proto.ValidateResult
+	w.ok(proto.MethodValidate, proto.ValidateParams{AdditionalDirectories: []string{dirs[0], link, dirs[1]}, AdditionalFiles: []string{spec}}, &res)
 	if !slices.Equal(res.AdditionalDirectories, dirs) || !slices.Equal(res.AdditionalFiles, []string{spec}) {
 		t.Fatalf("validate: %+v", res)
 	}
-	w.ok(MethodValidate, ValidateParams{}, &res)
+	w.ok(proto.MethodValidate, proto.ValidateParams{}, &res)
 	if res.AdditionalDirectories == nil || res.AdditionalFiles == nil || len(res.AdditionalDirectories)+len(res.AdditionalFiles) != 0 {
 		t.Fatalf("empty lists: %+v", res)
 	}
 
-	e := w.fails(CodeInvalidParams, MethodValidate, ValidateParams{Cwd: dirs[0],
+	e := w.fails(proto.CodeInvalidParams, proto.MethodValidate, proto.ValidateParams{Cwd: dirs[0],
 		AdditionalDirectories: []string{dirs[0], r.home, "rel"}, AdditionalFiles: []string{dirs[1]}})
 	es := refusedEntries(t, e)
 	if len(es) != 4 || es[3].Field != sessions.FieldFiles {
 		t.Fatalf("refusal: %s", e.Data)
 	}
-	w.fails(CodeInvalidParams, MethodValidate, ValidateParams{Cwd: "rel"})
+	w.fails(proto.CodeInvalidParams, proto.MethodValidate, proto.ValidateParams{Cwd: "rel"})
 	if files := r.chatFiles(); len(files) != 0 {
 		t.Fatalf("validate stored %q", files)
 	}

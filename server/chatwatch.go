@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 	"github.com/fsnotify/fsnotify"
 )
@@ -273,11 +274,11 @@ func (w *chatWatch) tell(ids []string) {
 		return
 	}
 	w.s.opt.Logger.Info("chat files changed", "chats", strings.Join(ids, " "))
-	p := ChatsChangedParams{IDs: ids}
+	p := proto.ChatsChangedParams{IDs: ids}
 	for _, v := range w.s.views.all() {
 		v.mu.Lock()
 		if v.watching && !v.closed {
-			v.c.notify(NotifyChatsChanged, p)
+			v.c.notify(proto.NotifyChatsChanged, p)
 		}
 		v.mu.Unlock()
 	}

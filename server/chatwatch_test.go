@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -30,10 +31,10 @@ func (w *wire) nextChatsChanged(what string) []string {
 			w.t.Fatalf("no chatsChanged notice within %v after %s: %v", chatsNoticeDeadline, what, err)
 		}
 		var n struct {
-			Method string             `json:"method"`
-			Params ChatsChangedParams `json:"params"`
+			Method string                   `json:"method"`
+			Params proto.ChatsChangedParams `json:"params"`
 		}
-		if json.Unmarshal(line, &n) == nil && n.Method == NotifyChatsChanged {
+		if json.Unmarshal(line, &n) == nil && n.Method == proto.NotifyChatsChanged {
 			return n.Params.IDs
 		}
 	}
@@ -61,7 +62,7 @@ func TestChatFileChangesReachWatchers(t *testing.T) {
 				t.Fatal(err)
 			}
 			w := r.dial()
-			w.ok(MethodWatch, SizeParams{}, nil)
+			w.ok(proto.MethodWatch, proto.SizeParams{}, nil)
 			chats := filepath.Join(r.home, "chats")
 			// The two files above were made as the watch began: they
 			// are told or already known once a later file is told.
@@ -182,10 +183,10 @@ func TestHandEditedFoldersReachRunningChat(t *testing.T) {
 	r := newRig(t, rigOpt{})
 	w := r.dial()
 	var c sessions.ChatJSON
-	w.ok(MethodNew, NewParams{Name: "edited"}, &c)
+	w.ok(proto.MethodNew, proto.NewParams{Name: "edited"}, &c)
 	watcher := r.dial() // notices interleave with answers: a connection of its own
-	watcher.ok(MethodWatch, SizeParams{}, nil)
-	w.ok(MethodStart, ChatParams{ID: c.ID}, nil)
+	watcher.ok(proto.MethodWatch, proto.SizeParams{}, nil)
+	w.ok(proto.MethodStart, proto.ChatParams{ID: c.ID}, nil)
 	r.waitRecords(1)
 	waitFor(t, "the start's own rewrite of the chat file to be told", func() bool {
 		return slices.Contains(watcher.nextChatsChanged("the chat's start"), c.ID)
@@ -219,13 +220,13 @@ func TestHandEditedFilesReachRunningChat(t *testing.T) {
 	r := newRig(t, rigOpt{})
 	w := r.dial()
 	var c sessions.ChatJSON
-	w.ok(MethodNew, NewParams{Name: "edited"}, &c)
+	w.ok(proto.MethodNew, proto.NewParams{Name: "edited"}, &c)
 	if c.FilesVia != "none" {
 		t.Fatalf("a chat without files: filesVia %q, want none", c.FilesVia)
 	}
 	watcher := r.dial()
-	watcher.ok(MethodWatch, SizeParams{}, nil)
-	w.ok(MethodStart, ChatParams{ID: c.ID}, nil)
+	watcher.ok(proto.MethodWatch, proto.SizeParams{}, nil)
+	w.ok(proto.MethodStart, proto.ChatParams{ID: c.ID}, nil)
 	r.waitRecords(1)
 	waitFor(t, "the start's own rewrite of the chat file to be told", func() bool {
 		return slices.Contains(watcher.nextChatsChanged("the chat's start"), c.ID)
@@ -253,8 +254,8 @@ func TestHandEditedFilesReachRunningChat(t *testing.T) {
 	waitFor(t, "the file edited by hand to show pending on the running chat", func() bool {
 		return slices.Equal(r.srv.opt.Mux.State(c.ID).PendingFiles, []string{file})
 	})
-	var list ListResult
-	w.ok(MethodList, nil, &list)
+	var list proto.ListResult
+	w.ok(proto.MethodList, nil, &list)
 	for _, got := range list.Chats {
 		if got.ID != c.ID {
 			continue
@@ -290,8 +291,8 @@ func TestFilesViaBeforeTheFirstStart(t *testing.T) {
 		want[m.ID] = via
 	}
 	w := r.dial()
-	var list ListResult
-	w.ok(MethodList, nil, &list)
+	var list proto.ListResult
+	w.ok(proto.MethodList, nil, &list)
 	for _, c := range list.Chats {
 		if c.FilesVia != want[c.ID] {
 			t.Errorf("%s chat: filesVia %q, want %q", c.Harness, c.FilesVia, want[c.ID])

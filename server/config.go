@@ -10,6 +10,7 @@ import (
 
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // This file reads the config file again before each start, so that a
@@ -81,8 +82,8 @@ func (s *Server) reloadConfig() error {
 // reads the config again first.
 func startsHarness(method string) bool {
 	switch method {
-	case MethodNew, MethodCreateAndStart, MethodStart, MethodRestart, MethodAttach,
-		MethodReady, MethodPrompt, MethodFill:
+	case proto.MethodNew, proto.MethodCreateAndStart, proto.MethodStart, proto.MethodRestart, proto.MethodAttach,
+		proto.MethodReady, proto.MethodPrompt, proto.MethodFill:
 		return true
 	}
 	return false
@@ -98,18 +99,18 @@ func (s *Server) configBeforeStart(c *conn, method string) {
 	if err == nil {
 		return
 	}
-	p := ConfigRefusedParams{Message: clipLong(err.Error()) + "; the last good config stays in effect"}
+	p := proto.ConfigRefusedParams{Message: clipLong(err.Error()) + "; the last good config stays in effect"}
 	told := false
 	for _, v := range s.views.all() {
 		v.mu.Lock()
 		if v.watching && !v.closed {
-			v.c.notify(NotifyConfigRefused, p)
+			v.c.notify(proto.NotifyConfigRefused, p)
 			told = told || v.c == c
 		}
 		v.mu.Unlock()
 	}
 	if !told && c != nil {
-		c.notify(NotifyConfigRefused, p)
+		c.notify(proto.NotifyConfigRefused, p)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -55,10 +56,10 @@ func configRefusals(t *testing.T, notes []map[string]json.RawMessage) []string {
 	for _, n := range notes {
 		var method string
 		json.Unmarshal(n["method"], &method)
-		if method != NotifyConfigRefused {
+		if method != proto.NotifyConfigRefused {
 			continue
 		}
-		var p ConfigRefusedParams
+		var p proto.ConfigRefusedParams
 		if err := json.Unmarshal(n["params"], &p); err != nil {
 			t.Fatalf("configRefused params: %v: %s", err, n["params"])
 		}
@@ -90,8 +91,8 @@ func TestConfigEditedWhileServerRuns(t *testing.T) {
 	w := r.dial()
 
 	var a sessions.ChatJSON
-	w.ok(MethodNew, NewParams{Name: "a"}, &a)
-	w.ok(MethodStart, ChatParams{ID: a.ID}, nil)
+	w.ok(proto.MethodNew, proto.NewParams{Name: "a"}, &a)
+	w.ok(proto.MethodStart, proto.ChatParams{ID: a.ID}, nil)
 	recA := r.waitRecords(1)[0]
 	if mark, _ := recA.Getenv("CONFIG_MARK"); mark != "v1" {
 		t.Fatalf("first start did not use the config file: CONFIG_MARK=%q", mark)
@@ -99,12 +100,12 @@ func TestConfigEditedWhileServerRuns(t *testing.T) {
 	pidA := r.srv.opt.Mux.State(a.ID).Pid
 
 	// Unknown until the file names it.
-	w.fails(CodeInvalidParams, MethodNew, NewParams{Harness: "added"})
+	w.fails(proto.CodeInvalidParams, proto.MethodNew, proto.NewParams{Harness: "added"})
 
 	write("default_harness = \"shell\"\n" + harnessTable("shell", "v2") + harnessTable("added", "added-1"))
 	var b sessions.ChatJSON
-	w.ok(MethodNew, NewParams{Harness: "added", Name: "b"}, &b)
-	w.ok(MethodStart, ChatParams{ID: b.ID}, nil)
+	w.ok(proto.MethodNew, proto.NewParams{Harness: "added", Name: "b"}, &b)
+	w.ok(proto.MethodStart, proto.ChatParams{ID: b.ID}, nil)
 	recs := r.waitRecords(2)
 	if mark, _ := recs[1].Getenv("CONFIG_MARK"); mark != "added-1" {
 		t.Fatalf("the added harness's start: CONFIG_MARK=%q, want added-1", mark)
@@ -117,7 +118,7 @@ func TestConfigEditedWhileServerRuns(t *testing.T) {
 	// caller is told the file, the line and the key.
 	write("default_harness = \"shell\"\n" + harnessTable("shell", "v3") + harnessTable("added", "added-2") + "kind = \"robot\"\n")
 	var c sessions.ChatJSON
-	rep, notes := w.callNoting(MethodNew, NewParams{Harness: "added", Name: "c"})
+	rep, notes := w.callNoting(proto.MethodNew, proto.NewParams{Harness: "added", Name: "c"})
 	if rep.Error != nil {
 		t.Fatalf("new after a bad edit: %+v", rep.Error)
 	}
@@ -131,7 +132,7 @@ func TestConfigEditedWhileServerRuns(t *testing.T) {
 			t.Errorf("refusal %q lacks %q", refusals[0], want)
 		}
 	}
-	rep, notes = w.callNoting(MethodStart, ChatParams{ID: c.ID})
+	rep, notes = w.callNoting(proto.MethodStart, proto.ChatParams{ID: c.ID})
 	if rep.Error != nil {
 		t.Fatalf("start after a bad edit: %+v", rep.Error)
 	}
@@ -149,7 +150,7 @@ func TestConfigEditedWhileServerRuns(t *testing.T) {
 	// Fixed: the next start (a restart of the running chat) uses it, and
 	// nothing is refused.
 	write("default_harness = \"shell\"\n" + harnessTable("shell", "v4"))
-	rep, notes = w.callNoting(MethodRestart, ChatParams{ID: a.ID})
+	rep, notes = w.callNoting(proto.MethodRestart, proto.ChatParams{ID: a.ID})
 	if rep.Error != nil || len(configRefusals(t, notes)) != 0 {
 		t.Fatalf("restart after the fix: %+v %v", rep.Error, notes)
 	}
@@ -158,7 +159,7 @@ func TestConfigEditedWhileServerRuns(t *testing.T) {
 		t.Fatalf("restart after the fix: CONFIG_MARK=%q, want v4", mark)
 	}
 	// A chat whose harness the config no longer names is refused, saying so.
-	e := w.fails(CodeFailed, MethodRestart, ChatParams{ID: b.ID})
+	e := w.fails(proto.CodeFailed, proto.MethodRestart, proto.ChatParams{ID: b.ID})
 	if !strings.Contains(e.Message, `unknown harness "added"`) {
 		t.Fatalf("restart of a chat whose harness was removed: %q", e.Message)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/acpmux/acpmux-tui/acp"
 	"github.com/acpmux/acpmux-tui/internal/rawwrite"
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // maxInFlight bounds the calls one connection may have running at once;
@@ -101,12 +102,12 @@ func (c *conn) serve() {
 }
 
 func (c *conn) readLoop() {
-	lines := newLineReader(c.nc, MaxLine)
+	lines := newLineReader(c.nc, proto.MaxLine)
 	for {
 		line, err := lines.next()
 		if errors.Is(err, errLineTooLong) {
-			c.s.opt.Logger.Warn("client sent a line over the limit: closing its connection", "max", MaxLine)
-			c.reply(nil, nil, errorf(CodeInvalidRequest, "Invalid Request: a line over %d bytes; connection closed", MaxLine))
+			c.s.opt.Logger.Warn("client sent a line over the limit: closing its connection", "max", proto.MaxLine)
+			c.reply(nil, nil, errorf(proto.CodeInvalidRequest, "Invalid Request: a line over %d bytes; connection closed", proto.MaxLine))
 			return
 		}
 		if err != nil {
@@ -139,7 +140,7 @@ func (c *conn) handleLine(line []byte) {
 		c.door = acp.NewDoor(&doorBackend{s: c.s, c: c}, c.s.opt.Version)
 	}
 	c.called.Store(true)
-	if c.door == nil && (req.Method == MethodWrite || req.Method == MethodAttachInput) || c.door != nil && acp.Starts(req.Method) {
+	if c.door == nil && (req.Method == proto.MethodWrite || req.Method == proto.MethodAttachInput) || c.door != nil && acp.Starts(req.Method) {
 		// Keys run here, in the order they came: the mux's write never
 		// waits (input a harness is not reading waits in a backlog), and
 		// handing a key to a goroutine of its own cost a tenth of its
@@ -188,13 +189,13 @@ func (c *conn) run(req Request) {
 		return
 	}
 	result, err := c.s.call(c, req)
-	if req.Method == MethodWatch && err == nil {
+	if req.Method == proto.MethodWatch && err == nil {
 		c.watches.Store(true) // there is no unwatch: for the connection's life
 	}
 	if !req.Notification() {
 		c.reply(req.ID, result, err)
 	}
-	if req.Method == MethodKill && err == nil {
+	if req.Method == proto.MethodKill && err == nil {
 		// The answer is queued; shutdown writes it before it closes this
 		// connection.
 		c.s.requestKill()
@@ -206,7 +207,7 @@ func (c *conn) reply(id json.RawMessage, result any, rpcErr *Error) {
 	b, err := encodeResponse(id, result, rpcErr)
 	if err != nil {
 		c.s.opt.Logger.Error("encode answer", "err", err)
-		b, _ = encodeResponse(id, nil, errorf(CodeInternalError, "Internal error: encode answer: %v", err))
+		b, _ = encodeResponse(id, nil, errorf(proto.CodeInternalError, "Internal error: encode answer: %v", err))
 	}
 	c.send(b)
 }

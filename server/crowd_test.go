@@ -15,6 +15,7 @@ import (
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -31,12 +32,12 @@ func TestQuietCrowdLocksNobodyOut(t *testing.T) {
 	r := newRig(t, rigOpt{server: reportsFromTheTest})
 	w := r.dial()
 	var chat sessions.ChatJSON
-	w.ok(MethodNew, NewParams{Name: "crowded"}, &chat)
-	w.ok(MethodStart, ChatParams{ID: chat.ID}, nil)
+	w.ok(proto.MethodNew, proto.NewParams{Name: "crowded"}, &chat)
+	w.ok(proto.MethodStart, proto.ChatParams{ID: chat.ID}, nil)
 	w.nc.Close()
 
 	tui := r.dial()
-	if rep, _ := tui.callNoting(MethodWatch, SizeParams{Cols: 80, Rows: 24}); rep.Error != nil {
+	if rep, _ := tui.callNoting(proto.MethodWatch, proto.SizeParams{Cols: 80, Rows: 24}); rep.Error != nil {
 		t.Fatalf("watch: %s", rep.Error.Message)
 	}
 	before := newAttachClient(r, chat.ID, 80, 24)
@@ -44,7 +45,7 @@ func TestQuietCrowdLocksNobodyOut(t *testing.T) {
 	before.attach()
 	before.waitScreen("ready>")
 
-	c := startCrowd(t, buildSockhold(t), SocketPath(r.home), crowd)
+	c := startCrowd(t, buildSockhold(t), proto.SocketPath(r.home), crowd)
 	if refused := c.waitReports(t); len(refused) > 0 {
 		t.Fatalf("%d of the %d processes were refused, first %q", len(refused), crowd, refused[0])
 	}
@@ -60,17 +61,17 @@ func TestQuietCrowdLocksNobodyOut(t *testing.T) {
 		fresh.waitScreen(fmt.Sprintf("echo: fresh %d", i))
 		fresh.w.nc.Close()
 
-		hook := HookParams{ID: chat.ID, Event: "Stop"}
+		hook := proto.HookParams{ID: chat.ID, Event: "Stop"}
 		if status == "asking" {
-			hook = HookParams{ID: chat.ID, Event: "Notification", NotificationType: "permission_prompt"}
+			hook = proto.HookParams{ID: chat.ID, Event: "Notification", NotificationType: "permission_prompt"}
 		}
 		reporter := r.dial()
-		reporter.ok(MethodHook, hook, nil)
+		reporter.ok(proto.MethodHook, hook, nil)
 		reporter.nc.Close()
 
-		var list ListResult
+		var list proto.ListResult
 		ls := r.dial()
-		ls.ok(MethodList, nil, &list)
+		ls.ok(proto.MethodList, nil, &list)
 		ls.nc.Close()
 		if len(list.Chats) != 1 || list.Chats[0].ID != chat.ID || list.Chats[0].Status != status {
 			t.Fatalf("round %d: list %+v, want the chat %s", i, list.Chats, status)
@@ -79,7 +80,7 @@ func TestQuietCrowdLocksNobodyOut(t *testing.T) {
 
 	// The watching TUI and the attach that came before the crowd are still
 	// served.
-	if rep, _ := tui.callNoting(MethodList, nil); rep.Error != nil {
+	if rep, _ := tui.callNoting(proto.MethodList, nil); rep.Error != nil {
 		t.Fatalf("the TUI's list: %s", rep.Error.Message)
 	}
 	before.input("still attached\r")
@@ -278,14 +279,14 @@ func TestNewcomerTakesAQuietPlace(t *testing.T) {
 	}})
 	var acpChat, shell sessions.ChatJSON
 	setup := p.dial()
-	setup.ok(MethodNew, NewParams{Harness: "fake"}, &acpChat)
-	setup.ok(MethodNew, NewParams{Harness: "shell"}, &shell)
-	setup.ok(MethodStart, ChatParams{ID: shell.ID}, nil)
+	setup.ok(proto.MethodNew, proto.NewParams{Harness: "fake"}, &acpChat)
+	setup.ok(proto.MethodNew, proto.NewParams{Harness: "shell"}, &shell)
+	setup.ok(proto.MethodStart, proto.ChatParams{ID: shell.ID}, nil)
 	setup.nc.Close()
 	waitFor(t, "the setup connection closed", func() bool { return p.srv.stats().clients == 0 })
 
 	tui := p.dial()
-	if rep, _ := tui.callNoting(MethodWatch, SizeParams{Cols: 80, Rows: 24}); rep.Error != nil {
+	if rep, _ := tui.callNoting(proto.MethodWatch, proto.SizeParams{Cols: 80, Rows: 24}); rep.Error != nil {
 		t.Fatalf("watch: %s", rep.Error.Message)
 	}
 	att := newAttachClient(p, shell.ID, 80, 24)
@@ -294,24 +295,24 @@ func TestNewcomerTakesAQuietPlace(t *testing.T) {
 	observer := &stream{t: t, w: p.dial(), chat: acpChat.ID}
 	observer.observe()
 	prompter := &stream{t: t, w: p.dial(), chat: acpChat.ID}
-	turn := prompter.request(MethodPrompt, PromptParams{ID: acpChat.ID, Text: "slow", RefusePermissions: true})
-	observer.until("the slow turn's first chunk", func(e ObservedEntry) bool { return e.Kind == ObservedAgent && e.Text == "working slowly" })
+	turn := prompter.request(proto.MethodPrompt, proto.PromptParams{ID: acpChat.ID, Text: "slow", RefusePermissions: true})
+	observer.until("the slow turn's first chunk", func(e proto.ObservedEntry) bool { return e.Kind == proto.ObservedAgent && e.Text == "working slowly" })
 	quiet := p.dial()
-	quiet.ok(MethodHello, nil, nil)
+	quiet.ok(proto.MethodHello, nil, nil)
 
 	// Each newcomer takes the quiet place, and is quiet in its turn (once
 	// its call has ended: the answer may reach it a moment before).
 	for i := range 3 {
 		waitFor(t, "one connection quiet", func() bool { return quietConns(p.srv) == 1 })
 		fresh := p.dial()
-		fresh.ok(MethodHello, nil, nil)
+		fresh.ok(proto.MethodHello, nil, nil)
 		if err := quiet.closedByServer(); err != nil {
 			t.Fatalf("newcomer %d: the quiet connection: %v", i, err)
 		}
 		quiet = fresh
 	}
 	// None is quiet once the last newcomer watches: the next is refused.
-	if rep, _ := quiet.callNoting(MethodWatch, SizeParams{Cols: 80, Rows: 24}); rep.Error != nil {
+	if rep, _ := quiet.callNoting(proto.MethodWatch, proto.SizeParams{Cols: 80, Rows: 24}); rep.Error != nil {
 		t.Fatalf("watch: %s", rep.Error.Message)
 	}
 	waitFor(t, "no connection quiet", func() bool { return quietConns(p.srv) == 0 })
@@ -321,13 +322,13 @@ func TestNewcomerTakesAQuietPlace(t *testing.T) {
 
 	// The busy ones are all still served.
 	for name, w := range map[string]*wire{"the TUI": tui, "the last to watch": quiet} {
-		if rep, _ := w.callNoting(MethodHello, nil); rep.Error != nil {
+		if rep, _ := w.callNoting(proto.MethodHello, nil); rep.Error != nil {
 			t.Fatalf("%s: hello: %s", name, rep.Error.Message)
 		}
 	}
 	att.input("still attached\r")
 	att.waitScreen("echo: still attached")
-	observer.call(MethodCancel, ChatParams{ID: acpChat.ID}, nil)
+	observer.call(proto.MethodCancel, proto.ChatParams{ID: acpChat.ID}, nil)
 	if l := prompter.answer(turn); l.Error != nil || !strings.Contains(string(l.Result), "cancelled") {
 		t.Fatalf("the slow turn's prompt was answered %s %+v, want it cancelled", l.Result, l.Error)
 	}

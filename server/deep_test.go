@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/acpmux/acpmux-tui/internal/testharness/doorclient"
+	"github.com/acpmux/acpmux-tui/proto"
 	sdk "github.com/coder/acp-go-sdk"
 )
 
@@ -59,19 +60,19 @@ func TestDeeplyNestedRequestIsAnsweredWithItsID(t *testing.T) {
 
 			// An _acpmux/* connection.
 			w := p.dial()
-			w.ok(MethodHello, nil, nil)
-			w.send(deepRequest("9", MethodList, n.open, n.close))
+			w.ok(proto.MethodHello, nil, nil)
+			w.send(deepRequest("9", proto.MethodList, n.open, n.close))
 			wantParseError(t, "a deep _acpmux/list", w.read(), "9")
 			w.send(strings.Repeat(n.open, deepDepth+1) + strings.Repeat(n.close, deepDepth+1))
 			wantParseError(t, "a deep line with no id", w.read(), "null")
-			w.ok(MethodHello, nil, nil)
+			w.ok(proto.MethodHello, nil, nil)
 		})
 	}
 }
 
 func wantParseError(t *testing.T, what string, rep reply, id string) {
 	t.Helper()
-	if rep.Error == nil || rep.Error.Code != CodeParseError || !strings.Contains(rep.Error.Message, "nested too deeply") {
+	if rep.Error == nil || rep.Error.Code != proto.CodeParseError || !strings.Contains(rep.Error.Message, "nested too deeply") {
 		t.Fatalf("%s: answered %+v, result %s; want a parse error saying it is nested too deeply", what, rep.Error, rep.Result)
 	}
 	if string(rep.ID) != id {
@@ -114,7 +115,7 @@ func checkDeepInitialize(t *testing.T, c *sdk.ClientSideConnection) {
 	if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
 		t.Fatalf("the door did not answer an initialize nested %d levels deep within %v", deepDepth, deepAnswerWait)
 	}
-	if code, _, ok := doorclient.AsRefusal(err); !ok || code != CodeParseError {
+	if code, _, ok := doorclient.AsRefusal(err); !ok || code != proto.CodeParseError {
 		t.Fatalf("a deep initialize: %v, want a -32700 error", err)
 	}
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/acpmux/acpmux-tui/acp"
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/internal/rpcline"
-	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 	sdk "github.com/coder/acp-go-sdk"
 )
@@ -42,11 +42,11 @@ func (c *conn) callDoor(req Request) (result any, rpcErr *Error) {
 	defer func() {
 		if r := recover(); r != nil {
 			c.s.opt.Logger.Error("panic in an ACP call", "method", req.Method, "panic", r, "stack", string(debug.Stack()))
-			result, rpcErr = nil, errorf(CodeInternalError, "Internal error: %v", r)
+			result, rpcErr = nil, errorf(proto.CodeInternalError, "Internal error: %v", r)
 		}
 	}()
 	if acp.StartsHarness(req.Method) {
-		c.s.configBeforeStart(nil, MethodPrompt)
+		c.s.configBeforeStart(nil, proto.MethodPrompt)
 	}
 	result, err := c.door.Call(req.Method, req.Params)
 	if err != nil {
@@ -90,15 +90,15 @@ func (b *doorBackend) Harness(name string) (string, error) {
 	t := b.s.table()
 	if name == "" {
 		if name = t.DefaultACP(b.s.config(), b.s.opt.Getenv); name == "" {
-			return "", errorf(CodeFailed, "no ACP harness is installed: install one (%s), or name one with acpmux-tui acp --harness NAME or default_acp_harness in the config", acpNames(t))
+			return "", errorf(proto.CodeFailed, "no ACP harness is installed: install one (%s), or name one with acpmux-tui acp --harness NAME or default_acp_harness in the config", acpNames(t))
 		}
 	}
 	spec, ok := t.Get(name)
 	if !ok {
-		return "", errorf(CodeInvalidParams, "Invalid params: unknown harness %q (ACP harnesses: %s)", clipText(name), acpNames(t))
+		return "", errorf(proto.CodeInvalidParams, "Invalid params: unknown harness %q (ACP harnesses: %s)", clipText(name), acpNames(t))
 	}
 	if spec.Transport != harness.TransportACP {
-		return "", errorf(CodeInvalidParams, "Invalid params: harness %q runs in a terminal; the ACP door needs an ACP harness (%s)", clipText(name), acpNames(t))
+		return "", errorf(proto.CodeInvalidParams, "Invalid params: harness %q runs in a terminal; the ACP door needs an ACP harness (%s)", clipText(name), acpNames(t))
 	}
 	return name, nil
 }
@@ -115,7 +115,7 @@ func acpNames(t *harness.Table) string {
 }
 
 func (b *doorBackend) NewChat(n acp.NewChat) (acp.Chat, error) {
-	nc, rpcErr := b.s.checkNew(NewParams{Harness: n.Harness, Cwd: n.Cwd, AdditionalDirectories: n.AdditionalDirectories})
+	nc, rpcErr := b.s.checkNew(proto.NewParams{Harness: n.Harness, Cwd: n.Cwd, AdditionalDirectories: n.AdditionalDirectories})
 	if rpcErr != nil {
 		return acp.Chat{}, rpcErr
 	}
@@ -136,7 +136,7 @@ func (b *doorBackend) NewChat(n acp.NewChat) (acp.Chat, error) {
 
 // chat is a chat as the door shows it.
 func (b *doorBackend) chat(m *sessions.Meta) acp.Chat {
-	at := mux.LastUpdate(b.s.opt.Mux.Transcript(m.ID))
+	at := proto.LastUpdate(b.s.opt.Mux.Transcript(m.ID))
 	if at.IsZero() {
 		at = m.Created
 	}
@@ -156,7 +156,7 @@ func (b *doorBackend) speaksACP(m *sessions.Meta) bool {
 func (b *doorBackend) Chats() ([]acp.Chat, error) {
 	entries, err := b.s.opt.Store.List()
 	if err != nil {
-		return nil, errorf(CodeFailed, "list chats: %v", err)
+		return nil, errorf(proto.CodeFailed, "list chats: %v", err)
 	}
 	var out []acp.Chat
 	for _, e := range entries {
@@ -178,14 +178,14 @@ func (b *doorBackend) Chats() ([]acp.Chat, error) {
 
 func (b *doorBackend) Chat(id string) (acp.Chat, error) {
 	if id == "" {
-		return acp.Chat{}, errorf(CodeInvalidParams, "Invalid params: sessionId is required")
+		return acp.Chat{}, errorf(proto.CodeInvalidParams, "Invalid params: sessionId is required")
 	}
 	m, err := b.s.opt.Store.Load(id)
 	if err != nil {
 		return acp.Chat{}, failure(err)
 	}
 	if !b.speaksACP(m) {
-		return acp.Chat{}, errorf(CodeInvalidParams, "Invalid params: chat %s runs %s in a terminal; the ACP door drives ACP chats only", id, clipText(m.Harness))
+		return acp.Chat{}, errorf(proto.CodeInvalidParams, "Invalid params: chat %s runs %s in a terminal; the ACP door drives ACP chats only", id, clipText(m.Harness))
 	}
 	return b.chat(m), nil
 }
@@ -198,7 +198,7 @@ func (b *doorBackend) SetFolders(id string, dirs []string) error {
 	if _, err := b.s.opt.Store.ValidateFoldersNoRepeats(m.Cwd, dirs); err != nil {
 		return failure(err)
 	}
-	_, rpcErr := b.s.setDirectories(SetDirectoriesParams{ID: id, AdditionalDirectories: &dirs})
+	_, rpcErr := b.s.setDirectories(proto.SetDirectoriesParams{ID: id, AdditionalDirectories: &dirs})
 	return fail(rpcErr)
 }
 
@@ -220,10 +220,10 @@ func (b *doorBackend) Open(id string, replay bool) error {
 	if err != nil {
 		return failure(err)
 	}
-	var past []ObservedEntry
+	var past []proto.ObservedEntry
 	if replay {
 		for _, e := range b.s.opt.Mux.Transcript(id) {
-			if o, ok := ObservedFrom(e); ok {
+			if o, ok := proto.ObservedFrom(e); ok {
 				past = append(past, o)
 			}
 		}
@@ -239,11 +239,11 @@ func (b *doorBackend) Prompt(id, text string) (string, error) {
 		return "", rpcErr
 	}
 	f.observe(b.c)
-	res, rpcErr := b.s.prompt(b.c, PromptParams{ID: id, Text: text})
+	res, rpcErr := b.s.prompt(b.c, proto.PromptParams{ID: id, Text: text})
 	if rpcErr != nil {
 		return "", rpcErr
 	}
-	return res.(PromptResult).StopReason, nil
+	return res.(proto.PromptResult).StopReason, nil
 }
 
 func (b *doorBackend) Cancel(id string) error {
@@ -316,7 +316,7 @@ func (c *conn) doorResponse(line []byte) {
 // gone, another door client of the chat), and its answer is the card's
 // unless the TUI answered first; then the client is told. It returns what
 // the mux calls once the card no longer waits.
-func (f *chatFeed) permission(p mux.Permission) (resolved func()) {
+func (f *chatFeed) permission(p proto.Permission) (resolved func()) {
 	f.mu.Lock()
 	var target *conn
 	if t := f.turn; t != nil && t.owner.door != nil {
@@ -359,7 +359,7 @@ func isGone(c *conn) bool {
 
 // observeFrom streams the chat to c as observe does, past (a replay of the
 // transcript) first: it is in c's backlog before any live update.
-func (f *chatFeed) observeFrom(c *conn, past []ObservedEntry) {
+func (f *chatFeed) observeFrom(c *conn, past []proto.ObservedEntry) {
 	f.observe(c)
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -373,7 +373,7 @@ func (f *chatFeed) observeFrom(c *conn, past []ObservedEntry) {
 }
 
 // doorEntries turns a batch of the chat's stream into the door's entries.
-func doorEntries(batch []ObservedEntry) []acp.Entry {
+func doorEntries(batch []proto.ObservedEntry) []acp.Entry {
 	out := make([]acp.Entry, 0, len(batch))
 	for _, e := range batch {
 		out = append(out, acp.Entry{
@@ -387,7 +387,7 @@ func doorEntries(batch []ObservedEntry) []acp.Entry {
 // flushDoor sends a batch to an ACP connection as session/update
 // notifications, one line each, each only while the connection's queue is
 // less than half full; false once the watcher is to end.
-func (w *watcher) flushDoor(batch []ObservedEntry) bool {
+func (w *watcher) flushDoor(batch []proto.ObservedEntry) bool {
 	for _, n := range w.c.door.Updates(w.feed.id, doorEntries(batch)) {
 		if !w.room() {
 			return false

@@ -52,10 +52,10 @@ func (f *chatFeed) sessionConfigChanged() {
 // cannot grow the backlog (the mark is never dropped).
 func (w *watcher) markConfig() {
 	w.mu.Lock()
-	marked := slices.ContainsFunc(w.backlog, func(e ObservedEntry) bool { return e.Kind == observedSessionConfig })
+	marked := slices.ContainsFunc(w.backlog, func(e proto.ObservedEntry) bool { return e.Kind == observedSessionConfig })
 	w.mu.Unlock()
 	if !marked {
-		w.push(ObservedEntry{Kind: observedSessionConfig, At: time.Now()}, true)
+		w.push(proto.ObservedEntry{Kind: observedSessionConfig, At: time.Now()}, true)
 	}
 }
 

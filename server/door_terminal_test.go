@@ -13,7 +13,7 @@ import (
 
 	"github.com/acpmux/acpmux-tui/internal/acpschema"
 	"github.com/acpmux/acpmux-tui/internal/testharness/doorclient"
-	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 	sdk "github.com/coder/acp-go-sdk"
 )
 
@@ -85,7 +85,7 @@ func TestDoorServesAFileWhenItsClientGoes(t *testing.T) {
 	if err := os.WriteFile(inside, []byte("on disk"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	nc, err := net.Dial("unix", SocketPath(r.home))
+	nc, err := net.Dial("unix", proto.SocketPath(r.home))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestDoorServesAFileWhenItsClientGoes(t *testing.T) {
 	}()
 	waitFor(t, "the agent's reply with the file from disk, in the transcript", func() bool {
 		for _, e := range r.srv.opt.Mux.Transcript(id) {
-			if e.Kind == mux.EntryAgent && strings.Contains(e.Text, "read: on disk") {
+			if e.Kind == proto.EntryAgent && strings.Contains(e.Text, "read: on disk") {
 				return true
 			}
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/acpmux/acpmux-tui/internal/acpschema"
 	"github.com/acpmux/acpmux-tui/internal/testharness/doorclient"
 	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 	sdk "github.com/coder/acp-go-sdk"
 )
@@ -23,7 +24,7 @@ import (
 // client side, every message checked against the pinned schema.
 func (r *rig) doorClient(v *acpschema.Validator) *doorclient.Client {
 	r.t.Helper()
-	nc, err := net.Dial("unix", SocketPath(r.home))
+	nc, err := net.Dial("unix", proto.SocketPath(r.home))
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -160,7 +161,7 @@ func TestDoorChatPromptsListsAndLoads(t *testing.T) {
 
 	// A pty chat is not listed; the ACP chat is, with its folders.
 	var pty sessions.ChatJSON
-	p.dial().ok(MethodNew, NewParams{Harness: "shell"}, &pty)
+	p.dial().ok(proto.MethodNew, proto.NewParams{Harness: "shell"}, &pty)
 	list, err := c.ListSessions(hangCtx(t), sdk.ListSessionsRequest{})
 	if err != nil {
 		t.Fatalf("session/list: %v", err)
@@ -202,8 +203,8 @@ func TestDoorChatPromptsListsAndLoads(t *testing.T) {
 	if _, err := c2.Prompt(hangCtx(t), sdk.PromptRequest{SessionId: resp.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("from c2")}}); err != nil {
 		t.Fatalf("second client's prompt: %v", err)
 	}
-	s.until("c2's reply in the TUI's stream", func(e ObservedEntry) bool {
-		return e.Kind == ObservedAgent && strings.Contains(e.Text, "echo: from c2")
+	s.until("c2's reply in the TUI's stream", func(e proto.ObservedEntry) bool {
+		return e.Kind == proto.ObservedAgent && strings.Contains(e.Text, "echo: from c2")
 	})
 
 	// A resume attaches without the replay.
@@ -227,7 +228,7 @@ func TestDoorRefusesWhatItCannotDrive(t *testing.T) {
 	c := p.doorClient(acpschema.ForTest(t))
 	initDoor(t, c)
 	var pty sessions.ChatJSON
-	p.dial().ok(MethodNew, NewParams{Harness: "shell"}, &pty)
+	p.dial().ok(proto.MethodNew, proto.NewParams{Harness: "shell"}, &pty)
 	proj := p.folders(1)[0]
 	_, err := c.LoadSession(hangCtx(t), sdk.LoadSessionRequest{SessionId: sdk.SessionId(pty.ID), Cwd: proj, McpServers: []sdk.McpServer{}})
 	if code, _, _ := doorclient.AsRefusal(err); code != -32602 {
@@ -255,15 +256,15 @@ func TestDoorCallsBeforeInitializeAreTheOtherProtocol(t *testing.T) {
 	// A connection that begins with _acpmux/hello speaks _acpmux/*: ACP's
 	// methods are unknown there.
 	w := p.dial()
-	w.ok(MethodHello, nil, nil)
-	w.fails(CodeMethodNotFound, "session/list", map[string]any{})
+	w.ok(proto.MethodHello, nil, nil)
+	w.fails(proto.CodeMethodNotFound, "session/list", map[string]any{})
 	// One that begins with initialize speaks ACP: _acpmux/* is unknown.
 	a := p.dial()
 	a.ok("initialize", map[string]any{"protocolVersion": 1}, nil)
-	a.fails(CodeMethodNotFound, MethodList, nil)
+	a.fails(proto.CodeMethodNotFound, proto.MethodList, nil)
 	// A malformed line is -32700 and the connection stays usable.
 	a.send("{not json")
-	if rep := a.read(); rep.Error == nil || rep.Error.Code != CodeParseError {
+	if rep := a.read(); rep.Error == nil || rep.Error.Code != proto.CodeParseError {
 		t.Fatalf("malformed line answered %+v", rep)
 	}
 	a.ok("session/list", map[string]any{}, nil)
@@ -320,7 +321,7 @@ func TestDoorPermissionGoesToThePromptingClient(t *testing.T) {
 	waitFor(t, "the card in the mux", func() bool { return p.srv.opt.Mux.State(id).Permission != nil })
 	waitFor(t, "the request at the door client", func() bool { return len(c.Asked()) == 2 })
 	tui := p.dial()
-	tui.ok(MethodAnswerPermission, AnswerPermissionParams{ID: id, OptionID: "reject_once"}, nil)
+	tui.ok(proto.MethodAnswerPermission, proto.AnswerPermissionParams{ID: id, OptionID: "reject_once"}, nil)
 	<-done
 	select {
 	case <-withdrawn:
@@ -335,9 +336,9 @@ func TestDoorPermissionGoesToThePromptingClient(t *testing.T) {
 	// A turn the TUI prompts: no door client is asked.
 	s := &stream{t: t, w: p.dial(), chat: id}
 	s.observe()
-	pid := s.request(MethodPrompt, PromptParams{ID: id, Text: "permission"})
+	pid := s.request(proto.MethodPrompt, proto.PromptParams{ID: id, Text: "permission"})
 	waitFor(t, "the card of the TUI's turn", func() bool { return p.srv.opt.Mux.State(id).Permission != nil })
-	s.call(MethodAnswerPermission, AnswerPermissionParams{ID: id, OptionID: "allow_once"}, nil)
+	s.call(proto.MethodAnswerPermission, proto.AnswerPermissionParams{ID: id, OptionID: "allow_once"}, nil)
 	s.answer(pid)
 	if n := len(c.Asked()); n != 2 {
 		t.Fatalf("the door client was asked %d times, want 2 (not for the TUI's turn)", n)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // TestErrorsSayWhatHappened: a refusal names its real cause, not the
@@ -16,10 +18,10 @@ func TestErrorsSayWhatHappened(t *testing.T) {
 		code       int
 		want       string
 	}{
-		{"deeply nested JSON", strings.Repeat("[", 20000) + strings.Repeat("]", 20000), CodeParseError, "nested too deeply"},
-		{"broken JSON", `{"jsonrpc":"2.0",`, CodeParseError, "not JSON (unexpected end of JSON input"},
-		{"a cwd with a NUL byte", `{"jsonrpc":"2.0","id":1,"method":"_acpmux/new","params":{"cwd":"/tmp/a\u0000b"}}`, CodeInvalidParams, "contains a NUL byte"},
-		{"a relative cwd", `{"jsonrpc":"2.0","id":2,"method":"_acpmux/new","params":{"cwd":"app"}}`, CodeInvalidParams, "not an absolute path"},
+		{"deeply nested JSON", strings.Repeat("[", 20000) + strings.Repeat("]", 20000), proto.CodeParseError, "nested too deeply"},
+		{"broken JSON", `{"jsonrpc":"2.0",`, proto.CodeParseError, "not JSON (unexpected end of JSON input"},
+		{"a cwd with a NUL byte", `{"jsonrpc":"2.0","id":1,"method":"_acpmux/new","params":{"cwd":"/tmp/a\u0000b"}}`, proto.CodeInvalidParams, "contains a NUL byte"},
+		{"a relative cwd", `{"jsonrpc":"2.0","id":2,"method":"_acpmux/new","params":{"cwd":"app"}}`, proto.CodeInvalidParams, "not an absolute path"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			w.send(tt.line)
@@ -32,7 +34,7 @@ func TestErrorsSayWhatHappened(t *testing.T) {
 	if n := len(r.chatFiles()); n != 0 {
 		t.Fatalf("%d chat files written by refused calls", n)
 	}
-	w.ok(MethodHello, nil, nil) // the connection is still usable
+	w.ok(proto.MethodHello, nil, nil) // the connection is still usable
 }
 
 // TestLineOverTheLimitIsAnsweredBeforeTheClose: a client whose line passes
@@ -40,9 +42,9 @@ func TestErrorsSayWhatHappened(t *testing.T) {
 func TestLineOverTheLimitIsAnsweredBeforeTheClose(t *testing.T) {
 	r := newRig(t, rigOpt{})
 	big := r.dial()
-	go big.nc.Write(append(bytes.Repeat([]byte("a"), MaxLine+1), '\n')) //nolint:errcheck // fails once the server closes
+	go big.nc.Write(append(bytes.Repeat([]byte("a"), proto.MaxLine+1), '\n')) //nolint:errcheck // fails once the server closes
 	rep := big.read()
-	if rep.Error == nil || rep.Error.Code != CodeInvalidRequest || !strings.Contains(rep.Error.Message, "a line over 8388608 bytes") {
+	if rep.Error == nil || rep.Error.Code != proto.CodeInvalidRequest || !strings.Contains(rep.Error.Message, "a line over 8388608 bytes") {
 		t.Fatalf("answered %+v, want the line limit named", rep.Error)
 	}
 	if err := big.closedByServer(); err != nil {

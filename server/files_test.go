@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -38,7 +39,7 @@ func TestNewAndSetFilesOverTheSocket(t *testing.T) {
 		t.Fatal(err)
 	}
 	var c sessions.ChatJSON
-	w.ok(MethodNew, NewParams{Name: "files chat", AdditionalFiles: []string{files[0], link, files[1]}}, &c)
+	w.ok(proto.MethodNew, proto.NewParams{Name: "files chat", AdditionalFiles: []string{files[0], link, files[1]}}, &c)
 	if !slices.Equal(c.AdditionalFiles, files[:2]) {
 		t.Fatalf("new: files %q, want %q", c.AdditionalFiles, files[:2])
 	}
@@ -51,13 +52,13 @@ func TestNewAndSetFilesOverTheSocket(t *testing.T) {
 	}
 	stored(files[:2])
 
-	w.ok(MethodSetFiles, map[string]any{"id": c.ID, "additionalFiles": []string{files[2], files[0]}}, &c)
+	w.ok(proto.MethodSetFiles, map[string]any{"id": c.ID, "additionalFiles": []string{files[2], files[0]}}, &c)
 	if want := []string{files[2], files[0]}; !slices.Equal(c.AdditionalFiles, want) {
 		t.Fatalf("setFiles: %q, want %q", c.AdditionalFiles, want)
 	}
 	stored([]string{files[2], files[0]})
 
-	w.ok(MethodSetFiles, map[string]any{"id": c.ID, "additionalFiles": []string{}}, &c)
+	w.ok(proto.MethodSetFiles, map[string]any{"id": c.ID, "additionalFiles": []string{}}, &c)
 	if len(c.AdditionalFiles) != 0 || c.FilesVia != "none" {
 		t.Fatalf("setFiles []: %q via %q", c.AdditionalFiles, c.FilesVia)
 	}
@@ -73,7 +74,7 @@ func TestFileRefusalsOverTheSocket(t *testing.T) {
 	w := r.dial()
 	good := r.files(1)[0]
 	var c sessions.ChatJSON
-	w.ok(MethodNew, NewParams{AdditionalFiles: []string{good}}, &c)
+	w.ok(proto.MethodNew, proto.NewParams{AdditionalFiles: []string{good}}, &c)
 	before := r.chatFile(c.ID)
 
 	dir := filepath.Dir(good)
@@ -104,14 +105,14 @@ func TestFileRefusalsOverTheSocket(t *testing.T) {
 	}
 
 	chats := r.chatFiles()
-	e := w.fails(CodeInvalidParams, MethodSetFiles, map[string]any{"id": c.ID, "additionalFiles": bad})
+	e := w.fails(proto.CodeInvalidParams, proto.MethodSetFiles, map[string]any{"id": c.ID, "additionalFiles": bad})
 	if !strings.Contains(e.Message, sessions.FieldFiles) {
 		t.Errorf("setFiles refusal says %q, not which list", e.Message)
 	}
 	checkFiles("setFiles", entries(e))
 
 	// A bad folder and the bad files in one new: one refusal names all.
-	e = w.fails(CodeInvalidParams, MethodNew, map[string]any{"additionalDirectories": []string{"rel/dir"}, "additionalFiles": bad})
+	e = w.fails(proto.CodeInvalidParams, proto.MethodNew, map[string]any{"additionalDirectories": []string{"rel/dir"}, "additionalFiles": bad})
 	got := entries(e)
 	if len(got) != 1+len(reasons) || got[0].Field != "" || got[0].Path != "rel/dir" {
 		t.Fatalf("new with a bad folder and bad files: %+v", got)
@@ -131,12 +132,12 @@ func TestFileRefusalsOverTheSocket(t *testing.T) {
 		params any
 		code   int
 	}{
-		{map[string]any{"id": c.ID}, CodeInvalidParams},
-		{map[string]any{"id": c.ID, "additionalFiles": good}, CodeInvalidParams},
-		{map[string]any{"additionalFiles": []string{}}, CodeInvalidParams},
-		{map[string]any{"id": "nosuchchat", "additionalFiles": []string{}}, CodeChatNotFound},
+		{map[string]any{"id": c.ID}, proto.CodeInvalidParams},
+		{map[string]any{"id": c.ID, "additionalFiles": good}, proto.CodeInvalidParams},
+		{map[string]any{"additionalFiles": []string{}}, proto.CodeInvalidParams},
+		{map[string]any{"id": "nosuchchat", "additionalFiles": []string{}}, proto.CodeChatNotFound},
 	} {
-		if rep := w.call(MethodSetFiles, tc.params); rep.Error == nil || rep.Error.Code != tc.code {
+		if rep := w.call(proto.MethodSetFiles, tc.params); rep.Error == nil || rep.Error.Code != tc.code {
 			t.Errorf("setFiles %v: %+v %s, want code %d", tc.params, rep.Error, rep.Result, tc.code)
 		}
 	}

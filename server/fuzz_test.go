@@ -63,7 +63,7 @@ func FuzzDecodeLine(f *testing.F) {
 			if req.Params != nil && !json.Valid(req.Params) {
 				t.Fatalf("params %q are not JSON", req.Params)
 			}
-			out, err = encodeResponse(req.ID, HelloResult{Version: req.Method}, nil)
+			out, err = encodeResponse(req.ID, proto.HelloResult{Version: req.Method}, nil)
 		} else {
 			out, err = encodeResponse(req.ID, nil, rpcErr)
 		}
@@ -119,7 +119,7 @@ func FuzzLineReader(f *testing.F) {
 
 // chatMethodNames are the chat store's methods in a fixed order, for
 // FuzzChatMethods to pick from.
-var chatMethodNames = []string{MethodChat, MethodDerive, MethodRemove, MethodRemoveMissing, MethodAddFolders, MethodRemoveFolders, MethodValidate, proto.MethodListDirectory}
+var chatMethodNames = []string{proto.MethodChat, proto.MethodDerive, proto.MethodRemove, proto.MethodRemoveMissing, proto.MethodAddFolders, proto.MethodRemoveFolders, proto.MethodValidate, proto.MethodListDirectory}
 
 // FuzzChatMethods feeds the chat store's methods (chat, derive, remove,
 // removeMissing, addFolders, removeFolders, validate, listDirectory) whatever params a
@@ -172,7 +172,7 @@ func FuzzChatMethods(f *testing.F) {
 	m := mux.New(mux.Options{Store: store, Table: table, Config: cfg})
 	f.Cleanup(m.Close)
 	s := newServer(Options{Store: store, Table: table, Config: cfg, Mux: m})
-	codes := map[int]bool{CodeInvalidParams: true, CodeFailed: true, CodeChatNotFound: true}
+	codes := map[int]bool{proto.CodeInvalidParams: true, proto.CodeFailed: true, proto.CodeChatNotFound: true}
 	id := ""
 	f.Fuzz(func(t *testing.T, method uint8, params []byte) {
 		// The seeds' chat id stands for the chat there is (made again when

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -26,15 +27,15 @@ func TestMalformedLinesKeepTheConnection(t *testing.T) {
 		code int
 		id   string
 	}{
-		{`{"jsonrpc":"2.0","id":1,"method":`, CodeParseError, "null"},
-		{`not json at all`, CodeParseError, "null"},
-		{"\xff\xfe", CodeParseError, "null"},
-		{`[{"jsonrpc":"2.0","id":1,"method":"_acpmux/hello"}]`, CodeInvalidRequest, "null"},
-		{`{"jsonrpc":"1.0","id":2,"method":"_acpmux/hello"}`, CodeInvalidRequest, "2"},
-		{`{"jsonrpc":"2.0","id":{"x":1},"method":"_acpmux/hello"}`, CodeInvalidRequest, "null"},
-		{`{"jsonrpc":"2.0","id":"s","method":5}`, CodeInvalidRequest, `"s"`},
-		{`{"jsonrpc":"2.0","id":3,"method":"_acpmux/nosuch"}`, CodeMethodNotFound, "3"},
-		{`{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{}}`, CodeMethodNotFound, "4"},
+		{`{"jsonrpc":"2.0","id":1,"method":`, proto.CodeParseError, "null"},
+		{`not json at all`, proto.CodeParseError, "null"},
+		{"\xff\xfe", proto.CodeParseError, "null"},
+		{`[{"jsonrpc":"2.0","id":1,"method":"_acpmux/hello"}]`, proto.CodeInvalidRequest, "null"},
+		{`{"jsonrpc":"1.0","id":2,"method":"_acpmux/hello"}`, proto.CodeInvalidRequest, "2"},
+		{`{"jsonrpc":"2.0","id":{"x":1},"method":"_acpmux/hello"}`, proto.CodeInvalidRequest, "null"},
+		{`{"jsonrpc":"2.0","id":"s","method":5}`, proto.CodeInvalidRequest, `"s"`},
+		{`{"jsonrpc":"2.0","id":3,"method":"_acpmux/nosuch"}`, proto.CodeMethodNotFound, "3"},
+		{`{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{}}`, proto.CodeMethodNotFound, "4"},
 	} {
 		w.send(tc.line)
 		rep := w.read()
@@ -47,8 +48,8 @@ func TestMalformedLinesKeepTheConnection(t *testing.T) {
 	w.send(`{"jsonrpc":"2.0","method":"_acpmux/hello"}`)
 	w.send(`{"jsonrpc":"2.0","method":"_acpmux/nosuch"}`)
 	w.send("   ")
-	var h HelloResult
-	w.ok(MethodHello, nil, &h)
+	var h proto.HelloResult
+	w.ok(proto.MethodHello, nil, &h)
 	if h.Pid != os.Getpid() {
 		t.Fatalf("hello after malformed lines: %+v", h)
 	}
@@ -60,20 +61,20 @@ func TestMalformedLinesKeepTheConnection(t *testing.T) {
 func TestLineOverTheLimitClosesThatConnectionOnly(t *testing.T) {
 	r := newRig(t, rigOpt{})
 	other := r.dial()
-	other.ok(MethodHello, nil, nil)
+	other.ok(proto.MethodHello, nil, nil)
 
 	// Exactly MaxLine: a hello padded with spaces.
 	w := r.dial()
 	call := `{"jsonrpc":"2.0","id":1,"method":"_acpmux/hello"}`
-	w.send(call + strings.Repeat(" ", MaxLine-len(call)))
+	w.send(call + strings.Repeat(" ", proto.MaxLine-len(call)))
 	if rep := w.read(); rep.Error != nil || string(rep.ID) != "1" {
-		t.Fatalf("a line of exactly %d bytes: %+v", MaxLine, rep.Error)
+		t.Fatalf("a line of exactly %d bytes: %+v", proto.MaxLine, rep.Error)
 	}
 
 	big := r.dial()
 	wrote := make(chan error, 1)
 	go func() {
-		_, err := big.nc.Write(append(bytes.Repeat([]byte("a"), MaxLine+1), '\n'))
+		_, err := big.nc.Write(append(bytes.Repeat([]byte("a"), proto.MaxLine+1), '\n'))
 		wrote <- err
 	}()
 	if err := big.closedByServer(); err != nil {
@@ -81,8 +82,8 @@ func TestLineOverTheLimitClosesThatConnectionOnly(t *testing.T) {
 	}
 	<-wrote // done, or failed as the server closed it
 
-	other.ok(MethodHello, nil, nil)
-	w.ok(MethodHello, nil, nil)
+	other.ok(proto.MethodHello, nil, nil)
+	w.ok(proto.MethodHello, nil, nil)
 	waitFor(t, "the closed connection to be forgotten", func() bool { return r.srv.stats().clients == 2 })
 }
 
@@ -102,11 +103,11 @@ func TestNonReaderIsDroppedOthersKeepUp(t *testing.T) {
 	keeper := r.dial()
 	// Enough chats that each list answer is a good size.
 	for i := range 40 {
-		keeper.ok(MethodNew, NewParams{Name: fmt.Sprintf("chat %d %s", i, strings.Repeat("x", 200))}, nil)
+		keeper.ok(proto.MethodNew, proto.NewParams{Name: fmt.Sprintf("chat %d %s", i, strings.Repeat("x", 200))}, nil)
 	}
 	var flooder sessions.ChatJSON
-	keeper.ok(MethodNew, NewParams{Harness: "flood"}, &flooder)
-	keeper.ok(MethodStart, ChatParams{ID: flooder.ID}, nil)
+	keeper.ok(proto.MethodNew, proto.NewParams{Harness: "flood"}, &flooder)
+	keeper.ok(proto.MethodStart, proto.ChatParams{ID: flooder.ID}, nil)
 
 	sleeper := r.dial()
 	stopSending := make(chan struct{})
@@ -130,8 +131,8 @@ func TestNonReaderIsDroppedOthersKeepUp(t *testing.T) {
 	}()
 	// The keeper is answered all along.
 	for range 200 {
-		var l ListResult
-		keeper.ok(MethodList, nil, &l)
+		var l proto.ListResult
+		keeper.ok(proto.MethodList, nil, &l)
 		if len(l.Chats) != 41 {
 			t.Fatalf("list: %d chats", len(l.Chats))
 		}
@@ -143,9 +144,9 @@ func TestNonReaderIsDroppedOthersKeepUp(t *testing.T) {
 	close(stopSending)
 	n := <-sent
 	t.Logf("the non-reader sent %d calls before it was dropped", n)
-	keeper.ok(MethodHello, nil, nil)
+	keeper.ok(proto.MethodHello, nil, nil)
 	var st sessions.ChatJSON
-	keeper.ok(MethodStop, ChatParams{ID: flooder.ID}, &st)
+	keeper.ok(proto.MethodStop, proto.ChatParams{ID: flooder.ID}, &st)
 	if st.Status != "stopped" {
 		t.Fatalf("flood chat after stop: %q", st.Status)
 	}
@@ -160,7 +161,7 @@ func TestManyClientsLeaveNothingBehind(t *testing.T) {
 		w := dialWire(t, r.home)
 		switch i % 3 {
 		case 0:
-			w.ok(MethodHello, nil, nil)
+			w.ok(proto.MethodHello, nil, nil)
 		case 1:
 			w.send(`{"jsonrpc":"2.0","id":1,"method":"_acpmux/list"}`)
 		case 2:
@@ -219,7 +220,7 @@ func TestPeerOfAnotherUserIsClosedUnread(t *testing.T) {
 // socket is 0600.
 func TestSocketAndHomeModes(t *testing.T) {
 	r := newRig(t, rigOpt{})
-	for path, want := range map[string]os.FileMode{r.home: 0o700, SocketPath(r.home): 0o600, filepath.Join(r.home, LockName): 0o600} {
+	for path, want := range map[string]os.FileMode{r.home: 0o700, proto.SocketPath(r.home): 0o600, filepath.Join(r.home, proto.LockName): 0o600} {
 		fi, err := os.Lstat(path)
 		if err != nil {
 			t.Fatal(err)
@@ -243,7 +244,7 @@ func TestSecondServerRefused(t *testing.T) {
 	if err.Error() != want {
 		t.Fatalf("message %q, want %q", err, want)
 	}
-	r.dial().ok(MethodHello, nil, nil)
+	r.dial().ok(proto.MethodHello, nil, nil)
 }
 
 // TestStaleSocketIsReplaced: a socket left by a killed server is replaced
@@ -261,7 +262,7 @@ func TestStaleSocketIsReplaced(t *testing.T) {
 		t.Fatal(err)
 	}
 	ln.Close() // left in place: SetUnlinkOnClose(false)
-	if _, err := os.Lstat(SocketPath(home)); err != nil {
+	if _, err := os.Lstat(proto.SocketPath(home)); err != nil {
 		t.Fatal(err)
 	}
 	ln, err = listen(home)
@@ -269,14 +270,14 @@ func TestStaleSocketIsReplaced(t *testing.T) {
 		t.Fatalf("over a stale socket: %v", err)
 	}
 	ln.Close()
-	os.Remove(SocketPath(home))
-	if err := os.WriteFile(SocketPath(home), []byte("mine"), 0o600); err != nil {
+	os.Remove(proto.SocketPath(home))
+	if err := os.WriteFile(proto.SocketPath(home), []byte("mine"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := listen(home); err == nil {
 		t.Fatal("a regular file at the socket's name was replaced")
 	}
-	if b, _ := os.ReadFile(SocketPath(home)); string(b) != "mine" {
+	if b, _ := os.ReadFile(proto.SocketPath(home)); string(b) != "mine" {
 		t.Fatal("the file was changed")
 	}
 }
@@ -298,12 +299,12 @@ func TestLongHomePath(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	addr, release, err := ShortAddr(SocketPath(home))
+	addr, release, err := proto.ShortAddr(proto.SocketPath(home))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer release()
-	if len(addr) > maxSunPath {
+	if len(addr) > proto.MaxSunPath {
 		t.Fatalf("address %q too long", addr)
 	}
 	go func() {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -14,7 +15,7 @@ import (
 func TestIdleServerEnds(t *testing.T) {
 	r := newRig(t, rigOpt{opt: func(o *Options) { o.IdleGrace = 10 * time.Millisecond }})
 	r.waitEnd()
-	if _, err := os.Lstat(SocketPath(r.home)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Lstat(proto.SocketPath(r.home)); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the socket is left: %v", err)
 	}
 }
@@ -39,8 +40,8 @@ func TestServerStaysWhileAHarnessRuns(t *testing.T) {
 	})
 	a := r.dial()
 	var c sessions.ChatJSON
-	a.ok(MethodNew, nil, &c)
-	a.ok(MethodStart, ChatParams{ID: c.ID}, nil)
+	a.ok(proto.MethodNew, nil, &c)
+	a.ok(proto.MethodStart, proto.ChatParams{ID: c.ID}, nil)
 	rec := r.waitRecords(1)[0]
 	a.nc.Close()
 	waitFor(t, "the monitor to find no client but a harness running", func() bool {
@@ -54,12 +55,12 @@ func TestServerStaysWhileAHarnessRuns(t *testing.T) {
 	default:
 	}
 	b := r.dial()
-	var list ListResult
-	b.ok(MethodList, nil, &list)
+	var list proto.ListResult
+	b.ok(proto.MethodList, nil, &list)
 	if len(list.Chats) != 1 || !live(list.Chats[0].Status) {
 		t.Fatalf("after the client left: %+v", list.Chats)
 	}
-	b.ok(MethodStop, ChatParams{ID: c.ID}, nil)
+	b.ok(proto.MethodStop, proto.ChatParams{ID: c.ID}, nil)
 	b.nc.Close()
 	r.waitEnd()
 	if processAlive(rec.Pid) {
@@ -75,15 +76,15 @@ func TestKillStopsEveryHarnessAndTheServer(t *testing.T) {
 	r := newRig(t, rigOpt{})
 	w := r.dial()
 	var a, b sessions.ChatJSON
-	w.ok(MethodNew, NewParams{Harness: "child"}, &a)
-	w.ok(MethodNew, NewParams{Harness: "shell"}, &b)
-	w.ok(MethodStart, ChatParams{ID: a.ID}, nil)
-	w.ok(MethodStart, ChatParams{ID: b.ID}, nil)
+	w.ok(proto.MethodNew, proto.NewParams{Harness: "child"}, &a)
+	w.ok(proto.MethodNew, proto.NewParams{Harness: "shell"}, &b)
+	w.ok(proto.MethodStart, proto.ChatParams{ID: a.ID}, nil)
+	w.ok(proto.MethodStart, proto.ChatParams{ID: b.ID}, nil)
 	recs := r.waitRecords(2)
 	other := r.dial()
 
-	var k KillResult
-	w.ok(MethodKill, nil, &k)
+	var k proto.KillResult
+	w.ok(proto.MethodKill, nil, &k)
 	if k.Pid != os.Getpid() {
 		t.Fatalf("kill answered %+v", k)
 	}
@@ -100,7 +101,7 @@ func TestKillStopsEveryHarnessAndTheServer(t *testing.T) {
 		}
 		waitGroupGone(t, rec.Pgid)
 	}
-	if _, err := os.Lstat(SocketPath(r.home)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Lstat(proto.SocketPath(r.home)); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the socket is left: %v", err)
 	}
 	lock, err := TakeLock(r.home)
@@ -147,6 +148,6 @@ func TestLinesDoNotAskTheIdleCheck(t *testing.T) {
 	if got := count(); got != before {
 		t.Fatalf("20 lines echoed asked the idle check %d times, want none", got-before)
 	}
-	a.ok(MethodStop, ChatParams{ID: c.ID}, nil)
+	a.ok(proto.MethodStop, proto.ChatParams{ID: c.ID}, nil)
 	waitFor(t, "the harness's end to reach the idle check", func() bool { return count() > before })
 }

@@ -20,23 +20,23 @@ import (
 func (s *Server) listDirectory(p proto.ListDirectoryParams) (proto.ListDirectoryResult, *Error) {
 	res := proto.ListDirectoryResult{Entries: []proto.DirEntry{}}
 	if reason := sessions.PathSyntaxProblem(p.Path); reason != "" {
-		return res, errorf(CodeInvalidParams, "Invalid params: path %q: %s", clipText(p.Path), reason)
+		return res, errorf(proto.CodeInvalidParams, "Invalid params: path %q: %s", clipText(p.Path), reason)
 	}
 	dir, err := filepath.EvalSymlinks(filepath.Clean(p.Path))
 	if err != nil {
-		return res, errorf(CodeInvalidParams, "Invalid params: path %q: %s", clipText(p.Path), listProblem(err))
+		return res, errorf(proto.CodeInvalidParams, "Invalid params: path %q: %s", clipText(p.Path), listProblem(err))
 	}
 	home := sessions.CanonicalOr(s.opt.Store.Home())
 	if reason := sessions.OffLimits(home, "", dir); reason != "" {
-		return res, errorf(CodeInvalidParams, "Invalid params: path %q: %s", clipText(p.Path), reason)
+		return res, errorf(proto.CodeInvalidParams, "Invalid params: path %q: %s", clipText(p.Path), reason)
 	}
 	f, err := os.Open(dir)
 	if err != nil {
-		return res, errorf(CodeInvalidParams, "Invalid params: path %q: %s", clipText(p.Path), listProblem(err))
+		return res, errorf(proto.CodeInvalidParams, "Invalid params: path %q: %s", clipText(p.Path), listProblem(err))
 	}
 	defer f.Close()
 	if st, err := f.Stat(); err != nil || !st.IsDir() {
-		return res, errorf(CodeInvalidParams, "Invalid params: path %q: is not a folder", clipText(p.Path))
+		return res, errorf(proto.CodeInvalidParams, "Invalid params: path %q: is not a folder", clipText(p.Path))
 	}
 	res.Path = dir
 	// One entry more than the bound tells whether any were left out.
@@ -58,7 +58,7 @@ func (s *Server) listDirectory(p proto.ListDirectoryParams) (proto.ListDirectory
 			break
 		}
 		if err != nil {
-			return proto.ListDirectoryResult{Entries: []proto.DirEntry{}}, errorf(CodeFailed, "list %s: %s", clipText(dir), listProblem(err))
+			return proto.ListDirectoryResult{Entries: []proto.DirEntry{}}, errorf(proto.CodeFailed, "list %s: %s", clipText(dir), listProblem(err))
 		}
 	}
 	if len(res.Entries) > proto.MaxListEntries {

@@ -101,7 +101,7 @@ func TestListDirectory(t *testing.T) {
 		{"NUL", "/tmp\x00x", "NUL"},
 	} {
 		t.Run("refused "+tc.name, func(t *testing.T) {
-			e := w.fails(CodeInvalidParams, proto.MethodListDirectory, proto.ListDirectoryParams{Path: tc.path})
+			e := w.fails(proto.CodeInvalidParams, proto.MethodListDirectory, proto.ListDirectoryParams{Path: tc.path})
 			if !strings.Contains(e.Message, tc.want) {
 				t.Fatalf("message %q lacks %q", e.Message, tc.want)
 			}

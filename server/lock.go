@@ -56,7 +56,7 @@ func TakeLock(home string) (*Lock, error) {
 	}
 	if errors.Is(err, unix.EWOULDBLOCK) {
 		f.Close()
-		return nil, &AlreadyRunningError{Home: home, Pid: LockHolder(home)}
+		return nil, &AlreadyRunningError{Home: home, Pid: proto.LockHolder(home)}
 	}
 	if err != nil {
 		f.Close()
@@ -106,13 +106,13 @@ func TightenHome(home string) error {
 // ever sees it at its own name with another mode. Anything but a socket at
 // that name is left alone and refuses the start.
 func listen(home string) (*net.UnixListener, error) {
-	final := SocketPath(home)
+	final := proto.SocketPath(home)
 	if fi, err := os.Lstat(final); err == nil && fi.Mode().Type() != fs.ModeSocket {
 		return nil, fmt.Errorf("listen: %s exists and is not a socket; remove it", final)
 	}
 	tmp := filepath.Join(home, fmt.Sprintf(".%s.%d", proto.SocketName, os.Getpid()))
 	os.Remove(tmp) // a leftover of an earlier process with this pid
-	addr, release, err := ShortAddr(tmp)
+	addr, release, err := proto.ShortAddr(tmp)
 	if err != nil {
 		return nil, fmt.Errorf("listen: %w", err)
 	}

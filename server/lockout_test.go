@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -65,7 +66,7 @@ type holder struct {
 func holdConnections(t *testing.T, r *rig, count int, mode string) *holder {
 	t.Helper()
 	h := &holder{cmd: exec.Command(os.Args[0], "-test.run=^TestHelperHoldConnections$", "-test.v=false")}
-	h.cmd.Env = append(os.Environ(), holdEnv+"="+r.home+"/"+SocketName+" "+strconv.Itoa(count)+" "+mode)
+	h.cmd.Env = append(os.Environ(), holdEnv+"="+r.home+"/"+proto.SocketName+" "+strconv.Itoa(count)+" "+mode)
 	var err error
 	if h.stdin, err = h.cmd.StdinPipe(); err != nil {
 		t.Fatal(err)
@@ -103,7 +104,7 @@ func holdConnections(t *testing.T, r *rig, count int, mode string) *holder {
 func TestNoLockOut(t *testing.T) {
 	r := newRig(t, rigOpt{opt: func(o *Options) { o.FirstCallWait = time.Second }})
 	var chat sessions.ChatJSON
-	r.dial().ok(MethodNew, NewParams{Name: "still listed"}, &chat)
+	r.dial().ok(proto.MethodNew, proto.NewParams{Name: "still listed"}, &chat)
 
 	a := holdConnections(t, r, 600, "hello")
 	b := holdConnections(t, r, 600, "hello")
@@ -113,15 +114,15 @@ func TestNoLockOut(t *testing.T) {
 	}
 	for i := range 20 {
 		w := r.dial()
-		w.ok(MethodHello, nil, nil)
-		var list ListResult
-		w.ok(MethodList, nil, &list)
+		w.ok(proto.MethodHello, nil, nil)
+		var list proto.ListResult
+		w.ok(proto.MethodList, nil, &list)
 		if len(list.Chats) != 1 || list.Chats[0].Name != "still listed" {
 			t.Fatalf("call %d: list %+v", i, list.Chats)
 		}
 		// A report for a chat that is not running: answered (refused), not
 		// left waiting behind the cap.
-		w.fails(CodeInvalidParams, MethodHook, HookParams{ID: chat.ID, Event: "Stop"})
+		w.fails(proto.CodeInvalidParams, proto.MethodHook, proto.HookParams{ID: chat.ID, Event: "Stop"})
 		w.nc.Close()
 	}
 

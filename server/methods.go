@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/acpmux/acpmux-tui/harness"
-	"github.com/acpmux/acpmux-tui/mux"
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
@@ -24,7 +23,7 @@ func (s *Server) call(c *conn, req Request) (result any, rpcErr *Error) {
 	defer func() {
 		if r := recover(); r != nil {
 			s.opt.Logger.Error("panic in a call", "method", req.Method, "panic", r, "stack", string(debug.Stack()))
-			result, rpcErr = nil, errorf(CodeInternalError, "Internal error: %v", r)
+			result, rpcErr = nil, errorf(proto.CodeInternalError, "Internal error: %v", r)
 		}
 	}()
 	s.configBeforeStart(c, req.Method)
@@ -32,12 +31,12 @@ func (s *Server) call(c *conn, req Request) (result any, rpcErr *Error) {
 		return h(s, req.Params)
 	}
 	switch req.Method {
-	case MethodHello:
+	case proto.MethodHello:
 		if err := decodeParams(req.Params, &struct{}{}); err != nil {
 			return nil, err
 		}
-		return HelloResult{Version: s.opt.Version, Pid: s.pid, Protocol: proto.ProtocolVersion}, nil
-	case MethodList:
+		return proto.HelloResult{Version: s.opt.Version, Pid: s.pid, Protocol: proto.ProtocolVersion}, nil
+	case proto.MethodList:
 		if err := decodeParams(req.Params, &struct{}{}); err != nil {
 			return nil, err
 		}
@@ -47,163 +46,163 @@ func (s *Server) call(c *conn, req Request) (result any, rpcErr *Error) {
 			return nil, err
 		}
 		return s.liveStates(), nil
-	case MethodNew:
-		var p NewParams
+	case proto.MethodNew:
+		var p proto.NewParams
 		if err := decodeParams(req.Params, &p); err != nil {
 			return nil, err
 		}
 		return s.newChat(p)
-	case MethodSetDirectories:
-		var p SetDirectoriesParams
+	case proto.MethodSetDirectories:
+		var p proto.SetDirectoriesParams
 		if err := decodeParams(req.Params, &p); err != nil {
 			return nil, err
 		}
 		return s.setDirectories(p)
-	case MethodSetFiles:
-		var p SetFilesParams
+	case proto.MethodSetFiles:
+		var p proto.SetFilesParams
 		if err := decodeParams(req.Params, &p); err != nil {
 			return nil, err
 		}
 		return s.setFiles(p)
-	case MethodFoldersChanged:
-		var p ChatParams
+	case proto.MethodFoldersChanged:
+		var p proto.ChatParams
 		if err := decodeParams(req.Params, &p); err != nil {
 			return nil, err
 		}
 		return s.foldersChanged(p.ID)
-	case MethodRename:
-		var p RenameParams
+	case proto.MethodRename:
+		var p proto.RenameParams
 		if err := decodeParams(req.Params, &p); err != nil {
 			return nil, err
 		}
 		return s.rename(p)
-	case MethodStart, MethodStop, MethodRestart:
-		var p ChatParams
+	case proto.MethodStart, proto.MethodStop, proto.MethodRestart:
+		var p proto.ChatParams
 		if err := decodeParams(req.Params, &p); err != nil {
 			return nil, err
 		}
 		return s.lifecycle(req.Method, p)
-	case MethodWatch, MethodResize:
-		var p SizeParams
+	case proto.MethodWatch, proto.MethodResize:
+		var p proto.SizeParams
 		if err := decodeParams(req.Params, &p); err != nil {
 			return nil, err
 		}
-		if req.Method == MethodWatch {
+		if req.Method == proto.MethodWatch {
 			return s.views.watch(c, p)
 		}
 		return s.views.resize(c, p)
-	case MethodBudget:
-		var p BudgetParams
+	case proto.MethodBudget:
+		var p proto.BudgetParams
 		if err := decodeParams(req.Params, &p); err != nil {
 			return nil, err
 		}
 		return s.views.setBudget(c, p)
-	case MethodShow:
-		var p ShowParams
+	case proto.MethodShow:
+		var p proto.ShowParams
 		if err := decodeParams(req.Params, &p); err != nil {
 			return nil, err
 		}
 		return s.views.show(c, p)
-	case MethodRender:
-		var p RenderParams
+	case proto.MethodRender:
+		var p proto.RenderParams
 		if err := decodeParams(req.Params, &p); err != nil {
 			return nil, err
 		}
 		return s.views.render(p)
-	case MethodTranscript:
-		var p TranscriptParams
+	case proto.MethodTranscript:
+		var p proto.TranscriptParams
 		if err := decodeParams(req.Params, &p); err != nil {
 			return nil, err
 		}
 		return s.views.transcript(p)
-	case MethodHistory:
-		var p HistoryParams
+	case proto.MethodHistory:
+		var p proto.HistoryParams
 		if err := decodeParams(req.Params, &p); err != nil {
 			return nil, err
 		}
 		return s.views.history(p)
-	case MethodWrite:
-		var p WriteParams
+	case proto.MethodWrite:
+		var p proto.WriteParams
 		if err := decodeParams(req.Params, &p); err != nil {
 			return nil, err
 		}
 		return s.views.write(c, p)
-	case MethodForget:
-		var p ForgetParams
+	case proto.MethodForget:
+		var p proto.ForgetParams
 		if err := decodeParams(req.Params, &p); err != nil {
 			return nil, err
 		}
 		return s.views.forget(p)
-	case MethodCreateAndStart:
-		var p CreateAndStartParams
+	case proto.MethodCreateAndStart:
+		var p proto.CreateAndStartParams
 		if err := decodeParams(req.Params, &p); err != nil {
 			return nil, err
 		}
 		return s.createAndStart(p)
-	case MethodFill:
+	case proto.MethodFill:
 		if err := decodeParams(req.Params, &struct{}{}); err != nil {
 			return nil, err
 		}
 		return s.fill()
-	case MethodObserve, MethodUnobserve, MethodReady, MethodPrompt, MethodCancel, MethodAnswerPermission:
+	case proto.MethodObserve, proto.MethodUnobserve, proto.MethodReady, proto.MethodPrompt, proto.MethodCancel, proto.MethodAnswerPermission:
 		return s.callTurn(c, req)
-	case MethodAttach:
-		var p AttachParams
+	case proto.MethodAttach:
+		var p proto.AttachParams
 		if err := decodeParams(req.Params, &p); err != nil {
 			return nil, err
 		}
 		return s.attach(c, p)
-	case MethodAttachInput:
-		var p AttachInputParams
+	case proto.MethodAttachInput:
+		var p proto.AttachInputParams
 		if err := decodeParams(req.Params, &p); err != nil {
 			return nil, err
 		}
 		return s.attachInput(c, p)
-	case MethodAttachResize:
-		var p AttachResizeParams
+	case proto.MethodAttachResize:
+		var p proto.AttachResizeParams
 		if err := decodeParams(req.Params, &p); err != nil {
 			return nil, err
 		}
 		return s.attachResize(c, p)
-	case MethodDetach:
-		var p DetachParams
+	case proto.MethodDetach:
+		var p proto.DetachParams
 		if err := decodeParams(req.Params, &p); err != nil {
 			return nil, err
 		}
 		return s.detach(c, p)
-	case MethodHook:
-		var p HookParams
+	case proto.MethodHook:
+		var p proto.HookParams
 		if err := decodeParams(req.Params, &p); err != nil {
 			return nil, err
 		}
 		return s.hook(c, p)
-	case MethodLook:
-		var p LookParams
+	case proto.MethodLook:
+		var p proto.LookParams
 		if err := decodeParams(req.Params, &p); err != nil {
 			return nil, err
 		}
 		s.opt.Mux.Look(c, p.ID)
 		return struct{}{}, nil
-	case MethodExport:
-		var p ExportParams
+	case proto.MethodExport:
+		var p proto.ExportParams
 		if err := decodeParams(req.Params, &p); err != nil {
 			return nil, err
 		}
 		return s.export(p)
-	case MethodImport:
-		var p ImportParams
+	case proto.MethodImport:
+		var p proto.ImportParams
 		if err := decodeParams(req.Params, &p); err != nil {
 			return nil, err
 		}
 		return s.importChat(p)
-	case MethodKill:
+	case proto.MethodKill:
 		if err := decodeParams(req.Params, &struct{}{}); err != nil {
 			return nil, err
 		}
 		s.opt.Logger.Info("kill requested by a client")
-		return KillResult{Pid: s.pid}, nil
+		return proto.KillResult{Pid: s.pid}, nil
 	}
-	return nil, errorf(CodeMethodNotFound, "Method not found: %q", clipText(req.Method))
+	return nil, errorf(proto.CodeMethodNotFound, "Method not found: %q", clipText(req.Method))
 }
 
 // clipText keeps a hostile method name out of a long error message.
@@ -246,7 +245,7 @@ func (s *Server) view(e sessions.Entry) sessions.ChatJSON {
 
 // liveOf is the part of a chat's view that its state gives (view, and
 // _acpmux/live for clients that read the chat files themselves).
-func liveOf(id string, st mux.State) proto.LiveChat {
+func liveOf(id string, st proto.State) proto.LiveChat {
 	l := proto.LiveChat{ID: id, Status: st.Status.String(), Unread: st.Unread, FoldersVia: st.FoldersVia,
 		PendingDirectories: st.PendingDirectories, PendingFiles: st.PendingFiles}
 	if st.Status.Live() {
@@ -271,19 +270,19 @@ func (s *Server) liveStates() proto.LiveResult {
 func (s *Server) list() (any, *Error) {
 	entries, err := s.opt.Store.List()
 	if err != nil {
-		return nil, errorf(CodeFailed, "list chats: %v", err)
+		return nil, errorf(proto.CodeFailed, "list chats: %v", err)
 	}
 	chats := make([]sessions.ChatJSON, len(entries))
 	for i, e := range entries {
 		chats[i] = s.view(e)
 	}
-	return ListResult{Chats: chats}, nil
+	return proto.ListResult{Chats: chats}, nil
 }
 
 // folderRefusal is the shared validator's refusal as it goes on the wire:
 // -32602 with every bad entry in data.entries.
 func folderRefusal(fe *sessions.FolderError) *Error {
-	return &Error{Code: CodeInvalidParams, Message: "Invalid params: " + fe.Fields(), raw: fe.RPCError()}
+	return &Error{Code: proto.CodeInvalidParams, Message: "Invalid params: " + fe.Fields(), raw: fe.RPCError()}
 }
 
 // failure turns an error of the store or the mux into an answer.
@@ -292,24 +291,24 @@ func failure(err error) *Error {
 		return folderRefusal(fe)
 	}
 	if ne, ok := sessions.AsNameError(err); ok {
-		return &Error{Code: CodeInvalidParams, Message: "Invalid params: " + ne.Error()}
+		return &Error{Code: proto.CodeInvalidParams, Message: "Invalid params: " + ne.Error()}
 	}
 	if pe, ok := sessions.AsProjectError(err); ok {
-		return &Error{Code: CodeInvalidParams, Message: "Invalid params: " + pe.Error()}
+		return &Error{Code: proto.CodeInvalidParams, Message: "Invalid params: " + pe.Error()}
 	}
 	if errors.Is(err, sessions.ErrNotFound) {
-		return &Error{Code: CodeChatNotFound, Message: err.Error()}
+		return &Error{Code: proto.CodeChatNotFound, Message: err.Error()}
 	}
-	var gone *mux.FoldersGoneError
+	var gone *proto.FoldersGoneError
 	if errors.As(err, &gone) {
-		return &Error{Code: CodeFailed, Message: err.Error(), Data: map[string]any{
+		return &Error{Code: proto.CodeFailed, Message: err.Error(), Data: map[string]any{
 			"chat": gone.ChatID, "entries": gone.Problems, "running": gone.Running,
 		}}
 	}
-	return &Error{Code: CodeFailed, Message: err.Error()}
+	return &Error{Code: proto.CodeFailed, Message: err.Error()}
 }
 
-func (s *Server) newChat(p NewParams) (any, *Error) {
+func (s *Server) newChat(p proto.NewParams) (any, *Error) {
 	n, rpcErr := s.checkNew(p)
 	if rpcErr != nil {
 		return nil, rpcErr
@@ -336,13 +335,13 @@ func (s *Server) newChat(p NewParams) (any, *Error) {
 // _acpmux/createAndStart) and returns the chat to create; its folders and
 // files go through the shared validator in the store's Create, which
 // refuses the bad entries of both lists at once.
-func (s *Server) checkNew(p NewParams) (sessions.NewChat, *Error) {
+func (s *Server) checkNew(p proto.NewParams) (sessions.NewChat, *Error) {
 	name := p.Harness
 	if name == "" {
 		name = s.table().Default(s.config(), s.opt.Getenv)
 	}
 	if _, ok := s.table().Get(name); !ok {
-		return sessions.NewChat{}, errorf(CodeInvalidParams, "Invalid params: unknown harness %q (known: %s)", clipText(name), strings.Join(s.table().Names(), ", "))
+		return sessions.NewChat{}, errorf(proto.CodeInvalidParams, "Invalid params: unknown harness %q (known: %s)", clipText(name), strings.Join(s.table().Names(), ", "))
 	}
 	if p.Cwd != "" {
 		if err := s.checkCwd("cwd", p.Cwd); err != nil {
@@ -358,12 +357,12 @@ func (s *Server) checkNew(p NewParams) (sessions.NewChat, *Error) {
 // setDirectories replaces a chat's folders with the list given, after the
 // shared validator has passed all of it; a refusal stores nothing. The list
 // is stored at once; a running harness gets it at its next start.
-func (s *Server) setDirectories(p SetDirectoriesParams) (any, *Error) {
+func (s *Server) setDirectories(p proto.SetDirectoriesParams) (any, *Error) {
 	if p.ID == "" {
-		return nil, errorf(CodeInvalidParams, "Invalid params: id is required")
+		return nil, errorf(proto.CodeInvalidParams, "Invalid params: id is required")
 	}
 	if p.AdditionalDirectories == nil {
-		return nil, errorf(CodeInvalidParams, "Invalid params: additionalDirectories is required (an array; [] clears the list)")
+		return nil, errorf(proto.CodeInvalidParams, "Invalid params: additionalDirectories is required (an array; [] clears the list)")
 	}
 	dirs := *p.AdditionalDirectories
 	m, err := s.opt.Store.Update(p.ID, func(m *sessions.Meta) error {
@@ -384,12 +383,12 @@ func (s *Server) setDirectories(p SetDirectoriesParams) (any, *Error) {
 // setFiles replaces a chat's single files with the list given, after the
 // shared validator has passed all of it (Store.SetFiles); a refusal stores
 // nothing. A running chat takes them as it takes a change of folders.
-func (s *Server) setFiles(p SetFilesParams) (any, *Error) {
+func (s *Server) setFiles(p proto.SetFilesParams) (any, *Error) {
 	if p.ID == "" {
-		return nil, errorf(CodeInvalidParams, "Invalid params: id is required")
+		return nil, errorf(proto.CodeInvalidParams, "Invalid params: id is required")
 	}
 	if p.AdditionalFiles == nil {
-		return nil, errorf(CodeInvalidParams, "Invalid params: additionalFiles is required (an array; [] clears the list)")
+		return nil, errorf(proto.CodeInvalidParams, "Invalid params: additionalFiles is required (an array; [] clears the list)")
 	}
 	m, err := s.opt.Store.SetFiles(p.ID, *p.AdditionalFiles)
 	if err != nil {
@@ -403,7 +402,7 @@ func (s *Server) setFiles(p SetFilesParams) (any, *Error) {
 // its turn (mux.FoldersChanged) and answers the chat as it is then.
 func (s *Server) foldersChanged(id string) (any, *Error) {
 	if id == "" {
-		return nil, errorf(CodeInvalidParams, "Invalid params: id is required")
+		return nil, errorf(proto.CodeInvalidParams, "Invalid params: id is required")
 	}
 	if err := s.opt.Mux.FoldersChanged(id); err != nil {
 		return nil, failure(err)
@@ -417,9 +416,9 @@ func (s *Server) foldersChanged(id string) (any, *Error) {
 
 // rename gives a chat a new name (sessions.Store.Rename: checked, written
 // atomically under the store's lock) and answers the chat as it is then.
-func (s *Server) rename(p RenameParams) (any, *Error) {
+func (s *Server) rename(p proto.RenameParams) (any, *Error) {
 	if p.ID == "" {
-		return nil, errorf(CodeInvalidParams, "Invalid params: id is required")
+		return nil, errorf(proto.CodeInvalidParams, "Invalid params: id is required")
 	}
 	m, err := s.opt.Store.Rename(p.ID, p.Name)
 	if err != nil {
@@ -431,12 +430,12 @@ func (s *Server) rename(p RenameParams) (any, *Error) {
 
 // lifecycle starts, stops or restarts a chat's harness and answers the chat
 // as it is then.
-func (s *Server) lifecycle(method string, p ChatParams) (any, *Error) {
+func (s *Server) lifecycle(method string, p proto.ChatParams) (any, *Error) {
 	if p.ID == "" {
-		return nil, errorf(CodeInvalidParams, "Invalid params: id is required")
+		return nil, errorf(proto.CodeInvalidParams, "Invalid params: id is required")
 	}
-	if p.Cols < 0 || p.Cols > MaxCols || p.Rows < 0 || p.Rows > MaxRows {
-		return nil, errorf(CodeInvalidParams, "Invalid params: cols must be 0..%d and rows 0..%d", MaxCols, MaxRows)
+	if p.Cols < 0 || p.Cols > proto.MaxCols || p.Rows < 0 || p.Rows > proto.MaxRows {
+		return nil, errorf(proto.CodeInvalidParams, "Invalid params: cols must be 0..%d and rows 0..%d", proto.MaxCols, proto.MaxRows)
 	}
 	if _, err := s.opt.Store.Load(p.ID); err != nil {
 		return nil, failure(err)
@@ -444,13 +443,13 @@ func (s *Server) lifecycle(method string, p ChatParams) (any, *Error) {
 	s.revivals.take(p.ID) // the client's to start or stop now
 	var err error
 	switch method {
-	case MethodStart:
+	case proto.MethodStart:
 		s.track(p.ID)
 		err = s.opt.Mux.Start(p.ID, p.Cols, p.Rows)
-	case MethodRestart:
+	case proto.MethodRestart:
 		s.track(p.ID)
 		err = s.opt.Mux.Restart(p.ID, p.Cols, p.Rows)
-	case MethodStop:
+	case proto.MethodStop:
 		s.opt.Mux.Stop(p.ID)
 	}
 	s.poke()

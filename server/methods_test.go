@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/acpmux/acpmux-tui/harness"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -49,19 +50,19 @@ func TestMethodsOverARealConnection(t *testing.T) {
 	r := newRig(t, rigOpt{})
 	w := r.dial()
 
-	var hello HelloResult
-	w.ok(MethodHello, map[string]any{}, &hello)
+	var hello proto.HelloResult
+	w.ok(proto.MethodHello, map[string]any{}, &hello)
 	if hello.Version != "test-1" || hello.Pid != os.Getpid() {
 		t.Fatalf("hello = %+v", hello)
 	}
-	rep := w.call(MethodList, nil)
+	rep := w.call(proto.MethodList, nil)
 	if string(rep.Result) != `{"chats":[]}` {
 		t.Fatalf("list of an empty home = %s", rep.Result)
 	}
 
 	dirs := r.folders(3)
 	var c sessions.ChatJSON
-	w.ok(MethodNew, NewParams{Name: "wire chat", AdditionalDirectories: []string{dirs[0], dirs[1] + "/", dirs[0]}}, &c)
+	w.ok(proto.MethodNew, proto.NewParams{Name: "wire chat", AdditionalDirectories: []string{dirs[0], dirs[1] + "/", dirs[0]}}, &c)
 	if c.Name != "wire chat" || c.Harness != "shell" || c.Status != "stopped" || c.FoldersVia != harness.ViaEnv {
 		t.Fatalf("new: %+v", c)
 	}
@@ -72,7 +73,7 @@ func TestMethodsOverARealConnection(t *testing.T) {
 		t.Fatalf("stored after new: %v %v", m, err)
 	}
 
-	w.ok(MethodSetDirectories, map[string]any{"id": c.ID, "additionalDirectories": []string{dirs[2], dirs[0]}}, &c)
+	w.ok(proto.MethodSetDirectories, map[string]any{"id": c.ID, "additionalDirectories": []string{dirs[2], dirs[0]}}, &c)
 	want := []string{dirs[2], dirs[0]}
 	if !slices.Equal(c.AdditionalDirectories, want) {
 		t.Fatalf("setDirectories: %q, want %q", c.AdditionalDirectories, want)
@@ -81,7 +82,7 @@ func TestMethodsOverARealConnection(t *testing.T) {
 		t.Fatalf("stored after setDirectories: %v %v", m, err)
 	}
 
-	w.ok(MethodStart, ChatParams{ID: c.ID, Cols: 100, Rows: 30}, &c)
+	w.ok(proto.MethodStart, proto.ChatParams{ID: c.ID, Cols: 100, Rows: 30}, &c)
 	if !live(c.Status) {
 		t.Fatalf("start: status %q", c.Status)
 	}
@@ -93,13 +94,13 @@ func TestMethodsOverARealConnection(t *testing.T) {
 		t.Fatalf("the harness got folders %q, want %q", v, strings.Join(want, ":"))
 	}
 
-	var list ListResult
-	w.ok(MethodList, nil, &list)
+	var list proto.ListResult
+	w.ok(proto.MethodList, nil, &list)
 	if len(list.Chats) != 1 || list.Chats[0].ID != c.ID || !live(list.Chats[0].Status) {
 		t.Fatalf("list while running: %+v", list.Chats)
 	}
 
-	w.ok(MethodRestart, ChatParams{ID: c.ID}, &c)
+	w.ok(proto.MethodRestart, proto.ChatParams{ID: c.ID}, &c)
 	second := r.waitRecords(2)[1]
 	if second.Pid == first.Pid || !live(c.Status) {
 		t.Fatalf("restart: pid %d (was %d), status %q", second.Pid, first.Pid, c.Status)
@@ -112,7 +113,7 @@ func TestMethodsOverARealConnection(t *testing.T) {
 		t.Fatalf("the restarted harness got folders %q, %d cols", v, second.Cols)
 	}
 
-	w.ok(MethodStop, ChatParams{ID: c.ID}, &c)
+	w.ok(proto.MethodStop, proto.ChatParams{ID: c.ID}, &c)
 	if c.Status != "stopped" {
 		t.Fatalf("stop: status %q", c.Status)
 	}
@@ -120,7 +121,7 @@ func TestMethodsOverARealConnection(t *testing.T) {
 		t.Fatalf("the harness %d outlived stop", second.Pid)
 	}
 	waitGroupGone(t, second.Pgid)
-	w.ok(MethodList, nil, &list)
+	w.ok(proto.MethodList, nil, &list)
 	if list.Chats[0].Status != "stopped" {
 		t.Fatalf("list after stop: %q", list.Chats[0].Status)
 	}
@@ -134,7 +135,7 @@ func TestFolderRefusalsNameEveryEntry(t *testing.T) {
 	w := r.dial()
 	good := r.folders(1)[0]
 	var c sessions.ChatJSON
-	w.ok(MethodNew, NewParams{AdditionalDirectories: []string{good}}, &c)
+	w.ok(proto.MethodNew, proto.NewParams{AdditionalDirectories: []string{good}}, &c)
 	before := r.chatFile(c.ID)
 
 	missing := filepath.Join(good, "not there")
@@ -161,12 +162,12 @@ func TestFolderRefusalsNameEveryEntry(t *testing.T) {
 		method string
 		params any
 	}{
-		{"new", MethodNew, map[string]any{"additionalDirectories": bad}},
-		{"setDirectories", MethodSetDirectories, map[string]any{"id": c.ID, "additionalDirectories": bad}},
+		{"new", proto.MethodNew, map[string]any{"additionalDirectories": bad}},
+		{"setDirectories", proto.MethodSetDirectories, map[string]any{"id": c.ID, "additionalDirectories": bad}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			files := r.chatFiles()
-			check(tc.method, w.fails(CodeInvalidParams, tc.method, tc.params))
+			check(tc.method, w.fails(proto.CodeInvalidParams, tc.method, tc.params))
 			if after := r.chatFiles(); !slices.Equal(after, files) {
 				t.Fatalf("chat files changed: %q → %q", files, after)
 			}
@@ -177,7 +178,7 @@ func TestFolderRefusalsNameEveryEntry(t *testing.T) {
 	}
 	// Each bad entry alone is refused too.
 	for i, entry := range bad[:3] {
-		e := w.fails(CodeInvalidParams, MethodSetDirectories, map[string]any{"id": c.ID, "additionalDirectories": []string{entry}})
+		e := w.fails(proto.CodeInvalidParams, proto.MethodSetDirectories, map[string]any{"id": c.ID, "additionalDirectories": []string{entry}})
 		var d folderData
 		json.Unmarshal(e.Data, &d)
 		if len(d.Entries) != 1 || d.Entries[0].Path != entry || !strings.Contains(d.Entries[0].Reason, wantReasons[i]) {
@@ -194,27 +195,27 @@ func TestInvalidParams(t *testing.T) {
 	r := newRig(t, rigOpt{})
 	w := r.dial()
 	var c sessions.ChatJSON
-	w.ok(MethodNew, nil, &c)
+	w.ok(proto.MethodNew, nil, &c)
 	for _, tc := range []struct {
 		method string
 		params any
 		code   int
 	}{
-		{MethodStart, map[string]any{"id": 7}, CodeInvalidParams},
-		{MethodStart, map[string]any{}, CodeInvalidParams},
-		{MethodStart, []any{c.ID}, CodeInvalidParams},
-		{MethodStart, map[string]any{"id": c.ID, "cols": -1}, CodeInvalidParams},
-		{MethodStart, map[string]any{"id": c.ID, "rows": MaxRows + 1}, CodeInvalidParams},
-		{MethodStart, map[string]any{"id": "nosuchchat"}, CodeChatNotFound},
-		{MethodStop, map[string]any{"id": "../../etc/passwd"}, CodeChatNotFound},
-		{MethodSetDirectories, map[string]any{"id": c.ID}, CodeInvalidParams},
-		{MethodSetDirectories, map[string]any{"id": c.ID, "additionalDirectories": "/tmp"}, CodeInvalidParams},
-		{MethodSetDirectories, map[string]any{"id": "nosuchchat", "additionalDirectories": []string{}}, CodeChatNotFound},
-		{MethodNew, map[string]any{"harness": "nosuch"}, CodeInvalidParams},
-		{MethodNew, map[string]any{"cwd": "relative"}, CodeInvalidParams},
-		{MethodNew, map[string]any{"cwd": "/no/such/folder"}, CodeInvalidParams},
-		{MethodNew, map[string]any{"name": "two\nlines"}, CodeInvalidParams},
-		{MethodHello, "text", CodeInvalidRequest},
+		{proto.MethodStart, map[string]any{"id": 7}, proto.CodeInvalidParams},
+		{proto.MethodStart, map[string]any{}, proto.CodeInvalidParams},
+		{proto.MethodStart, []any{c.ID}, proto.CodeInvalidParams},
+		{proto.MethodStart, map[string]any{"id": c.ID, "cols": -1}, proto.CodeInvalidParams},
+		{proto.MethodStart, map[string]any{"id": c.ID, "rows": proto.MaxRows + 1}, proto.CodeInvalidParams},
+		{proto.MethodStart, map[string]any{"id": "nosuchchat"}, proto.CodeChatNotFound},
+		{proto.MethodStop, map[string]any{"id": "../../etc/passwd"}, proto.CodeChatNotFound},
+		{proto.MethodSetDirectories, map[string]any{"id": c.ID}, proto.CodeInvalidParams},
+		{proto.MethodSetDirectories, map[string]any{"id": c.ID, "additionalDirectories": "/tmp"}, proto.CodeInvalidParams},
+		{proto.MethodSetDirectories, map[string]any{"id": "nosuchchat", "additionalDirectories": []string{}}, proto.CodeChatNotFound},
+		{proto.MethodNew, map[string]any{"harness": "nosuch"}, proto.CodeInvalidParams},
+		{proto.MethodNew, map[string]any{"cwd": "relative"}, proto.CodeInvalidParams},
+		{proto.MethodNew, map[string]any{"cwd": "/no/such/folder"}, proto.CodeInvalidParams},
+		{proto.MethodNew, map[string]any{"name": "two\nlines"}, proto.CodeInvalidParams},
+		{proto.MethodHello, "text", proto.CodeInvalidRequest},
 	} {
 		rep := w.call(tc.method, tc.params)
 		if rep.Error == nil || rep.Error.Code != tc.code {
@@ -233,11 +234,11 @@ func TestStartRefusedWhenAStoredFolderHasGone(t *testing.T) {
 	w := r.dial()
 	dir := r.folders(1)[0]
 	var c sessions.ChatJSON
-	w.ok(MethodNew, NewParams{AdditionalDirectories: []string{dir}}, &c)
+	w.ok(proto.MethodNew, proto.NewParams{AdditionalDirectories: []string{dir}}, &c)
 	if err := os.Remove(dir); err != nil {
 		t.Fatal(err)
 	}
-	e := w.fails(CodeFailed, MethodStart, ChatParams{ID: c.ID})
+	e := w.fails(proto.CodeFailed, proto.MethodStart, proto.ChatParams{ID: c.ID})
 	if !strings.Contains(e.Message, dir) {
 		t.Fatalf("refusal does not name the folder: %s %s", e.Message, e.Data)
 	}
@@ -256,11 +257,11 @@ func TestSetDirectoriesOnARunningChat(t *testing.T) {
 	w := r.dial()
 	dirs := r.folders(2)
 	var c sessions.ChatJSON
-	w.ok(MethodNew, NewParams{AdditionalDirectories: dirs[:1]}, &c)
-	w.ok(MethodStart, ChatParams{ID: c.ID, Cols: 100, Rows: 30}, &c)
+	w.ok(proto.MethodNew, proto.NewParams{AdditionalDirectories: dirs[:1]}, &c)
+	w.ok(proto.MethodStart, proto.ChatParams{ID: c.ID, Cols: 100, Rows: 30}, &c)
 	first := r.waitRecords(1)[0]
 
-	w.ok(MethodSetDirectories, map[string]any{"id": c.ID, "additionalDirectories": dirs}, &c)
+	w.ok(proto.MethodSetDirectories, map[string]any{"id": c.ID, "additionalDirectories": dirs}, &c)
 	if !slices.Equal(c.PendingDirectories, dirs) || !slices.Equal(c.AdditionalDirectories, dirs) {
 		t.Fatalf("setDirectories on a running chat: %+v", c)
 	}
@@ -274,13 +275,13 @@ func TestSetDirectoriesOnARunningChat(t *testing.T) {
 	if _, err := r.store.Update(c.ID, func(m *sessions.Meta) error { m.AdditionalDirectories = dirs[1:]; return nil }); err != nil {
 		t.Fatal(err)
 	}
-	w.ok(MethodFoldersChanged, ChatParams{ID: c.ID}, &c)
+	w.ok(proto.MethodFoldersChanged, proto.ChatParams{ID: c.ID}, &c)
 	if !slices.Equal(c.PendingDirectories, dirs[1:]) {
 		t.Fatalf("foldersChanged: pending %q", c.PendingDirectories)
 	}
 
 	var after sessions.ChatJSON // absent fields must not keep old values
-	w.ok(MethodRestart, ChatParams{ID: c.ID}, &after)
+	w.ok(proto.MethodRestart, proto.ChatParams{ID: c.ID}, &after)
 	second := r.waitRecords(2)[1]
 	if v, _ := second.Getenv(harness.EnvAdditionalDirectories); v != dirs[1] || after.PendingDirectories != nil {
 		t.Fatalf("after the restart: folders %q, pending %q", v, after.PendingDirectories)

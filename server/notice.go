@@ -9,7 +9,7 @@ import (
 
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/internal/plaintext"
-	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // This file announces a chat that needs its user: the mux reports each
@@ -32,7 +32,7 @@ type Needs struct{ ch chan need }
 
 type need struct {
 	id     string
-	status mux.Status
+	status proto.Status
 }
 
 // NewNeeds returns an empty Needs.
@@ -40,7 +40,7 @@ func NewNeeds() *Needs { return &Needs{ch: make(chan need, 256)} }
 
 // Heard takes one report; it never blocks (a report past a full queue is
 // dropped: hundreds of notices at once are not read one by one anyway).
-func (n *Needs) Heard(id string, s mux.Status) {
+func (n *Needs) Heard(id string, s proto.Status) {
 	select {
 	case n.ch <- need{id, s}:
 	default:
@@ -93,24 +93,24 @@ func (s *Server) announce(stop <-chan struct{}) {
 }
 
 // noticeOf phrases a notice: the chat's name and what it needs.
-func (s *Server) noticeOf(id string, status mux.Status) Notice {
+func (s *Server) noticeOf(id string, status proto.Status) proto.Notice {
 	name := id
 	if meta, err := s.opt.Store.Load(id); err == nil && meta.Name != "" {
 		name = meta.Name
 	}
 	body := "finished its turn"
-	if status == mux.StatusAsking {
+	if status == proto.StatusAsking {
 		body = "asks for you"
 		if p := s.opt.Mux.State(id).Permission; p != nil {
 			body = "asks: " + p.Title
 		}
 	}
-	return Notice{ID: id, Status: status.String(), Title: clipText(plaintext.Line(name)), Body: clipText(plaintext.Line(body))}
+	return proto.Notice{ID: id, Status: status.String(), Title: clipText(plaintext.Line(name)), Body: clipText(plaintext.Line(body))}
 }
 
 // runNoticeCommand runs the [notify] command with the title and the body
 // as two more arguments, away from any terminal, and reaps it.
-func (s *Server) runNoticeCommand(argv []string, n Notice) {
+func (s *Server) runNoticeCommand(argv []string, n proto.Notice) {
 	ctx, cancel := context.WithTimeout(context.Background(), noticeCommandTimeout)
 	defer cancel()
 	args := append(append([]string(nil), argv[1:]...), "acpmux · "+n.Title, n.Body)
@@ -126,9 +126,9 @@ func (s *Server) runNoticeCommand(argv []string, n Notice) {
 // of its turn. It is taken only from a process of that chat's harness
 // (hookpeer.go); from any other it is ignored, answered as if taken (the
 // caller learns nothing of the chat) and logged.
-func (s *Server) hook(c *conn, p HookParams) (any, *Error) {
+func (s *Server) hook(c *conn, p proto.HookParams) (any, *Error) {
 	if p.ID == "" {
-		return nil, errorf(CodeInvalidParams, "Invalid params: id is required")
+		return nil, errorf(proto.CodeInvalidParams, "Invalid params: id is required")
 	}
 	if st := s.opt.Mux.State(p.ID); st.Pid != 0 && !s.reportFromHarness(c, p.ID, st.Pid) {
 		return struct{}{}, nil
@@ -144,17 +144,17 @@ func (s *Server) hook(c *conn, p HookParams) (any, *Error) {
 		return struct{}{}, nil
 	}
 	if err := s.opt.Mux.Report(p.ID, sig); err != nil {
-		return nil, errorf(CodeInvalidParams, "Invalid params: %s", clipText(err.Error()))
+		return nil, errorf(proto.CodeInvalidParams, "Invalid params: %s", clipText(err.Error()))
 	}
 	return struct{}{}, nil
 }
 
 // notice sends n to every watching connection.
-func (h *viewHub) notice(n Notice) {
+func (h *viewHub) notice(n proto.Notice) {
 	for _, v := range h.all() {
 		v.mu.Lock()
 		if v.watching && !v.closed {
-			v.c.notify(NotifyNotice, n)
+			v.c.notify(proto.NotifyNotice, n)
 		}
 		v.mu.Unlock()
 	}

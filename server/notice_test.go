@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/acpmux/acpmux-tui/config"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -32,7 +33,7 @@ func TestNoticeLimit(t *testing.T) {
 }
 
 // noticeReader reads a watcher's lines and keeps the notices.
-func (w *wire) nextNotice() Notice {
+func (w *wire) nextNotice() proto.Notice {
 	w.t.Helper()
 	for {
 		w.nc.SetReadDeadline(time.Now().Add(hangDeadline))
@@ -41,10 +42,10 @@ func (w *wire) nextNotice() Notice {
 			w.t.Fatalf("read: %v", err)
 		}
 		var n struct {
-			Method string `json:"method"`
-			Params Notice `json:"params"`
+			Method string       `json:"method"`
+			Params proto.Notice `json:"params"`
 		}
-		if json.Unmarshal(line, &n) == nil && n.Method == NotifyNotice {
+		if json.Unmarshal(line, &n) == nil && n.Method == proto.NotifyNotice {
 			return n.Params
 		}
 	}
@@ -68,17 +69,17 @@ func TestNoticesForChatsNobodyLooksAt(t *testing.T) {
 		c.Notify.On = []string{"asking"}
 	}})
 	w, watcher, looker := r.dial(), r.dial(), r.dial()
-	watcher.ok(MethodWatch, SizeParams{}, nil)
+	watcher.ok(proto.MethodWatch, proto.SizeParams{}, nil)
 	chats := map[string]string{}
 	for _, name := range []string{"A", "B", "C", "D"} {
 		var c sessions.ChatJSON
-		w.ok(MethodNew, NewParams{Name: "chat " + name}, &c)
-		w.ok(MethodStart, ChatParams{ID: c.ID}, nil)
+		w.ok(proto.MethodNew, proto.NewParams{Name: "chat " + name}, &c)
+		w.ok(proto.MethodStart, proto.ChatParams{ID: c.ID}, nil)
 		chats[name] = c.ID
 	}
 	hook := func(name, event, kind string) {
 		t.Helper()
-		w.ok(MethodHook, HookParams{ID: chats[name], Event: event, NotificationType: kind}, nil)
+		w.ok(proto.MethodHook, proto.HookParams{ID: chats[name], Event: event, NotificationType: kind}, nil)
 	}
 	hook("A", "Notification", "permission_prompt")
 	if n := watcher.nextNotice(); n.ID != chats["A"] || n.Status != "asking" || n.Title != "chat A" || n.Body != "asks for you" {
@@ -86,7 +87,7 @@ func TestNoticesForChatsNobodyLooksAt(t *testing.T) {
 	}
 	hook("A", "PostToolUse", "")
 	hook("A", "Notification", "permission_prompt") // within the interval
-	looker.ok(MethodLook, LookParams{ID: chats["B"]}, nil)
+	looker.ok(proto.MethodLook, proto.LookParams{ID: chats["B"]}, nil)
 	hook("B", "Notification", "elicitation_dialog") // looked at
 	hook("C", "UserPromptSubmit", "")
 	hook("C", "Stop", "") // a finished turn: not in [notify] on
@@ -95,8 +96,8 @@ func TestNoticesForChatsNobodyLooksAt(t *testing.T) {
 		t.Fatalf("the notice after A's was %+v, want D asking (names %v)", n, chats)
 	}
 
-	var list ListResult
-	w.ok(MethodList, nil, &list)
+	var list proto.ListResult
+	w.ok(proto.MethodList, nil, &list)
 	got := map[string]sessions.ChatJSON{}
 	for _, c := range list.Chats {
 		got[c.Name] = c
@@ -129,15 +130,15 @@ func TestHookMethod(t *testing.T) {
 	r := newRig(t, rigOpt{server: reportsFromTheTest})
 	w := r.dial()
 	var c sessions.ChatJSON
-	w.ok(MethodNew, NewParams{}, &c)
-	w.fails(CodeInvalidParams, MethodHook, HookParams{Event: "Stop"})
-	w.fails(CodeInvalidParams, MethodHook, HookParams{ID: c.ID, Event: "Stop"}) // not running
-	w.ok(MethodHook, HookParams{ID: c.ID, Event: "SessionEnd"}, nil)            // says nothing of the turn
-	w.ok(MethodHook, HookParams{ID: "nosuch", Event: "PreCompact"}, nil)
-	w.ok(MethodStart, ChatParams{ID: c.ID}, nil)
-	w.ok(MethodHook, HookParams{ID: c.ID, Event: "codex-notify", Payload: "agent-turn-complete"}, nil)
-	var list ListResult
-	w.ok(MethodList, nil, &list)
+	w.ok(proto.MethodNew, proto.NewParams{}, &c)
+	w.fails(proto.CodeInvalidParams, proto.MethodHook, proto.HookParams{Event: "Stop"})
+	w.fails(proto.CodeInvalidParams, proto.MethodHook, proto.HookParams{ID: c.ID, Event: "Stop"}) // not running
+	w.ok(proto.MethodHook, proto.HookParams{ID: c.ID, Event: "SessionEnd"}, nil)                  // says nothing of the turn
+	w.ok(proto.MethodHook, proto.HookParams{ID: "nosuch", Event: "PreCompact"}, nil)
+	w.ok(proto.MethodStart, proto.ChatParams{ID: c.ID}, nil)
+	w.ok(proto.MethodHook, proto.HookParams{ID: c.ID, Event: "codex-notify", Payload: "agent-turn-complete"}, nil)
+	var list proto.ListResult
+	w.ok(proto.MethodList, nil, &list)
 	if st := list.Chats[0]; st.Status != "waiting" || st.StatusFrom != "hooks" {
 		t.Fatalf("after a turn's end: %s from %q", st.Status, st.StatusFrom)
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 	"golang.org/x/sys/unix"
 )
@@ -157,8 +158,8 @@ func chatStatus(t *testing.T, r *rig, id string) string {
 	t.Helper()
 	w := r.dial()
 	defer w.nc.Close()
-	var list ListResult
-	w.ok(MethodList, nil, &list)
+	var list proto.ListResult
+	w.ok(proto.MethodList, nil, &list)
 	for _, c := range list.Chats {
 		if c.ID == id {
 			return c.Status
@@ -198,15 +199,15 @@ func TestHookFromAHandedOnSocket(t *testing.T) {
 			})
 			w := r.dial()
 			var chat sessions.ChatJSON
-			w.ok(MethodNew, NewParams{Name: "spoofed"}, &chat)
-			w.ok(MethodStart, ChatParams{ID: chat.ID}, nil)
+			w.ok(proto.MethodNew, proto.NewParams{Name: "spoofed"}, &chat)
+			w.ok(proto.MethodStart, proto.ChatParams{ID: chat.ID}, nil)
 			w.nc.Close()
 
-			h := handSocket(t, SocketPath(r.home))
+			h := handSocket(t, proto.SocketPath(r.home))
 			connector.Store(int64(h.pid))
 			report := func(event, kind string) {
 				t.Helper()
-				if rep := h.call(MethodHook, HookParams{ID: chat.ID, Event: event, NotificationType: kind}); rep.Error != nil {
+				if rep := h.call(proto.MethodHook, proto.HookParams{ID: chat.ID, Event: event, NotificationType: kind}); rep.Error != nil {
 					t.Fatalf("%s: %s", event, rep.Error.Message)
 				}
 			}
@@ -295,20 +296,20 @@ func hookPidReuseInNamespace(t *testing.T) {
 	r := newRig(t, rigOpt{opt: func(o *Options) { o.Logger = slog.New(slog.NewTextHandler(&log, nil)) }})
 	w := r.dial()
 	var chat sessions.ChatJSON
-	w.ok(MethodNew, NewParams{Name: "target"}, &chat)
+	w.ok(proto.MethodNew, proto.NewParams{Name: "target"}, &chat)
 
 	for try := 1; try <= maxPidTries; try++ {
-		h := handSocket(t, SocketPath(r.home))
+		h := handSocket(t, proto.SocketPath(r.home))
 		h.exitConnector(true) // its pid is free
 		if err := os.WriteFile(lastPid, []byte(strconv.Itoa(h.pid-1)), 0); err != nil {
 			t.Fatalf("set %s: %v", lastPid, err)
 		}
-		w.ok(MethodStart, ChatParams{ID: chat.ID}, nil)
+		w.ok(proto.MethodStart, proto.ChatParams{ID: chat.ID}, nil)
 		var harnessPid int
 		waitFor(t, "the harness's pid", func() bool { harnessPid = r.srv.opt.Mux.State(chat.ID).Pid; return harnessPid != 0 })
 		if harnessPid != h.pid {
 			t.Logf("try %d: the harness took pid %d, not %d", try, harnessPid, h.pid)
-			w.ok(MethodStop, ChatParams{ID: chat.ID}, nil)
+			w.ok(proto.MethodStop, proto.ChatParams{ID: chat.ID}, nil)
 			waitFor(t, "the harness stopped", func() bool { return !r.srv.opt.Mux.State(chat.ID).Status.Live() })
 			h.end()
 			continue
@@ -317,7 +318,7 @@ func hookPidReuseInNamespace(t *testing.T) {
 		if !processOfHarness(h.pid, harnessPid) {
 			t.Fatalf("the connector's old pid %d is not the harness's %d", h.pid, harnessPid)
 		}
-		if rep := h.call(MethodHook, HookParams{ID: chat.ID, Event: "Notification", NotificationType: "permission_prompt"}); rep.Error != nil {
+		if rep := h.call(proto.MethodHook, proto.HookParams{ID: chat.ID, Event: "Notification", NotificationType: "permission_prompt"}); rep.Error != nil {
 			t.Fatalf("the report: %s", rep.Error.Message)
 		}
 		if st := chatStatus(t, r, chat.ID); st == "asking" {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/acpmux/acpmux-tui/internal/plaintext"
 	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // This file runs ACP turns for every client. The server owns each ACP
@@ -55,8 +56,8 @@ const (
 )
 
 // noReplyNotice is what observers are told of a turn quiet for
-// mux.NoReplyAfter.
-var noReplyNotice = "no reply yet after " + mux.NoReplyAfter.String()
+// proto.NoReplyAfter.
+var noReplyNotice = "no reply yet after " + proto.NoReplyAfter.String()
 
 // promptHub holds the server's chat feeds. Its zero value is ready.
 type promptHub struct {
@@ -91,7 +92,7 @@ type turn struct {
 // forgot (Forget) comes back without one.
 func (s *Server) feedFor(id string) (*chatFeed, *Error) {
 	if id == "" {
-		return nil, errorf(CodeInvalidParams, "Invalid params: id is required")
+		return nil, errorf(proto.CodeInvalidParams, "Invalid params: id is required")
 	}
 	h := &s.prompts
 	h.mu.Lock()
@@ -134,21 +135,21 @@ func (s *Server) feedFor(id string) (*chatFeed, *Error) {
 
 // callTurn answers the methods of ACP turns.
 func (s *Server) callTurn(c *conn, req Request) (any, *Error) {
-	if req.Method == MethodPrompt {
-		var p PromptParams
+	if req.Method == proto.MethodPrompt {
+		var p proto.PromptParams
 		if err := decodeParams(req.Params, &p); err != nil {
 			return nil, err
 		}
 		return s.prompt(c, p)
 	}
-	if req.Method == MethodAnswerPermission {
-		var p AnswerPermissionParams
+	if req.Method == proto.MethodAnswerPermission {
+		var p proto.AnswerPermissionParams
 		if err := decodeParams(req.Params, &p); err != nil {
 			return nil, err
 		}
 		return s.answerPermission(p)
 	}
-	var p ChatParams
+	var p proto.ChatParams
 	if err := decodeParams(req.Params, &p); err != nil {
 		return nil, err
 	}
@@ -157,11 +158,11 @@ func (s *Server) callTurn(c *conn, req Request) (any, *Error) {
 		return nil, rpcErr
 	}
 	switch req.Method {
-	case MethodObserve:
+	case proto.MethodObserve:
 		f.observe(c)
-	case MethodUnobserve:
+	case proto.MethodUnobserve:
 		f.unobserve(c)
-	case MethodReady:
+	case proto.MethodReady:
 		if err := s.refuseWhenClosing(); err != nil {
 			return nil, err
 		}
@@ -172,12 +173,12 @@ func (s *Server) callTurn(c *conn, req Request) (any, *Error) {
 		if err != nil {
 			return nil, failure(err)
 		}
-	case MethodCancel:
+	case proto.MethodCancel:
 		if err := s.opt.Mux.Cancel(p.ID); err != nil {
 			return nil, failure(err)
 		}
 	}
-	return EmptyResult{}, nil
+	return proto.EmptyResult{}, nil
 }
 
 // refuseWhenClosing refuses to start an agent in a server on its way out:
@@ -187,14 +188,14 @@ func (s *Server) refuseWhenClosing() *Error {
 	closing := s.closing
 	s.mu.Unlock()
 	if closing {
-		return errorf(CodeFailed, "the server is stopping")
+		return errorf(proto.CodeFailed, "the server is stopping")
 	}
 	return nil
 }
 
 // prompt runs one turn in the chat and answers its stop reason once the
 // turn has ended and everything it said has been queued for c.
-func (s *Server) prompt(c *conn, p PromptParams) (any, *Error) {
+func (s *Server) prompt(c *conn, p proto.PromptParams) (any, *Error) {
 	f, rpcErr := s.feedFor(p.ID)
 	if rpcErr != nil {
 		return nil, rpcErr
@@ -204,7 +205,7 @@ func (s *Server) prompt(c *conn, p PromptParams) (any, *Error) {
 	}
 	t := &turn{owner: c, activity: make(chan struct{}, 1)}
 	if !f.claim(t) {
-		return nil, errorf(CodeFailed, "a turn is already running: wait for it or cancel it")
+		return nil, errorf(proto.CodeFailed, "a turn is already running: wait for it or cancel it")
 	}
 	s.track(p.ID)
 	s.opt.Records.Used(p.ID)
@@ -229,11 +230,11 @@ func (s *Server) prompt(c *conn, p PromptParams) (any, *Error) {
 	watched := make(chan struct{})
 	go func() {
 		defer close(watched)
-		watchQuiet(quiet, t.activity, func() <-chan time.Time { return time.After(mux.NoReplyAfter) }, func() {
+		watchQuiet(quiet, t.activity, func() <-chan time.Time { return time.After(proto.NoReplyAfter) }, func() {
 			// A permission request waiting for a client is not the agent
 			// being quiet.
 			if s.opt.Mux.State(p.ID).Permission == nil {
-				f.broadcast(ObservedEntry{Kind: ObservedNotice, Text: noReplyNotice}, false)
+				f.broadcast(proto.ObservedEntry{Kind: proto.ObservedNotice, Text: noReplyNotice}, false)
 			}
 		})
 	}()
@@ -243,7 +244,7 @@ func (s *Server) prompt(c *conn, p PromptParams) (any, *Error) {
 	if p.RefusePermissions {
 		_ = s.opt.Mux.SetPermissionPolicy(p.ID, nil)
 	}
-	end := ObservedEntry{Kind: ObservedTurnEnded, StopReason: reason}
+	end := proto.ObservedEntry{Kind: proto.ObservedTurnEnded, StopReason: reason}
 	if err != nil {
 		end.Error = err.Error()
 	}
@@ -253,27 +254,27 @@ func (s *Server) prompt(c *conn, p PromptParams) (any, *Error) {
 	if err != nil {
 		return nil, failure(err)
 	}
-	return PromptResult{StopReason: reason}, nil
+	return proto.PromptResult{StopReason: reason}, nil
 }
 
 // answerPermission answers the chat's pending permission request with one
 // of the options it offers (or "" to cancel it): any other id would reach
 // the agent as a choice it never offered.
-func (s *Server) answerPermission(p AnswerPermissionParams) (any, *Error) {
+func (s *Server) answerPermission(p proto.AnswerPermissionParams) (any, *Error) {
 	if _, err := s.feedFor(p.ID); err != nil {
 		return nil, err
 	}
 	perm := s.opt.Mux.State(p.ID).Permission
 	if perm == nil {
-		return nil, errorf(CodeFailed, "chat %s has no pending permission request", p.ID)
+		return nil, errorf(proto.CodeFailed, "chat %s has no pending permission request", p.ID)
 	}
-	if p.OptionID != "" && !slices.ContainsFunc(perm.Options, func(o mux.PermissionOption) bool { return o.ID == p.OptionID }) {
-		return nil, errorf(CodeInvalidParams, "Invalid params: optionId %q is not an option of the pending request", clipText(p.OptionID))
+	if p.OptionID != "" && !slices.ContainsFunc(perm.Options, func(o proto.PermissionOption) bool { return o.ID == p.OptionID }) {
+		return nil, errorf(proto.CodeInvalidParams, "Invalid params: optionId %q is not an option of the pending request", clipText(p.OptionID))
 	}
 	if err := s.opt.Mux.AnswerPermission(p.ID, p.OptionID); err != nil {
 		return nil, failure(err)
 	}
-	return EmptyResult{}, nil
+	return proto.EmptyResult{}, nil
 }
 
 // watchQuiet calls quiet when the turn has had no update for a spell (after
@@ -313,13 +314,13 @@ func (f *chatFeed) started(t *turn, text string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for c, w := range f.watchers {
-		w.push(ObservedEntry{Kind: ObservedTurnStarted, Text: plaintext.Clean(text), Own: c == t.owner, At: time.Now()}, true)
+		w.push(proto.ObservedEntry{Kind: proto.ObservedTurnStarted, Text: plaintext.Clean(text), Own: c == t.owner, At: time.Now()}, true)
 	}
 }
 
 // release ends the chat's turn t, telling every observer how it ended
 // (end; nil for a turn that never started).
-func (f *chatFeed) release(t *turn, end *ObservedEntry) {
+func (f *chatFeed) release(t *turn, end *proto.ObservedEntry) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.turn == t {
@@ -333,26 +334,26 @@ func (f *chatFeed) release(t *turn, end *ObservedEntry) {
 
 // deliver is the mux's observer of the chat: it runs on the goroutine that
 // reads the agent, so it only queues.
-func (f *chatFeed) deliver(e mux.Entry) {
-	item, ok := ObservedFrom(e)
+func (f *chatFeed) deliver(e proto.Entry) {
+	item, ok := proto.ObservedFrom(e)
 	if !ok {
 		return
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.turn != nil && e.Kind != mux.EntryStderr {
+	if f.turn != nil && e.Kind != proto.EntryStderr {
 		f.turn.heard()
 	}
 	f.broadcastLocked(item, false)
 }
 
 // refuse is the permission policy of a turn that refuses them.
-func (f *chatFeed) refuse(p mux.Permission) string {
+func (f *chatFeed) refuse(p proto.Permission) string {
 	f.mu.Lock()
 	if f.turn != nil {
 		f.turn.heard()
 	}
-	f.broadcastLocked(ObservedEntry{Kind: ObservedRefused, Title: plaintext.Line(p.Title), At: time.Now()}, false)
+	f.broadcastLocked(proto.ObservedEntry{Kind: proto.ObservedRefused, Title: plaintext.Line(p.Title), At: time.Now()}, false)
 	f.mu.Unlock()
 	f.s.opt.Logger.Info("refused a permission request", "chat", f.id, "title", p.Title)
 	return mux.RefuseAll(p)
@@ -366,13 +367,13 @@ func (t *turn) heard() {
 	}
 }
 
-func (f *chatFeed) broadcast(e ObservedEntry, always bool) {
+func (f *chatFeed) broadcast(e proto.ObservedEntry, always bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.broadcastLocked(e, always)
 }
 
-func (f *chatFeed) broadcastLocked(e ObservedEntry, always bool) {
+func (f *chatFeed) broadcastLocked(e proto.ObservedEntry, always bool) {
 	for _, w := range f.watchers {
 		w.push(e, always)
 	}

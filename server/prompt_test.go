@@ -16,6 +16,7 @@ import (
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/internal/testharness/startrecord"
 	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -90,7 +91,7 @@ func newPromptRig(t *testing.T) *promptRig {
 		o.WriteTimeout = hangDeadline
 	}})
 	var c sessions.ChatJSON
-	p.dial().ok(MethodNew, NewParams{Harness: "fake"}, &c)
+	p.dial().ok(proto.MethodNew, proto.NewParams{Harness: "fake"}, &c)
 	if c.Harness != "fake" {
 		t.Fatalf("new chat runs %q, want the fake ACP agent", c.Harness)
 	}
@@ -104,7 +105,7 @@ type stream struct {
 	t       *testing.T
 	w       *wire
 	chat    string
-	entries []ObservedEntry
+	entries []proto.ObservedEntry
 	batches int // notifications read
 }
 
@@ -145,8 +146,8 @@ func (s *stream) next() line {
 	if err := json.Unmarshal(b, &l); err != nil {
 		s.t.Fatalf("not JSON: %v\n%s", err, b)
 	}
-	if l.Method == MethodEntries {
-		var p EntriesParams
+	if l.Method == proto.MethodEntries {
+		var p proto.EntriesParams
 		if err := json.Unmarshal(l.Params, &p); err != nil {
 			s.t.Fatalf("entries: %v\n%s", err, l.Params)
 		}
@@ -185,7 +186,7 @@ func (s *stream) call(method string, params, result any) {
 }
 
 // until reads until an entry that satisfies ok has arrived.
-func (s *stream) until(what string, ok func(ObservedEntry) bool) {
+func (s *stream) until(what string, ok func(proto.ObservedEntry) bool) {
 	s.t.Helper()
 	for i := 0; ; i++ {
 		for ; i < len(s.entries); i++ {
@@ -210,30 +211,30 @@ func (s *stream) fails(code int, method string, params any) *wireError {
 
 func (s *stream) observe() {
 	s.t.Helper()
-	s.call(MethodObserve, ChatParams{ID: s.chat}, nil)
+	s.call(proto.MethodObserve, proto.ChatParams{ID: s.chat}, nil)
 }
 
 func (s *stream) prompt(text string, refuse bool) string {
 	s.t.Helper()
-	var res PromptResult
-	s.call(MethodPrompt, PromptParams{ID: s.chat, Text: text, RefusePermissions: refuse}, &res)
+	var res proto.PromptResult
+	s.call(proto.MethodPrompt, proto.PromptParams{ID: s.chat, Text: text, RefusePermissions: refuse}, &res)
 	return res.StopReason
 }
 
 // turns are the entries of each turn, from its start to its end mark
 // (stderr lines left out), in order.
-func (s *stream) turns() [][]ObservedEntry {
-	var out [][]ObservedEntry
-	var cur []ObservedEntry
+func (s *stream) turns() [][]proto.ObservedEntry {
+	var out [][]proto.ObservedEntry
+	var cur []proto.ObservedEntry
 	in := false
 	for _, e := range s.entries {
 		switch {
-		case e.Kind == ObservedTurnStarted:
-			in, cur = true, []ObservedEntry{e}
-		case e.Kind == ObservedTurnEnded && in:
+		case e.Kind == proto.ObservedTurnStarted:
+			in, cur = true, []proto.ObservedEntry{e}
+		case e.Kind == proto.ObservedTurnEnded && in:
 			out = append(out, append(cur, e))
 			in = false
-		case in && e.Kind != ObservedStderr:
+		case in && e.Kind != proto.ObservedStderr:
 			cur = append(cur, e)
 		}
 	}
@@ -241,17 +242,17 @@ func (s *stream) turns() [][]ObservedEntry {
 }
 
 // agentText joins the agent's text of a turn.
-func agentText(turn []ObservedEntry) string {
+func agentText(turn []proto.ObservedEntry) string {
 	var b strings.Builder
 	for _, e := range turn {
-		if e.Kind == ObservedAgent {
+		if e.Kind == proto.ObservedAgent {
 			b.WriteString(e.Text)
 		}
 	}
 	return b.String()
 }
 
-func kinds(entries []ObservedEntry) string {
+func kinds(entries []proto.ObservedEntry) string {
 	var k []string
 	for _, e := range entries {
 		k = append(k, string(e.Kind))
@@ -267,7 +268,7 @@ func TestPromptReplyStreamsToTheObserverInOrder(t *testing.T) {
 	p := newPromptRig(t)
 	s := p.stream()
 	s.observe()
-	s.call(MethodReady, ChatParams{ID: p.chat}, nil)
+	s.call(proto.MethodReady, proto.ChatParams{ID: p.chat}, nil)
 	if reason := s.prompt("think", false); reason != "end_turn" {
 		t.Fatalf("stop reason %q", reason)
 	}
@@ -290,7 +291,7 @@ func TestPromptReplyStreamsToTheObserverInOrder(t *testing.T) {
 	}
 	var statuses []string
 	for _, e := range turns[1] {
-		if e.Kind == ObservedTool {
+		if e.Kind == proto.ObservedTool {
 			statuses = append(statuses, e.ToolStatus)
 		}
 	}
@@ -299,7 +300,7 @@ func TestPromptReplyStreamsToTheObserverInOrder(t *testing.T) {
 	}
 	var stderr []string
 	for _, e := range s.entries {
-		if e.Kind == ObservedStderr {
+		if e.Kind == proto.ObservedStderr {
 			stderr = append(stderr, e.Text)
 		}
 	}
@@ -310,15 +311,15 @@ func TestPromptReplyStreamsToTheObserverInOrder(t *testing.T) {
 	// Stopped and started again, the agent loads the session and replays
 	// it: the replay arrives before ready's answer, outside any turn.
 	again := p.stream()
-	again.call(MethodStop, ChatParams{ID: p.chat}, nil)
+	again.call(proto.MethodStop, proto.ChatParams{ID: p.chat}, nil)
 	again.observe()
-	again.call(MethodReady, ChatParams{ID: p.chat}, nil)
+	again.call(proto.MethodReady, proto.ChatParams{ID: p.chat}, nil)
 	var replayed strings.Builder
 	for _, e := range again.entries {
-		if e.Kind == ObservedTurnStarted {
+		if e.Kind == proto.ObservedTurnStarted {
 			t.Fatalf("a turn mark in the replay: %s", kinds(again.entries))
 		}
-		if e.Kind == ObservedAgent {
+		if e.Kind == proto.ObservedAgent {
 			replayed.WriteString(e.Text)
 		}
 	}
@@ -344,7 +345,7 @@ func TestPromptBurstArrivesCompleteThroughTheSocket(t *testing.T) {
 	if reason := s.prompt(fmt.Sprintf("burst %d", n), true); reason != "end_turn" {
 		t.Fatalf("stop reason %q", reason)
 	}
-	stalled.until("the burst's end", func(e ObservedEntry) bool { return e.Kind == ObservedTurnEnded })
+	stalled.until("the burst's end", func(e proto.ObservedEntry) bool { return e.Kind == proto.ObservedTurnEnded })
 	var want strings.Builder
 	for i := 1; i <= n; i++ {
 		fmt.Fprintf(&want, "u%06d ", i)
@@ -355,7 +356,7 @@ func TestPromptBurstArrivesCompleteThroughTheSocket(t *testing.T) {
 			t.Fatalf("%s: %d turns, want 1", name, len(turns))
 		}
 		for _, e := range turns[0] {
-			if e.Kind == ObservedMissed {
+			if e.Kind == proto.ObservedMissed {
 				t.Fatalf("%s missed %d updates", name, e.Count)
 			}
 		}
@@ -385,7 +386,7 @@ func TestPromptRefusesPermissionsOrWaitsForAnAnswer(t *testing.T) {
 	turn := s.turns()[0]
 	var refused []string
 	for _, e := range turn {
-		if e.Kind == ObservedRefused {
+		if e.Kind == proto.ObservedRefused {
 			refused = append(refused, e.Title)
 		}
 	}
@@ -395,31 +396,31 @@ func TestPromptRefusesPermissionsOrWaitsForAnAnswer(t *testing.T) {
 
 	// Without refusal the request waits for an answer, from any client.
 	asker := p.stream()
-	id := asker.request(MethodPrompt, PromptParams{ID: p.chat, Text: "permission"})
+	id := asker.request(proto.MethodPrompt, proto.PromptParams{ID: p.chat, Text: "permission"})
 	waitFor(t, "the permission request to wait for an answer", func() bool {
 		return p.srv.opt.Mux.State(p.chat).Permission != nil
 	})
-	var list ListResult
-	s.call(MethodList, nil, &list)
+	var list proto.ListResult
+	s.call(proto.MethodList, nil, &list)
 	if len(list.Chats) != 1 || list.Chats[0].Status != "asking" || list.Chats[0].StatusFrom != "acp" {
 		t.Fatalf("list while the agent asks: %+v", list.Chats)
 	}
-	s.fails(CodeInvalidParams, MethodAnswerPermission, AnswerPermissionParams{ID: p.chat, OptionID: "not_offered"})
-	s.call(MethodAnswerPermission, AnswerPermissionParams{ID: p.chat, OptionID: "allow_once"}, nil)
+	s.fails(proto.CodeInvalidParams, proto.MethodAnswerPermission, proto.AnswerPermissionParams{ID: p.chat, OptionID: "not_offered"})
+	s.call(proto.MethodAnswerPermission, proto.AnswerPermissionParams{ID: p.chat, OptionID: "allow_once"}, nil)
 	if l := asker.answer(id); l.Error != nil || string(l.Result) != `{"stopReason":"end_turn"}` {
 		t.Fatalf("the answered turn: %s %+v", l.Result, l.Error)
 	}
-	s.until("the answered turn's end", func(e ObservedEntry) bool { return e.Kind == ObservedTurnEnded && len(s.turns()) == 2 })
+	s.until("the answered turn's end", func(e proto.ObservedEntry) bool { return e.Kind == proto.ObservedTurnEnded && len(s.turns()) == 2 })
 	second := s.turns()[1]
 	if agentText(second) != "permission: allow_once" || second[0].Own {
 		t.Fatalf("the observer saw %q (own %v)", agentText(second), second[0].Own)
 	}
 	for _, e := range second {
-		if e.Kind == ObservedRefused {
+		if e.Kind == proto.ObservedRefused {
 			t.Fatal("a refusal in a turn that does not refuse")
 		}
 	}
-	s.fails(CodeFailed, MethodAnswerPermission, AnswerPermissionParams{ID: p.chat, OptionID: "allow_once"})
+	s.fails(proto.CodeFailed, proto.MethodAnswerPermission, proto.AnswerPermissionParams{ID: p.chat, OptionID: "allow_once"})
 }
 
 // TestPromptCancelAndATurnThatOutlivesItsConnection: a turn whose client
@@ -431,20 +432,20 @@ func TestPromptCancelAndATurnThatOutlivesItsConnection(t *testing.T) {
 	s.observe()
 	gone := p.stream()
 	gone.observe()
-	gone.request(MethodPrompt, PromptParams{ID: p.chat, Text: "slow", RefusePermissions: true})
-	s.until("the slow turn's first chunk", func(e ObservedEntry) bool { return e.Kind == ObservedAgent && e.Text == "working slowly" })
+	gone.request(proto.MethodPrompt, proto.PromptParams{ID: p.chat, Text: "slow", RefusePermissions: true})
+	s.until("the slow turn's first chunk", func(e proto.ObservedEntry) bool { return e.Kind == proto.ObservedAgent && e.Text == "working slowly" })
 	gone.w.nc.Close()
 	// Its watcher ends when the server has seen it go.
 	waitFor(t, "the server to see the client go", func() bool { return p.watchers() == 1 })
 	if !p.srv.opt.Mux.State(p.chat).TurnActive {
 		t.Fatal("the turn ended with its client")
 	}
-	e := s.fails(CodeFailed, MethodPrompt, PromptParams{ID: p.chat, Text: "second"})
+	e := s.fails(proto.CodeFailed, proto.MethodPrompt, proto.PromptParams{ID: p.chat, Text: "second"})
 	if !strings.Contains(e.Message, "already running") {
 		t.Fatalf("a second turn: %q", e.Message)
 	}
-	s.call(MethodCancel, ChatParams{ID: p.chat}, nil)
-	s.until("the turn's end", func(e ObservedEntry) bool { return e.Kind == ObservedTurnEnded })
+	s.call(proto.MethodCancel, proto.ChatParams{ID: p.chat}, nil)
+	s.until("the turn's end", func(e proto.ObservedEntry) bool { return e.Kind == proto.ObservedTurnEnded })
 	if end := s.turns()[0]; end[len(end)-1].StopReason != "cancelled" {
 		t.Fatalf("the cancelled turn ended %+v", end[len(end)-1])
 	}
@@ -452,7 +453,7 @@ func TestPromptCancelAndATurnThatOutlivesItsConnection(t *testing.T) {
 		t.Fatalf("the turn after the cancel: %q", reason)
 	}
 	// A cancel with no turn running does nothing.
-	s.call(MethodCancel, ChatParams{ID: p.chat}, nil)
+	s.call(proto.MethodCancel, proto.ChatParams{ID: p.chat}, nil)
 }
 
 // TestPromptTwoObserversSeeOneTurn: both observers get the whole turn; only
@@ -464,7 +465,7 @@ func TestPromptTwoObserversSeeOneTurn(t *testing.T) {
 	a.observe()
 	b.observe()
 	a.prompt("think", true)
-	b.until("the turn's end", func(e ObservedEntry) bool { return e.Kind == ObservedTurnEnded })
+	b.until("the turn's end", func(e proto.ObservedEntry) bool { return e.Kind == proto.ObservedTurnEnded })
 	ta, tb := a.turns(), b.turns()
 	if len(ta) != 1 || len(tb) != 1 || kinds(ta[0]) != kinds(tb[0]) || agentText(ta[0]) != agentText(tb[0]) {
 		t.Fatalf("observers saw %q %q and %q %q", kinds(ta[0]), agentText(ta[0]), kinds(tb[0]), agentText(tb[0]))
@@ -472,9 +473,9 @@ func TestPromptTwoObserversSeeOneTurn(t *testing.T) {
 	if !ta[0][0].Own || tb[0][0].Own {
 		t.Fatalf("own marks: asker %v, other %v", ta[0][0].Own, tb[0][0].Own)
 	}
-	b.call(MethodUnobserve, ChatParams{ID: p.chat}, nil)
+	b.call(proto.MethodUnobserve, proto.ChatParams{ID: p.chat}, nil)
 	a.prompt("again", true)
-	b.call(MethodHello, struct{}{}, nil) // anything sent before it has been read
+	b.call(proto.MethodHello, struct{}{}, nil) // anything sent before it has been read
 	if n := len(b.turns()); n != 1 {
 		t.Fatalf("%d turns seen, the last after unobserve", n)
 	}
@@ -491,7 +492,7 @@ func TestPromptTwiceReusesTheRunningAgent(t *testing.T) {
 	first.w.nc.Close()
 	second := p.stream()
 	second.observe()
-	second.call(MethodReady, ChatParams{ID: p.chat}, nil)
+	second.call(proto.MethodReady, proto.ChatParams{ID: p.chat}, nil)
 	second.prompt("two", true)
 	if got := agentText(second.turns()[0]); got != "echo: two" {
 		t.Fatalf("second turn %q", got)
@@ -510,17 +511,17 @@ func TestPromptTwiceReusesTheRunningAgent(t *testing.T) {
 func TestPromptMethodsRefuseBadParams(t *testing.T) {
 	p := newPromptRig(t)
 	w := p.dial()
-	w.fails(CodeInvalidParams, MethodObserve, ChatParams{})
-	w.fails(CodeChatNotFound, MethodObserve, ChatParams{ID: "nosuch"})
-	w.fails(CodeChatNotFound, MethodPrompt, PromptParams{ID: "../etc", Text: "hi"})
-	w.fails(CodeInvalidParams, MethodPrompt, map[string]any{"id": p.chat, "text": 3})
-	w.fails(CodeFailed, MethodAnswerPermission, AnswerPermissionParams{ID: p.chat})
+	w.fails(proto.CodeInvalidParams, proto.MethodObserve, proto.ChatParams{})
+	w.fails(proto.CodeChatNotFound, proto.MethodObserve, proto.ChatParams{ID: "nosuch"})
+	w.fails(proto.CodeChatNotFound, proto.MethodPrompt, proto.PromptParams{ID: "../etc", Text: "hi"})
+	w.fails(proto.CodeInvalidParams, proto.MethodPrompt, map[string]any{"id": p.chat, "text": 3})
+	w.fails(proto.CodeFailed, proto.MethodAnswerPermission, proto.AnswerPermissionParams{ID: p.chat})
 	var shell sessions.ChatJSON
-	w.ok(MethodNew, NewParams{Harness: "shell"}, &shell)
-	if e := w.fails(CodeFailed, MethodObserve, ChatParams{ID: shell.ID}); !strings.Contains(e.Message, "does not speak ACP") {
+	w.ok(proto.MethodNew, proto.NewParams{Harness: "shell"}, &shell)
+	if e := w.fails(proto.CodeFailed, proto.MethodObserve, proto.ChatParams{ID: shell.ID}); !strings.Contains(e.Message, "does not speak ACP") {
 		t.Fatalf("observe a pty chat: %q", e.Message)
 	}
-	w.fails(CodeFailed, MethodPrompt, PromptParams{ID: shell.ID, Text: "hi"})
+	w.fails(proto.CodeFailed, proto.MethodPrompt, proto.PromptParams{ID: shell.ID, Text: "hi"})
 	if recs, _ := startrecord.Read(p.starts); len(recs) != 0 {
 		t.Fatalf("%d agents started by refused calls", len(recs))
 	}
@@ -615,7 +616,7 @@ func TestWatchQuietSaysOncePerQuietSpell(t *testing.T) {
 // place; turn marks are never dropped; chunks of one message join.
 func TestWatcherOverflowSaysWhatItDropped(t *testing.T) {
 	w := &watcher{wake: make(chan struct{}, 1)}
-	var got []ObservedEntry
+	var got []proto.ObservedEntry
 	sendAll := func() {
 		for batch := w.take(); batch != nil; batch = w.take() {
 			got = append(got, batch...)
@@ -625,19 +626,19 @@ func TestWatcherOverflowSaysWhatItDropped(t *testing.T) {
 	chunk := strings.Repeat("x", 1000)
 	pushed := 0
 	for w.missed == 0 {
-		w.push(ObservedEntry{Kind: ObservedTool, Title: chunk}, false)
+		w.push(proto.ObservedEntry{Kind: proto.ObservedTool, Title: chunk}, false)
 		pushed++
 	}
 	kept := pushed - 1
-	w.push(ObservedEntry{Kind: ObservedTool, Title: "dropped too"}, false)
+	w.push(proto.ObservedEntry{Kind: proto.ObservedTool, Title: "dropped too"}, false)
 	// A batch sent makes room, but the gap goes on until the backlog has
 	// been sent: one mark per gap, not one per batch.
 	got = append(got, w.take()...)
 	w.queued()
-	w.push(ObservedEntry{Kind: ObservedTool, Title: "dropped as well"}, false)
-	w.push(ObservedEntry{Kind: ObservedTurnEnded, StopReason: "end_turn"}, true)
-	w.push(ObservedEntry{Kind: ObservedAgent, Text: "after "}, false)
-	w.push(ObservedEntry{Kind: ObservedAgent, Text: "the gap"}, false)
+	w.push(proto.ObservedEntry{Kind: proto.ObservedTool, Title: "dropped as well"}, false)
+	w.push(proto.ObservedEntry{Kind: proto.ObservedTurnEnded, StopReason: "end_turn"}, true)
+	w.push(proto.ObservedEntry{Kind: proto.ObservedAgent, Text: "after "}, false)
+	w.push(proto.ObservedEntry{Kind: proto.ObservedAgent, Text: "the gap"}, false)
 	sendAll()
 	if len(got) != kept+3 {
 		t.Fatalf("%d entries sent, want the %d kept, the mark, the turn's end and the joined text", len(got), kept)
@@ -651,11 +652,11 @@ func TestWatcherOverflowSaysWhatItDropped(t *testing.T) {
 
 	// A gap at the end of a backlog is told once the backlog is sent.
 	for w.missed == 0 {
-		w.push(ObservedEntry{Kind: ObservedTool, Title: chunk}, false)
+		w.push(proto.ObservedEntry{Kind: proto.ObservedTool, Title: chunk}, false)
 	}
 	got = got[:0]
 	sendAll()
-	if last := got[len(got)-1]; last.Kind != ObservedMissed || last.Count != 1 {
+	if last := got[len(got)-1]; last.Kind != proto.ObservedMissed || last.Count != 1 {
 		t.Fatalf("the backlog ended with %+v, want the missed mark", last)
 	}
 	select {

@@ -24,9 +24,6 @@ import (
 // server has to find what it left running (see survivors.go) and which
 // chats to start again (revive.go). The format is in docs/chat-files.md.
 
-// RunningDir is the folder of the agent home that holds the records.
-const RunningDir = proto.RunningDir
-
 // recordVersion is the format of a record.
 const recordVersion = 1
 
@@ -93,7 +90,7 @@ func NewRecords(home string, log *slog.Logger) *Records {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	r := &Records{
-		dir: filepath.Join(home, RunningDir), boot: readBootID(), serverPid: os.Getpid(), log: log,
+		dir: filepath.Join(home, proto.RunningDir), boot: readBootID(), serverPid: os.Getpid(), log: log,
 		last: map[string]*runRecord{}, due: map[string]*runRecord{}, wake: make(chan struct{}, 1), quit: make(chan struct{}),
 	}
 	r.done = sync.NewCond(&r.mu)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -16,11 +17,11 @@ func TestRenameOverTheSocket(t *testing.T) {
 	r := newRig(t, rigOpt{})
 	w := r.dial()
 	var a, b sessions.ChatJSON
-	w.ok(MethodNew, NewParams{Name: "zap"}, &a)
-	w.ok(MethodNew, NewParams{Name: "other"}, &b)
+	w.ok(proto.MethodNew, proto.NewParams{Name: "zap"}, &a)
+	w.ok(proto.MethodNew, proto.NewParams{Name: "other"}, &b)
 
 	var got sessions.ChatJSON
-	w.ok(MethodRename, RenameParams{ID: a.ID, Name: "the parser"}, &got)
+	w.ok(proto.MethodRename, proto.RenameParams{ID: a.ID, Name: "the parser"}, &got)
 	if got.ID != a.ID || got.Name != "the parser" {
 		t.Fatalf("rename answered %+v", got)
 	}
@@ -37,7 +38,7 @@ func TestRenameOverTheSocket(t *testing.T) {
 		{"a\x1b[2Jb", "control character"},
 		{"other", "already named"},
 	} {
-		e := w.fails(CodeInvalidParams, MethodRename, RenameParams{ID: a.ID, Name: tt.name})
+		e := w.fails(proto.CodeInvalidParams, proto.MethodRename, proto.RenameParams{ID: a.ID, Name: tt.name})
 		if !strings.Contains(e.Message, tt.says) {
 			t.Errorf("rename to %.20q: %q, want it to say %q", tt.name, e.Message, tt.says)
 		}
@@ -45,6 +46,6 @@ func TestRenameOverTheSocket(t *testing.T) {
 	if after, _ := os.ReadFile(r.store.ChatPath(a.ID)); string(after) != string(before) {
 		t.Errorf("a refused rename changed the file:\n%s", after)
 	}
-	w.fails(CodeChatNotFound, MethodRename, RenameParams{ID: "nosuch", Name: "x"})
-	w.fails(CodeInvalidParams, MethodRename, RenameParams{Name: "x"})
+	w.fails(proto.CodeChatNotFound, proto.MethodRename, proto.RenameParams{ID: "nosuch", Name: "x"})
+	w.fails(proto.CodeInvalidParams, proto.MethodRename, proto.RenameParams{Name: "x"})
 }

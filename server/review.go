@@ -23,7 +23,7 @@ func (s *Server) review(p proto.ReviewParams) (proto.ReviewResult, *Error) {
 		return res, err
 	}
 	if p.Parent && p.Ref != "" {
-		return res, errorf(CodeInvalidParams, "Invalid params: ref and parent are two sides: give one")
+		return res, errorf(proto.CodeInvalidParams, "Invalid params: ref and parent are two sides: give one")
 	}
 	m, err := s.opt.Store.Load(p.ID)
 	if err != nil {
@@ -68,19 +68,19 @@ func (s *Server) reviewDiff(p proto.ReviewDiffParams) (review.Diff, *Error) {
 // review.
 func checkReviewDiff(m *sessions.Meta, p proto.ReviewDiffParams) *Error {
 	if p.Folder != m.Cwd && !slices.Contains(m.AdditionalDirectories, p.Folder) {
-		return errorf(CodeInvalidParams, "Invalid params: folder %q is not a folder of chat %s", clipText(p.Folder), m.ID)
+		return errorf(proto.CodeInvalidParams, "Invalid params: folder %q is not a folder of chat %s", clipText(p.Folder), m.ID)
 	}
 	switch p.Kind {
 	case review.KindMtime:
 	case review.KindGit:
 		if !isCommitID(p.Base) {
-			return errorf(CodeInvalidParams, "Invalid params: base %q is not a commit id", clipText(p.Base))
+			return errorf(proto.CodeInvalidParams, "Invalid params: base %q is not a commit id", clipText(p.Base))
 		}
 	default:
-		return errorf(CodeInvalidParams, "Invalid params: kind must be %q or %q, not %q", review.KindGit, review.KindMtime, clipText(string(p.Kind)))
+		return errorf(proto.CodeInvalidParams, "Invalid params: kind must be %q or %q, not %q", review.KindGit, review.KindMtime, clipText(string(p.Kind)))
 	}
 	if !filepath.IsLocal(p.File.Path) || strings.HasPrefix(p.File.Path, "-") {
-		return errorf(CodeInvalidParams, "Invalid params: file %q is not a path inside %s", clipText(p.File.Path), p.Folder)
+		return errorf(proto.CodeInvalidParams, "Invalid params: file %q is not a path inside %s", clipText(p.File.Path), p.Folder)
 	}
 	return nil
 }

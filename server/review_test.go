@@ -25,7 +25,7 @@ func TestReviewThroughTheServer(t *testing.T) {
 	r := newRig(t, rigOpt{})
 	w := r.dial()
 	var c sessions.ChatJSON
-	w.ok(MethodCreateAndStart, CreateAndStartParams{NewParams: NewParams{Cwd: repo, AdditionalDirectories: []string{notes}}}, &c)
+	w.ok(proto.MethodCreateAndStart, proto.CreateAndStartParams{NewParams: proto.NewParams{Cwd: repo, AdditionalDirectories: []string{notes}}}, &c)
 	r.waitRecords(1)
 	waitFor(t, "the chat's baseline", func() bool {
 		m, err := r.store.Load(c.ID)
@@ -102,12 +102,12 @@ func TestReviewRefusals(t *testing.T) {
 		p    any
 		want string
 	}{
-		{"no id", CodeInvalidParams, proto.ReviewParams{}, "id is required"},
-		{"no such chat", CodeChatNotFound, proto.ReviewParams{ID: "zzzzzz"}, "zzzzzz"},
-		{"two sides", CodeInvalidParams, proto.ReviewParams{ID: m.ID, Ref: "HEAD", Parent: true}, "give one"},
-		{"a ref that is not there", CodeFailed, proto.ReviewParams{ID: m.ID, Ref: "no-such-branch"}, "no-such-branch"},
-		{"a ref that is an option", CodeFailed, proto.ReviewParams{ID: m.ID, Ref: "--output=/tmp/x"}, "does not start with -"},
-		{"no parent", CodeFailed, proto.ReviewParams{ID: m.ID, Parent: true}, "no parent"},
+		{"no id", proto.CodeInvalidParams, proto.ReviewParams{}, "id is required"},
+		{"no such chat", proto.CodeChatNotFound, proto.ReviewParams{ID: "zzzzzz"}, "zzzzzz"},
+		{"two sides", proto.CodeInvalidParams, proto.ReviewParams{ID: m.ID, Ref: "HEAD", Parent: true}, "give one"},
+		{"a ref that is not there", proto.CodeFailed, proto.ReviewParams{ID: m.ID, Ref: "no-such-branch"}, "no-such-branch"},
+		{"a ref that is an option", proto.CodeFailed, proto.ReviewParams{ID: m.ID, Ref: "--output=/tmp/x"}, "does not start with -"},
+		{"no parent", proto.CodeFailed, proto.ReviewParams{ID: m.ID, Parent: true}, "no parent"},
 	} {
 		t.Run("review: "+tc.name, func(t *testing.T) {
 			if e := w.fails(tc.code, proto.MethodReview, tc.p); !strings.Contains(e.Message, tc.want) {
@@ -133,7 +133,7 @@ func TestReviewRefusals(t *testing.T) {
 		t.Run("diff: "+tc.name, func(t *testing.T) {
 			p := ok
 			tc.edit(&p)
-			if e := w.fails(CodeInvalidParams, proto.MethodReviewDiff, p); !strings.Contains(e.Message, tc.want) {
+			if e := w.fails(proto.CodeInvalidParams, proto.MethodReviewDiff, p); !strings.Contains(e.Message, tc.want) {
 				t.Fatalf("message %q lacks %q", e.Message, tc.want)
 			}
 		})

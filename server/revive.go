@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/acpmux/acpmux-tui/acp/agent"
-	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // This file is what a server does at its start with the records a server
@@ -307,10 +307,10 @@ func (q *reviveQueue) close() {
 
 // chatState is the mux's state of chat id, but for a chat waiting in the
 // revive queue (or between its attempts), which is starting.
-func (s *Server) chatState(id string) mux.State {
+func (s *Server) chatState(id string) proto.State {
 	st := s.opt.Mux.State(id)
 	if !st.Status.Live() && s.revivals.queued(id) {
-		st.Status = mux.StatusStarting
+		st.Status = proto.StatusStarting
 	}
 	return st
 }

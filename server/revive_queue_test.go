@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/acpmux/acpmux-tui/harness"
-	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // TestReviveOrder: the most recently used chat first; a chat never used
@@ -59,11 +59,11 @@ func TestReviveQueueLeavesAChatAClientStopped(t *testing.T) {
 	}
 	c := r.dial()
 	for _, id := range ids {
-		c.ok(MethodStart, ChatParams{ID: id}, nil)
+		c.ok(proto.MethodStart, proto.ChatParams{ID: id}, nil)
 	}
 	for _, id := range ids {
 		waitFor(t, "chat "+id+" ready on the first server", func() bool {
-			return r.srv.opt.Mux.State(id).Status == mux.StatusWaiting
+			return r.srv.opt.Mux.State(id).Status == proto.StatusWaiting
 		})
 	}
 	w.crash(r)
@@ -84,15 +84,15 @@ func TestReviveQueueLeavesAChatAClientStopped(t *testing.T) {
 		return q.inFlight == bound && len(waiting) == 2
 	})
 	stopped := waiting[1]
-	var list ListResult
+	var list proto.ListResult
 	c2 := r2.dial()
-	c2.ok(MethodList, nil, &list)
+	c2.ok(proto.MethodList, nil, &list)
 	for _, ch := range list.Chats {
 		if ch.ID == stopped && ch.Status != "starting" {
 			t.Fatalf("a queued chat is listed %q, want starting", ch.Status)
 		}
 	}
-	c2.ok(MethodStop, ChatParams{ID: stopped}, nil)
+	c2.ok(proto.MethodStop, proto.ChatParams{ID: stopped}, nil)
 	if err := os.WriteFile(gate, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -102,17 +102,17 @@ func TestReviveQueueLeavesAChatAClientStopped(t *testing.T) {
 		}
 		waitFor(t, "chat "+id+" started again and ready", func() bool {
 			st := r2.srv.opt.Mux.State(id)
-			if st.Status == mux.StatusFailed {
+			if st.Status == proto.StatusFailed {
 				t.Fatalf("chat %s failed: %s", id, st.Reason)
 			}
-			return st.Status == mux.StatusWaiting
+			return st.Status == proto.StatusWaiting
 		})
 	}
 	waitFor(t, "the queue to end", func() bool { return !q.busy() })
 	if n := len(w.starts(stopped)); n != 1 {
 		t.Fatalf("the chat stopped while it waited was started %d times, want once (by the first server)", n)
 	}
-	if st := r2.srv.opt.Mux.State(stopped); st.Status != mux.StatusStopped {
+	if st := r2.srv.opt.Mux.State(stopped); st.Status != proto.StatusStopped {
 		t.Fatalf("the chat stopped while it waited is %v", st.Status)
 	}
 }
@@ -136,9 +136,9 @@ func TestReviveRetriesAnInitializeTimeout(t *testing.T) {
 	}
 	r := w.serve()
 	id := w.create("agent", nil)
-	r.dial().ok(MethodStart, ChatParams{ID: id}, nil)
+	r.dial().ok(proto.MethodStart, proto.ChatParams{ID: id}, nil)
 	waitFor(t, "the chat ready on the first server", func() bool {
-		return r.srv.opt.Mux.State(id).Status == mux.StatusWaiting
+		return r.srv.opt.Mux.State(id).Status == proto.StatusWaiting
 	})
 	w.crash(r)
 	if err := os.Remove(gate); err != nil {
@@ -149,8 +149,8 @@ func TestReviveRetriesAnInitializeTimeout(t *testing.T) {
 	waitFor(t, "the revived chat's initialize to time out and be queued again", func() bool {
 		return strings.Contains(w.log.String(), "did not answer initialize in time while others started; queued again")
 	})
-	var list ListResult
-	r2.dial().ok(MethodList, nil, &list)
+	var list proto.ListResult
+	r2.dial().ok(proto.MethodList, nil, &list)
 	if len(list.Chats) != 1 || list.Chats[0].Status != "starting" {
 		t.Fatalf("between its attempts the chat is listed %+v, want starting", list.Chats)
 	}
@@ -159,10 +159,10 @@ func TestReviveRetriesAnInitializeTimeout(t *testing.T) {
 	}
 	waitFor(t, "the chat started again and ready", func() bool {
 		st := r2.srv.opt.Mux.State(id)
-		if st.Status == mux.StatusFailed && !r2.srv.revivals.queued(id) {
+		if st.Status == proto.StatusFailed && !r2.srv.revivals.queued(id) {
 			t.Fatalf("the chat was left failed: %s", st.Reason)
 		}
-		return st.Status == mux.StatusWaiting
+		return st.Status == proto.StatusWaiting
 	})
 	if n := len(w.starts(id)); n < 3 {
 		t.Fatalf("%d starts of the chat, want one on the first server and at least two after", n)
@@ -178,7 +178,7 @@ func TestRecordsKeepTheLastUse(t *testing.T) {
 	read := func() runRecord {
 		t.Helper()
 		r.Flush()
-		b, err := os.ReadFile(filepath.Join(home, RunningDir, "k3x9q2.json"))
+		b, err := os.ReadFile(filepath.Join(home, proto.RunningDir, "k3x9q2.json"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -190,7 +190,7 @@ func TestRecordsKeepTheLastUse(t *testing.T) {
 	}
 	r.Used("k3x9q2") // no harness runs: nothing to record
 	r.Flush()
-	if _, err := os.Stat(filepath.Join(home, RunningDir, "k3x9q2.json")); err == nil {
+	if _, err := os.Stat(filepath.Join(home, proto.RunningDir, "k3x9q2.json")); err == nil {
 		t.Fatal("a use with no harness running wrote a record")
 	}
 	r.Started("k3x9q2", os.Getpid())

@@ -22,6 +22,7 @@ import (
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/internal/testharness/startrecord"
 	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -127,7 +128,7 @@ func (w *world) serve() *rig {
 func (w *world) crash(r *rig) {
 	w.t.Helper()
 	r.srv.opt.Records.Flush()
-	dir := filepath.Join(w.home, RunningDir)
+	dir := filepath.Join(w.home, proto.RunningDir)
 	saved := map[string][]byte{}
 	ents, _ := os.ReadDir(dir)
 	for _, e := range ents {
@@ -148,7 +149,7 @@ func (w *world) crash(r *rig) {
 // writeRecords puts records in the home as a dead server left them.
 func (w *world) writeRecords(recs ...runRecord) {
 	w.t.Helper()
-	dir := filepath.Join(w.home, RunningDir)
+	dir := filepath.Join(w.home, proto.RunningDir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		w.t.Fatal(err)
 	}
@@ -166,7 +167,7 @@ func (w *world) writeRecords(recs ...runRecord) {
 // recorded returns the chats that have a record in the home, sorted.
 func (w *world) recorded() []string {
 	w.t.Helper()
-	ents, err := os.ReadDir(filepath.Join(w.home, RunningDir))
+	ents, err := os.ReadDir(filepath.Join(w.home, proto.RunningDir))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		w.t.Fatal(err)
 	}
@@ -238,8 +239,8 @@ func (w *world) received(method string) []map[string]json.RawMessage {
 
 // statuses returns each chat's status as list answers it.
 func statuses(c *wire) map[string]string {
-	var list ListResult
-	c.ok(MethodList, nil, &list)
+	var list proto.ListResult
+	c.ok(proto.MethodList, nil, &list)
 	out := map[string]string{}
 	for _, c := range list.Chats {
 		out[c.ID] = c.Status
@@ -257,9 +258,9 @@ func TestRecordsFollowTheHarnesses(t *testing.T) {
 	c := r.dial()
 	shell, quit, crash := w.create("shell", nil), w.create("quit", nil), w.create("crash", nil)
 
-	c.ok(MethodStart, ChatParams{ID: shell}, nil)
+	c.ok(proto.MethodStart, proto.ChatParams{ID: shell}, nil)
 	start := w.waitStarts(shell, 1)[0]
-	path := filepath.Join(w.home, RunningDir, shell+".json")
+	path := filepath.Join(w.home, proto.RunningDir, shell+".json")
 	waitFor(t, "the record of the harness", func() bool { _, err := os.Stat(path); return err == nil })
 	fi, _ := os.Stat(path)
 	dir, _ := os.Stat(filepath.Dir(path))
@@ -277,14 +278,14 @@ func TestRecordsFollowTheHarnesses(t *testing.T) {
 		t.Fatalf("record %+v, want pid %d pgid %d start %d", rec, start.Pid, start.Pgid, ticks)
 	}
 
-	c.ok(MethodStop, ChatParams{ID: shell}, nil)
+	c.ok(proto.MethodStop, proto.ChatParams{ID: shell}, nil)
 	r.srv.opt.Records.Flush()
 	if got := w.recorded(); len(got) != 0 {
 		t.Fatalf("after a stop on purpose: records %v", got)
 	}
 
-	c.ok(MethodStart, ChatParams{ID: quit}, nil)
-	c.ok(MethodStart, ChatParams{ID: crash}, nil)
+	c.ok(proto.MethodStart, proto.ChatParams{ID: quit}, nil)
+	c.ok(proto.MethodStart, proto.ChatParams{ID: crash}, nil)
 	waitFor(t, "one chat to exit and the other to fail", func() bool {
 		st := statuses(c)
 		return st[quit] == "exited" && st[crash] == "failed"
@@ -294,7 +295,7 @@ func TestRecordsFollowTheHarnesses(t *testing.T) {
 		t.Fatalf("after harnesses ended by themselves: records %v", got)
 	}
 
-	c.ok(MethodStart, ChatParams{ID: shell}, nil)
+	c.ok(proto.MethodStart, proto.ChatParams{ID: shell}, nil)
 	w.waitStarts(shell, 2)
 	r.stop()
 	if got := w.recorded(); len(got) != 0 {
@@ -315,7 +316,7 @@ func TestReviveResumesEachChat(t *testing.T) {
 	claude, agent := w.create("claude", dirs), w.create("agent", dirs)
 	stopped, quit := w.create("shell", nil), w.create("quit", nil)
 	for _, id := range []string{claude, agent, stopped, quit} {
-		c.ok(MethodStart, ChatParams{ID: id}, nil)
+		c.ok(proto.MethodStart, proto.ChatParams{ID: id}, nil)
 	}
 	first := w.waitStarts(claude, 1)[0]
 	waitFor(t, "the ACP session to be stored", func() bool {
@@ -325,7 +326,7 @@ func TestReviveResumesEachChat(t *testing.T) {
 	// Its start recorded before it is stopped: a harness killed before it
 	// wrote its record would look as if it had never started.
 	w.waitStarts(stopped, 1)
-	c.ok(MethodStop, ChatParams{ID: stopped}, nil)
+	c.ok(proto.MethodStop, proto.ChatParams{ID: stopped}, nil)
 	waitFor(t, "the quitting harness to exit", func() bool { return statuses(c)[quit] == "exited" })
 	r.srv.opt.Records.Flush()
 	if got := w.recorded(); !slices.Equal(got, sortedIDs(claude, agent)) {
@@ -368,7 +369,7 @@ func TestReviveLeavesAChatWhoseFolderHasGone(t *testing.T) {
 	r := w.serve()
 	dirs := r.folders(2)
 	id := w.create("shell", dirs)
-	r.dial().ok(MethodStart, ChatParams{ID: id}, nil)
+	r.dial().ok(proto.MethodStart, proto.ChatParams{ID: id}, nil)
 	w.waitStarts(id, 1)
 	w.crash(r)
 	if err := os.Remove(dirs[1]); err != nil {
@@ -406,7 +407,7 @@ func TestReviveDropsWhatItCannotUse(t *testing.T) {
 	removed := bystander.record("gone1")
 	removed.Pid, removed.Pgid = 1<<22-1, 1<<22-1
 	w.writeRecords(otherBoot, removed)
-	dir := filepath.Join(w.home, RunningDir)
+	dir := filepath.Join(w.home, proto.RunningDir)
 	for name, data := range map[string]string{
 		"." + id + ".json.tmp-123": "{", "notes.txt": "hello", "big.json": strings.Repeat(" ", maxRecordBytes+1) + "{}",
 		"bad.json": `{"version":1,"chat":"bad","pid":1,"pgid":1}`,
@@ -425,7 +426,7 @@ func TestReviveDropsWhatItCannotUse(t *testing.T) {
 	}
 	r.srv.opt.Records.Flush()
 	if got := w.recorded(); len(got) != 0 {
-		t.Fatalf("left in %s: %v", RunningDir, got)
+		t.Fatalf("left in %s: %v", proto.RunningDir, got)
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/acpmux/acpmux-tui/internal/testharness/startrecord"
 	"github.com/acpmux/acpmux-tui/internal/testharness/wait"
 	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -223,7 +224,7 @@ func (r *rig) dial() *wire {
 
 func dialWire(t testing.TB, home string) *wire {
 	t.Helper()
-	return dialWireAddr(t, SocketPath(home))
+	return dialWireAddr(t, proto.SocketPath(home))
 }
 
 func dialWireAddr(t testing.TB, addr string) *wire {

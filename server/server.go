@@ -21,6 +21,7 @@ import (
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -241,7 +242,7 @@ func (s *Server) run(ctx context.Context) error {
 	revived := s.revive(reviveCtx, left)
 	defer func() { stopRevive(); <-revived }()
 	log := s.opt.Logger
-	log.Info("server listening", "socket", SocketPath(s.home), "pid", s.pid)
+	log.Info("server listening", "socket", proto.SocketPath(s.home), "pid", s.pid)
 	if s.opt.Ready != nil {
 		s.opt.Ready()
 	}
@@ -267,7 +268,7 @@ func (s *Server) shutdown() {
 	s.closing = true
 	s.mu.Unlock()
 	s.ln.Close()
-	os.Remove(SocketPath(s.home))
+	os.Remove(proto.SocketPath(s.home))
 	s.opt.Mux.Close()
 	s.opt.Records.RemoveAll() // nothing runs now, and nothing is to start again
 	s.mu.Lock()

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -22,7 +22,7 @@ func showingOne(r *rig) (a *viewClient, c1, c2 sessions.ChatJSON) {
 	for _, c := range chats {
 		a.waitScreen(c.ID, "ready>")
 	}
-	a.ok(MethodShow, ShowParams{IDs: []string{c1.ID}}, nil)
+	a.ok(proto.MethodShow, proto.ShowParams{IDs: []string{c1.ID}}, nil)
 	return a, c1, c2
 }
 
@@ -39,10 +39,10 @@ func TestShowTellsOfOtherChatsOnlyTheirStates(t *testing.T) {
 	checkNext := func() {
 		t.Helper()
 		l := a.next()
-		if l.Method != NotifyChanged {
+		if l.Method != proto.NotifyChanged {
 			return
 		}
-		var n StatesResult
+		var n proto.StatesResult
 		if err := json.Unmarshal(l.Params, &n); err != nil {
 			t.Fatal(err)
 		}
@@ -71,11 +71,11 @@ func TestShowTellsOfOtherChatsOnlyTheirStates(t *testing.T) {
 		screen := a.render(c2.ID)
 		return strings.Contains(screen, "echo: unseen again") && strings.Count(screen, "ready>") >= 3
 	})
-	a.ok(MethodShow, ShowParams{IDs: []string{c2.ID}}, nil)
+	a.ok(proto.MethodShow, proto.ShowParams{IDs: []string{c2.ID}}, nil)
 	for {
 		l := a.next()
-		var n StatesResult
-		if l.Method == NotifyChanged && json.Unmarshal(l.Params, &n) == nil {
+		var n proto.StatesResult
+		if l.Method == proto.NotifyChanged && json.Unmarshal(l.Params, &n) == nil {
 			if _, ok := n.States[c2.ID]; ok {
 				break
 			}
@@ -85,7 +85,7 @@ func TestShowTellsOfOtherChatsOnlyTheirStates(t *testing.T) {
 		t.Fatalf("c2 newly shown was told %+v, the server has %+v", got, want)
 	}
 
-	if l := a.call(MethodShow, ShowParams{IDs: make([]string, maxShown+1)}); l.Error == nil || l.Error.Code != CodeInvalidParams {
+	if l := a.call(proto.MethodShow, proto.ShowParams{IDs: make([]string, maxShown+1)}); l.Error == nil || l.Error.Code != proto.CodeInvalidParams {
 		t.Fatalf("show with too many ids: %+v, want -32602", l.Error)
 	}
 }
@@ -99,10 +99,10 @@ func TestKeyEchoIsAScreenUpdate(t *testing.T) {
 	a := newViewClient(r)
 	c := a.started(80, 24, "")[0]
 	a.waitScreen(c.ID, "ready>")
-	a.ok(MethodShow, ShowParams{IDs: []string{c.ID}}, nil)
+	a.ok(proto.MethodShow, proto.ShowParams{IDs: []string{c.ID}}, nil)
 	// Until the state settles (the fake's prompt read as waiting), a key
 	// may come with a state change; after it, every echo is an update.
-	var u ScreenUpdate
+	var u proto.ScreenUpdate
 	for i := 0; u.ID == ""; i++ {
 		if i == 100 {
 			t.Fatal("100 keys typed and no echo came as a screen update")
@@ -113,7 +113,7 @@ func TestKeyEchoIsAScreenUpdate(t *testing.T) {
 		for len(a.told) == mark {
 			a.next()
 		}
-		if l := a.told[mark]; l.Method == NotifyScreen {
+		if l := a.told[mark]; l.Method == proto.NotifyScreen {
 			if err := json.Unmarshal(l.Params, &u); err != nil {
 				t.Fatal(err)
 			}
@@ -134,7 +134,7 @@ func TestKeyEchoIsAScreenUpdate(t *testing.T) {
 	told.Screen = nil
 	a.chats[c.ID] = told
 	a.write(c.ID, "\r")
-	a.waitChat(c.ID, "the answer's state told, with the screen", func(cv ChatView) bool {
+	a.waitChat(c.ID, "the answer's state told, with the screen", func(cv proto.ChatView) bool {
 		return cv.Screen != nil && strings.Contains(a.render(c.ID), "echo: k")
 	})
 }
@@ -145,26 +145,26 @@ func TestKeyEchoIsAScreenUpdate(t *testing.T) {
 func TestHiddenChatToldOfItsStateAndUnreadMark(t *testing.T) {
 	r := newRig(t, rigOpt{})
 	a, c1, c2 := showingOne(r)
-	a.ok(MethodLook, LookParams{ID: c1.ID}, nil)
+	a.ok(proto.MethodLook, proto.LookParams{ID: c1.ID}, nil)
 	mark := len(a.told)
 	for i := range 5 {
 		a.write(c2.ID, "quiet "+strconv.Itoa(i)+"\r")
 	}
 	a.write(c2.ID, "ring\a\r")
-	a.waitChat(c2.ID, "c2's bell told, unread", func(cv ChatView) bool {
-		return cv.State.Unread && cv.State.Status == mux.StatusWaiting
+	a.waitChat(c2.ID, "c2's bell told, unread", func(cv proto.ChatView) bool {
+		return cv.State.Unread && cv.State.Status == proto.StatusWaiting
 	})
-	a.ok(MethodStop, ChatParams{ID: c2.ID}, nil)
-	a.waitChat(c2.ID, "c2's end told", func(cv ChatView) bool { return !cv.State.Status.Live() })
+	a.ok(proto.MethodStop, proto.ChatParams{ID: c2.ID}, nil)
+	a.waitChat(c2.ID, "c2's end told", func(cv proto.ChatView) bool { return !cv.State.Status.Live() })
 	for _, l := range a.told[mark:] {
 		switch l.Method {
-		case NotifyScreen:
-			var u ScreenUpdate
+		case proto.NotifyScreen:
+			var u proto.ScreenUpdate
 			if json.Unmarshal(l.Params, &u) == nil && u.ID == c2.ID {
 				t.Fatalf("told of hidden c2's screen: %s", l.Params)
 			}
-		case NotifyChanged:
-			var n StatesResult
+		case proto.NotifyChanged:
+			var n proto.StatesResult
 			if json.Unmarshal(l.Params, &n) == nil && n.States[c2.ID].Screen != nil {
 				t.Fatalf("told of hidden c2 with its screen: %s", l.Params)
 			}
@@ -183,10 +183,10 @@ func TestHiddenChangesWaitForTheListFrame(t *testing.T) {
 	// c2 answers a line and settles; the watcher has it marked, not sent.
 	a.write(c2.ID, "hidden\r")
 	m := r.srv.opt.Mux
-	var settled mux.State
+	var settled proto.State
 	waitFor(t, "c2's answer on its screen, and c2 waiting", func() bool {
 		settled = m.State(c2.ID)
-		return strings.Contains(m.Render(c2.ID, 0), "echo: hidden") && settled.Status == mux.StatusWaiting
+		return strings.Contains(m.Render(c2.ID, 0), "echo: hidden") && settled.Status == proto.StatusWaiting
 	})
 	waitFor(t, "c2's settled state marked for the watcher, on the list frame", func() bool {
 		for _, v := range r.srv.views.all() {
@@ -203,7 +203,7 @@ func TestHiddenChangesWaitForTheListFrame(t *testing.T) {
 	})
 	// As told over the wire (a state read here still has its monotonic
 	// clock reading, which JSON drops).
-	same := func(st mux.State) bool {
+	same := func(st proto.State) bool {
 		got, err1 := json.Marshal(st)
 		want, err2 := json.Marshal(settled)
 		return err1 == nil && err2 == nil && string(got) == string(want)
@@ -216,7 +216,7 @@ func TestHiddenChangesWaitForTheListFrame(t *testing.T) {
 	// A change of c1 goes at once, and takes c2's with it.
 	a.write(c1.ID, "shown\r")
 	a.waitScreen(c1.ID, "echo: shown")
-	a.waitChat(c2.ID, "c2's settled state, sent with c1's change", func(cv ChatView) bool { return same(cv.State) })
+	a.waitChat(c2.ID, "c2's settled state, sent with c1's change", func(cv proto.ChatView) bool { return same(cv.State) })
 }
 
 // The server tells the mux which chats its watchers draw, so that the
@@ -235,7 +235,7 @@ func TestMuxHearsWhichChatsTheWatchersDraw(t *testing.T) {
 	if !m.Drawn(c2.ID) {
 		t.Fatal("a watcher that names no chat draws every one, but c2 is not drawn")
 	}
-	b.ok(MethodShow, ShowParams{IDs: []string{c2.ID}}, nil)
+	b.ok(proto.MethodShow, proto.ShowParams{IDs: []string{c2.ID}}, nil)
 	if !m.Drawn(c1.ID) || !m.Drawn(c2.ID) {
 		t.Fatalf("the watchers draw c1 and c2: drawn c1 %v, c2 %v", m.Drawn(c1.ID), m.Drawn(c2.ID))
 	}

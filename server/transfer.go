@@ -5,7 +5,7 @@ import (
 
 	"github.com/acpmux/acpmux-tui/internal/bundle"
 	"github.com/acpmux/acpmux-tui/internal/transfer"
-	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -20,17 +20,17 @@ func (s *Server) liveOf(id string) *transfer.Live {
 	st := s.opt.Mux.State(id)
 	return &transfer.Live{
 		Transcript:  s.opt.Mux.Transcript(id),
-		Lines:       s.opt.Mux.History(id, mux.MaxHistoryBytes),
-		TurnRunning: st.Status == mux.StatusRunning,
+		Lines:       s.opt.Mux.History(id, proto.MaxHistoryBytes),
+		TurnRunning: st.Status == proto.StatusRunning,
 	}
 }
 
-func (s *Server) export(p ExportParams) (any, *Error) {
+func (s *Server) export(p proto.ExportParams) (any, *Error) {
 	if p.ID == "" {
-		return nil, errorf(CodeInvalidParams, "Invalid params: id is required")
+		return nil, errorf(proto.CodeInvalidParams, "Invalid params: id is required")
 	}
 	if reason := sessions.PathSyntaxProblem(p.Path); reason != "" {
-		return nil, errorf(CodeInvalidParams, "Invalid params: path %q: %s", clipText(p.Path), reason)
+		return nil, errorf(proto.CodeInvalidParams, "Invalid params: path %q: %s", clipText(p.Path), reason)
 	}
 	m, err := s.opt.Store.Load(p.ID)
 	if err != nil {
@@ -47,24 +47,24 @@ func (s *Server) export(p ExportParams) (any, *Error) {
 	return rep, nil
 }
 
-func (s *Server) importChat(p ImportParams) (any, *Error) {
+func (s *Server) importChat(p proto.ImportParams) (any, *Error) {
 	if reason := sessions.PathSyntaxProblem(p.Path); reason != "" {
-		return nil, errorf(CodeInvalidParams, "Invalid params: path %q: %s", clipText(p.Path), reason)
+		return nil, errorf(proto.CodeInvalidParams, "Invalid params: path %q: %s", clipText(p.Path), reason)
 	}
 	if len(p.Roots) == 0 {
-		return nil, errorf(CodeInvalidParams, "Invalid params: roots is required (the absolute folders the chat may see)")
+		return nil, errorf(proto.CodeInvalidParams, "Invalid params: roots is required (the absolute folders the chat may see)")
 	}
-	if len(p.Roots) > MaxTransferRoots {
-		return nil, errorf(CodeInvalidParams, "Invalid params: %d roots, at most %d", len(p.Roots), MaxTransferRoots)
+	if len(p.Roots) > proto.MaxTransferRoots {
+		return nil, errorf(proto.CodeInvalidParams, "Invalid params: %d roots, at most %d", len(p.Roots), proto.MaxTransferRoots)
 	}
 	for i, r := range p.Roots {
 		if reason := sessions.PathSyntaxProblem(r); reason != "" {
-			return nil, errorf(CodeInvalidParams, "Invalid params: roots[%d] %q: %s", i, clipText(r), reason)
+			return nil, errorf(proto.CodeInvalidParams, "Invalid params: roots[%d] %q: %s", i, clipText(r), reason)
 		}
 	}
 	f, err := transfer.OpenBundle(p.Path)
 	if err != nil {
-		return nil, errorf(CodeInvalidParams, "Invalid params: path: %v", err)
+		return nil, errorf(proto.CodeInvalidParams, "Invalid params: path: %v", err)
 	}
 	defer f.Close()
 	rep, err := transfer.Import(f, transfer.ImportOptions{
@@ -73,7 +73,7 @@ func (s *Server) importChat(p ImportParams) (any, *Error) {
 	})
 	if err != nil {
 		if r, ok := transfer.AsRefusal(err); ok {
-			return nil, &Error{Code: CodeInvalidParams, Message: r.Error()}
+			return nil, &Error{Code: proto.CodeInvalidParams, Message: r.Error()}
 		}
 		s.opt.Logger.Warn("import failed", "err", err)
 		return nil, failure(err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/acpmux/acpmux-tui/internal/testharness/wait"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 	"golang.org/x/sys/unix"
 )
@@ -31,7 +32,7 @@ func TestExportAndImportOverTheSocket(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := r.dial()
-	w.ok(MethodStart, ChatParams{ID: m.ID}, nil)
+	w.ok(proto.MethodStart, proto.ChatParams{ID: m.ID}, nil)
 	wait.Until(t, "the shell fake's prompt in the chat's history", func() bool {
 		return slices.ContainsFunc(r.srv.opt.Mux.History(m.ID, 0), func(l string) bool { return strings.Contains(l, "ready>") })
 	})
@@ -40,8 +41,8 @@ func TestExportAndImportOverTheSocket(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	var exp ExportReport
-	w.ok(MethodExport, ExportParams{ID: m.ID, Path: path}, &exp)
+	var exp proto.ExportReport
+	w.ok(proto.MethodExport, proto.ExportParams{ID: m.ID, Path: path}, &exp)
 	if exp.ID != m.ID || exp.Path != path || exp.Conversation != "capsule" || exp.Source != "scrollback" {
 		t.Errorf("export report %+v", exp)
 	}
@@ -54,27 +55,27 @@ func TestExportAndImportOverTheSocket(t *testing.T) {
 
 	watcher := r.dial()
 	// The running chat's views may come before the watch's answer.
-	if rep, _ := watcher.callNoting(MethodWatch, SizeParams{}); rep.Error != nil {
+	if rep, _ := watcher.callNoting(proto.MethodWatch, proto.SizeParams{}); rep.Error != nil {
 		t.Fatalf("watch: %+v", rep.Error)
 	}
 	before := r.chatFiles()
-	var dry ImportReport
-	w.ok(MethodImport, ImportParams{Path: path, Roots: []string{filepath.Join(root, "src")}, DryRun: true}, &dry)
+	var dry proto.ImportReport
+	w.ok(proto.MethodImport, proto.ImportParams{Path: path, Roots: []string{filepath.Join(root, "src")}, DryRun: true}, &dry)
 	if !dry.DryRun || dry.ID != "" || !slices.Equal(dry.Kept, []string{lib}) || len(dry.Dropped) != 1 || dry.Dropped[0].Path != away {
 		t.Errorf("dry run report %+v", dry)
 	}
 	if after := r.chatFiles(); !slices.Equal(before, after) {
 		t.Fatalf("a dry run wrote chat files: %q", after)
 	}
-	var rep ImportReport
-	w.ok(MethodImport, ImportParams{Path: path, Roots: []string{filepath.Join(root, "src")}}, &rep)
+	var rep proto.ImportReport
+	w.ok(proto.MethodImport, proto.ImportParams{Path: path, Roots: []string{filepath.Join(root, "src")}}, &rep)
 	if rep.ID == "" || rep.Parent != m.ID || rep.Name != "alpha · import" || rep.Conversation != "capsule" || rep.Host == "" {
 		t.Errorf("import report %+v", rep)
 	}
 	for !slices.Contains(watcher.nextChatsChanged("an import over the socket"), rep.ID) {
 	}
-	var list ListResult
-	w.ok(MethodList, nil, &list)
+	var list proto.ListResult
+	w.ok(proto.MethodList, nil, &list)
 	if !slices.ContainsFunc(list.Chats, func(c sessions.ChatJSON) bool { return c.ID == rep.ID && c.Origin == "import" }) {
 		t.Errorf("list does not hold the imported chat: %+v", list.Chats)
 	}
@@ -99,15 +100,15 @@ func TestTransferParamsRefused(t *testing.T) {
 		params any
 		want   string
 	}{
-		{MethodExport, ExportParams{ID: m.ID, Path: "rel.tgz"}, "not an absolute path"},
-		{MethodExport, ExportParams{Path: filepath.Join(root, "x.tgz")}, "id is required"},
-		{MethodImport, ImportParams{Path: "rel.tgz", Roots: []string{root}}, "not an absolute path"},
-		{MethodImport, ImportParams{Path: filepath.Join(root, "x.tgz")}, "roots is required"},
-		{MethodImport, ImportParams{Path: filepath.Join(root, "x.tgz"), Roots: []string{"src"}}, `roots[0] "src"`},
-		{MethodImport, ImportParams{Path: filepath.Join(root, "none.tgz"), Roots: []string{root}}, "does not exist"},
-		{MethodImport, ImportParams{Path: fifo, Roots: []string{root}}, "not a regular file"},
+		{proto.MethodExport, proto.ExportParams{ID: m.ID, Path: "rel.tgz"}, "not an absolute path"},
+		{proto.MethodExport, proto.ExportParams{Path: filepath.Join(root, "x.tgz")}, "id is required"},
+		{proto.MethodImport, proto.ImportParams{Path: "rel.tgz", Roots: []string{root}}, "not an absolute path"},
+		{proto.MethodImport, proto.ImportParams{Path: filepath.Join(root, "x.tgz")}, "roots is required"},
+		{proto.MethodImport, proto.ImportParams{Path: filepath.Join(root, "x.tgz"), Roots: []string{"src"}}, `roots[0] "src"`},
+		{proto.MethodImport, proto.ImportParams{Path: filepath.Join(root, "none.tgz"), Roots: []string{root}}, "does not exist"},
+		{proto.MethodImport, proto.ImportParams{Path: fifo, Roots: []string{root}}, "not a regular file"},
 	} {
-		e := w.fails(CodeInvalidParams, tc.method, tc.params)
+		e := w.fails(proto.CodeInvalidParams, tc.method, tc.params)
 		if !strings.Contains(e.Message, tc.want) {
 			t.Errorf("%s %+v: %q, want it to say %q", tc.method, tc.params, e.Message, tc.want)
 		}

@@ -71,12 +71,12 @@ type viewer struct {
 	cols, rows int
 	watching   bool
 	closed     bool
-	dirty      map[string]ChatView
+	dirty      map[string]proto.ChatView
 	// shown are the chats the client draws (MethodShow); nil is every
 	// chat. Of the others it is told only when their state changes: told
 	// is the state each was last marked with.
 	shown map[string]struct{}
-	told  map[string]mux.State
+	told  map[string]proto.State
 	// screens are the screens last told of the chats shown.
 	screens map[string]*toldScreen
 	flushAt stopper // set while a notification is scheduled
@@ -97,7 +97,7 @@ func (h *viewHub) viewerOf(c *conn) *viewer {
 	defer h.mu.Unlock()
 	v, ok := h.viewers[c]
 	if !ok {
-		v = &viewer{c: c, dirty: map[string]ChatView{}, told: map[string]mux.State{}, screens: map[string]*toldScreen{}}
+		v = &viewer{c: c, dirty: map[string]proto.ChatView{}, told: map[string]proto.State{}, screens: map[string]*toldScreen{}}
 		h.viewers[c] = v
 	}
 	return v
@@ -206,12 +206,12 @@ func (h *viewHub) fanOut(stop <-chan struct{}) {
 func (h *viewHub) publish(ids map[string]struct{}) {
 	m := h.s.opt.Mux
 	h.pub.Lock()
-	views := make(map[string]ChatView, len(ids))
+	views := make(map[string]proto.ChatView, len(ids))
 	var moved []string // new chats, and those whose harness started or ended
 	for id := range ids {
 		h.known[id] = struct{}{}
 		st := h.s.chatState(id)
-		views[id] = ChatView{State: st, Terminal: m.Terminal(id)}
+		views[id] = proto.ChatView{State: st, Terminal: m.Terminal(id)}
 		if was, ok := h.live[id]; !ok || was != st.Status.Live() {
 			h.live[id] = st.Status.Live()
 			moved = append(moved, id)
@@ -245,7 +245,7 @@ func (h *viewHub) all() []*viewer {
 
 // mark adds changed chats to what the viewer will be told, and sends or
 // schedules the notification.
-func (v *viewer) mark(views map[string]ChatView) {
+func (v *viewer) mark(views map[string]proto.ChatView) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.closed || !v.watching {
@@ -337,7 +337,7 @@ func (v *viewer) flushLocked() {
 		v.flushBudgeted()
 		return
 	}
-	var screens []ScreenUpdate
+	var screens []proto.ScreenUpdate
 	for id, cv := range v.dirty {
 		if _, shown := v.shown[id]; !shown {
 			continue
@@ -354,8 +354,8 @@ func (v *viewer) flushLocked() {
 		}
 	}
 	if len(v.dirty) > 0 {
-		v.lastLine = v.c.notify(NotifyChanged, StatesResult{States: v.dirty})
-		v.dirty = map[string]ChatView{}
+		v.lastLine = v.c.notify(proto.NotifyChanged, proto.StatesResult{States: v.dirty})
+		v.dirty = map[string]proto.ChatView{}
 	}
 	for _, u := range screens {
 		v.lastLine = v.c.send(proto.EncodeScreenUpdate(u))
@@ -365,7 +365,7 @@ func (v *viewer) flushLocked() {
 
 // sameBesidesCursor reports whether two terminals differ at most in the
 // cursor's position.
-func sameBesidesCursor(a, b mux.Terminal) bool {
+func sameBesidesCursor(a, b proto.Terminal) bool {
 	a.CursorCol, a.CursorRow = b.CursorCol, b.CursorRow
 	return a == b
 }
@@ -377,15 +377,15 @@ type toldScreen struct {
 	rows     []string
 	stamps   []uint64
 	sent     bool
-	state    mux.State
-	terminal mux.Terminal
+	state    proto.State
+	terminal proto.Terminal
 }
 
 // update reads the chat's screen and returns what the client needs to have
 // it now: the lines that changed since the last screen it was told, or the
 // whole screen. Of a pty chat only the rows whose stamps changed are
 // rendered.
-func (t *toldScreen) update(m *mux.Mux, id string) *ScreenPatch {
+func (t *toldScreen) update(m *mux.Mux, id string) *proto.ScreenPatch {
 	last, lastStamps := t.rows, t.stamps
 	stamps, fresh, ok := m.ScreenRows(id, lastStamps)
 	var rows []string
@@ -404,9 +404,9 @@ func (t *toldScreen) update(m *mux.Mux, id string) *ScreenPatch {
 	t.rows, t.stamps = rows, stamps
 	if last == nil || len(last) != len(rows) {
 		full := strings.Join(rows, "\n")
-		return &ScreenPatch{Full: &full}
+		return &proto.ScreenPatch{Full: &full}
 	}
-	p := &ScreenPatch{Rows: map[int]string{}}
+	p := &proto.ScreenPatch{Rows: map[int]string{}}
 	for i, row := range rows {
 		if row != last[i] {
 			p.Rows[i] = row
@@ -417,7 +417,7 @@ func (t *toldScreen) update(m *mux.Mux, id string) *ScreenPatch {
 
 // watch makes the connection a watcher and answers every chat the mux
 // knows, as it is now.
-func (h *viewHub) watch(c *conn, p SizeParams) (any, *Error) {
+func (h *viewHub) watch(c *conn, p proto.SizeParams) (any, *Error) {
 	if err := checkSize(p, true); err != nil {
 		return nil, err
 	}
@@ -430,19 +430,19 @@ func (h *viewHub) watch(c *conn, p SizeParams) (any, *Error) {
 	v.cols, v.rows = p.Cols, p.Rows
 	v.mu.Unlock()
 	h.drawnChangedLocked()
-	states := make(map[string]ChatView, len(h.known))
+	states := make(map[string]proto.ChatView, len(h.known))
 	for id := range h.known {
-		states[id] = ChatView{State: h.s.chatState(id), Terminal: m.Terminal(id)}
+		states[id] = proto.ChatView{State: h.s.chatState(id), Terminal: m.Terminal(id)}
 	}
-	return StatesResult{States: states}, nil
+	return proto.StatesResult{States: states}, nil
 }
 
 // show sets the chats the connection draws, and tells it of those newly
 // named as they are now: while they were not drawn, it was not told of
 // their screens' changes.
-func (h *viewHub) show(c *conn, p ShowParams) (any, *Error) {
+func (h *viewHub) show(c *conn, p proto.ShowParams) (any, *Error) {
 	if len(p.IDs) > maxShown {
-		return nil, errorf(CodeInvalidParams, "Invalid params: at most %d ids", maxShown)
+		return nil, errorf(proto.CodeInvalidParams, "Invalid params: at most %d ids", maxShown)
 	}
 	v := h.viewerOf(c)
 	m := h.s.opt.Mux
@@ -462,11 +462,11 @@ func (h *viewHub) show(c *conn, p ShowParams) (any, *Error) {
 	}
 	v.mu.Unlock()
 	h.drawnChangedLocked()
-	views := map[string]ChatView{}
+	views := map[string]proto.ChatView{}
 	for _, id := range p.IDs {
 		_, known := h.known[id]
 		if _, was := before[id]; known && before != nil && !was {
-			views[id] = ChatView{State: h.s.chatState(id), Terminal: m.Terminal(id)}
+			views[id] = proto.ChatView{State: h.s.chatState(id), Terminal: m.Terminal(id)}
 		}
 	}
 	if len(views) > 0 {
@@ -480,52 +480,52 @@ const maxShown = 1024
 
 // checkSize bounds a size from the wire; zero is allowed where it means
 // "not known".
-func checkSize(p SizeParams, zeroOK bool) *Error {
-	if p.Cols < 0 || p.Cols > MaxCols || p.Rows < 0 || p.Rows > MaxRows ||
+func checkSize(p proto.SizeParams, zeroOK bool) *Error {
+	if p.Cols < 0 || p.Cols > proto.MaxCols || p.Rows < 0 || p.Rows > proto.MaxRows ||
 		(!zeroOK && (p.Cols == 0 || p.Rows == 0)) {
-		return errorf(CodeInvalidParams, "Invalid params: cols must be 1..%d and rows 1..%d", MaxCols, MaxRows)
+		return errorf(proto.CodeInvalidParams, "Invalid params: cols must be 1..%d and rows 1..%d", proto.MaxCols, proto.MaxRows)
 	}
 	return nil
 }
 
-func (h *viewHub) render(p RenderParams) (any, *Error) {
+func (h *viewHub) render(p proto.RenderParams) (any, *Error) {
 	if p.ID == "" {
-		return nil, errorf(CodeInvalidParams, "Invalid params: id is required")
+		return nil, errorf(proto.CodeInvalidParams, "Invalid params: id is required")
 	}
-	return RenderResult{Text: h.s.opt.Mux.Render(p.ID, p.Scroll)}, nil
+	return proto.RenderResult{Text: h.s.opt.Mux.Render(p.ID, p.Scroll)}, nil
 }
 
-func (h *viewHub) transcript(p TranscriptParams) (any, *Error) {
+func (h *viewHub) transcript(p proto.TranscriptParams) (any, *Error) {
 	if p.ID == "" {
-		return nil, errorf(CodeInvalidParams, "Invalid params: id is required")
+		return nil, errorf(proto.CodeInvalidParams, "Invalid params: id is required")
 	}
 	entries := h.s.opt.Mux.Transcript(p.ID)
 	if entries == nil {
-		entries = []mux.Entry{}
+		entries = []proto.Entry{}
 	}
-	return TranscriptResult{Entries: entries, TurnRunning: h.s.opt.Mux.State(p.ID).Status == mux.StatusRunning}, nil
+	return proto.TranscriptResult{Entries: entries, TurnRunning: h.s.opt.Mux.State(p.ID).Status == proto.StatusRunning}, nil
 }
 
-func (h *viewHub) history(p HistoryParams) (any, *Error) {
+func (h *viewHub) history(p proto.HistoryParams) (any, *Error) {
 	if p.ID == "" {
-		return nil, errorf(CodeInvalidParams, "Invalid params: id is required")
+		return nil, errorf(proto.CodeInvalidParams, "Invalid params: id is required")
 	}
 	if p.MaxBytes < 0 {
-		return nil, errorf(CodeInvalidParams, "Invalid params: maxBytes must not be negative")
+		return nil, errorf(proto.CodeInvalidParams, "Invalid params: maxBytes must not be negative")
 	}
 	lines := h.s.opt.Mux.History(p.ID, p.MaxBytes)
 	if lines == nil {
 		lines = []string{}
 	}
-	return HistoryResult{Lines: lines}, nil
+	return proto.HistoryResult{Lines: lines}, nil
 }
 
 // write sends a client's keys to a chat. The pty takes the size of the
 // client that last typed or resized: when two clients of different sizes
 // share a chat, the one typing sees it drawn at its size.
-func (h *viewHub) write(c *conn, p WriteParams) (any, *Error) {
+func (h *viewHub) write(c *conn, p proto.WriteParams) (any, *Error) {
 	if p.ID == "" {
-		return nil, errorf(CodeInvalidParams, "Invalid params: id is required")
+		return nil, errorf(proto.CodeInvalidParams, "Invalid params: id is required")
 	}
 	m := h.s.opt.Mux
 	v := h.viewerOf(c)
@@ -549,7 +549,7 @@ func (h *viewHub) write(c *conn, p WriteParams) (any, *Error) {
 
 // resize sets every chat to the client's size and remembers it as the
 // client's.
-func (h *viewHub) resize(c *conn, p SizeParams) (any, *Error) {
+func (h *viewHub) resize(c *conn, p proto.SizeParams) (any, *Error) {
 	if err := checkSize(p, false); err != nil {
 		return nil, err
 	}
@@ -569,9 +569,9 @@ func (h *viewHub) resize(c *conn, p SizeParams) (any, *Error) {
 }
 
 // forget stops a chat that is being deleted and drops its screen.
-func (h *viewHub) forget(p ForgetParams) (any, *Error) {
+func (h *viewHub) forget(p proto.ForgetParams) (any, *Error) {
 	if p.ID == "" {
-		return nil, errorf(CodeInvalidParams, "Invalid params: id is required")
+		return nil, errorf(proto.CodeInvalidParams, "Invalid params: id is required")
 	}
 	h.s.revivals.take(p.ID)
 	h.s.opt.Mux.Forget(p.ID)
@@ -595,12 +595,12 @@ func (h *viewHub) forget(p ForgetParams) (any, *Error) {
 // through the shared validator, in the store's Create) and starts it. When
 // the chat was made but its harness did not start, the error's data
 // carries the chat as "created", so the client can show it.
-func (s *Server) createAndStart(p CreateAndStartParams) (any, *Error) {
+func (s *Server) createAndStart(p proto.CreateAndStartParams) (any, *Error) {
 	n, rpcErr := s.checkNew(p.NewParams)
 	if rpcErr != nil {
 		return nil, rpcErr
 	}
-	if err := checkSize(SizeParams{Cols: p.Cols, Rows: p.Rows}, true); err != nil {
+	if err := checkSize(proto.SizeParams{Cols: p.Cols, Rows: p.Rows}, true); err != nil {
 		return nil, err
 	}
 	want, rpcErr := s.wantsWorktree(n)

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/acpmux/acpmux-tui/config"
-	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -21,7 +21,7 @@ import (
 type viewClient struct {
 	*wire
 	// chats is each chat as last told (by watch or a notification).
-	chats map[string]ChatView
+	chats map[string]proto.ChatView
 	// notes counts the changed and screen notifications read, and told
 	// holds them in order.
 	notes int
@@ -31,7 +31,7 @@ type viewClient struct {
 }
 
 func newViewClient(r *rig) *viewClient {
-	return &viewClient{wire: r.dial(), chats: map[string]ChatView{}}
+	return &viewClient{wire: r.dial(), chats: map[string]proto.ChatView{}}
 }
 
 // viewLine is any line the server writes.
@@ -55,8 +55,8 @@ func (v *viewClient) next() viewLine {
 	if err := json.Unmarshal(b, &l); err != nil {
 		v.t.Fatalf("not JSON: %v\n%s", err, b)
 	}
-	if l.Method == NotifyChanged && l.ID == nil {
-		var n StatesResult
+	if l.Method == proto.NotifyChanged && l.ID == nil {
+		var n proto.StatesResult
 		if err := json.Unmarshal(l.Params, &n); err != nil {
 			v.t.Fatalf("changed: %v\n%s", err, l.Params)
 		}
@@ -66,8 +66,8 @@ func (v *viewClient) next() viewLine {
 		v.notes++
 		v.told = append(v.told, l)
 	}
-	if l.Method == NotifyScreen && l.ID == nil {
-		var u ScreenUpdate
+	if l.Method == proto.NotifyScreen && l.ID == nil {
+		var u proto.ScreenUpdate
 		if err := json.Unmarshal(l.Params, &u); err != nil {
 			v.t.Fatalf("screen: %v\n%s", err, l.Params)
 		}
@@ -112,15 +112,15 @@ func (v *viewClient) ok(method string, params, result any) {
 
 func (v *viewClient) watch(cols, rows int) {
 	v.t.Helper()
-	var res StatesResult
-	v.ok(MethodWatch, SizeParams{Cols: cols, Rows: rows}, &res)
+	var res proto.StatesResult
+	v.ok(proto.MethodWatch, proto.SizeParams{Cols: cols, Rows: rows}, &res)
 	for id, cv := range res.States {
 		v.chats[id] = cv
 	}
 }
 
 // waitChat reads notifications until the chat, as told, satisfies cond.
-func (v *viewClient) waitChat(id, what string, cond func(ChatView) bool) ChatView {
+func (v *viewClient) waitChat(id, what string, cond func(proto.ChatView) bool) proto.ChatView {
 	v.t.Helper()
 	v.waiting = what
 	for !cond(v.chats[id]) {
@@ -132,8 +132,8 @@ func (v *viewClient) waitChat(id, what string, cond func(ChatView) bool) ChatVie
 
 func (v *viewClient) render(id string) string {
 	v.t.Helper()
-	var res RenderResult
-	v.ok(MethodRender, RenderParams{ID: id}, &res)
+	var res proto.RenderResult
+	v.ok(proto.MethodRender, proto.RenderParams{ID: id}, &res)
 	return res.Text
 }
 
@@ -152,10 +152,10 @@ func (v *viewClient) waitScreen(id, text string) string {
 
 func (v *viewClient) write(id, s string) {
 	v.t.Helper()
-	v.ok(MethodWrite, WriteParams{ID: id, Data: []byte(s)}, nil)
+	v.ok(proto.MethodWrite, proto.WriteParams{ID: id, Data: []byte(s)}, nil)
 }
 
-func liveView(cv ChatView) bool { return cv.State.Status.Live() }
+func liveView(cv proto.ChatView) bool { return cv.State.Status.Live() }
 
 // started makes a chat of each harness ("" for the default), watches at
 // cols x rows, starts them all and waits until each runs.
@@ -163,11 +163,11 @@ func (v *viewClient) started(cols, rows int, harnesses ...string) []sessions.Cha
 	v.t.Helper()
 	chats := make([]sessions.ChatJSON, len(harnesses))
 	for i, h := range harnesses {
-		v.ok(MethodNew, NewParams{Harness: h}, &chats[i])
+		v.ok(proto.MethodNew, proto.NewParams{Harness: h}, &chats[i])
 	}
 	v.watch(cols, rows)
 	for _, c := range chats {
-		v.ok(MethodStart, ChatParams{ID: c.ID, Cols: cols, Rows: rows}, nil)
+		v.ok(proto.MethodStart, proto.ChatParams{ID: c.ID, Cols: cols, Rows: rows}, nil)
 		v.waitChat(c.ID, "the chat running", liveView)
 	}
 	return chats
@@ -180,12 +180,12 @@ func TestWatchRenderWriteResize(t *testing.T) {
 	r := newRig(t, rigOpt{})
 	a := newViewClient(r)
 	var c sessions.ChatJSON
-	a.ok(MethodNew, nil, &c)
+	a.ok(proto.MethodNew, nil, &c)
 	a.watch(100, 30)
 	if _, ok := a.chats[c.ID]; ok {
 		t.Fatalf("watch told of a chat never started: %+v", a.chats)
 	}
-	a.ok(MethodStart, ChatParams{ID: c.ID, Cols: 80, Rows: 24}, nil)
+	a.ok(proto.MethodStart, proto.ChatParams{ID: c.ID, Cols: 80, Rows: 24}, nil)
 	a.waitChat(c.ID, "the chat running", liveView)
 	a.waitScreen(c.ID, "ready>")
 	if term := a.chats[c.ID].Terminal; term.Cols != 80 || term.Rows != 24 {
@@ -195,7 +195,7 @@ func TestWatchRenderWriteResize(t *testing.T) {
 	// Typing sizes the pty to the typist first.
 	a.write(c.ID, "hello\r")
 	a.waitScreen(c.ID, "echo: hello")
-	a.waitChat(c.ID, "the chat at the typist's size", func(cv ChatView) bool {
+	a.waitChat(c.ID, "the chat at the typist's size", func(cv proto.ChatView) bool {
 		return cv.Terminal.Cols == 100 && cv.Terminal.Rows == 30
 	})
 
@@ -212,19 +212,19 @@ func TestWatchRenderWriteResize(t *testing.T) {
 
 	// It resizes every chat and both hear of it, though the harness prints
 	// nothing (it waits for input); then it types, and both see the echo.
-	a.waitChat(c.ID, "the chat waiting for input", func(cv ChatView) bool { return cv.State.Status == mux.StatusWaiting })
-	b.ok(MethodResize, SizeParams{Cols: 90, Rows: 20}, nil)
-	a.waitChat(c.ID, "the resize told to the first client", func(cv ChatView) bool { return cv.Terminal.Cols == 90 && cv.Terminal.Rows == 20 })
+	a.waitChat(c.ID, "the chat waiting for input", func(cv proto.ChatView) bool { return cv.State.Status == proto.StatusWaiting })
+	b.ok(proto.MethodResize, proto.SizeParams{Cols: 90, Rows: 20}, nil)
+	a.waitChat(c.ID, "the resize told to the first client", func(cv proto.ChatView) bool { return cv.Terminal.Cols == 90 && cv.Terminal.Rows == 20 })
 	b.write(c.ID, "from b\r")
 	b.waitScreen(c.ID, "echo: from b")
 	a.waitScreen(c.ID, "echo: from b")
 	// The first types again: the pty is its size again.
 	a.write(c.ID, "from a\r")
-	b.waitChat(c.ID, "the pty back at the first client's size", func(cv ChatView) bool { return cv.Terminal.Cols == 100 && cv.Terminal.Rows == 30 })
+	b.waitChat(c.ID, "the pty back at the first client's size", func(cv proto.ChatView) bool { return cv.Terminal.Cols == 100 && cv.Terminal.Rows == 30 })
 	b.waitScreen(c.ID, "echo: from a")
 
-	var tr TranscriptResult
-	a.ok(MethodTranscript, TranscriptParams{ID: c.ID}, &tr)
+	var tr proto.TranscriptResult
+	a.ok(proto.MethodTranscript, proto.TranscriptParams{ID: c.ID}, &tr)
 	if tr.Entries == nil || len(tr.Entries) != 0 {
 		t.Fatalf("a pty chat's transcript: %+v", tr.Entries)
 	}
@@ -234,22 +234,22 @@ func TestWatchRenderWriteResize(t *testing.T) {
 		method string
 		params any
 	}{
-		{MethodResize, SizeParams{Cols: 0, Rows: 10}},
-		{MethodResize, SizeParams{Cols: MaxCols + 1, Rows: 10}},
-		{MethodWatch, SizeParams{Cols: -1, Rows: 10}},
-		{MethodRender, RenderParams{}},
-		{MethodWrite, WriteParams{Data: []byte("x")}},
-		{MethodWrite, map[string]any{"id": c.ID, "data": "not base64!"}},
-		{MethodForget, ForgetParams{}},
+		{proto.MethodResize, proto.SizeParams{Cols: 0, Rows: 10}},
+		{proto.MethodResize, proto.SizeParams{Cols: proto.MaxCols + 1, Rows: 10}},
+		{proto.MethodWatch, proto.SizeParams{Cols: -1, Rows: 10}},
+		{proto.MethodRender, proto.RenderParams{}},
+		{proto.MethodWrite, proto.WriteParams{Data: []byte("x")}},
+		{proto.MethodWrite, map[string]any{"id": c.ID, "data": "not base64!"}},
+		{proto.MethodForget, proto.ForgetParams{}},
 	} {
-		if l := a.call(bad.method, bad.params); l.Error == nil || l.Error.Code != CodeInvalidParams {
+		if l := a.call(bad.method, bad.params); l.Error == nil || l.Error.Code != proto.CodeInvalidParams {
 			t.Errorf("%s %+v: %+v, want -32602", bad.method, bad.params, l.Error)
 		}
 	}
 
 	// Forget stops it; both hear.
-	a.ok(MethodForget, ForgetParams{ID: c.ID}, nil)
-	b.waitChat(c.ID, "the forgotten chat stopped", func(cv ChatView) bool { return !liveView(cv) })
+	a.ok(proto.MethodForget, proto.ForgetParams{ID: c.ID}, nil)
+	b.waitChat(c.ID, "the forgotten chat stopped", func(cv proto.ChatView) bool { return !liveView(cv) })
 	if scr := a.render(c.ID); scr != "" {
 		t.Fatalf("a forgotten chat's screen: %q", scr)
 	}
@@ -278,8 +278,8 @@ func TestCreateAndStart(t *testing.T) {
 	v.watch(0, 0)
 	dirs := r.folders(2)
 
-	e := v.call(MethodCreateAndStart, CreateAndStartParams{NewParams: NewParams{AdditionalDirectories: []string{"rel/dir", dirs[0], "/no/such/folder"}}})
-	if e.Error == nil || e.Error.Code != CodeInvalidParams {
+	e := v.call(proto.MethodCreateAndStart, proto.CreateAndStartParams{NewParams: proto.NewParams{AdditionalDirectories: []string{"rel/dir", dirs[0], "/no/such/folder"}}})
+	if e.Error == nil || e.Error.Code != proto.CodeInvalidParams {
 		t.Fatalf("relative and missing folders: %+v", e.Error)
 	}
 	var data folderData
@@ -287,13 +287,13 @@ func TestCreateAndStart(t *testing.T) {
 		data.Entries[0].Path != "rel/dir" || data.Entries[1].Path != "/no/such/folder" {
 		t.Fatalf("refusal names %+v (%v)", data.Entries, err)
 	}
-	for _, bad := range []CreateAndStartParams{
-		{NewParams: NewParams{Harness: "nope"}},
-		{NewParams: NewParams{Cwd: "relative"}},
-		{NewParams: NewParams{Name: "two\nlines"}},
-		{Cols: MaxCols + 1, Rows: 10},
+	for _, bad := range []proto.CreateAndStartParams{
+		{NewParams: proto.NewParams{Harness: "nope"}},
+		{NewParams: proto.NewParams{Cwd: "relative"}},
+		{NewParams: proto.NewParams{Name: "two\nlines"}},
+		{Cols: proto.MaxCols + 1, Rows: 10},
 	} {
-		if l := v.call(MethodCreateAndStart, bad); l.Error == nil || l.Error.Code != CodeInvalidParams {
+		if l := v.call(proto.MethodCreateAndStart, bad); l.Error == nil || l.Error.Code != proto.CodeInvalidParams {
 			t.Errorf("%+v: %+v, want -32602", bad, l.Error)
 		}
 	}
@@ -302,19 +302,19 @@ func TestCreateAndStart(t *testing.T) {
 	}
 
 	var c sessions.ChatJSON
-	v.ok(MethodCreateAndStart, CreateAndStartParams{NewParams: NewParams{Name: "made", AdditionalDirectories: dirs}, Cols: 70, Rows: 21}, &c)
+	v.ok(proto.MethodCreateAndStart, proto.CreateAndStartParams{NewParams: proto.NewParams{Name: "made", AdditionalDirectories: dirs}, Cols: 70, Rows: 21}, &c)
 	if c.Name != "made" || len(c.AdditionalDirectories) != 2 || !live(c.Status) {
 		t.Fatalf("created: %+v", c)
 	}
-	cv := v.waitChat(c.ID, "the new chat running at 70x21", func(cv ChatView) bool {
+	cv := v.waitChat(c.ID, "the new chat running at 70x21", func(cv proto.ChatView) bool {
 		return liveView(cv) && cv.Terminal.Cols == 70 && cv.Terminal.Rows == 21
 	})
 	rec := r.waitRecords(1)[0]
 	if rec.Pid != cv.State.Pid || rec.Cols != 70 || rec.Rows != 21 {
 		t.Fatalf("the harness got %+v; the chat says pid %d", rec, cv.State.Pid)
 	}
-	v.ok(MethodFill, nil, nil) // no pool configured: nothing to do, no error
-	v.ok(MethodStop, ChatParams{ID: c.ID}, nil)
+	v.ok(proto.MethodFill, nil, nil) // no pool configured: nothing to do, no error
+	v.ok(proto.MethodStop, proto.ChatParams{ID: c.ID}, nil)
 }
 
 // floodFile writes n bytes of coloured lines and returns the file.
@@ -341,7 +341,7 @@ func TestFloodWatchersCoalesce(t *testing.T) {
 	keeper := newViewClient(r)
 	keeper.watch(80, 24)
 	var c sessions.ChatJSON
-	keeper.ok(MethodNew, NewParams{Harness: "flood"}, &c)
+	keeper.ok(proto.MethodNew, proto.NewParams{Harness: "flood"}, &c)
 
 	before := r.srv.viewerConns()
 	silent := newViewClient(r) // watches, then reads nothing at all
@@ -378,14 +378,14 @@ func TestFloodWatchersCoalesce(t *testing.T) {
 		}
 	}()
 
-	keeper.ok(MethodStart, ChatParams{ID: c.ID}, nil)
+	keeper.ok(proto.MethodStart, proto.ChatParams{ID: c.ID}, nil)
 	// The keeper draws as the TUI does: a render after each notification.
 	maxQueued := 0
 	for !strings.Contains(keeper.render(c.ID), "FLOOD-DONE") {
 		keeper.next()
 		maxQueued = max(maxQueued, len(silentConn.out))
 	}
-	keeper.ok(MethodHello, nil, nil)
+	keeper.ok(proto.MethodHello, nil, nil)
 	if err := sleeper.closedByServer(); err != nil {
 		t.Fatal(err)
 	}
@@ -394,8 +394,8 @@ func TestFloodWatchersCoalesce(t *testing.T) {
 	if maxQueued > 1 {
 		t.Fatalf("the silent watcher's queue held %d lines at once", maxQueued)
 	}
-	keeper.ok(MethodStop, ChatParams{ID: c.ID}, nil)
-	keeper.waitChat(c.ID, "the flood chat stopped", func(cv ChatView) bool { return cv.State.Status == mux.StatusStopped })
+	keeper.ok(proto.MethodStop, proto.ChatParams{ID: c.ID}, nil)
+	keeper.waitChat(c.ID, "the flood chat stopped", func(cv proto.ChatView) bool { return cv.State.Status == proto.StatusStopped })
 }
 
 // viewerConns returns the connections the view hub knows.
@@ -429,7 +429,7 @@ func TestKeysToAHarnessNotReading(t *testing.T) {
 		if sent > 4<<20 {
 			t.Fatal("4 MiB typed to a harness that reads nothing, and none refused")
 		}
-		l := a.call(MethodWrite, WriteParams{ID: deaf.ID, Data: []byte(chunk)})
+		l := a.call(proto.MethodWrite, proto.WriteParams{ID: deaf.ID, Data: []byte(chunk)})
 		if l.Error != nil {
 			if !strings.Contains(l.Error.Message, "not reading its input") {
 				t.Fatalf("refused with %q", l.Error.Message)
@@ -437,8 +437,8 @@ func TestKeysToAHarnessNotReading(t *testing.T) {
 			break
 		}
 		// Every other call still answers at once.
-		var h HelloResult
-		a.ok(MethodHello, nil, &h)
+		var h proto.HelloResult
+		a.ok(proto.MethodHello, nil, &h)
 	}
 	a.write(shell.ID, "still typing\r")
 	a.waitScreen(shell.ID, "echo: still typing")

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // This file is one connection's stream of one chat (see prompt.go): the
@@ -18,7 +20,7 @@ type watcher struct {
 	stop chan struct{} // closed by unobserve
 
 	mu      sync.Mutex
-	backlog []ObservedEntry
+	backlog []proto.ObservedEntry
 	size    int // the backlog's cost
 	// missed counts the updates dropped since the backlog overflowed; it
 	// drops until the backlog has been sent, then says how many.
@@ -27,7 +29,7 @@ type watcher struct {
 	waiters []chan struct{} // closed when the backlog is all queued
 }
 
-func backlogCost(e ObservedEntry) int {
+func backlogCost(e proto.ObservedEntry) int {
 	n := entryCost + len(e.Text) + len(e.Title)
 	for _, p := range e.Plan {
 		n += len(p)
@@ -37,10 +39,10 @@ func backlogCost(e ObservedEntry) int {
 
 // joins reports whether chunk e continues entry last, as the transcript
 // joins them: same kind and message id, and a user chunk only with an id.
-func joins(last, e ObservedEntry) bool {
+func joins(last, e proto.ObservedEntry) bool {
 	switch e.Kind {
-	case ObservedAgent, ObservedThought:
-	case ObservedUser:
+	case proto.ObservedAgent, proto.ObservedThought:
+	case proto.ObservedUser:
 		if e.MessageID == "" {
 			return false
 		}
@@ -54,7 +56,7 @@ func joins(last, e ObservedEntry) bool {
 // after it until the backlog has been sent, is counted as missed instead;
 // always marks an entry that is never dropped (a turn's start and end,
 // which a client needs to read the rest).
-func (w *watcher) push(e ObservedEntry, always bool) {
+func (w *watcher) push(e proto.ObservedEntry, always bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	cost := backlogCost(e)
@@ -64,7 +66,7 @@ func (w *watcher) push(e ObservedEntry, always bool) {
 		return
 	}
 	if w.missed > 0 {
-		w.backlog = append(w.backlog, ObservedEntry{Kind: ObservedMissed, Count: w.missed, At: time.Now()})
+		w.backlog = append(w.backlog, proto.ObservedEntry{Kind: proto.ObservedMissed, Count: w.missed, At: time.Now()})
 		w.size += entryCost
 		w.missed = 0
 	}
@@ -103,7 +105,7 @@ func (w *watcher) sent() <-chan struct{} {
 
 // take removes the next batch from the backlog (the missed mark, once the
 // backlog is empty after an overflow); nil when there is nothing to send.
-func (w *watcher) take() []ObservedEntry {
+func (w *watcher) take() []proto.ObservedEntry {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if len(w.backlog) == 0 {
@@ -114,7 +116,7 @@ func (w *watcher) take() []ObservedEntry {
 		w.sending = true
 		n := w.missed
 		w.missed = 0
-		return []ObservedEntry{{Kind: ObservedMissed, Count: n, At: time.Now()}}
+		return []proto.ObservedEntry{{Kind: proto.ObservedMissed, Count: n, At: time.Now()}}
 	}
 	n, size := 0, 0
 	for n < len(w.backlog) && (n == 0 || size+backlogCost(w.backlog[n]) <= maxBatch) {
@@ -195,7 +197,7 @@ func (w *watcher) flush() bool {
 				return false
 			}
 		} else {
-			w.c.notify(MethodEntries, EntriesParams{ID: w.feed.id, Entries: batch})
+			w.c.notify(proto.MethodEntries, proto.EntriesParams{ID: w.feed.id, Entries: batch})
 		}
 		w.queued()
 	}

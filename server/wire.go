@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/acpmux/acpmux-tui/internal/rpcline"
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // This file reads and writes the wire: JSON-RPC 2.0, one JSON object per
@@ -92,25 +93,25 @@ func DecodeLine(line []byte) (req Request, ok bool, rpcErr *Error) {
 		return Request{}, false, nil
 	}
 	if !json.Valid(line) {
-		return Request{ID: requestID(line)}, false, errorf(CodeParseError, "Parse error: %s", notJSON(line))
+		return Request{ID: requestID(line)}, false, errorf(proto.CodeParseError, "Parse error: %s", notJSON(line))
 	}
 	if line[0] != '{' {
 		if line[0] == '[' {
-			return Request{}, false, errorf(CodeInvalidRequest, "Invalid Request: batches are not supported; send one object per line")
+			return Request{}, false, errorf(proto.CodeInvalidRequest, "Invalid Request: batches are not supported; send one object per line")
 		}
-		return Request{}, false, errorf(CodeInvalidRequest, "Invalid Request: not an object")
+		return Request{}, false, errorf(proto.CodeInvalidRequest, "Invalid Request: not an object")
 	}
 	// An object, valid JSON: checked above. The values kept are copied:
 	// line is the reader's buffer, and the call runs after the next read.
 	m, _ := rpcline.Split(line)
 	if m.ID != nil {
 		if !validID(m.ID) {
-			return Request{}, false, errorf(CodeInvalidRequest, "Invalid Request: id must be a string, a number or null")
+			return Request{}, false, errorf(proto.CodeInvalidRequest, "Invalid Request: id must be a string, a number or null")
 		}
 		req.ID = bytes.Clone(m.ID)
 	}
 	bad := func(format string, args ...any) (Request, bool, *Error) {
-		return Request{ID: req.ID}, false, errorf(CodeInvalidRequest, "Invalid Request: "+format, args...)
+		return Request{ID: req.ID}, false, errorf(proto.CodeInvalidRequest, "Invalid Request: "+format, args...)
 	}
 	if version, ok := rpcline.Unquote(m.JSONRPC); !ok || version != "2.0" {
 		return bad(`jsonrpc must be "2.0"`)
@@ -176,14 +177,14 @@ func decodeParams(raw json.RawMessage, v any) *Error {
 		return nil
 	}
 	if raw[0] != '{' {
-		return errorf(CodeInvalidParams, "Invalid params: params must be an object")
+		return errorf(proto.CodeInvalidParams, "Invalid params: params must be an object")
 	}
 	if err := json.Unmarshal(raw, v); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) && te.Field != "" {
-			return errorf(CodeInvalidParams, "Invalid params: %s must be %s, not %s", te.Field, jsonKind(te.Type.Kind().String()), te.Value)
+			return errorf(proto.CodeInvalidParams, "Invalid params: %s must be %s, not %s", te.Field, jsonKind(te.Type.Kind().String()), te.Value)
 		}
-		return errorf(CodeInvalidParams, "Invalid params: %v", err)
+		return errorf(proto.CodeInvalidParams, "Invalid params: %v", err)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"github.com/acpmux/acpmux-tui/internal/worktree"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -29,17 +30,17 @@ func (s *Server) worktreeSetup() worktree.Setup {
 // a git repository is refused, as `new --worktree` refuses it.
 func (s *Server) wantsWorktree(n sessions.NewChat) (bool, *Error) {
 	if n.WorktreeBase != "" && (n.Worktree == nil || !*n.Worktree) {
-		return false, errorf(CodeInvalidParams, "Invalid params: worktreeBase goes with worktree true (the ref a worktree's branch starts from)")
+		return false, errorf(proto.CodeInvalidParams, "Invalid params: worktreeBase goes with worktree true (the ref a worktree's branch starts from)")
 	}
 	if n.Worktree != nil {
 		if !*n.Worktree {
 			return false, nil
 		}
 		if n.Cwd == "" {
-			return false, errorf(CodeInvalidParams, "Invalid params: worktree: a chat with no project folder has no repository to make a worktree of")
+			return false, errorf(proto.CodeInvalidParams, "Invalid params: worktree: a chat with no project folder has no repository to make a worktree of")
 		}
 		if _, err := worktree.IsRepo(n.Cwd); err != nil {
-			return false, errorf(CodeInvalidParams, "Invalid params: worktree: %v (a worktree is made of the repository the chat's folder is in)", err)
+			return false, errorf(proto.CodeInvalidParams, "Invalid params: worktree: %v (a worktree is made of the repository the chat's folder is in)", err)
 		}
 		return true, nil
 	}
@@ -72,7 +73,7 @@ func forkWorktree(parent *sessions.Meta, asked *bool) (worktree.Ask, bool, *Erro
 	}
 	repo, err := worktree.IsRepo(parent.Cwd)
 	if err != nil {
-		return worktree.Ask{}, false, errorf(CodeInvalidParams, "Invalid params: worktree: %v (a worktree is made of the repository the chat's folder is in)", err)
+		return worktree.Ask{}, false, errorf(proto.CodeInvalidParams, "Invalid params: worktree: %v (a worktree is made of the repository the chat's folder is in)", err)
 	}
 	ask := worktree.Ask{From: parent.Cwd}
 	if !repo.Bare {

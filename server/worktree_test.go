@@ -9,6 +9,7 @@ import (
 
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/internal/testharness/gitenv"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -51,7 +52,7 @@ func TestWorktreeChatsThroughTheServer(t *testing.T) {
 	r := newRig(t, rigOpt{config: func(c *config.Config) { c.Worktree.Default = true }})
 	w := r.dial()
 	var c sessions.ChatJSON
-	w.ok(MethodCreateAndStart, CreateAndStartParams{NewParams: NewParams{Cwd: repo, Name: "srv"}}, &c)
+	w.ok(proto.MethodCreateAndStart, proto.CreateAndStartParams{NewParams: proto.NewParams{Cwd: repo, Name: "srv"}}, &c)
 	if c.Worktree == nil || c.Cwd != c.Worktree.Path || c.Worktree.Repo != repo || c.Worktree.Branch != "acpmux/srv-"+c.ID {
 		t.Fatalf("created: cwd %s, worktree %+v", c.Cwd, c.Worktree)
 	}
@@ -59,7 +60,7 @@ func TestWorktreeChatsThroughTheServer(t *testing.T) {
 		t.Errorf("the harness ran in %s, want the worktree %s", got, c.Worktree.Path)
 	}
 	var plain sessions.ChatJSON
-	w.ok(MethodNew, NewParams{Cwd: t.TempDir()}, &plain)
+	w.ok(proto.MethodNew, proto.NewParams{Cwd: t.TempDir()}, &plain)
 	if plain.Worktree != nil {
 		t.Errorf("a chat outside a repository got a worktree: %+v", plain.Worktree)
 	}
@@ -68,7 +69,7 @@ func TestWorktreeChatsThroughTheServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	var fork sessions.ChatJSON
-	w.ok(MethodDerive, DeriveParams{ID: c.ID, Origin: sessions.OriginFork}, &fork)
+	w.ok(proto.MethodDerive, proto.DeriveParams{ID: c.ID, Origin: sessions.OriginFork}, &fork)
 	if fork.Worktree == nil || fork.Worktree.Path == c.Worktree.Path || fork.Worktree.BaseRef != c.Worktree.Branch {
 		t.Fatalf("fork: %+v", fork.Worktree)
 	}
@@ -76,21 +77,21 @@ func TestWorktreeChatsThroughTheServer(t *testing.T) {
 		t.Errorf("the fork's new.txt: %q, %v", b, err)
 	}
 
-	var rep RemoveReport
-	w.ok(MethodRemove, RemoveParams{ID: c.ID, DryRun: true}, &rep)
+	var rep proto.RemoveReport
+	w.ok(proto.MethodRemove, proto.RemoveParams{ID: c.ID, DryRun: true}, &rep)
 	if rep.Worktree != c.Worktree.Path || len(rep.WorktreeWork) != 1 || rep.WorktreeWork[0] != "?? new.txt" {
 		t.Fatalf("dry run: %+v", rep)
 	}
-	e := w.fails(CodeFailed, MethodRemove, RemoveParams{ID: c.ID})
+	e := w.fails(proto.CodeFailed, proto.MethodRemove, proto.RemoveParams{ID: c.ID})
 	if !strings.Contains(e.Message, "?? new.txt") {
 		t.Fatalf("refusal: %s", e.Message)
 	}
-	w.ok(MethodRemove, RemoveParams{ID: c.ID, Force: true}, &rep)
+	w.ok(proto.MethodRemove, proto.RemoveParams{ID: c.ID, Force: true}, &rep)
 	if _, err := os.Stat(c.Worktree.Path); !os.IsNotExist(err) {
 		t.Errorf("the worktree is still there: %v", err)
 	}
 	git(repo, "rev-parse", "--verify", "refs/heads/"+c.Worktree.Branch)
-	w.ok(MethodRemove, RemoveParams{ID: fork.ID, Force: true, DeleteBranch: true}, &rep)
+	w.ok(proto.MethodRemove, proto.RemoveParams{ID: fork.ID, Force: true, DeleteBranch: true}, &rep)
 	if out := git(repo, "branch", "--list", fork.Worktree.Branch); strings.TrimSpace(out) != "" {
 		t.Errorf("the fork's branch was kept with deleteBranch: %q", out)
 	}
@@ -108,20 +109,20 @@ func TestWorktreeAskedOfTheServer(t *testing.T) {
 	w := r.dial()
 	yes, no := true, false
 	var c sessions.ChatJSON
-	w.ok(MethodNew, NewParams{Cwd: repo, Name: "asked", Worktree: &yes}, &c)
+	w.ok(proto.MethodNew, proto.NewParams{Cwd: repo, Name: "asked", Worktree: &yes}, &c)
 	if c.Worktree == nil || c.Cwd != c.Worktree.Path || c.Worktree.Repo != repo {
 		t.Fatalf("asked for a worktree: cwd %s, worktree %+v", c.Cwd, c.Worktree)
 	}
-	e := w.fails(CodeInvalidParams, MethodNew, NewParams{Cwd: t.TempDir(), Worktree: &yes})
+	e := w.fails(proto.CodeInvalidParams, proto.MethodNew, proto.NewParams{Cwd: t.TempDir(), Worktree: &yes})
 	if !strings.Contains(e.Message, "not inside a git repository") {
 		t.Errorf("a worktree outside a repository: %s", e.Message)
 	}
-	w.fails(CodeInvalidParams, MethodNew, NewParams{Worktree: &yes})
+	w.fails(proto.CodeInvalidParams, proto.MethodNew, proto.NewParams{Worktree: &yes})
 
 	r2 := newRig(t, rigOpt{config: func(c *config.Config) { c.Worktree.Default = true }})
 	w2 := r2.dial()
 	var plain sessions.ChatJSON
-	w2.ok(MethodNew, NewParams{Cwd: repo, Worktree: &no}, &plain)
+	w2.ok(proto.MethodNew, proto.NewParams{Cwd: repo, Worktree: &no}, &plain)
 	if plain.Worktree != nil || plain.Cwd != repo {
 		t.Errorf("asked for none with worktree = true: cwd %s, worktree %+v", plain.Cwd, plain.Worktree)
 	}
@@ -130,7 +131,7 @@ func TestWorktreeAskedOfTheServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	var fork sessions.ChatJSON
-	w2.ok(MethodDerive, DeriveParams{ID: plain.ID, Origin: sessions.OriginFork, Worktree: &yes}, &fork)
+	w2.ok(proto.MethodDerive, proto.DeriveParams{ID: plain.ID, Origin: sessions.OriginFork, Worktree: &yes}, &fork)
 	if fork.Worktree == nil || fork.Cwd != fork.Worktree.Path {
 		t.Fatalf("a fork asked for a worktree: cwd %s, worktree %+v", fork.Cwd, fork.Worktree)
 	}
@@ -141,7 +142,7 @@ func TestWorktreeAskedOfTheServer(t *testing.T) {
 		t.Errorf("the base repository's status: %q", st)
 	}
 	var flat sessions.ChatJSON
-	w2.ok(MethodDerive, DeriveParams{ID: fork.ID, Origin: sessions.OriginFork, Worktree: &no}, &flat)
+	w2.ok(proto.MethodDerive, proto.DeriveParams{ID: fork.ID, Origin: sessions.OriginFork, Worktree: &no}, &flat)
 	if flat.Worktree != nil || flat.Cwd != fork.Worktree.Path {
 		t.Errorf("a fork of a worktree chat asked for none: cwd %s, worktree %+v", flat.Cwd, flat.Worktree)
 	}
@@ -157,11 +158,11 @@ func TestChatCarriesItsBaseline(t *testing.T) {
 	r := newRig(t, rigOpt{})
 	w := r.dial()
 	var c sessions.ChatJSON
-	w.ok(MethodCreateAndStart, CreateAndStartParams{NewParams: NewParams{Cwd: repo}}, &c)
+	w.ok(proto.MethodCreateAndStart, proto.CreateAndStartParams{NewParams: proto.NewParams{Cwd: repo}}, &c)
 	r.waitRecords(1)
 	var got sessions.ChatJSON
 	waitFor(t, "the chat's baseline in the server's answer", func() bool {
-		w.ok(MethodChat, IDParams{ID: c.ID}, &got)
+		w.ok(proto.MethodChat, proto.IDParams{ID: c.ID}, &got)
 		return got.Baseline != nil
 	})
 	stored, err := r.store.Load(c.ID)
@@ -172,8 +173,8 @@ func TestChatCarriesItsBaseline(t *testing.T) {
 	if b == nil || b.Head != head || !b.At.Equal(stored.Baseline.At) {
 		t.Fatalf("answered baseline %+v, stored %+v (head %s)", got.Baseline, stored.Baseline, head)
 	}
-	var list ListResult
-	w.ok(MethodList, struct{}{}, &list)
+	var list proto.ListResult
+	w.ok(proto.MethodList, struct{}{}, &list)
 	if len(list.Chats) != 1 || list.Chats[0].Baseline == nil || list.Chats[0].Baseline.Head != head {
 		t.Fatalf("the list's chat: %+v", list.Chats)
 	}

@@ -17,7 +17,7 @@ import (
 
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
-	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // The hook benchmark: how long `acpmux-tui hook PreToolUse` takes from
@@ -229,8 +229,8 @@ func deafBench(binary, home, id, name string, listen func(socket string) (func()
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		return nil, err
 	}
-	socket := filepath.Join(dir, server.SocketName)
-	addr, release, err := server.ShortAddr(socket) // as the hook reaches it
+	socket := filepath.Join(dir, proto.SocketName)
+	addr, release, err := proto.ShortAddr(socket) // as the hook reaches it
 	if err != nil {
 		return nil, err
 	}

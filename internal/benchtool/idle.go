@@ -8,7 +8,7 @@ import (
 
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
-	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // idlePrompt is what the idle harness prints once before it falls silent,
@@ -73,7 +73,7 @@ func idle(n int, secs float64) error {
 
 // idleReady reports whether the chat shows its prompt and is waiting.
 func idleReady(r *rig, id string) bool {
-	if r.mux.State(id).Status != mux.StatusWaiting {
+	if r.mux.State(id).Status != proto.StatusWaiting {
 		return false
 	}
 	lines := r.mux.PlainLines(id)

@@ -14,7 +14,7 @@ import (
 
 	"github.com/acpmux/acpmux-tui/client"
 	"github.com/acpmux/acpmux-tui/config"
-	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // The held benchmark: the `_acpmux/hello` round trip of a fresh client
@@ -37,7 +37,7 @@ func heldBench(binary, home string, held, n int) error {
 	if err != nil {
 		return err
 	}
-	sock := server.SocketPath(r.home)
+	sock := proto.SocketPath(r.home)
 	hello := func() (time.Duration, error) {
 		start := time.Now()
 		c, err := client.Dial(r.home)

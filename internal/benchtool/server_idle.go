@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/acpmux/acpmux-tui/config"
-	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // The benchmarks of a server and a TUI holding many chats: the CPU they
@@ -148,7 +148,7 @@ func measureCPU(secs float64, pids ...int) ([]float64, error) {
 
 // idleShown reports whether a chat shows its prompt and waits for input.
 func idleShown(r *serverRig, id string) bool {
-	if r.remote.State(id).Status != mux.StatusWaiting {
+	if r.remote.State(id).Status != proto.StatusWaiting {
 		return false
 	}
 	return strings.HasPrefix(lastRow(r.remote.Render(id, 0)), idlePrompt)

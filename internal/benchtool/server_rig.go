@@ -17,8 +17,7 @@ import (
 	"github.com/acpmux/acpmux-tui/client"
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
-	"github.com/acpmux/acpmux-tui/mux"
-	"github.com/acpmux/acpmux-tui/server"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 	"github.com/charmbracelet/x/ansi"
 )
@@ -193,7 +192,7 @@ func (r *serverRig) newChat(harnessName string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), serverWait)
 	defer cancel()
 	var chat sessions.ChatJSON
-	if err := r.conn.Call(ctx, server.MethodNew, server.NewParams{Harness: harnessName}, &chat); err != nil {
+	if err := r.conn.Call(ctx, proto.MethodNew, proto.NewParams{Harness: harnessName}, &chat); err != nil {
 		return "", fmt.Errorf("new chat: %w", err)
 	}
 	return chat.ID, nil
@@ -244,7 +243,7 @@ func (r *serverRig) checkLive(ids []string) error {
 		return errors.New("the server did not answer the list after the measurement")
 	}
 	for _, id := range ids {
-		if s := live[id].Status; s != mux.StatusRunning.String() && s != mux.StatusWaiting.String() {
+		if s := live[id].Status; s != proto.StatusRunning.String() && s != proto.StatusWaiting.String() {
 			return fmt.Errorf("chat %s is %q after the measurement, want it running", id, s)
 		}
 	}

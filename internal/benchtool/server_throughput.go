@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/acpmux/acpmux-tui/config"
-	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // tuiFrame is how long the TUI gathers change notices into one redraw
@@ -53,7 +53,7 @@ func serverThroughput(binary, home, file string) error {
 	deadline := time.NewTimer(10 * time.Minute)
 	defer deadline.Stop()
 	var text string
-	var state mux.State
+	var state proto.State
 	for {
 		select {
 		case <-changes:
@@ -64,10 +64,10 @@ func serverThroughput(binary, home, file string) error {
 		state = r.remote.State(id)
 		text = r.remote.Render(id, 0)
 		frames++
-		if state.Status == mux.StatusFailed || (state.Status == mux.StatusExited && state.ExitCode != 0) {
+		if state.Status == proto.StatusFailed || (state.Status == proto.StatusExited && state.ExitCode != 0) {
 			return fmt.Errorf("cat %s: %s", file, state.Reason)
 		}
-		if state.Status == mux.StatusExited && lastRow(text) == want {
+		if state.Status == proto.StatusExited && lastRow(text) == want {
 			break
 		}
 	}

@@ -45,9 +45,9 @@ const (
 	envChatID      = "ACPMUX_CHAT_ID"      // harness.EnvChatID
 	envHome        = "ACPMUX_HOME"         // harness.EnvHome
 	envCodexNotify = "ACPMUX_CODEX_NOTIFY" // harness.EnvCodexNotify
-	methodHook     = "_acpmux/hook"        // server.MethodHook
-	socketName     = "acpmux.sock"         // server.SocketName
-	maxSunPath     = 107                   // as server.ShortAddr
+	methodHook     = "_acpmux/hook"        // proto.MethodHook
+	socketName     = "acpmux.sock"         // proto.SocketName
+	maxSunPath     = 107                   // as proto.ShortAddr
 )
 
 const (
@@ -83,7 +83,7 @@ func init() {
 	}
 }
 
-// Params are server.HookParams.
+// Params are proto.HookParams.
 type Params struct {
 	ID               string `json:"id"`
 	Event            string `json:"event"`
@@ -323,7 +323,7 @@ func report(home string, p Params, deadline time.Time) {
 	}
 	addr := filepath.Join(home, socketName)
 	if len(addr) > maxSunPath {
-		// As server.ShortAddr: the socket reached through its folder's fd.
+		// As proto.ShortAddr: the socket reached through its folder's fd.
 		dir, err := os.Open(home)
 		if err != nil {
 			return

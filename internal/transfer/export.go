@@ -20,7 +20,7 @@ import (
 	"github.com/acpmux/acpmux-tui/internal/bundle"
 	"github.com/acpmux/acpmux-tui/internal/capsule"
 	"github.com/acpmux/acpmux-tui/internal/transfer/report"
-	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 	"golang.org/x/sys/unix"
 )
@@ -29,7 +29,7 @@ import (
 // an ACP chat's transcript (each entry as its last complete update left it)
 // and whether a turn was running, or a pty chat's scrollback as plain lines.
 type Live struct {
-	Transcript  []mux.Entry
+	Transcript  []proto.Entry
 	Lines       []string
 	TurnRunning bool
 }
@@ -349,7 +349,7 @@ func linesMember(lines []string) member {
 // transcriptMember is transcript.jsonl: one entry as JSON a line. Its size
 // is counted by encoding each entry once; the entries are encoded again as
 // they are written, so the whole is never held.
-func transcriptMember(entries []mux.Entry) member {
+func transcriptMember(entries []proto.Entry) member {
 	var size int64
 	for _, e := range entries {
 		b, err := json.Marshal(e)

@@ -15,7 +15,7 @@ import (
 	"github.com/acpmux/acpmux-tui/internal/bundle"
 	"github.com/acpmux/acpmux-tui/internal/capsule"
 	"github.com/acpmux/acpmux-tui/internal/transfer/report"
-	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -381,7 +381,7 @@ func (in *importer) create(cwd string, noProject bool) (err error) {
 
 // maxScrollbackBytes is how much of a bundle's scrollback a capsule reads:
 // its tail, as much as a server's history holds.
-const maxScrollbackBytes = mux.MaxHistoryBytes
+const maxScrollbackBytes = proto.MaxHistoryBytes
 
 // maxTranscriptLine bounds one line of a bundle's transcript.jsonl.
 const maxTranscriptLine = 8 << 20
@@ -424,7 +424,7 @@ func (in *importer) capsuleText(cwd string, noProject bool, folders []string) st
 
 // readTranscript reads a staged transcript.jsonl: its last
 // maxTranscriptEntries entries that parse; a line that does not is skipped.
-func readTranscript(path string) []mux.Entry {
+func readTranscript(path string) []proto.Entry {
 	f, err := openRegular(path)
 	if err != nil {
 		return nil
@@ -432,9 +432,9 @@ func readTranscript(path string) []mux.Entry {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), maxTranscriptLine)
-	var out []mux.Entry
+	var out []proto.Entry
 	for sc.Scan() {
-		var e mux.Entry
+		var e proto.Entry
 		if json.Unmarshal(sc.Bytes(), &e) != nil {
 			continue
 		}

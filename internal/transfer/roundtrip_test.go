@@ -10,7 +10,7 @@ import (
 
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/internal/bundle"
-	"github.com/acpmux/acpmux-tui/mux"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -164,9 +164,9 @@ func TestRoundTripACPTranscript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	live := &Live{TurnRunning: true, Transcript: []mux.Entry{
-		{Kind: mux.EntryUser, Text: "add a test for the lexer"},
-		{Kind: mux.EntryAgent, Text: "Adding it now"},
+	live := &Live{TurnRunning: true, Transcript: []proto.Entry{
+		{Kind: proto.EntryUser, Text: "add a test for the lexer"},
+		{Kind: proto.EntryAgent, Text: "Adding it now"},
 	}}
 	to := w.other()
 	man, m, how := move(t, w, to, chat, live)
