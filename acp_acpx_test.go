@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/acpmux/acpmux-tui/internal/acpschema"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -73,7 +74,7 @@ func TestACPDoorDrivenByAcpx(t *testing.T) {
 		t.Fatalf("acpx sessions new printed no session id:\n%s\n%s", r.stdout, r.stderr)
 	}
 	id := lines[len(lines)-1]
-	var chat sessions.ChatJSON
+	var chat proto.ChatJSON
 	for _, ch := range c.ls() {
 		if ch.ID == id {
 			chat = ch

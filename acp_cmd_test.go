@@ -116,7 +116,7 @@ func TestACPDoorOnStdio(t *testing.T) {
 		t.Fatalf("session/new: %v", err)
 	}
 	id := string(resp.SessionId)
-	var chat sessions.ChatJSON
+	var chat proto.ChatJSON
 	for _, ch := range c.ls() {
 		if ch.ID == id {
 			chat = ch

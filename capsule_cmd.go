@@ -10,6 +10,7 @@ import (
 
 	"github.com/acpmux/acpmux-tui/client"
 	"github.com/acpmux/acpmux-tui/internal/capsule"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -88,13 +89,13 @@ func (a *app) editCapsule(text string) (string, error) {
 // chatWithCapsule is a chat as `--json` prints it, with the capsule it
 // starts with and how many credentials were redacted in it.
 type chatWithCapsule struct {
-	sessions.ChatJSON
+	proto.ChatJSON
 	Capsule    string `json:"capsule"`
 	Redactions int    `json:"redactions"`
 }
 
 // withCapsule is chat as `--json` prints it with its capsule.
-func withCapsule(chat sessions.ChatJSON, text string) chatWithCapsule {
+func withCapsule(chat proto.ChatJSON, text string) chatWithCapsule {
 	return chatWithCapsule{chat, text, capsule.CountMarks(text).Total()}
 }
 

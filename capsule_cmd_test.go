@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -41,7 +42,7 @@ const (
 // claudeChatWithLog makes a claude chat named name whose conversation is
 // claudeSessionID's, and puts that session's log where Claude Code keeps
 // it under configDir (~/.claude, or CLAUDE_CONFIG_DIR).
-func (c *cli) claudeChatWithLog(name, configDir string) sessions.ChatJSON {
+func (c *cli) claudeChatWithLog(name, configDir string) proto.ChatJSON {
 	c.t.Helper()
 	chat := c.chat("new", "--harness", "claude", "--name", name, "--json")
 	store, err := sessions.OpenStore(c.home)
@@ -81,7 +82,7 @@ func TestHandoffCarriesACapsule(t *testing.T) {
 	}
 
 	var got struct {
-		sessions.ChatJSON
+		proto.ChatJSON
 		Capsule string `json:"capsule"`
 	}
 	if err := json.Unmarshal([]byte(c.ok("handoff", "parser", "--to", "codex", "--json")), &got); err != nil {
@@ -151,7 +152,7 @@ func TestHandoffSaysWhatWasRedactedAndWhere(t *testing.T) {
 		t.Fatalf("handoff: exit %d\n%s", r.code, r.stderr)
 	}
 	var got struct {
-		sessions.ChatJSON
+		proto.ChatJSON
 		Capsule    string `json:"capsule"`
 		Redactions int    `json:"redactions"`
 	}

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/acpmux/acpmux-tui/client"
-	"github.com/acpmux/acpmux-tui/sessions"
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // runIn runs the binary from folder dir with the test's environment,
@@ -35,13 +35,13 @@ func (c *cli) runIn(dir string, env []string, args ...string) result {
 }
 
 // chatIn is runIn of a command that prints one chat as JSON and succeeds.
-func (c *cli) chatIn(dir string, args ...string) sessions.ChatJSON {
+func (c *cli) chatIn(dir string, args ...string) proto.ChatJSON {
 	c.t.Helper()
 	r := c.runIn(dir, nil, args...)
 	if r.code != 0 {
 		c.t.Fatalf("acpmux-tui %q in %s exited %d\n%s", args, dir, r.code, r.stderr)
 	}
-	var j sessions.ChatJSON
+	var j proto.ChatJSON
 	if err := json.Unmarshal([]byte(r.stdout), &j); err != nil {
 		c.t.Fatalf("acpmux-tui %q: %v\n%s", args, err, r.stdout)
 	}
@@ -157,7 +157,7 @@ func TestCLIForkAndSideByName(t *testing.T) {
 		if r.code != 0 {
 			t.Fatalf("%q exited %d\n%s", st.args, r.code, r.stderr)
 		}
-		var j sessions.ChatJSON
+		var j proto.ChatJSON
 		if err := json.Unmarshal([]byte(r.stdout), &j); err != nil {
 			t.Fatalf("%q: %v\n%s", st.args, err, r.stdout)
 		}
@@ -239,7 +239,7 @@ func TestCLIRenameThroughServer(t *testing.T) {
 		t.Errorf("a refusal through the server: exit %d\n%s", r.code, r.stderr)
 	}
 	var list struct {
-		Chats []sessions.ChatJSON `json:"chats"`
+		Chats []proto.ChatJSON `json:"chats"`
 	}
 	srvCall(t, c.home, "_acpmux/list", struct{}{}, &list)
 	found := false

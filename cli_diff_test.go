@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acpmux/acpmux-tui/internal/review"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -109,23 +109,23 @@ func TestCLIDiffSections(t *testing.T) {
 	writeTree(t, filepath.Join(notes, "todo.md"), "- review\n")
 
 	d = c.diffJSON(j.ID)
-	want := []review.Section{
-		{Folder: proj, Kind: review.KindGit, Base: base, Files: []review.File{
-			{Path: "README", Status: review.StatusModified, Added: 1, Deleted: 1},
-			{Path: "added.txt", Status: review.StatusUntracked, Added: 2},
-			{Path: "main.go", Status: review.StatusModified, Added: 2},
+	want := []proto.ReviewSection{
+		{Folder: proj, Kind: proto.ReviewGit, Base: base, Files: []proto.ReviewFile{
+			{Path: "README", Status: proto.ReviewModified, Added: 1, Deleted: 1},
+			{Path: "added.txt", Status: proto.ReviewUntracked, Added: 2},
+			{Path: "main.go", Status: proto.ReviewModified, Added: 2},
 		}},
-		{Folder: lib, Kind: review.KindGit, Base: libHead, Files: []review.File{
-			{Path: "lib.go", Status: review.StatusModified, Added: 3},
+		{Folder: lib, Kind: proto.ReviewGit, Base: libHead, Files: []proto.ReviewFile{
+			{Path: "lib.go", Status: proto.ReviewModified, Added: 3},
 		}},
-		{Folder: notes, Kind: review.KindMtime, Files: []review.File{{Path: "todo.md", Status: review.StatusModified}}},
+		{Folder: notes, Kind: proto.ReviewMtime, Files: []proto.ReviewFile{{Path: "todo.md", Status: proto.ReviewModified}}},
 	}
 	if d.ID != j.ID || len(d.Sections) != len(want) {
 		t.Fatalf("diff --json = %+v, want id %s and %d sections", d, j.ID, len(want))
 	}
 	for i, w := range want {
 		g := d.Sections[i]
-		if g.Folder != w.Folder || g.Kind != w.Kind || w.Kind == review.KindGit && g.Base != w.Base || !reflect.DeepEqual(g.Files, w.Files) {
+		if g.Folder != w.Folder || g.Kind != w.Kind || w.Kind == proto.ReviewGit && g.Base != w.Base || !reflect.DeepEqual(g.Files, w.Files) {
 			t.Errorf("section %d = %+v\nwant %+v", i, g, w)
 		}
 	}

@@ -269,7 +269,7 @@ func TestCLIShowPendingWording(t *testing.T) {
 	c := newCLI(t)
 	j := c.chat("new", "--name", "sh", "--json")
 	startForeground(t, c)
-	var started sessions.ChatJSON
+	var started proto.ChatJSON
 	srvCall(t, c.home, proto.MethodStart, proto.ChatParams{ID: j.ID}, &started)
 	r := c.run("add-dir", "sh", c.dir("lib"))
 	if r.code != 0 {

@@ -41,7 +41,7 @@ type app struct {
 
 	// live is the live part of the chats a running server holds (their
 	// status, pending lists, how folders reached them), asked once.
-	live  map[string]sessions.ChatJSON
+	live  map[string]proto.ChatJSON
 	asked bool
 	// liveErr says why a server that runs could not be asked (a
 	// *client.Unanswered); ls and show print its status instead.
@@ -177,7 +177,7 @@ func (a *app) resolve(ref string) (sessions.Entry, error) {
 
 // view is a chat as printed, with its live status when a server runs it
 // ("stopped" otherwise); asking never starts a server.
-func (a *app) view(e sessions.Entry) sessions.ChatJSON {
+func (a *app) view(e sessions.Entry) proto.ChatJSON {
 	a.askServer()
 	via, expected := harness.ViaNone, false
 	live := a.live[e.ID]
@@ -247,7 +247,7 @@ func (a *app) printChat(e sessions.Entry, asJSON bool) error {
 // the host it is on ("" for this machine); meta, for a chat of this
 // machine, adds what its harness table says of it (when the running
 // harness takes new folders, its capsule).
-func (a *app) printView(v sessions.ChatJSON, host string, meta *sessions.Meta, asJSON bool) error {
+func (a *app) printView(v proto.ChatJSON, host string, meta *sessions.Meta, asJSON bool) error {
 	if asJSON {
 		return a.printJSON(v)
 	}
@@ -318,7 +318,7 @@ func (a *app) printView(v sessions.ChatJSON, host string, meta *sessions.Meta, a
 
 // capsuleRows say, for a chat of this machine, what its first message
 // carries (a capsule) or that its harness keeps no session.
-func (a *app) capsuleRows(row func(k, v string), v sessions.ChatJSON, meta *sessions.Meta) {
+func (a *app) capsuleRows(row func(k, v string), v proto.ChatJSON, meta *sessions.Meta) {
 	switch {
 	case meta == nil:
 	case meta.Capsule && meta.Origin == sessions.OriginFork:
@@ -343,12 +343,12 @@ func (a *app) list(asJSON bool) error {
 	}
 	// Each chat's view is made as it is printed, not all first: at 1,000
 	// chats the slice of views was 300 kB of fresh memory to fault in.
-	return a.printViews(len(entries), func(i int) sessions.ChatJSON { return a.view(entries[i]) }, asJSON)
+	return a.printViews(len(entries), func(i int) proto.ChatJSON { return a.view(entries[i]) }, asJSON)
 }
 
 // printViews prints the n chats view gives as ls does: a table, or a JSON
 // array. view(i) is asked for each in turn, once.
-func (a *app) printViews(n int, view func(i int) sessions.ChatJSON, asJSON bool) error {
+func (a *app) printViews(n int, view func(i int) proto.ChatJSON, asJSON bool) error {
 	if asJSON {
 		return printJSONList(a.stdout, n, view)
 	}
@@ -456,7 +456,7 @@ func (a *app) foldersStored(m *sessions.Meta, what string) error {
 		fmt.Fprintf(a.stderr, "acpmux-tui: %s stored, but the server was not told (the chat takes them at its next start): %v\n", what, err)
 	}
 	if live != nil {
-		a.live, a.asked = map[string]sessions.ChatJSON{m.ID: *live}, true
+		a.live, a.asked = map[string]proto.ChatJSON{m.ID: *live}, true
 	}
 	return a.printChat(sessions.Entry{ID: m.ID, Meta: m}, false)
 }

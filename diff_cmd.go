@@ -8,13 +8,14 @@ import (
 
 	"github.com/acpmux/acpmux-tui/internal/plaintext"
 	"github.com/acpmux/acpmux-tui/internal/review"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
 // diffJSON is what `diff --json` prints.
 type diffJSON struct {
-	ID       string           `json:"id"`
-	Sections []review.Section `json:"sections"`
+	ID       string                `json:"id"`
+	Sections []proto.ReviewSection `json:"sections"`
 }
 
 func cmdDiff(a *app, args []string) error {
@@ -45,7 +46,7 @@ func cmdDiff(a *app, args []string) error {
 		par, _ = a.store.Load(e.Meta.Parent)
 	}
 	ctx := context.Background()
-	sections, err := review.OfChat(ctx, e.Meta, par, review.Side{Ref: *base, Parent: *parent})
+	sections, err := review.OfChat(ctx, e.Meta, par, proto.ReviewSide{Ref: *base, Parent: *parent})
 	if err != nil {
 		return fmt.Errorf("diff %s: %w", e.ID, err)
 	}
@@ -60,9 +61,9 @@ func cmdDiff(a *app, args []string) error {
 
 // sectionHeader is one section's first line: its folder, and what it is
 // compared against.
-func sectionHeader(s review.Section) string {
+func sectionHeader(s proto.ReviewSection) string {
 	against := "changed since " + s.Base
-	if s.Kind == review.KindGit {
+	if s.Kind == proto.ReviewGit {
 		against = "against " + shortSHA(s.Base)
 	}
 	h := fmt.Sprintf("%s (%s, %s)", s.Folder, s.Kind, against)
@@ -84,7 +85,7 @@ const statWidth = 40
 
 // writeStat prints each section as git diff --stat prints a diff: a line per
 // file with its count and a bar, then the totals.
-func writeStat(w io.Writer, sections []review.Section) error {
+func writeStat(w io.Writer, sections []proto.ReviewSection) error {
 	var b strings.Builder
 	for i, s := range sections {
 		if i > 0 {
@@ -100,7 +101,7 @@ func writeStat(w io.Writer, sections []review.Section) error {
 		for _, f := range s.Files {
 			name := plaintext.Line(f.Path)
 			switch {
-			case s.Kind != review.KindGit:
+			case s.Kind != proto.ReviewGit:
 				fmt.Fprintf(&b, " %-*s | modified\n", nameW, name)
 			case f.Binary:
 				fmt.Fprintf(&b, " %-*s | Bin\n", nameW, name)
@@ -117,7 +118,7 @@ func writeStat(w io.Writer, sections []review.Section) error {
 		switch {
 		case len(s.Files) == 0:
 			b.WriteString(" no changes\n")
-		case s.Kind == review.KindGit:
+		case s.Kind == proto.ReviewGit:
 			fmt.Fprintf(&b, " %d %s changed, %d insertions(+), %d deletions(-)\n", len(s.Files), plural(len(s.Files), "file", "files"), adds, dels)
 		default:
 			fmt.Fprintf(&b, " %d %s modified\n", len(s.Files), plural(len(s.Files), "file", "files"))
@@ -145,7 +146,7 @@ func plural(n int, one, many string) string {
 
 // writeDiffs prints every section's files with the diff of each; a file that
 // is binary, too large or in a folder reviewed by mtime is named, not drawn.
-func writeDiffs(ctx context.Context, w io.Writer, sections []review.Section) error {
+func writeDiffs(ctx context.Context, w io.Writer, sections []proto.ReviewSection) error {
 	for i, s := range sections {
 		if i > 0 {
 			if _, err := io.WriteString(w, "\n"); err != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -55,7 +56,7 @@ func TestE2EExportAndImportKeys(t *testing.T) {
 
 	s.keys("Enter")
 	scr := s.waitText("imported fix the parser")
-	var made *sessions.ChatJSON
+	var made *proto.ChatJSON
 	for _, ch := range c.ls() {
 		if ch.Origin == sessions.OriginImport {
 			made = &ch

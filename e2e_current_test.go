@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/acpmux/acpmux-tui/sessions"
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // End-to-end runs of the real binary for what the user sees staying
@@ -276,7 +276,7 @@ func TestCLIForkNamesAndHandoffWarning(t *testing.T) {
 	if !strings.Contains(r.stderr, "warning: claude is not installed") {
 		t.Errorf("no warning on stderr: %q", r.stderr)
 	}
-	var h sessions.ChatJSON
+	var h proto.ChatJSON
 	if err := json.Unmarshal([]byte(r.stdout), &h); err != nil {
 		t.Fatalf("%v\n%s", err, r.stdout)
 	}

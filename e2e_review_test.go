@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acpmux/acpmux-tui/internal/review"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -91,20 +91,20 @@ func TestE2EReviewPane(t *testing.T) {
 	s.waitFor("the review pane to close", func(scr string) bool { return !strings.Contains(scr, "─ review ") })
 
 	d := c.diffJSON(id)
-	want := []review.Section{
-		{Folder: proj, Kind: review.KindGit, Base: base, Files: []review.File{
-			{Path: "README", Status: review.StatusModified, Added: 1},
-			{Path: "added.txt", Status: review.StatusUntracked, Added: 2},
+	want := []proto.ReviewSection{
+		{Folder: proj, Kind: proto.ReviewGit, Base: base, Files: []proto.ReviewFile{
+			{Path: "README", Status: proto.ReviewModified, Added: 1},
+			{Path: "added.txt", Status: proto.ReviewUntracked, Added: 2},
 		}},
-		{Folder: lib, Kind: review.KindGit, Base: libHead, Files: []review.File{{Path: "lib.go", Status: review.StatusModified, Added: 1}}},
-		{Folder: notes, Kind: review.KindMtime, Files: []review.File{{Path: "todo.md", Status: review.StatusModified}}},
+		{Folder: lib, Kind: proto.ReviewGit, Base: libHead, Files: []proto.ReviewFile{{Path: "lib.go", Status: proto.ReviewModified, Added: 1}}},
+		{Folder: notes, Kind: proto.ReviewMtime, Files: []proto.ReviewFile{{Path: "todo.md", Status: proto.ReviewModified}}},
 	}
 	if len(d.Sections) != len(want) {
 		t.Fatalf("diff --json has %d sections, want %d: %+v", len(d.Sections), len(want), d)
 	}
 	for i, w := range want {
 		g := d.Sections[i]
-		if g.Folder != w.Folder || g.Kind != w.Kind || w.Kind == review.KindGit && g.Base != w.Base || !reflect.DeepEqual(g.Files, w.Files) {
+		if g.Folder != w.Folder || g.Kind != w.Kind || w.Kind == proto.ReviewGit && g.Base != w.Base || !reflect.DeepEqual(g.Files, w.Files) {
 			t.Errorf("section %d = %+v\nwant %+v", i, g, w)
 		}
 	}

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/acpmux/acpmux-tui/proto"
-	"github.com/acpmux/acpmux-tui/sessions"
 )
 
 // End-to-end runs of the real binary for a chat's exact status: the fake
@@ -41,7 +40,7 @@ func hookRuns(t *testing.T, rec string) []map[string]any {
 }
 
 // only returns the one chat listed.
-func only(t *testing.T, c *cli) sessions.ChatJSON {
+func only(t *testing.T, c *cli) proto.ChatJSON {
 	t.Helper()
 	list := c.ls()
 	if len(list) != 1 {
@@ -52,9 +51,9 @@ func only(t *testing.T, c *cli) sessions.ChatJSON {
 
 // waitStatus waits until ls reports the one chat with status and the
 // status's source.
-func waitStatus(t *testing.T, c *cli, status, from string) sessions.ChatJSON {
+func waitStatus(t *testing.T, c *cli, status, from string) proto.ChatJSON {
 	t.Helper()
-	var got sessions.ChatJSON
+	var got proto.ChatJSON
 	srvWaitFor(t, fmt.Sprintf("ls to say %s from %s", status, from), func() bool {
 		got = only(t, c)
 		return got.Status == status && got.StatusFrom == from

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acpmux/acpmux-tui/sessions"
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // TestE2EWorktreeChatRunsInItsWorktree: the launch flags with --worktree,
@@ -60,7 +60,7 @@ func TestE2EWorktreeChatRunsInItsWorktree(t *testing.T) {
 	s.waitText(`fork "wt chat"`, "worktree  yes", "starts at the parent's branch tip")
 	s.keys("Enter")
 	s.waitFor("the fork's harness to start", func(string) bool { return len(readRecords(t, rec)) == 2 })
-	var fork *sessions.ChatJSON
+	var fork *proto.ChatJSON
 	for _, ch := range c.ls() {
 		if ch.Origin == "fork" {
 			fork = &ch

@@ -8,7 +8,7 @@ import (
 
 	"github.com/acpmux/acpmux-tui/client"
 	"github.com/acpmux/acpmux-tui/internal/transfer"
-	"github.com/acpmux/acpmux-tui/internal/transfer/report"
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // This file is `acpmux-tui export ID [-o FILE|-]`: one chat's bundle, with
@@ -29,7 +29,7 @@ func (a *app) export(ref, out string) error {
 	if entries, lines, running, ok := client.Snapshot(a.store.Home(), e.ID); ok {
 		opt.Live = &transfer.Live{Transcript: entries, Lines: lines, TurnRunning: running}
 	}
-	var rep report.ExportReport
+	var rep proto.ExportReport
 	w := a.stdout
 	switch out {
 	case "-":
@@ -53,7 +53,7 @@ func (a *app) export(ref, out string) error {
 }
 
 // printExportReport prints what an export wrote.
-func printExportReport(w io.Writer, rep report.ExportReport) {
+func printExportReport(w io.Writer, rep proto.ExportReport) {
 	where := rep.Path
 	if where == "-" {
 		where = "stdout"

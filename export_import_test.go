@@ -17,7 +17,6 @@ import (
 	"github.com/acpmux/acpmux-tui/internal/testharness/startrecord"
 	"github.com/acpmux/acpmux-tui/internal/testharness/wait"
 	"github.com/acpmux/acpmux-tui/internal/transfer"
-	"github.com/acpmux/acpmux-tui/internal/transfer/report"
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
@@ -69,10 +68,10 @@ func waitStart(t *testing.T, rec string) startrecord.Record {
 }
 
 // importJSON runs import --json and decodes the report.
-func (c *cli) importJSON(args ...string) report.ImportReport {
+func (c *cli) importJSON(args ...string) proto.ImportReport {
 	c.t.Helper()
 	out := c.ok(append([]string{"import"}, append(args, "--json")...)...)
-	var rep report.ImportReport
+	var rep proto.ImportReport
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		c.t.Fatalf("import --json: %v\n%s", err, out)
 	}

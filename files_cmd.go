@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -62,7 +63,7 @@ func (a *app) removeFiles(ref string, files []string) error {
 // fileRows prints the `files` rows of `show`, as the folders rows are
 // printed: one file a line, a file that fails the check of every start
 // marked with the reason.
-func fileRows(row func(k, v string), v sessions.ChatJSON) {
+func fileRows(row func(k, v string), v proto.ChatJSON) {
 	if len(v.AdditionalFiles) == 0 {
 		row("files", "(none)")
 		return

@@ -90,27 +90,27 @@ func (l *hostLink) call(method string, params, result any) error {
 
 // resolve finds a chat on the host by id, exact name or unique prefix,
 // as an ID argument is found here.
-func (l *hostLink) resolve(ref string) (sessions.ChatJSON, error) {
+func (l *hostLink) resolve(ref string) (proto.ChatJSON, error) {
 	// An id is looked up alone (_acpmux/chat): an exact id wins over
 	// names and prefixes anyway, and the host's whole list is read only
 	// for those. Whatever the host answers instead (no such chat, a chat
 	// file it cannot read) is left to the list, which tells it as before.
 	if sessions.ValidID(ref) {
-		var c sessions.ChatJSON
+		var c proto.ChatJSON
 		err := l.call(proto.MethodChat, proto.IDParams{ID: ref}, &c)
 		var rpc *client.RPCError
 		switch {
 		case err == nil:
 			return l.found(c)
 		case !errors.As(err, &rpc):
-			return sessions.ChatJSON{}, err
+			return proto.ChatJSON{}, err
 		}
 	}
 	var list proto.ListResult
 	if err := l.call(proto.MethodList, struct{}{}, &list); err != nil {
-		return sessions.ChatJSON{}, err
+		return proto.ChatJSON{}, err
 	}
-	var byID, byName, byPrefix []sessions.ChatJSON
+	var byID, byName, byPrefix []proto.ChatJSON
 	for _, c := range list.Chats {
 		c = client.ServerChat(c)
 		switch {
@@ -122,7 +122,7 @@ func (l *hostLink) resolve(ref string) (sessions.ChatJSON, error) {
 			byPrefix = append(byPrefix, c)
 		}
 	}
-	for _, set := range [][]sessions.ChatJSON{byID, byName, byPrefix} {
+	for _, set := range [][]proto.ChatJSON{byID, byName, byPrefix} {
 		switch len(set) {
 		case 0:
 		case 1:
@@ -132,17 +132,17 @@ func (l *hostLink) resolve(ref string) (sessions.ChatJSON, error) {
 			for i, c := range set {
 				ids[i] = c.ID
 			}
-			return sessions.ChatJSON{}, fmt.Errorf("find chat %q on host %s: it matches %s", ref, l.name, strings.Join(ids, ", "))
+			return proto.ChatJSON{}, fmt.Errorf("find chat %q on host %s: it matches %s", ref, l.name, strings.Join(ids, ", "))
 		}
 	}
-	return sessions.ChatJSON{}, fmt.Errorf("find chat %q on host %s: %w", ref, l.name, sessions.ErrNotFound)
+	return proto.ChatJSON{}, fmt.Errorf("find chat %q on host %s: %w", ref, l.name, sessions.ErrNotFound)
 }
 
 // found is the chat resolve found, refused when the host sent an id that
 // is not a chat id (client.ServerChat): nothing is done to it.
-func (l *hostLink) found(c sessions.ChatJSON) (sessions.ChatJSON, error) {
+func (l *hostLink) found(c proto.ChatJSON) (proto.ChatJSON, error) {
 	if !sessions.ValidID(c.ID) {
-		return sessions.ChatJSON{}, fmt.Errorf("chat on host %s: %s", l.name, client.ServerChat(c).Broken)
+		return proto.ChatJSON{}, fmt.Errorf("chat on host %s: %s", l.name, client.ServerChat(c).Broken)
 	}
 	return c, nil
 }
@@ -171,7 +171,7 @@ func (l *hostLink) newChat(a *app, cf chatFlags, asJSON bool) error {
 			return err
 		}
 	}
-	var chat sessions.ChatJSON
+	var chat proto.ChatJSON
 	p := proto.NewParams{Harness: cf.harness, Cwd: cf.cwd, AdditionalDirectories: cf.dirs, AdditionalFiles: cf.files, Name: cf.name}
 	if cf.worktree.set {
 		// The host's server makes it, in the host's repository.
@@ -192,12 +192,12 @@ func (l *hostLink) list(a *app, asJSON bool) error {
 		return err
 	}
 	if list.Chats == nil {
-		list.Chats = []sessions.ChatJSON{}
+		list.Chats = []proto.ChatJSON{}
 	}
 	for i, c := range list.Chats {
 		list.Chats[i] = client.ServerChat(c)
 	}
-	return a.printViews(len(list.Chats), func(i int) sessions.ChatJSON { return list.Chats[i] }, asJSON)
+	return a.printViews(len(list.Chats), func(i int) proto.ChatJSON { return list.Chats[i] }, asJSON)
 }
 
 // show prints one of the host's chats; a broken file is an error, as here.
@@ -226,7 +226,7 @@ func (l *hostLink) folders(a *app, method, ref string, dirs []string) error {
 	if err != nil {
 		return err
 	}
-	var chat sessions.ChatJSON
+	var chat proto.ChatJSON
 	if err := l.call(method, proto.FoldersParams{ID: c.ID, AdditionalDirectories: dirs}, &chat); err != nil {
 		return err
 	}
@@ -276,7 +276,7 @@ func (l *hostLink) derive(a *app, ref string, d sessions.Derivation, asJSON, edi
 			}
 		}
 	}
-	var chat sessions.ChatJSON
+	var chat proto.ChatJSON
 	if err := l.call(proto.MethodDerive, p, &chat); err != nil {
 		return err
 	}

@@ -27,7 +27,7 @@ func TestHostCommands(t *testing.T) {
 	if err := os.MkdirAll(here, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	var chat sessions.ChatJSON
+	var chat proto.ChatJSON
 	out := r.ok("new", "--host", "test", "--harness", "shell", "--cwd", project, "--dir", lib, "--dir", here, "--name", "far chat", "--json")
 	if err := json.Unmarshal([]byte(out), &chat); err != nil {
 		t.Fatalf("new --json: %v\n%s", err, out)
@@ -55,7 +55,7 @@ func TestHostCommands(t *testing.T) {
 		t.Fatalf("new --host --dir lib: exit %d\n%s", res.code, res.stderr)
 	}
 
-	var list []sessions.ChatJSON
+	var list []proto.ChatJSON
 	if err := json.Unmarshal([]byte(r.ok("ls", "--host", "test", "--json")), &list); err != nil {
 		t.Fatal(err)
 	}
@@ -85,13 +85,13 @@ func TestHostCommands(t *testing.T) {
 	if res := r.run("add-dir", chat.ID, filepath.Join(r.root, "gone"), "--host", "test"); res.code != 2 {
 		t.Fatalf("add-dir of a missing folder: exit %d %s", res.code, res.stderr)
 	}
-	var got sessions.ChatJSON
+	var got proto.ChatJSON
 	json.Unmarshal([]byte(r.ok("show", chat.ID, "--json", "--host", "test")), &got)
 	if strings.Join(got.AdditionalDirectories, ",") != lib+","+extra {
 		t.Fatalf("folders on the host: %v", got.AdditionalDirectories)
 	}
 
-	var fork, side sessions.ChatJSON
+	var fork, side proto.ChatJSON
 	json.Unmarshal([]byte(r.ok("fork", chat.ID, "--host", "test", "--json")), &fork)
 	json.Unmarshal([]byte(r.ok("side", chat.ID, "--host", "test", "--json")), &side)
 	if fork.Origin != "fork" || fork.Parent != chat.ID || side.Origin != "side" || strings.Join(side.AdditionalDirectories, ",") != lib+","+extra {
@@ -193,7 +193,7 @@ func TestHostPrompt(t *testing.T) {
 	if out := r.ok("prompt", "--host", "test", chat.ID, "again"); out != "echo: again\n" {
 		t.Fatalf("second prompt --host printed %q", out)
 	}
-	var shown sessions.ChatJSON
+	var shown proto.ChatJSON
 	json.Unmarshal([]byte(r.ok("show", chat.ID, "--host", "test", "--json")), &shown)
 	if shown.AgentSessionID == "" {
 		t.Fatal("the host did not store the session id")
@@ -202,7 +202,7 @@ func TestHostPrompt(t *testing.T) {
 	if res := r.run("new", "--harness", "fake"); res.code != 2 {
 		t.Fatalf("the local table knows fake: exit %d", res.code)
 	}
-	var handoff sessions.ChatJSON
+	var handoff proto.ChatJSON
 	json.Unmarshal([]byte(r.ok("handoff", chat.ID, "--to", "shell", "--host", "test", "--json")), &handoff)
 	if handoff.Origin != "handoff" || handoff.Harness != "shell" || handoff.Parent != chat.ID {
 		t.Fatalf("handoff --host: %+v", handoff)
@@ -224,7 +224,7 @@ func TestHostPrompt(t *testing.T) {
 	if res.code != 0 {
 		t.Fatalf("handoff --edit --host: exit %d\n%s", res.code, res.stderr)
 	}
-	var edited sessions.ChatJSON
+	var edited proto.ChatJSON
 	json.Unmarshal([]byte(res.stdout), &edited)
 	capsule, _, err = store.Capsule(edited.ID)
 	if err != nil || !strings.Contains(capsule, "EDITED_HERE") || strings.Contains(capsule, "hello there") || !strings.Contains(capsule, "echo: again") {
@@ -248,7 +248,7 @@ func TestHostWorktree(t *testing.T) {
 	if got := gitIn(t, chat.Worktree.Path, "rev-parse", "HEAD"); got != first {
 		t.Fatalf("the worktree starts at %s, want %s", got, first)
 	}
-	var fork sessions.ChatJSON
+	var fork proto.ChatJSON
 	json.Unmarshal([]byte(r.ok("fork", chat.ID, "--worktree", "--host", "test", "--json")), &fork)
 	if fork.Worktree == nil || fork.Worktree.Path == chat.Worktree.Path || fork.Worktree.Branch == chat.Worktree.Branch {
 		t.Fatalf("fork --worktree --host: %+v", fork.Worktree)

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/acpmux/acpmux-tui/sessions"
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // This file holds a host to nothing it sends reaching the user's terminal
@@ -157,7 +157,7 @@ func TestHostCommandsPrintNoHostileEscapes(t *testing.T) {
 
 	// The chat whose id is not one is broken, with the reason; the others
 	// keep their fields, less the escapes.
-	var list []sessions.ChatJSON
+	var list []proto.ChatJSON
 	if err := json.Unmarshal([]byte(c.ok("ls", "--host", "far", "--json")), &list); err != nil {
 		t.Fatal(err)
 	}

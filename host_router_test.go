@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/acpmux/acpmux-tui/client"
-	"github.com/acpmux/acpmux-tui/internal/review"
 	"github.com/acpmux/acpmux-tui/internal/testharness/wait"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -149,11 +149,11 @@ func TestHostRouterRoutesAndReconnects(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(far.Cwd, "written-there.txt"), []byte("x\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sections, err := rt.Review(id, review.Side{})
-	if err != nil || len(sections) == 0 || sections[0].Folder != far.Cwd || !slices.ContainsFunc(sections[0].Files, func(f review.File) bool { return f.Path == "written-there.txt" }) {
+	sections, err := rt.Review(id, proto.ReviewSide{})
+	if err != nil || len(sections) == 0 || sections[0].Folder != far.Cwd || !slices.ContainsFunc(sections[0].Files, func(f proto.ReviewFile) bool { return f.Path == "written-there.txt" }) {
 		t.Fatalf("Review(%s) = %+v, %v; want %s with written-there.txt", id, sections, err, far.Cwd)
 	}
-	if d, err := rt.ReviewDiff(id, sections[0], review.File{Path: "written-there.txt"}); err != nil || !d.NotDiffed {
+	if d, err := rt.ReviewDiff(id, sections[0], proto.ReviewFile{Path: "written-there.txt"}); err != nil || !d.NotDiffed {
 		t.Fatalf("ReviewDiff on the host = %+v, %v", d, err)
 	}
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acpmux/acpmux-tui/sessions"
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // rawControl returns the first control character in s that a terminal
@@ -61,7 +61,7 @@ func TestCLIShowsNoRawEscapes(t *testing.T) {
 	if out := c.ok("show", "escaped"); !strings.Contains(out, "/tmp/x") || !strings.Contains(out, "/tmp/y") || !strings.Contains(out, "harness      shell\n") {
 		t.Errorf("show of the escaped chat lost its fields:\n%s", out)
 	}
-	var list []sessions.ChatJSON
+	var list []proto.ChatJSON
 	if err := json.Unmarshal([]byte(c.ok("ls", "--json")), &list); err != nil {
 		t.Fatal(err)
 	}

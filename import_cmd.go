@@ -7,7 +7,7 @@ import (
 
 	"github.com/acpmux/acpmux-tui/internal/bundle"
 	"github.com/acpmux/acpmux-tui/internal/transfer"
-	"github.com/acpmux/acpmux-tui/internal/transfer/report"
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // This file is `acpmux-tui import FILE|- --root DIR [--root DIR]... [--json]`:
@@ -45,7 +45,7 @@ func (a *app) importBundle(file string, roots []string, dryRun, asJSON bool) err
 
 // printImportReport prints what an import kept, dropped and why, and how
 // the conversation came over.
-func printImportReport(w io.Writer, rep report.ImportReport) {
+func printImportReport(w io.Writer, rep proto.ImportReport) {
 	if rep.DryRun {
 		fmt.Fprintf(w, "would import chat %s as %q (%s) on host %s: a dry run, nothing written\n", rep.Parent, rep.Name, rep.Harness, rep.Host)
 	} else {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/acpmux/acpmux-tui/client"
 	"github.com/acpmux/acpmux-tui/proto"
-	"github.com/acpmux/acpmux-tui/sessions"
 )
 
 // TestLsFromServerEqualsDisk: with a server running, ls prints the
@@ -41,11 +40,11 @@ func TestLsFromServerEqualsDisk(t *testing.T) {
 	for i, args := range commands {
 		disk[i] = c.ok(args...)
 	}
-	var fromDisk []sessions.ChatJSON
+	var fromDisk []proto.ChatJSON
 	if err := json.Unmarshal([]byte(disk[1]), &fromDisk); err != nil {
 		t.Fatal(err)
 	}
-	byID := map[string]sessions.ChatJSON{}
+	byID := map[string]proto.ChatJSON{}
 	for _, ch := range fromDisk {
 		byID[ch.ID] = ch
 	}
@@ -61,7 +60,7 @@ func TestLsFromServerEqualsDisk(t *testing.T) {
 	}
 	defer hold.Close()
 	var served struct {
-		Chats []sessions.ChatJSON `json:"chats"`
+		Chats []proto.ChatJSON `json:"chats"`
 	}
 	srvCall(t, c.home, "_acpmux/list", struct{}{}, &served)
 	if !reflect.DeepEqual(served.Chats, fromDisk) {
@@ -79,14 +78,14 @@ func TestLsFromServerEqualsDisk(t *testing.T) {
 	srvCall(t, c.home, proto.MethodStart, proto.ChatParams{ID: plain.ID}, nil)
 	c.ok("add-dir", plain.ID, c.dir("later"))
 	srvCall(t, c.home, "_acpmux/list", struct{}{}, &served)
-	var listed []sessions.ChatJSON
+	var listed []proto.ChatJSON
 	if err := json.Unmarshal([]byte(c.ok("ls", "--json")), &listed); err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(listed, served.Chats) {
 		t.Errorf("ls --json with a chat running differs from the server's list:\nls:     %+v\nserver: %+v", listed, served.Chats)
 	}
-	var running sessions.ChatJSON
+	var running proto.ChatJSON
 	for _, ch := range listed {
 		if ch.ID == plain.ID {
 			running = ch
@@ -95,7 +94,7 @@ func TestLsFromServerEqualsDisk(t *testing.T) {
 	if running.Status == "stopped" || running.StatusFrom == "" || len(running.PendingDirectories) != 1 {
 		t.Errorf("the running chat as ls lists it: %+v", running)
 	}
-	var shown sessions.ChatJSON
+	var shown proto.ChatJSON
 	if err := json.Unmarshal([]byte(c.ok("show", plain.ID, "--json")), &shown); err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/acpmux/acpmux-tui/client"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -108,9 +109,9 @@ func (c *cli) ok(args ...string) string {
 	return r.stdout
 }
 
-func (c *cli) chat(args ...string) sessions.ChatJSON {
+func (c *cli) chat(args ...string) proto.ChatJSON {
 	c.t.Helper()
-	var j sessions.ChatJSON
+	var j proto.ChatJSON
 	out := c.ok(args...)
 	if err := json.Unmarshal([]byte(out), &j); err != nil {
 		c.t.Fatalf("acpmux-tui %q: %v\n%s", args, err, out)
@@ -118,9 +119,9 @@ func (c *cli) chat(args ...string) sessions.ChatJSON {
 	return j
 }
 
-func (c *cli) ls() []sessions.ChatJSON {
+func (c *cli) ls() []proto.ChatJSON {
 	c.t.Helper()
-	var list []sessions.ChatJSON
+	var list []proto.ChatJSON
 	out := c.ok("ls", "--json")
 	if err := json.Unmarshal([]byte(out), &list); err != nil {
 		c.t.Fatalf("ls --json: %v\n%s", err, out)

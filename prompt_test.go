@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/acpmux/acpmux-tui/sessions"
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 var (
@@ -97,7 +97,7 @@ func TestCLIFoldersViaIsWhatHappened(t *testing.T) {
 	if shown.FoldersVia != "acp" || shown.FoldersViaExpected {
 		t.Fatalf("after a start: foldersVia %q, expected %v", shown.FoldersVia, shown.FoldersViaExpected)
 	}
-	var listed []sessions.ChatJSON
+	var listed []proto.ChatJSON
 	if err := json.Unmarshal([]byte(c.ok("ls", "--json")), &listed); err != nil || len(listed) != 1 || listed[0].FoldersVia != "acp" {
 		t.Fatalf("ls --json: %v %+v", err, listed)
 	}

@@ -18,7 +18,6 @@ import (
 	"github.com/acpmux/acpmux-tui/internal/testharness/startrecord"
 	"github.com/acpmux/acpmux-tui/internal/testharness/wait"
 	"github.com/acpmux/acpmux-tui/proto"
-	"github.com/acpmux/acpmux-tui/sessions"
 )
 
 // These tests run the real binary's `server` and `kill-server` as a user
@@ -204,7 +203,7 @@ func TestServerKillServerStopsEveryHarness(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, h := range []string{"shell", "stubborn"} {
-		var chat sessions.ChatJSON
+		var chat proto.ChatJSON
 		if err := conn.Call(ctx, proto.MethodNew, proto.NewParams{Harness: h}, &chat); err != nil {
 			t.Fatal(err)
 		}
@@ -260,7 +259,7 @@ func TestServerSIGTERMStopsEveryHarness(t *testing.T) {
 	c := newCLI(t)
 	rec := fakeHarnesses(t, c, map[string]string{"shell": "child"})
 	s := startForeground(t, c)
-	var chat sessions.ChatJSON
+	var chat proto.ChatJSON
 	srvCall(t, c.home, proto.MethodNew, nil, &chat)
 	srvCall(t, c.home, proto.MethodStart, proto.ChatParams{ID: chat.ID}, nil)
 	r := srvRecords(t, rec, 1)[0]

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/acpmux/acpmux-tui/internal/worktree"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -153,7 +154,7 @@ func (a *app) pruneMissing(m *sessions.Meta) {
 }
 
 // worktreeRows adds a worktree chat's rows to show's table.
-func worktreeRows(row func(k, v string), j *sessions.WorktreeJSON) {
+func worktreeRows(row func(k, v string), j *proto.WorktreeJSON) {
 	if j == nil {
 		return
 	}

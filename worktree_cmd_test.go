@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/acpmux/acpmux-tui/internal/testharness/gitenv"
-	"github.com/acpmux/acpmux-tui/sessions"
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // gitWorld gives the test's user the real git (on the CLI's PATH, with an
@@ -84,7 +84,7 @@ func TestWorktreeChatLifecycle(t *testing.T) {
 	if !strings.Contains(r.stderr, "has uncommitted changes; they stay there") {
 		t.Errorf("no note about the dirty base: %q", r.stderr)
 	}
-	var parent sessions.ChatJSON
+	var parent proto.ChatJSON
 	if err := json.Unmarshal([]byte(r.stdout), &parent); err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/acpmux/acpmux-tui/internal/testharness/wait"
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/screen"
-	"github.com/acpmux/acpmux-tui/sessions"
 	"github.com/creack/pty"
 	"golang.org/x/term"
 )
@@ -72,7 +71,7 @@ func (tt *testTerminal) text() string {
 	return strings.Join(lines, "\n")
 }
 
-func (tt *testTerminal) modes() screen.Modes {
+func (tt *testTerminal) modes() proto.TerminalModes {
 	tt.mu.Lock()
 	defer tt.mu.Unlock()
 	return tt.scr.Modes()
@@ -144,7 +143,7 @@ func attachChat(t *testing.T) (home, id, rec string) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	var chat sessions.ChatJSON
+	var chat proto.ChatJSON
 	if err := c.Call(ctx(t), proto.MethodNew, proto.NewParams{Harness: "fake"}, &chat); err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/acpmux/acpmux-tui/proto"
-	"github.com/acpmux/acpmux-tui/sessions"
 	"golang.org/x/sys/unix"
 )
 
@@ -103,7 +102,7 @@ func TestLiveStatusesNeverStartsAServer(t *testing.T) {
 	if _, err := os.Stat(h); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the agent home was made: %v", err)
 	}
-	if StatusOf(nil, "abc") != "stopped" || StatusOf(map[string]sessions.ChatJSON{"abc": {Status: "running"}}, "abc") != "running" {
+	if StatusOf(nil, "abc") != "stopped" || StatusOf(map[string]proto.ChatJSON{"abc": {Status: "running"}}, "abc") != "running" {
 		t.Fatal("StatusOf")
 	}
 }
@@ -135,7 +134,7 @@ func TestEnsureServerStartsOneDetached(t *testing.T) {
 		t.Errorf("no log: %v", err)
 	}
 
-	var chat sessions.ChatJSON
+	var chat proto.ChatJSON
 	if err := c.Call(ctx(t), proto.MethodNew, proto.NewParams{Name: "from the client"}, &chat); err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,7 @@ const LiveTimeout = 10 * time.Second
 // LiveStatuses returns each chat as the agent home's server reports it (its
 // live status, a pending change of folders), by id, or nil when no server
 // answers. It never starts a server.
-func LiveStatuses(home string) map[string]sessions.ChatJSON {
+func LiveStatuses(home string) map[string]proto.ChatJSON {
 	live, _ := AskLive(home)
 	return live
 }
@@ -58,14 +58,14 @@ const (
 // asks only the live part (_acpmux/live), which the server answers without
 // reading a chat file: the caller reads the files itself. Each value holds
 // a chat's id and live fields only.
-func AskLive(home string) (map[string]sessions.ChatJSON, error) {
+func AskLive(home string) (map[string]proto.ChatJSON, error) {
 	var res proto.LiveResult
 	if ok, err := ask(home, proto.MethodLive, &res); !ok {
 		return nil, err
 	}
-	live := make(map[string]sessions.ChatJSON, len(res.Chats))
+	live := make(map[string]proto.ChatJSON, len(res.Chats))
 	for _, l := range res.Chats {
-		live[l.ID] = sessions.ChatJSON{ID: l.ID, Status: l.Status, StatusFrom: l.StatusFrom, Unread: l.Unread,
+		live[l.ID] = proto.ChatJSON{ID: l.ID, Status: l.Status, StatusFrom: l.StatusFrom, Unread: l.Unread,
 			PendingDirectories: l.PendingDirectories, PendingFiles: l.PendingFiles, FoldersVia: l.FoldersVia}
 	}
 	return live, nil
@@ -81,7 +81,7 @@ func AskList(home string) (*proto.ListResult, error) {
 		return nil, err
 	}
 	if list.Chats == nil {
-		list.Chats = []sessions.ChatJSON{}
+		list.Chats = []proto.ChatJSON{}
 	}
 	return &list, nil
 }
@@ -116,7 +116,7 @@ func ask(home, method string, result any) (ok bool, err error) {
 // chat as the server has it then. With no server it returns nil, nil and
 // starts none: the caller renames in the store itself. A name the server
 // refuses is a *sessions.NameError.
-func Rename(home, id, name string) (*sessions.ChatJSON, error) {
+func Rename(home, id, name string) (*proto.ChatJSON, error) {
 	chat, err := callIfRunning(home, proto.MethodRename, proto.RenameParams{ID: id, Name: name})
 	var rpc *RPCError
 	if errors.As(err, &rpc) && rpc.Code == proto.CodeInvalidParams {
@@ -131,7 +131,7 @@ func Rename(home, id, name string) (*sessions.ChatJSON, error) {
 // callIfRunning makes one call that answers a chat on the agent home's
 // server, when one runs: nil, nil when none does (it starts none). A
 // refusal comes back as the server's *RPCError.
-func callIfRunning(home, method string, params any) (*sessions.ChatJSON, error) {
+func callIfRunning(home, method string, params any) (*proto.ChatJSON, error) {
 	c, err := Dial(home)
 	if errors.Is(err, ErrNoServer) {
 		return nil, nil
@@ -142,7 +142,7 @@ func callIfRunning(home, method string, params any) (*sessions.ChatJSON, error) 
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), LiveTimeout)
 	defer cancel()
-	var chat sessions.ChatJSON
+	var chat proto.ChatJSON
 	if err := c.Call(ctx, method, params, &chat); err != nil {
 		return nil, err
 	}
@@ -153,7 +153,7 @@ func callIfRunning(home, method string, params any) (*sessions.ChatJSON, error) 
 // id's stored folders changed, so a running chat takes them at the end of
 // its turn, and returns the chat as the server has it then. With no server
 // it returns nil and starts none: the next start reads the stored list.
-func FoldersChanged(home, id string) (*sessions.ChatJSON, error) {
+func FoldersChanged(home, id string) (*proto.ChatJSON, error) {
 	chat, err := callIfRunning(home, proto.MethodFoldersChanged, proto.ChatParams{ID: id})
 	if err != nil {
 		return nil, remoteError(err)
@@ -163,7 +163,7 @@ func FoldersChanged(home, id string) (*sessions.ChatJSON, error) {
 
 // StatusOf is a chat's status for `ls` and `show`: the live one from
 // LiveStatuses, or "stopped" when no server runs it.
-func StatusOf(live map[string]sessions.ChatJSON, id string) string {
+func StatusOf(live map[string]proto.ChatJSON, id string) string {
 	if c, ok := live[id]; ok {
 		return c.Status
 	}

@@ -24,13 +24,13 @@ func remoteError(err error) error {
 		return err
 	}
 	var data struct {
-		Chat     *string                  `json:"chat"`
-		Running  bool                     `json:"running"`
-		Entries  []sessions.FolderProblem `json:"entries"`
-		Count    int                      `json:"count"`
-		Kept     int                      `json:"kept"`
-		Max      int                      `json:"max"`
-		Unlisted int                      `json:"unlisted"`
+		Chat     *string               `json:"chat"`
+		Running  bool                  `json:"running"`
+		Entries  []proto.FolderProblem `json:"entries"`
+		Count    int                   `json:"count"`
+		Kept     int                   `json:"kept"`
+		Max      int                   `json:"max"`
+		Unlisted int                   `json:"unlisted"`
 	}
 	if len(rpc.Data) > 0 {
 		_ = json.Unmarshal(rpc.Data, &data)
@@ -58,7 +58,7 @@ func remoteError(err error) error {
 func markFileRefusal(fe *sessions.FolderError) {
 	var dirs, files bool
 	for _, p := range fe.Problems {
-		if p.Field == sessions.FieldFiles {
+		if p.Field == proto.FieldFiles {
 			files = true
 		} else {
 			dirs = true
@@ -66,9 +66,9 @@ func markFileRefusal(fe *sessions.FolderError) {
 	}
 	switch {
 	case files && dirs:
-		fe.Also = &sessions.FolderError{Field: sessions.FieldFiles}
+		fe.Also = &sessions.FolderError{Field: proto.FieldFiles}
 	case files:
-		fe.Field = sessions.FieldFiles
+		fe.Field = proto.FieldFiles
 	}
 }
 
@@ -82,21 +82,21 @@ type wrappedGone struct {
 func (e *wrappedGone) Unwrap() []error { return []error{e.FoldersGoneError, e.answer} }
 
 // metaOf is the chat the server answered, as the TUI reads it.
-func metaOf(j sessions.ChatJSON) *sessions.Meta {
+func metaOf(j proto.ChatJSON) *sessions.Meta {
 	created, _ := time.Parse(time.RFC3339, j.Created)
 	return &sessions.Meta{
 		ID: j.ID, Name: j.Name, Harness: j.Harness, Cwd: j.Cwd,
 		AdditionalDirectories: j.AdditionalDirectories, AdditionalFiles: j.AdditionalFiles, Created: created,
 		Parent: j.Parent, Origin: j.Origin, AgentSessionID: j.AgentSessionID,
 		FilesVia: filesVia(j.FilesVia), FoldersVia: foldersVia(j), Capsule: j.HasCapsule,
-		Worktree: j.Worktree.Stored(), Baseline: j.Baseline.Stored(),
+		Worktree: sessions.WorktreeFromJSON(j.Worktree), Baseline: sessions.BaselineFromJSON(j.Baseline),
 	}
 }
 
 // foldersVia is the way the chat's folders went at its last start, as Meta
 // holds it: "" while the server tells the table's expectation, or when the
 // chat has no folders.
-func foldersVia(j sessions.ChatJSON) string {
+func foldersVia(j proto.ChatJSON) string {
 	if j.FoldersViaExpected || j.FoldersVia == "none" {
 		return ""
 	}

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/acpmux/acpmux-tui/proto"
-	"github.com/acpmux/acpmux-tui/sessions"
 )
 
 var (
@@ -56,7 +55,7 @@ func promptChat(t *testing.T, env string) (*Conn, string, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	var chat sessions.ChatJSON
+	var chat proto.ChatJSON
 	if err := c.Call(ctx(t), proto.MethodNew, proto.NewParams{Harness: "fake"}, &chat); err != nil {
 		t.Fatal(err)
 	}

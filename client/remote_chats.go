@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/acpmux/acpmux-tui/internal/review"
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
@@ -16,7 +15,7 @@ import (
 // EntryOf is a chat the server answered as the TUI lists it: a broken file
 // (or an id refused by ServerChat) is an entry with its reason and no
 // metadata.
-func EntryOf(j sessions.ChatJSON) sessions.Entry {
+func EntryOf(j proto.ChatJSON) sessions.Entry {
 	if j = ServerChat(j); j.Broken != "" {
 		return sessions.Entry{ID: j.ID, Broken: errors.New(j.Broken)}
 	}
@@ -29,11 +28,11 @@ func EntryOf(j sessions.ChatJSON) sessions.Entry {
 // sends such an id, and its strings are cleaned as they arrive
 // (plaintext.Foreign marks what it takes out), so an id that held an
 // escape is never taken for another chat's: it is refused, not cleaned.
-func ServerChat(j sessions.ChatJSON) sessions.ChatJSON {
+func ServerChat(j proto.ChatJSON) proto.ChatJSON {
 	if sessions.ValidID(j.ID) {
 		return j
 	}
-	return sessions.ChatJSON{ID: j.ID, Status: "broken", AdditionalDirectories: []string{}, AdditionalFiles: []string{},
+	return proto.ChatJSON{ID: j.ID, Status: "broken", AdditionalDirectories: []string{}, AdditionalFiles: []string{},
 		Broken: fmt.Sprintf("the server sent %+q as a chat's id, which is not a chat id", j.ID)}
 }
 
@@ -72,7 +71,7 @@ func (r *Remote) List() ([]sessions.Entry, error) {
 
 // Chat asks the server for one chat.
 func (r *Remote) Chat(id string) (sessions.Entry, error) {
-	var chat sessions.ChatJSON
+	var chat proto.ChatJSON
 	if err := r.call(proto.MethodChat, proto.IDParams{ID: id}, &chat); err != nil {
 		return sessions.Entry{}, err
 	}
@@ -163,7 +162,7 @@ func (r *Remote) Validate(cwd string, dirs, files []string) ([]string, []string,
 
 // chatCall makes a call the server answers with a chat's JSON.
 func (r *Remote) chatCall(method string, params any) (*sessions.Meta, error) {
-	var chat sessions.ChatJSON
+	var chat proto.ChatJSON
 	if err := r.call(method, params, &chat); err != nil {
 		return nil, err
 	}
@@ -188,7 +187,7 @@ func (r *Remote) ListDirectory(path string) (proto.ListDirectoryResult, error) {
 
 // Review asks the server what chat id changed against side, computed on
 // its host, where the chat's folders are.
-func (r *Remote) Review(id string, side review.Side) ([]review.Section, error) {
+func (r *Remote) Review(id string, side proto.ReviewSide) ([]proto.ReviewSection, error) {
 	var res proto.ReviewResult
 	err := r.call(proto.MethodReview, proto.ReviewParams{ID: id, Ref: side.Ref, Parent: side.Parent}, &res)
 	return res.Sections, err
@@ -196,8 +195,8 @@ func (r *Remote) Review(id string, side review.Side) ([]review.Section, error) {
 
 // ReviewDiff asks the server for the diff of file f of section s of chat
 // id's review.
-func (r *Remote) ReviewDiff(id string, s review.Section, f review.File) (review.Diff, error) {
-	var d review.Diff
+func (r *Remote) ReviewDiff(id string, s proto.ReviewSection, f proto.ReviewFile) (proto.ReviewDiff, error) {
+	var d proto.ReviewDiff
 	err := r.call(proto.MethodReviewDiff, proto.ReviewDiffParams{ID: id, Folder: s.Folder, Kind: s.Kind, Base: s.Base, File: f}, &d)
 	return d, err
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -53,7 +54,7 @@ func TestRemoteChatStore(t *testing.T) {
 		t.Fatalf("validate: %q %q %v", dirs, files, err)
 	}
 	_, _, err = r.Validate("", []string{"rel"}, []string{h})
-	if fe, ok := sessions.AsFolderError(err); !ok || len(fe.Problems) != 2 || fe.Problems[1].Field != sessions.FieldFiles {
+	if fe, ok := sessions.AsFolderError(err); !ok || len(fe.Problems) != 2 || fe.Problems[1].Field != proto.FieldFiles {
 		t.Fatalf("validate refusal: %#v", err)
 	}
 

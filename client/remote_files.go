@@ -13,7 +13,7 @@ func (r *Remote) SetFiles(id string, files []string) (*sessions.Meta, error) {
 	if files == nil {
 		files = []string{}
 	}
-	var chat sessions.ChatJSON
+	var chat proto.ChatJSON
 	if err := r.call(proto.MethodSetFiles, proto.SetFilesParams{ID: id, AdditionalFiles: &files}, &chat); err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -30,7 +31,7 @@ func TestRemoteFiles(t *testing.T) {
 	// A bad folder and a bad file: one refusal of both lists.
 	_, err = r.CreateAndStart(sessions.NewChat{Harness: "fake", AdditionalDirectories: []string{"rel"}, AdditionalFiles: []string{dir}}, 80, 24)
 	fe, ok := sessions.AsFolderError(err)
-	if !ok || len(fe.Problems) != 2 || fe.Problems[1].Field != sessions.FieldFiles || !strings.Contains(err.Error(), "additionalDirectories and additionalFiles refused") {
+	if !ok || len(fe.Problems) != 2 || fe.Problems[1].Field != proto.FieldFiles || !strings.Contains(err.Error(), "additionalDirectories and additionalFiles refused") {
 		t.Fatalf("refusal of both lists: %#v", err)
 	}
 
@@ -46,7 +47,7 @@ func TestRemoteFiles(t *testing.T) {
 		t.Fatalf("SetFiles: %v %v", got, err)
 	}
 	_, err = r.SetFiles(meta.ID, []string{filepath.Join(dir, "gone.md")})
-	if fe, ok := sessions.AsFolderError(err); !ok || fe.Field != sessions.FieldFiles || !strings.Contains(err.Error(), "additionalFiles refused") {
+	if fe, ok := sessions.AsFolderError(err); !ok || fe.Field != proto.FieldFiles || !strings.Contains(err.Error(), "additionalFiles refused") {
 		t.Fatalf("a refused SetFiles: %#v", err)
 	}
 	if got, err := r.SetFiles(meta.ID, nil); err != nil || len(got.AdditionalFiles) != 0 {

@@ -87,7 +87,7 @@ func (r *Remote) CreateAndStart(n sessions.NewChat, cols, rows int) (*sessions.M
 		NewParams: proto.NewParams{Harness: n.Harness, Cwd: n.Cwd, AdditionalDirectories: n.AdditionalDirectories, AdditionalFiles: n.AdditionalFiles, Name: n.Name, Worktree: n.Worktree},
 		Cols:      cols, Rows: rows,
 	}
-	var chat sessions.ChatJSON
+	var chat proto.ChatJSON
 	err := r.call(proto.MethodCreateAndStart, p, &chat)
 	if err == nil {
 		return metaOf(chat), nil
@@ -95,7 +95,7 @@ func (r *Remote) CreateAndStart(n sessions.NewChat, cols, rows int) (*sessions.M
 	var se *serverError
 	if errors.As(err, &se) {
 		var data struct {
-			Created *sessions.ChatJSON `json:"created"`
+			Created *proto.ChatJSON `json:"created"`
 		}
 		if json.Unmarshal(se.rpc.Data, &data) == nil && data.Created != nil {
 			return metaOf(*data.Created), err

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/acpmux/acpmux-tui/internal/review"
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
@@ -387,7 +386,7 @@ func (rt *Router) ListDirectory(host, path string) (proto.ListDirectoryResult, e
 }
 
 // Review is what a chat changed, as the server of its host reviews it.
-func (rt *Router) Review(id string, side review.Side) ([]review.Section, error) {
+func (rt *Router) Review(id string, side proto.ReviewSide) ([]proto.ReviewSection, error) {
 	r, raw, err := rt.target(id)
 	if err != nil {
 		return nil, err
@@ -397,10 +396,10 @@ func (rt *Router) Review(id string, side review.Side) ([]review.Section, error) 
 }
 
 // ReviewDiff is one file's diff of a chat's review, from its host.
-func (rt *Router) ReviewDiff(id string, s review.Section, f review.File) (review.Diff, error) {
+func (rt *Router) ReviewDiff(id string, s proto.ReviewSection, f proto.ReviewFile) (proto.ReviewDiff, error) {
 	r, raw, err := rt.target(id)
 	if err != nil {
-		return review.Diff{}, err
+		return proto.ReviewDiff{}, err
 	}
 	d, err := r.ReviewDiff(raw, s, f)
 	return d, rt.older(id, "review a chat", err)

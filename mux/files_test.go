@@ -147,8 +147,8 @@ func TestGoneFileRefusesTheStart(t *testing.T) {
 		t.Fatalf("problems %+v, want the gone file and the folder", gone.Problems)
 	}
 	for _, p := range gone.Problems {
-		if p.Field != sessions.FieldFiles {
-			t.Fatalf("problem %+v: field %q, want %q", p, p.Field, sessions.FieldFiles)
+		if p.Field != proto.FieldFiles {
+			t.Fatalf("problem %+v: field %q, want %q", p, p.Field, proto.FieldFiles)
 		}
 	}
 	msg := err.Error()

@@ -434,9 +434,9 @@ func (m *Mux) forkFrom(spec harness.Spec, meta *sessions.Meta) string {
 // folder swapped for a symlink elsewhere is not followed silently. The
 // problems are in list order, one per folder; a list the validator refuses
 // as a whole (too many) is an error.
-func storedFolderProblems(store *sessions.Store, meta *sessions.Meta) ([]sessions.FolderProblem, error) {
+func storedFolderProblems(store *sessions.Store, meta *sessions.Meta) ([]proto.FolderProblem, error) {
 	_, err := store.ValidateFolders(meta.Cwd, meta.AdditionalDirectories)
-	var problems []sessions.FolderProblem
+	var problems []proto.FolderProblem
 	if err != nil {
 		fe, ok := sessions.AsFolderError(err)
 		if !ok || fe.TooMany || fe.Unlisted > 0 {
@@ -453,7 +453,7 @@ func storedFolderProblems(store *sessions.Store, meta *sessions.Meta) ([]session
 			problems = append(problems, p)
 		}
 	}
-	slices.SortStableFunc(problems, func(a, b sessions.FolderProblem) int { return a.Index - b.Index })
+	slices.SortStableFunc(problems, func(a, b proto.FolderProblem) int { return a.Index - b.Index })
 	return problems, nil
 }
 
@@ -462,12 +462,12 @@ func storedFolderProblems(store *sessions.Store, meta *sessions.Meta) ([]session
 // file, outside the agent home) and then that each still resolves to the
 // file stored. The problems (Field FieldFiles) are in list order; a list
 // the validator refuses as a whole (too many) is an error.
-func storedFileProblems(store *sessions.Store, meta *sessions.Meta) ([]sessions.FolderProblem, error) {
+func storedFileProblems(store *sessions.Store, meta *sessions.Meta) ([]proto.FolderProblem, error) {
 	if len(meta.AdditionalFiles) == 0 {
 		return nil, nil
 	}
 	_, err := store.ValidateFiles(meta.Cwd, meta.AdditionalFiles)
-	var problems []sessions.FolderProblem
+	var problems []proto.FolderProblem
 	if err != nil {
 		fe, ok := sessions.AsFolderError(err)
 		if !ok || fe.TooMany || fe.Unlisted > 0 {
@@ -485,8 +485,8 @@ func storedFileProblems(store *sessions.Store, meta *sessions.Meta) ([]sessions.
 		}
 	}
 	for i := range problems {
-		problems[i].Field = sessions.FieldFiles
+		problems[i].Field = proto.FieldFiles
 	}
-	slices.SortStableFunc(problems, func(a, b sessions.FolderProblem) int { return a.Index - b.Index })
+	slices.SortStableFunc(problems, func(a, b proto.FolderProblem) int { return a.Index - b.Index })
 	return problems, nil
 }

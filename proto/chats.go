@@ -1,12 +1,10 @@
 package proto
 
-import "github.com/acpmux/acpmux-tui/sessions"
-
 // This file is the part of the wire through which a client reads and
 // writes the chat store without a store of its own: the TUI's list, its
 // fork, side chat and handoff, delete, the picker's folders and its inline
 // refusals. The server is the one source of chats; a client that holds no
-// *sessions.Store does everything through these methods.
+// chat store of its own does everything through these methods.
 
 // The methods of the chat store.
 const (
@@ -119,9 +117,9 @@ type RemoveReport struct {
 // RemoveMissingResult is the answer to MethodRemoveMissing: the chat as
 // stored then, and the folders and files dropped, each with why.
 type RemoveMissingResult struct {
-	Chat    sessions.ChatJSON        `json:"chat"`
-	Folders []sessions.FolderProblem `json:"folders"`
-	Files   []sessions.FolderProblem `json:"files"`
+	Chat    ChatJSON        `json:"chat"`
+	Folders []FolderProblem `json:"folders"`
+	Files   []FolderProblem `json:"files"`
 }
 
 // FoldersParams are the params of MethodAddFolders and

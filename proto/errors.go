@@ -1,17 +1,13 @@
 package proto
 
-import (
-	"fmt"
-
-	"github.com/acpmux/acpmux-tui/sessions"
-)
+import "fmt"
 
 // FoldersGoneError refuses a start because stored folders or files are no
 // longer usable. It names each one and why (a file's problem has Field
-// sessions.FieldFiles); the chat's lists are left as stored.
+// FieldFiles); the chat's lists are left as stored.
 type FoldersGoneError struct {
 	ChatID   string
-	Problems []sessions.FolderProblem
+	Problems []FolderProblem
 	// Running is set when a restart was refused and the harness it would
 	// have stopped keeps running.
 	Running bool
@@ -29,7 +25,7 @@ func (e *FoldersGoneError) Error() string {
 			s += "; "
 		}
 		what := "folder"
-		if p.Field == sessions.FieldFiles {
+		if p.Field == FieldFiles {
 			what, files = "file", true
 		} else {
 			folders = true

@@ -1,7 +1,5 @@
 package proto
 
-import "github.com/acpmux/acpmux-tui/sessions"
-
 // This file is the wire protocol as clients see it: the socket's place, the
 // method names, their params and results, and the error codes. The client
 // package speaks it from the other side.
@@ -63,7 +61,7 @@ const (
 	CodeMethodNotFound = -32601
 	// CodeInvalidParams: the params are missing, of the wrong type, or
 	// refused (every folder refusal of the shared validator).
-	CodeInvalidParams = sessions.CodeInvalidParams
+	CodeInvalidParams = -32602
 	// CodeInternalError: the server failed in a way the caller cannot fix.
 	CodeInternalError = -32603
 	// CodeFailed: the call was well formed but could not be done (a start
@@ -97,7 +95,7 @@ const ProtocolVersion = 1
 // ListResult is the answer to MethodList: every chat, as `ls --json` prints
 // it, with the status the server's mux reports.
 type ListResult struct {
-	Chats []sessions.ChatJSON `json:"chats"`
+	Chats []ChatJSON `json:"chats"`
 }
 
 // MethodLive answers the live part of every chat the server runs or
@@ -110,8 +108,8 @@ type LiveResult struct {
 	Chats []LiveChat `json:"chats"`
 }
 
-// LiveChat is a chat's live part, the fields of sessions.ChatJSON that
-// the server's view of it adds to its file.
+// LiveChat is a chat's live part, the fields of ChatJSON that the
+// server's view of it adds to its file.
 type LiveChat struct {
 	ID                 string   `json:"id"`
 	Status             string   `json:"status"`

@@ -1,9 +1,8 @@
 package proto
 
-import "github.com/acpmux/acpmux-tui/internal/transfer/report"
-
 // This file is the wire of moving chats between homes and machines
-// (`acpmux-tui export` and `import`, the TUI's e and i).
+// (`acpmux-tui export` and `import`, the TUI's e and i): the calls, and the
+// reports they answer, which `import --json` also prints.
 
 // The transfer methods.
 const (
@@ -35,14 +34,72 @@ type ImportParams struct {
 	DryRun bool     `json:"dryRun"`
 }
 
-// ExportReport is the answer to MethodExport.
-type ExportReport = report.ExportReport
+// ExportReport is the answer to MethodExport: what an export wrote, which
+// chat, where, how many bytes, and how its conversation came along.
+type ExportReport struct {
+	// ID and Name are the exported chat's.
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Path is the bundle written ("-" for stdout).
+	Path string `json:"path"`
+	// Bytes is the bundle's size.
+	Bytes int64 `json:"bytes"`
+	// Conversation is "exact", "capsule" or "none".
+	Conversation string `json:"conversation"`
+	// Source is what the bundle's conversation/ holds: "claude-session",
+	// "codex-session", "acp-transcript", "scrollback" or "".
+	Source string `json:"source"`
+	// Notes are sentences for the user (a turn in progress was cut...).
+	Notes []string `json:"notes"`
+	// Host is the host the export ran on.
+	Host string `json:"host"`
+}
 
-// ImportReport is the answer to MethodImport.
-type ImportReport = report.ImportReport
+// Dropped is one folder or file of an imported chat that the guard left
+// out, and why.
+type Dropped struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
 
-// Dropped is one folder or file an import left out, and why.
-type Dropped = report.Dropped
+// ImportReport is the answer to MethodImport: what an import did, or with
+// DryRun what it would do, the new chat, what of its folders and files was
+// kept and dropped, and how the conversation came over.
+type ImportReport struct {
+	// Host is the host the import ran on.
+	Host string `json:"host"`
+	// DryRun is set when nothing was written.
+	DryRun bool `json:"dryRun"`
+	// ID is the new chat's id ("" on a dry run).
+	ID string `json:"id"`
+	// Name is the new chat's name, derived from the exported one.
+	Name string `json:"name"`
+	// Harness is the chat's harness, as exported.
+	Harness string `json:"harness"`
+	// Parent is the exported chat's id.
+	Parent string `json:"parent"`
+	// Cwd is the new chat's folder ("" on a dry run of a chat with no
+	// project, which gets one at the import).
+	Cwd string `json:"cwd"`
+	// CwdFresh is set when the chat had no project and got a fresh home
+	// folder here.
+	CwdFresh bool `json:"cwdFresh"`
+	// Kept are the folders kept, canonical on this host.
+	Kept []string `json:"additionalDirectories"`
+	// Dropped are the folders left out, each with the reason.
+	Dropped []Dropped `json:"droppedDirectories"`
+	// KeptFiles are the single files kept.
+	KeptFiles []string `json:"additionalFiles"`
+	// DroppedFiles are the single files left out, each with the reason.
+	DroppedFiles []Dropped `json:"droppedFiles"`
+	// Conversation is how the conversation came over: "exact", "capsule"
+	// or "none".
+	Conversation string `json:"conversation"`
+	// How says in one sentence how the conversation came over.
+	How string `json:"how"`
+	// Notes are further sentences for the user.
+	Notes []string `json:"notes"`
+}
 
 // MaxTransferRoots bounds the roots one import may name.
 const MaxTransferRoots = 64

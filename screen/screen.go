@@ -12,42 +12,10 @@ package screen
 import (
 	"unicode/utf8"
 
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/ansi/parser"
 )
-
-// Modes are the terminal modes a program has set, which the caller needs to
-// encode input (keys, mouse, paste) and to draw the cursor.
-type Modes struct {
-	// AltScreen is true while the alternate screen (?47, ?1047, ?1049) is shown.
-	AltScreen bool
-	// BracketedPaste is mode ?2004.
-	BracketedPaste bool
-	// MouseTracking is the mouse tracking mode the program asked for (9, 1000,
-	// 1002 or 1003), or 0 when the mouse is not tracked.
-	MouseTracking int
-	// MouseSGR is mode ?1006: mouse reports in SGR encoding.
-	MouseSGR bool
-	// AppCursor is mode ?1 (DECCKM): cursor keys send application sequences.
-	AppCursor bool
-	// AppKeypad is DECKPAM (ESC =): the keypad sends application sequences.
-	AppKeypad bool
-	// Autowrap is mode ?7 (DECAWM).
-	Autowrap bool
-	// CursorVisible is mode ?25 (DECTCEM).
-	CursorVisible bool
-	// Origin is mode ?6 (DECOM): cursor addressing relative to the scroll region.
-	Origin bool
-	// Insert is mode 4 (IRM): printed characters shift the rest of the line right.
-	Insert bool
-	// FocusEvents is mode ?1004: the program wants focus in/out reports.
-	FocusEvents bool
-	// SyncOutput is mode ?2026: the program is drawing a frame that should be
-	// shown only once the mode is reset.
-	SyncOutput bool
-	// CursorStyle is the last DECSCUSR (CSI Ps SP q) value, 0 for the default.
-	CursorStyle int
-}
 
 // ProgressState is the state part of a ConEmu progress report (OSC 9;4).
 type ProgressState int
@@ -142,7 +110,7 @@ type Screen struct {
 	cur        cursorState
 	top, bot   int // scroll region, inclusive rows
 	tabs       []bool
-	modes      Modes
+	modes      proto.TerminalModes
 	title      string
 	progress   Progress
 	ev         Events
@@ -189,7 +157,7 @@ func New(cols, rows, scrollbackLines int) *Screen {
 func (s *Screen) resetState() {
 	s.cur = cursorState{charsets: [2]byte{'B', 'B'}}
 	s.top, s.bot = 0, s.rows-1
-	s.modes = Modes{Autowrap: true, CursorVisible: true}
+	s.modes = proto.TerminalModes{Autowrap: true, CursorVisible: true}
 	s.resetTabs()
 }
 
@@ -371,7 +339,7 @@ func (s *Screen) Cursor() (col, row int, visible bool) {
 func (s *Screen) Title() string { return s.title }
 
 // Modes returns the modes the program has set.
-func (s *Screen) Modes() Modes {
+func (s *Screen) Modes() proto.TerminalModes {
 	m := s.modes
 	m.Origin = s.cur.origin
 	return m

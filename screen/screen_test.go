@@ -3,6 +3,8 @@ package screen
 import (
 	"slices"
 	"testing"
+
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // screenCase is a recorded byte stream and the screen it must produce.
@@ -278,12 +280,12 @@ func TestAltScreen(t *testing.T) {
 
 func TestModes(t *testing.T) {
 	s := New(10, 3, 0)
-	want := Modes{Autowrap: true, CursorVisible: true}
+	want := proto.TerminalModes{Autowrap: true, CursorVisible: true}
 	if got := s.Modes(); got != want {
 		t.Fatalf("initial modes = %+v", got)
 	}
 	s.Write([]byte("\x1b[?2004h\x1b[?1002h\x1b[?1006h\x1b[?1h\x1b=\x1b[?1004h\x1b[?2026h\x1b[5 q\x1b[4h"))
-	want = Modes{Autowrap: true, CursorVisible: true, BracketedPaste: true, MouseTracking: 1002, MouseSGR: true,
+	want = proto.TerminalModes{Autowrap: true, CursorVisible: true, BracketedPaste: true, MouseTracking: 1002, MouseSGR: true,
 		AppCursor: true, AppKeypad: true, FocusEvents: true, SyncOutput: true, CursorStyle: 5, Insert: true}
 	if got := s.Modes(); got != want {
 		t.Errorf("modes = %+v\nwant   %+v", got, want)
@@ -293,7 +295,7 @@ func TestModes(t *testing.T) {
 		t.Errorf("MouseTracking = %d, want 1003", m)
 	}
 	s.Write([]byte("\x1b[?1000l\x1b[?2004l\x1b[?1006l\x1b[?1l\x1b>\x1b[?1004l\x1b[?2026l\x1b[0 q\x1b[4l"))
-	want = Modes{Autowrap: true, CursorVisible: true}
+	want = proto.TerminalModes{Autowrap: true, CursorVisible: true}
 	if got := s.Modes(); got != want {
 		t.Errorf("modes after reset = %+v", got)
 	}
@@ -415,7 +417,7 @@ func TestResetModesKeepsTheText(t *testing.T) {
 	if got, want := screenLines(s), []string{"died here"}; !slices.Equal(got, want) {
 		t.Fatalf("screen %q, want %q", got, want)
 	}
-	if m := s.Modes(); m != (Modes{Autowrap: true, CursorVisible: true}) {
+	if m := s.Modes(); m != (proto.TerminalModes{Autowrap: true, CursorVisible: true}) {
 		t.Fatalf("modes after ResetModes: %+v", m)
 	}
 	if x, y, _ := s.Cursor(); x != 0 || y != 1 {

@@ -14,7 +14,6 @@ import (
 
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/screen"
-	"github.com/acpmux/acpmux-tui/sessions"
 )
 
 // attachClient is a raw attached client: it reads every line the server
@@ -242,8 +241,8 @@ func plain(s *screen.Screen) []string {
 }
 
 // newShellChat makes a chat of the echoing fake harness.
-func newShellChat(r *rig) sessions.ChatJSON {
-	var c sessions.ChatJSON
+func newShellChat(r *rig) proto.ChatJSON {
+	var c proto.ChatJSON
 	r.dial().ok(proto.MethodNew, proto.NewParams{Harness: "shell"}, &c)
 	return c
 }
@@ -371,7 +370,7 @@ func TestAttachExited(t *testing.T) {
 func TestAttachRefusals(t *testing.T) {
 	r := newRig(t, rigOpt{})
 	w := r.dial()
-	var acp sessions.ChatJSON
+	var acp proto.ChatJSON
 	w.ok(proto.MethodNew, proto.NewParams{Harness: "opencode"}, &acp)
 	e := w.fails(proto.CodeInvalidParams, proto.MethodAttach, proto.AttachParams{ID: acp.ID, Cols: 80, Rows: 24})
 	if !strings.Contains(e.Message, "ACP") {
@@ -405,7 +404,7 @@ func TestAttachFloodWithAStoppedAndASlowReader(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := newRig(t, rigOpt{flood: flood})
-	var chat sessions.ChatJSON
+	var chat proto.ChatJSON
 	r.dial().ok(proto.MethodNew, proto.NewParams{Harness: "flood"}, &chat)
 
 	stopped := newAttachClient(r, chat.ID, 80, 24)

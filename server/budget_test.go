@@ -11,7 +11,6 @@ import (
 
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/proto"
-	"github.com/acpmux/acpmux-tui/sessions"
 )
 
 // fakeClock is a budgetClock the test moves: its timers fire only when
@@ -186,7 +185,7 @@ func TestBudgetFloodAndQuietChat(t *testing.T) {
 		},
 	})
 	v := newViewClient(r)
-	var flood, quiet sessions.ChatJSON
+	var flood, quiet proto.ChatJSON
 	v.ok(proto.MethodNew, proto.NewParams{Harness: "seq"}, &flood)
 	v.ok(proto.MethodNew, proto.NewParams{}, &quiet)
 	v.watch(80, 24)

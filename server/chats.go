@@ -88,21 +88,21 @@ func checkName(name string) *Error {
 }
 
 // chat answers one chat.
-func (s *Server) chat(p proto.IDParams) (sessions.ChatJSON, *Error) {
+func (s *Server) chat(p proto.IDParams) (proto.ChatJSON, *Error) {
 	if err := needID(p.ID); err != nil {
-		return sessions.ChatJSON{}, err
+		return proto.ChatJSON{}, err
 	}
 	m, err := s.opt.Store.Load(p.ID)
 	if err != nil {
-		return sessions.ChatJSON{}, failure(err)
+		return proto.ChatJSON{}, failure(err)
 	}
 	return s.view(sessions.Entry{ID: m.ID, Meta: m}), nil
 }
 
 // derive makes a fork, side chat or handoff (sessions.Store.Derive, as the
 // command line makes them), with the capsule the client built.
-func (s *Server) derive(p proto.DeriveParams) (sessions.ChatJSON, *Error) {
-	var none sessions.ChatJSON
+func (s *Server) derive(p proto.DeriveParams) (proto.ChatJSON, *Error) {
+	var none proto.ChatJSON
 	if err := s.checkDerive(p); err != nil {
 		return none, err
 	}
@@ -215,7 +215,7 @@ func (s *Server) remove(p proto.RemoveParams) (proto.RemoveReport, *Error) {
 // removeMissing drops the chat's stored folders and files that fail the
 // check of every start, and has a running chat take the change.
 func (s *Server) removeMissing(p proto.IDParams) (proto.RemoveMissingResult, *Error) {
-	res := proto.RemoveMissingResult{Folders: []sessions.FolderProblem{}, Files: []sessions.FolderProblem{}}
+	res := proto.RemoveMissingResult{Folders: []proto.FolderProblem{}, Files: []proto.FolderProblem{}}
 	if err := needID(p.ID); err != nil {
 		return res, err
 	}
@@ -304,7 +304,7 @@ func syntaxRefusal(dirs []string) *sessions.FolderError {
 	}
 	for i, d := range dirs {
 		if reason := sessions.PathSyntaxProblem(d); reason != "" {
-			fe.Problems = append(fe.Problems, sessions.FolderProblem{Index: i, Path: d, Reason: reason})
+			fe.Problems = append(fe.Problems, proto.FolderProblem{Index: i, Path: d, Reason: reason})
 		}
 	}
 	if len(fe.Problems) == 0 {

@@ -13,7 +13,7 @@ import (
 )
 
 // refusedEntries decodes a folder refusal's entries.
-func refusedEntries(t *testing.T, e *wireError) []sessions.FolderProblem {
+func refusedEntries(t *testing.T, e *wireError) []proto.FolderProblem {
 	t.Helper()
 	var d folderData
 	if err := json.Unmarshal(e.Data, &d); err != nil {
@@ -31,17 +31,17 @@ func TestChatAndDerive(t *testing.T) {
 	r := newRig(t, rigOpt{})
 	w := r.dial()
 	dirs := r.folders(2)
-	var parent sessions.ChatJSON
+	var parent proto.ChatJSON
 	w.ok(proto.MethodNew, proto.NewParams{Name: "zap", AdditionalDirectories: dirs}, &parent)
 
-	var got sessions.ChatJSON
+	var got proto.ChatJSON
 	w.ok(proto.MethodChat, proto.IDParams{ID: parent.ID}, &got)
 	if got.ID != parent.ID || !got.NoProject || got.Cwd != r.store.HomeDir(parent.ID) || !slices.Equal(got.AdditionalDirectories, dirs) {
 		t.Fatalf("chat: %+v", got)
 	}
 	w.fails(proto.CodeChatNotFound, proto.MethodChat, proto.IDParams{ID: "nosuch"})
 
-	var fork sessions.ChatJSON
+	var fork proto.ChatJSON
 	w.ok(proto.MethodDerive, proto.DeriveParams{ID: parent.ID, Origin: sessions.OriginFork}, &fork)
 	if fork.Parent != parent.ID || fork.Origin != "fork" || fork.Name != "zap · fork" || !fork.NoProject || fork.Cwd == parent.Cwd ||
 		!slices.Equal(fork.AdditionalDirectories, dirs) || fork.Status != "stopped" {
@@ -49,13 +49,13 @@ func TestChatAndDerive(t *testing.T) {
 	}
 	// A side chat in a project that is one of the parent's folders: that
 	// folder is its own, dropped from those it carries.
-	var side sessions.ChatJSON
+	var side proto.ChatJSON
 	w.ok(proto.MethodDerive, proto.DeriveParams{ID: parent.ID, Origin: sessions.OriginSide, Cwd: dirs[0], Name: "aside"}, &side)
 	if side.Name != "aside" || side.Cwd != dirs[0] || side.NoProject || !slices.Equal(side.AdditionalDirectories, dirs[1:]) {
 		t.Fatalf("side: %+v", side)
 	}
 	capsule := "what was said in zap\n"
-	var hand sessions.ChatJSON
+	var hand proto.ChatJSON
 	w.ok(proto.MethodDerive, proto.DeriveParams{ID: parent.ID, Origin: sessions.OriginHandoff, Harness: "child", Capsule: capsule}, &hand)
 	if hand.Harness != "child" || hand.Origin != "handoff" || !hand.HasCapsule || hand.Name != "zap → child" {
 		t.Fatalf("handoff: %+v", hand)
@@ -100,7 +100,7 @@ func TestChatAndDerive(t *testing.T) {
 func TestRemove(t *testing.T) {
 	r := newRig(t, rigOpt{})
 	w := r.dial()
-	var c sessions.ChatJSON
+	var c proto.ChatJSON
 	w.ok(proto.MethodNew, proto.NewParams{Name: "doomed"}, &c)
 	if err := os.WriteFile(filepath.Join(c.Cwd, "notes.txt"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
@@ -149,7 +149,7 @@ func TestRemoveMissing(t *testing.T) {
 	if err := os.WriteFile(spec, []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var c sessions.ChatJSON
+	var c proto.ChatJSON
 	w.ok(proto.MethodNew, proto.NewParams{AdditionalDirectories: dirs[:2], AdditionalFiles: []string{spec}}, &c)
 	var res proto.RemoveMissingResult
 	w.ok(proto.MethodRemoveMissing, proto.IDParams{ID: c.ID}, &res)
@@ -181,7 +181,7 @@ func TestAddRemoveFolders(t *testing.T) {
 	r := newRig(t, rigOpt{})
 	w := r.dial()
 	dirs := r.folders(3)
-	var c sessions.ChatJSON
+	var c proto.ChatJSON
 	w.ok(proto.MethodNew, proto.NewParams{AdditionalDirectories: dirs[:1]}, &c)
 
 	e := w.fails(proto.CodeInvalidParams, proto.MethodAddFolders, proto.FoldersParams{ID: c.ID, AdditionalDirectories: []string{dirs[1], "rel"}})
@@ -241,7 +241,7 @@ func TestValidate(t *testing.T) {
 	e := w.fails(proto.CodeInvalidParams, proto.MethodValidate, proto.ValidateParams{Cwd: dirs[0],
 		AdditionalDirectories: []string{dirs[0], r.home, "rel"}, AdditionalFiles: []string{dirs[1]}})
 	es := refusedEntries(t, e)
-	if len(es) != 4 || es[3].Field != sessions.FieldFiles {
+	if len(es) != 4 || es[3].Field != proto.FieldFiles {
 		t.Fatalf("refusal: %s", e.Data)
 	}
 	w.fails(proto.CodeInvalidParams, proto.MethodValidate, proto.ValidateParams{Cwd: "rel"})

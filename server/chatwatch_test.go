@@ -182,7 +182,7 @@ func TestChatFileChangesReachWatchers(t *testing.T) {
 func TestHandEditedFoldersReachRunningChat(t *testing.T) {
 	r := newRig(t, rigOpt{})
 	w := r.dial()
-	var c sessions.ChatJSON
+	var c proto.ChatJSON
 	w.ok(proto.MethodNew, proto.NewParams{Name: "edited"}, &c)
 	watcher := r.dial() // notices interleave with answers: a connection of its own
 	watcher.ok(proto.MethodWatch, proto.SizeParams{}, nil)
@@ -219,7 +219,7 @@ func TestHandEditedFoldersReachRunningChat(t *testing.T) {
 func TestHandEditedFilesReachRunningChat(t *testing.T) {
 	r := newRig(t, rigOpt{})
 	w := r.dial()
-	var c sessions.ChatJSON
+	var c proto.ChatJSON
 	w.ok(proto.MethodNew, proto.NewParams{Name: "edited"}, &c)
 	if c.FilesVia != "none" {
 		t.Fatalf("a chat without files: filesVia %q, want none", c.FilesVia)

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/acpmux/acpmux-tui/proto"
-	"github.com/acpmux/acpmux-tui/sessions"
 )
 
 // callNoting sends a request and returns its answer and the notifications
@@ -90,7 +89,7 @@ func TestConfigEditedWhileServerRuns(t *testing.T) {
 	write("default_harness = \"shell\"\n" + harnessTable("shell", "v1"))
 	w := r.dial()
 
-	var a sessions.ChatJSON
+	var a proto.ChatJSON
 	w.ok(proto.MethodNew, proto.NewParams{Name: "a"}, &a)
 	w.ok(proto.MethodStart, proto.ChatParams{ID: a.ID}, nil)
 	recA := r.waitRecords(1)[0]
@@ -103,7 +102,7 @@ func TestConfigEditedWhileServerRuns(t *testing.T) {
 	w.fails(proto.CodeInvalidParams, proto.MethodNew, proto.NewParams{Harness: "added"})
 
 	write("default_harness = \"shell\"\n" + harnessTable("shell", "v2") + harnessTable("added", "added-1"))
-	var b sessions.ChatJSON
+	var b proto.ChatJSON
 	w.ok(proto.MethodNew, proto.NewParams{Harness: "added", Name: "b"}, &b)
 	w.ok(proto.MethodStart, proto.ChatParams{ID: b.ID}, nil)
 	recs := r.waitRecords(2)
@@ -117,7 +116,7 @@ func TestConfigEditedWhileServerRuns(t *testing.T) {
 	// A bad edit: the start goes ahead on the last good config, and the
 	// caller is told the file, the line and the key.
 	write("default_harness = \"shell\"\n" + harnessTable("shell", "v3") + harnessTable("added", "added-2") + "kind = \"robot\"\n")
-	var c sessions.ChatJSON
+	var c proto.ChatJSON
 	rep, notes := w.callNoting(proto.MethodNew, proto.NewParams{Harness: "added", Name: "c"})
 	if rep.Error != nil {
 		t.Fatalf("new after a bad edit: %+v", rep.Error)

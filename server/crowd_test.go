@@ -16,7 +16,6 @@ import (
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/mux"
 	"github.com/acpmux/acpmux-tui/proto"
-	"github.com/acpmux/acpmux-tui/sessions"
 )
 
 // TestQuietCrowdLocksNobodyOut: 520 processes, each of which connects,
@@ -31,7 +30,7 @@ func TestQuietCrowdLocksNobodyOut(t *testing.T) {
 	needDescriptors(t, 3*crowd)
 	r := newRig(t, rigOpt{server: reportsFromTheTest})
 	w := r.dial()
-	var chat sessions.ChatJSON
+	var chat proto.ChatJSON
 	w.ok(proto.MethodNew, proto.NewParams{Name: "crowded"}, &chat)
 	w.ok(proto.MethodStart, proto.ChatParams{ID: chat.ID}, nil)
 	w.nc.Close()
@@ -277,7 +276,7 @@ func TestNewcomerTakesAQuietPlace(t *testing.T) {
 		o.WriteTimeout = hangDeadline // the prompter reads nothing for a while
 		o.MaxClients = 5
 	}})
-	var acpChat, shell sessions.ChatJSON
+	var acpChat, shell proto.ChatJSON
 	setup := p.dial()
 	setup.ok(proto.MethodNew, proto.NewParams{Harness: "fake"}, &acpChat)
 	setup.ok(proto.MethodNew, proto.NewParams{Harness: "shell"}, &shell)

@@ -160,7 +160,7 @@ func TestDoorChatPromptsListsAndLoads(t *testing.T) {
 	}
 
 	// A pty chat is not listed; the ACP chat is, with its folders.
-	var pty sessions.ChatJSON
+	var pty proto.ChatJSON
 	p.dial().ok(proto.MethodNew, proto.NewParams{Harness: "shell"}, &pty)
 	list, err := c.ListSessions(hangCtx(t), sdk.ListSessionsRequest{})
 	if err != nil {
@@ -227,7 +227,7 @@ func TestDoorRefusesWhatItCannotDrive(t *testing.T) {
 	p := newPromptRig(t)
 	c := p.doorClient(acpschema.ForTest(t))
 	initDoor(t, c)
-	var pty sessions.ChatJSON
+	var pty proto.ChatJSON
 	p.dial().ok(proto.MethodNew, proto.NewParams{Harness: "shell"}, &pty)
 	proj := p.folders(1)[0]
 	_, err := c.LoadSession(hangCtx(t), sdk.LoadSessionRequest{SessionId: sdk.SessionId(pty.ID), Cwd: proj, McpServers: []sdk.McpServer{}})

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/acpmux/acpmux-tui/proto"
-	"github.com/acpmux/acpmux-tui/sessions"
 )
 
 // files makes n real files and returns their canonical paths.
@@ -38,7 +37,7 @@ func TestNewAndSetFilesOverTheSocket(t *testing.T) {
 	if err := os.Symlink(files[0], link); err != nil {
 		t.Fatal(err)
 	}
-	var c sessions.ChatJSON
+	var c proto.ChatJSON
 	w.ok(proto.MethodNew, proto.NewParams{Name: "files chat", AdditionalFiles: []string{files[0], link, files[1]}}, &c)
 	if !slices.Equal(c.AdditionalFiles, files[:2]) {
 		t.Fatalf("new: files %q, want %q", c.AdditionalFiles, files[:2])
@@ -73,7 +72,7 @@ func TestFileRefusalsOverTheSocket(t *testing.T) {
 	r := newRig(t, rigOpt{})
 	w := r.dial()
 	good := r.files(1)[0]
-	var c sessions.ChatJSON
+	var c proto.ChatJSON
 	w.ok(proto.MethodNew, proto.NewParams{AdditionalFiles: []string{good}}, &c)
 	before := r.chatFile(c.ID)
 
@@ -84,7 +83,7 @@ func TestFileRefusalsOverTheSocket(t *testing.T) {
 	}
 	bad := []string{dir, fifo, "rel/spec.md", filepath.Join(dir, "gone.md"), good}
 	reasons := []string{"is a folder, not a file", "is a FIFO", "not an absolute path", "does not exist"}
-	entries := func(e *wireError) []sessions.FolderProblem {
+	entries := func(e *wireError) []proto.FolderProblem {
 		t.Helper()
 		var d folderData
 		if err := json.Unmarshal(e.Data, &d); err != nil {
@@ -92,13 +91,13 @@ func TestFileRefusalsOverTheSocket(t *testing.T) {
 		}
 		return d.Entries
 	}
-	checkFiles := func(method string, got []sessions.FolderProblem) {
+	checkFiles := func(method string, got []proto.FolderProblem) {
 		t.Helper()
 		if len(got) != len(reasons) {
 			t.Fatalf("%s: entries %+v", method, got)
 		}
 		for i, p := range got {
-			if p.Index != i || p.Path != bad[i] || p.Field != sessions.FieldFiles || !strings.Contains(p.Reason, reasons[i]) {
+			if p.Index != i || p.Path != bad[i] || p.Field != proto.FieldFiles || !strings.Contains(p.Reason, reasons[i]) {
 				t.Errorf("%s: entry %d = %+v, want %q: %q", method, i, p, bad[i], reasons[i])
 			}
 		}
@@ -106,7 +105,7 @@ func TestFileRefusalsOverTheSocket(t *testing.T) {
 
 	chats := r.chatFiles()
 	e := w.fails(proto.CodeInvalidParams, proto.MethodSetFiles, map[string]any{"id": c.ID, "additionalFiles": bad})
-	if !strings.Contains(e.Message, sessions.FieldFiles) {
+	if !strings.Contains(e.Message, proto.FieldFiles) {
 		t.Errorf("setFiles refusal says %q, not which list", e.Message)
 	}
 	checkFiles("setFiles", entries(e))
@@ -118,7 +117,7 @@ func TestFileRefusalsOverTheSocket(t *testing.T) {
 		t.Fatalf("new with a bad folder and bad files: %+v", got)
 	}
 	checkFiles("new", got[1:])
-	if !strings.Contains(e.Message, "additionalDirectories") || !strings.Contains(e.Message, sessions.FieldFiles) {
+	if !strings.Contains(e.Message, "additionalDirectories") || !strings.Contains(e.Message, proto.FieldFiles) {
 		t.Errorf("new refusal says %q, not both lists", e.Message)
 	}
 	if after := r.chatFiles(); !slices.Equal(after, chats) {

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/acpmux/acpmux-tui/proto"
-	"github.com/acpmux/acpmux-tui/sessions"
 )
 
 // TestMalformedLinesKeepTheConnection: a parse error, an invalid request
@@ -105,7 +104,7 @@ func TestNonReaderIsDroppedOthersKeepUp(t *testing.T) {
 	for i := range 40 {
 		keeper.ok(proto.MethodNew, proto.NewParams{Name: fmt.Sprintf("chat %d %s", i, strings.Repeat("x", 200))}, nil)
 	}
-	var flooder sessions.ChatJSON
+	var flooder proto.ChatJSON
 	keeper.ok(proto.MethodNew, proto.NewParams{Harness: "flood"}, &flooder)
 	keeper.ok(proto.MethodStart, proto.ChatParams{ID: flooder.ID}, nil)
 
@@ -145,7 +144,7 @@ func TestNonReaderIsDroppedOthersKeepUp(t *testing.T) {
 	n := <-sent
 	t.Logf("the non-reader sent %d calls before it was dropped", n)
 	keeper.ok(proto.MethodHello, nil, nil)
-	var st sessions.ChatJSON
+	var st proto.ChatJSON
 	keeper.ok(proto.MethodStop, proto.ChatParams{ID: flooder.ID}, &st)
 	if st.Status != "stopped" {
 		t.Fatalf("flood chat after stop: %q", st.Status)

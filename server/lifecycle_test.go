@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/acpmux/acpmux-tui/proto"
-	"github.com/acpmux/acpmux-tui/sessions"
 )
 
 // TestIdleServerEnds: a server no one uses ends by itself.
@@ -39,7 +38,7 @@ func TestServerStaysWhileAHarnessRuns(t *testing.T) {
 		},
 	})
 	a := r.dial()
-	var c sessions.ChatJSON
+	var c proto.ChatJSON
 	a.ok(proto.MethodNew, nil, &c)
 	a.ok(proto.MethodStart, proto.ChatParams{ID: c.ID}, nil)
 	rec := r.waitRecords(1)[0]
@@ -75,7 +74,7 @@ func TestServerStaysWhileAHarnessRuns(t *testing.T) {
 func TestKillStopsEveryHarnessAndTheServer(t *testing.T) {
 	r := newRig(t, rigOpt{})
 	w := r.dial()
-	var a, b sessions.ChatJSON
+	var a, b proto.ChatJSON
 	w.ok(proto.MethodNew, proto.NewParams{Harness: "child"}, &a)
 	w.ok(proto.MethodNew, proto.NewParams{Harness: "shell"}, &b)
 	w.ok(proto.MethodStart, proto.ChatParams{ID: a.ID}, nil)

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/acpmux/acpmux-tui/proto"
-	"github.com/acpmux/acpmux-tui/sessions"
 )
 
 // holdEnv makes the test binary a process that holds connections open
@@ -103,7 +102,7 @@ func holdConnections(t *testing.T, r *rig, count int, mode string) *holder {
 // FirstCallWait.
 func TestNoLockOut(t *testing.T) {
 	r := newRig(t, rigOpt{opt: func(o *Options) { o.FirstCallWait = time.Second }})
-	var chat sessions.ChatJSON
+	var chat proto.ChatJSON
 	r.dial().ok(proto.MethodNew, proto.NewParams{Name: "still listed"}, &chat)
 
 	a := holdConnections(t, r, 600, "hello")

@@ -217,7 +217,7 @@ func clipText(s string) string {
 // now (stopped for a chat it has never started) and how its folders and
 // files reach its harness (the way they went at its last start; before its first, the
 // table's expectation, marked so).
-func (s *Server) view(e sessions.Entry) sessions.ChatJSON {
+func (s *Server) view(e sessions.Entry) proto.ChatJSON {
 	st := s.chatState(e.ID)
 	via, expected := harness.ViaNone, false
 	if e.Meta != nil {
@@ -272,7 +272,7 @@ func (s *Server) list() (any, *Error) {
 	if err != nil {
 		return nil, errorf(proto.CodeFailed, "list chats: %v", err)
 	}
-	chats := make([]sessions.ChatJSON, len(entries))
+	chats := make([]proto.ChatJSON, len(entries))
 	for i, e := range entries {
 		chats[i] = s.view(e)
 	}

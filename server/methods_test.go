@@ -61,7 +61,7 @@ func TestMethodsOverARealConnection(t *testing.T) {
 	}
 
 	dirs := r.folders(3)
-	var c sessions.ChatJSON
+	var c proto.ChatJSON
 	w.ok(proto.MethodNew, proto.NewParams{Name: "wire chat", AdditionalDirectories: []string{dirs[0], dirs[1] + "/", dirs[0]}}, &c)
 	if c.Name != "wire chat" || c.Harness != "shell" || c.Status != "stopped" || c.FoldersVia != harness.ViaEnv {
 		t.Fatalf("new: %+v", c)
@@ -134,7 +134,7 @@ func TestFolderRefusalsNameEveryEntry(t *testing.T) {
 	r := newRig(t, rigOpt{})
 	w := r.dial()
 	good := r.folders(1)[0]
-	var c sessions.ChatJSON
+	var c proto.ChatJSON
 	w.ok(proto.MethodNew, proto.NewParams{AdditionalDirectories: []string{good}}, &c)
 	before := r.chatFile(c.ID)
 
@@ -194,7 +194,7 @@ func TestFolderRefusalsNameEveryEntry(t *testing.T) {
 func TestInvalidParams(t *testing.T) {
 	r := newRig(t, rigOpt{})
 	w := r.dial()
-	var c sessions.ChatJSON
+	var c proto.ChatJSON
 	w.ok(proto.MethodNew, nil, &c)
 	for _, tc := range []struct {
 		method string
@@ -233,7 +233,7 @@ func TestStartRefusedWhenAStoredFolderHasGone(t *testing.T) {
 	r := newRig(t, rigOpt{})
 	w := r.dial()
 	dir := r.folders(1)[0]
-	var c sessions.ChatJSON
+	var c proto.ChatJSON
 	w.ok(proto.MethodNew, proto.NewParams{AdditionalDirectories: []string{dir}}, &c)
 	if err := os.Remove(dir); err != nil {
 		t.Fatal(err)
@@ -256,7 +256,7 @@ func TestSetDirectoriesOnARunningChat(t *testing.T) {
 	r := newRig(t, rigOpt{})
 	w := r.dial()
 	dirs := r.folders(2)
-	var c sessions.ChatJSON
+	var c proto.ChatJSON
 	w.ok(proto.MethodNew, proto.NewParams{AdditionalDirectories: dirs[:1]}, &c)
 	w.ok(proto.MethodStart, proto.ChatParams{ID: c.ID, Cols: 100, Rows: 30}, &c)
 	first := r.waitRecords(1)[0]
@@ -280,7 +280,7 @@ func TestSetDirectoriesOnARunningChat(t *testing.T) {
 		t.Fatalf("foldersChanged: pending %q", c.PendingDirectories)
 	}
 
-	var after sessions.ChatJSON // absent fields must not keep old values
+	var after proto.ChatJSON // absent fields must not keep old values
 	w.ok(proto.MethodRestart, proto.ChatParams{ID: c.ID}, &after)
 	second := r.waitRecords(2)[1]
 	if v, _ := second.Getenv(harness.EnvAdditionalDirectories); v != dirs[1] || after.PendingDirectories != nil {

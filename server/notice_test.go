@@ -11,7 +11,6 @@ import (
 
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/proto"
-	"github.com/acpmux/acpmux-tui/sessions"
 )
 
 func TestNoticeLimit(t *testing.T) {
@@ -72,7 +71,7 @@ func TestNoticesForChatsNobodyLooksAt(t *testing.T) {
 	watcher.ok(proto.MethodWatch, proto.SizeParams{}, nil)
 	chats := map[string]string{}
 	for _, name := range []string{"A", "B", "C", "D"} {
-		var c sessions.ChatJSON
+		var c proto.ChatJSON
 		w.ok(proto.MethodNew, proto.NewParams{Name: "chat " + name}, &c)
 		w.ok(proto.MethodStart, proto.ChatParams{ID: c.ID}, nil)
 		chats[name] = c.ID
@@ -98,7 +97,7 @@ func TestNoticesForChatsNobodyLooksAt(t *testing.T) {
 
 	var list proto.ListResult
 	w.ok(proto.MethodList, nil, &list)
-	got := map[string]sessions.ChatJSON{}
+	got := map[string]proto.ChatJSON{}
 	for _, c := range list.Chats {
 		got[c.Name] = c
 	}
@@ -129,7 +128,7 @@ func TestNoticesForChatsNobodyLooksAt(t *testing.T) {
 func TestHookMethod(t *testing.T) {
 	r := newRig(t, rigOpt{server: reportsFromTheTest})
 	w := r.dial()
-	var c sessions.ChatJSON
+	var c proto.ChatJSON
 	w.ok(proto.MethodNew, proto.NewParams{}, &c)
 	w.fails(proto.CodeInvalidParams, proto.MethodHook, proto.HookParams{Event: "Stop"})
 	w.fails(proto.CodeInvalidParams, proto.MethodHook, proto.HookParams{ID: c.ID, Event: "Stop"}) // not running

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/acpmux/acpmux-tui/proto"
-	"github.com/acpmux/acpmux-tui/sessions"
 	"golang.org/x/sys/unix"
 )
 
@@ -198,7 +197,7 @@ func TestHookFromAHandedOnSocket(t *testing.T) {
 				},
 			})
 			w := r.dial()
-			var chat sessions.ChatJSON
+			var chat proto.ChatJSON
 			w.ok(proto.MethodNew, proto.NewParams{Name: "spoofed"}, &chat)
 			w.ok(proto.MethodStart, proto.ChatParams{ID: chat.ID}, nil)
 			w.nc.Close()
@@ -295,7 +294,7 @@ func hookPidReuseInNamespace(t *testing.T) {
 	var log lockedBuffer
 	r := newRig(t, rigOpt{opt: func(o *Options) { o.Logger = slog.New(slog.NewTextHandler(&log, nil)) }})
 	w := r.dial()
-	var chat sessions.ChatJSON
+	var chat proto.ChatJSON
 	w.ok(proto.MethodNew, proto.NewParams{Name: "target"}, &chat)
 
 	for try := 1; try <= maxPidTries; try++ {

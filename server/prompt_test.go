@@ -17,7 +17,6 @@ import (
 	"github.com/acpmux/acpmux-tui/internal/testharness/startrecord"
 	"github.com/acpmux/acpmux-tui/mux"
 	"github.com/acpmux/acpmux-tui/proto"
-	"github.com/acpmux/acpmux-tui/sessions"
 )
 
 var (
@@ -90,7 +89,7 @@ func newPromptRig(t *testing.T) *promptRig {
 		// timeout would drop it for that.
 		o.WriteTimeout = hangDeadline
 	}})
-	var c sessions.ChatJSON
+	var c proto.ChatJSON
 	p.dial().ok(proto.MethodNew, proto.NewParams{Harness: "fake"}, &c)
 	if c.Harness != "fake" {
 		t.Fatalf("new chat runs %q, want the fake ACP agent", c.Harness)
@@ -516,7 +515,7 @@ func TestPromptMethodsRefuseBadParams(t *testing.T) {
 	w.fails(proto.CodeChatNotFound, proto.MethodPrompt, proto.PromptParams{ID: "../etc", Text: "hi"})
 	w.fails(proto.CodeInvalidParams, proto.MethodPrompt, map[string]any{"id": p.chat, "text": 3})
 	w.fails(proto.CodeFailed, proto.MethodAnswerPermission, proto.AnswerPermissionParams{ID: p.chat})
-	var shell sessions.ChatJSON
+	var shell proto.ChatJSON
 	w.ok(proto.MethodNew, proto.NewParams{Harness: "shell"}, &shell)
 	if e := w.fails(proto.CodeFailed, proto.MethodObserve, proto.ChatParams{ID: shell.ID}); !strings.Contains(e.Message, "does not speak ACP") {
 		t.Fatalf("observe a pty chat: %q", e.Message)

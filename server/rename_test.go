@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/acpmux/acpmux-tui/proto"
-	"github.com/acpmux/acpmux-tui/sessions"
 )
 
 // TestRenameOverTheSocket: _acpmux/rename stores the new name and answers
@@ -16,11 +15,11 @@ import (
 func TestRenameOverTheSocket(t *testing.T) {
 	r := newRig(t, rigOpt{})
 	w := r.dial()
-	var a, b sessions.ChatJSON
+	var a, b proto.ChatJSON
 	w.ok(proto.MethodNew, proto.NewParams{Name: "zap"}, &a)
 	w.ok(proto.MethodNew, proto.NewParams{Name: "other"}, &b)
 
-	var got sessions.ChatJSON
+	var got proto.ChatJSON
 	w.ok(proto.MethodRename, proto.RenameParams{ID: a.ID, Name: "the parser"}, &got)
 	if got.ID != a.ID || got.Name != "the parser" {
 		t.Fatalf("rename answered %+v", got)

@@ -18,7 +18,7 @@ import (
 // review answers MethodReview: the chat as stored (with the baseline its
 // first start recorded) and its parent, reviewed against the side asked.
 func (s *Server) review(p proto.ReviewParams) (proto.ReviewResult, *Error) {
-	res := proto.ReviewResult{Sections: []review.Section{}}
+	res := proto.ReviewResult{Sections: []proto.ReviewSection{}}
 	if err := needID(p.ID); err != nil {
 		return res, err
 	}
@@ -33,7 +33,7 @@ func (s *Server) review(p proto.ReviewParams) (proto.ReviewResult, *Error) {
 	if m.Parent != "" {
 		parent, _ = s.opt.Store.Load(m.Parent) // gone: Side.Parent says so
 	}
-	sections, err := review.OfChat(context.Background(), m, parent, review.Side{Ref: p.Ref, Parent: p.Parent})
+	sections, err := review.OfChat(context.Background(), m, parent, proto.ReviewSide{Ref: p.Ref, Parent: p.Parent})
 	if err != nil {
 		return res, failure(err)
 	}
@@ -45,21 +45,21 @@ func (s *Server) review(p proto.ReviewParams) (proto.ReviewResult, *Error) {
 // chat's review. What the client sends is checked against the chat first:
 // the folder is one of the chat's, the base a commit id (never an option
 // of git's), the path a file inside the folder.
-func (s *Server) reviewDiff(p proto.ReviewDiffParams) (review.Diff, *Error) {
+func (s *Server) reviewDiff(p proto.ReviewDiffParams) (proto.ReviewDiff, *Error) {
 	if err := needID(p.ID); err != nil {
-		return review.Diff{}, err
+		return proto.ReviewDiff{}, err
 	}
 	m, err := s.opt.Store.Load(p.ID)
 	if err != nil {
-		return review.Diff{}, failure(err)
+		return proto.ReviewDiff{}, failure(err)
 	}
 	if err := checkReviewDiff(m, p); err != nil {
-		return review.Diff{}, err
+		return proto.ReviewDiff{}, err
 	}
-	sec := review.Section{Folder: p.Folder, Kind: p.Kind, Base: p.Base}
+	sec := proto.ReviewSection{Folder: p.Folder, Kind: p.Kind, Base: p.Base}
 	d, err := review.FileDiff(context.Background(), sec, p.File, review.DefaultMaxDiffBytes)
 	if err != nil {
-		return review.Diff{}, failure(err)
+		return proto.ReviewDiff{}, failure(err)
 	}
 	return d, nil
 }
@@ -71,13 +71,13 @@ func checkReviewDiff(m *sessions.Meta, p proto.ReviewDiffParams) *Error {
 		return errorf(proto.CodeInvalidParams, "Invalid params: folder %q is not a folder of chat %s", clipText(p.Folder), m.ID)
 	}
 	switch p.Kind {
-	case review.KindMtime:
-	case review.KindGit:
+	case proto.ReviewMtime:
+	case proto.ReviewGit:
 		if !isCommitID(p.Base) {
 			return errorf(proto.CodeInvalidParams, "Invalid params: base %q is not a commit id", clipText(p.Base))
 		}
 	default:
-		return errorf(proto.CodeInvalidParams, "Invalid params: kind must be %q or %q, not %q", review.KindGit, review.KindMtime, clipText(string(p.Kind)))
+		return errorf(proto.CodeInvalidParams, "Invalid params: kind must be %q or %q, not %q", proto.ReviewGit, proto.ReviewMtime, clipText(string(p.Kind)))
 	}
 	if !filepath.IsLocal(p.File.Path) || strings.HasPrefix(p.File.Path, "-") {
 		return errorf(proto.CodeInvalidParams, "Invalid params: file %q is not a path inside %s", clipText(p.File.Path), p.Folder)

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acpmux/acpmux-tui/internal/review"
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
@@ -24,7 +23,7 @@ func TestReviewThroughTheServer(t *testing.T) {
 	}
 	r := newRig(t, rigOpt{})
 	w := r.dial()
-	var c sessions.ChatJSON
+	var c proto.ChatJSON
 	w.ok(proto.MethodCreateAndStart, proto.CreateAndStartParams{NewParams: proto.NewParams{Cwd: repo, AdditionalDirectories: []string{notes}}}, &c)
 	r.waitRecords(1)
 	waitFor(t, "the chat's baseline", func() bool {
@@ -50,14 +49,14 @@ func TestReviewThroughTheServer(t *testing.T) {
 		t.Fatalf("%d sections, want the repository and the notes: %+v", len(res.Sections), res.Sections)
 	}
 	own, other := res.Sections[0], res.Sections[1]
-	if got := filesOf(own); own.Folder != repo || own.Kind != review.KindGit || got != "a.txt:modified b.txt:added new.txt:untracked" {
+	if got := filesOf(own); own.Folder != repo || own.Kind != proto.ReviewGit || got != "a.txt:modified b.txt:added new.txt:untracked" {
 		t.Fatalf("the chat's folder: %s %s %q", own.Folder, own.Kind, got)
 	}
-	if got := filesOf(other); other.Folder != notes || other.Kind != review.KindMtime || got != "todo.md:modified" {
+	if got := filesOf(other); other.Folder != notes || other.Kind != proto.ReviewMtime || got != "todo.md:modified" {
 		t.Fatalf("the added folder: %s %s %q", other.Folder, other.Kind, got)
 	}
 
-	var d review.Diff
+	var d proto.ReviewDiff
 	w.ok(proto.MethodReviewDiff, diffParams(c.ID, own, "a.txt"), &d)
 	if !strings.Contains(d.Text, "+more") || d.Path != "a.txt" {
 		t.Fatalf("a.txt's diff: %+v", d)
@@ -92,7 +91,7 @@ func TestReviewRefusals(t *testing.T) {
 	var res proto.ReviewResult
 	w.ok(proto.MethodReview, proto.ReviewParams{ID: m.ID}, &res)
 	own := res.Sections[0]
-	if own.Kind != review.KindGit || !strings.Contains(own.Note, "has not started") {
+	if own.Kind != proto.ReviewGit || !strings.Contains(own.Note, "has not started") {
 		t.Fatalf("a chat not started yet: %+v", own)
 	}
 
@@ -141,8 +140,8 @@ func TestReviewRefusals(t *testing.T) {
 }
 
 // diffParams asks for file path of section s of chat id.
-func diffParams(id string, s review.Section, path string) proto.ReviewDiffParams {
-	f := review.File{Path: path}
+func diffParams(id string, s proto.ReviewSection, path string) proto.ReviewDiffParams {
+	f := proto.ReviewFile{Path: path}
 	for _, sf := range s.Files {
 		if sf.Path == path {
 			f = sf
@@ -152,7 +151,7 @@ func diffParams(id string, s review.Section, path string) proto.ReviewDiffParams
 }
 
 // filesOf is a section's files as "path:status", in order.
-func filesOf(s review.Section) string {
+func filesOf(s proto.ReviewSection) string {
 	var b []string
 	for _, f := range s.Files {
 		b = append(b, f.Path+":"+string(f.Status))

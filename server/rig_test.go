@@ -213,8 +213,8 @@ type wireError struct {
 
 // folderData is the data of a folder refusal.
 type folderData struct {
-	Count   int                      `json:"count"`
-	Entries []sessions.FolderProblem `json:"entries"`
+	Count   int                   `json:"count"`
+	Entries []proto.FolderProblem `json:"entries"`
 }
 
 func (r *rig) dial() *wire {

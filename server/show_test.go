@@ -9,12 +9,11 @@ import (
 	"time"
 
 	"github.com/acpmux/acpmux-tui/proto"
-	"github.com/acpmux/acpmux-tui/sessions"
 )
 
 // showingOne starts two chats, waits for their prompts, and returns a
 // watcher that names the first as the one it draws.
-func showingOne(r *rig) (a *viewClient, c1, c2 sessions.ChatJSON) {
+func showingOne(r *rig) (a *viewClient, c1, c2 proto.ChatJSON) {
 	r.t.Helper()
 	a = newViewClient(r)
 	chats := a.started(80, 24, "", "")

@@ -76,7 +76,7 @@ func TestExportAndImportOverTheSocket(t *testing.T) {
 	}
 	var list proto.ListResult
 	w.ok(proto.MethodList, nil, &list)
-	if !slices.ContainsFunc(list.Chats, func(c sessions.ChatJSON) bool { return c.ID == rep.ID && c.Origin == "import" }) {
+	if !slices.ContainsFunc(list.Chats, func(c proto.ChatJSON) bool { return c.ID == rep.ID && c.Origin == "import" }) {
 		t.Errorf("list does not hold the imported chat: %+v", list.Chats)
 	}
 }

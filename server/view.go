@@ -633,7 +633,7 @@ func (s *Server) createAndStart(p proto.CreateAndStartParams) (any, *Error) {
 // withCreated adds the chat that was made to a start's failure. A folder
 // refusal, encoded whole already, is left as it is: the store refuses
 // those before it makes a chat.
-func withCreated(e *Error, chat sessions.ChatJSON) *Error {
+func withCreated(e *Error, chat proto.ChatJSON) *Error {
 	if e.raw != nil {
 		return e
 	}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/proto"
-	"github.com/acpmux/acpmux-tui/sessions"
 )
 
 // viewClient is a raw drawing client: it calls methods and keeps the
@@ -159,9 +158,9 @@ func liveView(cv proto.ChatView) bool { return cv.State.Status.Live() }
 
 // started makes a chat of each harness ("" for the default), watches at
 // cols x rows, starts them all and waits until each runs.
-func (v *viewClient) started(cols, rows int, harnesses ...string) []sessions.ChatJSON {
+func (v *viewClient) started(cols, rows int, harnesses ...string) []proto.ChatJSON {
 	v.t.Helper()
-	chats := make([]sessions.ChatJSON, len(harnesses))
+	chats := make([]proto.ChatJSON, len(harnesses))
 	for i, h := range harnesses {
 		v.ok(proto.MethodNew, proto.NewParams{Harness: h}, &chats[i])
 	}
@@ -179,7 +178,7 @@ func (v *viewClient) started(cols, rows int, harnesses ...string) []sessions.Cha
 func TestWatchRenderWriteResize(t *testing.T) {
 	r := newRig(t, rigOpt{})
 	a := newViewClient(r)
-	var c sessions.ChatJSON
+	var c proto.ChatJSON
 	a.ok(proto.MethodNew, nil, &c)
 	a.watch(100, 30)
 	if _, ok := a.chats[c.ID]; ok {
@@ -301,7 +300,7 @@ func TestCreateAndStart(t *testing.T) {
 		t.Fatalf("a refused call made chats: %v", files)
 	}
 
-	var c sessions.ChatJSON
+	var c proto.ChatJSON
 	v.ok(proto.MethodCreateAndStart, proto.CreateAndStartParams{NewParams: proto.NewParams{Name: "made", AdditionalDirectories: dirs}, Cols: 70, Rows: 21}, &c)
 	if c.Name != "made" || len(c.AdditionalDirectories) != 2 || !live(c.Status) {
 		t.Fatalf("created: %+v", c)
@@ -340,7 +339,7 @@ func TestFloodWatchersCoalesce(t *testing.T) {
 	r := newRig(t, rigOpt{flood: floodFile(t, 8<<20), opt: func(o *Options) { o.QueueLen = 8 }})
 	keeper := newViewClient(r)
 	keeper.watch(80, 24)
-	var c sessions.ChatJSON
+	var c proto.ChatJSON
 	keeper.ok(proto.MethodNew, proto.NewParams{Harness: "flood"}, &c)
 
 	before := r.srv.viewerConns()

@@ -51,7 +51,7 @@ func TestWorktreeChatsThroughTheServer(t *testing.T) {
 	repo, git := serverGitRepo(t)
 	r := newRig(t, rigOpt{config: func(c *config.Config) { c.Worktree.Default = true }})
 	w := r.dial()
-	var c sessions.ChatJSON
+	var c proto.ChatJSON
 	w.ok(proto.MethodCreateAndStart, proto.CreateAndStartParams{NewParams: proto.NewParams{Cwd: repo, Name: "srv"}}, &c)
 	if c.Worktree == nil || c.Cwd != c.Worktree.Path || c.Worktree.Repo != repo || c.Worktree.Branch != "acpmux/srv-"+c.ID {
 		t.Fatalf("created: cwd %s, worktree %+v", c.Cwd, c.Worktree)
@@ -59,7 +59,7 @@ func TestWorktreeChatsThroughTheServer(t *testing.T) {
 	if got := r.waitRecords(1)[0].Cwd; got != c.Worktree.Path {
 		t.Errorf("the harness ran in %s, want the worktree %s", got, c.Worktree.Path)
 	}
-	var plain sessions.ChatJSON
+	var plain proto.ChatJSON
 	w.ok(proto.MethodNew, proto.NewParams{Cwd: t.TempDir()}, &plain)
 	if plain.Worktree != nil {
 		t.Errorf("a chat outside a repository got a worktree: %+v", plain.Worktree)
@@ -68,7 +68,7 @@ func TestWorktreeChatsThroughTheServer(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(c.Worktree.Path, "new.txt"), []byte("n\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var fork sessions.ChatJSON
+	var fork proto.ChatJSON
 	w.ok(proto.MethodDerive, proto.DeriveParams{ID: c.ID, Origin: sessions.OriginFork}, &fork)
 	if fork.Worktree == nil || fork.Worktree.Path == c.Worktree.Path || fork.Worktree.BaseRef != c.Worktree.Branch {
 		t.Fatalf("fork: %+v", fork.Worktree)
@@ -108,7 +108,7 @@ func TestWorktreeAskedOfTheServer(t *testing.T) {
 	r := newRig(t, rigOpt{})
 	w := r.dial()
 	yes, no := true, false
-	var c sessions.ChatJSON
+	var c proto.ChatJSON
 	w.ok(proto.MethodNew, proto.NewParams{Cwd: repo, Name: "asked", Worktree: &yes}, &c)
 	if c.Worktree == nil || c.Cwd != c.Worktree.Path || c.Worktree.Repo != repo {
 		t.Fatalf("asked for a worktree: cwd %s, worktree %+v", c.Cwd, c.Worktree)
@@ -121,7 +121,7 @@ func TestWorktreeAskedOfTheServer(t *testing.T) {
 
 	r2 := newRig(t, rigOpt{config: func(c *config.Config) { c.Worktree.Default = true }})
 	w2 := r2.dial()
-	var plain sessions.ChatJSON
+	var plain proto.ChatJSON
 	w2.ok(proto.MethodNew, proto.NewParams{Cwd: repo, Worktree: &no}, &plain)
 	if plain.Worktree != nil || plain.Cwd != repo {
 		t.Errorf("asked for none with worktree = true: cwd %s, worktree %+v", plain.Cwd, plain.Worktree)
@@ -130,7 +130,7 @@ func TestWorktreeAskedOfTheServer(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(repo, "a.txt"), []byte("changed\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var fork sessions.ChatJSON
+	var fork proto.ChatJSON
 	w2.ok(proto.MethodDerive, proto.DeriveParams{ID: plain.ID, Origin: sessions.OriginFork, Worktree: &yes}, &fork)
 	if fork.Worktree == nil || fork.Cwd != fork.Worktree.Path {
 		t.Fatalf("a fork asked for a worktree: cwd %s, worktree %+v", fork.Cwd, fork.Worktree)
@@ -141,7 +141,7 @@ func TestWorktreeAskedOfTheServer(t *testing.T) {
 	if st := git(repo, "status", "--porcelain"); st != " M a.txt\n" {
 		t.Errorf("the base repository's status: %q", st)
 	}
-	var flat sessions.ChatJSON
+	var flat proto.ChatJSON
 	w2.ok(proto.MethodDerive, proto.DeriveParams{ID: fork.ID, Origin: sessions.OriginFork, Worktree: &no}, &flat)
 	if flat.Worktree != nil || flat.Cwd != fork.Worktree.Path {
 		t.Errorf("a fork of a worktree chat asked for none: cwd %s, worktree %+v", flat.Cwd, flat.Worktree)
@@ -157,10 +157,10 @@ func TestChatCarriesItsBaseline(t *testing.T) {
 	head := strings.TrimSpace(git(repo, "rev-parse", "HEAD"))
 	r := newRig(t, rigOpt{})
 	w := r.dial()
-	var c sessions.ChatJSON
+	var c proto.ChatJSON
 	w.ok(proto.MethodCreateAndStart, proto.CreateAndStartParams{NewParams: proto.NewParams{Cwd: repo}}, &c)
 	r.waitRecords(1)
-	var got sessions.ChatJSON
+	var got proto.ChatJSON
 	waitFor(t, "the chat's baseline in the server's answer", func() bool {
 		w.ok(proto.MethodChat, proto.IDParams{ID: c.ID}, &got)
 		return got.Baseline != nil
@@ -169,7 +169,7 @@ func TestChatCarriesItsBaseline(t *testing.T) {
 	if err != nil || stored.Baseline == nil {
 		t.Fatalf("the chat file's baseline: %v, %v", stored, err)
 	}
-	b := got.Baseline.Stored()
+	b := sessions.BaselineFromJSON(got.Baseline)
 	if b == nil || b.Head != head || !b.At.Equal(stored.Baseline.At) {
 		t.Fatalf("answered baseline %+v, stored %+v (head %s)", got.Baseline, stored.Baseline, head)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/acpmux/acpmux-tui/internal/lazyre"
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // Baseline is what a chat's folders were at its first start, the side a
@@ -167,30 +168,15 @@ func (b *Baseline) check() error {
 	return nil
 }
 
-// BaselineJSON is a chat's baseline as `--json` and the server print it
-// (the review's starting point; see Baseline).
-type BaselineJSON struct {
-	At      string               `json:"at"`
-	Head    string               `json:"head,omitempty"`
-	Folders []FolderBaselineJSON `json:"folders,omitempty"`
-}
-
-// FolderBaselineJSON is one additional folder's baseline as printed.
-type FolderBaselineJSON struct {
-	Path  string `json:"path"`
-	Head  string `json:"head,omitempty"`
-	Since string `json:"since,omitempty"`
-}
-
 // JSON returns b as printed (nil for nil), its times in RFC 3339 with
 // nanoseconds, so the review's mtime side reads back the same instant.
-func (b *Baseline) JSON() *BaselineJSON {
+func (b *Baseline) JSON() *proto.BaselineJSON {
 	if b == nil {
 		return nil
 	}
-	j := &BaselineJSON{At: b.At.UTC().Format(time.RFC3339Nano), Head: b.Head}
+	j := &proto.BaselineJSON{At: b.At.UTC().Format(time.RFC3339Nano), Head: b.Head}
 	for _, f := range b.Folders {
-		fj := FolderBaselineJSON{Path: f.Path, Head: f.Head}
+		fj := proto.FolderBaselineJSON{Path: f.Path, Head: f.Head}
 		if f.Since != nil {
 			fj.Since = f.Since.UTC().Format(time.RFC3339Nano)
 		}
@@ -199,10 +185,10 @@ func (b *Baseline) JSON() *BaselineJSON {
 	return j
 }
 
-// Stored returns the baseline j prints (nil for nil), or nil when a time
-// in it does not parse: a client then has no baseline rather than a wrong
-// one.
-func (j *BaselineJSON) Stored() *Baseline {
+// BaselineFromJSON returns the baseline j prints (nil for nil), or nil
+// when a time in it does not parse: a client then has no baseline rather
+// than a wrong one.
+func BaselineFromJSON(j *proto.BaselineJSON) *Baseline {
 	if j == nil {
 		return nil
 	}

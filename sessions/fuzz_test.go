@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // FuzzValidateFolders feeds the validator a cwd and a newline-separated list.
@@ -132,7 +134,7 @@ func checkRefusal(t *testing.T, err error, cwd string, dirs []string) {
 	var rpc struct {
 		Code int `json:"code"`
 		Data struct {
-			Entries []FolderProblem `json:"entries"`
+			Entries []proto.FolderProblem `json:"entries"`
 		} `json:"data"`
 	}
 	if err := json.Unmarshal(fe.RPCError(), &rpc); err != nil || rpc.Code != -32602 || rpc.Data.Entries == nil {

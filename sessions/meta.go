@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // FormatVersion is the version of the chat file format this build writes.
@@ -339,59 +340,10 @@ func (m *Meta) Marshal() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// ChatJSON is a chat as `--json` prints it: the fields of DESIGN.md.
-type ChatJSON struct {
-	ID                    string   `json:"id"`
-	Name                  string   `json:"name"`
-	Harness               string   `json:"harness"`
-	Cwd                   string   `json:"cwd"`
-	AdditionalDirectories []string `json:"additionalDirectories"`
-	AdditionalFiles       []string `json:"additionalFiles"`
-	Parent                string   `json:"parent"`
-	Origin                string   `json:"origin"`
-	AgentSessionID        string   `json:"agentSessionId"`
-	Status                string   `json:"status"`
-	FoldersVia            string   `json:"foldersVia"`
-	// FilesVia is how the single files reach the harness: "acp", "flag",
-	// "env", or "none" for a chat without files.
-	FilesVia string `json:"filesVia"`
-	// FoldersViaExpected is set while FoldersVia is the harness table's
-	// expectation, before the chat's first start says how it really went.
-	FoldersViaExpected bool `json:"foldersViaExpected,omitempty"`
-	// PendingDirectories is, while a running chat has not yet taken a
-	// change of its folders (it does at the end of its turn), the list it
-	// will take; absent otherwise.
-	PendingDirectories []string `json:"pendingDirectories,omitempty"`
-	// PendingFiles is the same for a change of the chat's single files:
-	// the list a running chat will take at the end of its turn.
-	PendingFiles []string `json:"pendingFiles,omitempty"`
-	// StatusFrom says where a live status comes from: "hooks" (Claude
-	// Code's), "notify" (Codex's turn ends; the rest inferred), "acp" (the
-	// protocol) or "screen" (inferred from what the harness prints).
-	StatusFrom string `json:"statusFrom,omitempty"`
-	// Unread is set when the chat asked for its user or finished a turn
-	// since anyone last looked at it.
-	Unread bool `json:"unread,omitempty"`
-	// NoProject is set when the chat has no project: its cwd is its own
-	// folder, homes/<id> in the agent home.
-	NoProject bool `json:"noProject,omitempty"`
-	// HasCapsule is set when the chat's first message is a capsule of its
-	// parent's conversation (a handoff, or a fork made as one).
-	// (The capsule's text is "capsule" in what fork and handoff print.)
-	HasCapsule bool `json:"hasCapsule,omitempty"`
-	// Worktree is the chat's git worktree, absent when it has none.
-	Worktree *WorktreeJSON `json:"worktree,omitempty"`
-	// Baseline is what the chat's review compares with (recorded at its
-	// first start), absent before it.
-	Baseline *BaselineJSON `json:"baseline,omitempty"`
-	Created  string        `json:"created,omitempty"`
-	Broken   string        `json:"broken,omitempty"`
-}
-
 // JSON returns the entry as printed by `--json`; status and foldersVia come
 // from the mux and the harness table.
-func (e Entry) JSON(status, foldersVia string) ChatJSON {
-	j := ChatJSON{ID: e.ID, AdditionalDirectories: []string{}, AdditionalFiles: []string{}, Status: status, FoldersVia: foldersVia}
+func (e Entry) JSON(status, foldersVia string) proto.ChatJSON {
+	j := proto.ChatJSON{ID: e.ID, AdditionalDirectories: []string{}, AdditionalFiles: []string{}, Status: status, FoldersVia: foldersVia}
 	if e.Broken != nil {
 		j.Broken = e.Broken.Error()
 		j.Status = "broken"

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/acpmux/acpmux-tui/internal/plaintext"
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // This file holds what a chat's name must be: the check every name given
@@ -28,7 +29,7 @@ type NameError struct {
 func (e *NameError) Error() string { return e.Reason }
 
 // Code returns the JSON-RPC error code of the refusal, -32602.
-func (e *NameError) Code() int { return CodeInvalidParams }
+func (e *NameError) Code() int { return proto.CodeInvalidParams }
 
 // AsNameError reports whether err is (or wraps) a refused name.
 func AsNameError(err error) (*NameError, bool) {

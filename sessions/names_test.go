@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // TestDerivedNamesAreTheirOwn: every chat made from "zap" gets a name no
@@ -179,7 +181,7 @@ func TestCheckNameRefusesBidiControls(t *testing.T) {
 				t.Errorf("CheckName(%q) = %v, want a name refusal naming %s", name, err, want)
 				continue
 			}
-			if ne.Code() != CodeInvalidParams || strings.ContainsRune(err.Error(), c.r) {
+			if ne.Code() != proto.CodeInvalidParams || strings.ContainsRune(err.Error(), c.r) {
 				t.Errorf("CheckName(%q): code %d, message %q (the character itself must not be in it)", name, ne.Code(), err)
 			}
 		}

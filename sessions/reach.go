@@ -7,6 +7,8 @@ import (
 	"strconv"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // This file is the one rule of what a chat can never be given or served,
@@ -110,7 +112,7 @@ func (e *ProjectError) Error() string {
 }
 
 // Code is the JSON-RPC error code of the refusal.
-func (e *ProjectError) Code() int { return CodeInvalidParams }
+func (e *ProjectError) Code() int { return proto.CodeInvalidParams }
 
 // AsProjectError reports whether err is (or wraps) a refused project folder.
 func AsProjectError(err error) (*ProjectError, bool) {

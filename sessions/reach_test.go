@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // TestOffLimits: the one rule, as a table. The agent home is never
@@ -125,7 +127,7 @@ func TestProcAndSysAreNeverGiven(t *testing.T) {
 		}
 		_, err := s.Create(NewChat{Harness: "shell", AdditionalFiles: []string{file}})
 		fe, ok := AsFolderError(err)
-		if !ok || fe.Code() != CodeInvalidParams || len(fe.Problems) != 1 || !strings.Contains(fe.Problems[0].Reason, "is under /") {
+		if !ok || fe.Code() != proto.CodeInvalidParams || len(fe.Problems) != 1 || !strings.Contains(fe.Problems[0].Reason, "is under /") {
 			t.Errorf("--file %s: %v, want -32602 for being under /proc or /sys", file, err)
 		}
 		if _, err := s.AddFiles(chat.ID, []string{file}); err == nil {

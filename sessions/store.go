@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // ErrNotFound is returned when no chat matches an id or name.
@@ -512,8 +514,8 @@ func (s *Store) RemoveFolders(id string, dirs []string) (*Meta, error) {
 
 // RemoveMissingFolders drops every stored folder that no longer passes the
 // validator (the one-key fix for a refused start) and returns what it dropped.
-func (s *Store) RemoveMissingFolders(id string) (*Meta, []FolderProblem, error) {
-	var dropped []FolderProblem
+func (s *Store) RemoveMissingFolders(id string) (*Meta, []proto.FolderProblem, error) {
+	var dropped []proto.FolderProblem
 	m, err := s.Update(id, func(m *Meta) error {
 		dropped = CheckStoredFolders(m.Cwd, m.AdditionalDirectories)
 		bad := map[int]bool{}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // AddFiles validates files and appends them to the chat's single files;
@@ -74,8 +76,8 @@ func (s *Store) RemoveFiles(id string, files []string) (*Meta, error) {
 // RemoveMissingFiles drops every stored file that no longer passes the
 // validator (the one-key fix for a refused start, with
 // RemoveMissingFolders) and returns what it dropped.
-func (s *Store) RemoveMissingFiles(id string) (*Meta, []FolderProblem, error) {
-	var dropped []FolderProblem
+func (s *Store) RemoveMissingFiles(id string) (*Meta, []proto.FolderProblem, error) {
+	var dropped []proto.FolderProblem
 	m, err := s.Update(id, func(m *Meta) error {
 		dropped = CheckStoredFiles(m.AdditionalFiles)
 		bad := map[int]bool{}

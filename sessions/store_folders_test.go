@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 func TestAddFolders(t *testing.T) {
@@ -32,7 +34,7 @@ func TestAddFolders(t *testing.T) {
 	if !ok {
 		t.Fatalf("refusal: %v", err)
 	}
-	wantProblems := []FolderProblem{{1, "rel", "not an absolute path", ""}, {2, tr.p("link-own"), "is the chat's own folder", ""}}
+	wantProblems := []proto.FolderProblem{{Index: 1, Path: "rel", Reason: "not an absolute path"}, {Index: 2, Path: tr.p("link-own"), Reason: "is the chat's own folder"}}
 	if fmt.Sprint(fe.Problems) != fmt.Sprint(wantProblems) {
 		t.Errorf("problems %v, want %v (indexes in the list given)", fe.Problems, wantProblems)
 	}
@@ -150,7 +152,7 @@ func TestRemoveMissingFolders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []FolderProblem{{1, dirs[1], "does not exist", ""}, {3, dirs[3], "does not exist", ""}}; fmt.Sprint(dropped) != fmt.Sprint(want) {
+	if want := []proto.FolderProblem{{Index: 1, Path: dirs[1], Reason: "does not exist"}, {Index: 3, Path: dirs[3], Reason: "does not exist"}}; fmt.Sprint(dropped) != fmt.Sprint(want) {
 		t.Errorf("dropped %v, want %v", dropped, want)
 	}
 	if want := []string{dirs[0], dirs[2]}; fmt.Sprint(m.AdditionalDirectories) != fmt.Sprint(want) {

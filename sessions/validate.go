@@ -9,13 +9,12 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // MaxFolders is the largest number of additional folders a chat may have.
 const MaxFolders = 64
-
-// CodeInvalidParams is the JSON-RPC error code of every folder refusal.
-const CodeInvalidParams = -32602
 
 // maxPathBytes is the longest path the validator looks at. Linux refuses longer
 // paths (PATH_MAX is 4096 including the NUL), so a longer entry is refused
@@ -39,22 +38,6 @@ const (
 // hostile list of 100,000 entries yields a short error; the rest are counted.
 const maxListedProblems = 100
 
-// FolderProblem is one refused entry: where it was in the list, its text as
-// given, and why it was refused.
-type FolderProblem struct {
-	Index  int    `json:"index"`
-	Path   string `json:"path"`
-	Reason string `json:"reason"`
-	// Field is FieldFiles for an entry of the additionalFiles list, and
-	// empty for one of additionalDirectories.
-	Field string `json:"field,omitempty"`
-}
-
-// FieldFiles names the list of single files a chat sees, as FolderProblem
-// and FolderError mark it ("additionalFiles" in JSON, additional_files in
-// the chat file).
-const FieldFiles = "additionalFiles"
-
 // MaxFiles is the largest number of single files a chat may have.
 const MaxFiles = 64
 
@@ -72,7 +55,7 @@ type FolderError struct {
 	TooMany bool
 	// Problems lists the refused entries in list order, at most
 	// maxListedProblems of them.
-	Problems []FolderProblem
+	Problems []proto.FolderProblem
 	// Unlisted counts the refused entries left out of Problems.
 	Unlisted int
 
@@ -90,15 +73,15 @@ type FolderError struct {
 
 // fieldName is the list's name in JSON.
 func (e *FolderError) fieldName() string {
-	if e.Field == FieldFiles {
-		return FieldFiles
+	if e.Field == proto.FieldFiles {
+		return proto.FieldFiles
 	}
 	return "additionalDirectories"
 }
 
 // noun is what the list holds, for the count lines.
 func (e *FolderError) noun() string {
-	if e.Field == FieldFiles {
+	if e.Field == proto.FieldFiles {
 		return "files"
 	}
 	return "folders"
@@ -124,20 +107,20 @@ func JoinRefusals(folders, files *FolderError) *FolderError {
 		return folders
 	}
 	j := *folders
-	j.Problems = append(append([]FolderProblem(nil), folders.Problems...), files.Problems...)
+	j.Problems = append(append([]proto.FolderProblem(nil), folders.Problems...), files.Problems...)
 	j.Unlisted += files.Unlisted
 	j.Also = files
 	return &j
 }
 
 // Code returns the JSON-RPC error code of the refusal, -32602.
-func (e *FolderError) Code() int { return CodeInvalidParams }
+func (e *FolderError) Code() int { return proto.CodeInvalidParams }
 
 // Error spells out the refusal on several lines: a header, then one line per
 // bad entry with its index, its text as given and the reason.
 func (e *FolderError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "invalid params (%d): %s refused", CodeInvalidParams, e.Fields())
+	fmt.Fprintf(&b, "invalid params (%d): %s refused", proto.CodeInvalidParams, e.Fields())
 	e.countLine(&b)
 	if e.Also != nil {
 		e.Also.countLine(&b)
@@ -147,8 +130,8 @@ func (e *FolderError) Error() string {
 		list := ""
 		if e.Also != nil {
 			list = "additionalDirectories"
-			if p.Field == FieldFiles {
-				list = FieldFiles
+			if p.Field == proto.FieldFiles {
+				list = proto.FieldFiles
 			}
 		}
 		fmt.Fprintf(&b, "\n  %s[%d] %s: %s", list, p.Index, quotePath(p.Path), p.Reason)
@@ -176,21 +159,21 @@ func (e *FolderError) countLine(b *strings.Builder) {
 // data.entries with every listed bad entry.
 func (e *FolderError) RPCError() json.RawMessage {
 	type data struct {
-		Count    int             `json:"count"`
-		Kept     int             `json:"kept,omitempty"`
-		Max      int             `json:"max"`
-		Entries  []FolderProblem `json:"entries"`
-		Unlisted int             `json:"unlisted,omitempty"`
+		Count    int                   `json:"count"`
+		Kept     int                   `json:"kept,omitempty"`
+		Max      int                   `json:"max"`
+		Entries  []proto.FolderProblem `json:"entries"`
+		Unlisted int                   `json:"unlisted,omitempty"`
 	}
 	entries := e.Problems
 	if entries == nil {
-		entries = []FolderProblem{}
+		entries = []proto.FolderProblem{}
 	}
 	out, _ := json.Marshal(struct {
 		Code    int    `json:"code"`
 		Message string `json:"message"`
 		Data    data   `json:"data"`
-	}{CodeInvalidParams, "Invalid params: " + e.Fields(), data{e.Count, e.Kept, MaxFolders, entries, e.Unlisted}})
+	}{proto.CodeInvalidParams, "Invalid params: " + e.Fields(), data{e.Count, e.Kept, MaxFolders, entries, e.Unlisted}})
 	return out
 }
 
@@ -199,7 +182,7 @@ func (e *FolderError) add(i int, given, reason string) {
 		e.Unlisted++
 		return
 	}
-	e.Problems = append(e.Problems, FolderProblem{Index: i, Path: clip(given), Reason: reason, Field: e.Field})
+	e.Problems = append(e.Problems, proto.FolderProblem{Index: i, Path: clip(given), Reason: reason, Field: e.Field})
 }
 
 // clip keeps a hostile 1 MB entry from turning into a 1 MB error message.
@@ -364,7 +347,7 @@ func validateList(home, cwd string, dirs []string, field string, noRepeats bool)
 		return nil, ferr
 	}
 	canonical := Canonical
-	if field == FieldFiles {
+	if field == proto.FieldFiles {
 		canonical = CanonicalFile
 	}
 	own := canonicalOwn(cwd)
@@ -464,18 +447,18 @@ func canonicalOwn(cwd string) string {
 // returns the folders that are no longer usable (gone, not a directory, or
 // resolving to somewhere else now) with the reason for each; an empty result
 // means the start may go ahead with the stored list as it is.
-func CheckStoredFolders(cwd string, dirs []string) []FolderProblem {
-	var bad []FolderProblem
+func CheckStoredFolders(cwd string, dirs []string) []proto.FolderProblem {
+	var bad []proto.FolderProblem
 	own := canonicalOwn(cwd)
 	for i, d := range dirs {
 		c, err := Canonical(d)
 		switch {
 		case err != nil:
-			bad = append(bad, FolderProblem{Index: i, Path: d, Reason: err.Error()})
+			bad = append(bad, proto.FolderProblem{Index: i, Path: d, Reason: err.Error()})
 		case c == own:
-			bad = append(bad, FolderProblem{Index: i, Path: d, Reason: "now resolves to the chat's own folder"})
+			bad = append(bad, proto.FolderProblem{Index: i, Path: d, Reason: "now resolves to the chat's own folder"})
 		case c != filepath.Clean(d):
-			bad = append(bad, FolderProblem{Index: i, Path: d, Reason: "now resolves to " + quotePath(c)})
+			bad = append(bad, proto.FolderProblem{Index: i, Path: d, Reason: "now resolves to " + quotePath(c)})
 		}
 	}
 	return bad

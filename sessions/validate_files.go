@@ -3,6 +3,8 @@ package sessions
 import (
 	"io/fs"
 	"path/filepath"
+
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // CanonicalFile returns the symlink-resolved, clean form of an absolute path
@@ -36,13 +38,13 @@ func notAFile(mode fs.FileMode) string {
 // refusal is a *FolderError with Field FieldFiles naming every bad entry.
 // Where the agent home is known, use Store.ValidateFiles.
 func ValidateFiles(cwd string, files []string) ([]string, error) {
-	return validateList("", cwd, files, FieldFiles, false)
+	return validateList("", cwd, files, proto.FieldFiles, false)
 }
 
 // ValidateFiles is ValidateFiles with the agent home's rule: no file inside
 // the agent home is shared.
 func (s *Store) ValidateFiles(cwd string, files []string) ([]string, error) {
-	return validateList(s.home, cwd, files, FieldFiles, false)
+	return validateList(s.home, cwd, files, proto.FieldFiles, false)
 }
 
 // ValidateLists validates a chat's folders and files given together and
@@ -62,15 +64,15 @@ func (s *Store) ValidateLists(cwd string, dirs, files []string) ([]string, []str
 // ones that have gone, are no longer regular files, or resolve elsewhere
 // now, each with the reason (Field FieldFiles). Empty means the start may
 // go ahead.
-func CheckStoredFiles(files []string) []FolderProblem {
-	var bad []FolderProblem
+func CheckStoredFiles(files []string) []proto.FolderProblem {
+	var bad []proto.FolderProblem
 	for i, f := range files {
 		c, err := CanonicalFile(f)
 		switch {
 		case err != nil:
-			bad = append(bad, FolderProblem{Index: i, Path: f, Reason: err.Error(), Field: FieldFiles})
+			bad = append(bad, proto.FolderProblem{Index: i, Path: f, Reason: err.Error(), Field: proto.FieldFiles})
 		case c != filepath.Clean(f):
-			bad = append(bad, FolderProblem{Index: i, Path: f, Reason: "now resolves to " + quotePath(c), Field: FieldFiles})
+			bad = append(bad, proto.FolderProblem{Index: i, Path: f, Reason: "now resolves to " + quotePath(c), Field: proto.FieldFiles})
 		}
 	}
 	return bad

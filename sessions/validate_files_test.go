@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // fileTree adds to newTree what only files need: a file in the chat's own
@@ -69,11 +71,11 @@ func TestValidateFilesRules(t *testing.T) {
 			if !ok {
 				t.Fatalf("ValidateFiles(%q) = %v, %v; want a refusal %q", tt.given, got, err, tt.reason)
 			}
-			want := FolderProblem{Index: 0, Path: clip(tt.given), Reason: tt.reason, Field: FieldFiles}
+			want := proto.FolderProblem{Index: 0, Path: clip(tt.given), Reason: tt.reason, Field: proto.FieldFiles}
 			if len(fe.Problems) != 1 || fe.Problems[0] != want {
 				t.Fatalf("problems %+v, want %+v", fe.Problems, want)
 			}
-			if fe.Code() != CodeInvalidParams || !strings.HasPrefix(fe.Error(), "invalid params (-32602): additionalFiles refused") {
+			if fe.Code() != proto.CodeInvalidParams || !strings.HasPrefix(fe.Error(), "invalid params (-32602): additionalFiles refused") {
 				t.Errorf("error %q (code %d)", fe.Error(), fe.Code())
 			}
 		})

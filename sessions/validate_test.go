@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // tree is a folder layout for validator tests, rooted at a canonical temp dir.
@@ -128,7 +130,7 @@ func TestValidateFoldersRules(t *testing.T) {
 			if !ok {
 				t.Fatalf("error %T is not a *FolderError: %v", err, err)
 			}
-			want := FolderProblem{Index: 0, Path: clip(tt.given), Reason: tt.reason}
+			want := proto.FolderProblem{Index: 0, Path: clip(tt.given), Reason: tt.reason}
 			if len(fe.Problems) != 1 || fe.Problems[0] != want {
 				t.Fatalf("problems = %#v, want [%#v]", fe.Problems, want)
 			}
@@ -177,12 +179,12 @@ func TestValidateFoldersListsEveryBadEntry(t *testing.T) {
 	tr := newTree(t)
 	dirs := []string{tr.p("a"), "", tr.p("b"), "relative", tr.p("file"), tr.p("dangling"), tr.p("own"), tr.p("link-a")}
 	fe := refuse(t, tr.p("own"), dirs)
-	want := []FolderProblem{
-		{1, "", "empty path", ""},
-		{3, "relative", "not an absolute path", ""},
-		{4, tr.p("file"), "not a directory", ""},
-		{5, tr.p("dangling"), "dangling symlink: its target does not exist", ""},
-		{6, tr.p("own"), "is the chat's own folder", ""},
+	want := []proto.FolderProblem{
+		{Index: 1, Reason: "empty path"},
+		{Index: 3, Path: "relative", Reason: "not an absolute path"},
+		{Index: 4, Path: tr.p("file"), Reason: "not a directory"},
+		{Index: 5, Path: tr.p("dangling"), Reason: "dangling symlink: its target does not exist"},
+		{Index: 6, Path: tr.p("own"), Reason: "is the chat's own folder"},
 	}
 	if fmt.Sprint(fe.Problems) != fmt.Sprint(want) {
 		t.Fatalf("problems:\n%v\nwant:\n%v", fe.Problems, want)
@@ -196,7 +198,7 @@ func TestValidateFoldersListsEveryBadEntry(t *testing.T) {
 		t.Errorf("AsFolderError(wrapped) = %v, %v", got, ok)
 	}
 	var target *FolderError
-	if !errors.As(wrapped, &target) || target.Code() != CodeInvalidParams {
+	if !errors.As(wrapped, &target) || target.Code() != proto.CodeInvalidParams {
 		t.Errorf("errors.As on a wrapped refusal failed")
 	}
 }
@@ -277,7 +279,7 @@ func TestValidateFoldersLimit(t *testing.T) {
 	// With too many, entries that are bad on their face are still named.
 	bad := append(append([]string(nil), dirs...), "relative")
 	fe = refuse(t, tr.p("own"), bad)
-	if len(fe.Problems) != 1 || fe.Problems[0] != (FolderProblem{65, "relative", "not an absolute path", ""}) {
+	if len(fe.Problems) != 1 || fe.Problems[0] != (proto.FolderProblem{Index: 65, Path: "relative", Reason: "not an absolute path"}) {
 		t.Errorf("problems %v", fe.Problems)
 	}
 }
@@ -316,12 +318,12 @@ func TestValidateFoldersCountsWhatItKeeps(t *testing.T) {
 	// with its index, its text and the reason, as well as the count.
 	given = append(append([]string(nil), dirs...), tr.p("nope"), tr.p("file"), "rel", tr.p("link-own"), tr.p("dangling"), dirs[5])
 	fe = refuse(t, tr.p("own"), given)
-	want := []FolderProblem{
-		{65, tr.p("nope"), "does not exist", ""},
-		{66, tr.p("file"), "not a directory", ""},
-		{67, "rel", "not an absolute path", ""},
-		{68, tr.p("link-own"), "is the chat's own folder", ""},
-		{69, tr.p("dangling"), "dangling symlink: its target does not exist", ""},
+	want := []proto.FolderProblem{
+		{Index: 65, Path: tr.p("nope"), Reason: "does not exist"},
+		{Index: 66, Path: tr.p("file"), Reason: "not a directory"},
+		{Index: 67, Path: "rel", Reason: "not an absolute path"},
+		{Index: 68, Path: tr.p("link-own"), Reason: "is the chat's own folder"},
+		{Index: 69, Path: tr.p("dangling"), Reason: "dangling symlink: its target does not exist"},
 	}
 	if !fe.TooMany || fe.Kept != 65 || fmt.Sprint(fe.Problems) != fmt.Sprint(want) {
 		t.Errorf("refusal %+v\nwant problems %v", fe, want)
@@ -564,9 +566,9 @@ func TestCheckStoredFolders(t *testing.T) {
 	if err := os.Symlink(tr.p("elsewhere"), moved); err != nil {
 		t.Fatal(err)
 	}
-	want := []FolderProblem{
-		{1, gone, "does not exist", ""},
-		{3, moved, `now resolves to "` + tr.p("elsewhere") + `"`, ""},
+	want := []proto.FolderProblem{
+		{Index: 1, Path: gone, Reason: "does not exist"},
+		{Index: 3, Path: moved, Reason: `now resolves to "` + tr.p("elsewhere") + `"`},
 	}
 	if bad := CheckStoredFolders(tr.p("own"), stored); fmt.Sprint(bad) != fmt.Sprint(want) {
 		t.Fatalf("bad = %v\nwant %v", bad, want)

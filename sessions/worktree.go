@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // Worktree is the git worktree a chat was given (`new --worktree`): the
@@ -24,23 +26,12 @@ type Worktree struct {
 	Repo string `toml:"repo"`
 }
 
-// WorktreeJSON is a chat's worktree as `--json` prints it.
-type WorktreeJSON struct {
-	Path    string `json:"path"`
-	Branch  string `json:"branch"`
-	Base    string `json:"base"`
-	BaseRef string `json:"baseRef"`
-	Repo    string `json:"repo"`
-	// Missing is set when the worktree's folder is gone (removed by hand).
-	Missing bool `json:"missing"`
-}
-
 // JSON is w as printed; it looks whether w's folder still exists.
-func (w *Worktree) JSON() *WorktreeJSON {
+func (w *Worktree) JSON() *proto.WorktreeJSON {
 	if w == nil {
 		return nil
 	}
-	j := &WorktreeJSON{Path: w.Path, Branch: w.Branch, Base: w.Base, BaseRef: w.BaseRef, Repo: w.Repo}
+	j := &proto.WorktreeJSON{Path: w.Path, Branch: w.Branch, Base: w.Base, BaseRef: w.BaseRef, Repo: w.Repo}
 	if _, err := os.Stat(w.Path); errors.Is(err, os.ErrNotExist) {
 		j.Missing = true
 	}
@@ -103,9 +94,9 @@ func (s *Store) ClaimSetupLog(id string) []byte {
 	return b
 }
 
-// Stored is j as the chat file holds it (nil for nil): what a client that
-// reads chats from the server puts in its Meta.
-func (j *WorktreeJSON) Stored() *Worktree {
+// WorktreeFromJSON is j as the chat file holds it (nil for nil): what a
+// client that reads chats from the server puts in its Meta.
+func WorktreeFromJSON(j *proto.WorktreeJSON) *Worktree {
 	if j == nil {
 		return nil
 	}

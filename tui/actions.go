@@ -47,7 +47,7 @@ type listLoadedMsg struct {
 // foldersCheckedMsg brings the stored folders of a chat that fail now.
 type foldersCheckedMsg struct {
 	id       string
-	problems []sessions.FolderProblem
+	problems []proto.FolderProblem
 	git      gitCheck
 }
 

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/acpmux/acpmux-tui/config"
-	"github.com/acpmux/acpmux-tui/internal/review"
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 	tea "github.com/charmbracelet/bubbletea"
@@ -100,8 +99,8 @@ type ChatStore interface {
 // where its folders are (_acpmux/review, _acpmux/reviewDiff). Both may
 // block.
 type Reviews interface {
-	Review(id string, side review.Side) ([]review.Section, error)
-	ReviewDiff(id string, s review.Section, f review.File) (review.Diff, error)
+	Review(id string, side proto.ReviewSide) ([]proto.ReviewSection, error)
+	ReviewDiff(id string, s proto.ReviewSection, f proto.ReviewFile) (proto.ReviewDiff, error)
 }
 
 // ChatLists is what the folder picker needs of the server: the shared

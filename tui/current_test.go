@@ -118,7 +118,7 @@ func TestRestartRefusedLeavesItRunningWithTheRefusalShown(t *testing.T) {
 	r.key(keyEnter, keyOf(tea.KeyCtrlCloseBracket))
 	r.m.Update(chatsChangedMsg{ids: []string{a.ID}})
 	r.fake.restartErr[a.ID] = &proto.FoldersGoneError{ChatID: a.ID, Running: true,
-		Problems: []sessions.FolderProblem{{Index: 0, Path: lib, Reason: "does not exist"}}}
+		Problems: []proto.FolderProblem{{Index: 0, Path: lib, Reason: "does not exist"}}}
 	r.key(runeKey('r'))
 	if !slices.Contains(r.fake.Calls(), "restart "+a.ID) {
 		t.Fatalf("r did not ask for a restart: %v", r.fake.Calls())

@@ -96,7 +96,7 @@ func (f *fakeMux) Capsule(parent string, d sessions.Derivation) (string, error) 
 // Review reviews the chat as the server's review does (server/review.go):
 // the chat and its parent as stored, in the real repositories the test
 // made.
-func (f *fakeMux) Review(id string, side review.Side) ([]review.Section, error) {
+func (f *fakeMux) Review(id string, side proto.ReviewSide) ([]proto.ReviewSection, error) {
 	f.call("review " + id)
 	if f.store == nil {
 		return nil, errNoStore
@@ -113,7 +113,7 @@ func (f *fakeMux) Review(id string, side review.Side) ([]review.Section, error) 
 }
 
 // ReviewDiff is one file's diff, as the server's reviewDiff gives it.
-func (f *fakeMux) ReviewDiff(id string, s review.Section, file review.File) (review.Diff, error) {
+func (f *fakeMux) ReviewDiff(id string, s proto.ReviewSection, file proto.ReviewFile) (proto.ReviewDiff, error) {
 	f.call("reviewDiff " + id + " " + file.Path)
 	return review.FileDiff(context.Background(), s, file, review.DefaultMaxDiffBytes)
 }
@@ -176,7 +176,7 @@ func (f *fakeMux) RemoveFolders(id string, dirs []string) (*sessions.Meta, error
 // any, as the server does.
 func (f *fakeMux) RemoveMissing(id string) (proto.RemoveMissingResult, error) {
 	f.call("removeMissing " + id)
-	res := proto.RemoveMissingResult{Folders: []sessions.FolderProblem{}, Files: []sessions.FolderProblem{}}
+	res := proto.RemoveMissingResult{Folders: []proto.FolderProblem{}, Files: []proto.FolderProblem{}}
 	if f.store == nil {
 		return res, errNoStore
 	}

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/acpmux/acpmux-tui/proto"
-	"github.com/acpmux/acpmux-tui/sessions"
 	tea "github.com/charmbracelet/bubbletea"
 )
 
@@ -18,7 +17,7 @@ func TestGoldenRestartRefused(t *testing.T) {
 	fake := newFakeMux(nil)
 	fake.set("k3x9q2", proto.State{Status: proto.StatusRunning, Pid: 4242, Started: goldenNow.Add(-65e9)}, "ready>")
 	fake.restartErr["k3x9q2"] = &proto.FoldersGoneError{ChatID: "k3x9q2", Running: true,
-		Problems: []sessions.FolderProblem{{Index: 2, Path: "/nonexistent/notes", Reason: "does not exist"}}}
+		Problems: []proto.FolderProblem{{Index: 2, Path: "/nonexistent/notes", Reason: "does not exist"}}}
 	m := goldenModel(t, goldenChats()[:2], fake)
 	fake.changes <- "k3x9q2"
 	runGolden(t, m, []string{"keeps running", "M removes it"}, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("r")})

@@ -17,7 +17,7 @@ const module = "github.com/acpmux/acpmux-tui"
 // forbiddenForClients says whether a client (the TUI, package client) may
 // not depend on the package at path: the supervisor (mux and below it), the
 // server, the ACP code the server runs, and the transfer machinery (its
-// report types, which cross the socket, excepted). A client speaks the
+// reports cross the socket, so they live in proto). A client speaks the
 // protocol package (proto); the server path alone is server → (mux | acp)
 // → harness (issue 24, "the house").
 func forbiddenForClients(path string) bool {
@@ -26,7 +26,7 @@ func forbiddenForClients(path string) bool {
 	for _, p := range []string{"/mux", "/server", "/acp", "/internal/transfer"} {
 		root := module + p
 		if path == root || strings.HasPrefix(path, root+"/") {
-			return path != module+"/internal/transfer/report"
+			return true
 		}
 	}
 	return false

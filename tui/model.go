@@ -100,7 +100,7 @@ type Model struct {
 	dialog Dialog
 	below  []Dialog
 
-	problems map[string][]sessions.FolderProblem
+	problems map[string][]proto.FolderProblem
 	git      map[string]gitCheck // per chat, from the folder check
 	missing  map[string]bool     // harnesses not installed, by name
 	// worktreeOn is the config's `worktree` default: what the new-chat
@@ -180,7 +180,7 @@ func New(opt Options) *Model {
 		}
 	}
 	c := &Common{Styles: NewStyles(opt.Renderer, !opt.NoColor), Keys: opt.Config.KeyMap(), Log: opt.Logger}
-	m := &Model{opt: opt, c: c, mux: opt.Mux, table: opt.Table, problems: map[string][]sessions.FolderProblem{}, git: map[string]gitCheck{}, missing: map[string]bool{}}
+	m := &Model{opt: opt, c: c, mux: opt.Mux, table: opt.Table, problems: map[string][]proto.FolderProblem{}, git: map[string]gitCheck{}, missing: map[string]bool{}}
 	m.worktreeOn = opt.Config != nil && opt.Config.Worktree.Default
 	for _, h := range opt.Harnesses {
 		if !h.Installed {

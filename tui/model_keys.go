@@ -418,10 +418,10 @@ func (m *Model) shortHelp() []key.Binding {
 
 // removeMissingHelp is the remove-missing binding as the help line shows it
 // for the problems at hand: it names the files when a file has gone.
-func removeMissingHelp(b key.Binding, problems []sessions.FolderProblem) key.Binding {
+func removeMissingHelp(b key.Binding, problems []proto.FolderProblem) key.Binding {
 	var dirs, files bool
 	for _, p := range problems {
-		if p.Field == sessions.FieldFiles {
+		if p.Field == proto.FieldFiles {
 			files = true
 		} else {
 			dirs = true

@@ -9,7 +9,6 @@ import (
 
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/proto"
-	"github.com/acpmux/acpmux-tui/screen"
 	"github.com/acpmux/acpmux-tui/sessions"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -95,7 +94,7 @@ func TestOpenStartsTheHarnessAndSendsKeys(t *testing.T) {
 	}
 	// Application cursor keys and bracketed paste follow the harness's modes.
 	r.fake.mu.Lock()
-	r.fake.terms[a.ID] = proto.Terminal{Modes: screen.Modes{AppCursor: true, BracketedPaste: true}}
+	r.fake.terms[a.ID] = proto.Terminal{Modes: proto.TerminalModes{AppCursor: true, BracketedPaste: true}}
 	r.fake.mu.Unlock()
 	r.m.Update(chatsChangedMsg{ids: []string{a.ID}})
 	r.key(keyOf(tea.KeyUp), tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("two\nlines"), Paste: true})
@@ -143,7 +142,7 @@ func TestStartRefusedForAGoneFolder(t *testing.T) {
 	if !strings.Contains(view, "✗ does not exist") || !strings.Contains(view, "M remove missing folders •") {
 		t.Fatalf("summary does not flag the gone folder:\n%s", view)
 	}
-	r.fake.startErr[a.ID] = &proto.FoldersGoneError{ChatID: a.ID, Problems: []sessions.FolderProblem{{Index: 1, Path: gone, Reason: "does not exist"}}}
+	r.fake.startErr[a.ID] = &proto.FoldersGoneError{ChatID: a.ID, Problems: []proto.FolderProblem{{Index: 1, Path: gone, Reason: "does not exist"}}}
 	r.key(keyEnter)
 	if r.m.pane.Focused() || !r.m.isErr || !strings.Contains(r.m.status, "not started") {
 		t.Errorf("refused start: focused %v status %q", r.m.pane.Focused(), r.m.status)
@@ -239,41 +238,41 @@ func (r *rig) chatOf(origin string) *sessions.Meta {
 func TestEncodeKey(t *testing.T) {
 	for _, tc := range []struct {
 		k     tea.KeyMsg
-		modes screen.Modes
+		modes proto.TerminalModes
 		want  string
 	}{
-		{runeKey('x'), screen.Modes{}, "x"},
-		{keyOf(tea.KeySpace), screen.Modes{}, " "},
-		{keyOf(tea.KeyEnter), screen.Modes{}, "\r"},
-		{keyOf(tea.KeyTab), screen.Modes{}, "\t"},
-		{keyOf(tea.KeyShiftTab), screen.Modes{}, "\x1b[Z"},
-		{keyOf(tea.KeyEsc), screen.Modes{}, "\x1b"},
-		{keyOf(tea.KeyBackspace), screen.Modes{}, "\x7f"},
-		{keyOf(tea.KeyCtrlA), screen.Modes{}, "\x01"},
-		{keyOf(tea.KeyCtrlZ), screen.Modes{}, "\x1a"},
-		{keyOf(tea.KeyLeft), screen.Modes{}, "\x1b[D"},
-		{keyOf(tea.KeyLeft), screen.Modes{AppCursor: true}, "\x1bOD"},
-		{keyOf(tea.KeyHome), screen.Modes{}, "\x1b[H"},
-		{keyOf(tea.KeyEnd), screen.Modes{AppCursor: true}, "\x1bOF"},
-		{keyOf(tea.KeyCtrlRight), screen.Modes{}, "\x1b[1;5C"},
-		{keyOf(tea.KeyShiftUp), screen.Modes{}, "\x1b[1;2A"},
-		{keyOf(tea.KeyPgUp), screen.Modes{}, "\x1b[5~"},
-		{keyOf(tea.KeyPgDown), screen.Modes{}, "\x1b[6~"},
-		{keyOf(tea.KeyDelete), screen.Modes{}, "\x1b[3~"},
-		{keyOf(tea.KeyF1), screen.Modes{}, "\x1bOP"},
-		{keyOf(tea.KeyF12), screen.Modes{}, "\x1b[24~"},
-		{tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("b"), Alt: true}, screen.Modes{}, "\x1bb"},
-		{tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("pasted"), Paste: true}, screen.Modes{}, "pasted"},
-		{tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("pasted"), Paste: true}, screen.Modes{BracketedPaste: true}, "\x1b[200~pasted\x1b[201~"},
+		{runeKey('x'), proto.TerminalModes{}, "x"},
+		{keyOf(tea.KeySpace), proto.TerminalModes{}, " "},
+		{keyOf(tea.KeyEnter), proto.TerminalModes{}, "\r"},
+		{keyOf(tea.KeyTab), proto.TerminalModes{}, "\t"},
+		{keyOf(tea.KeyShiftTab), proto.TerminalModes{}, "\x1b[Z"},
+		{keyOf(tea.KeyEsc), proto.TerminalModes{}, "\x1b"},
+		{keyOf(tea.KeyBackspace), proto.TerminalModes{}, "\x7f"},
+		{keyOf(tea.KeyCtrlA), proto.TerminalModes{}, "\x01"},
+		{keyOf(tea.KeyCtrlZ), proto.TerminalModes{}, "\x1a"},
+		{keyOf(tea.KeyLeft), proto.TerminalModes{}, "\x1b[D"},
+		{keyOf(tea.KeyLeft), proto.TerminalModes{AppCursor: true}, "\x1bOD"},
+		{keyOf(tea.KeyHome), proto.TerminalModes{}, "\x1b[H"},
+		{keyOf(tea.KeyEnd), proto.TerminalModes{AppCursor: true}, "\x1bOF"},
+		{keyOf(tea.KeyCtrlRight), proto.TerminalModes{}, "\x1b[1;5C"},
+		{keyOf(tea.KeyShiftUp), proto.TerminalModes{}, "\x1b[1;2A"},
+		{keyOf(tea.KeyPgUp), proto.TerminalModes{}, "\x1b[5~"},
+		{keyOf(tea.KeyPgDown), proto.TerminalModes{}, "\x1b[6~"},
+		{keyOf(tea.KeyDelete), proto.TerminalModes{}, "\x1b[3~"},
+		{keyOf(tea.KeyF1), proto.TerminalModes{}, "\x1bOP"},
+		{keyOf(tea.KeyF12), proto.TerminalModes{}, "\x1b[24~"},
+		{tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("b"), Alt: true}, proto.TerminalModes{}, "\x1bb"},
+		{tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("pasted"), Paste: true}, proto.TerminalModes{}, "pasted"},
+		{tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("pasted"), Paste: true}, proto.TerminalModes{BracketedPaste: true}, "\x1b[200~pasted\x1b[201~"},
 	} {
 		if got := string(encodeKey(tc.k, tc.modes)); got != tc.want {
 			t.Errorf("%v %+v: %q, want %q", tc.k, tc.modes, got, tc.want)
 		}
 	}
-	if got := string(encodeWheel(true, 4, 2, screen.Modes{MouseTracking: 1000, MouseSGR: true})); got != "\x1b[<64;5;3M" {
+	if got := string(encodeWheel(true, 4, 2, proto.TerminalModes{MouseTracking: 1000, MouseSGR: true})); got != "\x1b[<64;5;3M" {
 		t.Errorf("wheel: %q", got)
 	}
-	if encodeWheel(true, 0, 0, screen.Modes{}) != nil {
+	if encodeWheel(true, 0, 0, proto.TerminalModes{}) != nil {
 		t.Error("wheel sent to a harness that does not track the mouse")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 	tea "github.com/charmbracelet/bubbletea"
 )
@@ -42,7 +43,7 @@ func (p *FolderPicker) check(path string, browsed bool) tea.Cmd {
 func checkPicked(lists ChatLists, cwd string, already []string, path string, files bool) (canon []string, have string, err error) {
 	canonical, field, what := sessions.Canonical, "", "folder"
 	if files {
-		canonical, field, what = sessions.CanonicalFile, sessions.FieldFiles, "file"
+		canonical, field, what = sessions.CanonicalFile, proto.FieldFiles, "file"
 		_, canon, err = validateLists(lists, cwd, nil, []string{path})
 	} else {
 		canon, _, err = validateLists(lists, cwd, []string{path}, nil)
@@ -53,7 +54,7 @@ func checkPicked(lists ChatLists, cwd string, already []string, path string, fil
 	for _, h := range already {
 		c, err := canonical(h)
 		if h == canon[0] || (err == nil && c == canon[0]) {
-			return nil, h, &sessions.FolderError{Count: 1, Field: field, Problems: []sessions.FolderProblem{
+			return nil, h, &sessions.FolderError{Count: 1, Field: field, Problems: []proto.FolderProblem{
 				{Index: 0, Path: path, Reason: "already a " + what + " of this chat", Field: field},
 			}}
 		}

@@ -3,8 +3,9 @@ package tui
 import (
 	"strconv"
 
-	"github.com/acpmux/acpmux-tui/screen"
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // This file turns Bubble Tea's key, paste and mouse messages back into the
@@ -40,7 +41,7 @@ var ss3Keys = map[tea.KeyType]byte{tea.KeyF1: 'P', tea.KeyF2: 'Q', tea.KeyF3: 'R
 
 // encodeKey returns the bytes a terminal sends for k, or nil for a key it
 // has no encoding for. Alt prefixes ESC, as xterm's metaSendsEscape does.
-func encodeKey(k tea.KeyMsg, modes screen.Modes) []byte {
+func encodeKey(k tea.KeyMsg, modes proto.TerminalModes) []byte {
 	if k.Paste {
 		return encodePaste(string(k.Runes), modes.BracketedPaste)
 	}
@@ -101,7 +102,7 @@ func encodePaste(text string, bracketed bool) []byte {
 // encodeWheel returns a mouse-wheel report for a harness that tracks the
 // mouse, at the 0-based cell (col, row) of its screen, or nil when it does
 // not track the mouse.
-func encodeWheel(up bool, col, row int, modes screen.Modes) []byte {
+func encodeWheel(up bool, col, row int, modes proto.TerminalModes) []byte {
 	if modes.MouseTracking == 0 {
 		return nil
 	}

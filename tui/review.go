@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/acpmux/acpmux-tui/internal/plaintext"
-	"github.com/acpmux/acpmux-tui/internal/review"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/key"
@@ -35,8 +35,8 @@ var (
 // owner tags the pane that asked, side what it compared against.
 type reviewComputedMsg struct {
 	owner    int
-	side     review.Side
-	sections []review.Section
+	side     proto.ReviewSide
+	sections []proto.ReviewSection
 	err      error
 }
 
@@ -44,14 +44,14 @@ type reviewComputedMsg struct {
 // the selection moved on.
 type reviewDiffMsg struct {
 	owner, gen int
-	diff       review.Diff
+	diff       proto.ReviewDiff
 	err        error
 }
 
 // computeReview asks for the review of chat id against side off the UI
 // goroutine. The server reviews the chat as its file is then, with the
 // baseline its first start recorded, which the list shown may predate.
-func computeReview(owner int, rv Reviews, id string, side review.Side) tea.Cmd {
+func computeReview(owner int, rv Reviews, id string, side proto.ReviewSide) tea.Cmd {
 	return func() tea.Msg {
 		sections, err := rv.Review(id, side)
 		return reviewComputedMsg{owner: owner, side: side, sections: sections, err: err}
@@ -59,7 +59,7 @@ func computeReview(owner int, rv Reviews, id string, side review.Side) tea.Cmd {
 }
 
 // loadDiff asks for one file's diff off the UI goroutine.
-func loadDiff(owner, gen int, rv Reviews, id string, s review.Section, f review.File) tea.Cmd {
+func loadDiff(owner, gen int, rv Reviews, id string, s proto.ReviewSection, f proto.ReviewFile) tea.Cmd {
 	return func() tea.Msg {
 		d, err := rv.ReviewDiff(id, s, f)
 		return reviewDiffMsg{owner: owner, gen: gen, diff: d, err: err}
@@ -78,13 +78,13 @@ type ReviewDialog struct {
 	owner         int
 	reviews       Reviews
 	meta          *sessions.Meta
-	side, pending review.Side
-	sections      []review.Section
+	side, pending proto.ReviewSide
+	sections      []proto.ReviewSection
 	rows          []reviewRow
 	files         []int // indexes in rows of the file rows
 	sel           int   // index in files
 	gen           int
-	diff          review.Diff
+	diff          proto.ReviewDiff
 	diffLines     []string // rendered, one per line of the diff
 	scroll        int
 	loading       bool
@@ -149,7 +149,7 @@ func (d *ReviewDialog) Update(msg tea.Msg) tea.Cmd {
 		}
 		if msg.err != nil {
 			d.errText = msg.err.Error()
-			d.diff, d.diffLines = review.Diff{}, nil
+			d.diff, d.diffLines = proto.ReviewDiff{}, nil
 			return nil
 		}
 		d.diff, d.errText = msg.diff, ""
@@ -181,7 +181,7 @@ func (d *ReviewDialog) Update(msg tea.Msg) tea.Cmd {
 				d.errText = "this chat has no parent chat"
 				return nil
 			}
-			return d.compare(review.Side{Parent: true})
+			return d.compare(proto.ReviewSide{Parent: true})
 		}
 	}
 	return nil
@@ -198,7 +198,7 @@ func (d *ReviewDialog) askKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, keyReviewApply):
 		d.asking = false
 		d.input.Blur()
-		return d.compare(review.Side{Ref: strings.TrimSpace(d.input.Value())})
+		return d.compare(proto.ReviewSide{Ref: strings.TrimSpace(d.input.Value())})
 	}
 	var cmd tea.Cmd
 	d.input, cmd = d.input.Update(msg)
@@ -206,13 +206,13 @@ func (d *ReviewDialog) askKey(msg tea.KeyMsg) tea.Cmd {
 }
 
 // compare recomputes the review against side.
-func (d *ReviewDialog) compare(side review.Side) tea.Cmd {
+func (d *ReviewDialog) compare(side proto.ReviewSide) tea.Cmd {
 	d.loading, d.errText, d.pending = true, "", side
 	return computeReview(d.owner, d.reviews, d.meta.ID, side)
 }
 
 // setSections builds the list rows once per review.
-func (d *ReviewDialog) setSections(sections []review.Section) {
+func (d *ReviewDialog) setSections(sections []proto.ReviewSection) {
 	d.sections, d.rows, d.files = sections, nil, nil
 	for si, s := range sections {
 		d.rows = append(d.rows, reviewRow{section: si, file: -1, text: sectionTitle(s)})
@@ -225,9 +225,9 @@ func (d *ReviewDialog) setSections(sections []review.Section) {
 
 // sectionTitle is a section's row: its folder, how it is compared and its
 // note.
-func sectionTitle(s review.Section) string {
+func sectionTitle(s proto.ReviewSection) string {
 	against := "since " + s.Base
-	if s.Kind == review.KindGit {
+	if s.Kind == proto.ReviewGit {
 		against = "against " + shortCommit(s.Base)
 	}
 	t := fmt.Sprintf("%s (%s, %s)", s.Folder, plural(len(s.Files), "file"), against)
@@ -245,17 +245,17 @@ func shortCommit(sha string) string {
 }
 
 // statusLetters mark a file's status in the list, as git status -s does.
-var statusLetters = map[review.Status]string{
-	review.StatusAdded: "A", review.StatusModified: "M", review.StatusDeleted: "D",
-	review.StatusUntracked: "?", review.StatusUnmerged: "U",
+var statusLetters = map[proto.ReviewStatus]string{
+	proto.ReviewAdded: "A", proto.ReviewModified: "M", proto.ReviewDeleted: "D",
+	proto.ReviewUntracked: "?", proto.ReviewUnmerged: "U",
 }
 
 // fileRow is a file's row: its status letter, path and counts.
-func fileRow(s review.Section, f review.File) string {
+func fileRow(s proto.ReviewSection, f proto.ReviewFile) string {
 	letter := statusLetters[f.Status]
 	counts := fmt.Sprintf("+%d -%d", f.Added, f.Deleted)
 	switch {
-	case s.Kind != review.KindGit:
+	case s.Kind != proto.ReviewGit:
 		letter, counts = "~", "modified"
 	case f.Binary:
 		counts = "binary"
@@ -266,7 +266,7 @@ func fileRow(s review.Section, f review.File) string {
 // selectFile selects the i-th file (clamped) and asks for its diff.
 func (d *ReviewDialog) selectFile(i int) tea.Cmd {
 	if len(d.files) == 0 {
-		d.diff, d.diffLines = review.Diff{}, nil
+		d.diff, d.diffLines = proto.ReviewDiff{}, nil
 		return nil
 	}
 	i = min(max(i, 0), len(d.files)-1)
@@ -275,7 +275,7 @@ func (d *ReviewDialog) selectFile(i int) tea.Cmd {
 	}
 	d.sel, d.scroll = i, 0
 	d.gen++
-	d.diff, d.diffLines = review.Diff{}, nil
+	d.diff, d.diffLines = proto.ReviewDiff{}, nil
 	r := d.rows[d.files[i]]
 	s := d.sections[r.section]
 	return loadDiff(d.owner, d.gen, d.reviews, d.meta.ID, s, s.Files[r.file])
@@ -283,7 +283,7 @@ func (d *ReviewDialog) selectFile(i int) tea.Cmd {
 
 // renderDiff styles a diff's lines once: + green, - red, @@ cyan (plain
 // under NO_COLOR); a diff not drawn is one line saying why.
-func (d *ReviewDialog) renderDiff(df review.Diff) []string {
+func (d *ReviewDialog) renderDiff(df proto.ReviewDiff) []string {
 	st := d.c.Styles
 	if why := df.Reason(); why != "" {
 		return []string{st.Dim.Render(plaintext.Line(df.Path + ": " + why))}

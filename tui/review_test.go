@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/acpmux/acpmux-tui/config"
-	"github.com/acpmux/acpmux-tui/internal/review"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/teatest"
@@ -81,7 +81,7 @@ func TestReviewDialogUpdate(t *testing.T) {
 	if _, p := d.Selected(); p != "b.txt" {
 		t.Fatalf("down selected %q, want b.txt", p)
 	}
-	d.Update(reviewDiffMsg{owner: 7, gen: d.gen - 1, diff: review.Diff{Path: "a.txt", Text: "@@ stale\n"}})
+	d.Update(reviewDiffMsg{owner: 7, gen: d.gen - 1, diff: proto.ReviewDiff{Path: "a.txt", Text: "@@ stale\n"}})
 	if len(d.diffLines) != 0 {
 		t.Errorf("a stale diff was drawn: %q", d.diffLines)
 	}
@@ -131,21 +131,21 @@ func TestGoldenReview(t *testing.T) {
 	// sections below are the answer it did not give.
 	waitScreen(t, tm, "the fake server has no chat store")
 	const owner = 2 // the first dialog the model opens
-	tm.Send(reviewComputedMsg{owner: owner, sections: []review.Section{
-		{Folder: "/nonexistent/src/app", Kind: review.KindGit, Base: "0123456789abcdef0123456789abcdef01234567", Files: []review.File{
-			{Path: "parser.go", Status: review.StatusModified, Added: 2, Deleted: 1},
-			{Path: "logo.png", Status: review.StatusUntracked, Binary: true},
+	tm.Send(reviewComputedMsg{owner: owner, sections: []proto.ReviewSection{
+		{Folder: "/nonexistent/src/app", Kind: proto.ReviewGit, Base: "0123456789abcdef0123456789abcdef01234567", Files: []proto.ReviewFile{
+			{Path: "parser.go", Status: proto.ReviewModified, Added: 2, Deleted: 1},
+			{Path: "logo.png", Status: proto.ReviewUntracked, Binary: true},
 		}},
-		{Folder: "/nonexistent/lib", Kind: review.KindGit, Base: "89abcdef0123456789abcdef0123456789abcdef", Files: []review.File{
-			{Path: "lex.go", Status: review.StatusAdded, Added: 10},
+		{Folder: "/nonexistent/lib", Kind: proto.ReviewGit, Base: "89abcdef0123456789abcdef0123456789abcdef", Files: []proto.ReviewFile{
+			{Path: "lex.go", Status: proto.ReviewAdded, Added: 10},
 		}},
-		{Folder: "/nonexistent/notes", Kind: review.KindMtime, Base: "2026-12-03T09:00:00Z", Note: "not a git repository: files modified since, not diffed",
-			Files: []review.File{{Path: "todo.md", Status: review.StatusModified}}},
+		{Folder: "/nonexistent/notes", Kind: proto.ReviewMtime, Base: "2026-12-03T09:00:00Z", Note: "not a git repository: files modified since, not diffed",
+			Files: []proto.ReviewFile{{Path: "todo.md", Status: proto.ReviewModified}}},
 	}})
 	// Its diff is asked of git in a folder that does not exist: wait for
 	// that failure, then the diff below replaces it.
 	waitScreen(t, tm, "diff parser.go")
-	tm.Send(reviewDiffMsg{owner: owner, gen: 1, diff: review.Diff{Path: "parser.go",
+	tm.Send(reviewDiffMsg{owner: owner, gen: 1, diff: proto.ReviewDiff{Path: "parser.go",
 		Text: "diff --git a/parser.go b/parser.go\n--- a/parser.go\n+++ b/parser.go\n@@ -1,3 +1,4 @@\n package parser\n-func Parse() {}\n+func Parse() error {\n+\treturn nil\n+}\n"}})
 	waitScreen(t, tm, "return nil")
 	if err := tm.Quit(); err != nil {

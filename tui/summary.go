@@ -21,8 +21,8 @@ type ChatInfo struct {
 	Entry sessions.Entry
 	State proto.State
 	// Problems are the stored folders and files that fail the validator
-	// now (a file's has Field sessions.FieldFiles).
-	Problems []sessions.FolderProblem
+	// now (a file's has Field proto.FieldFiles).
+	Problems []proto.FolderProblem
 	// NoProject is set when the chat runs in its own home folder.
 	NoProject bool
 	// Transport is "pty" or "acp"; Via says how its folders reach it, and
@@ -329,9 +329,9 @@ func (s *Summary) fileLines(row func(string, string) string, vw, n int) []string
 		return nil
 	}
 	if n == 1 {
-		return s.pathLines(row, vw, 1, "files", m.AdditionalFiles, s.problemsOf(sessions.FieldFiles))
+		return s.pathLines(row, vw, 1, "files", m.AdditionalFiles, s.problemsOf(proto.FieldFiles))
 	}
-	lines := s.pathLines(row, vw, n-1, "files", m.AdditionalFiles, s.problemsOf(sessions.FieldFiles))
+	lines := s.pathLines(row, vw, n-1, "files", m.AdditionalFiles, s.problemsOf(proto.FieldFiles))
 	via := "↳ via " + sessions.FilesViaWords(s.info.FilesVia)
 	return append(lines, row("", s.c.Styles.Dim.Render(truncPlain(via, vw))))
 }
@@ -345,7 +345,7 @@ func (s *Summary) fileRows() int {
 }
 
 // problemsOf is the reason each stored entry of one list fails now, by
-// index: field "" for the folders, sessions.FieldFiles for the files.
+// index: field "" for the folders, proto.FieldFiles for the files.
 func (s *Summary) problemsOf(field string) map[int]string {
 	bad := map[int]string{}
 	for _, p := range s.info.Problems {

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/acpmux/acpmux-tui/config"
-	"github.com/acpmux/acpmux-tui/internal/review"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 	tea "github.com/charmbracelet/bubbletea"
 )
@@ -159,7 +159,7 @@ func TestReviewAsksTheServerForTheBaseline(t *testing.T) {
 	git("add", "later.txt")
 	git("commit", "-q", "-m", "two")
 
-	msg, ok := computeReview(1, r.fake, listed.ID, review.Side{})().(reviewComputedMsg)
+	msg, ok := computeReview(1, r.fake, listed.ID, proto.ReviewSide{})().(reviewComputedMsg)
 	if !ok || msg.err != nil || len(msg.sections) == 0 {
 		t.Fatalf("review: %+v", msg)
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/acpmux/acpmux-tui/client"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -250,7 +251,7 @@ func timeListing(bin string, args []string, n int) (time.Duration, error) {
 			return 0, fmt.Errorf("show printed %q", out.Bytes())
 		}
 	case len(args) > 1:
-		var chats []sessions.ChatJSON
+		var chats []proto.ChatJSON
 		if err := json.Unmarshal(out.Bytes(), &chats); err != nil || len(chats) != n {
 			return 0, fmt.Errorf("ls --json printed %d chats (%v), want %d", len(chats), err, n)
 		}

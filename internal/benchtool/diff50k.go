@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/acpmux/acpmux-tui/internal/review"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -165,7 +166,7 @@ func diff50k(bin, work string, n, changed, runs int) (err error) {
 		}
 		git = append(git, d)
 		begin := time.Now()
-		sections, err := review.OfChat(context.Background(), meta, nil, review.Side{})
+		sections, err := review.OfChat(context.Background(), meta, nil, proto.ReviewSide{})
 		if err != nil {
 			return err
 		}

@@ -191,7 +191,7 @@ func (r *serverRig) newChat(harnessName string) (string, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), serverWait)
 	defer cancel()
-	var chat sessions.ChatJSON
+	var chat proto.ChatJSON
 	if err := r.conn.Call(ctx, proto.MethodNew, proto.NewParams{Harness: harnessName}, &chat); err != nil {
 		return "", fmt.Errorf("new chat: %w", err)
 	}

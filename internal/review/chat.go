@@ -6,28 +6,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
-
-// Side is the compare side a user picked; the zero Side is the chat's own
-// base.
-type Side struct {
-	// Ref is another ref (branch, tag, commit) of the cwd's repository.
-	Ref string
-	// Parent compares against the parent chat's branch.
-	Parent bool
-}
-
-// String names the side for a status line: "base", "parent", or the ref.
-func (s Side) String() string {
-	switch {
-	case s.Parent:
-		return "parent's branch"
-	case s.Ref != "":
-		return s.Ref
-	}
-	return "base"
-}
 
 // ChatBase is the commit a chat's cwd is compared against by default, and a
 // note when it is not what was recorded at the first start: for a worktree
@@ -55,7 +36,7 @@ func ChatBase(ctx context.Context, m *sessions.Meta) (string, string) {
 
 // ForChat is the review request of chat m against side; parent is m's parent
 // chat (nil when it has none or it has gone), used by Side.Parent.
-func ForChat(ctx context.Context, m, parent *sessions.Meta, side Side) (Request, error) {
+func ForChat(ctx context.Context, m, parent *sessions.Meta, side proto.ReviewSide) (Request, error) {
 	base, note := ChatBase(ctx, m)
 	switch {
 	case side.Parent:
@@ -95,7 +76,7 @@ func ForChat(ctx context.Context, m, parent *sessions.Meta, side Side) (Request,
 
 // OfChat is what chat m changed against side: ForChat, then Compute. It
 // is what the server answers the review pane and what `diff` prints.
-func OfChat(ctx context.Context, m, parent *sessions.Meta, side Side) ([]Section, error) {
+func OfChat(ctx context.Context, m, parent *sessions.Meta, side proto.ReviewSide) ([]proto.ReviewSection, error) {
 	req, err := ForChat(ctx, m, parent, side)
 	if err != nil {
 		return nil, err

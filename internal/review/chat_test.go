@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -30,23 +31,23 @@ func TestForChatSides(t *testing.T) {
 	parent := &sessions.Meta{ID: "p", Cwd: proj}
 	ctx := context.Background()
 
-	req, err := ForChat(ctx, m, nil, Side{})
+	req, err := ForChat(ctx, m, nil, proto.ReviewSide{})
 	if err != nil || req.Base != base || req.BaseNote != "" || len(req.Folders) != 1 || req.Folders[0].Head != libHead || !req.Folders[0].Since.Equal(since) {
 		t.Fatalf("own base: %+v, %v; want base %s and lib at %s since %v", req, err, base, libHead, since)
 	}
-	req, err = ForChat(ctx, m, parent, Side{Parent: true})
+	req, err = ForChat(ctx, m, parent, proto.ReviewSide{Parent: true})
 	if err != nil || req.Base != tip || !strings.Contains(req.BaseNote, "feature") {
 		t.Fatalf("parent's branch: %+v, %v; want feature's tip %s", req, err, tip)
 	}
-	if _, err := ForChat(ctx, m, nil, Side{Parent: true}); err == nil {
+	if _, err := ForChat(ctx, m, nil, proto.ReviewSide{Parent: true}); err == nil {
 		t.Error("Side.Parent with no parent chat was accepted")
 	}
-	req, err = ForChat(ctx, m, nil, Side{Ref: "feature~1"})
+	req, err = ForChat(ctx, m, nil, proto.ReviewSide{Ref: "feature~1"})
 	if err != nil || req.Base != base || req.Folders[0].Head != libHead {
 		t.Fatalf("a ref: %+v, %v; want %s, the folders kept", req, err, base)
 	}
 	notStarted := &sessions.Meta{ID: "n", Cwd: proj}
-	req, err = ForChat(ctx, notStarted, nil, Side{})
+	req, err = ForChat(ctx, notStarted, nil, proto.ReviewSide{})
 	if err != nil || req.Base != tip || !strings.Contains(req.BaseNote, "not started") {
 		t.Fatalf("not started: %+v, %v; want HEAD %s and a note", req, err, tip)
 	}
@@ -70,12 +71,12 @@ func TestForChatWorktree(t *testing.T) {
 	m := &sessions.Meta{ID: "w", Cwd: proj, Parent: "p",
 		Baseline: &sessions.Baseline{At: time.Now(), Head: tip},
 		Worktree: &sessions.Worktree{Path: proj, Branch: "acpmux/w-2", Base: base, BaseRef: "HEAD", Repo: proj}}
-	req, err := ForChat(ctx, m, nil, Side{})
+	req, err := ForChat(ctx, m, nil, proto.ReviewSide{})
 	if err != nil || req.Base != base {
 		t.Fatalf("worktree chat: %+v, %v; want its worktree's base %s, not the baseline's %s", req, err, base, tip)
 	}
 	parent := &sessions.Meta{ID: "p", Cwd: proj, Worktree: &sessions.Worktree{Path: proj, Branch: "acpmux/p-1", Base: base}}
-	req, err = ForChat(ctx, m, parent, Side{Parent: true})
+	req, err = ForChat(ctx, m, parent, proto.ReviewSide{Parent: true})
 	if err != nil || req.Base != base || !strings.Contains(req.BaseNote, "acpmux/p-1") {
 		t.Fatalf("parent's worktree branch: %+v, %v; want acpmux/p-1 at %s", req, err, base)
 	}

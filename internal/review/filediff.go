@@ -8,45 +8,23 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // DefaultMaxDiffBytes is the largest diff of one file drawn.
 const DefaultMaxDiffBytes = 1 << 20
 
-// Diff is one file's diff, or why it is not drawn.
-type Diff struct {
-	Path string `json:"path"`
-	// Text is the unified diff; empty when Binary, TooLarge or NotDiffed.
-	Text     string `json:"text"`
-	Binary   bool   `json:"binary,omitempty"`
-	TooLarge bool   `json:"tooLarge,omitempty"`
-	// NotDiffed is set for a file of an mtime section: listed only.
-	NotDiffed bool `json:"notDiffed,omitempty"`
-}
-
-// Reason says why a diff has no text, or "".
-func (d Diff) Reason() string {
-	switch {
-	case d.NotDiffed:
-		return "not in a git repository: listed, not diffed"
-	case d.Binary:
-		return "binary file: not drawn"
-	case d.TooLarge:
-		return "diff too large: not drawn"
-	}
-	return ""
-}
-
 // FileDiff returns the unified diff of f in section s, at most maxBytes of
 // it (DefaultMaxDiffBytes when 0): `git diff BASE -- path` for a tracked
 // file, the whole file as added for an untracked one.
-func FileDiff(ctx context.Context, s Section, f File, maxBytes int) (Diff, error) {
+func FileDiff(ctx context.Context, s proto.ReviewSection, f proto.ReviewFile, maxBytes int) (proto.ReviewDiff, error) {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxDiffBytes
 	}
-	d := Diff{Path: f.Path}
+	d := proto.ReviewDiff{Path: f.Path}
 	switch {
-	case s.Kind != KindGit:
+	case s.Kind != proto.ReviewGit:
 		d.NotDiffed = true
 		return d, nil
 	case f.Binary:
@@ -56,7 +34,7 @@ func FileDiff(ctx context.Context, s Section, f File, maxBytes int) (Diff, error
 	var text string
 	var tooLarge bool
 	var err error
-	if f.Status == StatusUntracked {
+	if f.Status == proto.ReviewUntracked {
 		text, tooLarge, err = untrackedDiff(ctx, s.Folder, f.Path, maxBytes)
 	} else {
 		text, tooLarge, err = trackedDiff(ctx, s.Folder, s.Base, f.Path, maxBytes)

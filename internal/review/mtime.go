@@ -8,14 +8,16 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // MtimeSection lists the regular files under dir modified after since,
 // skipping .git folders and not following symbolic links. The walk stops
 // after MaxWalkEntries entries and the list after MaxListed files; the
 // section's note says when either happened.
-func MtimeSection(dir string, since time.Time) Section {
-	s := Section{Folder: dir, Kind: KindMtime, Base: since.UTC().Format(time.RFC3339Nano), Files: []File{}}
+func MtimeSection(dir string, since time.Time) proto.ReviewSection {
+	s := proto.ReviewSection{Folder: dir, Kind: proto.ReviewMtime, Base: since.UTC().Format(time.RFC3339Nano), Files: []proto.ReviewFile{}}
 	from := since.Add(-mtimeSlack)
 	seen, more := 0, 0
 	var unreadable int
@@ -52,7 +54,7 @@ func MtimeSection(dir string, since time.Time) Section {
 		if err != nil {
 			return nil
 		}
-		s.Files = append(s.Files, File{Path: filepath.ToSlash(rel), Status: StatusModified})
+		s.Files = append(s.Files, proto.ReviewFile{Path: filepath.ToSlash(rel), Status: proto.ReviewModified})
 		return nil
 	})
 	var notes []string
@@ -67,6 +69,6 @@ func MtimeSection(dir string, since time.Time) Section {
 	}
 	notes = append(notes, "not a git repository: files modified since, not diffed")
 	s.Note = strings.Join(notes, "; ")
-	slices.SortFunc(s.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	slices.SortFunc(s.Files, func(a, b proto.ReviewFile) int { return strings.Compare(a.Path, b.Path) })
 	return s
 }

@@ -2,8 +2,10 @@
 // since a base commit (committed, uncommitted and untracked), and in each of
 // its additional folders since the chat's baseline (against the folder's
 // HEAD then, or by mtime for a folder that is not a git repository), and the
-// diff of one file. It runs the real git with argv slices; it knows nothing
-// of the mux or the TUI; ForChat (chat.go) maps a chat file to a request.
+// diff of one file. It answers in the protocol's types (proto.ReviewSection,
+// ReviewFile, ReviewDiff), which the server sends to the review pane as they
+// are. It runs the real git with argv slices; it knows nothing of the mux or
+// the TUI; ForChat (chat.go) maps a chat file to a request.
 package review
 
 import (
@@ -18,54 +20,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/acpmux/acpmux-tui/proto"
 )
-
-// Kind is how a section's changes were found.
-type Kind string
-
-const (
-	// KindGit is a section diffed by git against a commit.
-	KindGit Kind = "git"
-	// KindMtime is a folder that is not a git repository (or has no
-	// commit recorded): files modified since a time, listed, not diffed.
-	KindMtime Kind = "mtime"
-)
-
-// Status is what happened to one file.
-type Status string
-
-// The statuses a file can have.
-const (
-	StatusAdded     Status = "added"
-	StatusModified  Status = "modified"
-	StatusDeleted   Status = "deleted"
-	StatusUntracked Status = "untracked"
-	StatusUnmerged  Status = "unmerged"
-)
-
-// File is one changed file of a section; Path is relative to the section's
-// folder.
-type File struct {
-	Path    string `json:"path"`
-	Status  Status `json:"status"`
-	Added   int    `json:"added"`
-	Deleted int    `json:"deleted"`
-	Binary  bool   `json:"binary"`
-}
-
-// Section is the changes in one folder: the chat's cwd first, then one per
-// additional folder.
-type Section struct {
-	Folder string `json:"folder"`
-	Kind   Kind   `json:"kind"`
-	// Base is the commit compared against (KindGit), or the time files
-	// count from, RFC 3339 (KindMtime).
-	Base  string `json:"base"`
-	Files []File `json:"files"`
-	// Note says what a reader should know: a walk cut short, a base that
-	// was not recorded.
-	Note string `json:"note,omitempty"`
-}
 
 // Folder is one additional folder to review and its baseline.
 type Folder struct {
@@ -108,8 +65,8 @@ const (
 )
 
 // Compute returns the sections of req: the cwd, then each folder in order.
-func Compute(ctx context.Context, req Request) ([]Section, error) {
-	var out []Section
+func Compute(ctx context.Context, req Request) ([]proto.ReviewSection, error) {
+	var out []proto.ReviewSection
 	cwd, err := folderSection(ctx, req.Cwd, req.Base, req.Since)
 	if err != nil {
 		return nil, err
@@ -132,13 +89,13 @@ func Compute(ctx context.Context, req Request) ([]Section, error) {
 // folderSection reviews dir against base when both are set and dir is in a
 // git repository, by mtime otherwise. A folder that has gone is a section
 // that says so.
-func folderSection(ctx context.Context, dir, base string, since time.Time) (Section, error) {
+func folderSection(ctx context.Context, dir, base string, since time.Time) (proto.ReviewSection, error) {
 	if _, err := os.Stat(dir); err != nil {
-		return Section{Folder: dir, Kind: KindMtime, Base: since.UTC().Format(time.RFC3339Nano), Files: []File{}, Note: fmt.Sprintf("folder unreadable: %v", err)}, nil
+		return proto.ReviewSection{Folder: dir, Kind: proto.ReviewMtime, Base: since.UTC().Format(time.RFC3339Nano), Files: []proto.ReviewFile{}, Note: fmt.Sprintf("folder unreadable: %v", err)}, nil
 	}
 	if base != "" {
 		if _, err := exec.LookPath("git"); err != nil {
-			return Section{}, fmt.Errorf("review %s: git is needed to compare with %s: %w", dir, short(base), err)
+			return proto.ReviewSection{}, fmt.Errorf("review %s: git is needed to compare with %s: %w", dir, short(base), err)
 		}
 	}
 	if base != "" {
@@ -180,8 +137,8 @@ func ResolveCommit(ctx context.Context, dir, ref string) (string, error) {
 // GitSection lists the files changed in dir (limited to dir, paths relative
 // to it) between base and the working tree: committed, staged, unstaged and
 // untracked.
-func GitSection(ctx context.Context, dir, base string) (Section, error) {
-	s := Section{Folder: dir, Kind: KindGit, Base: base, Files: []File{}}
+func GitSection(ctx context.Context, dir, base string) (proto.ReviewSection, error) {
+	s := proto.ReviewSection{Folder: dir, Kind: proto.ReviewGit, Base: base, Files: []proto.ReviewFile{}}
 	// The untracked files are a walk of the work tree and the diff a stat
 	// of every tracked file: run side by side, on two cores they cost
 	// about the slower one.
@@ -207,20 +164,20 @@ func GitSection(ctx context.Context, dir, base string) (Section, error) {
 		return s, fmt.Errorf("review %s: untracked files: %w", dir, others.err)
 	}
 	for _, p := range splitZ(others.out) {
-		f := File{Path: p, Status: StatusUntracked}
+		f := proto.ReviewFile{Path: p, Status: proto.ReviewUntracked}
 		f.Added, f.Binary = countLines(filepath.Join(dir, p))
 		files = append(files, f)
 	}
-	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	slices.SortFunc(files, func(a, b proto.ReviewFile) int { return strings.Compare(a.Path, b.Path) })
 	s.Files = files
 	return s, nil
 }
 
 // parseRawNumstat reads `git diff --raw --numstat -z`: the raw records
 // (":modes shas STATUS\0path\0") then the numstat ones ("a\td\tpath\0").
-func parseRawNumstat(out []byte) ([]File, error) {
+func parseRawNumstat(out []byte) ([]proto.ReviewFile, error) {
 	fields := splitZ(out)
-	var files []File
+	var files []proto.ReviewFile
 	index := map[string]int{}
 	for i := 0; i < len(fields); i++ {
 		f := fields[i]
@@ -230,7 +187,7 @@ func parseRawNumstat(out []byte) ([]File, error) {
 			}
 			i++
 			index[fields[i]] = len(files)
-			files = append(files, File{Path: fields[i], Status: rawStatus(f)})
+			files = append(files, proto.ReviewFile{Path: fields[i], Status: rawStatus(f)})
 			continue
 		}
 		parts := strings.SplitN(f, "\t", 3)
@@ -252,20 +209,20 @@ func parseRawNumstat(out []byte) ([]File, error) {
 }
 
 // rawStatus maps a raw record's status letter to a Status.
-func rawStatus(rec string) Status {
+func rawStatus(rec string) proto.ReviewStatus {
 	fs := strings.Fields(rec)
 	if len(fs) == 0 {
-		return StatusModified
+		return proto.ReviewModified
 	}
 	switch fs[len(fs)-1][0] {
 	case 'A':
-		return StatusAdded
+		return proto.ReviewAdded
 	case 'D':
-		return StatusDeleted
+		return proto.ReviewDeleted
 	case 'U':
-		return StatusUnmerged
+		return proto.ReviewUnmerged
 	default:
-		return StatusModified
+		return proto.ReviewModified
 	}
 }
 

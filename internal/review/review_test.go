@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 func run(t *testing.T, dir string, argv ...string) string {
@@ -78,22 +80,22 @@ func TestComputeSections(t *testing.T) {
 	if len(got) != 3 {
 		t.Fatalf("got %d sections, want 3: %+v", len(got), got)
 	}
-	wantCwd := []File{
-		{Path: "a.txt", Status: StatusModified, Added: 2, Deleted: 1},
-		{Path: "blob.bin", Status: StatusUntracked, Binary: true},
-		{Path: "gone.txt", Status: StatusDeleted, Deleted: 1},
-		{Path: "new dir/untracked.txt", Status: StatusUntracked, Added: 3},
-		{Path: "staged.txt", Status: StatusAdded, Added: 1},
+	wantCwd := []proto.ReviewFile{
+		{Path: "a.txt", Status: proto.ReviewModified, Added: 2, Deleted: 1},
+		{Path: "blob.bin", Status: proto.ReviewUntracked, Binary: true},
+		{Path: "gone.txt", Status: proto.ReviewDeleted, Deleted: 1},
+		{Path: "new dir/untracked.txt", Status: proto.ReviewUntracked, Added: 3},
+		{Path: "staged.txt", Status: proto.ReviewAdded, Added: 1},
 	}
-	if got[0].Kind != KindGit || got[0].Base != base || !reflect.DeepEqual(got[0].Files, wantCwd) {
+	if got[0].Kind != proto.ReviewGit || got[0].Base != base || !reflect.DeepEqual(got[0].Files, wantCwd) {
 		t.Errorf("cwd section = %+v\nwant kind git, base %s, files %+v", got[0], base, wantCwd)
 	}
-	wantLib := []File{{Path: "lib.go", Status: StatusModified, Added: 2}}
-	if got[1].Kind != KindGit || got[1].Base != libHead || !reflect.DeepEqual(got[1].Files, wantLib) {
+	wantLib := []proto.ReviewFile{{Path: "lib.go", Status: proto.ReviewModified, Added: 2}}
+	if got[1].Kind != proto.ReviewGit || got[1].Base != libHead || !reflect.DeepEqual(got[1].Files, wantLib) {
 		t.Errorf("git folder section = %+v, want %+v against %s", got[1], wantLib, libHead)
 	}
-	wantPlain := []File{{Path: "new.md", Status: StatusModified}}
-	if got[2].Kind != KindMtime || !reflect.DeepEqual(got[2].Files, wantPlain) || !strings.Contains(got[2].Note, "not a git repository") {
+	wantPlain := []proto.ReviewFile{{Path: "new.md", Status: proto.ReviewModified}}
+	if got[2].Kind != proto.ReviewMtime || !reflect.DeepEqual(got[2].Files, wantPlain) || !strings.Contains(got[2].Note, "not a git repository") {
 		t.Errorf("plain folder section = %+v, want %+v by mtime", got[2], wantPlain)
 	}
 
@@ -177,8 +179,8 @@ func TestFolderNoLongerRepo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []File{{Path: "b.txt", Status: StatusModified}}
-	if len(got) != 1 || got[0].Kind != KindMtime || !reflect.DeepEqual(got[0].Files, want) || !strings.Contains(got[0].Note, "no longer a git repository") {
+	want := []proto.ReviewFile{{Path: "b.txt", Status: proto.ReviewModified}}
+	if len(got) != 1 || got[0].Kind != proto.ReviewMtime || !reflect.DeepEqual(got[0].Files, want) || !strings.Contains(got[0].Note, "no longer a git repository") {
 		t.Errorf("sections = %+v; want one by mtime listing %+v, noting it is no longer a git repository", got, want)
 	}
 
@@ -219,7 +221,7 @@ func TestFileDiffIsGitsOwn(t *testing.T) {
 		if err != nil || want == "" {
 			t.Fatalf("git's own diff of %s: %q, %v", c.path, want, err)
 		}
-		d, err := FileDiff(ctx, Section{Folder: c.folder, Kind: KindGit, Base: base}, File{Path: c.path, Status: StatusModified}, 0)
+		d, err := FileDiff(ctx, proto.ReviewSection{Folder: c.folder, Kind: proto.ReviewGit, Base: base}, proto.ReviewFile{Path: c.path, Status: proto.ReviewModified}, 0)
 		if err != nil || d.Text != want {
 			t.Errorf("%s in %s (err %v):\n%s\nwant git's own:\n%s", c.path, c.folder, err, d.Text, want)
 		}
@@ -227,7 +229,7 @@ func TestFileDiffIsGitsOwn(t *testing.T) {
 	// Added since the base and staged: the whole file, as new.
 	write(t, filepath.Join(top, "sub/new.txt"), "n1\nn2\n")
 	run(t, top, "add", "sub/new.txt")
-	d, err := FileDiff(ctx, Section{Folder: filepath.Join(top, "sub"), Kind: KindGit, Base: base}, File{Path: "new.txt", Status: StatusAdded}, 0)
+	d, err := FileDiff(ctx, proto.ReviewSection{Folder: filepath.Join(top, "sub"), Kind: proto.ReviewGit, Base: base}, proto.ReviewFile{Path: "new.txt", Status: proto.ReviewAdded}, 0)
 	if err != nil || !strings.Contains(d.Text, "+n1\n+n2\n") {
 		t.Errorf("a file added since the base: %q, %v", d.Text, err)
 	}

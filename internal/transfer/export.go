@@ -19,7 +19,6 @@ import (
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/internal/bundle"
 	"github.com/acpmux/acpmux-tui/internal/capsule"
-	"github.com/acpmux/acpmux-tui/internal/transfer/report"
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 	"golang.org/x/sys/unix"
@@ -73,9 +72,9 @@ type conversation struct {
 // Export writes chat's bundle to w, streaming each member (a 50 MB session
 // log is never held whole), and says what it wrote. Path in the report is
 // left for the caller.
-func Export(w io.Writer, chat *sessions.Meta, opt ExportOptions) (report.ExportReport, error) {
+func Export(w io.Writer, chat *sessions.Meta, opt ExportOptions) (proto.ExportReport, error) {
 	host, _ := os.Hostname()
-	rep := report.ExportReport{ID: chat.ID, Name: chat.Name, Host: host, Notes: []string{}}
+	rep := proto.ExportReport{ID: chat.ID, Name: chat.Name, Host: host, Notes: []string{}}
 	data, err := chat.Marshal()
 	if err != nil {
 		return rep, fmt.Errorf("export chat %s: %w", chat.ID, err)
@@ -126,17 +125,17 @@ func addMember(bw *bundle.Writer, m member) error {
 // ExportFile writes chat's bundle to path atomically: a temp file in the
 // same folder (0600), synced, renamed over path, the folder synced. Nothing
 // is left at path, nor beside it, when the export fails.
-func ExportFile(path string, chat *sessions.Meta, opt ExportOptions) (report.ExportReport, error) {
+func ExportFile(path string, chat *sessions.Meta, opt ExportOptions) (proto.ExportReport, error) {
 	if !filepath.IsAbs(path) {
-		return report.ExportReport{}, fmt.Errorf("export chat %s: path %q is not absolute", chat.ID, path)
+		return proto.ExportReport{}, fmt.Errorf("export chat %s: path %q is not absolute", chat.ID, path)
 	}
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return report.ExportReport{}, fmt.Errorf("export chat %s: %s is a folder: give a file name", chat.ID, path)
+		return proto.ExportReport{}, fmt.Errorf("export chat %s: %s is a folder: give a file name", chat.ID, path)
 	}
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
-		return report.ExportReport{}, fmt.Errorf("export chat %s: %w", chat.ID, err)
+		return proto.ExportReport{}, fmt.Errorf("export chat %s: %w", chat.ID, err)
 	}
 	done := false
 	defer func() {

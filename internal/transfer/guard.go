@@ -3,11 +3,10 @@ package transfer
 import (
 	"errors"
 	"fmt"
+	"github.com/acpmux/acpmux-tui/proto"
+	"github.com/acpmux/acpmux-tui/sessions"
 	"path/filepath"
 	"strings"
-
-	"github.com/acpmux/acpmux-tui/internal/transfer/report"
-	"github.com/acpmux/acpmux-tui/sessions"
 )
 
 // This file is the import's guard: what a bundle's chat may see here. Its
@@ -121,16 +120,16 @@ func guardPath(roots []string, p string, file bool) (string, string) {
 // with the reason; then each kept one must pass the shared validator for
 // the chat's folder cwd (the agent home, the chat's own folder...), and the
 // ones it refuses are dropped with its reason.
-func guardList(store *sessions.Store, roots []string, cwd string, list []string, file bool) ([]string, []report.Dropped) {
+func guardList(store *sessions.Store, roots []string, cwd string, list []string, file bool) ([]string, []proto.Dropped) {
 	kept := []string{}
-	dropped := []report.Dropped{}
+	dropped := []proto.Dropped{}
 	for _, p := range list {
 		c, why := guardPath(roots, p, file)
 		if why == "" {
 			why = validatorReason(store, cwd, c, file)
 		}
 		if why != "" {
-			dropped = append(dropped, report.Dropped{Path: p, Reason: why})
+			dropped = append(dropped, proto.Dropped{Path: p, Reason: why})
 			continue
 		}
 		kept = append(kept, c)

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/acpmux/acpmux-tui/internal/bundle"
-	"github.com/acpmux/acpmux-tui/internal/transfer/report"
+	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -171,7 +171,7 @@ func TestImportGuardDrops(t *testing.T) {
 	}
 }
 
-func checkDropped(t *testing.T, what string, got []report.Dropped, want map[string]string) {
+func checkDropped(t *testing.T, what string, got []proto.Dropped, want map[string]string) {
 	t.Helper()
 	seen := map[string]bool{}
 	for _, d := range got {

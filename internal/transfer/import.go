@@ -14,7 +14,6 @@ import (
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/internal/bundle"
 	"github.com/acpmux/acpmux-tui/internal/capsule"
-	"github.com/acpmux/acpmux-tui/internal/transfer/report"
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
@@ -44,10 +43,10 @@ type ImportOptions struct {
 // removed whatever happens; nothing else is written before the last step,
 // the chat's file, and what was written is taken back if that fails. A
 // refused bundle or root is a *Refusal.
-func Import(r io.Reader, opt ImportOptions) (report.ImportReport, error) {
+func Import(r io.Reader, opt ImportOptions) (proto.ImportReport, error) {
 	host, _ := os.Hostname()
-	rep := report.ImportReport{Host: host, DryRun: opt.DryRun, Kept: []string{}, Dropped: []report.Dropped{},
-		KeptFiles: []string{}, DroppedFiles: []report.Dropped{}, Notes: []string{}}
+	rep := proto.ImportReport{Host: host, DryRun: opt.DryRun, Kept: []string{}, Dropped: []proto.Dropped{},
+		KeptFiles: []string{}, DroppedFiles: []proto.Dropped{}, Notes: []string{}}
 	roots, err := CanonicalRoots(opt.Roots)
 	if err != nil {
 		return rep, err
@@ -88,7 +87,7 @@ type importer struct {
 	roots []string
 	up    *bundle.Unpacked
 	meta  *sessions.Meta
-	rep   *report.ImportReport
+	rep   *proto.ImportReport
 
 	spec  harness.Spec
 	known bool

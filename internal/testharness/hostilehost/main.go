@@ -26,7 +26,6 @@ import (
 	"time"
 
 	"github.com/acpmux/acpmux-tui/proto"
-	"github.com/acpmux/acpmux-tui/sessions"
 )
 
 // Hostile is what the host puts in every string: a clipboard write (OSC
@@ -121,16 +120,16 @@ func serve(answer func(method string) (any, *rpcError)) {
 }
 
 // chats are the host's chats.
-func chats() []sessions.ChatJSON {
-	chat := func(id string) sessions.ChatJSON {
-		return sessions.ChatJSON{ID: id, Name: hostile("hostile-name-" + id), Harness: hostile("shell"), Cwd: hostile("/far/cwd"),
+func chats() []proto.ChatJSON {
+	chat := func(id string) proto.ChatJSON {
+		return proto.ChatJSON{ID: id, Name: hostile("hostile-name-" + id), Harness: hostile("shell"), Cwd: hostile("/far/cwd"),
 			AdditionalDirectories: []string{hostile("/far/dir")}, AdditionalFiles: []string{hostile("/far/file")},
 			Parent: hostile("parent"), Origin: hostile("fork"), AgentSessionID: hostile("session"), Status: hostile("running"),
 			FoldersVia: hostile("env"), FilesVia: hostile("env"), StatusFrom: hostile("screen"), Created: hostile("2026-01-01"),
-			Worktree: &sessions.WorktreeJSON{Path: hostile("/far/wt"), Branch: hostile("branch"), Base: hostile("base"), BaseRef: hostile("ref"), Repo: hostile("/far/repo")}}
+			Worktree: &proto.WorktreeJSON{Path: hostile("/far/wt"), Branch: hostile("branch"), Base: hostile("base"), BaseRef: hostile("ref"), Repo: hostile("/far/repo")}}
 	}
-	broken := sessions.ChatJSON{ID: "brokenfar", Status: "broken", Broken: hostile("parse chat file"), AdditionalDirectories: []string{}, AdditionalFiles: []string{}}
-	return []sessions.ChatJSON{chat("far1"), chat("far2"), chat(hostile("evil")), broken}
+	broken := proto.ChatJSON{ID: "brokenfar", Status: "broken", Broken: hostile("parse chat file"), AdditionalDirectories: []string{}, AdditionalFiles: []string{}}
+	return []proto.ChatJSON{chat("far1"), chat("far2"), chat(hostile("evil")), broken}
 }
 
 // screen is a chat's screen: a line in red, as the host's emulator renders

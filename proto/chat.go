@@ -1,0 +1,98 @@
+package proto
+
+// This file is a chat as it crosses the socket and as `--json` prints it,
+// and the refusal of a folder or file of one: the shapes package sessions
+// makes, which the server answers and its clients read.
+
+// ChatJSON is a chat as `--json` prints it and the server answers it
+// (MethodList, MethodChat, ...). Package sessions makes it from a chat file.
+type ChatJSON struct {
+	ID                    string   `json:"id"`
+	Name                  string   `json:"name"`
+	Harness               string   `json:"harness"`
+	Cwd                   string   `json:"cwd"`
+	AdditionalDirectories []string `json:"additionalDirectories"`
+	AdditionalFiles       []string `json:"additionalFiles"`
+	Parent                string   `json:"parent"`
+	Origin                string   `json:"origin"`
+	AgentSessionID        string   `json:"agentSessionId"`
+	Status                string   `json:"status"`
+	FoldersVia            string   `json:"foldersVia"`
+	// FilesVia is how the single files reach the harness: "acp", "flag",
+	// "env", or "none" for a chat without files.
+	FilesVia string `json:"filesVia"`
+	// FoldersViaExpected is set while FoldersVia is the harness table's
+	// expectation, before the chat's first start says how it really went.
+	FoldersViaExpected bool `json:"foldersViaExpected,omitempty"`
+	// PendingDirectories is, while a running chat has not yet taken a
+	// change of its folders (it does at the end of its turn), the list it
+	// will take; absent otherwise.
+	PendingDirectories []string `json:"pendingDirectories,omitempty"`
+	// PendingFiles is the same for a change of the chat's single files:
+	// the list a running chat will take at the end of its turn.
+	PendingFiles []string `json:"pendingFiles,omitempty"`
+	// StatusFrom says where a live status comes from: "hooks" (Claude
+	// Code's), "notify" (Codex's turn ends; the rest inferred), "acp" (the
+	// protocol) or "screen" (inferred from what the harness prints).
+	StatusFrom string `json:"statusFrom,omitempty"`
+	// Unread is set when the chat asked for its user or finished a turn
+	// since anyone last looked at it.
+	Unread bool `json:"unread,omitempty"`
+	// NoProject is set when the chat has no project: its cwd is its own
+	// folder, homes/<id> in the agent home.
+	NoProject bool `json:"noProject,omitempty"`
+	// HasCapsule is set when the chat's first message is a capsule of its
+	// parent's conversation (a handoff, or a fork made as one).
+	// (The capsule's text is "capsule" in what fork and handoff print.)
+	HasCapsule bool `json:"hasCapsule,omitempty"`
+	// Worktree is the chat's git worktree, absent when it has none.
+	Worktree *WorktreeJSON `json:"worktree,omitempty"`
+	// Baseline is what the chat's review compares with (recorded at its
+	// first start), absent before it.
+	Baseline *BaselineJSON `json:"baseline,omitempty"`
+	Created  string        `json:"created,omitempty"`
+	Broken   string        `json:"broken,omitempty"`
+}
+
+// WorktreeJSON is a chat's worktree as `--json` prints it
+// (sessions.WorktreeFromJSON reads it back).
+type WorktreeJSON struct {
+	Path    string `json:"path"`
+	Branch  string `json:"branch"`
+	Base    string `json:"base"`
+	BaseRef string `json:"baseRef"`
+	Repo    string `json:"repo"`
+	// Missing is set when the worktree's folder is gone (removed by hand).
+	Missing bool `json:"missing"`
+}
+
+// BaselineJSON is a chat's baseline as `--json` and the server print it
+// (the review's starting point; see sessions.Baseline).
+type BaselineJSON struct {
+	At      string               `json:"at"`
+	Head    string               `json:"head,omitempty"`
+	Folders []FolderBaselineJSON `json:"folders,omitempty"`
+}
+
+// FolderBaselineJSON is one additional folder's baseline as printed.
+type FolderBaselineJSON struct {
+	Path  string `json:"path"`
+	Head  string `json:"head,omitempty"`
+	Since string `json:"since,omitempty"`
+}
+
+// FolderProblem is one refused entry: where it was in the list, its text as
+// given, and why it was refused.
+type FolderProblem struct {
+	Index  int    `json:"index"`
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+	// Field is FieldFiles for an entry of the additionalFiles list, and
+	// empty for one of additionalDirectories.
+	Field string `json:"field,omitempty"`
+}
+
+// FieldFiles names the list of single files a chat sees, as FolderProblem
+// and the validator's refusals mark it ("additionalFiles" in JSON,
+// additional_files in the chat file).
+const FieldFiles = "additionalFiles"
