@@ -176,24 +176,24 @@ func (o *promptOutput) observed(e proto.ObservedEntry) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	switch e.Kind {
-	case proto.ObservedStderr:
+	case proto.EntryStderr:
 		fmt.Fprintf(o.stderr, "agent: %s\n", plaintext.Clean(e.Text))
-	case proto.ObservedTurnStarted:
+	case proto.EntryTurnStarted:
 		o.replying = e.Own
-	case proto.ObservedTurnEnded:
+	case proto.EntryTurnEnded:
 		o.replying = false
-	case proto.ObservedMissed:
+	case proto.EntryMissed:
 		o.missed += e.Count
 		o.noteLocked(fmt.Sprintf("%d updates of the agent were dropped here: this terminal could not keep up", e.Count))
-	case proto.ObservedRefused:
+	case proto.EntryRefused:
 		if o.replying {
 			fmt.Fprintf(o.stderr, "acpmux-tui: refused permission for %s\n", plaintext.Line(e.Title))
 		}
-	case proto.ObservedNotice:
+	case proto.EntryNotice:
 		if o.replying {
 			o.noteLocked(e.Text)
 		}
-	case proto.ObservedAgent:
+	case proto.EntryAgent:
 		if text := plaintext.Clean(e.Text); o.replying && text != "" {
 			io.WriteString(o.stdout, text)
 			o.openLine = !strings.HasSuffix(text, "\n")

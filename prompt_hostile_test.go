@@ -101,12 +101,12 @@ func (l *lockedBuffer) String() string {
 func TestPromptOutputCleansWhatTheAgentWrote(t *testing.T) {
 	var stdout, stderr lockedBuffer
 	out := newPromptOutput(&stdout, &stderr)
-	out.observed(proto.ObservedEntry{Kind: proto.ObservedStderr, Text: "starting \x1b[31mnow\x1b[0m\a"})
-	out.observed(proto.ObservedEntry{Kind: proto.ObservedAgent, Text: "replayed before the turn"})
-	out.observed(proto.ObservedEntry{Kind: proto.ObservedTurnStarted, Own: true})
-	out.observed(proto.ObservedEntry{Kind: proto.ObservedAgent, Text: "hi \x1b]52;c;cHduZWQ=\x07there\u009b2J"})
-	out.observed(proto.ObservedEntry{Kind: proto.ObservedThought, Text: "not printed"})
-	out.observed(proto.ObservedEntry{Kind: proto.ObservedRefused, Title: "Edit \x1b]0;pwned\x07main.go"})
+	out.observed(proto.ObservedEntry{Entry: proto.Entry{Kind: proto.EntryStderr, Text: "starting \x1b[31mnow\x1b[0m\a"}})
+	out.observed(proto.ObservedEntry{Entry: proto.Entry{Kind: proto.EntryAgent, Text: "replayed before the turn"}})
+	out.observed(proto.ObservedEntry{Entry: proto.Entry{Kind: proto.EntryTurnStarted}, Own: true})
+	out.observed(proto.ObservedEntry{Entry: proto.Entry{Kind: proto.EntryAgent, Text: "hi \x1b]52;c;cHduZWQ=\x07there\u009b2J"}})
+	out.observed(proto.ObservedEntry{Entry: proto.Entry{Kind: proto.EntryThought, Text: "not printed"}})
+	out.observed(proto.ObservedEntry{Entry: proto.Entry{Kind: proto.EntryRefused, Title: "Edit \x1b]0;pwned\x07main.go"}})
 	out.endTurn()
 	out.note("turn ended: \x1b[2Jrefusal")
 	if got := stdout.String(); got != "hi there\n" {

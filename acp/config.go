@@ -3,6 +3,7 @@ package acp
 import (
 	"encoding/json"
 
+	"github.com/acpmux/acpmux-tui/proto"
 	sdk "github.com/coder/acp-go-sdk"
 )
 
@@ -20,9 +21,11 @@ type SessionConfig struct {
 	ConfigOptions []sdk.SessionConfigOption
 }
 
-// EntrySessionConfig is the stream's mark that the chat's modes or options
-// changed; the door sends what changed since it last told the client.
-const EntrySessionConfig EntryKind = "_sessionConfig"
+// EntrySessionConfig is the mark, in a door client's stream, that the
+// chat's modes or options changed; the door sends what changed since it
+// last told the client. It is a kind of the door's own, below proto's
+// (which count from 0), and never goes on the _acpmux/* wire.
+const EntrySessionConfig proto.EntryKind = -1
 
 // sentConfig is what the door last told a client of a session's modes and
 // options, as JSON (empty for nothing yet).

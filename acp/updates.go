@@ -3,40 +3,16 @@ package acp
 import (
 	"github.com/google/uuid"
 
+	"github.com/acpmux/acpmux-tui/proto"
 	sdk "github.com/coder/acp-go-sdk"
 )
 
-// This file turns a chat's stream, as the server observes it, into ACP
-// session/update notifications for one door client.
-
-// EntryKind says what an Entry is; the values are the server's observed
-// kinds.
-type EntryKind string
-
-// The kinds the door turns into updates; any other kind (stderr, notices,
-// gaps) is not sent.
-const (
-	EntryUser        EntryKind = "user"
-	EntryAgent       EntryKind = "agent"
-	EntryThought     EntryKind = "thought"
-	EntryTool        EntryKind = "tool"
-	EntryPlan        EntryKind = "plan"
-	EntryTurnStarted EntryKind = "turnStarted"
-)
-
-// Entry is one item of a chat's stream: what the mux heard from the agent,
-// or a turn's start (Text is its prompt; Own marks the connection that sent
-// it).
-type Entry struct {
-	Kind       EntryKind
-	Text       string
-	MessageID  string
-	ToolCallID string
-	Title      string
-	ToolStatus string
-	Plan       []string
-	Own        bool
-}
+// This file turns a chat's stream, as the server observes it (entries of
+// the one shape, proto.Entry, that every client gets), into ACP
+// session/update notifications for one door client. The kinds it sends are
+// the agent's (user, agent, thought, tool, plan) and a turn's start (Text is
+// its prompt; Own marks the connection that sent it); any other kind
+// (stderr, notices, gaps) is not sent.
 
 // MethodUpdate is the notification that carries a session's updates.
 const MethodUpdate = sdk.ClientMethodSessionUpdate
@@ -52,7 +28,7 @@ type sessionState struct {
 }
 
 // Updates turns entries of chat id into session/update params, in order.
-func (d *Door) Updates(id string, entries []Entry) []sdk.SessionNotification {
+func (d *Door) Updates(id string, entries []proto.ObservedEntry) []sdk.SessionNotification {
 	var cfg *SessionConfig
 	for _, e := range entries {
 		if e.Kind == EntrySessionConfig {
@@ -79,25 +55,25 @@ func (d *Door) Updates(id string, entries []Entry) []sdk.SessionNotification {
 	return out
 }
 
-func (st *sessionState) update(e Entry) (sdk.SessionUpdate, bool) {
+func (st *sessionState) update(e proto.ObservedEntry) (sdk.SessionUpdate, bool) {
 	switch e.Kind {
-	case EntryUser:
+	case proto.EntryUser:
 		return chunk(sdk.UpdateUserMessageText(e.Text), e.MessageID), e.Text != ""
-	case EntryTurnStarted:
+	case proto.EntryTurnStarted:
 		// A prompt of another client, or of the TUI: the user's message.
 		// The client that sent it has it already.
 		return sdk.UpdateUserMessageText(e.Text), !e.Own && e.Text != ""
-	case EntryAgent:
+	case proto.EntryAgent:
 		return chunk(sdk.UpdateAgentMessageText(e.Text), e.MessageID), e.Text != ""
-	case EntryThought:
+	case proto.EntryThought:
 		return chunk(sdk.UpdateAgentThoughtText(e.Text), e.MessageID), e.Text != ""
-	case EntryPlan:
+	case proto.EntryPlan:
 		items := make([]sdk.PlanEntry, len(e.Plan))
 		for i, p := range e.Plan {
 			items[i] = sdk.PlanEntry{Content: p, Priority: sdk.PlanEntryPriorityMedium, Status: sdk.PlanEntryStatusPending}
 		}
 		return sdk.UpdatePlan(items...), true
-	case EntryTool:
+	case proto.EntryTool:
 		if e.ToolCallID == "" {
 			return sdk.SessionUpdate{}, false
 		}
@@ -111,6 +87,9 @@ func (st *sessionState) update(e Entry) (sdk.SessionUpdate, bool) {
 			if known {
 				opts = append(opts, sdk.WithStartStatus(status))
 			}
+			if len(e.Locations) > 0 {
+				opts = append(opts, sdk.WithStartLocations(toolLocations(e.Locations)))
+			}
 			return sdk.StartToolCall(sdk.ToolCallId(e.ToolCallID), e.Title, opts...), true
 		}
 		opts := []sdk.ToolCallUpdateOpt{}
@@ -119,6 +98,10 @@ func (st *sessionState) update(e Entry) (sdk.SessionUpdate, bool) {
 		}
 		if known {
 			opts = append(opts, sdk.WithUpdateStatus(status))
+		}
+		if e.Locations != nil {
+			// The update replaces the call's locations, an empty list too.
+			opts = append(opts, sdk.WithUpdateLocations(toolLocations(e.Locations)))
 		}
 		return sdk.UpdateToolCall(sdk.ToolCallId(e.ToolCallID), opts...), true
 	}
@@ -153,4 +136,13 @@ func toolStatus(s string) (sdk.ToolCallStatus, bool) {
 		return st, true
 	}
 	return "", false
+}
+
+// toolLocations are a tool call's locations as ACP writes them.
+func toolLocations(locs []proto.Location) []sdk.ToolCallLocation {
+	out := make([]sdk.ToolCallLocation, len(locs))
+	for i, l := range locs {
+		out[i] = sdk.ToolCallLocation{Path: l.Path, Line: l.Line}
+	}
+	return out
 }

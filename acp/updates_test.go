@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/acpmux/acpmux-tui/internal/acpschema"
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // TestUpdatesTurnTheStreamIntoSessionUpdates: each kind of the chat's
@@ -17,25 +18,25 @@ func TestUpdatesTurnTheStreamIntoSessionUpdates(t *testing.T) {
 	d := NewDoor(nil, "test")
 	uuid := "0b0d1a52-8f6e-4f2e-9a43-2b8d3c8a1f00"
 	cases := []struct {
-		in   Entry
+		in   proto.ObservedEntry
 		want string // the sessionUpdate, "" for none
 		id   bool   // a messageId is kept
 	}{
-		{Entry{Kind: EntryTurnStarted, Text: "mine", Own: true}, "", false},
-		{Entry{Kind: EntryTurnStarted, Text: "from the TUI"}, "user_message_chunk", false},
-		{Entry{Kind: EntryUser, Text: "replayed", MessageID: uuid}, "user_message_chunk", true},
-		{Entry{Kind: EntryAgent, Text: "hi", MessageID: "not-a-uuid"}, "agent_message_chunk", false},
-		{Entry{Kind: EntryThought, Text: "hm", MessageID: uuid}, "agent_thought_chunk", true},
-		{Entry{Kind: EntryTool, ToolCallID: "c1", Title: "Read", ToolStatus: "pending"}, "tool_call", false},
-		{Entry{Kind: EntryTool, ToolCallID: "c1", ToolStatus: "completed"}, "tool_call_update", false},
-		{Entry{Kind: EntryTool, ToolCallID: "c2", ToolStatus: "\x1b[31mweird"}, "tool_call", false},
-		{Entry{Kind: EntryTool}, "", false},
-		{Entry{Kind: EntryPlan, Plan: []string{"one", "two"}}, "plan", false},
-		{Entry{Kind: "stderr", Text: "noise"}, "", false},
-		{Entry{Kind: EntryAgent}, "", false},
+		{proto.ObservedEntry{Entry: proto.Entry{Kind: proto.EntryTurnStarted, Text: "mine"}, Own: true}, "", false},
+		{proto.ObservedEntry{Entry: proto.Entry{Kind: proto.EntryTurnStarted, Text: "from the TUI"}}, "user_message_chunk", false},
+		{proto.ObservedEntry{Entry: proto.Entry{Kind: proto.EntryUser, Text: "replayed", MessageID: uuid}}, "user_message_chunk", true},
+		{proto.ObservedEntry{Entry: proto.Entry{Kind: proto.EntryAgent, Text: "hi", MessageID: "not-a-uuid"}}, "agent_message_chunk", false},
+		{proto.ObservedEntry{Entry: proto.Entry{Kind: proto.EntryThought, Text: "hm", MessageID: uuid}}, "agent_thought_chunk", true},
+		{proto.ObservedEntry{Entry: proto.Entry{Kind: proto.EntryTool, ToolCallID: "c1", Title: "Read", ToolStatus: "pending"}}, "tool_call", false},
+		{proto.ObservedEntry{Entry: proto.Entry{Kind: proto.EntryTool, ToolCallID: "c1", ToolStatus: "completed"}}, "tool_call_update", false},
+		{proto.ObservedEntry{Entry: proto.Entry{Kind: proto.EntryTool, ToolCallID: "c2", ToolStatus: "\x1b[31mweird"}}, "tool_call", false},
+		{proto.ObservedEntry{Entry: proto.Entry{Kind: proto.EntryTool}}, "", false},
+		{proto.ObservedEntry{Entry: proto.Entry{Kind: proto.EntryPlan, Plan: []string{"one", "two"}}}, "plan", false},
+		{proto.ObservedEntry{Entry: proto.Entry{Kind: proto.EntryStderr, Text: "noise"}}, "", false},
+		{proto.ObservedEntry{Entry: proto.Entry{Kind: proto.EntryAgent}}, "", false},
 	}
 	for _, tc := range cases {
-		got := d.Updates("k3x9q2", []Entry{tc.in})
+		got := d.Updates("k3x9q2", []proto.ObservedEntry{tc.in})
 		if tc.want == "" {
 			if len(got) != 0 {
 				t.Errorf("%+v: sent %d updates, want none", tc.in, len(got))

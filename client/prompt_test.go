@@ -91,15 +91,15 @@ func (c *collected) reply() (text, kinds string) {
 	in := false
 	for _, e := range c.entries {
 		switch {
-		case e.Kind == proto.ObservedTurnStarted:
+		case e.Kind == proto.EntryTurnStarted:
 			in, b, k = e.Own, strings.Builder{}, nil
-		case !in || e.Kind == proto.ObservedStderr:
+		case !in || e.Kind == proto.EntryStderr:
 			continue
-		case e.Kind == proto.ObservedAgent:
+		case e.Kind == proto.EntryAgent:
 			b.WriteString(e.Text)
 		}
-		k = append(k, string(e.Kind))
-		if e.Kind == proto.ObservedTurnEnded {
+		k = append(k, e.Kind.String())
+		if e.Kind == proto.EntryTurnEnded {
 			in = false
 		}
 	}
@@ -186,7 +186,7 @@ func TestCancelTurnEndsTheRunningTurn(t *testing.T) {
 	// The agent's stderr may come before or after its chunk: look for the
 	// chunk anywhere.
 	got.wait(t, "the slow turn's first chunk", func(es []proto.ObservedEntry) bool {
-		return slices.ContainsFunc(es, func(e proto.ObservedEntry) bool { return e.Kind == proto.ObservedAgent })
+		return slices.ContainsFunc(es, func(e proto.ObservedEntry) bool { return e.Kind == proto.EntryAgent })
 	})
 	other, err := EnsureServer(h, binary)
 	if err != nil {
@@ -226,7 +226,7 @@ func TestChatReadySaysWhyTheAgentCannotStart(t *testing.T) {
 	}
 	got.wait(t, "the agent's stderr", func(es []proto.ObservedEntry) bool {
 		for _, e := range es {
-			if e.Kind == proto.ObservedStderr && strings.Contains(e.Text, "reading the config") {
+			if e.Kind == proto.EntryStderr && strings.Contains(e.Text, "reading the config") {
 				return true
 			}
 		}

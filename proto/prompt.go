@@ -1,8 +1,6 @@
 package proto
 
-import (
-	"time"
-)
+import "encoding/json"
 
 // This file is the part of the wire protocol that runs ACP turns: a client
 // observes a chat (entries stream to it in _acpmux/entries notifications),
@@ -45,7 +43,7 @@ const (
 // PromptParams are the params of MethodPrompt. With RefusePermissions, each
 // permission request of the turn is refused at once (the first reject
 // option, else cancelled) and each refusal is told to the chat's observers
-// (an ObservedRefused entry); without it a request waits for a client's
+// (an EntryRefused entry); without it a request waits for a client's
 // MethodAnswerPermission.
 type PromptParams struct {
 	ID                string `json:"id"`
@@ -76,87 +74,37 @@ type EntriesParams struct {
 	Entries []ObservedEntry `json:"entries"`
 }
 
-// ObservedKind says what an ObservedEntry is.
-type ObservedKind string
-
-// The kinds of ObservedEntry. The first five are transcript updates as the
-// mux hears them from the agent (a chunk of text joins the previous entry
-// of its kind and message id, as in the transcript); the rest are what the
-// server adds to the stream.
-const (
-	ObservedUser    ObservedKind = "user"
-	ObservedAgent   ObservedKind = "agent"
-	ObservedThought ObservedKind = "thought"
-	ObservedTool    ObservedKind = "tool"
-	ObservedPlan    ObservedKind = "plan"
-	// ObservedStderr is a line the agent wrote on its stderr (Text).
-	ObservedStderr ObservedKind = "stderr"
-	// ObservedTurnStarted: a turn started; the agent's updates until
-	// ObservedTurnEnded are its reply. Own is set for the connection whose
-	// prompt call started it.
-	ObservedTurnStarted ObservedKind = "turnStarted"
-	// ObservedTurnEnded: the turn ended with StopReason, or failed with
-	// Error.
-	ObservedTurnEnded ObservedKind = "turnEnded"
-	// ObservedRefused: a permission request of a turn that refuses them was
-	// refused; Title names the tool call that asked.
-	ObservedRefused ObservedKind = "refused"
-	// ObservedNotice is a line of the server's own about the running turn
-	// (Text: "no reply yet after 10s").
-	ObservedNotice ObservedKind = "notice"
-	// ObservedMissed: this connection fell so far behind that Count updates
-	// in this place were dropped rather than held for it.
-	ObservedMissed ObservedKind = "missed"
-)
-
-// ObservedEntry is one item of an observed chat's stream. Text that came
-// from the agent has been cleaned of control sequences by the
+// ObservedEntry is one item of an observed chat's stream: an entry as the
+// mux heard it from the agent (a chunk of text joins the previous entry of
+// its kind and message id, as in the transcript; a tool call's update
+// carries what it changed), or one the server adds to the stream (a turn's
+// start and end, a refusal, a notice, a gap), with what only the stream
+// says. Text that came from the agent has been cleaned of control
+// sequences by the mux.
 type ObservedEntry struct {
-	Kind ObservedKind `json:"kind"`
-	Text string       `json:"text,omitempty"`
-	// MessageID is the agent's id of the message a chunk belongs to.
-	MessageID  string   `json:"messageId,omitempty"`
-	ToolCallID string   `json:"toolCallId,omitempty"`
-	Title      string   `json:"title,omitempty"`
-	ToolStatus string   `json:"toolStatus,omitempty"`
-	Plan       []string `json:"plan,omitempty"`
-	// At is when the mux heard the update.
-	At         time.Time `json:"at,omitzero"`
-	Own        bool      `json:"own,omitempty"`
-	StopReason string    `json:"stopReason,omitempty"`
-	Error      string    `json:"error,omitempty"`
-	Count      int       `json:"count,omitempty"`
+	Entry
+	// Own marks an EntryTurnStarted for the connection whose prompt call
+	// started the turn.
+	Own bool `json:"own,omitempty"`
+	// StopReason and Error say how an EntryTurnEnded's turn ended.
+	StopReason string `json:"stopReason,omitempty"`
+	Error      string `json:"error,omitempty"`
+	// Count is how many updates an EntryMissed stands for.
+	Count int `json:"count,omitempty"`
 }
 
-// observedKinds names the mux's entry kinds on the wire.
-var observedKinds = map[EntryKind]ObservedKind{
-	EntryUser: ObservedUser, EntryAgent: ObservedAgent, EntryThought: ObservedThought,
-	EntryTool: ObservedTool, EntryPlan: ObservedPlan, EntryStderr: ObservedStderr,
+// observedFields is an ObservedEntry without its MarshalJSON.
+type observedFields ObservedEntry
+
+// observedJSON is an ObservedEntry as the stream writes it: the entry's
+// kind by name (Kind shadows the entry's own, a number in a transcript).
+// EntryKind reads either.
+type observedJSON struct {
+	Kind string `json:"kind"`
+	observedFields
 }
 
-// ObservedFrom is a mux entry as it goes on the wire; ok is false for a
-// kind the stream does not carry (the transcript's own notes).
-func ObservedFrom(e Entry) (ObservedEntry, bool) {
-	kind, ok := observedKinds[e.Kind]
-	if !ok {
-		return ObservedEntry{}, false
-	}
-	return ObservedEntry{
-		Kind: kind, Text: e.Text, MessageID: e.MessageID, ToolCallID: e.ToolCallID,
-		Title: e.Title, ToolStatus: e.ToolStatus, Plan: e.Plan, At: e.At,
-	}, true
-}
-
-// MuxEntry is the entry as the mux had it; ok is false for the kinds the
-// server adds (turn marks, refusals, notices, gaps).
-func (e ObservedEntry) MuxEntry() (Entry, bool) {
-	for k, v := range observedKinds {
-		if v == e.Kind {
-			return Entry{
-				Kind: k, Text: e.Text, MessageID: e.MessageID, ToolCallID: e.ToolCallID,
-				Title: e.Title, ToolStatus: e.ToolStatus, Plan: e.Plan, At: e.At,
-			}, true
-		}
-	}
-	return Entry{}, false
+// MarshalJSON writes e with its kind by name ("agent", "turnEnded").
+func (e ObservedEntry) MarshalJSON() ([]byte, error) {
+	return json.Marshal(observedJSON{Kind: e.Kind.String(), observedFields: observedFields(e)})
 }

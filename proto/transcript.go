@@ -2,6 +2,7 @@ package proto
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -9,10 +10,14 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// EntryKind is what a transcript entry holds.
+// EntryKind is what an entry holds. A transcript (MethodTranscript, a
+// bundle's transcript.jsonl) writes it as a number, the stream of an
+// observed chat (MethodEntries) by its name (String), as protocol 1 always
+// has; UnmarshalJSON reads either.
 type EntryKind int
 
-// The kinds of transcript entries.
+// The kinds of entries. The first seven are a transcript's; the rest are
+// the stream's own, never kept in a transcript.
 const (
 	EntryUser EntryKind = iota
 	EntryAgent
@@ -24,35 +29,109 @@ const (
 	// EntryStderr is a line the agent wrote on its stderr. It reaches
 	// observers (Mux.Observe) only and is never kept in the transcript.
 	EntryStderr
+	// EntryTurnStarted: a turn started; the agent's updates until
+	// EntryTurnEnded are its reply (Text is its prompt). Own is set for the
+	// connection whose prompt call started it.
+	EntryTurnStarted
+	// EntryTurnEnded: the turn ended with StopReason, or failed with Error.
+	EntryTurnEnded
+	// EntryRefused: a permission request of a turn that refuses them was
+	// refused; Title names the tool call that asked.
+	EntryRefused
+	// EntryNotice is a line of the server's own about the running turn
+	// (Text: "no reply yet after 10s").
+	EntryNotice
+	// EntryMissed: the connection fell so far behind that Count updates in
+	// this place were dropped rather than held for it.
+	EntryMissed
 )
+
+// entryKindNames are the kinds' names, as the stream writes them.
+var entryKindNames = [...]string{
+	EntryUser: "user", EntryAgent: "agent", EntryThought: "thought", EntryTool: "tool",
+	EntryPlan: "plan", EntryNote: "note", EntryError: "error", EntryStderr: "stderr",
+	EntryTurnStarted: "turnStarted", EntryTurnEnded: "turnEnded", EntryRefused: "refused",
+	EntryNotice: "notice", EntryMissed: "missed",
+}
+
+// String returns the kind's name ("agent", "turnEnded"), as the stream of
+// an observed chat writes it.
+func (k EntryKind) String() string {
+	if k >= 0 && int(k) < len(entryKindNames) {
+		return entryKindNames[k]
+	}
+	return fmt.Sprintf("kind(%d)", int(k))
+}
+
+// UnmarshalJSON reads a kind as a transcript writes it (a number) or as
+// the stream does (its name). A name this build does not know, as a newer
+// server may send, is read as -1: a kind no switch matches. null leaves k
+// as it is.
+func (k *EntryKind) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		return nil
+	}
+	if len(b) >= 2 && b[0] == '"' {
+		name := b[1 : len(b)-1]
+		*k = -1
+		for i, n := range entryKindNames {
+			if string(name) == n {
+				*k = EntryKind(i)
+			}
+		}
+		return nil
+	}
+	n, err := strconv.Atoi(string(b))
+	if err != nil {
+		return fmt.Errorf("entry kind %.20s is neither a number nor a name", b)
+	}
+	*k = EntryKind(n)
+	return nil
+}
 
 // NoReplyAfter is how long a running turn may go without any update from
 // the agent before the chat pane and the prompt command say "no reply yet".
 const NoReplyAfter = 10 * time.Second
 
-// Entry is one item of an ACP chat's transcript. Everything in it that came
-// from the agent has been through plaintext: no control character but
-// newline and tab, and none at all in one-line fields (Title, ToolStatus,
-// Plan).
+// Entry is one item of an ACP chat's transcript, and of the stream of an
+// observed chat (ObservedEntry wraps it): one shape from the agent's
+// session/update to every client, the door's included. Everything in it
+// that came from the agent has been through plaintext: no control
+// character but newline and tab, and none at all in one-line fields
+// (Title, ToolStatus, Plan, the paths).
 type Entry struct {
-	Kind EntryKind
+	Kind EntryKind `json:"kind"`
 	// Text is the message, thought or note text.
-	Text string
-	// ToolCallID, Title and ToolStatus describe a tool call.
-	ToolCallID string
-	Title      string
-	ToolStatus string
-	// Paths are the files a tool call names (its ACP locations) or wrote
-	// through fs/write_text_file, cleaned to one line each, at most
-	// 64 (the mux's bound).
-	Paths []string `json:",omitempty"`
-	// Plan holds a plan's entries as "[status] text".
-	Plan []string
+	Text string `json:"text,omitempty"`
 	// MessageID is the agent's id for the message a chunk belongs to
 	// (ACP's unstable messageId), "" when the agent sends none.
-	MessageID string
+	MessageID string `json:"messageId,omitempty"`
+	// ToolCallID, Title and ToolStatus describe a tool call.
+	ToolCallID string `json:"toolCallId,omitempty"`
+	Title      string `json:"title,omitempty"`
+	ToolStatus string `json:"toolStatus,omitempty"`
+	// Locations are the files a tool call works on as the agent said them
+	// (ACP's ToolCall.locations): in a transcript, the tool call's latest
+	// (an update that carries them replaces them); in the stream, the
+	// update's own. At most 64 (the mux's bound).
+	Locations []Location `json:"locations,omitempty"`
+	// Paths are the files a tool call names (its locations) or wrote
+	// through fs/write_text_file, gathered over its updates, cleaned to
+	// one line each, at most 64 (the mux's bound): what a capsule lists.
+	// Only a transcript has them.
+	Paths []string `json:"paths,omitempty"`
+	// Plan holds a plan's entries as "[status] text".
+	Plan []string `json:"plan,omitempty"`
 	// At is when the entry was added or last changed.
-	At time.Time
+	At time.Time `json:"at"`
+}
+
+// Location is a file a tool call reads or changes, as ACP's
+// ToolCallLocation names it: its path and, when the agent gives one, a
+// line.
+type Location struct {
+	Path string `json:"path"`
+	Line *int   `json:"line,omitempty"`
 }
 
 // LastUpdate is when the last turn in entries last heard from the agent:

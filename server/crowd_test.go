@@ -295,7 +295,7 @@ func TestNewcomerTakesAQuietPlace(t *testing.T) {
 	observer.observe()
 	prompter := &stream{t: t, w: p.dial(), chat: acpChat.ID}
 	turn := prompter.request(proto.MethodPrompt, proto.PromptParams{ID: acpChat.ID, Text: "slow", RefusePermissions: true})
-	observer.until("the slow turn's first chunk", func(e proto.ObservedEntry) bool { return e.Kind == proto.ObservedAgent && e.Text == "working slowly" })
+	observer.until("the slow turn's first chunk", func(e proto.ObservedEntry) bool { return e.Kind == proto.EntryAgent && e.Text == "working slowly" })
 	quiet := p.dial()
 	quiet.ok(proto.MethodHello, nil, nil)
 

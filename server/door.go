@@ -223,8 +223,8 @@ func (b *doorBackend) Open(id string, replay bool) error {
 	var past []proto.ObservedEntry
 	if replay {
 		for _, e := range b.s.opt.Mux.Transcript(id) {
-			if o, ok := proto.ObservedFrom(e); ok {
-				past = append(past, o)
+			if streamed(e.Kind) {
+				past = append(past, proto.ObservedEntry{Entry: e})
 			}
 		}
 	}
@@ -372,23 +372,11 @@ func (f *chatFeed) observeFrom(c *conn, past []proto.ObservedEntry) {
 	}
 }
 
-// doorEntries turns a batch of the chat's stream into the door's entries.
-func doorEntries(batch []proto.ObservedEntry) []acp.Entry {
-	out := make([]acp.Entry, 0, len(batch))
-	for _, e := range batch {
-		out = append(out, acp.Entry{
-			Kind: acp.EntryKind(e.Kind), Text: e.Text, MessageID: e.MessageID, ToolCallID: e.ToolCallID,
-			Title: e.Title, ToolStatus: e.ToolStatus, Plan: e.Plan, Own: e.Own,
-		})
-	}
-	return out
-}
-
 // flushDoor sends a batch to an ACP connection as session/update
 // notifications, one line each, each only while the connection's queue is
 // less than half full; false once the watcher is to end.
 func (w *watcher) flushDoor(batch []proto.ObservedEntry) bool {
-	for _, n := range w.c.door.Updates(w.feed.id, doorEntries(batch)) {
+	for _, n := range w.c.door.Updates(w.feed.id, batch) {
 		if !w.room() {
 			return false
 		}

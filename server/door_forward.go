@@ -30,10 +30,6 @@ const DefaultForwardTimeout = 30 * time.Second
 // maxTerminals bounds the terminals one chat remembers the client of.
 const maxTerminals = 256
 
-// observedSessionConfig marks, in a door client's stream, that the chat's
-// modes or options changed. It never goes on the _acpmux/* wire.
-const observedSessionConfig = proto.ObservedKind(acp.EntrySessionConfig)
-
 // sessionConfigChanged is the mux's word that the chat's modes or options
 // changed: every door client of the chat is to be told.
 func (f *chatFeed) sessionConfigChanged() {
@@ -52,10 +48,10 @@ func (f *chatFeed) sessionConfigChanged() {
 // cannot grow the backlog (the mark is never dropped).
 func (w *watcher) markConfig() {
 	w.mu.Lock()
-	marked := slices.ContainsFunc(w.backlog, func(e proto.ObservedEntry) bool { return e.Kind == observedSessionConfig })
+	marked := slices.ContainsFunc(w.backlog, func(e proto.ObservedEntry) bool { return e.Kind == acp.EntrySessionConfig })
 	w.mu.Unlock()
 	if !marked {
-		w.push(proto.ObservedEntry{Kind: observedSessionConfig, At: time.Now()}, true)
+		w.push(proto.ObservedEntry{Entry: proto.Entry{Kind: acp.EntrySessionConfig, At: time.Now()}}, true)
 	}
 }
 

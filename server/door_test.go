@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -204,7 +205,7 @@ func TestDoorChatPromptsListsAndLoads(t *testing.T) {
 		t.Fatalf("second client's prompt: %v", err)
 	}
 	s.until("c2's reply in the TUI's stream", func(e proto.ObservedEntry) bool {
-		return e.Kind == proto.ObservedAgent && strings.Contains(e.Text, "echo: from c2")
+		return e.Kind == proto.EntryAgent && strings.Contains(e.Text, "echo: from c2")
 	})
 
 	// A resume attaches without the replay.
@@ -455,5 +456,81 @@ func TestDoorForkAndMcpServers(t *testing.T) {
 		if err := cl.Invalid(); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestDoorToolCallLocations: the places an agent gives its tool calls
+// (ACP's locations, a path and a line) reach every client in the one entry
+// shape: a door client gets them in its session/update (tool_call, then
+// the update that moves them), the _acpmux/* stream carries them, and the
+// transcript the server keeps holds the call's latest.
+func TestDoorToolCallLocations(t *testing.T) {
+	p := newPromptRig(t)
+	c := p.doorClient(acpschema.ForTest(t))
+	initDoor(t, c)
+	proj := p.folders(1)[0]
+	resp, err := c.NewSession(hangCtx(t), sdk.NewSessionRequest{Cwd: proj, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatalf("session/new: %v", err)
+	}
+	id := string(resp.SessionId)
+	s := &stream{t: t, w: p.dial(), chat: id}
+	s.observe()
+	target := filepath.Join(proj, "main.go")
+	if _, err := c.Prompt(hangCtx(t), sdk.PromptRequest{SessionId: resp.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("tool-at " + target + " 41")}}); err != nil {
+		t.Fatalf("session/prompt: %v", err)
+	}
+	at := func(line int) string { return fmt.Sprintf("%s:%d", target, line) }
+	places := func(locs []sdk.ToolCallLocation) []string {
+		var out []string
+		for _, l := range locs {
+			if l.Line == nil {
+				out = append(out, l.Path)
+				continue
+			}
+			out = append(out, fmt.Sprintf("%s:%d", l.Path, *l.Line))
+		}
+		return out
+	}
+	var started, updated []string
+	for _, n := range c.Updates() {
+		switch u := n.Update; {
+		case u.ToolCall != nil:
+			started = places(u.ToolCall.Locations)
+		case u.ToolCallUpdate != nil:
+			updated = places(u.ToolCallUpdate.Locations)
+		}
+	}
+	if !slices.Equal(started, []string{at(41)}) || !slices.Equal(updated, []string{at(42)}) {
+		t.Fatalf("the door client's tool_call had locations %v and its update %v; want [%s] then [%s]", started, updated, at(41), at(42))
+	}
+
+	entryPlaces := func(e proto.Entry) []string {
+		var out []string
+		for _, l := range e.Locations {
+			if l.Line == nil {
+				out = append(out, l.Path)
+				continue
+			}
+			out = append(out, fmt.Sprintf("%s:%d", l.Path, *l.Line))
+		}
+		return out
+	}
+	s.until("the tool call's update in the _acpmux/* stream", func(e proto.ObservedEntry) bool {
+		return e.Kind == proto.EntryTool && slices.Equal(entryPlaces(e.Entry), []string{at(42)})
+	})
+	var tr proto.TranscriptResult
+	p.dial().ok(proto.MethodTranscript, proto.TranscriptParams{ID: id}, &tr)
+	var tool *proto.Entry
+	for i := range tr.Entries {
+		if tr.Entries[i].Kind == proto.EntryTool {
+			tool = &tr.Entries[i]
+		}
+	}
+	if tool == nil || tool.ToolStatus != "completed" || !slices.Equal(entryPlaces(*tool), []string{at(42)}) || !slices.Equal(tool.Paths, []string{target}) {
+		t.Fatalf("the transcript's tool call: %+v", tool)
+	}
+	if err := c.Invalid(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -27,7 +27,7 @@ import (
 // updates is some hundreds of notifications. The backlog is bounded
 // (maxBacklog): a client that falls that far behind loses the updates that
 // come until it has caught up, and is told where and how many (an
-// ObservedMissed entry), never silently. A client that stops reading
+// EntryMissed entry), never silently. A client that stops reading
 // altogether is dropped by its connection's write timeout, as any other.
 //
 // A turn runs in the server, not in the connection that asked for it: a
@@ -234,7 +234,7 @@ func (s *Server) prompt(c *conn, p proto.PromptParams) (any, *Error) {
 			// A permission request waiting for a client is not the agent
 			// being quiet.
 			if s.opt.Mux.State(p.ID).Permission == nil {
-				f.broadcast(proto.ObservedEntry{Kind: proto.ObservedNotice, Text: noReplyNotice}, false)
+				f.broadcast(proto.ObservedEntry{Entry: proto.Entry{Kind: proto.EntryNotice, Text: noReplyNotice, At: time.Now()}}, false)
 			}
 		})
 	}()
@@ -244,7 +244,7 @@ func (s *Server) prompt(c *conn, p proto.PromptParams) (any, *Error) {
 	if p.RefusePermissions {
 		_ = s.opt.Mux.SetPermissionPolicy(p.ID, nil)
 	}
-	end := proto.ObservedEntry{Kind: proto.ObservedTurnEnded, StopReason: reason}
+	end := proto.ObservedEntry{Entry: proto.Entry{Kind: proto.EntryTurnEnded}, StopReason: reason}
 	if err != nil {
 		end.Error = err.Error()
 	}
@@ -314,7 +314,7 @@ func (f *chatFeed) started(t *turn, text string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for c, w := range f.watchers {
-		w.push(proto.ObservedEntry{Kind: proto.ObservedTurnStarted, Text: plaintext.Clean(text), Own: c == t.owner, At: time.Now()}, true)
+		w.push(proto.ObservedEntry{Entry: proto.Entry{Kind: proto.EntryTurnStarted, Text: plaintext.Clean(text), At: time.Now()}, Own: c == t.owner}, true)
 	}
 }
 
@@ -335,8 +335,7 @@ func (f *chatFeed) release(t *turn, end *proto.ObservedEntry) {
 // deliver is the mux's observer of the chat: it runs on the goroutine that
 // reads the agent, so it only queues.
 func (f *chatFeed) deliver(e proto.Entry) {
-	item, ok := proto.ObservedFrom(e)
-	if !ok {
+	if !streamed(e.Kind) {
 		return
 	}
 	f.mu.Lock()
@@ -344,7 +343,14 @@ func (f *chatFeed) deliver(e proto.Entry) {
 	if f.turn != nil && e.Kind != proto.EntryStderr {
 		f.turn.heard()
 	}
-	f.broadcastLocked(item, false)
+	f.broadcastLocked(proto.ObservedEntry{Entry: e}, false)
+}
+
+// streamed reports whether entries of kind k, which the mux hears or the
+// transcript holds, go to the chat's observers: all but the transcript's
+// own notes and errors.
+func streamed(k proto.EntryKind) bool {
+	return k != proto.EntryNote && k != proto.EntryError
 }
 
 // refuse is the permission policy of a turn that refuses them.
@@ -353,7 +359,7 @@ func (f *chatFeed) refuse(p proto.Permission) string {
 	if f.turn != nil {
 		f.turn.heard()
 	}
-	f.broadcastLocked(proto.ObservedEntry{Kind: proto.ObservedRefused, Title: plaintext.Line(p.Title), At: time.Now()}, false)
+	f.broadcastLocked(proto.ObservedEntry{Entry: proto.Entry{Kind: proto.EntryRefused, Title: plaintext.Line(p.Title), At: time.Now()}}, false)
 	f.mu.Unlock()
 	f.s.opt.Logger.Info("refused a permission request", "chat", f.id, "title", p.Title)
 	return mux.RefuseAll(p)

@@ -228,12 +228,12 @@ func (s *stream) turns() [][]proto.ObservedEntry {
 	in := false
 	for _, e := range s.entries {
 		switch {
-		case e.Kind == proto.ObservedTurnStarted:
+		case e.Kind == proto.EntryTurnStarted:
 			in, cur = true, []proto.ObservedEntry{e}
-		case e.Kind == proto.ObservedTurnEnded && in:
+		case e.Kind == proto.EntryTurnEnded && in:
 			out = append(out, append(cur, e))
 			in = false
-		case in && e.Kind != proto.ObservedStderr:
+		case in && e.Kind != proto.EntryStderr:
 			cur = append(cur, e)
 		}
 	}
@@ -244,7 +244,7 @@ func (s *stream) turns() [][]proto.ObservedEntry {
 func agentText(turn []proto.ObservedEntry) string {
 	var b strings.Builder
 	for _, e := range turn {
-		if e.Kind == proto.ObservedAgent {
+		if e.Kind == proto.EntryAgent {
 			b.WriteString(e.Text)
 		}
 	}
@@ -254,7 +254,7 @@ func agentText(turn []proto.ObservedEntry) string {
 func kinds(entries []proto.ObservedEntry) string {
 	var k []string
 	for _, e := range entries {
-		k = append(k, string(e.Kind))
+		k = append(k, e.Kind.String())
 	}
 	return strings.Join(k, " ")
 }
@@ -290,7 +290,7 @@ func TestPromptReplyStreamsToTheObserverInOrder(t *testing.T) {
 	}
 	var statuses []string
 	for _, e := range turns[1] {
-		if e.Kind == proto.ObservedTool {
+		if e.Kind == proto.EntryTool {
 			statuses = append(statuses, e.ToolStatus)
 		}
 	}
@@ -299,7 +299,7 @@ func TestPromptReplyStreamsToTheObserverInOrder(t *testing.T) {
 	}
 	var stderr []string
 	for _, e := range s.entries {
-		if e.Kind == proto.ObservedStderr {
+		if e.Kind == proto.EntryStderr {
 			stderr = append(stderr, e.Text)
 		}
 	}
@@ -315,10 +315,10 @@ func TestPromptReplyStreamsToTheObserverInOrder(t *testing.T) {
 	again.call(proto.MethodReady, proto.ChatParams{ID: p.chat}, nil)
 	var replayed strings.Builder
 	for _, e := range again.entries {
-		if e.Kind == proto.ObservedTurnStarted {
+		if e.Kind == proto.EntryTurnStarted {
 			t.Fatalf("a turn mark in the replay: %s", kinds(again.entries))
 		}
-		if e.Kind == proto.ObservedAgent {
+		if e.Kind == proto.EntryAgent {
 			replayed.WriteString(e.Text)
 		}
 	}
@@ -344,7 +344,7 @@ func TestPromptBurstArrivesCompleteThroughTheSocket(t *testing.T) {
 	if reason := s.prompt(fmt.Sprintf("burst %d", n), true); reason != "end_turn" {
 		t.Fatalf("stop reason %q", reason)
 	}
-	stalled.until("the burst's end", func(e proto.ObservedEntry) bool { return e.Kind == proto.ObservedTurnEnded })
+	stalled.until("the burst's end", func(e proto.ObservedEntry) bool { return e.Kind == proto.EntryTurnEnded })
 	var want strings.Builder
 	for i := 1; i <= n; i++ {
 		fmt.Fprintf(&want, "u%06d ", i)
@@ -355,7 +355,7 @@ func TestPromptBurstArrivesCompleteThroughTheSocket(t *testing.T) {
 			t.Fatalf("%s: %d turns, want 1", name, len(turns))
 		}
 		for _, e := range turns[0] {
-			if e.Kind == proto.ObservedMissed {
+			if e.Kind == proto.EntryMissed {
 				t.Fatalf("%s missed %d updates", name, e.Count)
 			}
 		}
@@ -385,7 +385,7 @@ func TestPromptRefusesPermissionsOrWaitsForAnAnswer(t *testing.T) {
 	turn := s.turns()[0]
 	var refused []string
 	for _, e := range turn {
-		if e.Kind == proto.ObservedRefused {
+		if e.Kind == proto.EntryRefused {
 			refused = append(refused, e.Title)
 		}
 	}
@@ -409,13 +409,13 @@ func TestPromptRefusesPermissionsOrWaitsForAnAnswer(t *testing.T) {
 	if l := asker.answer(id); l.Error != nil || string(l.Result) != `{"stopReason":"end_turn"}` {
 		t.Fatalf("the answered turn: %s %+v", l.Result, l.Error)
 	}
-	s.until("the answered turn's end", func(e proto.ObservedEntry) bool { return e.Kind == proto.ObservedTurnEnded && len(s.turns()) == 2 })
+	s.until("the answered turn's end", func(e proto.ObservedEntry) bool { return e.Kind == proto.EntryTurnEnded && len(s.turns()) == 2 })
 	second := s.turns()[1]
 	if agentText(second) != "permission: allow_once" || second[0].Own {
 		t.Fatalf("the observer saw %q (own %v)", agentText(second), second[0].Own)
 	}
 	for _, e := range second {
-		if e.Kind == proto.ObservedRefused {
+		if e.Kind == proto.EntryRefused {
 			t.Fatal("a refusal in a turn that does not refuse")
 		}
 	}
@@ -432,7 +432,7 @@ func TestPromptCancelAndATurnThatOutlivesItsConnection(t *testing.T) {
 	gone := p.stream()
 	gone.observe()
 	gone.request(proto.MethodPrompt, proto.PromptParams{ID: p.chat, Text: "slow", RefusePermissions: true})
-	s.until("the slow turn's first chunk", func(e proto.ObservedEntry) bool { return e.Kind == proto.ObservedAgent && e.Text == "working slowly" })
+	s.until("the slow turn's first chunk", func(e proto.ObservedEntry) bool { return e.Kind == proto.EntryAgent && e.Text == "working slowly" })
 	gone.w.nc.Close()
 	// Its watcher ends when the server has seen it go.
 	waitFor(t, "the server to see the client go", func() bool { return p.watchers() == 1 })
@@ -444,7 +444,7 @@ func TestPromptCancelAndATurnThatOutlivesItsConnection(t *testing.T) {
 		t.Fatalf("a second turn: %q", e.Message)
 	}
 	s.call(proto.MethodCancel, proto.ChatParams{ID: p.chat}, nil)
-	s.until("the turn's end", func(e proto.ObservedEntry) bool { return e.Kind == proto.ObservedTurnEnded })
+	s.until("the turn's end", func(e proto.ObservedEntry) bool { return e.Kind == proto.EntryTurnEnded })
 	if end := s.turns()[0]; end[len(end)-1].StopReason != "cancelled" {
 		t.Fatalf("the cancelled turn ended %+v", end[len(end)-1])
 	}
@@ -464,7 +464,7 @@ func TestPromptTwoObserversSeeOneTurn(t *testing.T) {
 	a.observe()
 	b.observe()
 	a.prompt("think", true)
-	b.until("the turn's end", func(e proto.ObservedEntry) bool { return e.Kind == proto.ObservedTurnEnded })
+	b.until("the turn's end", func(e proto.ObservedEntry) bool { return e.Kind == proto.EntryTurnEnded })
 	ta, tb := a.turns(), b.turns()
 	if len(ta) != 1 || len(tb) != 1 || kinds(ta[0]) != kinds(tb[0]) || agentText(ta[0]) != agentText(tb[0]) {
 		t.Fatalf("observers saw %q %q and %q %q", kinds(ta[0]), agentText(ta[0]), kinds(tb[0]), agentText(tb[0]))
@@ -625,19 +625,19 @@ func TestWatcherOverflowSaysWhatItDropped(t *testing.T) {
 	chunk := strings.Repeat("x", 1000)
 	pushed := 0
 	for w.missed == 0 {
-		w.push(proto.ObservedEntry{Kind: proto.ObservedTool, Title: chunk}, false)
+		w.push(proto.ObservedEntry{Entry: proto.Entry{Kind: proto.EntryTool, Title: chunk}}, false)
 		pushed++
 	}
 	kept := pushed - 1
-	w.push(proto.ObservedEntry{Kind: proto.ObservedTool, Title: "dropped too"}, false)
+	w.push(proto.ObservedEntry{Entry: proto.Entry{Kind: proto.EntryTool, Title: "dropped too"}}, false)
 	// A batch sent makes room, but the gap goes on until the backlog has
 	// been sent: one mark per gap, not one per batch.
 	got = append(got, w.take()...)
 	w.queued()
-	w.push(proto.ObservedEntry{Kind: proto.ObservedTool, Title: "dropped as well"}, false)
-	w.push(proto.ObservedEntry{Kind: proto.ObservedTurnEnded, StopReason: "end_turn"}, true)
-	w.push(proto.ObservedEntry{Kind: proto.ObservedAgent, Text: "after "}, false)
-	w.push(proto.ObservedEntry{Kind: proto.ObservedAgent, Text: "the gap"}, false)
+	w.push(proto.ObservedEntry{Entry: proto.Entry{Kind: proto.EntryTool, Title: "dropped as well"}}, false)
+	w.push(proto.ObservedEntry{Entry: proto.Entry{Kind: proto.EntryTurnEnded}, StopReason: "end_turn"}, true)
+	w.push(proto.ObservedEntry{Entry: proto.Entry{Kind: proto.EntryAgent, Text: "after "}}, false)
+	w.push(proto.ObservedEntry{Entry: proto.Entry{Kind: proto.EntryAgent, Text: "the gap"}}, false)
 	sendAll()
 	if len(got) != kept+3 {
 		t.Fatalf("%d entries sent, want the %d kept, the mark, the turn's end and the joined text", len(got), kept)
@@ -651,11 +651,11 @@ func TestWatcherOverflowSaysWhatItDropped(t *testing.T) {
 
 	// A gap at the end of a backlog is told once the backlog is sent.
 	for w.missed == 0 {
-		w.push(proto.ObservedEntry{Kind: proto.ObservedTool, Title: chunk}, false)
+		w.push(proto.ObservedEntry{Entry: proto.Entry{Kind: proto.EntryTool, Title: chunk}}, false)
 	}
 	got = got[:0]
 	sendAll()
-	if last := got[len(got)-1]; last.Kind != proto.ObservedMissed || last.Count != 1 {
+	if last := got[len(got)-1]; last.Kind != proto.EntryMissed || last.Count != 1 {
 		t.Fatalf("the backlog ended with %+v, want the missed mark", last)
 	}
 	select {

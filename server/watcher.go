@@ -34,6 +34,12 @@ func backlogCost(e proto.ObservedEntry) int {
 	for _, p := range e.Plan {
 		n += len(p)
 	}
+	for _, l := range e.Locations {
+		n += len(l.Path)
+	}
+	for _, p := range e.Paths {
+		n += len(p)
+	}
 	return n
 }
 
@@ -41,8 +47,8 @@ func backlogCost(e proto.ObservedEntry) int {
 // joins them: same kind and message id, and a user chunk only with an id.
 func joins(last, e proto.ObservedEntry) bool {
 	switch e.Kind {
-	case proto.ObservedAgent, proto.ObservedThought:
-	case proto.ObservedUser:
+	case proto.EntryAgent, proto.EntryThought:
+	case proto.EntryUser:
 		if e.MessageID == "" {
 			return false
 		}
@@ -66,7 +72,7 @@ func (w *watcher) push(e proto.ObservedEntry, always bool) {
 		return
 	}
 	if w.missed > 0 {
-		w.backlog = append(w.backlog, proto.ObservedEntry{Kind: proto.ObservedMissed, Count: w.missed, At: time.Now()})
+		w.backlog = append(w.backlog, proto.ObservedEntry{Entry: proto.Entry{Kind: proto.EntryMissed, At: time.Now()}, Count: w.missed})
 		w.size += entryCost
 		w.missed = 0
 	}
@@ -116,7 +122,7 @@ func (w *watcher) take() []proto.ObservedEntry {
 		w.sending = true
 		n := w.missed
 		w.missed = 0
-		return []proto.ObservedEntry{{Kind: proto.ObservedMissed, Count: n, At: time.Now()}}
+		return []proto.ObservedEntry{{Entry: proto.Entry{Kind: proto.EntryMissed, At: time.Now()}, Count: n}}
 	}
 	n, size := 0, 0
 	for n < len(w.backlog) && (n == 0 || size+backlogCost(w.backlog[n]) <= maxBatch) {

@@ -1,6 +1,8 @@
 // Package sessions holds the chat model, the shared folder validator and the
 // TOML store of chats under the agent home. It knows nothing of the TUI or the
-// mux.
+// mux. A chat as the server's socket and `--json` carry it (proto.ChatJSON)
+// and each entry a refusal names (proto.FolderProblem) are the protocol's
+// types: this package makes them.
 package sessions
 
 import (

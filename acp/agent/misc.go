@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/acpmux/acpmux-tui/internal/plaintext"
+	"github.com/acpmux/acpmux-tui/proto"
 	acp "github.com/coder/acp-go-sdk"
 )
 
@@ -103,16 +104,31 @@ func FolderNote(folders []string) string {
 	return b.String()
 }
 
-// LocationPaths are the files a tool call names, at most maxEntryPaths.
-func LocationPaths(locs []acp.ToolCallLocation) []string {
-	var paths []string
+// Locations are the files a tool call names (ACP's locations) as the
+// entries keep them: each path cleaned to one line, a line that is not a
+// line number (below 0) left out, a location with no path or too long a
+// one dropped, at most MaxEntryPaths. It is nil for nil (the update does
+// not change them) and empty, not nil, for a list that keeps none.
+func Locations(locs []acp.ToolCallLocation) []proto.Location {
+	if locs == nil {
+		return nil
+	}
+	out := make([]proto.Location, 0, min(len(locs), MaxEntryPaths))
 	for _, l := range locs {
-		if len(paths) == MaxEntryPaths {
+		if len(out) == MaxEntryPaths {
 			break
 		}
-		paths = append(paths, l.Path)
+		p := plaintext.Line(l.Path)
+		if p == "" || len(p) > maxPathBytes {
+			continue
+		}
+		loc := proto.Location{Path: p, Line: l.Line}
+		if l.Line != nil && *l.Line < 0 {
+			loc.Line = nil
+		}
+		out = append(out, loc)
 	}
-	return paths
+	return out
 }
 
 func ContentText(b acp.ContentBlock) string {

@@ -28,8 +28,8 @@ const (
 // maxEntryText bounds one entry's text.
 const maxEntryText = 1 << 20
 
-// MaxEntryPaths bounds the paths one tool entry keeps, and maxPathBytes
-// one path.
+// MaxEntryPaths bounds the paths, and the locations, one tool entry keeps,
+// and maxPathBytes one path.
 const (
 	MaxEntryPaths = 64
 	maxPathBytes  = 4096
@@ -45,7 +45,8 @@ type Transcript struct {
 	Cancelled bool
 }
 
-// Add appends an entry, cleaning what it shows.
+// Add appends an entry, cleaning what it shows (its locations come
+// cleaned: see Locations).
 func (t *Transcript) Add(e proto.Entry) {
 	e.Text = plaintext.Clean(e.Text)
 	e.Title, e.ToolStatus = plaintext.Line(e.Title), plaintext.Line(e.ToolStatus)
@@ -87,8 +88,10 @@ func (t *Transcript) AppendText(kind proto.EntryKind, text, messageID string) {
 	t.Add(proto.Entry{Kind: kind, Text: text, MessageID: messageID})
 }
 
-// Tool records a Tool call or an update to one.
-func (t *Transcript) Tool(id, title, status string) {
+// Tool records a Tool call or an update to one. Locations (as Locations
+// cleans them) replace the call's when not nil, as ACP's tool_call_update
+// says, and their paths join the call's Paths.
+func (t *Transcript) Tool(id, title, status string, locations []proto.Location) {
 	for i := len(t.entries) - 1; i >= 0; i-- {
 		e := &t.entries[i]
 		if e.Kind == proto.EntryTool && e.ToolCallID == id {
@@ -98,6 +101,10 @@ func (t *Transcript) Tool(id, title, status string) {
 			if status != "" {
 				e.ToolStatus = plaintext.Line(status)
 			}
+			if locations != nil {
+				e.Locations = locations
+				addLocationPaths(e, locations)
+			}
 			e.At = time.Now()
 			return
 		}
@@ -105,28 +112,32 @@ func (t *Transcript) Tool(id, title, status string) {
 	if status == "" {
 		status = "pending"
 	}
-	t.Add(proto.Entry{Kind: proto.EntryTool, ToolCallID: id, Title: title, ToolStatus: status})
+	e := proto.Entry{Kind: proto.EntryTool, ToolCallID: id, Title: title, ToolStatus: status, Locations: locations}
+	addLocationPaths(&e, locations)
+	t.Add(e)
 }
 
 // addEntryPaths adds paths the entry does not have yet, cleaned and bounded.
 func addEntryPaths(e *proto.Entry, paths []string) {
 	for _, p := range paths {
-		p = plaintext.Line(p)
-		if p == "" || len(p) > maxPathBytes || len(e.Paths) >= MaxEntryPaths || slices.Contains(e.Paths, p) {
-			continue
-		}
-		e.Paths = append(e.Paths, p)
+		addEntryPath(e, p)
 	}
 }
 
-// ToolPaths adds the files a tool call names to its entry.
-func (t *Transcript) ToolPaths(id string, paths []string) {
-	for i := len(t.entries) - 1; i >= 0; i-- {
-		if e := &t.entries[i]; e.Kind == proto.EntryTool && e.ToolCallID == id {
-			addEntryPaths(e, paths)
-			return
-		}
+// addLocationPaths adds the paths of locations to the entry's Paths.
+func addLocationPaths(e *proto.Entry, locations []proto.Location) {
+	for _, l := range locations {
+		addEntryPath(e, l.Path)
 	}
+}
+
+// addEntryPath adds p unless the entry has it, cleaned and bounded.
+func addEntryPath(e *proto.Entry, p string) {
+	p = plaintext.Line(p)
+	if p == "" || len(p) > maxPathBytes || len(e.Paths) >= MaxEntryPaths || slices.Contains(e.Paths, p) {
+		return
+	}
+	e.Paths = append(e.Paths, p)
 }
 
 // Wrote records a file the agent Wrote through fs/write_text_file: on the
@@ -139,7 +150,7 @@ func (t *Transcript) Wrote(path string) {
 			break
 		}
 		if e.Kind == proto.EntryTool {
-			addEntryPaths(e, []string{path})
+			addEntryPath(e, path)
 			return
 		}
 	}
@@ -197,6 +208,7 @@ func (t *Transcript) Entries() []proto.Entry {
 	for i := range out {
 		out[i].Plan = append([]string(nil), out[i].Plan...)
 		out[i].Paths = append([]string(nil), out[i].Paths...)
+		out[i].Locations = append([]proto.Location(nil), out[i].Locations...)
 	}
 	return out
 }
@@ -223,9 +235,9 @@ func (t *Transcript) Apply(u acp.SessionUpdate) *proto.Entry {
 		return chunk(proto.EntryThought, u.AgentThoughtChunk.Content, u.AgentThoughtChunk.MessageId)
 	case u.ToolCall != nil:
 		id, title, status := string(u.ToolCall.ToolCallId), plaintext.Line(u.ToolCall.Title), plaintext.Line(string(u.ToolCall.Status))
-		t.Tool(id, title, status)
-		t.ToolPaths(id, LocationPaths(u.ToolCall.Locations))
-		return &proto.Entry{Kind: proto.EntryTool, ToolCallID: id, Title: title, ToolStatus: status}
+		locations := Locations(u.ToolCall.Locations)
+		t.Tool(id, title, status, locations)
+		return &proto.Entry{Kind: proto.EntryTool, ToolCallID: id, Title: title, ToolStatus: status, Locations: locations}
 	case u.ToolCallUpdate != nil:
 		title, status := "", ""
 		if u.ToolCallUpdate.Title != nil {
@@ -235,9 +247,9 @@ func (t *Transcript) Apply(u acp.SessionUpdate) *proto.Entry {
 			status = plaintext.Line(string(*u.ToolCallUpdate.Status))
 		}
 		id := string(u.ToolCallUpdate.ToolCallId)
-		t.Tool(id, title, status)
-		t.ToolPaths(id, LocationPaths(u.ToolCallUpdate.Locations))
-		return &proto.Entry{Kind: proto.EntryTool, ToolCallID: id, Title: title, ToolStatus: status}
+		locations := Locations(u.ToolCallUpdate.Locations)
+		t.Tool(id, title, status, locations)
+		return &proto.Entry{Kind: proto.EntryTool, ToolCallID: id, Title: title, ToolStatus: status, Locations: locations}
 	case u.Plan != nil:
 		items := make([]string, len(u.Plan.Entries))
 		for i, e := range u.Plan.Entries {

@@ -3,9 +3,12 @@ package agent
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/acpmux/acpmux-tui/proto"
+	acp "github.com/coder/acp-go-sdk"
 )
 
 // TestTranscriptKeepsItsLatestEntries: a transcript fed far past its bound
@@ -65,5 +68,47 @@ func TestTranscriptTurnMarks(t *testing.T) {
 				t.Fatal("the cancel outlived its turn")
 			}
 		})
+	}
+}
+
+// TestTranscriptToolLocations: a tool call's locations are kept as the
+// agent gave them, cleaned (a path on one line, no negative line, none
+// without a path), on the entry Apply hands the observer and in the
+// transcript; an update that carries locations replaces them, one that
+// carries none leaves them; every path joins the call's Paths.
+func TestTranscriptToolLocations(t *testing.T) {
+	var tr Transcript
+	line := func(n int) *int { return &n }
+	places := func(locs []proto.Location) string {
+		var b strings.Builder
+		for _, l := range locs {
+			b.WriteString(l.Path)
+			if l.Line != nil {
+				fmt.Fprintf(&b, ":%d", *l.Line)
+			}
+			b.WriteString(" ")
+		}
+		return b.String()
+	}
+	e := tr.Apply(acp.StartToolCall("c1", "Edit", acp.WithStartLocations([]acp.ToolCallLocation{
+		{Path: "/src/a.go", Line: line(7)}, {Path: "/src/\x1b]0;x\x07b.go", Line: line(-3)}, {Path: ""},
+	})))
+	want := "/src/a.go:7 /src/b.go "
+	if e == nil || places(e.Locations) != want {
+		t.Fatalf("the observer's entry has %q, want %q", places(e.Locations), want)
+	}
+	if got := places(tr.Entries()[0].Locations); got != want {
+		t.Fatalf("the transcript has %q, want %q", got, want)
+	}
+	e = tr.Apply(acp.UpdateToolCall("c1", acp.WithUpdateStatus(acp.ToolCallStatusInProgress)))
+	if e.Locations != nil || places(tr.Entries()[0].Locations) != want {
+		t.Fatalf("an update without locations: observer %q, transcript %q", places(e.Locations), places(tr.Entries()[0].Locations))
+	}
+	e = tr.Apply(acp.UpdateToolCall("c1", acp.WithUpdateLocations([]acp.ToolCallLocation{{Path: "/src/c.go", Line: line(9)}})))
+	if got := places(tr.Entries()[0].Locations); places(e.Locations) != "/src/c.go:9 " || got != "/src/c.go:9 " {
+		t.Fatalf("an update with locations: observer %q, transcript %q", places(e.Locations), got)
+	}
+	if got := tr.Entries()[0].Paths; !slices.Equal(got, []string{"/src/a.go", "/src/b.go", "/src/c.go"}) {
+		t.Fatalf("paths %q", got)
 	}
 }

@@ -62,6 +62,9 @@
 //	                  "wrote" or "write error: <msg>"
 //	tool              tool_call "Fake tool" pending, then tool_call_update
 //	                  in_progress, then completed
+//	tool-at PATH LINE  tool_call "Fake tool" pending at location PATH line
+//	                  LINE, then tool_call_update completed at line LINE+1
+//	                  (PATH is all before the last space)
 //	plan              a plan update with two entries
 //	think             an agent_thought_chunk "pondering", then the echo
 //	slow              one chunk, then wait for session/cancel; stopReason cancelled

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/coder/acp-go-sdk"
@@ -132,6 +133,8 @@ func (t *turnRun) run(text string) (acp.StopReason, error) {
 		return t.write(path, content)
 	case line == "tool":
 		return t.tool()
+	case cmd == "tool-at" && arg != "":
+		return t.toolAt(arg)
 	case line == "plan":
 		return t.stopReason(), t.send(acp.UpdatePlan(
 			acp.PlanEntry{Content: "Read the code", Priority: acp.PlanEntryPriorityHigh, Status: acp.PlanEntryStatusCompleted},
@@ -257,6 +260,34 @@ func (t *turnRun) tool() (acp.StopReason, error) {
 		acp.UpdateToolCall(id, acp.WithUpdateStatus(acp.ToolCallStatusInProgress)),
 		acp.UpdateToolCall(id, acp.WithUpdateStatus(acp.ToolCallStatusCompleted),
 			acp.WithUpdateContent([]acp.ToolCallContent{acp.ToolContent(acp.TextBlock("fake tool output"))})),
+	}
+	for _, u := range steps {
+		if err := t.send(u); err != nil {
+			return "", err
+		}
+	}
+	return t.stopReason(), nil
+}
+
+// toolAt is a tool call at a place: tool_call "Fake tool" pending with the
+// location PATH, line LINE, then tool_call_update completed that moves it
+// to line LINE+1 (arg is "PATH LINE"; PATH may have spaces).
+func (t *turnRun) toolAt(arg string) (acp.StopReason, error) {
+	sp := strings.LastIndexByte(arg, ' ')
+	if sp < 0 {
+		return t.stopReason(), t.say("tool-at: give PATH LINE")
+	}
+	path, lineText := arg[:sp], arg[sp+1:]
+	line, err := strconv.Atoi(lineText)
+	if err != nil {
+		return t.stopReason(), t.say("tool-at: bad line " + lineText)
+	}
+	id := t.nextToolCallID()
+	steps := []acp.SessionUpdate{
+		acp.StartToolCall(id, "Fake tool", acp.WithStartKind(acp.ToolKindEdit), acp.WithStartStatus(acp.ToolCallStatusPending),
+			acp.WithStartLocations([]acp.ToolCallLocation{{Path: path, Line: acp.Ptr(line)}})),
+		acp.UpdateToolCall(id, acp.WithUpdateStatus(acp.ToolCallStatusCompleted),
+			acp.WithUpdateLocations([]acp.ToolCallLocation{{Path: path, Line: acp.Ptr(line + 1)}})),
 	}
 	for _, u := range steps {
 		if err := t.send(u); err != nil {
