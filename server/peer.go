@@ -123,6 +123,13 @@ func (p peerProcess) still() error {
 			if n > 0 && fds[0].Revents != 0 {
 				return errPeerGone
 			}
+			// A process whose leader has exited while its other threads
+			// still end reads not ready yet, but is a zombie already. Its
+			// pid is not free until all of it is gone, so /proc/PID is
+			// still this process's: its state settles it.
+			if exited(p.pid) {
+				return errPeerGone
+			}
 			return nil
 		}
 	}
@@ -134,6 +141,17 @@ func (p peerProcess) still() error {
 		return errPeerGone // gone, or its pid is another process's now
 	}
 	return nil
+}
+
+// exited reports whether process pid has exited (a zombie, or dead), or
+// cannot be read at all.
+func exited(pid int) bool {
+	f, err := procStatFields(pid)
+	if err != nil || len(f) == 0 {
+		return true
+	}
+	state := string(f[0])
+	return state == "Z" || state == "X" || state == "x"
 }
 
 func (p peerProcess) close() {
