@@ -28,19 +28,12 @@ func cmdACP(a *app, args []string) error {
 }
 
 // acp runs the door on stdio. Nothing but protocol lines reaches stdout;
-// what the door does goes to the log.
+// what the door does goes to the log. --harness is checked against the
+// table the server has in effect (read again just then), not a read of
+// the file here: a harness added a moment ago is known.
 func (a *app) acp(name string) error {
-	if err := a.open(); err != nil {
+	if err := a.openServerClient(); err != nil {
 		return err
-	}
-	if name != "" {
-		spec, ok := a.table.Get(name)
-		if !ok {
-			return usagef("--harness %q: no such harness (try acpmux-tui harnesses)", name)
-		}
-		if spec.Transport != harness.TransportACP {
-			return usagef("--harness %q runs in a terminal; acpmux-tui acp needs an ACP harness", name)
-		}
 	}
 	logger, closeLog, err := a.logger()
 	if err != nil {
@@ -51,11 +44,22 @@ func (a *app) acp(name string) error {
 	if err != nil {
 		return fmt.Errorf("find acpmux-tui's own binary to start the server: %w", err)
 	}
-	conn, err := client.EnsureServer(a.store.Home(), exe)
+	conn, cfg, err := a.harnessesNow()
 	if err != nil {
 		return err
 	}
-	// That connection has spoken _acpmux/hello: the door needs a fresh one
+	if err := checkDoorHarness(cfg, name); err != nil {
+		if conn != nil {
+			conn.Close()
+		}
+		return err
+	}
+	if conn == nil {
+		if conn, err = client.EnsureServer(a.store.Home(), exe); err != nil {
+			return err
+		}
+	}
+	// That connection has spoken _acpmux/*: the door needs a fresh one
 	// whose first call is initialize.
 	conn.Close()
 	sc, err := net.Dial("unix", proto.SocketPath(a.store.Home()))
@@ -68,4 +72,20 @@ func (a *app) acp(name string) error {
 		logger.Warn("ACP door closed", "err", err)
 	}
 	return err
+}
+
+// checkDoorHarness refuses an --harness that the table in effect does not
+// name, or that runs in a terminal.
+func checkDoorHarness(cfg proto.ConfigResult, name string) error {
+	if name == "" {
+		return nil
+	}
+	h, ok := cfg.Harness(name)
+	if !ok {
+		return usagef("--harness %q: no such harness (try acpmux-tui harnesses)", name)
+	}
+	if h.Transport != harness.TransportACP {
+		return usagef("--harness %q runs in a terminal; acpmux-tui acp needs an ACP harness", name)
+	}
+	return nil
 }

@@ -82,26 +82,42 @@ func endBySignal(sig syscall.Signal) {
 // and ctrl+c cancels the turn. Whatever the agent wrote is cleaned of
 // control sequences first. The chat keeps running in the server after
 // prompt exits, so the next prompt finds its agent ready.
+//
+// The chat's harness is checked against the table the server has in
+// effect (serverconfig.go), read again just then: a harness added to the
+// config a moment ago is known, and a file refused since leaves the
+// server's last good config, said on stderr.
 func (a *app) prompt(ref, text string) error {
-	e, err := a.resolve(ref)
+	if err := a.openServerClient(); err != nil {
+		return err
+	}
+	e, err := a.store.Resolve(ref)
 	if err != nil {
 		return err
 	}
 	if e.Broken != nil {
 		return e.Broken
 	}
-	if spec, ok := a.table.Get(e.Meta.Harness); !ok || spec.Transport != harness.TransportACP {
-		return usagef("chat %s runs %s, which does not speak ACP; use attach", e.ID, e.Meta.Harness)
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		return fmt.Errorf("find acpmux-tui's own binary to start the server: %w", err)
-	}
-	conn, err := client.EnsureServer(a.store.Home(), exe)
+	conn, cfg, err := a.harnessesNow()
 	if err != nil {
 		return err
 	}
-	defer conn.Close()
+	if conn != nil {
+		defer conn.Close()
+	}
+	if h, ok := cfg.Harness(e.Meta.Harness); !ok || h.Transport != harness.TransportACP {
+		return usagef("chat %s runs %s, which does not speak ACP; use attach", e.ID, e.Meta.Harness)
+	}
+	if conn == nil {
+		exe, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("find acpmux-tui's own binary to start the server: %w", err)
+		}
+		if conn, err = client.EnsureServer(a.store.Home(), exe); err != nil {
+			return err
+		}
+		defer conn.Close()
+	}
 	return a.promptOn(conn, e.ID, text)
 }
 

@@ -8,34 +8,14 @@ import (
 	"os/exec"
 	"strings"
 
-	"github.com/acpmux/acpmux-tui/client"
 	"github.com/acpmux/acpmux-tui/internal/capsule"
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
-// This file makes the capsule of a handoff (or of a fork whose harness
-// cannot branch a conversation) for the fork and handoff commands, and
-// lets `handoff --edit` change it before the chat is made.
-
-// capsuleFor builds the capsule a chat derived from parent starts with, or
-// "" when it starts without one. What was said is read from a running
-// server (an ACP chat's transcript, a pty chat's scrollback) and from the
-// harness's own session log; no server is started for it.
-func (a *app) capsuleFor(parent *sessions.Meta, d sessions.Derivation) string {
-	spec, ok := a.table.Get(parent.Harness)
-	if !ok {
-		return ""
-	}
-	switch native, _ := spec.NativeFork(); {
-	case d.Origin == sessions.OriginFork && native, d.Origin == sessions.OriginSide:
-		return ""
-	}
-	p := capsule.Parent{Meta: parent, Spec: spec, Env: capsule.Env(spec, a.getenv)}
-	p.Transcript, p.Lines = client.ChatText(a.store.Home(), parent.ID, capsule.HistoryBytes)
-	noProject := d.Cwd == "" && a.store.NoProject(parent)
-	return capsule.ForDerivation(p, d.Origin, d.Harness, d.Cwd, noProject)
-}
+// This file shows the capsule of a handoff (or of a fork whose harness
+// cannot branch a conversation), which the chat service writes, and lets
+// `handoff --edit` change it before the chat is made.
 
 // errNoEditor refuses --edit when no editor is set.
 var errNoEditor = usageError{msg: "--edit needs an editor: set EDITOR (for example EDITOR=vi)"}
@@ -103,9 +83,13 @@ func withCapsule(chat proto.ChatJSON, text string) chatWithCapsule {
 // chat's capsule is and what was redacted in it: a capsule the user did
 // not review (no --edit) is never handed on unseen. stdout stays what
 // --json scripts read.
-func (a *app) capsuleStored(id, text string) {
-	fmt.Fprintf(a.stderr, "acpmux-tui: capsule: %s (%s), sent as its first message at its first start\n",
-		a.store.HandoffPath(id), capsule.CountMarks(text))
+func (t *target) capsuleStored(id, text string) {
+	where := fmt.Sprintf("kept with chat %s on host %s", id, t.host)
+	if t.host == "" {
+		where = t.a.store.HandoffPath(id)
+	}
+	fmt.Fprintf(t.a.stderr, "acpmux-tui: capsule: %s (%s), sent as its first message at its first start\n",
+		where, capsule.CountMarks(text))
 }
 
 // capsuleLine says in `show` where a chat's capsule is and whether it has

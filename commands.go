@@ -16,6 +16,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/acpmux/acpmux-tui/chatsvc"
 	"github.com/acpmux/acpmux-tui/client"
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
@@ -47,8 +48,9 @@ type app struct {
 	// *client.Unanswered); ls and show print its status instead.
 	liveErr error
 
-	// forkWorktree is fork's --worktree.
-	forkWorktree optBool
+	// chats is the chat service over store (service): what the commands
+	// make and change of this machine's chats goes through it (target.go).
+	chats *chatsvc.Service
 }
 
 // open loads the paths, config, store and harness table once.
@@ -72,23 +74,32 @@ func (a *app) open() error {
 	return nil
 }
 
+// service is the chat service over the store (open first), made at its
+// first use (ls and show make none): its notes and a worktree's setup
+// output go to stderr, and the agent home's server is its Live.
+func (a *app) service() *chatsvc.Service {
+	if a.chats == nil {
+		a.chats = chatsvc.New(chatsvc.Options{
+			Store: a.store, Config: func() *config.Config { return a.cfg }, Table: func() *harness.Table { return a.table },
+			Getenv: a.getenv, Live: cliLive{a}, Out: a.stderr,
+		})
+	}
+	return a.chats
+}
+
 // isRefusal reports whether err is outside input refused, which exits 2:
-// a folder list, a name, a relative ACPMUX_HOME.
+// a folder list, a name, a project folder, a request the chat service
+// refuses (chatsvc.IsRefusal) here or on a host (client.Refusal), a
+// bundle, a relative ACPMUX_HOME.
 func isRefusal(err error) bool {
-	if _, ok := sessions.AsFolderError(err); ok {
-		return true
-	}
-	if _, ok := sessions.AsNameError(err); ok {
-		return true
-	}
-	if _, ok := sessions.AsProjectError(err); ok {
+	if chatsvc.IsRefusal(err) {
 		return true
 	}
 	if _, ok := transfer.AsRefusal(err); ok {
 		return true
 	}
-	var wr worktreeRefusal
-	if errors.As(err, &wr) {
+	var hostRefusal *client.Refusal
+	if errors.As(err, &hostRefusal) {
 		return true
 	}
 	return errors.Is(err, config.ErrRelativeHome)
@@ -129,43 +140,70 @@ func (a *app) absPaths(ps []string) []string {
 	return out
 }
 
-func (a *app) createChat(cf chatFlags) (sessions.Entry, error) {
-	if err := a.open(); err != nil {
-		return sessions.Entry{}, err
-	}
-	name := cf.harness
-	if name == "" {
-		name = a.table.Default(a.cfg, a.getenv)
-	}
-	if _, ok := a.table.Get(name); !ok {
-		return sessions.Entry{}, usagef("unknown harness %q (known: %s)", name, strings.Join(a.table.Names(), ", "))
-	}
-	cwd := a.absPath(cf.cwd)
-	if cwd != "" {
-		if _, err := sessions.Canonical(cwd); err != nil {
-			return sessions.Entry{}, usagef("--cwd %q: %v", cf.cwd, err)
+// newOptions are new's flags.
+type newOptions struct {
+	chat   chatFlags
+	host   string
+	asJSON bool
+}
+
+// newRun makes a chat on the target and prints it.
+func newRun(a *app, o newOptions) error {
+	return a.onTarget(o.host, func(t *target) error {
+		m, err := t.create(o.chat)
+		if err != nil {
+			return err
 		}
-	}
-	ask, wantWorktree, err := a.worktreeForNew(cf, &cwd)
-	if err != nil {
-		return sessions.Entry{}, err
-	}
-	// The folders and the files are refused together (Store.Create
-	// validates both lists in one refusal).
-	m, err := a.store.Create(sessions.NewChat{
-		Name: cf.name, Harness: name, Cwd: cwd,
-		AdditionalDirectories: a.absPaths(cf.dirs), AdditionalFiles: a.absPaths(cf.files),
+		return t.print(m, o.asJSON, "")
 	})
+}
+
+// create makes the chat the flags describe. --worktree with no --cwd here
+// is a worktree of the repository the caller is in.
+func (t *target) create(cf chatFlags) (*sessions.Meta, error) {
+	cwd, err := t.cwd(cf.cwd)
 	if err != nil {
-		return sessions.Entry{}, err
+		return nil, err
 	}
-	if wantWorktree {
-		if m, err = a.giveWorktree(m, ask); err != nil {
-			return sessions.Entry{}, err
+	dirs, err := t.paths("--dir", cf.dirs)
+	if err != nil {
+		return nil, err
+	}
+	files, err := t.paths("--file", cf.files)
+	if err != nil {
+		return nil, err
+	}
+	n := sessions.NewChat{Name: cf.name, Harness: cf.harness, Cwd: cwd, AdditionalDirectories: dirs, AdditionalFiles: files, WorktreeBase: cf.base}
+	if cf.worktree.set {
+		n.Worktree = &cf.worktree.v
+	}
+	if cf.worktree.v && cwd == "" && t.host == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("--worktree: the current folder: %w", err)
 		}
+		n.Cwd = wd
 	}
-	a.warnNotInstalled(name)
-	return sessions.Entry{ID: m.ID, Meta: m}, nil
+	// The folders and the files are refused together.
+	m, err := t.chats.Create(n)
+	if err != nil {
+		return nil, err
+	}
+	t.warnNotInstalled(m.Harness)
+	return m, nil
+}
+
+// createChat makes the chat the bare command's flags describe, here.
+func (a *app) createChat(cf chatFlags) (sessions.Entry, error) {
+	var e sessions.Entry
+	err := a.onTarget("", func(t *target) error {
+		m, err := t.create(cf)
+		if err == nil {
+			e = sessions.Entry{ID: m.ID, Meta: m}
+		}
+		return err
+	})
+	return e, err
 }
 
 func (a *app) resolve(ref string) (sessions.Entry, error) {
@@ -413,143 +451,144 @@ func firstLine(s string) string {
 	return line
 }
 
-func (a *app) addFolders(ref string, dirs []string) error {
-	e, err := a.resolve(ref)
-	if err != nil {
-		return err
+// foldersOptions are add-dir's and rm-dir's flags.
+type foldersOptions struct {
+	ref    string
+	dirs   []string
+	remove bool // rm-dir
+	host   string
+}
+
+// foldersRun adds folders to a chat or takes them out, and prints the
+// chat. A folder the chat already has keeps its place; when every one
+// added is there already, nothing is written and nothing told.
+func foldersRun(a *app, o foldersOptions) error {
+	return a.onTarget(o.host, func(t *target) error {
+		e, err := t.chats.Resolve(o.ref)
+		if err != nil {
+			return err
+		}
+		flag := "add-dir"
+		if o.remove {
+			flag = "rm-dir"
+		}
+		dirs, err := t.paths(flag, o.dirs)
+		if err != nil {
+			return err
+		}
+		var m *sessions.Meta
+		if o.remove {
+			m, err = t.chats.RemoveFolders(e.ID, dirs)
+		} else {
+			if dirs = t.fresh(e, dirs, "folder"); len(dirs) == 0 {
+				return nil
+			}
+			m, err = t.chats.AddFolders(e.ID, dirs)
+		}
+		if err = t.untold(err); err != nil {
+			return err
+		}
+		return t.print(m, false, "")
+	})
+}
+
+// fresh is the paths given that chat e does not have already (what:
+// "folder" or "file"); each it has is said on stderr, and when it has
+// them all, stdout says nothing changed.
+func (t *target) fresh(e sessions.Entry, paths []string, what string) []string {
+	if e.Meta == nil {
+		return paths
 	}
-	dirs = a.absPaths(dirs)
-	if e.Meta != nil {
-		// A folder the chat already has keeps its place; when every one
-		// given is there already, nothing is written and no server told.
-		var fresh, had []string
-		for _, d := range dirs {
-			if c, err := sessions.Canonical(d); err == nil && slices.Contains(e.Meta.AdditionalDirectories, c) {
-				had = append(had, c)
-			} else {
-				fresh = append(fresh, d)
+	have := e.Meta.AdditionalDirectories
+	if what == "file" {
+		have = e.Meta.AdditionalFiles
+	}
+	var fresh []string
+	for _, p := range paths {
+		if c, ok := t.same(p, what == "file"); ok && slices.Contains(have, c) {
+			fmt.Fprintf(t.a.stderr, "acpmux-tui: chat %s already has %s\n", e.ID, c)
+		} else {
+			fresh = append(fresh, p)
+		}
+	}
+	if len(fresh) == 0 {
+		fmt.Fprintf(t.a.stdout, "chat %s already has every %s given: nothing changed\n", e.ID, what)
+	}
+	return fresh
+}
+
+// deriveOptions are fork's, side's and handoff's flags.
+type deriveOptions struct {
+	ref string
+	// d is the derivation asked: its origin, harness, cwd and worktree.
+	d      sessions.Derivation
+	host   string
+	asJSON bool
+	// edit opens the capsule in $EDITOR before the chat is made.
+	edit bool
+}
+
+// deriveRun makes a fork, side chat or handoff of a chat, on the target:
+// it carries the parent's folders and files, and a capsule of what was
+// said (a handoff, or a fork its harness cannot make natively), written
+// where the parent runs, shown in $EDITOR first with edit. An ACP fork
+// asks the agent for session/fork at its first start.
+func deriveRun(a *app, o deriveOptions) error {
+	if o.edit && strings.TrimSpace(a.getenv("EDITOR")) == "" {
+		return errNoEditor
+	}
+	return a.onTarget(o.host, func(t *target) error {
+		e, err := t.chats.Resolve(o.ref)
+		if err != nil {
+			return err
+		}
+		if e.Broken != nil {
+			return e.Broken
+		}
+		d := o.d
+		if d.Cwd, err = t.cwd(d.Cwd); err != nil {
+			return err
+		}
+		if d.Capsule, err = t.chats.Capsule(e.ID, d); err != nil {
+			return err
+		}
+		if o.edit && d.Capsule != "" {
+			if d.Capsule, err = a.editCapsule(d.Capsule); err != nil {
+				return err
 			}
 		}
-		for _, d := range had {
-			fmt.Fprintf(a.stderr, "acpmux-tui: chat %s already has %s\n", e.ID, d)
-		}
-		if len(fresh) == 0 {
-			fmt.Fprintf(a.stdout, "chat %s already has every folder given: nothing changed\n", e.ID)
-			return nil
-		}
-		dirs = fresh
-	}
-	m, err := a.store.AddFolders(e.ID, dirs)
-	if err != nil {
-		return err
-	}
-	return a.foldersStored(m, "folders")
-}
-
-// foldersStored tells a running server of a chat's new folders or files
-// (what: which of the two; a running chat takes them at the end of its
-// turn) and prints the chat as it is then. The list is stored whatever the
-// server says.
-func (a *app) foldersStored(m *sessions.Meta, what string) error {
-	live, err := client.FoldersChanged(a.store.Home(), m.ID)
-	if err != nil {
-		fmt.Fprintf(a.stderr, "acpmux-tui: %s stored, but the server was not told (the chat takes them at its next start): %v\n", what, err)
-	}
-	if live != nil {
-		a.live, a.asked = map[string]proto.ChatJSON{m.ID: *live}, true
-	}
-	return a.printChat(sessions.Entry{ID: m.ID, Meta: m}, false)
-}
-
-func (a *app) removeFolders(ref string, dirs []string) error {
-	e, err := a.resolve(ref)
-	if err != nil {
-		return err
-	}
-	m, err := a.store.RemoveFolders(e.ID, a.absPaths(dirs))
-	if err != nil {
-		return err
-	}
-	return a.foldersStored(m, "folders")
-}
-
-// derive makes a fork, side chat or handoff of a chat; it carries the
-// parent's folders. An ACP fork asks the agent for session/fork at its
-// first start.
-func (a *app) derive(ref string, d sessions.Derivation, asJSON, edit bool) error {
-	e, err := a.resolve(ref)
-	if err != nil {
-		return err
-	}
-	if e.Broken != nil {
-		return e.Broken
-	}
-	if d.Harness != "" {
-		if _, ok := a.table.Get(d.Harness); !ok {
-			return usagef("unknown harness %q (known: %s)", d.Harness, strings.Join(a.table.Names(), ", "))
-		}
-	}
-	if d.Cwd != "" {
-		given := d.Cwd
-		d.Cwd = a.absPath(given)
-		if _, err := sessions.Canonical(d.Cwd); err != nil {
-			return usagef("--cwd %q: %v", given, err)
-		}
-	}
-	ask, wantWorktree := worktreeAsk{}, false
-	if d.Origin == sessions.OriginFork && d.Cwd == "" {
-		if ask, wantWorktree, err = a.worktreeForFork(e.Meta, a.forkWorktree.v, a.forkWorktree.set); err != nil {
+		m, err := t.chats.Derive(e.ID, d)
+		if err != nil {
 			return err
 		}
-	}
-	d.Capsule = a.capsuleFor(e.Meta, d)
-	if edit && d.Capsule != "" {
-		if d.Capsule, err = a.editCapsule(d.Capsule); err != nil {
-			return err
+		t.warnNotInstalled(m.Harness)
+		if d.Capsule != "" && !o.edit {
+			t.capsuleStored(m.ID, d.Capsule)
 		}
-	}
-	m, err := a.store.Derive(e.ID, d)
-	if err != nil {
-		return err
-	}
-	if wantWorktree {
-		if m, err = a.giveWorktree(m, ask); err != nil {
-			return err
-		}
-	}
-	a.warnNotInstalled(m.Harness)
-	if d.Capsule != "" && !edit {
-		a.capsuleStored(m.ID, d.Capsule)
-	}
-	if asJSON && d.Capsule != "" {
-		return a.printJSON(withCapsule(a.view(sessions.Entry{ID: m.ID, Meta: m}), d.Capsule))
-	}
-	return a.printChat(sessions.Entry{ID: m.ID, Meta: m}, asJSON)
+		return t.print(m, o.asJSON, d.Capsule)
+	})
 }
 
-// rename gives a chat a new name: through the server when one runs (so
-// it and its clients see the name at once), else in the store. A refused
-// name exits 2 and changes nothing.
-func (a *app) rename(ref, name string) error {
-	e, err := a.resolve(ref)
-	if err != nil {
-		return err
-	}
-	if e.Broken != nil {
-		return e.Broken
-	}
-	was := e.Meta.Name
-	live, err := client.Rename(a.store.Home(), e.ID, name)
-	if err != nil {
-		return err
-	}
-	if live == nil {
-		if _, err := a.store.Rename(e.ID, name); err != nil {
+// renameOptions are rename's arguments.
+type renameOptions struct{ ref, name string }
+
+// renameRun gives a chat a new name; a refused name exits 2 and changes
+// nothing.
+func renameRun(a *app, o renameOptions) error {
+	return a.onTarget("", func(t *target) error {
+		e, err := t.chats.Resolve(o.ref)
+		if err != nil {
 			return err
 		}
-	}
-	fmt.Fprintf(a.stdout, "renamed %s: %q → %q\n", e.ID, was, name)
-	return nil
+		if e.Broken != nil {
+			return e.Broken
+		}
+		if _, err := t.chats.Rename(e.ID, o.name); err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stdout, "renamed %s: %q → %q\n", e.ID, e.Meta.Name, o.name)
+		return nil
+	})
 }
 
 // warnNotInstalled warns on stderr when a chat just made runs a harness

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"slices"
-
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
@@ -11,53 +8,43 @@ import (
 // This file holds the single files of a chat on the command line:
 // add-file, rm-file, and the files rows of `show`.
 
-// addFiles adds files to a chat as add-dir adds folders: each path
-// resolved against the caller ("~", relative), a file the chat has already
-// kept in place and said so, the whole list through the shared validator
-// (a refusal exits 2 and writes nothing), then a running server told.
-func (a *app) addFiles(ref string, files []string) error {
-	e, err := a.resolve(ref)
-	if err != nil {
-		return err
-	}
-	files = a.absPaths(files)
-	if e.Meta != nil {
-		var fresh, had []string
-		for _, f := range files {
-			if c, err := sessions.CanonicalFile(f); err == nil && slices.Contains(e.Meta.AdditionalFiles, c) {
-				had = append(had, c)
-			} else {
-				fresh = append(fresh, f)
-			}
-		}
-		for _, f := range had {
-			fmt.Fprintf(a.stderr, "acpmux-tui: chat %s already has %s\n", e.ID, f)
-		}
-		if len(fresh) == 0 {
-			fmt.Fprintf(a.stdout, "chat %s already has every file given: nothing changed\n", e.ID)
-			return nil
-		}
-		files = fresh
-	}
-	m, err := a.store.AddFiles(e.ID, files)
-	if err != nil {
-		return err
-	}
-	return a.foldersStored(m, "files")
+// filesOptions are add-file's and rm-file's arguments.
+type filesOptions struct {
+	ref    string
+	files  []string
+	remove bool // rm-file
 }
 
-// removeFiles takes files out of a chat as rm-dir takes folders out; a
-// file that has gone can still be named.
-func (a *app) removeFiles(ref string, files []string) error {
-	e, err := a.resolve(ref)
-	if err != nil {
-		return err
-	}
-	m, err := a.store.RemoveFiles(e.ID, a.absPaths(files))
-	if err != nil {
-		return err
-	}
-	return a.foldersStored(m, "files")
+// filesRun adds single files to a chat as add-dir adds folders, or takes
+// them out as rm-dir does (remove): each path resolved against the caller
+// ("~", relative), a file the chat has already kept in place and said so,
+// the whole list through the shared validator (a refusal exits 2 and
+// writes nothing), then a running server told; a file that has gone can
+// still be taken out.
+func filesRun(a *app, o filesOptions) error {
+	return a.onTarget("", func(t *target) error {
+		e, err := t.chats.Resolve(o.ref)
+		if err != nil {
+			return err
+		}
+		files, err := t.paths("--file", o.files)
+		if err != nil {
+			return err
+		}
+		var m *sessions.Meta
+		if o.remove {
+			m, err = a.service().RemoveFiles(e.ID, files)
+		} else {
+			if files = t.fresh(e, files, "file"); len(files) == 0 {
+				return nil
+			}
+			m, err = a.service().AddFiles(e.ID, files)
+		}
+		if err = t.untold(err); err != nil {
+			return err
+		}
+		return t.print(m, false, "")
+	})
 }
 
 // fileRows prints the `files` rows of `show`, as the folders rows are

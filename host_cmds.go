@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/acpmux/acpmux-tui/client"
@@ -17,7 +16,9 @@ import (
 // This file is --host NAME: the command runs against that host's server
 // over ssh (client.DialHost), never against this machine's store. Every
 // folder is the host's: sent as given, absolute, and validated by that
-// host's server with the shared validator.
+// host's server with the shared validator. The chat commands make the
+// TUI's calls over the link (target.go); ls, show, attach, prompt and
+// kill-server read and stream what the host sends.
 
 // hostFlag gives a command --host NAME: the command then runs against
 // that host's server (onHost) once its flags are parsed, as they are for
@@ -77,6 +78,15 @@ func (l *hostLink) call(method string, params, result any) error {
 	if err == nil {
 		return nil
 	}
+	return l.linkErr(client.ServerError(err))
+}
+
+// linkErr is err, or, when the link went down under the call and the
+// host did not answer, that the link is down and why.
+func (l *hostLink) linkErr(err error) error {
+	if err == nil {
+		return nil
+	}
 	select {
 	case <-l.conn.Done():
 		var rpc *client.RPCError
@@ -85,7 +95,16 @@ func (l *hostLink) call(method string, params, result any) error {
 		}
 	default:
 	}
-	return client.ServerError(err)
+	return err
+}
+
+// chat is one of the host's chats, as its server answers it.
+func (l *hostLink) chat(id string) (proto.ChatJSON, error) {
+	var c proto.ChatJSON
+	if err := l.call(proto.MethodChat, proto.IDParams{ID: id}, &c); err != nil {
+		return c, err
+	}
+	return l.found(c)
 }
 
 // resolve finds a chat on the host by id, exact name or unique prefix,
@@ -147,44 +166,6 @@ func (l *hostLink) found(c proto.ChatJSON) (proto.ChatJSON, error) {
 	return c, nil
 }
 
-// hostPaths checks the folders given for a host: absolute, as the host
-// has them. A relative path or ~ is this machine's, so it is refused.
-func (l *hostLink) hostPaths(flag string, paths []string) error {
-	for _, p := range paths {
-		if !filepath.IsAbs(p) {
-			return usagef("%s %q: a folder on host %s must be an absolute path (a relative or ~ path is this machine's)", flag, p, l.name)
-		}
-	}
-	return nil
-}
-
-// newChat makes a chat on the host from the parsed flags of new.
-func (l *hostLink) newChat(a *app, cf chatFlags, asJSON bool) error {
-	if err := l.hostPaths("--dir", cf.dirs); err != nil {
-		return err
-	}
-	if err := l.hostPaths("--file", cf.files); err != nil {
-		return err
-	}
-	if cf.cwd != "" {
-		if err := l.hostPaths("--cwd", []string{cf.cwd}); err != nil {
-			return err
-		}
-	}
-	var chat proto.ChatJSON
-	p := proto.NewParams{Harness: cf.harness, Cwd: cf.cwd, AdditionalDirectories: cf.dirs, AdditionalFiles: cf.files, Name: cf.name}
-	if cf.worktree.set {
-		// The host's server makes it, in the host's repository.
-		p.Worktree, p.WorktreeBase = &cf.worktree.v, cf.base
-	} else if cf.base != "" {
-		return usagef("--base goes with --worktree")
-	}
-	if err := l.call(proto.MethodNew, p, &chat); err != nil {
-		return err
-	}
-	return a.printView(chat, l.name, nil, asJSON)
-}
-
 // list prints the host's chats, as ls does here.
 func (l *hostLink) list(a *app, asJSON bool) error {
 	var list proto.ListResult
@@ -213,74 +194,6 @@ func (l *hostLink) show(a *app, ref string, asJSON bool) error {
 		return fmt.Errorf("chat %s on host %s: %s (the file is left as it is: fix or move it there by hand)", c.ID, l.name, c.Broken)
 	}
 	return nil
-}
-
-// folders adds or removes (method) folders of one of the host's chats.
-func (l *hostLink) folders(a *app, method, ref string, dirs []string) error {
-	if method == proto.MethodAddFolders {
-		if err := l.hostPaths("add-dir", dirs); err != nil {
-			return err
-		}
-	}
-	c, err := l.resolve(ref)
-	if err != nil {
-		return err
-	}
-	var chat proto.ChatJSON
-	if err := l.call(method, proto.FoldersParams{ID: c.ID, AdditionalDirectories: dirs}, &chat); err != nil {
-		return err
-	}
-	return a.printView(chat, l.name, nil, false)
-}
-
-// remove deletes one of the host's chats; the host's server checks its
-// folder and its worktree as rm does here.
-func (l *hostLink) remove(a *app, ref string, force, deleteBranch bool) error {
-	c, err := l.resolve(ref)
-	if err != nil {
-		return err
-	}
-	var rep proto.RemoveReport
-	if err := l.call(proto.MethodRemove, proto.RemoveParams{ID: c.ID, Force: force, DeleteBranch: deleteBranch}, &rep); err != nil {
-		return err
-	}
-	fmt.Fprintln(a.stdout, "removed", c.ID)
-	return nil
-}
-
-// derive makes a fork, side chat or handoff on the host: it stays there.
-// With edit, the capsule the host's server writes is opened in $EDITOR
-// here first, and what is saved goes as the capsule.
-func (l *hostLink) derive(a *app, ref string, d sessions.Derivation, asJSON, edit bool) error {
-	// The host's server writes the capsule from the chat as it runs it.
-	p := proto.DeriveParams{Origin: d.Origin, Harness: d.Harness, Worktree: d.Worktree, MakeCapsule: true}
-	if d.Cwd != "" {
-		if err := l.hostPaths("--cwd", []string{d.Cwd}); err != nil {
-			return err
-		}
-		p.Cwd = d.Cwd
-	}
-	c, err := l.resolve(ref)
-	if err != nil {
-		return err
-	}
-	p.ID = c.ID
-	if edit {
-		var capsule proto.CapsuleResult
-		if err := l.call(proto.MethodCapsule, p, &capsule); err != nil {
-			return err
-		}
-		if capsule.Text != "" {
-			if p.Capsule, err = a.editCapsule(capsule.Text); err != nil {
-				return err
-			}
-		}
-	}
-	var chat proto.ChatJSON
-	if err := l.call(proto.MethodDerive, p, &chat); err != nil {
-		return err
-	}
-	return a.printView(chat, l.name, nil, asJSON)
 }
 
 // attach runs one of the host's chats in this terminal; a link that drops

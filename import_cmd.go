@@ -31,7 +31,7 @@ func (a *app) importBundle(file string, roots []string, dryRun, asJSON bool) err
 		r = f
 	}
 	rep, err := transfer.Import(r, transfer.ImportOptions{
-		Store: a.store, Table: a.table, Getenv: a.getenv, Roots: roots, DryRun: dryRun, Limits: bundle.DefaultLimits,
+		Chats: a.service(), Table: a.table, Getenv: a.getenv, Roots: roots, DryRun: dryRun, Limits: bundle.DefaultLimits,
 	})
 	if err != nil {
 		return err

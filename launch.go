@@ -21,8 +21,8 @@ import (
 	"golang.org/x/term"
 )
 
-// The TUI draws the server's mux through a Remote.
-var _ tui.Mux = (*client.Remote)(nil)
+// The TUI draws the servers' muxes through a Router over Remotes.
+var _ tui.Mux = (*client.Router)(nil)
 
 // launch runs the TUI. open is the chat the launch flags created, which the
 // TUI selects, starts and focuses; nil opens the list and starts nothing.
@@ -82,16 +82,14 @@ func (a *app) launch(open *sessions.Entry) error {
 	// The chat files are on this machine: the list is read from them,
 	// as ls reads them, not asked of the server (Remote.ReadFilesFrom).
 	local.ReadFilesFrom(a.store)
-	// Without other hosts the TUI draws the local server's Remote as it
-	// is; with them, a Router over it and one link per host.
-	var m interface {
-		tui.Mux
-		List() ([]sessions.Entry, error)
-		Close()
-	} = local
-	if len(hosts) > 0 {
-		m = client.NewRouter(local, hosts, tuiSSHOptions...)
-	}
+	// The TUI draws a Router over the local server's Remote and one link
+	// per host. The hosts read above head the first frame; from then on
+	// they are those the server's config names, as it tells them (a host
+	// added to the file is dialled, one taken out dropped), and so are the
+	// harnesses offered (tui/harnesses.go): the server is the one reader
+	// of the config while it runs.
+	m := client.NewRouter(local, hosts, tuiSSHOptions...)
+	m.FollowConfig()
 	defer m.Close()
 	// The first frame shows the chats as the server holds them: their
 	// files (read above, as local.List would), with the states its watch
@@ -115,15 +113,6 @@ func (a *app) launch(open *sessions.Entry) error {
 		// A folder deleted under the selected chat is marked within a
 		// second or so, as the docs promise ("within two seconds").
 		CheckFoldersEvery: time.Second,
-		// The config is read again as the new-chat dialog opens, as the
-		// server reads it before each start.
-		ReloadHarnesses: func() (tui.Harnesses, error) {
-			cfg, table, err := harness.Load(a.paths.Config)
-			if err != nil {
-				return tui.Harnesses{}, err
-			}
-			return tui.Harnesses{Table: table, List: a.harnessInfos(table), Default: table.Default(cfg, a.getenv), Worktree: cfg.Worktree.Default}, nil
-		},
 	}
 	if open != nil {
 		opt.Open = open.ID

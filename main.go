@@ -1,6 +1,8 @@
 // Command acpmux-tui is a terminal session manager for AI coding agents. This
-// file holds flag parsing and the subcommands only; the work is done by the
-// sessions, config, harness and mux packages.
+// file holds flag parsing and the subcommands only (a chat command's flags
+// make one options struct for one run function, whichever host it runs
+// on); the work is done by the chat service (chatsvc) and the sessions,
+// config, harness and mux packages.
 package main
 
 import (
@@ -20,7 +22,6 @@ import (
 	// Keeps bubbletea's init from asking the terminal for its background
 	// in every command (ls in a terminal waited for the answer).
 	_ "github.com/acpmux/acpmux-tui/internal/quietterm"
-	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -340,14 +341,7 @@ func cmdNew(a *app, args []string) error {
 	if len(pos) > 0 {
 		return usagef("new: unexpected argument %q", pos[0])
 	}
-	if *host != "" {
-		return a.onHost(*host, func(on *hostLink) error { return on.newChat(a, cf, *asJSON) })
-	}
-	e, err := a.createChat(cf)
-	if err != nil {
-		return err
-	}
-	return a.printChat(e, *asJSON)
+	return newRun(a, newOptions{chat: cf, host: *host, asJSON: *asJSON})
 }
 
 func cmdLs(a *app, args []string) error {
@@ -408,10 +402,7 @@ func cmdAddDir(a *app, args []string) error {
 	if len(pos) < 2 {
 		return usagef("usage: acpmux-tui add-dir ID DIR... [--host NAME]")
 	}
-	if *host != "" {
-		return a.onHost(*host, func(on *hostLink) error { return on.folders(a, proto.MethodAddFolders, pos[0], pos[1:]) })
-	}
-	return a.addFolders(pos[0], pos[1:])
+	return foldersRun(a, foldersOptions{ref: pos[0], dirs: pos[1:], host: *host})
 }
 
 func cmdRmDir(a *app, args []string) error {
@@ -424,10 +415,7 @@ func cmdRmDir(a *app, args []string) error {
 	if len(pos) < 2 {
 		return usagef("usage: acpmux-tui rm-dir ID DIR... [--host NAME]")
 	}
-	if *host != "" {
-		return a.onHost(*host, func(on *hostLink) error { return on.folders(a, proto.MethodRemoveFolders, pos[0], pos[1:]) })
-	}
-	return a.removeFolders(pos[0], pos[1:])
+	return foldersRun(a, foldersOptions{ref: pos[0], dirs: pos[1:], remove: true, host: *host})
 }
 
 func cmdAddFile(a *app, args []string) error {
@@ -438,7 +426,7 @@ func cmdAddFile(a *app, args []string) error {
 	if len(pos) < 2 {
 		return usagef("usage: acpmux-tui add-file ID FILE...")
 	}
-	return a.addFiles(pos[0], pos[1:])
+	return filesRun(a, filesOptions{ref: pos[0], files: pos[1:]})
 }
 
 func cmdRmFile(a *app, args []string) error {
@@ -449,7 +437,7 @@ func cmdRmFile(a *app, args []string) error {
 	if len(pos) < 2 {
 		return usagef("usage: acpmux-tui rm-file ID FILE...")
 	}
-	return a.removeFiles(pos[0], pos[1:])
+	return filesRun(a, filesOptions{ref: pos[0], files: pos[1:], remove: true})
 }
 
 func cmdFork(a *app, args []string) error {
@@ -470,14 +458,10 @@ func cmdFork(a *app, args []string) error {
 		return usagef("fork: --worktree and --cwd do not go together (the worktree is the fork's folder)")
 	}
 	d := sessions.Derivation{Origin: sessions.OriginFork, Cwd: *cwd}
-	if *host != "" {
-		if wt.set {
-			d.Worktree = &wt.v
-		}
-		return a.onHost(*host, func(on *hostLink) error { return on.derive(a, pos[0], d, *asJSON, false) })
+	if wt.set {
+		d.Worktree = &wt.v
 	}
-	a.forkWorktree = wt
-	return a.derive(pos[0], d, *asJSON, false)
+	return deriveRun(a, deriveOptions{ref: pos[0], d: d, host: *host, asJSON: *asJSON})
 }
 
 func cmdSide(a *app, args []string) error {
@@ -492,10 +476,7 @@ func cmdSide(a *app, args []string) error {
 		return usagef("usage: acpmux-tui side ID [--host NAME] [--json]")
 	}
 	d := sessions.Derivation{Origin: sessions.OriginSide}
-	if *host != "" {
-		return a.onHost(*host, func(on *hostLink) error { return on.derive(a, pos[0], d, *asJSON, false) })
-	}
-	return a.derive(pos[0], d, *asJSON, false)
+	return deriveRun(a, deriveOptions{ref: pos[0], d: d, host: *host, asJSON: *asJSON})
 }
 
 func cmdHandoff(a *app, args []string) error {
@@ -511,15 +492,10 @@ func cmdHandoff(a *app, args []string) error {
 	if len(pos) != 1 || *to == "" {
 		return usagef("usage: acpmux-tui handoff ID --to HARNESS [--edit] [--host NAME] [--json]")
 	}
+	// The capsule is written where the chat runs: a host's server writes
+	// it from what it holds.
 	d := sessions.Derivation{Origin: sessions.OriginHandoff, Harness: *to}
-	if *host != "" {
-		// The host's server writes the capsule from what it holds.
-		return a.onHost(*host, func(on *hostLink) error { return on.derive(a, pos[0], d, *asJSON, *edit) })
-	}
-	if *edit && strings.TrimSpace(a.getenv("EDITOR")) == "" {
-		return errNoEditor
-	}
-	return a.derive(pos[0], d, *asJSON, *edit)
+	return deriveRun(a, deriveOptions{ref: pos[0], d: d, host: *host, asJSON: *asJSON, edit: *edit})
 }
 
 func cmdRm(a *app, args []string) error {
@@ -534,10 +510,7 @@ func cmdRm(a *app, args []string) error {
 	if len(pos) != 1 {
 		return usagef("usage: acpmux-tui rm ID [--force] [--delete-branch] [--host NAME]")
 	}
-	if *host != "" {
-		return a.onHost(*host, func(on *hostLink) error { return on.remove(a, pos[0], *force, *deleteBranch) })
-	}
-	return a.remove(pos[0], *force, *deleteBranch)
+	return removeRun(a, removeOptions{ref: pos[0], force: *force, deleteBranch: *deleteBranch, host: *host})
 }
 
 func cmdRename(a *app, args []string) error {
@@ -548,7 +521,7 @@ func cmdRename(a *app, args []string) error {
 	if len(pos) < 2 {
 		return usagef("usage: acpmux-tui rename ID NAME")
 	}
-	return a.rename(pos[0], strings.Join(pos[1:], " "))
+	return renameRun(a, renameOptions{ref: pos[0], name: strings.Join(pos[1:], " ")})
 }
 
 func cmdAttach(a *app, args []string) error {

@@ -24,6 +24,7 @@ func remoteError(err error) error {
 		return err
 	}
 	var data struct {
+		Refusal  string                `json:"refusal"`
 		Chat     *string               `json:"chat"`
 		Running  bool                  `json:"running"`
 		Entries  []proto.FolderProblem `json:"entries"`
@@ -48,6 +49,8 @@ func remoteError(err error) error {
 		return &wrappedGone{gone, &serverError{rpc: rpc}}
 	case rpc.Code == proto.CodeChatNotFound:
 		return &serverError{rpc: rpc, kind: sessions.ErrNotFound}
+	case rpc.Code == proto.CodeInvalidParams && data.Refusal != "":
+		return &Refusal{Reason: data.Refusal, rpc: rpc}
 	}
 	return &serverError{rpc: rpc}
 }
@@ -127,3 +130,18 @@ func (e *serverError) Unwrap() []error {
 	}
 	return []error{e.rpc}
 }
+
+// Refusal is a call a server's chat service refused as outside input
+// (-32602 with data.refusal, proto.DataRefusal): an unknown harness, a
+// worktree where none can be made, a name or project folder no chat may
+// have. Its text is the server's message.
+type Refusal struct {
+	// Reason is the refusal's reason, without "Invalid params: ".
+	Reason string
+	rpc    *RPCError
+}
+
+func (e *Refusal) Error() string { return e.rpc.Message }
+
+// Unwrap is the server's answer.
+func (e *Refusal) Unwrap() error { return e.rpc }

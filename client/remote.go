@@ -79,6 +79,8 @@ type Remote struct {
 	// failed; connectErr then says why it failed.
 	connecting chan struct{}
 	connectErr error
+	// cfg is the server's config as last heard (remote_config.go).
+	cfg remoteConfig
 }
 
 // remoteChat is what a Remote holds of one chat.
@@ -113,7 +115,8 @@ func NewRemote(c *Conn) (*Remote, error) {
 
 func newRemote() *Remote {
 	return &Remote{changes: make(chan string, 1024), notices: make(chan proto.Notice, 16), chats: map[string]*remoteChat{},
-		link: make(chan struct{}, 1), wake: make(chan struct{}, 1), news: make(chan proto.News, 16)}
+		link: make(chan struct{}, 1), wake: make(chan struct{}, 1), news: make(chan proto.News, 16),
+		cfg: remoteConfig{changed: make(chan struct{}, 1)}}
 }
 
 // adopt makes c the Remote's connection: it watches every chat the server
@@ -144,6 +147,7 @@ func (r *Remote) adopt(c *Conn, timeout time.Duration) error {
 	first := r.firstPending()
 	again := r.lost != nil && !first
 	r.c, r.lost, r.acked = c, nil, nil
+	fetchConfig, epoch := r.configAdopted()
 	if first {
 		close(r.connecting)
 	}
@@ -174,6 +178,9 @@ func (r *Remote) adopt(c *Conn, timeout time.Duration) error {
 	}
 	r.mu.Unlock()
 	go r.watchConn(c)
+	if fetchConfig {
+		go r.fetchConfig(c, epoch)
+	}
 	if first && looked != nil {
 		go func() { _ = r.call(proto.MethodLook, proto.LookParams{ID: *looked}, nil) }()
 	}
@@ -207,6 +214,10 @@ func (r *Remote) notified(method string, params json.RawMessage) {
 	}
 	if method == proto.NotifyChatsChanged || method == proto.NotifyConfigRefused {
 		r.heardNews(method, params)
+		return
+	}
+	if method == proto.NotifyConfigChanged {
+		r.heardConfig(params)
 		return
 	}
 	if method == proto.NotifyScreen {

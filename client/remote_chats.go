@@ -9,8 +9,19 @@ import (
 )
 
 // This file is the chat store as a Remote reaches it: every read and write
-// of chats goes through the server (server/protocol_chats.go), so a client
+// of chats goes through the server (its chat service), so a client
 // such as the TUI holds no store of its own and sees what the server holds.
+
+// CallsOn makes a Remote over c for the chat store's calls alone (Chat,
+// Create, Derive, Capsule, Rename, the folders, RemoveChat), the calls
+// the TUI makes: it watches no chat, so it knows no state or screen. A
+// command run against a host (--host) makes its calls through it. The
+// caller keeps c, and closes it.
+func CallsOn(c *Conn) *Remote {
+	r := newRemote()
+	r.c = c
+	return r
+}
 
 // EntryOf is a chat the server answered as the TUI lists it: a broken file
 // (or an id refused by ServerChat) is an entry with its reason and no
@@ -83,7 +94,8 @@ func (r *Remote) Create(n sessions.NewChat) (*sessions.Meta, error) {
 	if n.ID != "" || n.Parent != "" || n.Origin != "" || n.AgentSessionID != "" {
 		return nil, errors.New("create chat: a preset id, parent, origin or session cannot be sent to the server")
 	}
-	p := proto.NewParams{Harness: n.Harness, Cwd: n.Cwd, AdditionalDirectories: n.AdditionalDirectories, AdditionalFiles: n.AdditionalFiles, Name: n.Name, Worktree: n.Worktree}
+	p := proto.NewParams{Harness: n.Harness, Cwd: n.Cwd, AdditionalDirectories: n.AdditionalDirectories, AdditionalFiles: n.AdditionalFiles, Name: n.Name,
+		Worktree: n.Worktree, WorktreeBase: n.WorktreeBase}
 	return r.chatCall(proto.MethodNew, p)
 }
 
@@ -137,13 +149,19 @@ func (r *Remote) RemoveMissing(id string) (proto.RemoveMissingResult, error) {
 // its own folder gone (with the files in it only when force is set). With
 // dryRun nothing changes, and the report says what the folder holds.
 func (r *Remote) Remove(id string, force, dryRun bool) (proto.RemoveReport, error) {
+	return r.RemoveChat(proto.RemoveParams{ID: id, Force: force, DryRun: dryRun})
+}
+
+// RemoveChat is Remove with every param of _acpmux/remove: a worktree
+// chat's branch deleted too (DeleteBranch), which the TUI keeps.
+func (r *Remote) RemoveChat(p proto.RemoveParams) (proto.RemoveReport, error) {
 	var rep proto.RemoveReport
-	if err := r.call(proto.MethodRemove, proto.RemoveParams{ID: id, Force: force, DryRun: dryRun}, &rep); err != nil {
+	if err := r.call(proto.MethodRemove, p, &rep); err != nil {
 		return rep, err
 	}
 	if rep.Removed {
 		r.mu.Lock()
-		delete(r.chats, id)
+		delete(r.chats, p.ID)
 		r.mu.Unlock()
 	}
 	return rep, nil

@@ -41,19 +41,25 @@ func SplitID(id string) (host, raw string) {
 // Router is a mux over the local server and the configured hosts. A host
 // that does not answer is dialled again in the background, a second after
 // the failure and twice as late after each next one, up to HostBackoff;
-// once up, its Remote follows it (FollowHost) with the same backoff.
+// once up, its Remote follows it (FollowHost) with the same backoff. The
+// hosts are those the local server's config names (SetHosts): one added
+// to the file is dialled, one taken out is dropped, while the TUI runs.
 type Router struct {
-	local   *Remote
+	local *Remote
+	// hmu guards hosts (in order) and byName, which SetHosts replaces.
+	hmu     sync.RWMutex
 	hosts   []*routedHost
 	byName  map[string]*routedHost
 	changes chan string
 	notices chan proto.Notice
 	news    chan proto.News
-	// hostsChanged signals a change of a host's state (at most one waits).
-	hostsChanged chan struct{}
-	done         chan struct{}
-	closeOnce    sync.Once
-	extra        []string
+	// hostsChanged signals a change of a host's state (at most one waits);
+	// configChanged a config the local server told (at most one waits).
+	hostsChanged  chan struct{}
+	configChanged chan struct{}
+	done          chan struct{}
+	closeOnce     sync.Once
+	extra         []string
 
 	mu         sync.Mutex
 	shownHost  string // whose Remote was last told a chat to Show
@@ -64,6 +70,9 @@ type Router struct {
 // routedHost is one configured host as the Router holds it.
 type routedHost struct {
 	host Host
+	// gone is closed once the host is no longer configured: its dialling,
+	// its link's watch and its forwarding end, and its Remote is closed.
+	gone chan struct{}
 	mu   sync.Mutex
 	r    *Remote // nil until the host first answered
 	down string  // why it does not answer now, "" while it does
@@ -85,15 +94,108 @@ func (h *routedHost) remote() (*Remote, string) {
 func NewRouter(local *Remote, hosts []Host, extra ...string) *Router {
 	rt := &Router{local: local, byName: map[string]*routedHost{}, changes: make(chan string, 1024),
 		notices: make(chan proto.Notice, 16), news: make(chan proto.News, 16),
-		hostsChanged: make(chan struct{}, 1), done: make(chan struct{}), extra: extra}
-	rt.forward("", local)
-	for _, h := range hosts {
-		rh := &routedHost{host: h, down: "connecting…"}
-		rt.hosts = append(rt.hosts, rh)
-		rt.byName[h.Name] = rh
-		go rt.connect(rh)
-	}
+		hostsChanged: make(chan struct{}, 1), configChanged: make(chan struct{}, 1), done: make(chan struct{}), extra: extra}
+	rt.forward("", local, nil)
+	rt.SetHosts(hosts)
 	return rt
+}
+
+// FollowConfig has the Router head the hosts the local server's config
+// names, from the server's first answer on and at each change it tells
+// (the hosts given to NewRouter, what the client read at its start, until
+// then); ConfigChanged signals each config.
+func (rt *Router) FollowConfig() {
+	rt.local.FollowConfig()
+	go rt.followConfig()
+}
+
+// SetHosts makes hosts the ones the Router heads, in that order: a host
+// new (or reached another way than before) is dialled in the background,
+// one no longer named is dropped, its link closed (its chats keep running
+// over there), and the others are kept as they are.
+func (rt *Router) SetHosts(hosts []Host) {
+	rt.hmu.Lock()
+	old := rt.byName
+	list, byName := make([]*routedHost, 0, len(hosts)), make(map[string]*routedHost, len(hosts))
+	changed := len(hosts) != len(rt.hosts)
+	for i, h := range hosts {
+		if _, twice := byName[h.Name]; twice {
+			continue
+		}
+		rh, ok := old[h.Name]
+		if !ok || !sameHost(rh.host, h) {
+			rh = &routedHost{host: h, gone: make(chan struct{}), down: "connecting…"}
+			changed = true
+			go rt.connect(rh)
+		} else if i >= len(rt.hosts) || rt.hosts[i] != rh {
+			changed = true
+		}
+		list = append(list, rh)
+		byName[h.Name] = rh
+	}
+	var dropped []*routedHost
+	for name, rh := range old {
+		if byName[name] != rh {
+			dropped = append(dropped, rh)
+		}
+	}
+	rt.hosts, rt.byName = list, byName
+	rt.hmu.Unlock()
+	for _, rh := range dropped {
+		close(rh.gone)
+		if r, _ := rh.remote(); r != nil {
+			r.Close()
+		}
+	}
+	if changed {
+		rt.signalHosts()
+	}
+}
+
+// followConfig heads the hosts the local server's config names, as it
+// tells them, and passes each config on (ConfigChanged).
+func (rt *Router) followConfig() {
+	for {
+		select {
+		case <-rt.done:
+			return
+		case <-rt.local.ConfigChanged():
+		}
+		if cfg, ok := rt.local.Config(); ok {
+			rt.SetHosts(HostsOf(cfg))
+		}
+		select {
+		case rt.configChanged <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// Config is the local server's config as last heard; false before any.
+func (rt *Router) Config() (proto.ConfigResult, bool) { return rt.local.Config() }
+
+// ConfigChanged signals each config the local server told (at most one
+// waits), once the Router heads the hosts it names.
+func (rt *Router) ConfigChanged() <-chan struct{} { return rt.configChanged }
+
+// ReadConfig has the local server read its config file again and answers
+// what is in effect then; the Router heads its hosts, and ConfigChanged
+// signals it.
+func (rt *Router) ReadConfig() (proto.ConfigResult, error) { return rt.local.ReadConfig() }
+
+// hostList is the hosts headed now, in order.
+func (rt *Router) hostList() []*routedHost {
+	rt.hmu.RLock()
+	defer rt.hmu.RUnlock()
+	return rt.hosts
+}
+
+// hostNamed is the host of that name headed now.
+func (rt *Router) hostNamed(name string) (*routedHost, bool) {
+	rt.hmu.RLock()
+	defer rt.hmu.RUnlock()
+	rh, ok := rt.byName[name]
+	return rh, ok
 }
 
 // connect dials a host until it answers, then follows its link's losses
@@ -117,9 +219,12 @@ func (rt *Router) connect(rh *routedHost) {
 			case <-rt.done:
 				r.Close()
 				return
+			case <-rh.gone:
+				r.Close()
+				return
 			default:
 			}
-			rt.forward(rh.host.Name, r)
+			rt.forward(rh.host.Name, r, rh.gone)
 			rt.hostUp(r)
 			rt.signalHosts()
 			rt.followLink(rh, r)
@@ -131,6 +236,8 @@ func (rt *Router) connect(rh *routedHost) {
 		rt.signalHosts()
 		select {
 		case <-rt.done:
+			return
+		case <-rh.gone:
 			return
 		case <-time.After(wait):
 			wait = min(2*wait, HostBackoff)
@@ -153,6 +260,8 @@ func (rt *Router) followLink(rh *routedHost, r *Remote) {
 	for {
 		select {
 		case <-rt.done:
+			return
+		case <-rh.gone:
 			return
 		case <-r.Link():
 		}
@@ -184,12 +293,14 @@ func (rt *Router) signalHosts() {
 }
 
 // forward passes a Remote's changes, notices and news on, with ids
-// qualified by host.
-func (rt *Router) forward(host string, r *Remote) {
+// qualified by host, until the Router closes or gone does (nil: never).
+func (rt *Router) forward(host string, r *Remote, gone <-chan struct{}) {
 	go func() {
 		for {
 			select {
 			case <-rt.done:
+				return
+			case <-gone:
 				return
 			case id := <-r.Changes():
 				select {
@@ -224,13 +335,14 @@ func (rt *Router) forward(host string, r *Remote) {
 
 // Hosts is every host's state, local first, then the hosts in order.
 func (rt *Router) Hosts() []proto.HostStatus {
-	out := make([]proto.HostStatus, 0, len(rt.hosts)+1)
+	hosts := rt.hostList()
+	out := make([]proto.HostStatus, 0, len(hosts)+1)
 	local := proto.HostStatus{Name: "local"}
 	if lost := rt.local.Lost(); lost != nil {
 		local.Down = OneLine(lost.Error())
 	}
 	out = append(out, local)
-	for _, rh := range rt.hosts {
+	for _, rh := range hosts {
 		_, down := rh.remote()
 		out = append(out, proto.HostStatus{Name: rh.host.Name, Remote: true, Down: down})
 	}
@@ -247,7 +359,7 @@ func (rt *Router) HostRemote(host string) *Remote {
 	if host == "" {
 		return rt.local
 	}
-	if rh, ok := rt.byName[host]; ok {
+	if rh, ok := rt.hostNamed(host); ok {
 		r, _ := rh.remote()
 		return r
 	}
@@ -266,7 +378,7 @@ func (rt *Router) on(host string) (*Remote, error) {
 	if host == "" {
 		return rt.local, nil
 	}
-	rh, ok := rt.byName[host]
+	rh, ok := rt.hostNamed(host)
 	if !ok {
 		return nil, fmt.Errorf("no host %q is configured", host)
 	}
@@ -306,7 +418,7 @@ func (rt *Router) Close() {
 	rt.closeOnce.Do(func() {
 		close(rt.done)
 		rt.local.Close()
-		for _, rh := range rt.hosts {
+		for _, rh := range rt.hostList() {
 			if r, _ := rh.remote(); r != nil {
 				r.Close()
 			}
@@ -314,7 +426,9 @@ func (rt *Router) Close() {
 	})
 }
 
-// Link, Lost and StartServer are the local server's (see Remote).
-func (rt *Router) Link() <-chan struct{} { return rt.local.Link() }
-func (rt *Router) Lost() error           { return rt.local.Lost() }
-func (rt *Router) StartServer() error    { return rt.local.StartServer() }
+// Link, Lost, StartServer and Connected are the local server's (see
+// Remote).
+func (rt *Router) Link() <-chan struct{}                   { return rt.local.Link() }
+func (rt *Router) Lost() error                             { return rt.local.Lost() }
+func (rt *Router) StartServer() error                      { return rt.local.StartServer() }
+func (rt *Router) Connected() (connecting bool, err error) { return rt.local.Connected() }

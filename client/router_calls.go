@@ -107,7 +107,7 @@ func (rt *Router) Write(id string, p []byte) error {
 // remotes is every Remote up now, local first.
 func (rt *Router) remotes() []*Remote {
 	out := []*Remote{rt.local}
-	for _, rh := range rt.hosts {
+	for _, rh := range rt.hostList() {
 		if r, down := rh.remote(); r != nil && down == "" {
 			out = append(out, r)
 		}
@@ -240,7 +240,7 @@ func (rt *Router) List() ([]sessions.Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, rh := range rt.hosts {
+	for _, rh := range rt.hostList() {
 		r, down := rh.remote()
 		if r == nil {
 			continue
@@ -414,7 +414,7 @@ func (rt *Router) older(id, what string, err error) error {
 	if host == "" || !errors.As(err, &rpc) || rpc.Code != proto.CodeMethodNotFound {
 		return err
 	}
-	rh, ok := rt.byName[host]
+	rh, ok := rt.hostNamed(host)
 	if !ok {
 		return err
 	}

@@ -173,6 +173,21 @@ func Load(path string) (*config.Config, *Table, error) {
 	return cfg, t, nil
 }
 
+// TableOf makes a table of specs, in their order: a client's copy of the
+// table a server has in effect, as its answers describe it. A name given
+// twice is kept once, where it first came.
+func TableOf(specs []Spec) *Table {
+	t := &Table{specs: map[string]Spec{}}
+	for _, s := range specs {
+		if _, twice := t.specs[s.Name]; twice {
+			continue
+		}
+		t.specs[s.Name] = s
+		t.order = append(t.order, s.Name)
+	}
+	return t
+}
+
 // Get returns the harness of that name.
 func (t *Table) Get(name string) (Spec, bool) {
 	s, ok := t.specs[name]

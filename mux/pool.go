@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/acpmux/acpmux-tui/chatsvc"
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
@@ -22,13 +23,19 @@ type pooledLaunch struct {
 
 // pool keeps prewarmed harnesses per harness name (`[pool] size`).
 type pool struct {
-	m      *Mux
+	m *Mux
+	// chats makes the chats CreateAndStart creates, one that takes a
+	// prewarmed harness too: the chat service, with the config in effect.
+	chats  *chatsvc.Service
 	mu     sync.Mutex
 	idle   map[string][]*ptyChat
 	closed bool
 }
 
-func newPool(m *Mux) *pool { return &pool{m: m, idle: map[string][]*ptyChat{}} }
+func newPool(m *Mux) *pool {
+	chats := chatsvc.New(chatsvc.Options{Store: m.opt.Store, Config: m.config, Table: m.table, Getenv: m.opt.Getenv, Logger: m.opt.Logger})
+	return &pool{m: m, chats: chats, idle: map[string][]*ptyChat{}}
+}
 
 // Fill starts prewarmed harnesses until each pty harness has its configured
 // pool size. Harnesses not installed are skipped. It returns the first error.
@@ -121,10 +128,12 @@ func (m *Mux) PoolSize(name string) int {
 	return len(m.pool.idle[name])
 }
 
-// CreateAndStart creates a chat and starts its harness. A chat with no project,
-// no folders and no single files takes a prewarmed harness when the pool has
-// one (no new spawn); a chat with folders or files never does, because the
-// pooled one started without them.
+// CreateAndStart creates a chat through the chat service (its checks, its
+// worktree) and starts its harness. A chat with no project, no folders and
+// no single files takes a prewarmed harness when the pool has one (no new
+// spawn); a chat with folders or files never does, because the pooled one
+// started without them. A caller that must refuse a chat before it takes
+// a prewarmed harness checks it first (chatsvc.Service.Check).
 func (m *Mux) CreateAndStart(n sessions.NewChat, cols, rows int) (*sessions.Meta, error) {
 	if n.Cwd == "" && len(n.AdditionalDirectories) == 0 && len(n.AdditionalFiles) == 0 && n.ID == "" {
 		if c := m.pool.take(n.Harness); c != nil {
@@ -137,7 +146,7 @@ func (m *Mux) CreateAndStart(n sessions.NewChat, cols, rows int) (*sessions.Meta
 			go m.pool.discard(c)
 		}
 	}
-	meta, err := m.opt.Store.Create(n)
+	meta, err := m.pool.chats.Create(n)
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +157,7 @@ func (m *Mux) adopt(c *ptyChat, n sessions.NewChat, cols, rows int) (*sessions.M
 	c.mu.Lock()
 	n.ID, n.AgentSessionID = c.id, c.pooled.sessionID
 	c.mu.Unlock()
-	meta, err := m.opt.Store.Create(n)
+	meta, err := m.pool.chats.Create(n)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,15 @@ package proto
 
 import "fmt"
 
+// DataRefusal is the key, in the data of a -32602 error, of the reason a
+// server's chat service refused the call for (an unknown harness, a
+// worktree where none can be made, a name or project folder no chat may
+// have): outside input refused, as a folder list the shared validator
+// refuses is (whose data has "entries" instead). A client tells these
+// refusals from other invalid params by it: the command line exits 2 on
+// them, as it does on the same refusal made here.
+const DataRefusal = "refusal"
+
 // FoldersGoneError refuses a start because stored folders or files are no
 // longer usable. It names each one and why (a file's problem has Field
 // FieldFiles); the chat's lists are left as stored.

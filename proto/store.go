@@ -2,7 +2,8 @@ package proto
 
 // This file is the part of the wire that tells clients of changes made
 // outside them: chat files written by hand or by another program, and a
-// config file the server refused.
+// config file the server refused (a config it put in effect is
+// NotifyConfigChanged, config.go).
 
 // The notifications.
 const (
@@ -13,12 +14,13 @@ const (
 	// among them); a client reads them again. Changes within a short while
 	// are sent as one.
 	NotifyChatsChanged = "_acpmux/chatsChanged"
-	// NotifyConfigRefused ({message}) is sent to the client whose call was
-	// to start a harness, and to every watcher, when the config file read
-	// again before that start was refused: message names the file, the
-	// line and the key ("config PATH: line N: KEY: why; the last good
-	// config stays in effect"). The server keeps the last good config, and
-	// the start goes ahead with it.
+	// NotifyConfigRefused ({message}) is sent to every watcher, and to the
+	// client whose call had it read again, when the config file was
+	// refused: read again before a call that may name a harness or a host,
+	// or as the server saw it change (then once per content). message
+	// names the file, the line and the key ("config PATH: line N: KEY:
+	// why; the last good config stays in effect"). The server keeps the
+	// last good config, and the call goes ahead with it.
 	NotifyConfigRefused = "_acpmux/configRefused"
 )
 

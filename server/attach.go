@@ -268,36 +268,36 @@ func (a *attachment) finish() {
 }
 
 // attach serves MethodAttach.
-func (s *Server) attach(c *conn, p proto.AttachParams) (any, *Error) {
+func (s *Server) attach(c *conn, p proto.AttachParams) (proto.AttachResult, *Error) {
 	if p.ID == "" {
-		return nil, errorf(proto.CodeInvalidParams, "Invalid params: id is required")
+		return proto.AttachResult{}, errorf(proto.CodeInvalidParams, "Invalid params: id is required")
 	}
 	if err := checkSize(proto.SizeParams{Cols: p.Cols, Rows: p.Rows}, true); err != nil {
-		return nil, err
+		return proto.AttachResult{}, err
 	}
 	if a := c.attached.get(p.ID); a != nil {
 		return s.resync(a, p), nil
 	}
 	if p.Resync {
-		return nil, errorf(proto.CodeFailed, "chat %s: this connection is not attached to it", p.ID)
+		return proto.AttachResult{}, errorf(proto.CodeFailed, "chat %s: this connection is not attached to it", p.ID)
 	}
 	if _, err := s.opt.Store.Load(p.ID); err != nil {
-		return nil, failure(err)
+		return proto.AttachResult{}, failure(err)
 	}
 	a := newAttachment(s, c, p.ID, p.Cols, p.Rows)
 	untap, err := s.opt.Mux.Tap(p.ID, p.Cols, p.Rows, a)
 	if errors.Is(err, mux.ErrNotPty) {
-		return nil, errorf(proto.CodeInvalidParams, "Invalid params: chat %s speaks ACP: attach shows pty chats (use prompt, or the TUI)", p.ID)
+		return proto.AttachResult{}, errorf(proto.CodeInvalidParams, "Invalid params: chat %s speaks ACP: attach shows pty chats (use prompt, or the TUI)", p.ID)
 	}
 	if err != nil {
-		return nil, failure(err)
+		return proto.AttachResult{}, failure(err)
 	}
 	// The user of an attached terminal looks at the chat for as long as
 	// it is attached.
 	a.untap = func() { untap(); s.opt.Mux.Look(a, "") }
 	if !c.attached.add(a) {
 		untap()
-		return nil, errorf(proto.CodeFailed, "chat %s: this connection is already attaching to it", p.ID)
+		return proto.AttachResult{}, errorf(proto.CodeFailed, "chat %s: this connection is already attaching to it", p.ID)
 	}
 	s.opt.Mux.Look(a, p.ID)
 	go a.flush()
@@ -308,7 +308,7 @@ func (s *Server) attach(c *conn, p proto.AttachParams) (any, *Error) {
 		c.attached.remove(a)
 		a.close()
 		s.opt.Logger.Warn("attach refused", "chat", p.ID, "err", err)
-		return nil, failure(err)
+		return proto.AttachResult{}, failure(err)
 	}
 	s.opt.Logger.Info("client attached", "chat", p.ID)
 	return a.answer(), nil
@@ -330,10 +330,10 @@ func (s *Server) resync(a *attachment, p proto.AttachParams) proto.AttachResult 
 }
 
 // attachInput serves MethodAttachInput.
-func (s *Server) attachInput(c *conn, p proto.AttachInputParams) (any, *Error) {
+func (s *Server) attachInput(c *conn, p proto.AttachInputParams) (struct{}, *Error) {
 	a := c.attached.get(p.ID)
 	if a == nil {
-		return nil, errorf(proto.CodeFailed, "chat %s: this connection is not attached to it", p.ID)
+		return struct{}{}, errorf(proto.CodeFailed, "chat %s: this connection is not attached to it", p.ID)
 	}
 	a.mu.Lock()
 	cols, rows := a.cols, a.rows
@@ -342,20 +342,20 @@ func (s *Server) attachInput(c *conn, p proto.AttachInputParams) (any, *Error) {
 	// when it has it already).
 	s.opt.Mux.Resize(p.ID, cols, rows)
 	if err := s.opt.Mux.Write(p.ID, p.Data); err != nil {
-		return nil, failure(err)
+		return struct{}{}, failure(err)
 	}
 	s.opt.Records.Used(p.ID)
 	return struct{}{}, nil
 }
 
 // attachResize serves MethodAttachResize.
-func (s *Server) attachResize(c *conn, p proto.AttachResizeParams) (any, *Error) {
+func (s *Server) attachResize(c *conn, p proto.AttachResizeParams) (struct{}, *Error) {
 	if err := checkSize(proto.SizeParams{Cols: p.Cols, Rows: p.Rows}, false); err != nil {
-		return nil, err
+		return struct{}{}, err
 	}
 	a := c.attached.get(p.ID)
 	if a == nil {
-		return nil, errorf(proto.CodeFailed, "chat %s: this connection is not attached to it", p.ID)
+		return struct{}{}, errorf(proto.CodeFailed, "chat %s: this connection is not attached to it", p.ID)
 	}
 	a.mu.Lock()
 	a.cols, a.rows = p.Cols, p.Rows
@@ -365,7 +365,7 @@ func (s *Server) attachResize(c *conn, p proto.AttachResizeParams) (any, *Error)
 }
 
 // detach serves MethodDetach: the stream ends, the harness keeps running.
-func (s *Server) detach(c *conn, p proto.DetachParams) (any, *Error) {
+func (s *Server) detach(c *conn, p proto.DetachParams) (struct{}, *Error) {
 	if a := c.attached.get(p.ID); a != nil {
 		c.attached.remove(a)
 		a.close()

@@ -99,9 +99,9 @@ func (b *linkBudget) turn(ids []string) []string {
 
 // setBudget serves MethodBudget: the connection's screen updates draw on
 // a bucket of p.BytesPerSecond from now on (0 lifts it).
-func (h *viewHub) setBudget(c *conn, p proto.BudgetParams) (any, *Error) {
+func (h *viewHub) setBudget(c *conn, p proto.BudgetParams) (struct{}, *Error) {
 	if p.BytesPerSecond != 0 && (p.BytesPerSecond < proto.MinBudget || p.BytesPerSecond > 1<<40) {
-		return nil, errorf(proto.CodeInvalidParams, "Invalid params: bytesPerSecond must be 0 or %d..%d", proto.MinBudget, int64(1<<40))
+		return struct{}{}, errorf(proto.CodeInvalidParams, "Invalid params: bytesPerSecond must be 0 or %d..%d", proto.MinBudget, int64(1<<40))
 	}
 	v := h.viewerOf(c)
 	v.mu.Lock()

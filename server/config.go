@@ -13,17 +13,24 @@ import (
 	"github.com/acpmux/acpmux-tui/proto"
 )
 
-// This file reads the config file again before each start, so that a
-// harness added or changed while the server runs is the one the next start
-// uses (a harness that runs keeps its process). A config that is refused
+// This file makes the server the one reader of the config file while it
+// runs. It reads the file again before every call that may name a harness
+// or a host (readsConfig; the ACP door's in conn.go), and as the file
+// changes (configwatch.go), so that a harness added or changed is the one
+// the next start uses (a harness that runs keeps its process). Each config
+// put in effect is told to every watcher (NotifyConfigChanged) and answers
+// MethodConfig: the TUI, `acp` and `prompt` take the harness table and the
+// hosts from there, never from their own read. A config that is refused
 // leaves the last good one in effect; the refusal, naming the file, the
-// line and the key, is logged and told to the client that asked for the
-// start and to every watcher.
+// line and the key, is logged and told to the client that asked and to
+// every watcher.
 
-// liveConfig is the config in effect and the harness table built from it.
+// liveConfig is the config in effect and the harness table built from it;
+// gen counts the configs put in effect (proto.ConfigResult.Generation).
 type liveConfig struct {
 	cfg   *config.Config
 	table *harness.Table
+	gen   uint64
 }
 
 // configFile remembers what the config file held when it was last read.
@@ -42,13 +49,21 @@ func (s *Server) config() *config.Config { return s.live.Load().cfg }
 func (s *Server) table() *harness.Table { return s.live.Load().table }
 
 // reloadConfig reads the config file again (Options.ConfigPath) and, when
-// it changed and is good, puts it in effect here and in the mux. It returns
-// the refusal of the file as it is now, nil when it is in effect (or there
-// is no path to read).
+// it changed and is good, puts it in effect here and in the mux and tells
+// every watcher. It returns the refusal of the file as it is now, nil when
+// it is in effect (or there is no path to read).
 func (s *Server) reloadConfig() error {
+	_, err := s.readConfig()
+	return err
+}
+
+// readConfig is reloadConfig; fresh reports whether the file held
+// something new to this read (a config now in effect, or a refusal not
+// heard before).
+func (s *Server) readConfig() (fresh bool, refused error) {
 	path := s.opt.ConfigPath
 	if path == "" {
-		return nil
+		return false, nil
 	}
 	f := &s.cfgFile
 	f.mu.Lock()
@@ -57,61 +72,120 @@ func (s *Server) reloadConfig() error {
 	missing := errors.Is(err, fs.ErrNotExist)
 	if err != nil && !missing {
 		// Unreadable now (a permission, an editor's swap): the last good
-		// config stays, and the next start tries again.
+		// config stays, and the next call or change tries again.
 		s.opt.Logger.Warn("config refused; the last good one stays in effect", "config", path, "err", err)
-		return err
+		return false, err
 	}
 	if f.read && missing == f.missing && bytes.Equal(data, f.data) {
-		return f.refused
+		return false, f.refused
 	}
 	f.read, f.missing, f.data = true, missing, data
 	cfg, table, err := harness.Load(path)
 	if err != nil {
 		f.refused = err
 		s.opt.Logger.Warn("config refused; the last good one stays in effect", "config", path, "err", err)
-		return err
+		return true, err
 	}
 	f.refused = nil
-	s.live.Store(&liveConfig{cfg, table})
+	live := &liveConfig{cfg: cfg, table: table, gen: s.live.Load().gen + 1}
+	s.live.Store(live)
 	s.opt.Mux.Reconfigure(cfg, table)
-	s.opt.Logger.Info("config read again", "config", path, "harnesses", len(table.Names()))
-	return nil
+	s.opt.Logger.Info("config read again", "config", path, "harnesses", len(table.Names()), "hosts", len(cfg.Host))
+	// Told under f.mu: the notices go out in the order of the configs.
+	s.tellWatchers(proto.NotifyConfigChanged, s.configOf(live, nil))
+	return true, nil
 }
 
-// startsHarness reports whether a method may start a harness, and so
-// reads the config again first.
-func startsHarness(method string) bool {
+// readsConfig reports whether a method may name a harness or a host (start
+// one, make a chat of one, derive or move a chat, observe its agent), and
+// so has the config read again first.
+func readsConfig(method string) bool {
 	switch method {
 	case proto.MethodNew, proto.MethodCreateAndStart, proto.MethodStart, proto.MethodRestart, proto.MethodAttach,
-		proto.MethodReady, proto.MethodPrompt, proto.MethodFill:
+		proto.MethodReady, proto.MethodPrompt, proto.MethodObserve, proto.MethodFill,
+		proto.MethodDerive, proto.MethodCapsule, proto.MethodExport, proto.MethodImport, proto.MethodConfig:
 		return true
 	}
 	return false
 }
 
-// configBeforeStart reads the config again before a call that may start a
-// harness; a refusal is told to the caller and every watcher.
+// configBeforeStart reads the config again before a call that may name a
+// harness or a host (readsConfig); a refusal is told to the caller and
+// every watcher.
 func (s *Server) configBeforeStart(c *conn, method string) {
-	if !startsHarness(method) {
-		return
+	if readsConfig(method) {
+		s.configBeforeCall(c)
 	}
+}
+
+// configBeforeCall reads the config again; a refusal is told to every
+// watcher and to c (nil for none: an ACP connection, which speaks no
+// _acpmux/* notices).
+func (s *Server) configBeforeCall(c *conn) {
 	err := s.reloadConfig()
 	if err == nil {
 		return
 	}
-	p := proto.ConfigRefusedParams{Message: clipLong(err.Error()) + "; the last good config stays in effect"}
-	told := false
+	p := proto.ConfigRefusedParams{Message: refusalText(err)}
+	if told := s.tellWatchers(proto.NotifyConfigRefused, p); !told[c] && c != nil {
+		c.notify(proto.NotifyConfigRefused, p)
+	}
+}
+
+// tellWatchers sends a notification to every connection that watches the
+// chats (the TUIs) and returns them.
+func (s *Server) tellWatchers(method string, params any) map[*conn]bool {
+	told := map[*conn]bool{}
 	for _, v := range s.views.all() {
 		v.mu.Lock()
 		if v.watching && !v.closed {
-			v.c.notify(proto.NotifyConfigRefused, p)
-			told = told || v.c == c
+			v.c.notify(method, params)
+			told[v.c] = true
 		}
 		v.mu.Unlock()
 	}
-	if !told && c != nil {
-		c.notify(proto.NotifyConfigRefused, p)
+	return told
+}
+
+// refusalText is a refusal of the config as clients are told it.
+func refusalText(err error) string {
+	return clipLong(err.Error()) + "; the last good config stays in effect"
+}
+
+// configNow answers MethodConfig: the config in effect (read again just
+// before, readsConfig), with the file's refusal if it was refused.
+func (s *Server) configNow(struct{}) (proto.ConfigResult, *Error) {
+	s.cfgFile.mu.Lock()
+	refused := s.cfgFile.refused
+	s.cfgFile.mu.Unlock()
+	return s.configOf(s.live.Load(), refused), nil
+}
+
+// configOf is a config in effect as clients take it: each harness with
+// whether the server finds its command, the defaults, and the hosts.
+func (s *Server) configOf(l *liveConfig, refused error) proto.ConfigResult {
+	getenv := s.opt.Getenv
+	res := proto.ConfigResult{
+		Generation:        l.gen,
+		DefaultHarness:    l.table.Default(l.cfg, getenv),
+		DefaultACPHarness: l.table.DefaultACP(l.cfg, getenv),
+		Worktree:          l.cfg.Worktree.Default,
+		Harnesses:         []proto.HarnessInfo{},
+		Hosts:             []proto.HostConfig{},
 	}
+	for _, h := range l.table.All() {
+		res.Harnesses = append(res.Harnesses, proto.HarnessInfo{Name: h.Name, Transport: h.Transport, Kind: h.Kind,
+			Command: h.Command, FolderFlag: h.FolderFlag, AdvertisesFolders: h.AdvertisesFolders, Installed: h.Found(getenv)})
+	}
+	for _, name := range l.cfg.HostNames() {
+		h := l.cfg.Host[name]
+		res.Hosts = append(res.Hosts, proto.HostConfig{Name: name, SSH: h.SSH, SSHOptions: h.SSHOptions,
+			Home: h.Home, Command: h.Command, Budget: h.Budget})
+	}
+	if refused != nil {
+		res.Refused = refusalText(refused)
+	}
+	return res
 }
 
 // clipLong bounds a message that quotes a file's text.

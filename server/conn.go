@@ -182,9 +182,17 @@ func (c *conn) quiet() bool {
 	return c.busy.Load() == 0 && !c.watches.Load() && !c.attached.any()
 }
 
-// run makes one call and sends its answer.
+// run makes one call and sends its answer. An ACP call that may name a
+// harness (initialize picks the one new sessions get; the session methods
+// start agents) has the config read again first, as an _acpmux/* call
+// that may does (readsConfig): the door sees the table a moment-old edit
+// made. A refusal is told to the watchers; the ACP client hears nothing it
+// does not speak, and the last good config serves it.
 func (c *conn) run(req Request) {
 	if c.door != nil {
+		if acp.Starts(req.Method) || acp.StartsHarness(req.Method) {
+			c.s.configBeforeCall(nil)
+		}
 		c.runDoor(req)
 		return
 	}

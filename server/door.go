@@ -22,8 +22,9 @@ import (
 // This file is where the server meets the ACP door (package acp): a
 // connection whose first call is initialize speaks ACP from then on, and
 // its calls go to an acp.Door over a doorBackend, which makes them with the
-// server's own machinery: the store and the shared validator for chats and
-// folders, the chat feeds of prompt.go for turns and their streams. The
+// server's own machinery: the chat service for chats and folders (as the
+// command line and the _acpmux/* handlers make them), the typed handlers
+// and chat feeds of prompt.go for turns and their streams. The
 // guard, the line limit, the bounded queue and the admission rules are the
 // connection's, the same as for the _acpmux/* protocol.
 
@@ -114,23 +115,24 @@ func acpNames(t *harness.Table) string {
 	return strings.Join(names, ", ")
 }
 
+// NewChat makes the door's chat through the chat service: origin acp, in
+// the folder the client names (no worktree: an ACP client's session runs
+// where it says), its folders refused when one repeats another, as ACP
+// asks, besides what the shared validator refuses.
 func (b *doorBackend) NewChat(n acp.NewChat) (acp.Chat, error) {
-	nc, rpcErr := b.s.checkNew(proto.NewParams{Harness: n.Harness, Cwd: n.Cwd, AdditionalDirectories: n.AdditionalDirectories})
-	if rpcErr != nil {
-		return acp.Chat{}, rpcErr
-	}
-	nc.Origin = sessions.OriginACP
-	// ACP refuses a repeated folder where the CLI lists it once.
-	if cwd, err := sessions.Canonical(nc.Cwd); err == nil {
-		if _, err := b.s.opt.Store.ValidateFoldersNoRepeats(cwd, nc.AdditionalDirectories); err != nil {
-			return acp.Chat{}, failure(err)
-		}
-	}
-	m, err := b.s.opt.Store.Create(nc)
+	noWorktree := false
+	nc, err := b.s.chats.Check(sessions.NewChat{Harness: n.Harness, Cwd: n.Cwd, AdditionalDirectories: n.AdditionalDirectories,
+		Origin: sessions.OriginACP, Worktree: &noWorktree})
 	if err != nil {
 		return acp.Chat{}, failure(err)
 	}
-	b.s.opt.Logger.Info("chat created through the ACP door", "chat", m.ID, "harness", m.Harness)
+	if err := b.s.chats.CheckNoRepeats(nc.Cwd, nc.AdditionalDirectories); err != nil {
+		return acp.Chat{}, failure(err)
+	}
+	m, err := b.s.chats.Create(nc)
+	if err != nil {
+		return acp.Chat{}, failure(err)
+	}
 	return b.chat(m), nil
 }
 
@@ -190,16 +192,20 @@ func (b *doorBackend) Chat(id string) (acp.Chat, error) {
 	return b.chat(m), nil
 }
 
+// SetFolders replaces the chat's folders through the chat service, a
+// repeated one refused as ACP asks.
 func (b *doorBackend) SetFolders(id string, dirs []string) error {
 	m, err := b.s.opt.Store.Load(id)
 	if err != nil {
 		return failure(err)
 	}
-	if _, err := b.s.opt.Store.ValidateFoldersNoRepeats(m.Cwd, dirs); err != nil {
+	if err := b.s.chats.CheckNoRepeats(m.Cwd, dirs); err != nil {
 		return failure(err)
 	}
-	_, rpcErr := b.s.setDirectories(proto.SetDirectoriesParams{ID: id, AdditionalDirectories: &dirs})
-	return fail(rpcErr)
+	if _, err := b.s.chats.SetFolders(id, dirs); err != nil {
+		return failure(err)
+	}
+	return nil
 }
 
 func (b *doorBackend) SetMcpServers(id string, servers []sdk.McpServer) {
@@ -243,25 +249,24 @@ func (b *doorBackend) Prompt(id, text string) (string, error) {
 	if rpcErr != nil {
 		return "", rpcErr
 	}
-	return res.(proto.PromptResult).StopReason, nil
+	return res.StopReason, nil
 }
 
 func (b *doorBackend) Cancel(id string) error {
-	if _, rpcErr := b.s.feedFor(id); rpcErr != nil {
-		return rpcErr
-	}
-	if err := b.s.opt.Mux.Cancel(id); err != nil {
-		return failure(err)
-	}
-	return nil
+	_, rpcErr := b.s.cancel(proto.ChatParams{ID: id})
+	return fail(rpcErr)
 }
 
+// Fork is the chat service's fork, as `acpmux-tui fork` and the TUI's f
+// make it: a worktree chat's fork gets a worktree of its own, and a
+// capsule of what was said is written where the harness may not branch
+// the conversation itself (an ACP agent's session/fork drops it when it
+// works).
 func (b *doorBackend) Fork(id, cwd string) (acp.Chat, error) {
-	m, err := b.s.opt.Store.Derive(id, sessions.Derivation{Origin: sessions.OriginFork, Cwd: cwd})
+	m, err := b.s.chats.Derive(id, sessions.Derivation{Origin: sessions.OriginFork, Cwd: cwd, MakeCapsule: true})
 	if err != nil {
 		return acp.Chat{}, failure(err)
 	}
-	b.s.opt.Logger.Info("chat forked through the ACP door", "chat", m.ID, "parent", id)
 	return b.chat(m), nil
 }
 

@@ -189,7 +189,7 @@ func FuzzChatMethods(f *testing.F) {
 			return // the wire answers -32700 before any handler
 		}
 		name := chatMethodNames[int(method)%len(chatMethodNames)]
-		res, rpcErr := chatMethods[name](s, params)
+		res, rpcErr := methods[name](s, nil, params)
 		if rpcErr != nil {
 			if res != nil || !codes[rpcErr.Code] {
 				t.Fatalf("%s %s: result %v, error %d %s", name, params, res, rpcErr.Code, rpcErr.Message)

@@ -1,24 +1,129 @@
 package server
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime/debug"
 	"slices"
 	"strings"
 
+	"github.com/acpmux/acpmux-tui/chatsvc"
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
-// This file answers the methods. No handler holds a lock of the server's
-// across its work: the store, the file lock and the spawn happen with none
-// held, so list calls and other clients never wait on them.
+// This file is the table of the _acpmux/* methods and the guard every call
+// goes through. No handler holds a lock of the server's across its work:
+// the store, the file lock and the spawn happen with none held, so list
+// calls and other clients never wait on them.
 
-// call runs one request from connection c and returns its result or its
-// error. A panic in a handler is answered as an internal error and logged;
-// it does not end the server and the harnesses with it.
+// methodHandler answers one call's raw params, made on connection c.
+type methodHandler func(s *Server, c *conn, params json.RawMessage) (any, *Error)
+
+// methods is every _acpmux/* method, each a typed handler: handle and
+// handleConn decode its params (refusing params of the wrong shape with
+// -32602) and encode its result. A method missing here is -32601; a test
+// holds the table to proto's methods, one entry each.
+var methods map[string]methodHandler
+
+func init() {
+	methods = map[string]methodHandler{
+		// Every client's (README, "The server's socket").
+		proto.MethodHello:          handle((*Server).hello),
+		proto.MethodList:           handle((*Server).list),
+		proto.MethodLive:           handle((*Server).liveStates),
+		proto.MethodNew:            handle((*Server).newChat),
+		proto.MethodSetDirectories: handle((*Server).setDirectories),
+		proto.MethodSetFiles:       handle((*Server).setFiles),
+		proto.MethodFoldersChanged: handle((*Server).foldersChanged),
+		proto.MethodRename:         handle((*Server).rename),
+		proto.MethodStart:          handle((*Server).start),
+		proto.MethodStop:           handle((*Server).stop),
+		proto.MethodRestart:        handle((*Server).restart),
+		proto.MethodKill:           handle((*Server).killServer),
+		proto.MethodConfig:         handle((*Server).configNow), // the config in effect (config.go)
+
+		// The chat store as a client with no store of its own reads and
+		// writes it (chats.go), through the chat service.
+		proto.MethodChat:           handle((*Server).chat),
+		proto.MethodDerive:         handle((*Server).derive),
+		proto.MethodCapsule:        handle((*Server).capsule),
+		proto.MethodRemove:         handle((*Server).remove),
+		proto.MethodRemoveMissing:  handle((*Server).removeMissing),
+		proto.MethodAddFolders:     handle((*Server).addFolders),
+		proto.MethodRemoveFolders:  handle((*Server).removeFolders),
+		proto.MethodValidate:       handle((*Server).validate),
+		proto.MethodCreateAndStart: handle((*Server).createAndStart),
+		proto.MethodFill:           handle((*Server).fill),
+		// The folder picker browses the chat's host (listdir.go); the
+		// review pane reviews it there too (review.go).
+		proto.MethodListDirectory: handle((*Server).listDirectory),
+		proto.MethodReview:        handle((*Server).review),
+		proto.MethodReviewDiff:    handle((*Server).reviewDiff),
+		proto.MethodExport:        handle((*Server).export),
+		proto.MethodImport:        handle((*Server).importChat),
+
+		// Drawing clients (view.go, budget.go): bound to the connection.
+		proto.MethodWatch:  handleConn(func(s *Server, c *conn, p proto.SizeParams) (proto.StatesResult, *Error) { return s.views.watch(c, p) }),
+		proto.MethodResize: handleConn(func(s *Server, c *conn, p proto.SizeParams) (struct{}, *Error) { return s.views.resize(c, p) }),
+		proto.MethodBudget: handleConn(func(s *Server, c *conn, p proto.BudgetParams) (struct{}, *Error) { return s.views.setBudget(c, p) }),
+		proto.MethodShow:   handleConn(func(s *Server, c *conn, p proto.ShowParams) (struct{}, *Error) { return s.views.show(c, p) }),
+		proto.MethodWrite:  handleConn(func(s *Server, c *conn, p proto.WriteParams) (struct{}, *Error) { return s.views.write(c, p) }),
+		proto.MethodRender: handle(func(s *Server, p proto.RenderParams) (proto.RenderResult, *Error) { return s.views.render(p) }),
+		proto.MethodTranscript: handle(func(s *Server, p proto.TranscriptParams) (proto.TranscriptResult, *Error) {
+			return s.views.transcript(p)
+		}),
+		proto.MethodHistory: handle(func(s *Server, p proto.HistoryParams) (proto.HistoryResult, *Error) { return s.views.history(p) }),
+		proto.MethodForget:  handle(func(s *Server, p proto.ForgetParams) (struct{}, *Error) { return s.views.forget(p) }),
+		proto.MethodLook:    handleConn((*Server).look),
+
+		// ACP turns (prompt.go): streams to the connection.
+		proto.MethodObserve:          handleConn((*Server).observe),
+		proto.MethodUnobserve:        handleConn((*Server).unobserve),
+		proto.MethodReady:            handleConn((*Server).ready),
+		proto.MethodPrompt:           handleConn((*Server).prompt),
+		proto.MethodCancel:           handle((*Server).cancel),
+		proto.MethodAnswerPermission: handle((*Server).answerPermission),
+
+		// A terminal attached (attach.go) and a harness's hooks
+		// (notice.go): bound to the connection.
+		proto.MethodAttach:       handleConn((*Server).attach),
+		proto.MethodAttachInput:  handleConn((*Server).attachInput),
+		proto.MethodAttachResize: handleConn((*Server).attachResize),
+		proto.MethodDetach:       handleConn((*Server).detach),
+		proto.MethodHook:         handleConn((*Server).hook),
+	}
+}
+
+// handle makes a typed handler a methodHandler: it decodes P (refusing
+// params of the wrong shape with -32602), calls fn, and encodes its R.
+func handle[P, R any](fn func(*Server, P) (R, *Error)) methodHandler {
+	return handleConn(func(s *Server, _ *conn, p P) (R, *Error) { return fn(s, p) })
+}
+
+// handleConn is handle for a method bound to the connection that calls
+// it: a stream to it, its attachment, its size, its peer.
+func handleConn[P, R any](fn func(*Server, *conn, P) (R, *Error)) methodHandler {
+	return func(s *Server, c *conn, raw json.RawMessage) (any, *Error) {
+		var p P
+		if err := decodeParams(raw, &p); err != nil {
+			return nil, err
+		}
+		r, rpcErr := fn(s, c, p)
+		if rpcErr != nil {
+			return nil, rpcErr
+		}
+		return r, nil
+	}
+}
+
+// call runs one request from connection c through the guard every method
+// shares and returns its result or its error: the config is read again
+// before a call that may name a harness or a host (config.go), and a
+// panic in a handler is answered as an internal error and logged; it does
+// not end the server and the harnesses with it.
 func (s *Server) call(c *conn, req Request) (result any, rpcErr *Error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -26,183 +131,30 @@ func (s *Server) call(c *conn, req Request) (result any, rpcErr *Error) {
 			result, rpcErr = nil, errorf(proto.CodeInternalError, "Internal error: %v", r)
 		}
 	}()
+	h, ok := methods[req.Method]
+	if !ok {
+		return nil, errorf(proto.CodeMethodNotFound, "Method not found: %q", clipText(req.Method))
+	}
 	s.configBeforeStart(c, req.Method)
-	if h, ok := chatMethods[req.Method]; ok {
-		return h(s, req.Params)
-	}
-	switch req.Method {
-	case proto.MethodHello:
-		if err := decodeParams(req.Params, &struct{}{}); err != nil {
-			return nil, err
-		}
-		return proto.HelloResult{Version: s.opt.Version, Pid: s.pid, Protocol: proto.ProtocolVersion}, nil
-	case proto.MethodList:
-		if err := decodeParams(req.Params, &struct{}{}); err != nil {
-			return nil, err
-		}
-		return s.list()
-	case proto.MethodLive:
-		if err := decodeParams(req.Params, &struct{}{}); err != nil {
-			return nil, err
-		}
-		return s.liveStates(), nil
-	case proto.MethodNew:
-		var p proto.NewParams
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		return s.newChat(p)
-	case proto.MethodSetDirectories:
-		var p proto.SetDirectoriesParams
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		return s.setDirectories(p)
-	case proto.MethodSetFiles:
-		var p proto.SetFilesParams
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		return s.setFiles(p)
-	case proto.MethodFoldersChanged:
-		var p proto.ChatParams
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		return s.foldersChanged(p.ID)
-	case proto.MethodRename:
-		var p proto.RenameParams
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		return s.rename(p)
-	case proto.MethodStart, proto.MethodStop, proto.MethodRestart:
-		var p proto.ChatParams
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		return s.lifecycle(req.Method, p)
-	case proto.MethodWatch, proto.MethodResize:
-		var p proto.SizeParams
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		if req.Method == proto.MethodWatch {
-			return s.views.watch(c, p)
-		}
-		return s.views.resize(c, p)
-	case proto.MethodBudget:
-		var p proto.BudgetParams
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		return s.views.setBudget(c, p)
-	case proto.MethodShow:
-		var p proto.ShowParams
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		return s.views.show(c, p)
-	case proto.MethodRender:
-		var p proto.RenderParams
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		return s.views.render(p)
-	case proto.MethodTranscript:
-		var p proto.TranscriptParams
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		return s.views.transcript(p)
-	case proto.MethodHistory:
-		var p proto.HistoryParams
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		return s.views.history(p)
-	case proto.MethodWrite:
-		var p proto.WriteParams
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		return s.views.write(c, p)
-	case proto.MethodForget:
-		var p proto.ForgetParams
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		return s.views.forget(p)
-	case proto.MethodCreateAndStart:
-		var p proto.CreateAndStartParams
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		return s.createAndStart(p)
-	case proto.MethodFill:
-		if err := decodeParams(req.Params, &struct{}{}); err != nil {
-			return nil, err
-		}
-		return s.fill()
-	case proto.MethodObserve, proto.MethodUnobserve, proto.MethodReady, proto.MethodPrompt, proto.MethodCancel, proto.MethodAnswerPermission:
-		return s.callTurn(c, req)
-	case proto.MethodAttach:
-		var p proto.AttachParams
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		return s.attach(c, p)
-	case proto.MethodAttachInput:
-		var p proto.AttachInputParams
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		return s.attachInput(c, p)
-	case proto.MethodAttachResize:
-		var p proto.AttachResizeParams
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		return s.attachResize(c, p)
-	case proto.MethodDetach:
-		var p proto.DetachParams
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		return s.detach(c, p)
-	case proto.MethodHook:
-		var p proto.HookParams
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		return s.hook(c, p)
-	case proto.MethodLook:
-		var p proto.LookParams
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		s.opt.Mux.Look(c, p.ID)
-		return struct{}{}, nil
-	case proto.MethodExport:
-		var p proto.ExportParams
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		return s.export(p)
-	case proto.MethodImport:
-		var p proto.ImportParams
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		return s.importChat(p)
-	case proto.MethodKill:
-		if err := decodeParams(req.Params, &struct{}{}); err != nil {
-			return nil, err
-		}
-		s.opt.Logger.Info("kill requested by a client")
-		return proto.KillResult{Pid: s.pid}, nil
-	}
-	return nil, errorf(proto.CodeMethodNotFound, "Method not found: %q", clipText(req.Method))
+	return h(s, c, req.Params)
+}
+
+// hello answers MethodHello: who answers, and the wire's version.
+func (s *Server) hello(struct{}) (proto.HelloResult, *Error) {
+	return proto.HelloResult{Version: s.opt.Version, Pid: s.pid, Protocol: proto.ProtocolVersion}, nil
+}
+
+// killServer answers MethodKill; the connection then has the server stop
+// (conn.run), once the answer is queued.
+func (s *Server) killServer(struct{}) (proto.KillResult, *Error) {
+	s.opt.Logger.Info("kill requested by a client")
+	return proto.KillResult{Pid: s.pid}, nil
+}
+
+// look answers MethodLook: the chat c's user sees now ("" for none).
+func (s *Server) look(c *conn, p proto.LookParams) (struct{}, *Error) {
+	s.opt.Mux.Look(c, p.ID)
+	return struct{}{}, nil
 }
 
 // clipText keeps a hostile method name out of a long error message.
@@ -256,7 +208,7 @@ func liveOf(id string, st proto.State) proto.LiveChat {
 
 // liveStates answers _acpmux/live: every chat the mux holds or the revival
 // queue waits to start, without reading a chat file.
-func (s *Server) liveStates() proto.LiveResult {
+func (s *Server) liveStates(struct{}) (proto.LiveResult, *Error) {
 	ids := append(s.opt.Mux.Known(), s.revivals.ids()...)
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
@@ -264,13 +216,14 @@ func (s *Server) liveStates() proto.LiveResult {
 	for i, id := range ids {
 		res.Chats[i] = liveOf(id, s.chatState(id))
 	}
-	return res
+	return res, nil
 }
 
-func (s *Server) list() (any, *Error) {
+// list answers MethodList: every chat, with its live status.
+func (s *Server) list(struct{}) (proto.ListResult, *Error) {
 	entries, err := s.opt.Store.List()
 	if err != nil {
-		return nil, errorf(proto.CodeFailed, "list chats: %v", err)
+		return proto.ListResult{}, errorf(proto.CodeFailed, "list chats: %v", err)
 	}
 	chats := make([]proto.ChatJSON, len(entries))
 	for i, e := range entries {
@@ -285,16 +238,27 @@ func folderRefusal(fe *sessions.FolderError) *Error {
 	return &Error{Code: proto.CodeInvalidParams, Message: "Invalid params: " + fe.Fields(), raw: fe.RPCError()}
 }
 
-// failure turns an error of the store or the mux into an answer.
+// refused is a refusal of the chat service as it goes on the wire:
+// -32602, the reason in data.refusal (proto.DataRefusal).
+func refused(reason string) *Error {
+	return &Error{Code: proto.CodeInvalidParams, Message: "Invalid params: " + reason, Data: map[string]any{proto.DataRefusal: reason}}
+}
+
+// failure turns an error of the chat service, the store or the mux into
+// an answer: every refusal of outside input (the shared validator's, the
+// chat service's) is -32602, an unknown chat -32002, the rest -32000.
 func failure(err error) *Error {
 	if fe, ok := sessions.AsFolderError(err); ok {
 		return folderRefusal(fe)
 	}
 	if ne, ok := sessions.AsNameError(err); ok {
-		return &Error{Code: proto.CodeInvalidParams, Message: "Invalid params: " + ne.Error()}
+		return refused(ne.Error())
 	}
 	if pe, ok := sessions.AsProjectError(err); ok {
-		return &Error{Code: proto.CodeInvalidParams, Message: "Invalid params: " + pe.Error()}
+		return refused(pe.Error())
+	}
+	if r, ok := chatsvc.AsRefusal(err); ok {
+		return refused(r.Error())
 	}
 	if errors.Is(err, sessions.ErrNotFound) {
 		return &Error{Code: proto.CodeChatNotFound, Message: err.Error()}
@@ -308,137 +272,34 @@ func failure(err error) *Error {
 	return &Error{Code: proto.CodeFailed, Message: err.Error()}
 }
 
-func (s *Server) newChat(p proto.NewParams) (any, *Error) {
-	n, rpcErr := s.checkNew(p)
-	if rpcErr != nil {
-		return nil, rpcErr
-	}
-	want, rpcErr := s.wantsWorktree(n)
-	if rpcErr != nil {
-		return nil, rpcErr
-	}
-	var m *sessions.Meta
-	var err error
-	if want {
-		m, err = s.createInWorktree(n)
-	} else {
-		m, err = s.opt.Store.Create(n)
-	}
-	if err != nil {
-		return nil, failure(err)
-	}
-	s.opt.Logger.Info("chat created", "chat", m.ID, "harness", m.Harness)
-	return s.view(sessions.Entry{ID: m.ID, Meta: m}), nil
+// start answers MethodStart: the chat's harness started unless it runs.
+func (s *Server) start(p proto.ChatParams) (proto.ChatJSON, *Error) {
+	return s.lifecycle(proto.MethodStart, p)
 }
 
-// checkNew checks the params of a new chat (_acpmux/new and
-// _acpmux/createAndStart) and returns the chat to create; its folders and
-// files go through the shared validator in the store's Create, which
-// refuses the bad entries of both lists at once.
-func (s *Server) checkNew(p proto.NewParams) (sessions.NewChat, *Error) {
-	name := p.Harness
-	if name == "" {
-		name = s.table().Default(s.config(), s.opt.Getenv)
-	}
-	if _, ok := s.table().Get(name); !ok {
-		return sessions.NewChat{}, errorf(proto.CodeInvalidParams, "Invalid params: unknown harness %q (known: %s)", clipText(name), strings.Join(s.table().Names(), ", "))
-	}
-	if p.Cwd != "" {
-		if err := s.checkCwd("cwd", p.Cwd); err != nil {
-			return sessions.NewChat{}, err
-		}
-	}
-	if err := checkName(p.Name); err != nil {
-		return sessions.NewChat{}, err
-	}
-	return sessions.NewChat{Name: p.Name, Harness: name, Cwd: p.Cwd, AdditionalDirectories: p.AdditionalDirectories, AdditionalFiles: p.AdditionalFiles, Worktree: p.Worktree, WorktreeBase: p.WorktreeBase}, nil
+// stop answers MethodStop: the chat's harness stopped.
+func (s *Server) stop(p proto.ChatParams) (proto.ChatJSON, *Error) {
+	return s.lifecycle(proto.MethodStop, p)
 }
 
-// setDirectories replaces a chat's folders with the list given, after the
-// shared validator has passed all of it; a refusal stores nothing. The list
-// is stored at once; a running harness gets it at its next start.
-func (s *Server) setDirectories(p proto.SetDirectoriesParams) (any, *Error) {
-	if p.ID == "" {
-		return nil, errorf(proto.CodeInvalidParams, "Invalid params: id is required")
-	}
-	if p.AdditionalDirectories == nil {
-		return nil, errorf(proto.CodeInvalidParams, "Invalid params: additionalDirectories is required (an array; [] clears the list)")
-	}
-	dirs := *p.AdditionalDirectories
-	m, err := s.opt.Store.Update(p.ID, func(m *sessions.Meta) error {
-		canonical, err := s.opt.Store.ValidateFolders(m.Cwd, dirs)
-		if err != nil {
-			return err
-		}
-		m.AdditionalDirectories = canonical
-		return nil
-	})
-	if err != nil {
-		return nil, failure(err)
-	}
-	s.opt.Logger.Info("chat folders set", "chat", m.ID, "folders", len(m.AdditionalDirectories))
-	return s.foldersChanged(m.ID)
-}
-
-// setFiles replaces a chat's single files with the list given, after the
-// shared validator has passed all of it (Store.SetFiles); a refusal stores
-// nothing. A running chat takes them as it takes a change of folders.
-func (s *Server) setFiles(p proto.SetFilesParams) (any, *Error) {
-	if p.ID == "" {
-		return nil, errorf(proto.CodeInvalidParams, "Invalid params: id is required")
-	}
-	if p.AdditionalFiles == nil {
-		return nil, errorf(proto.CodeInvalidParams, "Invalid params: additionalFiles is required (an array; [] clears the list)")
-	}
-	m, err := s.opt.Store.SetFiles(p.ID, *p.AdditionalFiles)
-	if err != nil {
-		return nil, failure(err)
-	}
-	s.opt.Logger.Info("chat files set", "chat", m.ID, "files", len(m.AdditionalFiles))
-	return s.foldersChanged(m.ID)
-}
-
-// foldersChanged has a running chat take its stored folders at the end of
-// its turn (mux.FoldersChanged) and answers the chat as it is then.
-func (s *Server) foldersChanged(id string) (any, *Error) {
-	if id == "" {
-		return nil, errorf(proto.CodeInvalidParams, "Invalid params: id is required")
-	}
-	if err := s.opt.Mux.FoldersChanged(id); err != nil {
-		return nil, failure(err)
-	}
-	e, err := s.opt.Store.Load(id)
-	if err != nil {
-		return nil, failure(err)
-	}
-	return s.view(sessions.Entry{ID: id, Meta: e}), nil
-}
-
-// rename gives a chat a new name (sessions.Store.Rename: checked, written
-// atomically under the store's lock) and answers the chat as it is then.
-func (s *Server) rename(p proto.RenameParams) (any, *Error) {
-	if p.ID == "" {
-		return nil, errorf(proto.CodeInvalidParams, "Invalid params: id is required")
-	}
-	m, err := s.opt.Store.Rename(p.ID, p.Name)
-	if err != nil {
-		return nil, failure(err)
-	}
-	s.opt.Logger.Info("chat renamed", "chat", m.ID)
-	return s.view(sessions.Entry{ID: m.ID, Meta: m}), nil
+// restart answers MethodRestart: the chat's harness stopped and started
+// again with its stored folders.
+func (s *Server) restart(p proto.ChatParams) (proto.ChatJSON, *Error) {
+	return s.lifecycle(proto.MethodRestart, p)
 }
 
 // lifecycle starts, stops or restarts a chat's harness and answers the chat
 // as it is then.
-func (s *Server) lifecycle(method string, p proto.ChatParams) (any, *Error) {
+func (s *Server) lifecycle(method string, p proto.ChatParams) (proto.ChatJSON, *Error) {
+	var none proto.ChatJSON
 	if p.ID == "" {
-		return nil, errorf(proto.CodeInvalidParams, "Invalid params: id is required")
+		return none, errorf(proto.CodeInvalidParams, "Invalid params: id is required")
 	}
 	if p.Cols < 0 || p.Cols > proto.MaxCols || p.Rows < 0 || p.Rows > proto.MaxRows {
-		return nil, errorf(proto.CodeInvalidParams, "Invalid params: cols must be 0..%d and rows 0..%d", proto.MaxCols, proto.MaxRows)
+		return none, errorf(proto.CodeInvalidParams, "Invalid params: cols must be 0..%d and rows 0..%d", proto.MaxCols, proto.MaxRows)
 	}
 	if _, err := s.opt.Store.Load(p.ID); err != nil {
-		return nil, failure(err)
+		return none, failure(err)
 	}
 	s.revivals.take(p.ID) // the client's to start or stop now
 	var err error
@@ -455,12 +316,12 @@ func (s *Server) lifecycle(method string, p proto.ChatParams) (any, *Error) {
 	s.poke()
 	if err != nil {
 		s.opt.Logger.Warn(strings.TrimPrefix(method, "_acpmux/")+" refused", "chat", p.ID, "err", err)
-		return nil, failure(err)
+		return none, failure(err)
 	}
 	// Read again: a first start may have stored the harness's session id.
 	m, lerr := s.opt.Store.Load(p.ID)
 	if lerr != nil {
-		return nil, failure(fmt.Errorf("chat %s after %s: %w", p.ID, strings.TrimPrefix(method, "_acpmux/"), lerr))
+		return none, failure(fmt.Errorf("chat %s after %s: %w", p.ID, strings.TrimPrefix(method, "_acpmux/"), lerr))
 	}
 	return s.view(sessions.Entry{ID: m.ID, Meta: m}), nil
 }

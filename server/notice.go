@@ -126,9 +126,9 @@ func (s *Server) runNoticeCommand(argv []string, n proto.Notice) {
 // of its turn. It is taken only from a process of that chat's harness
 // (hookpeer.go); from any other it is ignored, answered as if taken (the
 // caller learns nothing of the chat) and logged.
-func (s *Server) hook(c *conn, p proto.HookParams) (any, *Error) {
+func (s *Server) hook(c *conn, p proto.HookParams) (struct{}, *Error) {
 	if p.ID == "" {
-		return nil, errorf(proto.CodeInvalidParams, "Invalid params: id is required")
+		return struct{}{}, errorf(proto.CodeInvalidParams, "Invalid params: id is required")
 	}
 	if st := s.opt.Mux.State(p.ID); st.Pid != 0 && !s.reportFromHarness(c, p.ID, st.Pid) {
 		return struct{}{}, nil
@@ -144,7 +144,7 @@ func (s *Server) hook(c *conn, p proto.HookParams) (any, *Error) {
 		return struct{}{}, nil
 	}
 	if err := s.opt.Mux.Report(p.ID, sig); err != nil {
-		return nil, errorf(proto.CodeInvalidParams, "Invalid params: %s", clipText(err.Error()))
+		return struct{}{}, errorf(proto.CodeInvalidParams, "Invalid params: %s", clipText(err.Error()))
 	}
 	return struct{}{}, nil
 }

@@ -133,50 +133,53 @@ func (s *Server) feedFor(id string) (*chatFeed, *Error) {
 	return f, nil
 }
 
-// callTurn answers the methods of ACP turns.
-func (s *Server) callTurn(c *conn, req Request) (any, *Error) {
-	if req.Method == proto.MethodPrompt {
-		var p proto.PromptParams
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		return s.prompt(c, p)
-	}
-	if req.Method == proto.MethodAnswerPermission {
-		var p proto.AnswerPermissionParams
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		return s.answerPermission(p)
-	}
-	var p proto.ChatParams
-	if err := decodeParams(req.Params, &p); err != nil {
-		return nil, err
-	}
+// observe answers MethodObserve: the chat's updates stream to c.
+func (s *Server) observe(c *conn, p proto.ChatParams) (proto.EmptyResult, *Error) {
 	f, rpcErr := s.feedFor(p.ID)
 	if rpcErr != nil {
-		return nil, rpcErr
+		return proto.EmptyResult{}, rpcErr
 	}
-	switch req.Method {
-	case proto.MethodObserve:
-		f.observe(c)
-	case proto.MethodUnobserve:
-		f.unobserve(c)
-	case proto.MethodReady:
-		if err := s.refuseWhenClosing(); err != nil {
-			return nil, err
-		}
-		s.track(p.ID)
-		err := s.opt.Mux.WaitReady(context.Background(), p.ID)
-		s.poke()
-		f.waitSent(c)
-		if err != nil {
-			return nil, failure(err)
-		}
-	case proto.MethodCancel:
-		if err := s.opt.Mux.Cancel(p.ID); err != nil {
-			return nil, failure(err)
-		}
+	f.observe(c)
+	return proto.EmptyResult{}, nil
+}
+
+// unobserve answers MethodUnobserve: the stream to c stops.
+func (s *Server) unobserve(c *conn, p proto.ChatParams) (proto.EmptyResult, *Error) {
+	f, rpcErr := s.feedFor(p.ID)
+	if rpcErr != nil {
+		return proto.EmptyResult{}, rpcErr
+	}
+	f.unobserve(c)
+	return proto.EmptyResult{}, nil
+}
+
+// ready answers MethodReady once the chat's agent has its session, and
+// what it sent meanwhile has been queued for c.
+func (s *Server) ready(c *conn, p proto.ChatParams) (proto.EmptyResult, *Error) {
+	f, rpcErr := s.feedFor(p.ID)
+	if rpcErr != nil {
+		return proto.EmptyResult{}, rpcErr
+	}
+	if err := s.refuseWhenClosing(); err != nil {
+		return proto.EmptyResult{}, err
+	}
+	s.track(p.ID)
+	err := s.opt.Mux.WaitReady(context.Background(), p.ID)
+	s.poke()
+	f.waitSent(c)
+	if err != nil {
+		return proto.EmptyResult{}, failure(err)
+	}
+	return proto.EmptyResult{}, nil
+}
+
+// cancel answers MethodCancel: the chat's running turn is cancelled.
+func (s *Server) cancel(p proto.ChatParams) (proto.EmptyResult, *Error) {
+	if _, rpcErr := s.feedFor(p.ID); rpcErr != nil {
+		return proto.EmptyResult{}, rpcErr
+	}
+	if err := s.opt.Mux.Cancel(p.ID); err != nil {
+		return proto.EmptyResult{}, failure(err)
 	}
 	return proto.EmptyResult{}, nil
 }
@@ -195,17 +198,17 @@ func (s *Server) refuseWhenClosing() *Error {
 
 // prompt runs one turn in the chat and answers its stop reason once the
 // turn has ended and everything it said has been queued for c.
-func (s *Server) prompt(c *conn, p proto.PromptParams) (any, *Error) {
+func (s *Server) prompt(c *conn, p proto.PromptParams) (proto.PromptResult, *Error) {
 	f, rpcErr := s.feedFor(p.ID)
 	if rpcErr != nil {
-		return nil, rpcErr
+		return proto.PromptResult{}, rpcErr
 	}
 	if err := s.refuseWhenClosing(); err != nil {
-		return nil, err
+		return proto.PromptResult{}, err
 	}
 	t := &turn{owner: c, activity: make(chan struct{}, 1)}
 	if !f.claim(t) {
-		return nil, errorf(proto.CodeFailed, "a turn is already running: wait for it or cancel it")
+		return proto.PromptResult{}, errorf(proto.CodeFailed, "a turn is already running: wait for it or cancel it")
 	}
 	s.track(p.ID)
 	s.opt.Records.Used(p.ID)
@@ -214,7 +217,7 @@ func (s *Server) prompt(c *conn, p proto.PromptParams) (any, *Error) {
 	if err := s.opt.Mux.WaitReady(context.Background(), p.ID); err != nil {
 		f.release(t, nil)
 		f.waitSent(c)
-		return nil, failure(err)
+		return proto.PromptResult{}, failure(err)
 	}
 	var policy mux.PermissionPolicy
 	if p.RefusePermissions {
@@ -222,7 +225,7 @@ func (s *Server) prompt(c *conn, p proto.PromptParams) (any, *Error) {
 	}
 	if err := s.opt.Mux.SetPermissionPolicy(p.ID, policy); err != nil {
 		f.release(t, nil)
-		return nil, failure(err)
+		return proto.PromptResult{}, failure(err)
 	}
 	f.started(t, p.Text)
 
@@ -252,7 +255,7 @@ func (s *Server) prompt(c *conn, p proto.PromptParams) (any, *Error) {
 	s.poke()
 	f.waitSent(c)
 	if err != nil {
-		return nil, failure(err)
+		return proto.PromptResult{}, failure(err)
 	}
 	return proto.PromptResult{StopReason: reason}, nil
 }
@@ -260,19 +263,19 @@ func (s *Server) prompt(c *conn, p proto.PromptParams) (any, *Error) {
 // answerPermission answers the chat's pending permission request with one
 // of the options it offers (or "" to cancel it): any other id would reach
 // the agent as a choice it never offered.
-func (s *Server) answerPermission(p proto.AnswerPermissionParams) (any, *Error) {
+func (s *Server) answerPermission(p proto.AnswerPermissionParams) (proto.EmptyResult, *Error) {
 	if _, err := s.feedFor(p.ID); err != nil {
-		return nil, err
+		return proto.EmptyResult{}, err
 	}
 	perm := s.opt.Mux.State(p.ID).Permission
 	if perm == nil {
-		return nil, errorf(proto.CodeFailed, "chat %s has no pending permission request", p.ID)
+		return proto.EmptyResult{}, errorf(proto.CodeFailed, "chat %s has no pending permission request", p.ID)
 	}
 	if p.OptionID != "" && !slices.ContainsFunc(perm.Options, func(o proto.PermissionOption) bool { return o.ID == p.OptionID }) {
-		return nil, errorf(proto.CodeInvalidParams, "Invalid params: optionId %q is not an option of the pending request", clipText(p.OptionID))
+		return proto.EmptyResult{}, errorf(proto.CodeInvalidParams, "Invalid params: optionId %q is not an option of the pending request", clipText(p.OptionID))
 	}
 	if err := s.opt.Mux.AnswerPermission(p.ID, p.OptionID); err != nil {
-		return nil, failure(err)
+		return proto.EmptyResult{}, failure(err)
 	}
 	return proto.EmptyResult{}, nil
 }

@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/acpmux/acpmux-tui/chatsvc"
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/mux"
@@ -34,8 +35,9 @@ type Options struct {
 	// Config is the config in effect (for the default harness).
 	Config *config.Config
 	// ConfigPath, when set, is the config file Config was read from: it is
-	// read again before each start (config.go), and a good one replaces
-	// Config and Table here and in the mux.
+	// watched, and read again before each call that may name a harness or
+	// a host (config.go); a good one replaces Config and Table here and in
+	// the mux, and is told to every watcher.
 	ConfigPath string
 	// Mux runs the harnesses; the server owns it and closes it on its way
 	// out, which stops every harness.
@@ -142,6 +144,10 @@ type Server struct {
 	// prompts runs ACP turns and streams them to observers (prompt.go).
 	prompts promptHub
 
+	// chats is the chat service: every chat made, derived, removed or
+	// given folders goes through it (chats.go).
+	chats *chatsvc.Service
+
 	// live is the config and harness table in effect; cfgFile is what the
 	// config file held when last read (config.go).
 	live    atomic.Pointer[liveConfig]
@@ -150,6 +156,10 @@ type Server struct {
 	// pollChats, when set (tests), has the chats folder polled as when
 	// inotify cannot be had (chatwatch.go).
 	pollChats bool
+	// configUnwatched, when set (tests), leaves the config file unwatched:
+	// only the calls that may name a harness or a host read it again
+	// (configwatch.go).
+	configUnwatched bool
 }
 
 // Run serves the agent home until ctx ends (SIGTERM, SIGINT), a client calls
@@ -204,7 +214,8 @@ func newServer(opt Options) *Server {
 		hookPeer: processOfHarness, pidfds: peerPidfds(), revivals: newReviveQueue(),
 	}
 	s.views = newViewHub(s)
-	s.live.Store(&liveConfig{opt.Config, opt.Table})
+	s.live.Store(&liveConfig{cfg: opt.Config, table: opt.Table})
+	s.chats = newChatService(s)
 	return s
 }
 
@@ -234,9 +245,13 @@ func (s *Server) run(ctx context.Context) error {
 	go func() { defer close(announced); s.announce(stopFan) }()
 	serveWatch := s.watchChats()
 	go func() { defer close(watched); serveWatch(stopFan) }()
-	defer func() { close(stopFan); <-fanned; <-announced; <-watched }()
-	// What the config file holds now is the base later reads compare to,
-	// so the first start does not take the same config for a new one.
+	// The config file is watched before it is read, so no edit falls
+	// between. What it holds now is the base later reads compare to, so
+	// the first start does not take the same config for a new one.
+	configWatched := make(chan struct{})
+	serveConfig := s.watchConfig()
+	go func() { defer close(configWatched); serveConfig(stopFan) }()
+	defer func() { close(stopFan); <-fanned; <-announced; <-watched; <-configWatched }()
 	_ = s.reloadConfig()
 	reviveCtx, stopRevive := context.WithCancel(context.Background())
 	revived := s.revive(reviveCtx, left)

@@ -25,58 +25,58 @@ func (s *Server) liveOf(id string) *transfer.Live {
 	}
 }
 
-func (s *Server) export(p proto.ExportParams) (any, *Error) {
+func (s *Server) export(p proto.ExportParams) (proto.ExportReport, *Error) {
 	if p.ID == "" {
-		return nil, errorf(proto.CodeInvalidParams, "Invalid params: id is required")
+		return proto.ExportReport{}, errorf(proto.CodeInvalidParams, "Invalid params: id is required")
 	}
 	if reason := sessions.PathSyntaxProblem(p.Path); reason != "" {
-		return nil, errorf(proto.CodeInvalidParams, "Invalid params: path %q: %s", clipText(p.Path), reason)
+		return proto.ExportReport{}, errorf(proto.CodeInvalidParams, "Invalid params: path %q: %s", clipText(p.Path), reason)
 	}
 	m, err := s.opt.Store.Load(p.ID)
 	if err != nil {
-		return nil, failure(err)
+		return proto.ExportReport{}, failure(err)
 	}
 	rep, err := transfer.ExportFile(filepath.Clean(p.Path), m, transfer.ExportOptions{
 		Store: s.opt.Store, Table: s.table(), Getenv: s.opt.Getenv, Live: s.liveOf(m.ID), Version: s.opt.Version,
 	})
 	if err != nil {
 		s.opt.Logger.Warn("export failed", "chat", m.ID, "err", err)
-		return nil, failure(err)
+		return proto.ExportReport{}, failure(err)
 	}
 	s.opt.Logger.Info("chat exported", "chat", m.ID, "bytes", rep.Bytes, "conversation", rep.Conversation)
 	return rep, nil
 }
 
-func (s *Server) importChat(p proto.ImportParams) (any, *Error) {
+func (s *Server) importChat(p proto.ImportParams) (proto.ImportReport, *Error) {
 	if reason := sessions.PathSyntaxProblem(p.Path); reason != "" {
-		return nil, errorf(proto.CodeInvalidParams, "Invalid params: path %q: %s", clipText(p.Path), reason)
+		return proto.ImportReport{}, errorf(proto.CodeInvalidParams, "Invalid params: path %q: %s", clipText(p.Path), reason)
 	}
 	if len(p.Roots) == 0 {
-		return nil, errorf(proto.CodeInvalidParams, "Invalid params: roots is required (the absolute folders the chat may see)")
+		return proto.ImportReport{}, errorf(proto.CodeInvalidParams, "Invalid params: roots is required (the absolute folders the chat may see)")
 	}
 	if len(p.Roots) > proto.MaxTransferRoots {
-		return nil, errorf(proto.CodeInvalidParams, "Invalid params: %d roots, at most %d", len(p.Roots), proto.MaxTransferRoots)
+		return proto.ImportReport{}, errorf(proto.CodeInvalidParams, "Invalid params: %d roots, at most %d", len(p.Roots), proto.MaxTransferRoots)
 	}
 	for i, r := range p.Roots {
 		if reason := sessions.PathSyntaxProblem(r); reason != "" {
-			return nil, errorf(proto.CodeInvalidParams, "Invalid params: roots[%d] %q: %s", i, clipText(r), reason)
+			return proto.ImportReport{}, errorf(proto.CodeInvalidParams, "Invalid params: roots[%d] %q: %s", i, clipText(r), reason)
 		}
 	}
 	f, err := transfer.OpenBundle(p.Path)
 	if err != nil {
-		return nil, errorf(proto.CodeInvalidParams, "Invalid params: path: %v", err)
+		return proto.ImportReport{}, errorf(proto.CodeInvalidParams, "Invalid params: path: %v", err)
 	}
 	defer f.Close()
 	rep, err := transfer.Import(f, transfer.ImportOptions{
-		Store: s.opt.Store, Table: s.table(), Getenv: s.opt.Getenv, Roots: p.Roots, DryRun: p.DryRun,
+		Chats: s.chats, Table: s.table(), Getenv: s.opt.Getenv, Roots: p.Roots, DryRun: p.DryRun,
 		Limits: bundle.DefaultLimits,
 	})
 	if err != nil {
 		if r, ok := transfer.AsRefusal(err); ok {
-			return nil, &Error{Code: proto.CodeInvalidParams, Message: r.Error()}
+			return proto.ImportReport{}, &Error{Code: proto.CodeInvalidParams, Message: r.Error()}
 		}
 		s.opt.Logger.Warn("import failed", "err", err)
-		return nil, failure(err)
+		return proto.ImportReport{}, failure(err)
 	}
 	if !p.DryRun {
 		s.opt.Logger.Info("chat imported", "chat", rep.ID, "parent", rep.Parent, "conversation", rep.Conversation)

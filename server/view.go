@@ -417,9 +417,9 @@ func (t *toldScreen) update(m *mux.Mux, id string) *proto.ScreenPatch {
 
 // watch makes the connection a watcher and answers every chat the mux
 // knows, as it is now.
-func (h *viewHub) watch(c *conn, p proto.SizeParams) (any, *Error) {
+func (h *viewHub) watch(c *conn, p proto.SizeParams) (proto.StatesResult, *Error) {
 	if err := checkSize(p, true); err != nil {
-		return nil, err
+		return proto.StatesResult{}, err
 	}
 	v := h.viewerOf(c)
 	m := h.s.opt.Mux
@@ -440,9 +440,9 @@ func (h *viewHub) watch(c *conn, p proto.SizeParams) (any, *Error) {
 // show sets the chats the connection draws, and tells it of those newly
 // named as they are now: while they were not drawn, it was not told of
 // their screens' changes.
-func (h *viewHub) show(c *conn, p proto.ShowParams) (any, *Error) {
+func (h *viewHub) show(c *conn, p proto.ShowParams) (struct{}, *Error) {
 	if len(p.IDs) > maxShown {
-		return nil, errorf(proto.CodeInvalidParams, "Invalid params: at most %d ids", maxShown)
+		return struct{}{}, errorf(proto.CodeInvalidParams, "Invalid params: at most %d ids", maxShown)
 	}
 	v := h.viewerOf(c)
 	m := h.s.opt.Mux
@@ -488,16 +488,16 @@ func checkSize(p proto.SizeParams, zeroOK bool) *Error {
 	return nil
 }
 
-func (h *viewHub) render(p proto.RenderParams) (any, *Error) {
+func (h *viewHub) render(p proto.RenderParams) (proto.RenderResult, *Error) {
 	if p.ID == "" {
-		return nil, errorf(proto.CodeInvalidParams, "Invalid params: id is required")
+		return proto.RenderResult{}, errorf(proto.CodeInvalidParams, "Invalid params: id is required")
 	}
 	return proto.RenderResult{Text: h.s.opt.Mux.Render(p.ID, p.Scroll)}, nil
 }
 
-func (h *viewHub) transcript(p proto.TranscriptParams) (any, *Error) {
+func (h *viewHub) transcript(p proto.TranscriptParams) (proto.TranscriptResult, *Error) {
 	if p.ID == "" {
-		return nil, errorf(proto.CodeInvalidParams, "Invalid params: id is required")
+		return proto.TranscriptResult{}, errorf(proto.CodeInvalidParams, "Invalid params: id is required")
 	}
 	entries := h.s.opt.Mux.Transcript(p.ID)
 	if entries == nil {
@@ -506,12 +506,12 @@ func (h *viewHub) transcript(p proto.TranscriptParams) (any, *Error) {
 	return proto.TranscriptResult{Entries: entries, TurnRunning: h.s.opt.Mux.State(p.ID).Status == proto.StatusRunning}, nil
 }
 
-func (h *viewHub) history(p proto.HistoryParams) (any, *Error) {
+func (h *viewHub) history(p proto.HistoryParams) (proto.HistoryResult, *Error) {
 	if p.ID == "" {
-		return nil, errorf(proto.CodeInvalidParams, "Invalid params: id is required")
+		return proto.HistoryResult{}, errorf(proto.CodeInvalidParams, "Invalid params: id is required")
 	}
 	if p.MaxBytes < 0 {
-		return nil, errorf(proto.CodeInvalidParams, "Invalid params: maxBytes must not be negative")
+		return proto.HistoryResult{}, errorf(proto.CodeInvalidParams, "Invalid params: maxBytes must not be negative")
 	}
 	lines := h.s.opt.Mux.History(p.ID, p.MaxBytes)
 	if lines == nil {
@@ -523,9 +523,9 @@ func (h *viewHub) history(p proto.HistoryParams) (any, *Error) {
 // write sends a client's keys to a chat. The pty takes the size of the
 // client that last typed or resized: when two clients of different sizes
 // share a chat, the one typing sees it drawn at its size.
-func (h *viewHub) write(c *conn, p proto.WriteParams) (any, *Error) {
+func (h *viewHub) write(c *conn, p proto.WriteParams) (struct{}, *Error) {
 	if p.ID == "" {
-		return nil, errorf(proto.CodeInvalidParams, "Invalid params: id is required")
+		return struct{}{}, errorf(proto.CodeInvalidParams, "Invalid params: id is required")
 	}
 	m := h.s.opt.Mux
 	v := h.viewerOf(c)
@@ -541,7 +541,7 @@ func (h *viewHub) write(c *conn, p proto.WriteParams) (any, *Error) {
 		}
 	}
 	if err := m.Write(p.ID, p.Data); err != nil {
-		return nil, failure(err)
+		return struct{}{}, failure(err)
 	}
 	h.s.opt.Records.Used(p.ID)
 	return struct{}{}, nil
@@ -549,9 +549,9 @@ func (h *viewHub) write(c *conn, p proto.WriteParams) (any, *Error) {
 
 // resize sets every chat to the client's size and remembers it as the
 // client's.
-func (h *viewHub) resize(c *conn, p proto.SizeParams) (any, *Error) {
+func (h *viewHub) resize(c *conn, p proto.SizeParams) (struct{}, *Error) {
 	if err := checkSize(p, false); err != nil {
-		return nil, err
+		return struct{}{}, err
 	}
 	v := h.viewerOf(c)
 	v.mu.Lock()
@@ -569,9 +569,9 @@ func (h *viewHub) resize(c *conn, p proto.SizeParams) (any, *Error) {
 }
 
 // forget stops a chat that is being deleted and drops its screen.
-func (h *viewHub) forget(p proto.ForgetParams) (any, *Error) {
+func (h *viewHub) forget(p proto.ForgetParams) (struct{}, *Error) {
 	if p.ID == "" {
-		return nil, errorf(proto.CodeInvalidParams, "Invalid params: id is required")
+		return struct{}{}, errorf(proto.CodeInvalidParams, "Invalid params: id is required")
 	}
 	h.s.revivals.take(p.ID)
 	h.s.opt.Mux.Forget(p.ID)
@@ -591,40 +591,29 @@ func (h *viewHub) forget(p proto.ForgetParams) (any, *Error) {
 	return struct{}{}, nil
 }
 
-// createAndStart creates a chat after the checks of _acpmux/new (its folders
-// through the shared validator, in the store's Create) and starts it. When
-// the chat was made but its harness did not start, the error's data
-// carries the chat as "created", so the client can show it.
-func (s *Server) createAndStart(p proto.CreateAndStartParams) (any, *Error) {
-	n, rpcErr := s.checkNew(p.NewParams)
-	if rpcErr != nil {
-		return nil, rpcErr
+// createAndStart creates a chat as _acpmux/new does (the chat service
+// checks it first, so a refusal takes no prewarmed harness) and starts
+// it; the mux makes it, a chat that may take a prewarmed harness from its
+// pool. When the chat was made but its harness did not start, the error's
+// data carries the chat as "created", so the client can show it.
+func (s *Server) createAndStart(p proto.CreateAndStartParams) (proto.ChatJSON, *Error) {
+	n, err := s.chats.Check(newChatOf(p.NewParams))
+	if err != nil {
+		return proto.ChatJSON{}, failure(err)
 	}
 	if err := checkSize(proto.SizeParams{Cols: p.Cols, Rows: p.Rows}, true); err != nil {
-		return nil, err
+		return proto.ChatJSON{}, err
 	}
-	want, rpcErr := s.wantsWorktree(n)
-	if rpcErr != nil {
-		return nil, rpcErr
-	}
-	var meta *sessions.Meta
-	var err error
-	if want {
-		if meta, err = s.createInWorktree(n); meta != nil {
-			err = s.opt.Mux.Start(meta.ID, p.Cols, p.Rows)
-		}
-	} else {
-		meta, err = s.opt.Mux.CreateAndStart(n, p.Cols, p.Rows)
-	}
+	meta, err := s.opt.Mux.CreateAndStart(n, p.Cols, p.Rows)
 	if meta == nil {
-		return nil, failure(err)
+		return proto.ChatJSON{}, failure(err)
 	}
 	s.track(meta.ID)
 	s.poke()
 	chat := s.view(sessions.Entry{ID: meta.ID, Meta: meta})
 	if err != nil {
 		s.opt.Logger.Warn("created chat did not start", "chat", meta.ID, "err", err)
-		return nil, withCreated(failure(err), chat)
+		return proto.ChatJSON{}, withCreated(failure(err), chat)
 	}
 	s.opt.Logger.Info("chat created and started", "chat", meta.ID, "harness", meta.Harness)
 	return chat, nil
@@ -646,9 +635,10 @@ func withCreated(e *Error, chat proto.ChatJSON) *Error {
 	return e
 }
 
-func (s *Server) fill() (any, *Error) {
+// fill has the mux start the prewarmed harnesses its pool lacks.
+func (s *Server) fill(struct{}) (struct{}, *Error) {
 	if err := s.opt.Mux.Fill(); err != nil {
-		return nil, failure(err)
+		return struct{}{}, failure(err)
 	}
 	return struct{}{}, nil
 }

@@ -22,6 +22,10 @@ type Derivation struct {
 	// Capsule, when set, is the new chat's first message: what was said
 	// in the parent (see internal/capsule), stored with the chat.
 	Capsule string
+	// MakeCapsule asks the chat service (package chatsvc) to write the
+	// capsule itself, from the parent as it is held where the service
+	// runs, when Capsule is empty. The store itself writes none.
+	MakeCapsule bool
 	// Worktree is what a client asks the server of a fork's git worktree:
 	// one (true), none (false), or one only when the parent has one (nil).
 	// The store itself makes none (internal/worktree.Give does).

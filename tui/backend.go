@@ -67,7 +67,7 @@ type Mux interface {
 }
 
 // ChatStore is the chat store as the server keeps it (client.Remote's
-// calls of server/protocol_chats.go). Every method may block.
+// calls of the server's chat methods). Every method may block.
 type ChatStore interface {
 	// ChatLists is what the folder picker needs.
 	ChatLists

@@ -67,7 +67,7 @@ func (f *fakeMux) Derive(parent string, d sessions.Derivation) (*sessions.Meta, 
 }
 
 // Capsule writes the capsule of a derivation as the server's capsule does
-// (server.capsuleFor): from the fake's transcripts and screens, with the
+// (chatsvc.Service.Capsule): from the fake's transcripts and screens, with the
 // harness table the rig gave it, in an empty environment, so that no
 // session log of the machine running the tests is read.
 func (f *fakeMux) Capsule(parent string, d sessions.Derivation) (string, error) {

@@ -68,10 +68,16 @@ func (m *Model) watchHosts() tea.Cmd {
 }
 
 // hostsChanged records the hosts' states: the sidebar's headers, and the
-// pane of a chat whose host's link is down.
+// pane of a chat whose host's link is down. With no host but the local one
+// (none configured, or the last taken out of the config) there are no
+// headers.
 func (m *Model) hostsChanged(hosts []proto.HostStatus) {
 	m.hosts = hosts
-	m.sidebar.SetHosts(hosts)
+	if len(hosts) < 2 {
+		m.sidebar.SetHosts(nil)
+	} else {
+		m.sidebar.SetHosts(hosts)
+	}
 	m.pane.SetLinkDown(m.hostDown(m.pane.ID()))
 	m.pane.Refresh()
 }

@@ -45,12 +45,10 @@ type Options struct {
 	// Harnesses are offered by the new-chat dialog and handoff, marked when
 	// not installed; a chat of a harness not installed is marked too, and is
 	// created without being started. nil lists the table and checks nothing
-	// (each is taken as installed).
+	// (each is taken as installed). Table, DefaultHarness and Harnesses
+	// are what was read at start: a mux that tells its server's config
+	// (harnesses.go) replaces them with it as soon as it does.
 	Harnesses []HarnessInfo
-	// ReloadHarnesses, when set, reads the harness table again from the
-	// config file; it is called (in a command) each time the new-chat
-	// dialog opens, so a harness added since is offered.
-	ReloadHarnesses func() (Harnesses, error)
 	// Home is the agent home the server keeps the chats in; it is only
 	// named in messages (a broken chat file to fix by hand).
 	Home string
@@ -216,7 +214,7 @@ func (m *Model) Close() { m.in.close() }
 func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{waitChanges(m.mux.Changes(), m.opt.Frame, &m.gate), m.in.waitWriteErr(), fillPool(m.mux),
 		waitNews(m.mux.News()), tea.EnableReportFocus, waitNotices(m.mux.Notices()),
-		m.startFolderTick(), m.watchLink(), m.watchHosts(), m.awaitConnection()}
+		m.startFolderTick(), m.watchLink(), m.watchHosts(), m.watchConfig(), m.awaitConnection()}
 	if !m.loaded {
 		cmds = append(cmds, m.reloadList(m.opt.Open))
 	}
@@ -312,8 +310,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.startTick()
 	case listLoadedMsg:
 		return m.listLoaded(msg)
-	case harnessesMsg:
-		return m.harnessesLoaded(msg)
+	case configMsg:
+		return m.configChanged(msg)
 	case forkAskMsg:
 		if m.dialog != nil {
 			return nil // another dialog opened meanwhile

@@ -79,7 +79,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, km.Help):
 		return m.openDialog(NewHelpDialog(m.c, m.fullHelp()))
 	case key.Matches(msg, km.New):
-		return tea.Batch(m.openNewChat(), reloadHarnesses(m.opt.ReloadHarnesses))
+		return tea.Batch(m.openNewChat(), m.readConfig())
 	case key.Matches(msg, km.StartServer):
 		return m.startServer()
 	case key.Matches(msg, km.Import):

@@ -18,7 +18,8 @@ const module = "github.com/acpmux/acpmux-tui"
 // protocol (proto) is a leaf: of this repository it depends on the line
 // codec (internal/rpcline) alone, so whatever imports it to name a wire
 // type brings in nothing else; and the transfer machinery depends on no
-// supervisor nor server, whose types it used to borrow. Each package is
+// supervisor nor server, whose types it used to borrow; nor does the chat
+// service, which the mux, the server and the command line call. Each package is
 // checked as `go list -deps` lists it; "/..." is a package and every
 // package below it, and a package a rule allows is exempt from its forbid.
 func TestHouseArrows(t *testing.T) {
@@ -32,6 +33,7 @@ func TestHouseArrows(t *testing.T) {
 		{"/mux", []string{"/server/...", "/client/...", "/tui/...", "/acp"}, nil},
 		{"/proto", []string{"/..."}, []string{"/proto", "/internal/rpcline"}},
 		{"/internal/transfer", []string{"/mux/...", "/server/..."}, nil},
+		{"/chatsvc", []string{"/mux/...", "/server/...", "/client/...", "/tui/...", "/acp/..."}, nil},
 	}
 	if !forbidden(module+"/tui/pane", module+"/tui/...") || forbidden(module+"/acp/agent", module+"/acp") ||
 		!forbidden(module+"/sessions", module+"/...") || forbidden("github.com/coder/acp-go-sdk", module+"/...") {

@@ -3,6 +3,7 @@ package transfer
 import (
 	"bytes"
 	"fmt"
+	"github.com/acpmux/acpmux-tui/chatsvc"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,7 +54,8 @@ func newWorld(t *testing.T) *world {
 func (w *world) getenv(k string) string { return w.env[k] }
 
 func (w *world) importOptions(roots ...string) ImportOptions {
-	return ImportOptions{Store: w.store, Table: w.table, Getenv: w.getenv, Roots: roots}
+	chats := chatsvc.New(chatsvc.Options{Store: w.store, Table: func() *harness.Table { return w.table }, Getenv: w.getenv})
+	return ImportOptions{Chats: chats, Table: w.table, Getenv: w.getenv, Roots: roots}
 }
 
 func (w *world) exportOptions() ExportOptions {

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/acpmux/acpmux-tui/chatsvc"
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/internal/bundle"
 	"github.com/acpmux/acpmux-tui/internal/capsule"
@@ -20,8 +21,9 @@ import (
 
 // ImportOptions is what an import needs besides the bundle.
 type ImportOptions struct {
-	// Store is the agent home the chat comes into.
-	Store *sessions.Store
+	// Chats is the chat service of the agent home the chat comes into: it
+	// makes the chat (chatsvc.Service.Import).
+	Chats *chatsvc.Service
 	// Table is this host's harness table.
 	Table *harness.Table
 	// Getenv finds where the harness keeps its session logs here (HOME,
@@ -51,7 +53,7 @@ func Import(r io.Reader, opt ImportOptions) (proto.ImportReport, error) {
 	if err != nil {
 		return rep, err
 	}
-	stage, cleanup, err := newStaging(opt.Store.Home())
+	stage, cleanup, err := newStaging(opt.Chats.Store().Home())
 	if err != nil {
 		return rep, fmt.Errorf("import: %w", err)
 	}
@@ -98,7 +100,7 @@ type importer struct {
 }
 
 func (in *importer) run() error {
-	m, rep, store := in.meta, in.rep, in.opt.Store
+	m, rep, store := in.meta, in.rep, in.opt.Chats.Store()
 	rep.Harness, rep.Parent = m.Harness, m.ID
 	in.spec, in.known = in.opt.Table.Get(m.Harness)
 	getenv := in.opt.Getenv
@@ -244,7 +246,7 @@ func (in *importer) sessionTarget(cwd, sid string, claude bool) (string, string)
 		existing = harness.ClaudeSessionLog(in.env, sid)
 		if cwd == "" {
 			// A fresh home folder: its name is known once it is made.
-			cwd = filepath.Join(in.opt.Store.Home(), "homes", "NEW")
+			cwd = filepath.Join(in.opt.Chats.Store().Home(), "homes", "NEW")
 		}
 		target, err = claudeTarget(in.env, cwd, sid)
 	} else {
@@ -314,7 +316,7 @@ func (in *importer) hasCapsuleSource() bool {
 // session log in place, then the chat's file (with its capsule) last; a
 // failure takes back what was written.
 func (in *importer) create(cwd string, noProject bool) (err error) {
-	store, m, rep := in.opt.Store, in.meta, in.rep
+	store, m, rep := in.opt.Chats.Store(), in.meta, in.rep
 	id := ""
 	if noProject {
 		id, cwd, err = store.ReserveHome()
@@ -362,15 +364,9 @@ func (in *importer) create(cwd string, noProject bool) (err error) {
 	if p.keepSID {
 		n.AgentSessionID = m.AgentSessionID
 	}
-	made, err := store.Create(n)
+	made, err := in.opt.Chats.Import(n, in.worktree)
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
-	}
-	if in.worktree != nil {
-		w := *in.worktree
-		if made, err = store.Update(made.ID, func(c *sessions.Meta) error { c.Worktree = &w; return nil }); err != nil {
-			return fmt.Errorf("import: store the chat's worktree: %w", err)
-		}
 	}
 	rep.ID, rep.Cwd = made.ID, made.Cwd
 	rep.Kept = append([]string{}, made.AdditionalDirectories...)

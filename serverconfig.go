@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/acpmux/acpmux-tui/client"
+	"github.com/acpmux/acpmux-tui/config"
+	"github.com/acpmux/acpmux-tui/harness"
+	"github.com/acpmux/acpmux-tui/proto"
+	"github.com/acpmux/acpmux-tui/sessions"
+)
+
+// This file is the config as the server has it, for the commands that are
+// its clients and name a harness (`acp --harness`, `prompt`): they check
+// it against the table the server has in effect, read again just then, not
+// against a read of their own. A harness added a moment ago is known, and
+// a file refused since leaves the server's last good config in effect:
+// the command says why on stderr and goes on with it. (A command that
+// runs without a server, as `ls` and `show` do, reads the file itself:
+// there is no server to ask.)
+
+// openServerClient finds the agent home and opens its chat store, without
+// reading the config file: what the server has in effect is asked of it
+// (serverConfig).
+func (a *app) openServerClient() error {
+	if a.store != nil {
+		return nil
+	}
+	paths, err := config.ResolvePaths(a.getenv)
+	if err != nil {
+		return err
+	}
+	store, err := sessions.OpenStore(paths.Home)
+	if err != nil {
+		return err
+	}
+	a.paths, a.store = paths, store
+	return nil
+}
+
+// harnessesNow is the harness table in effect for a command that names a
+// harness and runs in the server: the running server's (serverConfig),
+// with conn the connection it was asked on; with no server running, this
+// process's read of the file, and conn nil (the server started next reads
+// the same file). A refusal with no server running is an error: no
+// server will start with that file.
+func (a *app) harnessesNow() (conn *client.Conn, cfg proto.ConfigResult, err error) {
+	conn, err = client.DialRunning(a.store.Home())
+	if errors.Is(err, client.ErrNoServer) {
+		cfg, err = a.ownConfig()
+		return nil, cfg, err
+	}
+	if err != nil {
+		return nil, cfg, err
+	}
+	cfg, err = a.serverConfig(conn)
+	if err != nil {
+		conn.Close()
+		return nil, cfg, err
+	}
+	return conn, cfg, nil
+}
+
+// serverConfig asks the server on conn to read its config file again and
+// answers what it has in effect then; a refusal of the file is said on
+// stderr. A server older than the call is answered from this process's
+// own read of the file.
+func (a *app) serverConfig(conn *client.Conn) (proto.ConfigResult, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), client.StartTimeout)
+	defer cancel()
+	var res proto.ConfigResult
+	err := conn.Call(ctx, proto.MethodConfig, struct{}{}, &res)
+	var rpc *client.RPCError
+	if errors.As(err, &rpc) && rpc.Code == proto.CodeMethodNotFound {
+		return a.ownConfig()
+	}
+	if err != nil {
+		return res, fmt.Errorf("ask the server for its config: %w", err)
+	}
+	if res.Refused != "" {
+		fmt.Fprintf(a.stderr, "acpmux-tui: %s\n", res.Refused)
+	}
+	return res, nil
+}
+
+// ownConfig is the harness table as this process reads the file.
+func (a *app) ownConfig() (proto.ConfigResult, error) {
+	_, table, err := harness.Load(a.paths.Config)
+	if err != nil {
+		return proto.ConfigResult{}, err
+	}
+	var res proto.ConfigResult
+	for _, s := range table.All() {
+		res.Harnesses = append(res.Harnesses, proto.HarnessInfo{Name: s.Name, Transport: s.Transport, Kind: s.Kind, Command: s.Command})
+	}
+	return res, nil
+}
