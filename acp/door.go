@@ -1,10 +1,11 @@
-// Package acp is ACP in one place. Today it holds the door: the agent side
-// that ACP clients (Zed, acpx, an SDK script) talk to, through
+// Package acp is ACP in one place. This package is the door: the agent
+// side that ACP clients (Zed, acpx, an SDK script) talk to, through
 // `acpmux-tui acp` on stdio or straight on the server's socket. The door
 // turns ACP's session methods into the server's chats: session/new makes a
 // chat with its folders through the shared validator, session/prompt runs a
 // turn of the chat's own agent, and the agent's updates come back as
-// session/update. The client side (our agents) moves here later.
+// session/update. The client side (our end of each chat's agent) is its
+// subpackage acp/agent.
 //
 // The door is a table of methods (one typed handler each, see handle) over
 // a Backend that the server implements per connection; the server keeps

@@ -18,7 +18,7 @@ import (
 )
 
 // This file is `attach` on the client's side: a chat the server runs, shown
-// in this terminal as its harness draws it (see server/protocol_attach.go).
+// in this terminal as its harness draws it (see proto/attach.go).
 
 // DetachKey is ctrl+], the byte that leaves an attached chat.
 const DetachKey = 0x1d

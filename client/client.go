@@ -1,6 +1,8 @@
-// Package client is how the commands (and later the TUI) reach the server
-// of an agent home: dialing its socket, calling its JSON-RPC methods, and
-// starting it in the background when none answers.
+// Package client is how the commands and the TUI reach the server of an
+// agent home, or of another host over OpenSSH: dialing its socket (or the
+// ssh link), calling its JSON-RPC methods, following its chats (Remote, and
+// Router across hosts), and starting it in the background when none
+// answers.
 package client
 
 import (

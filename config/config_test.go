@@ -264,7 +264,7 @@ func TestKeyMapRebinding(t *testing.T) {
 		{km.New, []string{"ctrl+n"}, []string{"n"}, "ctrl+n"},
 		{km.Up, []string{"alt+k"}, []string{"k"}, "alt+k"},
 		{km.Filter, []string{"f5"}, []string{"/"}, "f5"},
-		// Not rebound: the defaults of DESIGN.md.
+		// Not rebound: the defaults (docs/keys.md).
 		{km.Down, []string{"j"}, []string{"alt+k"}, "j/down"},
 		{km.AddFolders, []string{"a"}, nil, "a"},
 		{km.Delete, []string{"D"}, []string{"d"}, "D"},

@@ -16,8 +16,8 @@ var Actions = []string{
 	"review", "worktree",
 }
 
-// KeyMap holds every key binding of the app, built from the defaults of
-// DESIGN.md and the `[keys]` table of the config.
+// KeyMap holds every key binding of the app, built from the defaults
+// (docs/keys.md) and the `[keys]` table of the config.
 type KeyMap struct {
 	Up, Down, Focus, Leave, New, AddFolders key.Binding
 	Fork, Side, Handoff, Restart, Stop      key.Binding

@@ -60,7 +60,7 @@ type Spec struct {
 	AdvertisesFolders bool
 }
 
-// Builtins returns the built-in harness table of DESIGN.md.
+// Builtins returns the built-in harness table (docs/harnesses.md).
 func Builtins() []Spec {
 	return []Spec{
 		{Name: "claude", Command: "claude", Kind: KindClaude, Transport: TransportPty, FolderFlag: "--add-dir"},

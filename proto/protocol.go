@@ -16,7 +16,8 @@ const LockName = "acpmux.lock"
 const MaxLine = 8 << 20
 
 // The methods the server answers. They start with "_acpmux/", as ACP asks
-// of extension methods, so the same socket may speak ACP later.
+// of extension methods, so the same socket speaks ACP too (the door: a
+// connection whose first call is initialize).
 const (
 	// MethodHello answers {version, pid}.
 	MethodHello = "_acpmux/hello"

@@ -9,7 +9,7 @@ import (
 	"github.com/acpmux/acpmux-tui/proto"
 )
 
-// This file serves attached clients (see protocol_attach.go). Each
+// This file serves attached clients (see proto/attach.go). Each
 // attachment taps its chat's output in the mux and gathers it in one
 // buffer, which a goroutine of its own sends whenever the connection's
 // queue is empty: a client that reads slowly gets fewer, bigger

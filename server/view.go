@@ -10,7 +10,7 @@ import (
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
-// This file serves drawing clients (see protocol_view.go). The mux's change
+// This file serves drawing clients (see proto/view.go). The mux's change
 // notices have one reader, the fan-out: it reads each changed chat's state
 // and terminal once and hands them to every watching connection. Each
 // connection keeps the chats that changed since its last notification and

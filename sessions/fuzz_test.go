@@ -17,7 +17,7 @@ import (
 // A leading "@" in either stands for the root of a small tree of folders,
 // links, loops and files (see newTree), so the fuzzer reaches the file-system
 // rules as well as the syntax ones. Whatever comes in, the validator must not
-// panic, and what it returns must keep every promise of DESIGN.md.
+// panic, and what it returns must keep every promise of docs/chat-files.md.
 func FuzzValidateFolders(f *testing.F) {
 	f.Add("@/own", "@/a\n@/link-a\n@/b/")
 	tr := newTree(f)

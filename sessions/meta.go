@@ -301,8 +301,8 @@ func (m *Meta) check() error {
 	return nil
 }
 
-// Marshal writes m as TOML: the known keys in the order of DESIGN.md, then any
-// keys kept from a newer version.
+// Marshal writes m as TOML: the known keys in the order of
+// docs/chat-files.md, then any keys kept from a newer version.
 func (m *Meta) Marshal() ([]byte, error) {
 	var buf bytes.Buffer
 	c := *m

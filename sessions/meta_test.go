@@ -127,7 +127,7 @@ func TestMarshalRoundTrip(t *testing.T) {
 		!got.Created.Equal(m.Created) || got.Parent != m.Parent || got.Origin != m.Origin || got.AgentSessionID != m.AgentSessionID {
 		t.Errorf("round trip:\n%+v\n%+v\n%s", m, got, data)
 	}
-	// The known keys come first, in the order of DESIGN.md; an empty list is
+	// The known keys come first, in the order of docs/chat-files.md; an empty list is
 	// written as an empty array.
 	empty := &Meta{Version: 1, ID: "e", Harness: "shell", Cwd: "/"}
 	data, err = empty.Marshal()

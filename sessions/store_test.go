@@ -113,7 +113,7 @@ func TestCreateWithoutProject(t *testing.T) {
 	if fmt.Sprint(loaded) != fmt.Sprint(m) {
 		t.Errorf("loaded %+v\ncreated %+v", loaded, m)
 	}
-	// The file on disk has the keys of DESIGN.md.
+	// The file on disk has the keys of docs/chat-files.md.
 	var raw map[string]any
 	if _, err := toml.DecodeFile(s.ChatPath(m.ID), &raw); err != nil {
 		t.Fatal(err)
