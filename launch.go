@@ -88,7 +88,7 @@ func (a *app) launch(open *sessions.Entry) error {
 	// added to the file is dialled, one taken out dropped), and so are the
 	// harnesses offered (tui/harnesses.go): the server is the one reader
 	// of the config while it runs.
-	m := client.NewRouter(local, hosts, tuiSSHOptions...)
+	m := client.NewRouter(local, hosts, client.LinkSSHOptions()...)
 	m.FollowConfig()
 	defer m.Close()
 	// The first frame shows the chats as the server holds them: their
@@ -198,13 +198,6 @@ func (a *app) tuiRemote(exe string, alone bool) (local *client.Remote, connect f
 	local, err = client.NewRemote(conn)
 	return local, func() {}, err
 }
-
-// tuiSSHOptions are added to ssh for the TUI's links: never ask for a
-// password or a host key on the terminal the TUI draws on (stricter, not
-// weaker: an unknown key is refused), give up on a host that does not
-// answer, and notice a link cut under it within a minute.
-var tuiSSHOptions = []string{"-o", "BatchMode=yes", "-o", "ConnectTimeout=10",
-	"-o", "ServerAliveInterval=15", "-o", "ServerAliveCountMax=3"}
 
 // tuiHosts is every configured host, in the order the TUI heads them.
 func (a *app) tuiHosts() []client.Host {

@@ -21,6 +21,15 @@ import (
 // HostSep joins a host's name and a chat id there.
 const HostSep = ":"
 
+// LinkSSHOptions are added to ssh for the TUI's links to hosts: never ask
+// for a password or a host key on the terminal the TUI draws on (stricter,
+// not weaker: an unknown key is refused), give up on a host that does not
+// answer, and notice a link cut under it within a minute.
+func LinkSSHOptions() []string {
+	return []string{"-o", "BatchMode=yes", "-o", "ConnectTimeout=10",
+		"-o", "ServerAliveInterval=15", "-o", "ServerAliveCountMax=3"}
+}
+
 // QualifyID is the id the TUI gives chat id of host ("" for local).
 func QualifyID(host, id string) string {
 	if host == "" || id == "" {

@@ -53,7 +53,7 @@ func (w *wire) nextNotice() proto.Notice {
 // reportsFromTheTest lets the test itself send the status reports that a
 // chat's harness sends: these tests are about what a report does. Who may
 // send one is TestProcessOfHarness's and, with the real hook run inside and
-// outside chats, the root package's TestHookFromOutsideTheChatIsIgnored.
+// outside chats, e2e's TestHookFromOutsideTheChatIsIgnored.
 func reportsFromTheTest(s *Server) { s.hookPeer = func(int, int) bool { return true } }
 
 // TestNoticesForChatsNobodyLooksAt drives chats' statuses through the hook

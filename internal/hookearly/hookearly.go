@@ -36,8 +36,8 @@ import (
 	"unsafe"
 )
 
-// The contract, as harness and server have it (hook_test.go and
-// hook_early_test.go check they agree): these are not imported, as those
+// The contract, as harness and server have it (e2e/hook_test.go and
+// e2e/hook_early_test.go check they agree): these are not imported, as those
 // packages' inits are the slow ones.
 const (
 	hookCommand    = "hook"                // harness.HookCommand

@@ -1,0 +1,106 @@
+package e2e
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/acpmux/acpmux-tui/internal/testharness/wait"
+)
+
+// linkPids are the ssh clients whose command line holds the rig's ssh
+// config and runs proxy: the links to [host.test] of this test alone.
+func (r *hostRig) linkPids() []int {
+	var pids []int
+	procs, _ := os.ReadDir("/proc")
+	for _, p := range procs {
+		pid, err := strconv.Atoi(p.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", p.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		args := bytes.Split(bytes.TrimRight(cmdline, "\x00"), []byte{0})
+		if len(args) > 2 && filepath.Base(string(args[0])) == "ssh" && bytes.Contains(cmdline, []byte(r.sshd.Config)) && bytes.HasSuffix(args[len(args)-1], []byte(" proxy")) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// TestE2EAttachHostReconnects runs `attach --host test` in tmux, kills
+// the ssh process under it, and sees the link said down, dialed again,
+// and the chat, still running over there, drawn as it is and typed into.
+func TestE2EAttachHostReconnects(t *testing.T) {
+	needTmux(t)
+	r := newHostRig(t)
+	fake := buildFakeHarness(t)
+	rec := filepath.Join(r.root, "fake-record.jsonl")
+	cfg := fmt.Sprintf("default_harness = \"shell\"\n[harness.claude]\ncommand = %q\nenv = { ACPMUX_FAKE_RECORD = %q }\n", fake, rec)
+	if err := os.WriteFile(r.remoteConfig, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	chat := r.chat("new", "--host", "test", "--harness", "claude", "--name", "far", "--json")
+
+	// attach's notices (stderr) go to a file the test reads: the redraw
+	// after the reconnect paints the chat over the pane, as it should.
+	notices := filepath.Join(r.root, "notices.txt")
+	script := fmt.Sprintf("%s attach --host test far 2>%s; echo attach-exit=$?; exec /bin/sleep 60", binary, notices)
+	said := func() string { b, _ := os.ReadFile(notices); return string(b) }
+	s := startTmux(t, 120, 40, append(r.env(), "TERM=xterm-256color"), []string{"/bin/sh", "-c", script})
+	s.waitLongText("ready>")
+	s.text("before drop")
+	s.keys("Enter")
+	s.waitText("echo: before drop")
+	recs := readRecords(t, rec)
+	if len(recs) != 1 {
+		t.Fatalf("the harness started %d times", len(recs))
+	}
+
+	var pids []int
+	wait.Until(t, "one ssh link to host test", func() bool { pids = r.linkPids(); return len(pids) == 1 })
+	// While acpmux-tui is away over there the link cannot come back: keys
+	// typed then are dropped, never queued for the chat.
+	if err := os.Rename(r.command, r.command+".away"); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(pids[0], syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	wait.UntilShow(t, "attach to say the link is still down", func() bool {
+		return strings.Contains(said(), "still down: host test has no acpmux-tui")
+	}, said)
+	s.text("lost keys")
+	s.keys("Enter")
+	wait.UntilShow(t, "attach to say keys are not sent", func() bool {
+		return strings.Contains(said(), "link down: keys not sent")
+	}, said)
+	if err := os.Rename(r.command+".away", r.command); err != nil {
+		t.Fatal(err)
+	}
+	wait.UntilShow(t, "attach to say the link is down, then back", func() bool {
+		return strings.Contains(said(), "the link to host test is down: ssh was killed") && strings.Contains(said(), "the link is back: "+chat.ID)
+	}, said)
+	s.waitText("echo: before drop") // the screen as it is over there
+	s.text("after drop")
+	s.keys("Enter")
+	s.waitText("echo: after drop")
+	if scr := s.screen(); strings.Contains(scr, "lost keys") {
+		t.Fatalf("keys typed while the link was down reached the chat:\n%s", scr)
+	}
+	if recs := readRecords(t, rec); len(recs) != 1 || syscall.Kill(recs[0].Pid, 0) != nil {
+		t.Fatalf("the harness did not keep running over there: %+v", recs)
+	}
+	s.keys("C-]")
+	s.waitText("attach-exit=0")
+	if !strings.Contains(said(), "[acpmux-tui: "+chat.ID+" on test detached]") || strings.Count(said(), "reconnecting") != 1 {
+		t.Fatalf("one drop and a detach, but attach said:\n%s", said())
+	}
+}
