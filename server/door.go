@@ -226,13 +226,9 @@ func (b *doorBackend) Open(id string, replay bool) error {
 	if err != nil {
 		return failure(err)
 	}
-	var past []proto.ObservedEntry
+	var past []proto.Entry
 	if replay {
-		for _, e := range b.s.opt.Mux.Transcript(id) {
-			if streamed(e.Kind) {
-				past = append(past, proto.ObservedEntry{Entry: e})
-			}
-		}
+		past = b.s.opt.Mux.Transcript(id)
 	}
 	f.observeFrom(b.c, past)
 	f.waitSent(b.c)
@@ -362,9 +358,11 @@ func isGone(c *conn) bool {
 	}
 }
 
-// observeFrom streams the chat to c as observe does, past (a replay of the
-// transcript) first: it is in c's backlog before any live update.
-func (f *chatFeed) observeFrom(c *conn, past []proto.ObservedEntry) {
+// observeFrom streams the chat to c as observe does, the streamed entries
+// of past (the transcript, for a replay) first: they are in c's backlog
+// before any live update. Each goes into the backlog as it is read, with
+// no list of them all made first (a replay of 10,000 entries).
+func (f *chatFeed) observeFrom(c *conn, past []proto.Entry) {
 	f.observe(c)
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -373,7 +371,9 @@ func (f *chatFeed) observeFrom(c *conn, past []proto.ObservedEntry) {
 		return
 	}
 	for _, e := range past {
-		w.push(e, true)
+		if streamed(e.Kind) {
+			w.push(proto.ObservedEntry{Entry: e}, true)
+		}
 	}
 }
 
