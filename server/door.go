@@ -46,9 +46,7 @@ func (c *conn) callDoor(req Request) (result any, rpcErr *Error) {
 			result, rpcErr = nil, errorf(proto.CodeInternalError, "Internal error: %v", r)
 		}
 	}()
-	if acp.StartsHarness(req.Method) {
-		c.s.configBeforeStart(nil, proto.MethodPrompt)
-	}
+	// The config was read again in run, before the call came here.
 	result, err := c.door.Call(req.Method, req.Params)
 	if err != nil {
 		return nil, doorError(err)
