@@ -1,15 +1,14 @@
 package main
 
 import (
-	"bytes"
-	"sync"
 	"testing"
 
+	"github.com/acpmux/acpmux-tui/internal/testharness/lockedbuf"
 	"github.com/acpmux/acpmux-tui/proto"
 )
 
 func TestPromptOutputCleansWhatTheAgentWrote(t *testing.T) {
-	var stdout, stderr lockedBuffer
+	var stdout, stderr lockedbuf.Buffer
 	out := newPromptOutput(&stdout, &stderr)
 	out.observed(proto.ObservedEntry{Entry: proto.Entry{Kind: proto.EntryStderr, Text: "starting \x1b[31mnow\x1b[0m\a"}})
 	out.observed(proto.ObservedEntry{Entry: proto.Entry{Kind: proto.EntryAgent, Text: "replayed before the turn"}})
@@ -26,25 +25,6 @@ func TestPromptOutputCleansWhatTheAgentWrote(t *testing.T) {
 	if got := stderr.String(); got != want {
 		t.Fatalf("stderr %q, want %q", got, want)
 	}
-}
-
-// lockedBuffer is a buffer written by the output's goroutines and read by
-// the test.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // The quiet watch ("no reply yet", once per quiet spell) runs in the

@@ -13,6 +13,7 @@ import (
 
 	"github.com/acpmux/acpmux-tui/internal/acpschema"
 	"github.com/acpmux/acpmux-tui/internal/testharness/doorclient"
+	"github.com/acpmux/acpmux-tui/internal/testharness/lockedbuf"
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 	sdk "github.com/coder/acp-go-sdk"
@@ -26,7 +27,7 @@ type door struct {
 	*doorclient.Client
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
-	stderr lockedBuffer
+	stderr lockedbuf.Buffer
 	exited chan struct{}
 	err    error
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/acpmux/acpmux-tui/internal/testharness/doorclient"
+	"github.com/acpmux/acpmux-tui/internal/testharness/lockedbuf"
 	sdk "github.com/coder/acp-go-sdk"
 )
 
@@ -35,7 +36,7 @@ func (c *cli) openRawDoor(t *testing.T, args ...string) *rawDoor {
 	t.Helper()
 	cmd := exec.Command(binary, append([]string{"acp"}, args...)...)
 	cmd.Env, cmd.Dir = c.env(), c.root
-	var stderr lockedBuffer
+	var stderr lockedbuf.Buffer
 	cmd.Stderr = &stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

@@ -1,10 +1,8 @@
 package e2e
 
 import (
-	"bytes"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"unicode/utf8"
 )
@@ -75,23 +73,4 @@ func TestCLIPromptShowsEveryRefusalOfConcurrentPermissions(t *testing.T) {
 	if n := strings.Count(r.stderr, "acpmux-tui: refused permission for Tool "); n != 5 {
 		t.Fatalf("%d refusals printed, want 5:\n%s", n, r.stderr)
 	}
-}
-
-// lockedBuffer is a buffer written by the output's goroutines and read by
-// the test.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpmux/acpmux-tui/internal/testharness/lockedbuf"
 	"github.com/acpmux/acpmux-tui/internal/testharness/startrecord"
 )
 
@@ -39,7 +40,7 @@ func promptServerCLI(t *testing.T) (*cli, string, string) {
 // background is a prompt left running, its output read as it comes.
 type background struct {
 	cmd            *exec.Cmd
-	stdout, stderr lockedBuffer
+	stdout, stderr lockedbuf.Buffer
 	done           chan struct{}
 	code           int
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpmux/acpmux-tui/internal/testharness/lockedbuf"
 	"github.com/acpmux/acpmux-tui/proto"
 	"golang.org/x/sys/unix"
 )
@@ -185,7 +186,7 @@ func TestHookFromAHandedOnSocket(t *testing.T) {
 			if pidfds && !peerPidfds() {
 				t.Skip("the kernel gives no pidfd of a socket's peer (SO_PEERPIDFD): the start time stands for it")
 			}
-			var log lockedBuffer
+			var log lockedbuf.Buffer
 			var connector atomic.Int64
 			r := newRig(t, rigOpt{
 				opt: func(o *Options) { o.Logger = slog.New(slog.NewTextHandler(&log, nil)) },
@@ -291,7 +292,7 @@ func hookPidReuseInNamespace(t *testing.T) {
 	} else if err := os.WriteFile(lastPid, b, 0); err != nil {
 		t.Skipf("cannot set the next pid (%s): %v", lastPid, err)
 	}
-	var log lockedBuffer
+	var log lockedbuf.Buffer
 	r := newRig(t, rigOpt{opt: func(o *Options) { o.Logger = slog.New(slog.NewTextHandler(&log, nil)) }})
 	w := r.dial()
 	var chat proto.ChatJSON

@@ -13,13 +13,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
+	"github.com/acpmux/acpmux-tui/internal/testharness/lockedbuf"
 	"github.com/acpmux/acpmux-tui/internal/testharness/startrecord"
 	"github.com/acpmux/acpmux-tui/mux"
 	"github.com/acpmux/acpmux-tui/proto"
@@ -37,7 +37,7 @@ type world struct {
 	wire    string // what the ACP fake received
 	cfg     *config.Config
 	table   *harness.Table
-	log     *lockedBuffer
+	log     *lockedbuf.Buffer
 }
 
 // newWorld makes an agent home whose harnesses are: shell (the pty fake
@@ -51,7 +51,7 @@ func newWorld(t *testing.T, acp bool) *world {
 		t.Fatal(err)
 	}
 	w := &world{t: t, home: filepath.Join(root, "agent"), recFile: filepath.Join(root, "starts.jsonl"),
-		wire: filepath.Join(root, "wire.jsonl"), log: &lockedBuffer{}}
+		wire: filepath.Join(root, "wire.jsonl"), log: &lockedbuf.Buffer{}}
 	if w.store, err = sessions.OpenStore(w.home); err != nil {
 		t.Fatal(err)
 	}
@@ -433,22 +433,4 @@ func TestReviveDropsWhatItCannotUse(t *testing.T) {
 func sortedIDs(ids ...string) []string {
 	slices.Sort(ids)
 	return ids
-}
-
-// lockedBuffer is a log that the server writes and a test reads.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

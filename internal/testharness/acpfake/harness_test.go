@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpmux/acpmux-tui/internal/testharness/lockedbuf"
 	"github.com/coder/acp-go-sdk"
 )
 
@@ -76,10 +77,10 @@ type proc struct {
 	conn   *acp.ClientSideConnection
 	client *recClient
 	stdin  *os.File
-	stderr *lockedBuffer
-	log    *lockedBuffer // the SDK client's own log
-	done   chan struct{} // closed when the process has been waited for
-	err    error         // from Wait, once done is closed
+	stderr *lockedbuf.Buffer
+	log    *lockedbuf.Buffer // the SDK client's own log
+	done   chan struct{}     // closed when the process has been waited for
+	err    error             // from Wait, once done is closed
 }
 
 // start runs the fake with the test's files and the extra environment
@@ -94,7 +95,7 @@ func start(t *testing.T, ctx context.Context, f files, env ...string) *proc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &proc{t: t, client: newRecClient(), stdin: inW, stderr: &lockedBuffer{}, log: &lockedBuffer{}, done: make(chan struct{})}
+	p := &proc{t: t, client: newRecClient(), stdin: inW, stderr: &lockedbuf.Buffer{}, log: &lockedbuf.Buffer{}, done: make(chan struct{})}
 	p.cmd = exec.Command(fakeBin, "--flag", "arg")
 	p.cmd.Dir = f.dir
 	p.cmd.Env = append(os.Environ(),
@@ -417,23 +418,4 @@ func requestsFor(t *testing.T, path, method string) []map[string]json.RawMessage
 		out = append(out, params)
 	}
 	return out
-}
-
-// lockedBuffer is a bytes.Buffer safe to write from exec's copying
-// goroutine while a test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
