@@ -228,7 +228,7 @@ func scanHostString(b []byte, i int, screen bool) (end int, dirty bool) {
 					return stringEnd(b, j), true
 				}
 				if r == 0x1b && screen {
-					if n := sgrAt(b, j+6); n > 0 {
+					if n := plaintext.SGRTail(b, j+6); n > 0 {
 						j = n
 						continue
 					}
@@ -276,24 +276,6 @@ var hostByteToLook = func() (t [256]bool) {
 // E2 81 A6–A9 (U+2066–U+2069).
 func isBidiTail(c1, c2 byte) bool {
 	return c1 == 0x80 && (c2 == 0x8e || c2 == 0x8f || c2 >= 0xaa && c2 <= 0xae) || c1 == 0x81 && c2 >= 0xa6 && c2 <= 0xa9
-}
-
-// sgrAt returns where the rest of an SGR sequence at b[j] ends ("[",
-// digits, ";" and ":", then "m", all as they are), or 0.
-func sgrAt(b []byte, j int) int {
-	if j >= len(b) || b[j] != '[' {
-		return 0
-	}
-	for k := j + 1; k < len(b); k++ {
-		switch c := b[k]; {
-		case c == 'm':
-			return k + 1
-		case c >= '0' && c <= '9', c == ';', c == ':':
-		default:
-			return 0
-		}
-	}
-	return 0
 }
 
 // stringEnd returns where the JSON string that b[j] is inside ends.

@@ -65,13 +65,24 @@ func foreignPlain(s string, sgr bool) bool {
 // sgrEnd returns where the SGR sequence that starts at s[i] (an ESC) ends,
 // or 0 when none does: ESC [, parameters (digits, ";" and ":"), then m.
 func sgrEnd(s string, i int) int {
-	if i+1 >= len(s) || s[i] != 0x1b || s[i+1] != '[' {
+	if i >= len(s) || s[i] != 0x1b {
 		return 0
 	}
-	for j := i + 2; j < len(s); j++ {
-		switch c := s[j]; {
+	return SGRTail(s, i+1)
+}
+
+// SGRTail returns where an SGR sequence whose ESC is just before b[j] ends:
+// b[j] is "[", then parameters (digits, ";" and ":"), then "m"; 0 when
+// what is there is not that. It reads a string or bytes alike, so a
+// reader of JSON whose ESC was written \u001b asks it too.
+func SGRTail[T ~string | ~[]byte](b T, j int) int {
+	if j >= len(b) || b[j] != '[' {
+		return 0
+	}
+	for k := j + 1; k < len(b); k++ {
+		switch c := b[k]; {
 		case c == 'm':
-			return j + 1
+			return k + 1
 		case c >= '0' && c <= '9', c == ';', c == ':':
 		default:
 			return 0
