@@ -1,0 +1,65 @@
+package web
+
+import (
+	"strings"
+	"testing"
+)
+
+// fuzzToken is the token FuzzCookie's values are checked against; the
+// seed corpus holds a session value made with it.
+var fuzzToken = strings.Repeat("0123456789abcdef", 4)
+
+// FuzzCookie checks the session checker never panics and accepts only
+// values it makes: a value accepted is exactly the one sessionFor spells
+// for its nonce, and no other token accepts it.
+func FuzzCookie(f *testing.F) {
+	f.Add(sessionFor(fuzzToken, []byte("sixteen byte non")))
+	f.Add("")
+	f.Add(".")
+	f.Add("c2l4dGVlbiBieXRlIG5vbg.")
+	f.Fuzz(func(t *testing.T, value string) {
+		if !validSession(fuzzToken, value) {
+			return
+		}
+		n, _, _ := strings.Cut(value, ".")
+		nonce, err := b64.DecodeString(n)
+		if err != nil {
+			t.Fatalf("accepted %q, whose nonce does not decode: %v", value, err)
+		}
+		if made := sessionFor(fuzzToken, nonce); made != value {
+			t.Fatalf("accepted %q, which is not the value made for its nonce (%q)", value, made)
+		}
+		if validSession(strings.Repeat("f", 64), value) {
+			t.Fatalf("another token accepts %q", value)
+		}
+	})
+}
+
+// TestSessionValues checks the checker against values made by hand.
+func TestSessionValues(t *testing.T) {
+	tok := fuzzToken
+	good := newSession(tok)
+	if !validSession(tok, good) {
+		t.Fatalf("a value just made is refused")
+	}
+	if validSession(strings.Repeat("f", 64), good) {
+		t.Fatalf("a value is accepted under another token")
+	}
+	nonce, mac, _ := strings.Cut(good, ".")
+	for name, v := range map[string]string{
+		"no dot":            nonce + mac,
+		"padded":            nonce + "==." + mac,
+		"MAC cut short":     nonce + "." + mac[:len(mac)-1],
+		"MAC one longer":    good + "A",
+		"a second dot":      good + ".",
+		"standard base64":   strings.NewReplacer("-", "+", "_", "/").Replace(good) + "+",
+		"the token":         tok,
+		"nonce of 15 bytes": b64.EncodeToString(make([]byte, 15)) + "." + mac,
+		"spaces around":     " " + good + " ",
+		"a line break":      good[:30] + "\r\n" + good[30:],
+	} {
+		if validSession(tok, v) {
+			t.Errorf("%s: %q accepted", name, v)
+		}
+	}
+}
