@@ -95,6 +95,7 @@ func commands() []command {
 		{"attach", "ID [--host NAME]", "run a chat's harness in this terminal (ctrl+] detaches)", cmdAttach},
 		{"prompt", "ID TEXT [--host NAME]", "send one prompt to an ACP chat and print the reply", cmdPrompt},
 		{"acp", "[--harness NAME]", "an ACP agent on stdin/stdout, backed by the server (for Zed, acpx...)", cmdACP},
+		{"web", "[--listen ADDR] [--new-token] [--json]", "open the web door and print the page's address with its token", cmdWeb},
 		{"proxy", "", "stdin/stdout bridged to the server's socket, starting it (what ssh runs for --host)", cmdProxy},
 		{"hosts", "[--json] | install NAME", "list the [host.NAME] entries and whether each answers; install copies this binary to one", cmdHosts},
 		{"harnesses", "[--json]", "list the harness table and which harnesses are installed", cmdHarnesses},

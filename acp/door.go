@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -136,6 +137,7 @@ type Door struct {
 	mu       sync.Mutex
 	harness  string // the harness new chats get, chosen at initialize
 	inited   bool
+	onceOnly bool                     // only answers that grant nothing lasting (GrantOnceOnly)
 	sessions map[string]*sessionState // the chats this connection streams
 	asks     map[string]ask           // permission requests sent, by JSON id
 	forwards map[string]*forwardCall  // agents' requests forwarded, by JSON id (forward.go)
@@ -263,4 +265,14 @@ func clip(s string) string {
 		return s
 	}
 	return strings.ToValidUTF8(s[:120], "") + "…"
+}
+
+// Methods lists the ACP methods the door answers.
+func Methods() []string {
+	names := make([]string, 0, len(methods))
+	for m := range methods {
+		names = append(names, m)
+	}
+	slices.Sort(names)
+	return names
 }

@@ -47,6 +47,13 @@ func (d *Door) AskPermission(chat string, p Permission, answer func(optionID str
 		d.mu.Unlock()
 		return nil
 	}
+	if d.onceOnly {
+		p.Options = slices.DeleteFunc(slices.Clone(p.Options), func(o PermissionOption) bool { return !grantsOnce(o.Kind) })
+		if len(p.Options) == 0 {
+			d.mu.Unlock()
+			return nil
+		}
+	}
 	d.nextAsk++
 	id := fmt.Sprintf(`"acpmux-permission-%d"`, d.nextAsk)
 	a := ask{answer: answer}
@@ -116,4 +123,19 @@ func (d *Door) Answered(id, result, errObj json.RawMessage) bool {
 		a.answer("")
 	}
 	return true
+}
+
+// GrantOnceOnly makes the door offer its client only the answers that
+// leave nothing lasting behind (allow once, reject once): a web caller's
+// rights. A lasting grant stays for the TUI and local clients to give.
+func (d *Door) GrantOnceOnly() {
+	d.mu.Lock()
+	d.onceOnly = true
+	d.mu.Unlock()
+}
+
+// grantsOnce reports whether an option of that kind decides this one
+// request only.
+func grantsOnce(kind string) bool {
+	return kind == string(sdk.PermissionOptionKindAllowOnce) || kind == string(sdk.PermissionOptionKindRejectOnce)
 }

@@ -43,6 +43,8 @@ type Config struct {
 	// Worktree is `worktree = true` or the `[worktree]` table: git
 	// worktrees for chats (see WorktreeConfig).
 	Worktree WorktreeConfig `toml:"worktree"`
+	// Web is the `[web]` table: the web door (see WebConfig).
+	Web WebConfig `toml:"web"`
 
 	// src is the text the config was parsed from, so a check made later
 	// (the harness table's) can name the line of the key it refuses.
@@ -320,6 +322,9 @@ func (c *Config) check(data []byte) error {
 		return bad(toml.Key{"default_acp_harness"}, "%q is not a harness name", c.DefaultACPHarness)
 	}
 	if err := c.checkHosts(bad); err != nil {
+		return err
+	}
+	if err := c.checkWeb(bad); err != nil {
 		return err
 	}
 	for action, keys := range c.Keys {

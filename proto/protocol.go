@@ -1,5 +1,7 @@
 package proto
 
+import "strings"
+
 // This file is the wire protocol as clients see it: the socket's place, the
 // method names, their params and results, and the error codes. The client
 // package speaks it from the other side.
@@ -175,3 +177,7 @@ type RenameParams struct {
 type KillResult struct {
 	Pid int `json:"pid"`
 }
+
+// Extension reports whether method is one of ours (it starts with
+// "_acpmux/"): a connection that speaks ACP may make these calls too.
+func Extension(method string) bool { return strings.HasPrefix(method, "_acpmux/") }

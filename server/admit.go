@@ -46,19 +46,28 @@ func (s *Server) admit(nc *net.UnixConn) {
 		return
 	}
 	c := newConn(s, nc)
-	c.peerPid, c.peerStart = pid, s.peerStartOf(pid)
+	c.peerStart = s.peerStartOf(pid)
+	if s.enter(c, pid) {
+		go c.serve()
+	}
+}
+
+// enter lets connection c of process pid in under the rules above, or
+// closes it and reports false.
+func (s *Server) enter(c *conn, pid int) bool {
+	c.peerPid = pid
 	c.active.Store(time.Now().UnixNano())
 	s.mu.Lock()
 	if s.closing {
 		s.mu.Unlock()
-		nc.Close()
-		return
+		c.nc.Close()
+		return false
 	}
 	if s.perPeer[pid] >= s.opt.MaxPerPeer {
 		s.mu.Unlock()
 		s.opt.Logger.Warn("refused a connection: its process holds too many", "peerPid", pid, "max", s.opt.MaxPerPeer)
-		nc.Close()
-		return
+		c.nc.Close()
+		return false
 	}
 	var evict *conn
 	if s.liveLocked() >= s.opt.MaxClients {
@@ -66,8 +75,8 @@ func (s *Server) admit(nc *net.UnixConn) {
 		if evict == nil {
 			s.mu.Unlock()
 			s.opt.Logger.Warn("refused a connection: too many clients", "max", s.opt.MaxClients)
-			nc.Close()
-			return
+			c.nc.Close()
+			return false
 		}
 		evict.evicted = true
 	}
@@ -85,7 +94,7 @@ func (s *Server) admit(nc *net.UnixConn) {
 		}
 	})
 	s.poke()
-	go c.serve()
+	return true
 }
 
 // liveLocked counts the connections not being closed for a newcomer.

@@ -31,6 +31,20 @@ type liveConfig struct {
 	cfg   *config.Config
 	table *harness.Table
 	gen   uint64
+	// webRoots are the config's [web] roots as a web caller is held to
+	// them, and webWarnings the roots dropped and why (webpolicy.go).
+	webRoots, webWarnings []string
+}
+
+// newLive makes the config in effect of cfg and its table; the web roots
+// it drops are logged.
+func (s *Server) newLive(cfg *config.Config, table *harness.Table, gen uint64) *liveConfig {
+	l := &liveConfig{cfg: cfg, table: table, gen: gen}
+	l.webRoots, l.webWarnings = webRootsOf(cfg.Web, s.opt.Getenv("HOME"))
+	for _, w := range l.webWarnings {
+		s.opt.Logger.Warn(w)
+	}
+	return l
 }
 
 // configFile remembers what the config file held when it was last read.
@@ -87,9 +101,10 @@ func (s *Server) readConfig() (fresh bool, refused error) {
 		return true, err
 	}
 	f.refused = nil
-	live := &liveConfig{cfg: cfg, table: table, gen: s.live.Load().gen + 1}
+	live := s.newLive(cfg, table, s.live.Load().gen+1)
 	s.live.Store(live)
 	s.opt.Mux.Reconfigure(cfg, table)
+	s.webConfigChanged(cfg.Web)
 	s.opt.Logger.Info("config read again", "config", path, "harnesses", len(table.Names()), "hosts", len(cfg.Host))
 	// Told under f.mu: the notices go out in the order of the configs.
 	s.tellWatchers(proto.NotifyConfigChanged, s.configOf(live, nil))

@@ -30,8 +30,11 @@ const maxInFlight = 32
 // server, the harnesses and the other clients never wait on it.
 type conn struct {
 	s   *Server
-	nc  *net.UnixConn
-	raw syscall.RawConn // nc's socket, for writes that never wait
+	nc  net.Conn        // the unix socket, or a WebSocket of the web door
+	raw syscall.RawConn // a unix socket's own, for writes that never wait
+	// web is set for a connection of the web door: it is held to the web
+	// roots and the web's narrower rights (webpolicy.go).
+	web bool
 
 	// wmu is held while a line is written; waiting counts the lines in
 	// out and the one the writer is writing. A line may be written at
@@ -78,9 +81,11 @@ type conn struct {
 	watches atomic.Bool
 }
 
-func newConn(s *Server, nc *net.UnixConn) *conn {
+func newConn(s *Server, nc net.Conn) *conn {
 	c := &conn{s: s, nc: nc, out: make(chan []byte, s.opt.QueueLen), slots: make(chan struct{}, maxInFlight), gone: make(chan struct{})}
-	c.raw, _ = nc.SyscallConn() // an open socket has one
+	if uc, ok := nc.(*net.UnixConn); ok {
+		c.raw, _ = uc.SyscallConn() // an open socket has one
+	}
 	return c
 }
 
@@ -138,9 +143,12 @@ func (c *conn) handleLine(line []byte) {
 	}
 	if !c.called.Load() && acp.Starts(req.Method) {
 		c.door = acp.NewDoor(&doorBackend{s: c.s, c: c}, c.s.opt.Version)
+		if c.web {
+			c.door.GrantOnceOnly()
+		}
 	}
 	c.called.Store(true)
-	if c.door == nil && (req.Method == proto.MethodWrite || req.Method == proto.MethodAttachInput) || c.door != nil && acp.Starts(req.Method) {
+	if req.Method == proto.MethodWrite || req.Method == proto.MethodAttachInput || c.door != nil && acp.Starts(req.Method) {
 		// Keys run here, in the order they came: the mux's write never
 		// waits (input a harness is not reading waits in a backlog), and
 		// handing a key to a goroutine of its own cost a tenth of its
@@ -182,14 +190,24 @@ func (c *conn) quiet() bool {
 	return c.busy.Load() == 0 && !c.watches.Load() && !c.attached.any()
 }
 
-// run makes one call and sends its answer. An ACP call that may name a
+// run makes one call and sends its answer: an ACP connection's ACP calls
+// go to its door, and _acpmux/* calls to the table, on either kind of
+// connection. An ACP call that may name a
 // harness (initialize picks the one new sessions get; the session methods
 // start agents) has the config read again first, as an _acpmux/* call
 // that may does (readsConfig): the door sees the table a moment-old edit
 // made. A refusal is told to the watchers; the ACP client hears nothing it
 // does not speak, and the last good config serves it.
 func (c *conn) run(req Request) {
-	if c.door != nil {
+	if c.web {
+		if rpcErr := c.s.webRefusal(req); rpcErr != nil {
+			if !req.Notification() {
+				c.reply(req.ID, nil, rpcErr)
+			}
+			return
+		}
+	}
+	if c.door != nil && !proto.Extension(req.Method) {
 		if acp.Starts(req.Method) || acp.StartsHarness(req.Method) {
 			c.s.configBeforeCall(nil)
 		}

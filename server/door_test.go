@@ -252,17 +252,24 @@ func TestDoorRefusesWhatItCannotDrive(t *testing.T) {
 	}
 }
 
-func TestDoorCallsBeforeInitializeAreTheOtherProtocol(t *testing.T) {
+func TestAConnectionSpeaksWhatItsFirstCallSays(t *testing.T) {
 	p := newPromptRig(t)
 	// A connection that begins with _acpmux/hello speaks _acpmux/*: ACP's
 	// methods are unknown there.
 	w := p.dial()
 	w.ok(proto.MethodHello, nil, nil)
 	w.fails(proto.CodeMethodNotFound, "session/list", map[string]any{})
-	// One that begins with initialize speaks ACP: _acpmux/* is unknown.
+	// One that begins with initialize speaks ACP, and _acpmux/* too (a
+	// page on the web door needs the list, screens and keys beside its
+	// ACP sessions).
 	a := p.dial()
 	a.ok("initialize", map[string]any{"protocolVersion": 1}, nil)
-	a.fails(proto.CodeMethodNotFound, proto.MethodList, nil)
+	var list proto.ListResult
+	a.ok(proto.MethodList, nil, &list)
+	if len(list.Chats) != 1 {
+		t.Fatalf("_acpmux/list on an ACP connection: %+v", list.Chats)
+	}
+	a.fails(proto.CodeMethodNotFound, "_acpmux/noSuchMethod", nil)
 	// A malformed line is -32700 and the connection stays usable.
 	a.send("{not json")
 	if rep := a.read(); rep.Error == nil || rep.Error.Code != proto.CodeParseError {

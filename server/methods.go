@@ -44,6 +44,7 @@ func init() {
 		proto.MethodRestart:        handle((*Server).restart),
 		proto.MethodKill:           handle((*Server).killServer),
 		proto.MethodConfig:         handle((*Server).configNow), // the config in effect (config.go)
+		proto.MethodWeb:            handle((*Server).openWeb),   // the web listener (web.go)
 
 		// The chat store as a client with no store of its own reads and
 		// writes it (chats.go), through the chat service.

@@ -192,7 +192,7 @@ func (r *rig) folders(n int) []string {
 // on the socket would.
 type wire struct {
 	t    testing.TB
-	nc   *net.UnixConn
+	nc   net.Conn
 	r    *bufio.Reader
 	next int
 }

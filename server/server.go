@@ -133,6 +133,9 @@ type Server struct {
 	// again, before requests coalesce.
 	poked func()
 
+	// web is the web listener, when one is open (web.go).
+	web webDoor
+
 	// views serves drawing clients; its fan-out is the only reader of the
 	// mux's change notices.
 	views *viewHub
@@ -214,7 +217,7 @@ func newServer(opt Options) *Server {
 		hookPeer: processOfHarness, pidfds: peerPidfds(), revivals: newReviveQueue(),
 	}
 	s.views = newViewHub(s)
-	s.live.Store(&liveConfig{cfg: opt.Config, table: opt.Table})
+	s.live.Store(s.newLive(opt.Config, opt.Table, 0))
 	s.chats = newChatService(s)
 	return s
 }
@@ -263,6 +266,7 @@ func (s *Server) run(ctx context.Context) error {
 	}
 	accepted := make(chan struct{})
 	go func() { defer close(accepted); s.acceptLoop() }()
+	s.openConfiguredWeb()
 
 	why := s.monitor(ctx)
 	log.Info("server stopping", "why", why)
@@ -277,7 +281,8 @@ func (s *Server) run(ctx context.Context) error {
 // shutdown ends the server in an order that loses no answer and leaves no
 // process: no new connection, the socket gone (a client that looks now
 // finds no server), every harness stopped, then every client's pending
-// answers written (within the write timeout) and its connection closed.
+// answers written (within the write timeout) and its connection closed,
+// the web's too, and last the web listener.
 func (s *Server) shutdown() {
 	s.mu.Lock()
 	s.closing = true
@@ -296,6 +301,9 @@ func (s *Server) shutdown() {
 		c.finish()
 	}
 	s.connsWG.Wait()
+	// The web's connections were among those finished; a WebSocket let
+	// in since is refused (closing), and the listener closes last.
+	s.closeWeb()
 }
 
 // acceptLoop lets clients in until the listener closes. A connection from
@@ -400,12 +408,13 @@ func (s *Server) monitor(ctx context.Context) string {
 	}
 }
 
-// idle reports whether no client is connected and no harness runs.
+// idle reports whether no client is connected, no harness runs and no
+// web listener waits for a page.
 func (s *Server) idle() bool {
 	s.mu.Lock()
 	clients := len(s.conns)
 	s.mu.Unlock()
-	return clients == 0 && !s.harnessRuns()
+	return clients == 0 && !s.harnessRuns() && !s.webOpen()
 }
 
 // harnessRuns reports whether a chat this server started has a harness
@@ -434,7 +443,7 @@ func (s *Server) harnessRuns() bool {
 // more, checks that none runs; it reopens the door otherwise.
 func (s *Server) closeIfIdle() bool {
 	s.mu.Lock()
-	if len(s.conns) > 0 {
+	if len(s.conns) > 0 || s.webOpen() {
 		s.mu.Unlock()
 		return false
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acpmux/acpmux-tui/acp"
 	"github.com/acpmux/acpmux-tui/proto"
 )
 
@@ -98,6 +99,35 @@ func TestEveryMethodHasOneHandler(t *testing.T) {
 	for v := range methods {
 		if _, ok := byValue[v]; !ok {
 			t.Errorf("the table answers %q, which proto does not name", v)
+		}
+	}
+}
+
+// TestEveryMethodIsDecidedForTheWeb holds the web's table (webpolicy.go)
+// to the server's and the door's: a method added later is served to web
+// callers, with its paths checked, or refused with a reason, never let
+// through by being forgotten.
+func TestEveryMethodIsDecidedForTheWeb(t *testing.T) {
+	for m := range methods {
+		_, served := webRules[m]
+		why, refused := webRefused[m]
+		switch {
+		case served && refused:
+			t.Errorf("%s is both served to the web and refused to it", m)
+		case !served && !refused:
+			t.Errorf("%s is neither served to web callers (webRules) nor refused to them with a reason (webRefused)", m)
+		case refused && why == "":
+			t.Errorf("%s is refused to web callers without a reason", m)
+		}
+	}
+	for _, m := range acp.Methods() {
+		if _, ok := webRules[m]; !ok {
+			t.Errorf("the door's %s is not decided for web callers (webRules)", m)
+		}
+	}
+	for m := range webRules {
+		if _, ok := methods[m]; !ok && !slices.Contains(acp.Methods(), m) {
+			t.Errorf("webRules names %q, which neither the server nor the door answers", m)
 		}
 	}
 }

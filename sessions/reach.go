@@ -45,17 +45,17 @@ const (
 // (symlinks resolved): OffLimits looks at the text alone.
 func OffLimits(home, own, p string) string {
 	switch {
-	case p == "/proc" || isWithin("/proc", p):
+	case p == "/proc" || IsWithin("/proc", p):
 		return reasonProc
-	case p == "/sys" || isWithin("/sys", p):
+	case p == "/sys" || IsWithin("/sys", p):
 		return reasonSys
 	case home == "" || home == "/":
 		return ""
 	case p == home:
 		return reasonIsAgentHome
-	case !isWithin(home, p):
+	case !IsWithin(home, p):
 		return ""
-	case own != "" && isWithin(home, own) && (p == own || isWithin(own, p)):
+	case own != "" && IsWithin(home, own) && (p == own || IsWithin(own, p)):
 		return ""
 	}
 	return reasonInsideAgentHome
@@ -132,7 +132,7 @@ func (s *Store) ProjectFolder(cwd string) (string, error) {
 	if err != nil {
 		return "", &ProjectError{Given: cwd, Reason: err.Error()}
 	}
-	if reason := OffLimits(s.home, "", c); reason != "" && !isWithin(s.WorktreesDir(), c) {
+	if reason := OffLimits(s.home, "", c); reason != "" && !IsWithin(s.WorktreesDir(), c) {
 		return "", &ProjectError{Given: cwd, Reason: reason}
 	}
 	return c, nil

@@ -403,9 +403,9 @@ func seenAt(seen map[string]int, c string) int {
 	return -1
 }
 
-// isWithin reports whether p lies below root, component by component
+// IsWithin reports whether p lies below root, component by component
 // (/a/bc is not inside /a/b); both are clean absolute paths.
-func isWithin(root, p string) bool {
+func IsWithin(root, p string) bool {
 	if len(p) <= len(root) || !strings.HasPrefix(p, root) {
 		return false
 	}

@@ -54,6 +54,7 @@
 //	permission        a tool_call, then session/request_permission (options
 //	                  allow_once "Allow", reject_once "Reject"), then the reply
 //	                  "permission: <optionId>" or "permission: cancelled"
+//	permission always the same, with allow_always "Always allow" offered too
 //	links             "links: " and every resource_link the session has been
 //	                  sent, in order, "NAME URI MIMETYPE" each ("-" for no
 //	                  mimeType), joined with " | "

@@ -119,7 +119,9 @@ func (t *turnRun) run(text string) (acp.StopReason, error) {
 	}
 	switch {
 	case line == "permission":
-		return t.permission()
+		return t.permission(false)
+	case line == "permission always":
+		return t.permission(true)
 	case line == "links":
 		return t.stopReason(), t.say("links: " + strings.Join(t.links, " | "))
 	case cmd == "mode" && arg != "" && t.a.cfg.modes:
@@ -185,10 +187,23 @@ func (t *turnRun) nextToolCallID() acp.ToolCallId {
 	return acp.ToolCallId(fmt.Sprintf("call-%d", t.a.toolCalls.Add(1)))
 }
 
+// permissionOptions are what permission offers: allow and reject once,
+// and with always, allow always too.
+func permissionOptions(always bool) []acp.PermissionOption {
+	o := []acp.PermissionOption{
+		{Kind: acp.PermissionOptionKindAllowOnce, Name: "Allow", OptionId: "allow_once"},
+		{Kind: acp.PermissionOptionKindRejectOnce, Name: "Reject", OptionId: "reject_once"},
+	}
+	if always {
+		o = append(o, acp.PermissionOption{Kind: acp.PermissionOptionKindAllowAlways, Name: "Always allow", OptionId: "allow_always"})
+	}
+	return o
+}
+
 // permission asks the client before a fake edit. The request does not end
 // with session/cancel: the client must answer it (with the cancelled
 // outcome after a cancel), as the spec requires.
-func (t *turnRun) permission() (acp.StopReason, error) {
+func (t *turnRun) permission(always bool) (acp.StopReason, error) {
 	id := t.nextToolCallID()
 	if err := t.send(acp.StartToolCall(id, "Fake tool",
 		acp.WithStartKind(acp.ToolKindEdit), acp.WithStartStatus(acp.ToolCallStatusPending))); err != nil {
@@ -202,10 +217,7 @@ func (t *turnRun) permission() (acp.StopReason, error) {
 			Kind:       acp.Ptr(acp.ToolKindEdit),
 			Status:     acp.Ptr(acp.ToolCallStatusPending),
 		},
-		Options: []acp.PermissionOption{
-			{Kind: acp.PermissionOptionKindAllowOnce, Name: "Allow", OptionId: "allow_once"},
-			{Kind: acp.PermissionOptionKindRejectOnce, Name: "Reject", OptionId: "reject_once"},
-		},
+		Options: permissionOptions(always),
 	})
 	if err != nil {
 		return "", err
