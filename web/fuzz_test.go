@@ -1,6 +1,9 @@
 package web
 
 import (
+	"bytes"
+	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -62,4 +65,29 @@ func TestSessionValues(t *testing.T) {
 			t.Errorf("%s: %q accepted", name, v)
 		}
 	}
+}
+
+// FuzzToLine checks that whatever a client puts in a text frame reaches
+// the server as exactly one line: a JSON message compacted and still the
+// same JSON, anything else with its line breaks made spaces (for the
+// server to answer -32700), never two lines the server would take for two
+// messages.
+func FuzzToLine(f *testing.F) {
+	f.Add([]byte("{\n  \"jsonrpc\": \"2.0\",\n  \"id\": 1,\n  \"method\": \"initialize\"\n}"))
+	f.Add([]byte("{\"a\":\"b\\nc\"}\r\n{\"second\":1}"))
+	f.Add([]byte("not json\nat all"))
+	f.Add([]byte(""))
+	f.Fuzz(func(t *testing.T, frame []byte) {
+		line := toLine(frame)
+		if len(line) == 0 || line[len(line)-1] != '\n' || bytes.Count(line, []byte("\n")) != 1 || bytes.ContainsRune(line, '\r') {
+			t.Fatalf("frame %q became %q: not one line", frame, line)
+		}
+		msg := line[:len(line)-1]
+		if json.Valid(frame) {
+			var want, got any
+			if json.Unmarshal(frame, &want) != nil || json.Unmarshal(msg, &got) != nil || !reflect.DeepEqual(want, got) {
+				t.Fatalf("JSON frame %q became %q, another message", frame, msg)
+			}
+		}
+	})
 }
