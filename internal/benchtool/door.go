@@ -27,28 +27,11 @@ import (
 // turn so that a busy moment of the machine falls on both alike. It prints
 // p50, p99, mean and max of each, and the ratios of the p50s and p99s.
 func doorBench(binary, home, fake string, n int) error {
-	if err := freshDir(home); err != nil {
+	env, project, err := doorHome(home, fake)
+	if err != nil {
 		return err
 	}
-	cfgPath := filepath.Join(home, "config.toml")
-	cfg := fmt.Sprintf("[harness.fake]\ncommand = %q\ntransport = \"acp\"\nenv = { ACPMUX_FAKE_ADVERTISE = \"1\" }\n", fake)
-	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
-		return fmt.Errorf("write bench config: %w", err)
-	}
-	if _, err := config.Load(cfgPath); err != nil {
-		return fmt.Errorf("bench config %s: %w", cfgPath, err)
-	}
-	agentHome := filepath.Join(home, "agent")
-	project := filepath.Join(home, "project")
-	if err := os.MkdirAll(project, 0o755); err != nil {
-		return err
-	}
-	env := append(os.Environ(), "ACPMUX_HOME="+agentHome, "ACPMUX_CONFIG="+cfgPath)
-	defer func() {
-		kill := exec.Command(binary, "kill-server")
-		kill.Env = env
-		kill.Run()
-	}()
+	defer killServer(binary, env)
 
 	viaDoor, err := startACP(exec.Command(binary, "acp", "--harness", "fake"), env, project)
 	if err != nil {
@@ -82,8 +65,43 @@ func doorBench(binary, home, fake string, n int) error {
 	return nil
 }
 
-// acpPeer is an ACP agent process and a client on its stdio, with one
-// session.
+// doorHome makes HOME a fresh home for the door benches: a config whose
+// harness "fake" is the fake ACP agent FAKE and the default of ACP chats,
+// with HOME the one web root; an agent home; and a project folder. It
+// returns the environment that points acpmux-tui at them, and the
+// project.
+func doorHome(home, fake string) (env []string, project string, err error) {
+	if home, err = filepath.Abs(home); err != nil {
+		return nil, "", err
+	}
+	if err := freshDir(home); err != nil {
+		return nil, "", err
+	}
+	cfgPath := filepath.Join(home, "config.toml")
+	cfg := fmt.Sprintf("default_acp_harness = \"fake\"\n[harness.fake]\ncommand = %q\ntransport = \"acp\"\nenv = { ACPMUX_FAKE_ADVERTISE = \"1\" }\n[web]\nroots = [%q]\n", fake, home)
+	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
+		return nil, "", fmt.Errorf("write bench config: %w", err)
+	}
+	if _, err := config.Load(cfgPath); err != nil {
+		return nil, "", fmt.Errorf("bench config %s: %w", cfgPath, err)
+	}
+	project = filepath.Join(home, "project")
+	if err := os.MkdirAll(project, 0o755); err != nil {
+		return nil, "", err
+	}
+	return append(os.Environ(), "ACPMUX_HOME="+filepath.Join(home, "agent"), "ACPMUX_CONFIG="+cfgPath), project, nil
+}
+
+// killServer stops the server of the agent home env names, if one runs.
+func killServer(binary string, env []string) {
+	kill := exec.Command(binary, "kill-server")
+	kill.Env = env
+	kill.Run()
+}
+
+// acpPeer is a client with one session on an ACP agent: a process on
+// whose stdio it speaks (startACP), or a connection (cmd is nil; closing
+// stdin ends it).
 type acpPeer struct {
 	cmd     *exec.Cmd
 	stdin   io.WriteCloser
@@ -94,7 +112,7 @@ type acpPeer struct {
 }
 
 func startACP(cmd *exec.Cmd, env []string, cwd string) (*acpPeer, error) {
-	p := &acpPeer{cmd: cmd, updates: make(chan time.Time, 1024)}
+	p := &acpPeer{cmd: cmd}
 	cmd.Env, cmd.Dir = env, cwd
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var err error
@@ -108,20 +126,29 @@ func startACP(cmd *exec.Cmd, env []string, cwd string) (*acpPeer, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	p.conn = sdk.NewClientSideConnection(benchClient{p}, p.stdin, stdout)
+	if err := p.connect(stdout, cwd); err != nil {
+		p.close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// connect runs the client on p.stdin and r: initialize, then session/new
+// in cwd.
+func (p *acpPeer) connect(r io.Reader, cwd string) error {
+	p.updates = make(chan time.Time, 1024)
+	p.conn = sdk.NewClientSideConnection(benchClient{p}, p.stdin, r)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if _, err := p.conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
-		p.close()
-		return nil, fmt.Errorf("initialize: %w", err)
+		return fmt.Errorf("initialize: %w", err)
 	}
 	resp, err := p.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: cwd, McpServers: []sdk.McpServer{}})
 	if err != nil {
-		p.close()
-		return nil, fmt.Errorf("session/new: %w", err)
+		return fmt.Errorf("session/new: %w", err)
 	}
 	p.session = resp.SessionId
-	return p, nil
+	return nil
 }
 
 // firstUpdate sends one prompt and returns the time until its first
@@ -146,6 +173,9 @@ func (p *acpPeer) firstUpdate(text string) (time.Duration, error) {
 
 func (p *acpPeer) close() {
 	p.stdin.Close()
+	if p.cmd == nil {
+		return
+	}
 	done := make(chan struct{})
 	go func() { p.cmd.Wait(); close(done) }()
 	select {

@@ -36,6 +36,8 @@
 //	benchtool hook-loop BIN N FILE             hook's timing loop, run as a chat's harness
 //	benchtool door BIN HOME FAKE N             N prompts through `BIN acp` and N to the ACP agent FAKE directly,
 //	                                           time to the first session/update of each (door.go)
+//	benchtool door-web BIN HOME FAKE N         the same through the web door's WebSocket, beside `BIN acp` and FAKE directly,
+//	                                           a prompt of each in turn (door_web.go)
 //	benchtool door-replay BIN HOME FAKE N      session/load through `BIN acp` of a chat with N transcript entries
 //	benchtool bundle-50mb BIN WORK [MB]        export and import of a chat with a 50 MB session log: time, peak RSS
 //	benchtool ls-1000 BIN HOME TMUX SOCKET N RUNS  ls, ls --json and show at N chats, no server and a server, beside tmux list-windows -a (chats1000.go)
@@ -85,6 +87,7 @@ const usage = `usage:
   benchtool hold SOCKET N
   benchtool hook-loop BIN N FILE
   benchtool door BIN HOME FAKE N
+  benchtool door-web BIN HOME FAKE N
   benchtool door-replay BIN HOME FAKE N
   benchtool bundle-50mb BIN WORK [MB]
   benchtool ls-1000 BIN HOME TMUX SOCKET N RUNS
@@ -216,10 +219,13 @@ func runServer(cmd string, rest []string) error {
 			return err
 		}
 		return heldBench(rest[0], rest[1], held, n)
-	case cmd == "door" && len(rest) == 4:
+	case (cmd == "door" || cmd == "door-web") && len(rest) == 4:
 		n, err := positive(rest[3])
 		if err != nil {
 			return err
+		}
+		if cmd == "door-web" {
+			return doorWebBench(rest[0], rest[1], rest[2], n)
 		}
 		return doorBench(rest[0], rest[1], rest[2], n)
 	case cmd == "door-replay" && len(rest) == 4:
