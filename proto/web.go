@@ -1,5 +1,7 @@
 package proto
 
+import "encoding/json"
+
 // MethodWeb (WebParams → WebResult) opens the server's web listener, the
 // web door (ACP over a WebSocket on GET /acp, and the page), or answers the
 // one already open. The token is never in the answer: it is in TokenFile
@@ -30,3 +32,46 @@ type WebResult struct {
 // WebTokenName is the web listener's token file in the agent home (mode
 // 0600): the one secret a browser or a network client needs.
 const WebTokenName = "web.token"
+
+// MethodWebCaller ({} → {}) says the connection speaks for a web caller:
+// from then on this server holds it to the web's rights (its own [web]
+// roots, no lasting grants, the methods a web caller may make). It only
+// ever narrows what a connection may do. A server relaying a page's calls
+// to another host makes it first on its link there.
+const MethodWebCaller = "_acpmux/webCaller"
+
+// MethodHost (HostCallParams → the result of Method on that host) makes a
+// web caller's call on another host's server, over a link the server opens
+// with OpenSSH as the TUI does ([host.NAME]); the host holds the call to
+// its own web roots. Only web callers make it, with the methods they may
+// make here.
+const MethodHost = "_acpmux/host"
+
+// HostCallParams are the params of MethodHost.
+type HostCallParams struct {
+	Host   string          `json:"host"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params,omitempty"`
+}
+
+// NotifyHost (HostNotice) is a notification of another host's server on a
+// web caller's link there: its method and params as that host sent them,
+// every string cleaned as it arrived.
+const NotifyHost = "_acpmux/hostNotify"
+
+// HostNotice is the params of NotifyHost.
+type HostNotice struct {
+	Host   string          `json:"host"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+}
+
+// NotifyHostDown ({host, error}) says a web caller's link to a host ended;
+// the next MethodHost call to it opens another.
+const NotifyHostDown = "_acpmux/hostDown"
+
+// HostDown is the params of NotifyHostDown.
+type HostDown struct {
+	Host  string `json:"host"`
+	Error string `json:"error"`
+}

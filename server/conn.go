@@ -32,9 +32,12 @@ type conn struct {
 	s   *Server
 	nc  net.Conn        // the unix socket, or a WebSocket of the web door
 	raw syscall.RawConn // a unix socket's own, for writes that never wait
-	// web is set for a connection of the web door: it is held to the web
-	// roots and the web's narrower rights (webpolicy.go).
-	web bool
+	// web is set for a connection of the web door, or one that said it
+	// speaks for a web caller (MethodWebCaller): it is held to the web
+	// roots and the web's narrower rights (webpolicy.go). hosts are its
+	// links to other hosts (webhosts.go).
+	web   atomic.Bool
+	hosts hostLinks
 
 	// wmu is held while a line is written; waiting counts the lines in
 	// out and the one the writer is writing. A line may be written at
@@ -98,6 +101,7 @@ func (c *conn) serve() {
 	c.readLoop()
 	close(c.gone)
 	c.calls.Wait()
+	c.hosts.closeAll()
 	c.s.views.unwatch(c) // nothing is queued for it after this
 	c.attached.closeAll()
 	close(c.out)
@@ -143,7 +147,7 @@ func (c *conn) handleLine(line []byte) {
 	}
 	if !c.called.Load() && acp.Starts(req.Method) {
 		c.door = acp.NewDoor(&doorBackend{s: c.s, c: c}, c.s.opt.Version)
-		if c.web {
+		if c.web.Load() {
 			c.door.GrantOnceOnly()
 		}
 	}
@@ -199,7 +203,7 @@ func (c *conn) quiet() bool {
 // made. A refusal is told to the watchers; the ACP client hears nothing it
 // does not speak, and the last good config serves it.
 func (c *conn) run(req Request) {
-	if c.web {
+	if c.web.Load() {
 		if rpcErr := c.s.webRefusal(req); rpcErr != nil {
 			if !req.Notification() {
 				c.reply(req.ID, nil, rpcErr)

@@ -45,6 +45,8 @@ func init() {
 		proto.MethodKill:           handle((*Server).killServer),
 		proto.MethodConfig:         handle((*Server).configNow), // the config in effect (config.go)
 		proto.MethodWeb:            handle((*Server).openWeb),   // the web listener (web.go)
+		proto.MethodWebCaller:      handleConn((*Server).webCaller),
+		proto.MethodHost:           handleConn((*Server).hostCall), // a web caller's call on a host (webhosts.go)
 
 		// The chat store as a client with no store of its own reads and
 		// writes it (chats.go), through the chat service.

@@ -163,7 +163,7 @@ func (s *Server) closeWeb() {
 // held to the web's narrower rights (webpolicy.go).
 func (s *Server) admitWeb(nc net.Conn) {
 	c := newConn(s, nc)
-	c.web = true
+	c.web.Store(true)
 	if !s.enter(c, webPeer) {
 		return
 	}

@@ -325,3 +325,19 @@ func TestWebACPConnectionSpeaksOurMethodsToo(t *testing.T) {
 	var h proto.HelloResult
 	r.dial().ok(proto.MethodHello, nil, &h)
 }
+
+// TestWebCallerOnlyNarrows: a local connection that says it speaks for a
+// web caller (as a server relaying a page's calls does on its link) is
+// held to the web's rights from then on; nothing makes a web connection a
+// local one again.
+func TestWebCallerOnlyNarrows(t *testing.T) {
+	r := newRig(t, rigOpt{})
+	f := r.webFolders()
+	r.setWebRoots(f.root)
+	w := r.dial()
+	w.ok(proto.MethodNew, proto.NewParams{Cwd: f.in1, AdditionalDirectories: []string{f.out}}, nil) // a local client's right
+	w.ok(proto.MethodWebCaller, nil, nil)
+	w.fails(proto.CodeInvalidParams, proto.MethodNew, proto.NewParams{Cwd: f.in1, AdditionalDirectories: []string{f.out}})
+	w.fails(proto.CodeMethodNotFound, proto.MethodKill, nil)
+	w.ok(proto.MethodNew, proto.NewParams{Cwd: f.in1}, nil)
+}

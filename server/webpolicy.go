@@ -48,6 +48,9 @@ var webRules = map[string]webRule{
 	proto.MethodPrompt: nil, proto.MethodCancel: nil, proto.MethodCapsule: nil,
 	proto.MethodRemoveFolders: nil, proto.MethodFoldersChanged: nil,
 	proto.MethodAnswerPermission: webRule((*Server).webAnswer),
+	// Other hosts' chats, each host holding the call to its own roots
+	// (webhosts.go).
+	proto.MethodHost: nil, proto.MethodWebCaller: nil,
 
 	// What names folders and files: held to the web roots.
 	proto.MethodNew:            webParams(func(p proto.NewParams) webPaths { return newPaths(p) }),
