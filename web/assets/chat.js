@@ -1,0 +1,384 @@
+// One chat, as the TUI's summary and chat pane show it: a head with its
+// name and what can be done to it (start, stop, fork, side chat, hand
+// off), its summary, its sources as chips, and its body: a terminal
+// chat's live screen (terminal.js) or an ACP chat's conversation
+// (transcript.js) with the prompt input (composer.js). Below the body, a
+// path becomes a source of the chat: a folder through _acpmux/addFolders,
+// a file through _acpmux/setFiles with the chat's files and it; a running
+// chat takes either at the end of its turn, and its chip shows pending
+// until then.
+
+import { h, fill, text, button, errorText, debounce } from "./dom.js";
+import { isLive } from "./store.js";
+import { chipList, SourceInput } from "./sources.js";
+import { TranscriptView } from "./transcript.js";
+import { Composer } from "./composer.js";
+
+export class ChatPane {
+  // terminal is the page's one TerminalView; show(ids) names the chats
+  // whose screens the server sends; onDerived(id) opens a chat made
+  // here; onBack() returns to the list (a phone's one screen).
+  constructor({ rpc, store, terminal, show, report, onDerived, onBack }) {
+    this.rpc = rpc;
+    this.store = store;
+    this.terminal = terminal;
+    this.show = show;
+    this.report = report;
+    this.onDerived = onDerived;
+    this.id = "";
+    this.acp = false;
+    this.prompting = false;
+
+    this.headEl = h("div", { class: "chat-head" });
+    this.summaryEl = h("div", { class: "summary" });
+    this.chipsEl = h("div", { class: "chips-box" });
+    this.bodyEl = h("div", { class: "chat-body" });
+    this.backBtn = button("‹ Chats", { class: "back", on: { click: onBack } });
+    this.transcript = new TranscriptView({ rpc, store, onStale: debounce(() => this.loadTranscript(), 300) });
+    this.composer = new Composer({ onSend: (t) => this.prompt(t), onCancel: () => this.cancel() });
+    this.sourceInput = new SourceInput({
+      rpc,
+      base: () => text((this.chat() || {}).cwd),
+      onAdd: (s) => this.addSource(s),
+      label: "Add a folder or file to this chat",
+    });
+    this.element = h("article", { class: "chat" },
+      this.headEl, this.summaryEl, this.chipsEl, this.bodyEl,
+      h("div", { class: "chat-sources" }, this.sourceInput.element));
+    this.refetch = debounce(() => this.fetchChat(), 250);
+    this.lastPending = "";
+  }
+
+  chat() {
+    return this.store.chats.get(this.id);
+  }
+
+  // open shows chat id and sets up what the server sends of it.
+  async open(id) {
+    if (this.id && this.id !== id) {
+      this.leave();
+    }
+    this.id = id;
+    this.acp = this.store.transport(id) === "acp";
+    this.prompting = false;
+    this.sourceInput.reset();
+    this.composer.reset();
+    if (this.acp) {
+      this.transcript.open(id);
+      fill(this.bodyEl, this.transcript.element, this.composer.element);
+      this.terminal.close();
+    } else {
+      this.terminal.open(id);
+      fill(this.bodyEl, this.terminal.element);
+    }
+    this.render();
+    await this.attach();
+  }
+
+  // attach asks the server for the chat's updates: its screen (show) or
+  // its stream (observe, then the transcript). It runs again after a
+  // reconnect: the new connection has been told nothing.
+  async attach() {
+    const id = this.id;
+    if (!id) {
+      this.show([]);
+      return;
+    }
+    this.rpc.call("_acpmux/look", { id: document.hidden ? "" : id }).catch(() => {});
+    if (!this.acp) {
+      this.show([id]);
+      this.terminal.resized();
+      return;
+    }
+    this.show([]);
+    try {
+      await this.rpc.call("_acpmux/observe", { id });
+    } catch (e) {
+      this.report("Observe: " + e.message);
+    }
+    await this.loadTranscript();
+  }
+
+  async loadTranscript() {
+    const id = this.id;
+    if (!id || !this.acp) return;
+    try {
+      const r = await this.rpc.call("_acpmux/transcript", { id });
+      if (id === this.id) {
+        this.transcript.setTranscript((r && r.entries) || [], !!(r && r.turnRunning) || !!this.store.state(id).TurnActive);
+      }
+    } catch (e) {
+      this.report("Transcript: " + e.message);
+    }
+  }
+
+  // leave stops what the server sends of the chat shown.
+  leave() {
+    if (this.acp && this.id) {
+      this.rpc.call("_acpmux/unobserve", { id: this.id }).catch(() => {});
+    }
+    this.terminal.close();
+  }
+
+  close() {
+    this.leave();
+    this.id = "";
+    this.show([]);
+    this.rpc.call("_acpmux/look", { id: "" }).catch(() => {});
+  }
+
+  // entries takes the stream of an observed chat.
+  entries(id, list) {
+    if (id === this.id && this.acp) {
+      this.transcript.stream(list);
+    }
+  }
+
+  // states hears that chats' states changed: the chat shown is drawn
+  // again, and its JSON read again when its pending lists moved or its
+  // harness started or ended (a change taken at the end of a turn shows
+  // in the chips then; a first start says how the folders went).
+  states(ids) {
+    if (!this.id || !ids.includes(this.id)) {
+      return;
+    }
+    const st = this.store.state(this.id);
+    const key = JSON.stringify([this.id, isLive(this.store.status(this.id)), st.PendingDirectories, st.PendingFiles, st.FoldersVia]);
+    if (key !== this.lastPending) {
+      this.lastPending = key;
+      this.refetch();
+    }
+    this.render();
+  }
+
+  async fetchChat() {
+    const id = this.id;
+    if (!id) return;
+    try {
+      this.store.putChat(await this.rpc.call("_acpmux/chat", { id }));
+    } catch (e) {
+      if (id === this.id) this.report("Read the chat: " + e.message);
+    }
+  }
+
+  render() {
+    const chat = this.chat();
+    if (!chat) {
+      this.headKey = "";
+      this.bodyKey = "";
+      fill(this.headEl, this.backBtn, h("h2", { text: "This chat is gone" }));
+      fill(this.summaryEl);
+      fill(this.chipsEl);
+      return;
+    }
+    const st = this.store.state(this.id);
+    const status = this.store.status(this.id);
+    this.renderHead(chat, st, status);
+    // The summary and the chips are built again only when what they show
+    // changed: a state changes with each cursor move of a terminal.
+    const key = JSON.stringify([chat, status, st.StatusFrom, st.AgentName, st.LastError, st.Reason, st.FoldersVia,
+      st.PendingDirectories, st.RunningDirectories, st.PendingFiles, st.RunningFiles, st.PendingUntilRestart]);
+    if (key !== this.bodyKey) {
+      this.bodyKey = key;
+      this.renderSummary(chat, st, status);
+      this.renderChips(chat, st);
+    }
+    if (this.acp) {
+      this.transcript.permission(st.Permission || null);
+      this.composer.setRunning(this.prompting || !!st.TurnActive);
+    } else {
+      this.terminal.refresh();
+    }
+  }
+
+  renderHead(chat, st, status) {
+    const live = isLive(status);
+    const title = text(st.Title).trim();
+    const name = text(chat.name) || chat.id;
+    const harnesses = (this.store.config.harnesses || []).filter((x) => x.installed !== false);
+    // Built again only when what it shows changed: an open hand-off menu
+    // stays open while the chat's screen changes.
+    const key = JSON.stringify([this.id, name, title, live, harnesses.map((x) => x.name)]);
+    if (key === this.headKey) {
+      return;
+    }
+    this.headKey = key;
+    const handoffTo = h("select", { class: "small", attrs: { "aria-label": "Hand off to" } },
+      harnesses.map((x) => h("option", { value: text(x.name), text: text(x.name) })));
+    const handoff = h("details", { class: "handoff" },
+      h("summary", { class: "button-like", text: "Hand off…" }),
+      h("div", { class: "popover" },
+        h("p", { class: "dim", text: "A new chat in another harness, told what was said here." }),
+        handoffTo,
+        button("Hand off", { class: "primary small", on: { click: () => this.derive("handoff", handoffTo.value) } })));
+    fill(this.headEl,
+      this.backBtn,
+      h("div", { class: "chat-title" },
+        h("h2", { text: name }),
+        title && title !== name ? h("span", { class: "term-title", text: title }) : null),
+      h("div", { class: "chat-actions" },
+        live
+          ? button("Stop", { class: "danger", on: { click: () => this.lifecycle("_acpmux/stop") } })
+          : button("Start", { class: "primary", on: { click: () => this.lifecycle("_acpmux/start") } }),
+        live ? button("Restart", { on: { click: () => this.lifecycle("_acpmux/restart") } }) : null,
+        button("Fork", { on: { click: () => this.derive("fork") } }),
+        button("Side chat", { on: { click: () => this.derive("side") } }),
+        handoff));
+  }
+
+  renderSummary(chat, st, status) {
+    const transport = this.store.transport(this.id);
+    let via = text(chat.foldersVia) || text(st.FoldersVia) || "none";
+    if (chat.foldersViaExpected) via += " (expected)";
+    const bits = [text(chat.harness), transport === "acp" ? "ACP" : "terminal"];
+    if (st.AgentName) bits.push(text(st.AgentName));
+    const line = (label, value, cls) => h("div", { class: "summary-row" + (cls ? " " + cls : "") },
+      h("span", { class: "summary-label", text: label }), h("span", { class: "summary-value", text: value }));
+    const from = isLive(status) ? sourceWords[st.StatusFrom] || "" : "";
+    const statusText = status + (from ? " · " + from : "");
+    const why = text(st.LastError || (status === "failed" || status === "exited" ? st.Reason : ""));
+    fill(this.summaryEl,
+      line("harness", bits.join(" · ")),
+      h("div", { class: "summary-row" }, h("span", { class: "summary-label", text: "status" }),
+        h("span", { class: "summary-value status-pill status-" + status, text: statusText })),
+      line("folders reach it through", via),
+      chat.additionalFiles && chat.additionalFiles.length > 0 ? line("files reach it through", text(chat.filesVia)) : null,
+      chat.origin ? line("made as", text(chat.origin) + (chat.parent ? " of " + text(chat.parent) : "")) : null,
+      pendingText(st) ? line("pending", pendingText(st), "pending") : null,
+      chat.broken ? line("broken", text(chat.broken), "warn") : null,
+      why ? line(isLive(status) ? "last error" : "error", why, "warn") : null);
+  }
+
+  // renderChips shows the chat's folder, folders and files; a source the
+  // running harness has not taken yet is marked pending.
+  renderChips(chat, st) {
+    const pendingDirs = added(st.PendingDirectories, st.RunningDirectories);
+    const pendingFiles = added(st.PendingFiles, st.RunningFiles);
+    const items = [{ path: text(chat.cwd), kind: "folder", label: chat.noProject ? "chat's own folder" : "chat's folder" }];
+    for (const d of chat.additionalDirectories || []) {
+      items.push({ path: text(d), kind: "folder", label: "folder", pending: pendingDirs.has(d), onRemove: () => this.removeSource(d, "folder") });
+    }
+    for (const d of chat.pendingDirectories || []) {
+      if (!(chat.additionalDirectories || []).includes(d)) items.push({ path: text(d), kind: "folder", label: "folder", pending: true });
+    }
+    for (const f of chat.additionalFiles || []) {
+      items.push({ path: text(f), kind: "file", label: "file", pending: pendingFiles.has(f), onRemove: () => this.removeSource(f, "file") });
+    }
+    fill(this.chipsEl, chipList(items));
+  }
+
+  size() {
+    return this.terminal.size.cols > 0 ? this.terminal.size : {};
+  }
+
+  async lifecycle(method) {
+    try {
+      this.store.putChat(await this.rpc.call(method, { id: this.id, ...this.size() }));
+    } catch (e) {
+      this.report(errorText(e));
+    }
+  }
+
+  // derive makes a fork, side chat or handoff (the server writes a
+  // capsule of what was said, when the harness cannot fork natively),
+  // starts it and opens it.
+  async derive(origin, harness) {
+    try {
+      const chat = await this.rpc.call("_acpmux/derive", { id: this.id, origin, harness: harness || undefined, makeCapsule: true });
+      this.store.putChat(chat);
+      try {
+        this.store.putChat(await this.rpc.call("_acpmux/start", { id: chat.id, ...this.size() }));
+      } catch (e) {
+        this.report("Made " + text(chat.name) + ", not started: " + errorText(e));
+      }
+      this.onDerived(chat.id);
+    } catch (e) {
+      this.report(errorText(e));
+    }
+  }
+
+  // addSource adds a folder or a file; a refusal rejects, and the input
+  // shows it.
+  async addSource({ path, kind }) {
+    const chat = this.chat();
+    if (!chat) return;
+    let updated;
+    if (kind === "folder") {
+      updated = await this.rpc.call("_acpmux/addFolders", { id: chat.id, additionalDirectories: [path] });
+    } else {
+      const files = [...(chat.pendingFiles || chat.additionalFiles || [])];
+      if (!files.includes(path)) files.push(path);
+      updated = await this.rpc.call("_acpmux/setFiles", { id: chat.id, additionalFiles: files });
+    }
+    this.store.putChat(updated);
+  }
+
+  async removeSource(path, kind) {
+    const chat = this.chat();
+    if (!chat) return;
+    try {
+      let updated;
+      if (kind === "folder") {
+        updated = await this.rpc.call("_acpmux/removeFolders", { id: chat.id, additionalDirectories: [path] });
+      } else {
+        const files = (chat.pendingFiles || chat.additionalFiles || []).filter((f) => f !== path);
+        updated = await this.rpc.call("_acpmux/setFiles", { id: chat.id, additionalFiles: files });
+      }
+      this.store.putChat(updated);
+    } catch (e) {
+      this.sourceInput.showError(errorText(e));
+    }
+  }
+
+  // prompt runs one turn; it answers when the turn ends.
+  async prompt(t) {
+    this.prompting = true;
+    this.composer.setRunning(true);
+    try {
+      await this.rpc.call("_acpmux/prompt", { id: this.id, text: t });
+    } finally {
+      this.prompting = false;
+      this.composer.setRunning(!!this.store.state(this.id).TurnActive);
+    }
+  }
+
+  async cancel() {
+    try {
+      await this.rpc.call("_acpmux/cancel", { id: this.id });
+    } catch (e) {
+      this.report("Cancel: " + e.message);
+    }
+  }
+}
+
+// sourceWords say where a live status comes from, as the TUI's narrow
+// summary does (proto.StatusSource.Short): nothing for ACP, whose status is
+// exact.
+const sourceWords = { hooks: "from hooks", notify: "turn ends from notify, else inferred", screen: "inferred" };
+
+// pendingText says what a pending change of the folders and files adds
+// and removes, and when the running harness takes it, as the TUI's
+// summary does; "" when nothing is pending.
+function pendingText(st) {
+  const parts = [];
+  const change = (pending, running, noun) => {
+    if (!Array.isArray(pending)) return;
+    const add = [...added(pending, running)];
+    const drop = [...added(running || [], pending)];
+    if (add.length > 0) parts.push("adds " + add.join(", "));
+    if (drop.length > 0) parts.push("removes " + drop.join(", "));
+    if (add.length === 0 && drop.length === 0) parts.push("reorders the " + noun);
+  };
+  change(st.PendingDirectories, st.RunningDirectories, "folders");
+  change(st.PendingFiles, st.RunningFiles, "files");
+  if (parts.length === 0) return "";
+  return parts.join(" · ") + (st.PendingUntilRestart ? " at its next restart" : " at the end of its turn");
+}
+
+// added is what of pending the running list lacks, as a set; empty when
+// nothing is pending.
+function added(pending, running) {
+  if (!Array.isArray(pending)) return new Set();
+  const run = new Set(running || []);
+  return new Set(pending.filter((p) => !run.has(p)));
+}
