@@ -376,3 +376,30 @@ func TestWebPagePermissionCardReleasesTheAgent(t *testing.T) {
 	b.Screenshot("permission allowed")
 	b.NoConsoleErrors(noFavicon)
 }
+
+// TestWebPageOnAPhone: at a phone's width, by touch, the list and the chat
+// are two screens: a chat opens over the list, a prompt sent there gets its
+// reply, and "Chats" returns to the list.
+func TestWebPageOnAPhone(t *testing.T) {
+	w := newWebRig(t, "")
+	chat := w.chat("new", "--harness", "fake", "--cwd", w.proj, "--name", "on the phone", "--json")
+	o, b := openPage(t, w)
+	b.Viewport(390, 844, true)
+	signIn(b, o, chat.ID)
+	composer := pageRole("composer")
+	if b.Has(fmt.Sprintf(`!!document.querySelector(%s) && document.querySelector(%s).offsetParent !== null`, browser.Quote(composer), browser.Quote(composer))) {
+		t.Fatal("at a phone's width the chat shows beside the list")
+	}
+	b.Screenshot("phone list")
+	b.Click(pageRow(chat.ID))
+	b.WaitVisible(composer)
+	b.WaitTrue("the list to give the screen to the chat", fmt.Sprintf(`document.querySelector(%s).offsetParent === null`, browser.Quote(pageRow(chat.ID))))
+	b.Type(composer, "from my phone\n")
+	waitPageText(b, "body", "echo: from my phone")
+	waitPageText(b, ".status-pill", "waiting") // the turn over, the agent waits for the next prompt
+	b.Screenshot("phone chat")
+	b.Click("button.back")
+	b.WaitVisible(pageRow(chat.ID))
+	b.WaitTrue("the chat to leave the screen", fmt.Sprintf(`!document.querySelector(%s) || document.querySelector(%s).offsetParent === null`, browser.Quote(composer), browser.Quote(composer)))
+	b.NoConsoleErrors(noFavicon)
+}

@@ -214,6 +214,17 @@ func redact(url string) string {
 	return url
 }
 
+// Viewport makes the tab width x height CSS pixels, as a phone's screen
+// when touch is set (touch events on, a mobile viewport).
+func (b *Browser) Viewport(width, height int, touch bool) {
+	b.t.Helper()
+	opts := []chromedp.EmulateViewportOption{}
+	if touch {
+		opts = append(opts, chromedp.EmulateMobile, chromedp.EmulateTouch)
+	}
+	b.do(fmt.Sprintf("the viewport to be %dx%d", width, height), chromedp.EmulateViewport(int64(width), int64(height), opts...))
+}
+
 // Navigate opens url in the tab and waits for it to load.
 func (b *Browser) Navigate(url string) {
 	b.t.Helper()
