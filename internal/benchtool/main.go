@@ -48,6 +48,11 @@
 //	benchtool first-frame-1000 BIN HOME TMUX SOCKET N RUNS  the TUI's first frame at N chats, cold and warm, beside tmux attach
 //	benchtool ssh BIN DIR TMUX FILE KEYS GAP_MS CHATS SECONDS  over a real sshd: attach --host beside tmux over ssh,
 //	                                           keys, the flood of FILE, and the link's bytes with CHATS idle chats (ssh_side.go)
+//	benchtool page-1000 BIN HOME N RUNS            the web page's first paint of N chats in a headless Chromium, beside the TUI's
+//	                                           first frame, and the page's JavaScript heap (page_list.go)
+//	benchtool page-keys BIN HOME TMUX SOCKET N GAP_MS  N keys into `cat` in a terminal chat in the page, beside the server's
+//	                                           client and tmux, a key of each in turn (page_keys.go)
+//	benchtool page-flood BIN HOME TMUX SOCKET FILE RUNS  the flood of FILE in a terminal chat in the page, beside tmux attach (page_flood.go)
 //	benchtool pages PID BIN                        the resident pages of BIN's image in process PID, by package and section (pages.go)
 //	benchtool tick                                 the time once a second: the scale rows' harness (tick.go)
 //
@@ -65,6 +70,7 @@ import (
 	"math"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -97,6 +103,9 @@ const usage = `usage:
   benchtool memory-idle BIN HOME TMUX SOCKET N
   benchtool first-frame-1000 BIN HOME TMUX SOCKET N RUNS
   benchtool ssh BIN DIR TMUX FILE KEYS GAP_MS CHATS SECONDS
+  benchtool page-1000 BIN HOME N RUNS
+  benchtool page-keys BIN HOME TMUX SOCKET N GAP_MS
+  benchtool page-flood BIN HOME TMUX SOCKET FILE RUNS
   benchtool pages PID BIN
   benchtool tick`
 
@@ -301,6 +310,8 @@ func runServer(cmd string, rest []string) error {
 			return err
 		}
 		return sshBench(rest[0], rest[1], rest[2], rest[3], nums[0], gap, nums[1], secs)
+	case strings.HasPrefix(cmd, "page-"):
+		return runPage(cmd, rest)
 	case cmd == "hook-loop" && len(rest) == 3:
 		n, err := positive(rest[1])
 		if err != nil {
