@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/acpmux/acpmux-tui/client"
+	"github.com/acpmux/acpmux-tui/internal/testharness/wait"
 	"github.com/acpmux/acpmux-tui/proto"
 )
 
@@ -109,4 +110,55 @@ func mustJSON(t *testing.T, v any) json.RawMessage {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestWebKeysReachAHostInOrder: keys a page sends a host's terminal chat
+// one by one, without waiting for each answer, are typed there in the
+// order they were sent (each relayed call runs on its own; the keys of one
+// host wait in one line).
+func TestWebKeysReachAHostInOrder(t *testing.T) {
+	r := newHostRig(t)
+	fake := buildFakeHarness(t)
+	proj := r.dir("far/root/proj")
+	conf := "default_harness = \"term\"\n[harness.term]\ncommand = \"" + fake + "\"\nenv = { ACPMUX_FAKE_MODE = \"echo\" }\n"
+	if err := os.WriteFile(r.remoteConfig, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	far := r.chat("new", "--host", "test", "--cwd", proj, "--json")
+	w := &webRig{cli: r.cli}
+	o, token := w.openWeb()
+	c := dialWeb(t, o.Listen, bearer(token))
+	c.ok(proto.MethodHost, proto.HostCallParams{Host: "test", Method: proto.MethodStart, Params: mustJSON(t, proto.ChatParams{ID: far.ID})}, nil)
+	render := func() string {
+		var res proto.RenderResult
+		c.ok(proto.MethodHost, proto.HostCallParams{Host: "test", Method: proto.MethodRender, Params: mustJSON(t, proto.RenderParams{ID: far.ID})}, &res)
+		return res.Text
+	}
+	wait.Until(t, "the far harness's prompt", func() bool { return strings.Contains(render(), "ready>") })
+
+	typed := "the quick brown fox jumps over the lazy dog 0123456789"
+	first := c.next + 1
+	for _, ch := range typed + "\r" {
+		c.next++
+		if err := c.c.Send(map[string]any{"jsonrpc": "2.0", "id": c.next, "method": proto.MethodHost,
+			"params": proto.HostCallParams{Host: "test", Method: proto.MethodWrite, Params: mustJSON(t, proto.WriteParams{ID: far.ID, Data: []byte(string(ch))})}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	answered := map[string]bool{}
+	deadline := time.Now().Add(srvHang)
+	for len(answered) < c.next-first+1 {
+		b, err := c.c.Recv(deadline)
+		if err != nil {
+			t.Fatalf("waiting for the keys' answers (%d of %d): %v", len(answered), c.next-first+1, err)
+		}
+		var a webAnswer
+		if json.Unmarshal(b, &a) == nil && a.Method == "" {
+			if a.Error != nil {
+				t.Fatalf("a key was refused: %+v", a.Error)
+			}
+			answered[string(a.ID)] = true
+		}
+	}
+	wait.Until(t, "the far harness to echo the line as typed", func() bool { return strings.Contains(render(), "echo: "+typed) })
 }

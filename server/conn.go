@@ -152,6 +152,9 @@ func (c *conn) handleLine(line []byte) {
 		}
 	}
 	c.called.Store(true)
+	if req.Method == proto.MethodHost && c.web.Load() && c.relayKeys(req) {
+		return // a key for a host: queued in order for its link (webhosts.go)
+	}
 	if req.Method == proto.MethodWrite || req.Method == proto.MethodAttachInput || c.door != nil && acp.Starts(req.Method) {
 		// Keys run here, in the order they came: the mux's write never
 		// waits (input a harness is not reading waits in a backlog), and

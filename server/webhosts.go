@@ -28,7 +28,15 @@ type hostLinks struct {
 	mu     sync.Mutex
 	links  map[string]*hostLink
 	closed bool
+	// keys are the keys waiting to go to each host, in the order they
+	// came (relayKeys): each relayed call runs in a goroutine of its own,
+	// and two keys must not pass each other on the way.
+	keys map[string]chan Request
 }
+
+// maxRelayedKeys bounds the keys one web caller has waiting for one host;
+// past it a key is refused, not queued without end.
+const maxRelayedKeys = 256
 
 // hostLink is a link being opened (ready not yet closed) or open.
 type hostLink struct {
@@ -185,4 +193,51 @@ func (l *hostLinks) closeAll() {
 			hl.conn.Close()
 		}
 	}
+}
+
+// relayKeys queues a web caller's MethodHost call of MethodWrite for its
+// host, in the order the keys came, and reports true; any other call it
+// leaves (false). One goroutine per host makes the queued calls one after
+// another and answers each, so a host types the keys in the order they
+// were typed, as a local chat does.
+func (c *conn) relayKeys(req Request) bool {
+	var p proto.HostCallParams
+	if json.Unmarshal(req.Params, &p) != nil || p.Method != proto.MethodWrite {
+		return false
+	}
+	l := &c.hosts
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return false
+	}
+	if l.keys == nil {
+		l.keys = map[string]chan Request{}
+	}
+	q, ok := l.keys[p.Host]
+	if !ok {
+		q = make(chan Request, maxRelayedKeys)
+		l.keys[p.Host] = q
+		c.hold()
+		go func() {
+			defer c.release()
+			for {
+				select {
+				case r := <-q:
+					c.run(r)
+				case <-c.gone:
+					return
+				}
+			}
+		}()
+	}
+	l.mu.Unlock()
+	select {
+	case q <- req:
+	default:
+		if !req.Notification() {
+			c.reply(req.ID, nil, errorf(proto.CodeFailed, "host %s: %d keys wait for it already", clipText(p.Host), maxRelayedKeys))
+		}
+	}
+	return true
 }
