@@ -6,26 +6,30 @@
 // path becomes a source of the chat: a folder through _acpmux/addFolders,
 // a file through _acpmux/setFiles with the chat's files and it; a running
 // chat takes either at the end of its turn, and its chip shows pending
-// until then.
+// until then. A chat of another host is shown the same way: every call
+// for it goes to its host (callFor), its folders are that host's.
 
 import { h, fill, text, button, errorText, debounce } from "./dom.js";
-import { isLive } from "./store.js";
+import { isLive, localHost, splitKey } from "./store.js";
 import { chipList, SourceInput } from "./sources.js";
 import { TranscriptView } from "./transcript.js";
 import { Composer } from "./composer.js";
 
 export class ChatPane {
-  // terminal is the page's one TerminalView; show(ids) names the chats
-  // whose screens the server sends; onDerived(id) opens a chat made
-  // here; onBack() returns to the list (a phone's one screen).
-  constructor({ rpc, store, terminal, show, report, onDerived, onBack }) {
-    this.rpc = rpc;
+  // callFor(host, method, params) makes a call on a host's server;
+  // terminal is the page's one TerminalView; show(host, ids) names the
+  // chats whose screens a host's server sends; onDerived(key) opens a chat
+  // made here; onBack() returns to the list (a phone's one screen).
+  constructor({ callFor, store, terminal, show, report, onDerived, onBack }) {
+    this.callFor = callFor;
     this.store = store;
     this.terminal = terminal;
     this.show = show;
     this.report = report;
     this.onDerived = onDerived;
-    this.id = "";
+    this.id = ""; // the chat's key (store.js)
+    this.host = localHost;
+    this.chatId = "";
     this.acp = false;
     this.prompting = false;
 
@@ -34,10 +38,10 @@ export class ChatPane {
     this.chipsEl = h("div", { class: "chips-box" });
     this.bodyEl = h("div", { class: "chat-body" });
     this.backBtn = button("‹ Chats", { class: "back", on: { click: onBack } });
-    this.transcript = new TranscriptView({ rpc, store, onStale: debounce(() => this.loadTranscript(), 300) });
+    this.transcript = new TranscriptView({ callFor, store, onStale: debounce(() => this.loadTranscript(), 300) });
     this.composer = new Composer({ onSend: (t) => this.prompt(t), onCancel: () => this.cancel() });
     this.sourceInput = new SourceInput({
-      rpc,
+      call: (method, params) => this.call(method, params),
       base: () => text((this.chat() || {}).cwd),
       onAdd: (s) => this.addSource(s),
       label: "Add a folder or file to this chat",
@@ -53,57 +57,73 @@ export class ChatPane {
     return this.store.chats.get(this.id);
   }
 
-  // open shows chat id and sets up what the server sends of it.
-  async open(id) {
-    if (this.id && this.id !== id) {
-      this.leave();
+  // call makes a call on the server of the chat's host.
+  call(method, params = {}) {
+    return this.callFor(this.host, method, params);
+  }
+
+  // open shows the chat of key and sets up what its server sends of it.
+  async open(key) {
+    const next = splitKey(key);
+    if (this.id && this.id !== key) {
+      this.leave(next.host);
     }
-    this.id = id;
-    this.acp = this.store.transport(id) === "acp";
+    this.id = key;
+    ({ host: this.host, id: this.chatId } = next);
+    this.acp = this.store.transport(key) === "acp";
     this.prompting = false;
     this.sourceInput.reset();
     this.composer.reset();
     if (this.acp) {
-      this.transcript.open(id);
+      this.transcript.open(key);
       fill(this.bodyEl, this.transcript.element, this.composer.element);
       this.terminal.close();
     } else {
-      this.terminal.open(id);
+      this.terminal.open(key);
       fill(this.bodyEl, this.terminal.element);
     }
     this.render();
     await this.attach();
   }
 
-  // attach asks the server for the chat's updates: its screen (show) or
+  // attach asks the chat's server for its updates: its screen (show) or
   // its stream (observe, then the transcript). It runs again after a
-  // reconnect: the new connection has been told nothing.
+  // reconnect (of this machine's server, or of the link to the chat's
+  // host): the new connection has been told nothing.
   async attach() {
     const id = this.id;
     if (!id) {
-      this.show([]);
       return;
     }
-    this.rpc.call("_acpmux/look", { id: document.hidden ? "" : id }).catch(() => {});
+    const chatId = this.chatId;
+    this.look();
     if (!this.acp) {
-      this.show([id]);
+      this.show(this.host, [chatId]);
       this.terminal.resized();
       return;
     }
-    this.show([]);
+    this.show(this.host, []);
     try {
-      await this.rpc.call("_acpmux/observe", { id });
+      await this.call("_acpmux/observe", { id: chatId });
     } catch (e) {
-      this.report("Observe: " + e.message);
+      if (id === this.id) this.report("Observe: " + e.message);
     }
     await this.loadTranscript();
+  }
+
+  // look tells the chat's server whether its user looks at it (not while
+  // the page is hidden).
+  look() {
+    if (this.id) {
+      this.call("_acpmux/look", { id: document.hidden ? "" : this.chatId }).catch(() => {});
+    }
   }
 
   async loadTranscript() {
     const id = this.id;
     if (!id || !this.acp) return;
     try {
-      const r = await this.rpc.call("_acpmux/transcript", { id });
+      const r = await this.call("_acpmux/transcript", { id: this.chatId });
       if (id === this.id) {
         this.transcript.setTranscript((r && r.entries) || [], !!(r && r.turnRunning) || !!this.store.state(id).TurnActive);
       }
@@ -112,10 +132,18 @@ export class ChatPane {
     }
   }
 
-  // leave stops what the server sends of the chat shown.
-  leave() {
-    if (this.acp && this.id) {
-      this.rpc.call("_acpmux/unobserve", { id: this.id }).catch(() => {});
+  // leave stops what the chat's server sends of the chat shown, and tells
+  // it nobody looks at it here. When the next chat shown (nextHost's) is of
+  // the same server, the next show and look replace those: they are not
+  // sent "none" first, as a server may take two calls in either order.
+  leave(nextHost = "") {
+    if (!this.id) return;
+    if (this.acp) {
+      this.call("_acpmux/unobserve", { id: this.chatId }).catch(() => {});
+    }
+    if (nextHost !== this.host) {
+      if (!this.acp) this.show(this.host, []);
+      this.call("_acpmux/look", { id: "" }).catch(() => {});
     }
     this.terminal.close();
   }
@@ -123,18 +151,17 @@ export class ChatPane {
   close() {
     this.leave();
     this.id = "";
-    this.show([]);
-    this.rpc.call("_acpmux/look", { id: "" }).catch(() => {});
+    this.chatId = "";
   }
 
-  // entries takes the stream of an observed chat.
-  entries(id, list) {
-    if (id === this.id && this.acp) {
+  // entries takes the stream of an observed chat (by its key).
+  entries(key, list) {
+    if (key === this.id && this.acp) {
       this.transcript.stream(list);
     }
   }
 
-  // states hears that chats' states changed: the chat shown is drawn
+  // states hears that chats' states changed (their keys): the chat shown is drawn
   // again, and its JSON read again when its pending lists moved or its
   // harness started or ended (a change taken at the end of a turn shows
   // in the chips then; a first start says how the folders went).
@@ -152,10 +179,10 @@ export class ChatPane {
   }
 
   async fetchChat() {
-    const id = this.id;
+    const id = this.id, host = this.host;
     if (!id) return;
     try {
-      this.store.putChat(await this.rpc.call("_acpmux/chat", { id }));
+      this.store.putChat(host, await this.call("_acpmux/chat", { id: this.chatId }));
     } catch (e) {
       if (id === this.id) this.report("Read the chat: " + e.message);
     }
@@ -195,10 +222,10 @@ export class ChatPane {
     const live = isLive(status);
     const title = text(st.Title).trim();
     const name = text(chat.name) || chat.id;
-    const harnesses = (this.store.config.harnesses || []).filter((x) => x.installed !== false);
+    const harnesses = (this.store.configOf(this.host).harnesses || []).filter((x) => x.installed !== false);
     // Built again only when what it shows changed: an open hand-off menu
     // stays open while the chat's screen changes.
-    const key = JSON.stringify([this.id, name, title, live, harnesses.map((x) => x.name)]);
+    const key = JSON.stringify([this.id, name, title, live, harnesses.map((x) => x.name), this.host]);
     if (key === this.headKey) {
       return;
     }
@@ -215,6 +242,7 @@ export class ChatPane {
       this.backBtn,
       h("div", { class: "chat-title" },
         h("h2", { text: name }),
+        this.host !== localHost ? h("span", { class: "chat-host", role: "chat-host", text: "on " + this.host }) : null,
         title && title !== name ? h("span", { class: "term-title", text: title }) : null),
       h("div", { class: "chat-actions" },
         live
@@ -238,6 +266,7 @@ export class ChatPane {
     const statusText = status + (from ? " · " + from : "");
     const why = text(st.LastError || (status === "failed" || status === "exited" ? st.Reason : ""));
     fill(this.summaryEl,
+      this.host !== localHost ? line("host", this.host) : null,
       line("harness", bits.join(" · ")),
       h("div", { class: "summary-row" }, h("span", { class: "summary-label", text: "status" }),
         h("span", { class: "summary-value status-pill status-" + status, text: statusText })),
@@ -272,8 +301,9 @@ export class ChatPane {
   }
 
   async lifecycle(method) {
+    const host = this.host;
     try {
-      this.store.putChat(await this.rpc.call(method, { id: this.id, ...this.size() }));
+      this.store.putChat(host, await this.call(method, { id: this.chatId, ...this.size() }));
     } catch (e) {
       this.report(errorText(e));
     }
@@ -281,17 +311,19 @@ export class ChatPane {
 
   // derive makes a fork, side chat or handoff (the server writes a
   // capsule of what was said, when the harness cannot fork natively),
-  // starts it and opens it.
+  // starts it and opens it. It is made on the chat's host.
   async derive(origin, harness) {
+    const host = this.host;
+    const call = (method, params) => this.callFor(host, method, params);
     try {
-      const chat = await this.rpc.call("_acpmux/derive", { id: this.id, origin, harness: harness || undefined, makeCapsule: true });
-      this.store.putChat(chat);
+      const chat = await call("_acpmux/derive", { id: this.chatId, origin, harness: harness || undefined, makeCapsule: true });
+      const key = this.store.putChat(host, chat);
       try {
-        this.store.putChat(await this.rpc.call("_acpmux/start", { id: chat.id, ...this.size() }));
+        this.store.putChat(host, await call("_acpmux/start", { id: chat.id, ...this.size() }));
       } catch (e) {
         this.report("Made " + text(chat.name) + ", not started: " + errorText(e));
       }
-      this.onDerived(chat.id);
+      this.onDerived(key);
     } catch (e) {
       this.report(errorText(e));
     }
@@ -302,29 +334,31 @@ export class ChatPane {
   async addSource({ path, kind }) {
     const chat = this.chat();
     if (!chat) return;
+    const host = this.host;
     let updated;
     if (kind === "folder") {
-      updated = await this.rpc.call("_acpmux/addFolders", { id: chat.id, additionalDirectories: [path] });
+      updated = await this.call("_acpmux/addFolders", { id: chat.id, additionalDirectories: [path] });
     } else {
       const files = [...(chat.pendingFiles || chat.additionalFiles || [])];
       if (!files.includes(path)) files.push(path);
-      updated = await this.rpc.call("_acpmux/setFiles", { id: chat.id, additionalFiles: files });
+      updated = await this.call("_acpmux/setFiles", { id: chat.id, additionalFiles: files });
     }
-    this.store.putChat(updated);
+    this.store.putChat(host, updated);
   }
 
   async removeSource(path, kind) {
     const chat = this.chat();
     if (!chat) return;
+    const host = this.host;
     try {
       let updated;
       if (kind === "folder") {
-        updated = await this.rpc.call("_acpmux/removeFolders", { id: chat.id, additionalDirectories: [path] });
+        updated = await this.call("_acpmux/removeFolders", { id: chat.id, additionalDirectories: [path] });
       } else {
         const files = (chat.pendingFiles || chat.additionalFiles || []).filter((f) => f !== path);
-        updated = await this.rpc.call("_acpmux/setFiles", { id: chat.id, additionalFiles: files });
+        updated = await this.call("_acpmux/setFiles", { id: chat.id, additionalFiles: files });
       }
-      this.store.putChat(updated);
+      this.store.putChat(host, updated);
     } catch (e) {
       this.sourceInput.showError(errorText(e));
     }
@@ -334,17 +368,20 @@ export class ChatPane {
   async prompt(t) {
     this.prompting = true;
     this.composer.setRunning(true);
+    const key = this.id;
     try {
-      await this.rpc.call("_acpmux/prompt", { id: this.id, text: t });
+      await this.call("_acpmux/prompt", { id: this.chatId, text: t });
     } finally {
-      this.prompting = false;
-      this.composer.setRunning(!!this.store.state(this.id).TurnActive);
+      if (key === this.id) {
+        this.prompting = false;
+        this.composer.setRunning(!!this.store.state(this.id).TurnActive);
+      }
     }
   }
 
   async cancel() {
     try {
-      await this.rpc.call("_acpmux/cancel", { id: this.id });
+      await this.call("_acpmux/cancel", { id: this.chatId });
     } catch (e) {
       this.report("Cancel: " + e.message);
     }

@@ -4,7 +4,8 @@
 // (_acpmux/listDirectory), and a small browser lists a folder to pick
 // from. The page is never told the web roots: the browser starts at the
 // chat's folder or at the path typed, and a path outside the roots comes
-// back refused, with the server's reason, which names them.
+// back refused, with the server's reason, which names them. The folders
+// are those of the chat's host: the listing is asked of its server.
 
 import { h, fill, text, button, errorText, debounce } from "./dom.js";
 
@@ -39,9 +40,10 @@ function join(dir, name) {
 export class SourceInput {
   // base() is the folder a relative path and the browser start from ("" for
   // none); onAdd({path, kind}) makes the chip, and rejects with the
-  // server's refusal, which is shown beside the input.
-  constructor({ rpc, base, onAdd, label = "Add a folder or file" }) {
-    this.rpc = rpc;
+  // server's refusal, which is shown beside the input. call(method,
+  // params) makes a call on the server of the host whose folders these are.
+  constructor({ call, base, onAdd, label = "Add a folder or file" }) {
+    this.call = call;
     this.base = base;
     this.onAdd = onAdd;
     this.cache = new Map(); // folder → its listing, for this input's life
@@ -85,7 +87,7 @@ export class SourceInput {
 
   async listing(dir) {
     if (this.cache.has(dir)) return this.cache.get(dir);
-    const r = await this.rpc.call("_acpmux/listDirectory", { path: dir });
+    const r = await this.call("_acpmux/listDirectory", { path: dir });
     const entries = Array.isArray(r && r.entries) ? r.entries : [];
     const l = { path: text(r && r.path) || dir, entries, truncated: !!(r && r.truncated) };
     this.cache.set(dir, l);

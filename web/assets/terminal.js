@@ -7,22 +7,27 @@
 // the size the page asks the server for (_acpmux/resize), as the TUI's
 // pane sizes every chat's pty. Scrolling back asks for the screen as it
 // was some lines up (_acpmux/render with scroll), as the TUI's pgup does.
+// A chat of another host is drawn the same way: its calls go to its host
+// (app.js's callFor), and its host's notifications come here as its own.
 
 import { h, fill, text, debounce } from "./dom.js";
 import { parseLine, renderCells } from "./sgr.js";
 import { keyBytes, pasteBytes, wheelBytes, base64 } from "./keys.js";
 import { touchKeys } from "./touchkeys.js";
-import { isLive } from "./store.js";
+import { isLive, localHost, splitKey, HostDown } from "./store.js";
 
 const maxCols = 2000, maxRows = 1000;
 
 export class TerminalView {
+  // callFor(host, method, params) makes a call on a chat's host;
   // report(text) shows a failed call in the page's status line.
-  constructor({ rpc, store, report }) {
-    this.rpc = rpc;
+  constructor({ callFor, store, report }) {
+    this.callFor = callFor;
     this.store = store;
     this.report = report;
-    this.id = "";
+    this.id = ""; // the chat's key (store.js)
+    this.host = "";
+    this.chatId = "";
     this.lines = []; // the live screen's lines, as the server rendered them
     this.rowEls = [];
     this.cursor = [-1, -1];
@@ -32,6 +37,8 @@ export class TerminalView {
     this.size = { cols: 0, rows: 0 };
     this.sentSize = "";
     this.wheelRest = 0;
+    this.outbox = []; // keys for a host: {host, id, data}, oldest first
+    this.sending = false;
 
     this.screen = h("div", { class: "term-screen", attrs: { "aria-hidden": "true" } });
     this.banner = h("div", { class: "term-banner", hidden: true });
@@ -63,9 +70,11 @@ export class TerminalView {
     new ResizeObserver(() => this.measure()).observe(this.term);
   }
 
-  // open shows chat id (its screen comes with the server's next patch).
-  open(id) {
-    this.id = id;
+  // open shows the chat of key (its screen comes with its server's next
+  // patch).
+  open(key) {
+    this.id = key;
+    ({ host: this.host, id: this.chatId } = splitKey(key));
     this.lines = [];
     this.rowEls = [];
     this.cursor = [-1, -1];
@@ -109,15 +118,16 @@ export class TerminalView {
     }
   }
 
-  // resize tells the server the page's size: every chat's pty takes it,
-  // as with the TUI's pane, and the page's writes carry it from then on.
+  // resize tells the chat's server the page's size: every chat's pty
+  // there takes it, as with the TUI's pane, and the page's writes carry it
+  // from then on.
   resize() {
     const key = this.size.cols + "x" + this.size.rows;
     if (!this.id || this.size.cols === 0 || key === this.sentSize) {
       return;
     }
     this.sentSize = key;
-    this.rpc.call("_acpmux/resize", this.size).catch((e) => {
+    this.callFor(this.host, "_acpmux/resize", this.size).catch((e) => {
       this.sentSize = "";
       this.report("Resize: " + e.message);
     });
@@ -129,9 +139,10 @@ export class TerminalView {
     this.sendSize();
   }
 
-  // patch applies a screen patch ({full} or {rows}) of the chat shown.
-  patch(id, screen, cursor) {
-    if (id !== this.id || !screen) {
+  // patch applies a screen patch ({full} or {rows}) of the chat shown
+  // (by its key).
+  patch(key, screen, cursor) {
+    if (key !== this.id || !screen) {
       return;
     }
     if (typeof screen.full === "string") {
@@ -156,8 +167,8 @@ export class TerminalView {
 
   // view takes a watched chat view: its terminal (cursor, modes) and, for
   // a chat shown, its screen.
-  view(id, v) {
-    if (id !== this.id) {
+  view(key, v) {
+    if (key !== this.id) {
       return;
     }
     const t = v.terminal || {};
@@ -165,7 +176,7 @@ export class TerminalView {
       this.cursor = [t.CursorCol, t.CursorRow];
     }
     if (v.screen) {
-      this.patch(id, v.screen, null);
+      this.patch(key, v.screen, null);
     } else {
       this.refresh();
     }
@@ -206,8 +217,11 @@ export class TerminalView {
   drawBanner(live) {
     const st = this.store.state(this.id);
     const status = this.store.status(this.id);
+    const link = this.store.link(this.host);
     let msg = "";
-    if (this.scroll > 0) {
+    if (link.state === HostDown) {
+      msg = `Keys are not sent · ${text(link.error) || "the link to host " + this.host + " is down"} · reconnecting…`;
+    } else if (this.scroll > 0) {
       msg = `Scrolled back ${this.scroll} lines · Shift+PgDn or any key returns to the live screen`;
     } else if (!live) {
       const chat = this.store.chats.get(this.id) || {};
@@ -229,11 +243,47 @@ export class TerminalView {
     if (!this.id) {
       return;
     }
+    if (this.store.link(this.host).state === HostDown) {
+      this.report(`The link to host ${this.host} is down: the keys were not sent.`);
+      return;
+    }
     if (!isLive(this.store.status(this.id))) {
       this.report("The chat is not running: Start it to type to it.");
       return;
     }
-    this.rpc.call("_acpmux/write", { id: this.id, data: base64(data) }).catch((e) => this.report("Keys not sent: " + e.message));
+    if (this.host === localHost) {
+      // This machine's server takes a connection's keys in the order
+      // they come.
+      this.callFor(this.host, "_acpmux/write", { id: this.chatId, data: base64(data) }).catch((e) => this.report("Keys not sent: " + e.message));
+      return;
+    }
+    // A host's calls are relayed each on its own, and two under way may
+    // reach the host in either order: its keys go one write at a time,
+    // those typed meanwhile together in the next.
+    const last = this.outbox[this.outbox.length - 1];
+    if (last && last.host === this.host && last.id === this.chatId) {
+      last.data += data;
+    } else {
+      this.outbox.push({ host: this.host, id: this.chatId, data });
+    }
+    this.sendKeys();
+  }
+
+  // sendKeys sends the keys waiting for a host, one write at a time.
+  async sendKeys() {
+    if (this.sending) {
+      return;
+    }
+    this.sending = true;
+    while (this.outbox.length > 0) {
+      const w = this.outbox.shift();
+      try {
+        await this.callFor(w.host, "_acpmux/write", { id: w.id, data: base64(w.data) });
+      } catch (e) {
+        this.report("Keys not sent: " + e.message);
+      }
+    }
+    this.sending = false;
   }
 
   key(ev) {
@@ -358,7 +408,7 @@ export class TerminalView {
     }
     this.fetching = true;
     const id = this.id, scroll = this.scroll;
-    this.rpc.call("_acpmux/render", { id, scroll }).then((r) => {
+    this.callFor(this.host, "_acpmux/render", { id: this.chatId, scroll }).then((r) => {
       if (id === this.id && this.scroll > 0) {
         this.scrolled = String((r && r.text) || "").split("\n");
         this.refresh();

@@ -10,6 +10,7 @@
 // answered it.
 
 import { h, fill, text, button, errorText } from "./dom.js";
+import { splitKey } from "./store.js";
 
 // kindNames are proto.EntryKind's names by number (a transcript's form).
 const kindNames = ["user", "agent", "thought", "tool", "plan", "note", "error", "stderr",
@@ -25,12 +26,13 @@ export class TranscriptView {
   // was copied has ended (its last entries were copied half made, and the
   // stream may have repeated some). The caller fetches the transcript
   // again. Otherwise the stream, merged, is the transcript, and the agent's
-  // stderr lines, which only the stream carries, stay.
-  constructor({ rpc, store, onStale }) {
-    this.rpc = rpc;
+  // stderr lines, which only the stream carries, stay. callFor(host,
+  // method, params) makes a call on the chat's host.
+  constructor({ callFor, store, onStale }) {
+    this.callFor = callFor;
     this.store = store;
     this.onStale = onStale;
-    this.id = "";
+    this.id = ""; // the chat's key (store.js)
     this.entries = [];
     this.log = h("div", { class: "transcript", attrs: { role: "log", "aria-live": "polite" } });
     this.noticeEl = h("div", { class: "turn-notice", hidden: true });
@@ -39,8 +41,8 @@ export class TranscriptView {
     this.cardSeq = null;
   }
 
-  open(id) {
-    this.id = id;
+  open(key) {
+    this.id = key;
     this.entries = [];
     this.cardSeq = null;
     this.stale = false;
@@ -210,7 +212,8 @@ export class TranscriptView {
       for (const b of buttons) b.disabled = true;
       err.hidden = true;
       try {
-        await this.rpc.call("_acpmux/answerPermission", { id: this.id, optionId: opt });
+        const { host, id } = splitKey(this.id);
+        await this.callFor(host, "_acpmux/answerPermission", { id, optionId: opt });
       } catch (e) {
         // Answered elsewhere first: the next state takes the card away.
         err.textContent = errorText(e);
