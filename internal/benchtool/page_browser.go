@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -19,6 +18,8 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/acpmux/acpmux-tui/client"
+	"github.com/acpmux/acpmux-tui/internal/testharness/browser"
+	"github.com/acpmux/acpmux-tui/internal/testharness/lockedbuf"
 	"github.com/acpmux/acpmux-tui/proto"
 )
 
@@ -78,7 +79,7 @@ type pageBrowser struct {
 	tab         context.Context
 	cancelTab   context.CancelFunc
 	cancelAlloc context.CancelFunc
-	output      *syncBuffer // what Chromium printed, for an error
+	output      *lockedbuf.Buffer // what Chromium printed, for an error
 	closeOnce   sync.Once
 }
 
@@ -86,20 +87,12 @@ type pageBrowser struct {
 // container (no sandbox, headless=new, no GPU, no /dev/shm) and opens its
 // first tab at the window's size.
 func startBrowser() (*pageBrowser, error) {
-	path, err := findChromium()
+	path, err := browser.Find()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w (apt-get install chromium)", err)
 	}
-	b := &pageBrowser{output: new(syncBuffer)}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(path),
-		chromedp.NoSandbox,
-		chromedp.Flag("headless", "new"),
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.WindowSize(pageWindow.Width, pageWindow.Height),
-		chromedp.CombinedOutput(b.output),
-	)
+	b := &pageBrowser{output: new(lockedbuf.Buffer)}
+	opts := browser.AllocatorOptions(path, pageWindow.Width, pageWindow.Height, b.output)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	b.tab, b.cancelTab = chromedp.NewContext(allocCtx)
 	b.cancelAlloc = cancelAlloc
@@ -108,17 +101,6 @@ func startBrowser() (*pageBrowser, error) {
 		return nil, fmt.Errorf("start chromium (%s): %w\n%s", path, err, b.output.String())
 	}
 	return b, nil
-}
-
-// findChromium is `chromium` on PATH, else Debian's /usr/bin/chromium.
-func findChromium() (string, error) {
-	if p, err := exec.LookPath("chromium"); err == nil {
-		return p, nil
-	}
-	if st, err := os.Stat("/usr/bin/chromium"); err == nil && !st.IsDir() {
-		return "/usr/bin/chromium", nil
-	}
-	return "", errors.New("chromium is not installed (apt-get install chromium)")
 }
 
 // close closes the tab and ends the browser (chromedp kills what is left
@@ -153,24 +135,6 @@ func firstDo(tab context.Context, a chromedp.Action[chromedp.Void]) error {
 	case <-time.After(pageWait):
 		return fmt.Errorf("no answer after %s", pageWait)
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for Chromium's output goroutine.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // teardown is what a page row undoes at its end or on a signal: each step

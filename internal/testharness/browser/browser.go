@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -57,6 +58,28 @@ func Find() (string, error) {
 	return "", ErrNoChromium
 }
 
+// AllocatorOptions are the flags Chromium at path runs headless with here,
+// as root in a container too, in a window of width x height, its output
+// going to output. The benchmarks start it the same way.
+func AllocatorOptions(path string, width, height int, output io.Writer) []chromedp.ExecAllocatorOption {
+	return append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path),
+		// As root in a container Chromium's sandbox cannot start (it
+		// needs user namespaces, or a setuid helper).
+		chromedp.NoSandbox,
+		chromedp.Flag("headless", "new"),
+		chromedp.DisableGPU,
+		// /dev/shm is 64 MB in a default container: Chromium's shared
+		// memory goes to the temporary folder instead.
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.WindowSize(width, height),
+		chromedp.CombinedOutput(output),
+		// The user data folder is chromedp's own temporary one: made at
+		// the start, removed (after any leftover child is killed) at the
+		// end.
+	)
+}
+
 // Browser is one headless Chromium with one tab, for one test.
 type Browser struct {
 	t      testing.TB
@@ -88,22 +111,7 @@ func Start(t testing.TB) *Browser {
 		acpschema.SkipUnlessPeers(t, err.Error())
 	}
 	b := &Browser{t: t, output: new(lockedbuf.Buffer)}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(path),
-		// As root in a container Chromium's sandbox cannot start (it
-		// needs user namespaces, or a setuid helper).
-		chromedp.NoSandbox,
-		chromedp.Flag("headless", "new"),
-		chromedp.DisableGPU,
-		// /dev/shm is 64 MB in a default container: Chromium's shared
-		// memory goes to the temporary folder instead.
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.WindowSize(Window.Width, Window.Height),
-		chromedp.CombinedOutput(b.output),
-		// The user data folder is chromedp's own temporary one: made at
-		// the start, removed (after any leftover child is killed) at the
-		// end.
-	)
+	opts := AllocatorOptions(path, Window.Width, Window.Height, b.output)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	tab, cancelTab := chromedp.NewContext(allocCtx, chromedp.WithListener(b.listen))
 	b.tab = tab
