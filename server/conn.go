@@ -197,14 +197,15 @@ func (c *conn) quiet() bool {
 	return c.busy.Load() == 0 && !c.watches.Load() && !c.attached.any()
 }
 
-// run makes one call and sends its answer: an ACP connection's ACP calls
-// go to its door, and _acpmux/* calls to the table, on either kind of
-// connection. An ACP call that may name a
-// harness (initialize picks the one new sessions get; the session methods
-// start agents) has the config read again first, as an _acpmux/* call
-// that may does (readsConfig): the door sees the table a moment-old edit
-// made. A refusal is told to the watchers; the ACP client hears nothing it
-// does not speak, and the last good config serves it.
+// run makes one call and sends its answer: a web caller's call passes the
+// web's rules first (webpolicy.go); an ACP connection's ACP calls go to
+// its door, and _acpmux/* calls to the table, on either kind of
+// connection. An ACP call that may name a harness (initialize picks the
+// one new sessions get; the session methods start agents) has the config
+// read again first, as an _acpmux/* call that may does (readsConfig): the
+// door sees the table a moment-old edit made. A refusal is told to the
+// watchers; the ACP client hears nothing it does not speak, and the last
+// good config serves it.
 func (c *conn) run(req Request) {
 	if c.web.Load() {
 		if rpcErr := c.s.webRefusal(req); rpcErr != nil {
