@@ -44,9 +44,9 @@ func realClaudeCode(t *testing.T) (string, []string) {
 	return "", nil
 }
 
-// closedPort returns a local TCP address nothing listens on: a proxy there
-// refuses every connection, so Claude Code meets its offline error whether
-// or not the machine has a network.
+// closedPort returns a local TCP address nothing listens on now: a proxy
+// there refuses every connection, so Claude Code meets its offline error
+// whether or not the machine has a network; a [web] listen there is free.
 func closedPort(t *testing.T) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")

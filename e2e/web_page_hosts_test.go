@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,19 +29,6 @@ func pageGroup(host string) string { return fmt.Sprintf("section.host-group[data
 
 // pageHostRow is the CSS selector of the row of chat id under host.
 func pageHostRow(host, id string) string { return pageGroup(host) + " " + pageRow(id) }
-
-// freeListen is a loopback address nothing listens on now, for [web]
-// listen: the door a restarted server opens again at the same place.
-func freeListen(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
-}
 
 // killRemoteServer stops the far side's server, as its user would there.
 func (r *hostRig) killRemoteServer() {
@@ -77,7 +63,7 @@ func TestWebPageHostsChatsUnderTheirHosts(t *testing.T) {
 	if err := os.WriteFile(r.remoteConfig, []byte(farConfig), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	listen := freeListen(t)
+	listen := closedPort(t) // the door a restarted server opens again at the same place
 	r.writeConfig(fmt.Sprintf("[host.gone]\nssh = %q\nssh_options = [\"-F\", %q, \"-o\", \"Port=1\"]\nhome = %q\ncommand = %q\n[web]\nlisten = %q\n",
 		sshd.Alias, r.sshd.Config, r.remoteHome, r.command, listen))
 	farProj := r.dir("far/proj")

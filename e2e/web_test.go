@@ -324,12 +324,7 @@ func TestWebRootsThatGiveEverythingAreDropped(t *testing.T) {
 // next server opens the same door by itself: the same cookie is let in,
 // and the chat is there, started again.
 func TestWebDoorSurvivesAKilledServer(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
+	addr := closedPort(t)
 	w := newWebRig(t, fmt.Sprintf("listen = %q\n", addr))
 	o, token := w.openWeb()
 	if o.Listen != addr {
