@@ -48,6 +48,8 @@ var rules = []rule{
 		why: "the TUI is a client of the server: it speaks proto through package client"},
 	{pkg: "/client", forbid: []string{"/mux/...", "/server/...", "/acp/...", "/internal/transfer/..."}, withTests: true,
 		why: "a client reaches the server through the socket alone"},
+	{pkg: "/sandbox", forbid: []string{"/..."}, allow: []string{"/sandbox"},
+		why: "the bound is computed by its callers; restricting a process knows nothing of chats"},
 	{pkg: "/web", forbid: []string{"/..."}, allow: []string{"/web", "/web/...", "/internal/testharness/wsclient", "/internal/testharness/lockedbuf", "/internal/testharness/wait"}, withTests: true,
 		why: "the web door's HTTP side is guards and a transport: what a web caller may do is the server's to decide"},
 }

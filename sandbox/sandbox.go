@@ -1,0 +1,174 @@
+// Package sandbox bounds what a chat's harness may touch on disk, with the
+// Linux Landlock LSM: it may write only in the chat's folders and files, it
+// may read everything else except the Hidden folders.
+//
+// The restriction is meant to be applied by a small re-exec of our own
+// binary that calls Bound.Restrict, then Bound.Prove, then execs the
+// harness, so the server itself is never restricted. A Landlock domain holds
+// for the process, every thread, and every child, across exec, and cannot be
+// lifted.
+//
+// Everything fails closed: no Landlock, an ABI older than MinABI, a path that
+// cannot be opened or is a symlink all make Restrict return an error naming
+// the cause, and nothing is restricted then (every path is opened and every
+// rule added before the one irreversible call).
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
+)
+
+// MinABI is the oldest Landlock ABI Restrict accepts. Below 3 the kernel
+// cannot deny truncate(2) (a root agent could empty any file it can read);
+// below 5 it cannot deny ioctl on device files opened later (TIOCSTI into
+// another terminal, as root). ABI 5 came with Linux 6.10.
+const MinABI = 5
+
+// Bound is what a harness may write and what it may not even read.
+// Every path is absolute and clean; the last component of each must not be a
+// symlink (pass resolved paths: filepath.EvalSymlinks).
+type Bound struct {
+	// Writable lists the folders the harness may write in: the chat's
+	// folder, its added folders, its scratch TMPDIR, the harness's state
+	// folders. Each must exist.
+	Writable []string `json:"writable,omitempty"`
+	// WritableFiles lists single files the harness may write in place
+	// (added files, e.g. ~/.claude.json). Each must exist: the folder that
+	// holds one is not writable, so neither creating it nor replacing it
+	// by rename is allowed.
+	WritableFiles []string `json:"writableFiles,omitempty"`
+	// Hidden lists folders the harness may not even read (the agent home).
+	// Everything outside them is readable. A Hidden folder may not lie
+	// inside a Writable one; a Writable folder inside a Hidden one is
+	// writable (and readable).
+	Hidden []string `json:"hidden,omitempty"`
+}
+
+// Access rights, by the ABI that introduced them.
+const (
+	rightsV1 = ll.AccessFSExecute | ll.AccessFSWriteFile | ll.AccessFSReadFile |
+		ll.AccessFSReadDir | ll.AccessFSRemoveDir | ll.AccessFSRemoveFile |
+		ll.AccessFSMakeChar | ll.AccessFSMakeDir | ll.AccessFSMakeReg |
+		ll.AccessFSMakeSock | ll.AccessFSMakeFifo | ll.AccessFSMakeBlock |
+		ll.AccessFSMakeSym
+
+	// fileRights are the only rights Landlock accepts on a rule whose
+	// path is not a folder.
+	fileRights = ll.AccessFSExecute | ll.AccessFSWriteFile | ll.AccessFSReadFile |
+		ll.AccessFSTruncate | ll.AccessFSIoctlDev
+
+	readRights = ll.AccessFSExecute | ll.AccessFSReadFile | ll.AccessFSReadDir
+
+	// writeRights go to Writable folders: everything but making device
+	// nodes (a root agent could mknod a disk and write it raw) and ioctl on
+	// devices.
+	writeRights = readRights | ll.AccessFSWriteFile | ll.AccessFSRemoveDir |
+		ll.AccessFSRemoveFile | ll.AccessFSMakeDir | ll.AccessFSMakeReg |
+		ll.AccessFSMakeSock | ll.AccessFSMakeFifo | ll.AccessFSMakeSym |
+		ll.AccessFSRefer | ll.AccessFSTruncate
+
+	// writeFileRights go to WritableFiles.
+	writeFileRights = ll.AccessFSReadFile | ll.AccessFSWriteFile | ll.AccessFSTruncate
+
+	// deviceRights go to the terminal devices: `> /dev/null` opens with
+	// O_TRUNC, and a terminal needs ioctl (termios, window size).
+	deviceRights = ll.AccessFSReadFile | ll.AccessFSWriteFile | ll.AccessFSTruncate |
+		ll.AccessFSIoctlDev
+)
+
+// handledRights is every filesystem right the given ABI knows, so that each
+// is denied unless a rule grants it.
+func handledRights(abi int) uint64 {
+	r := uint64(rightsV1)
+	if abi >= 2 {
+		r |= ll.AccessFSRefer
+	}
+	if abi >= 3 {
+		r |= ll.AccessFSTruncate
+	}
+	if abi >= 5 {
+		r |= ll.AccessFSIoctlDev
+	}
+	return r
+}
+
+// ABI returns the kernel's Landlock ABI version, or why there is none.
+func ABI() (int, error) {
+	v, err := ll.LandlockGetABIVersion()
+	switch {
+	case errors.Is(err, unix.ENOSYS):
+		return 0, fmt.Errorf("landlock: the kernel was built without Landlock: %w", err)
+	case errors.Is(err, unix.EOPNOTSUPP):
+		return 0, fmt.Errorf("landlock: disabled at boot (not in the lsm= list): %w", err)
+	case err != nil:
+		return 0, fmt.Errorf("landlock: ask the ABI version: %w", err)
+	case v < 1:
+		return 0, fmt.Errorf("landlock: the kernel reports ABI %d", v)
+	}
+	return v, nil
+}
+
+// Summary describes the bound in one line, e.g.
+// "landlock · writes: 3 folders, 1 file · hides: 1 folder".
+func (b Bound) Summary() string {
+	s := fmt.Sprintf("landlock · writes: %s, %s",
+		plural(len(b.Writable), "folder"), plural(len(b.WritableFiles), "file"))
+	if len(b.Hidden) > 0 {
+		s += " · hides: " + plural(len(b.Hidden), "folder")
+	}
+	return s
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// validate checks the bound's shape before anything is opened.
+func (b Bound) validate() error {
+	check := func(kind string, paths []string) error {
+		for _, p := range paths {
+			if !filepath.IsAbs(p) || filepath.Clean(p) != p {
+				return fmt.Errorf("%s %q: not an absolute clean path", kind, p)
+			}
+			if p == "/" && kind != "writable file" {
+				return fmt.Errorf("%s %q: the whole filesystem is no bound", kind, p)
+			}
+		}
+		return nil
+	}
+	if err := check("writable folder", b.Writable); err != nil {
+		return err
+	}
+	if err := check("writable file", b.WritableFiles); err != nil {
+		return err
+	}
+	if err := check("hidden folder", b.Hidden); err != nil {
+		return err
+	}
+	for _, h := range b.Hidden {
+		for _, w := range b.Writable {
+			if within(h, w) {
+				return fmt.Errorf("hidden folder %s lies inside writable folder %s", h, w)
+			}
+		}
+	}
+	return nil
+}
+
+// within reports whether p is dir or lies below it, component by component
+// (/a/bc is not within /a/b).
+func within(p, dir string) bool {
+	if p == dir || dir == "/" {
+		return true
+	}
+	return strings.HasPrefix(p, dir+"/")
+}
