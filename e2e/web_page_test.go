@@ -51,6 +51,19 @@ func signIn(b *browser.Browser, o webOpened, ids ...string) {
 	}
 }
 
+// openACPChat makes an ACP chat (the fake agent) named name in the rig's
+// project, signs the page in, opens the chat and waits for its composer,
+// whose selector it returns.
+func openACPChat(t *testing.T, w *webRig, b *browser.Browser, o webOpened, name string) (proto.ChatJSON, string) {
+	t.Helper()
+	chat := w.chat("new", "--harness", "fake", "--cwd", w.proj, "--name", name, "--json")
+	signIn(b, o, chat.ID)
+	b.Click(pageRow(chat.ID))
+	composer := pageRole("composer")
+	b.WaitVisible(composer)
+	return chat, composer
+}
+
 // pageText is the page's whole text as shown.
 func pageText(b *browser.Browser) string {
 	var s string
@@ -248,12 +261,8 @@ func TestWebPageChipsNameAnACPChatsFolderAndFile(t *testing.T) {
 // reply shows; Enter sends as the send button does.
 func TestWebPagePromptGetsTheAgentsReply(t *testing.T) {
 	w := newWebRig(t, "")
-	chat := w.chat("new", "--harness", "fake", "--cwd", w.proj, "--name", "to prompt", "--json")
 	o, b := openPage(t, w)
-	signIn(b, o, chat.ID)
-	b.Click(pageRow(chat.ID))
-	composer := pageRole("composer")
-	b.WaitVisible(composer)
+	_, composer := openACPChat(t, w, b, o, "to prompt")
 	b.Type(composer, "hello from the page")
 	b.Press("", browser.ShiftEnter)
 	b.Type("", "second line")
@@ -360,12 +369,8 @@ func TestWebPageNewChatInsideTheRootsOnly(t *testing.T) {
 // turn goes on with the answer.
 func TestWebPagePermissionCardReleasesTheAgent(t *testing.T) {
 	w := newWebRig(t, "")
-	chat := w.chat("new", "--harness", "fake", "--cwd", w.proj, "--name", "asks first", "--json")
 	o, b := openPage(t, w)
-	signIn(b, o, chat.ID)
-	b.Click(pageRow(chat.ID))
-	composer := pageRole("composer")
-	b.WaitVisible(composer)
+	_, composer := openACPChat(t, w, b, o, "asks first")
 	b.Type(composer, "permission")
 	b.Click(pageRole("send"))
 	b.WaitVisible(pageRole("permission-allow"))

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -171,6 +172,21 @@ func ownSignals(r *serverRig, td *teardown) (stop func()) {
 	}
 	td.add(r.close)
 	return onSignal(td.run)
+}
+
+// openPage opens the web door of r's server and a browser to look at it,
+// which td closes: the page's address (with its token) and the browser.
+func openPage(r *serverRig, td *teardown) (string, *pageBrowser, error) {
+	url, err := webURL(r.binary, os.Environ())
+	if err != nil {
+		return "", nil, err
+	}
+	b, err := startBrowser()
+	if err != nil {
+		return "", nil, err
+	}
+	td.add(b.close)
+	return url, b, nil
 }
 
 // webURL opens the web listener of the server of env on a free loopback

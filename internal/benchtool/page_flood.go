@@ -47,15 +47,10 @@ func pageFlood(bin, home, tmuxBin, sock, file string, runs int) error {
 	var td teardown
 	defer td.run()
 	defer ownSignals(r, &td)()
-	url, err := webURL(r.binary, os.Environ())
+	url, b, err := openPage(r, &td)
 	if err != nil {
 		return err
 	}
-	b, err := startBrowser()
-	if err != nil {
-		return err
-	}
-	td.add(b.close)
 	t := tmuxServer{bin: tmuxBin, socket: sock}
 	td.add(t.kill)
 

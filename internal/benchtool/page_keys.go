@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/acpmux/acpmux-tui/config"
@@ -56,15 +55,10 @@ func pageKeys(bin, home, tmuxBin, sock string, n int, gap time.Duration) error {
 	if err := r.waitAll(ids, "running", func(id string) bool { return r.remote.State(id).Status.Live() }); err != nil {
 		return err
 	}
-	url, err := webURL(r.binary, os.Environ())
+	url, b, err := openPage(r, &td)
 	if err != nil {
 		return err
 	}
-	b, err := startBrowser()
-	if err != nil {
-		return err
-	}
-	td.add(b.close)
 	// cat shows nothing until a key: the row's screen is ready once the
 	// element is there (its text is empty, which every text holds).
 	cols, rows, err := openTerminalChat(b.tab, url, r.home, pageID, "", benchCols, benchRows)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"strconv"
 	"time"
 
@@ -45,15 +44,10 @@ func page1000(bin, home string, n, runs int) error {
 	if err := r.start(); err != nil {
 		return err
 	}
-	url, err := webURL(r.binary, os.Environ())
+	url, b, err := openPage(r, &td)
 	if err != nil {
 		return err
 	}
-	b, err := startBrowser()
-	if err != nil {
-		return err
-	}
-	td.add(b.close)
 
 	want := "chats " + strconv.Itoa(n)
 	var dom, paint, tui []time.Duration
