@@ -48,7 +48,7 @@ func TestQuietCrowdLocksNobodyOut(t *testing.T) {
 	if refused := c.waitReports(t); len(refused) > 0 {
 		t.Fatalf("%d of the %d processes were refused, first %q", len(refused), crowd, refused[0])
 	}
-	if n, max := r.srv.stats().clients, r.srv.opt.MaxClients; n > max {
+	if n, max := r.srv.stats().live, r.srv.opt.MaxClients; n > max {
 		t.Fatalf("%d clients served at once, past MaxClients %d", n, max)
 	}
 

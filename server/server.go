@@ -459,14 +459,18 @@ func (s *Server) closeIfIdle() bool {
 }
 
 // stats is what tests read of the server.
+// stats counts connections: clients is every one the server still holds,
+// live those of them not being closed for a newcomer (admit.go), the ones
+// it serves; a connection closed for a newcomer is held until its reader
+// has ended.
 type stats struct {
-	clients, accepted int
+	clients, live, accepted int
 }
 
 func (s *Server) stats() stats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return stats{clients: len(s.conns), accepted: s.accepted}
+	return stats{clients: len(s.conns), live: s.liveLocked(), accepted: s.accepted}
 }
 
 // String names the server in logs.
