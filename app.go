@@ -13,6 +13,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/acpmux/acpmux-tui/chatsvc"
 	"github.com/acpmux/acpmux-tui/client"
 	"github.com/acpmux/acpmux-tui/config"
@@ -23,7 +25,6 @@ import (
 	"github.com/acpmux/acpmux-tui/mux"
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
-	"github.com/charmbracelet/x/ansi"
 )
 
 // app is what the subcommands share: output streams and, loaded on first
@@ -177,6 +178,10 @@ func (a *app) view(e sessions.Entry) proto.ChatJSON {
 		}
 	}
 	j.PendingDirectories, j.PendingFiles, j.StatusFrom, j.Unread = live.PendingDirectories, live.PendingFiles, live.StatusFrom, live.Unread
+	if e.Meta != nil && e.Meta.Sandbox {
+		spec, _ := a.table.Get(e.Meta.Harness)
+		j.Sandbox = spec.SandboxJSON(e.Meta, a.store.Home(), os.Environ())
+	}
 	return j
 }
 

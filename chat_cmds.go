@@ -51,6 +51,9 @@ func (t *target) create(cf chatFlags) (*sessions.Meta, error) {
 	if cf.worktree.set {
 		n.Worktree = &cf.worktree.v
 	}
+	if cf.sandbox.set {
+		n.Sandbox = &cf.sandbox.v
+	}
 	if cf.worktree.v && cwd == "" && t.host == "" {
 		wd, err := os.Getwd()
 		if err != nil {

@@ -19,6 +19,7 @@ import (
 	// inits of the TUI's libraries (tens of milliseconds), which a harness
 	// would wait for at every tool call.
 	_ "github.com/acpmux/acpmux-tui/internal/hookearly"
+	_ "github.com/acpmux/acpmux-tui/internal/sandboxearly"
 	// Keeps bubbletea's init from asking the terminal for its background
 	// in every command (ls in a terminal waited for the answer).
 	_ "github.com/acpmux/acpmux-tui/internal/quietterm"
@@ -77,14 +78,14 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{"new", "[--dir DIR]... [--file FILE]... [--cwd DIR] [--harness NAME] [--name NAME] [--host NAME] [--json]", "create a chat", cmdNew},
+		{"new", "[--dir DIR]... [--file FILE]... [--cwd DIR] [--harness NAME] [--name NAME] [--sandbox[=false]] [--host NAME] [--json]", "create a chat", cmdNew},
 		{"ls", "[--host NAME] [--json]", "list chats", cmdLs},
 		{"show", "ID [--host NAME] [--json]", "show one chat", cmdShow},
 		{"add-dir", "ID DIR... [--host NAME]", "add folders to a chat", cmdAddDir},
 		{"rm-dir", "ID DIR... [--host NAME]", "remove folders from a chat", cmdRmDir},
 		{"add-file", "ID FILE...", "add single files to a chat", cmdAddFile},
 		{"rm-file", "ID FILE...", "remove single files from a chat", cmdRmFile},
-		{"fork", "ID [--cwd DIR] [--host NAME] [--json]", "fork a chat: same folders, the conversation so far", cmdFork},
+		{"fork", "ID [--cwd DIR] [--sandbox[=false]] [--host NAME] [--json]", "fork a chat: same folders, the conversation so far", cmdFork},
 		{"side", "ID [--host NAME] [--json]", "a side chat: same folders, a fresh conversation", cmdSide},
 		{"handoff", "ID --to HARNESS [--edit] [--host NAME] [--json]", "hand a chat off to another harness, with its folders and a capsule of what was said", cmdHandoff},
 		{"rm", "ID [--force] [--host NAME]", "delete a chat (never its project folder)", cmdRm},
@@ -275,6 +276,9 @@ type chatFlags struct {
 	// takes the config's default.
 	worktree optBool
 	base     string
+	// sandbox is --sandbox: the chat writes only in its folders (Landlock);
+	// unset takes the config's default.
+	sandbox optBool
 }
 
 func (c *chatFlags) register(fs *flag.FlagSet) {
@@ -285,10 +289,11 @@ func (c *chatFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.name, "name", "", "the chat's name")
 	fs.Var(&c.worktree, "worktree", "give the chat a git worktree of its own, on a new branch (default: the config's worktree setting)")
 	fs.StringVar(&c.base, "base", "", "with --worktree: the ref the worktree's branch starts from (default: HEAD)")
+	fs.Var(&c.sandbox, "sandbox", "start the chat's harness sandboxed: it writes only in its folders and files (Landlock; default: the config's sandbox setting)")
 }
 
 func (c *chatFlags) any() bool {
-	return len(c.dirs) > 0 || len(c.files) > 0 || c.cwd != "" || c.harness != "" || c.name != "" || c.worktree.set || c.base != ""
+	return len(c.dirs) > 0 || len(c.files) > 0 || c.cwd != "" || c.harness != "" || c.name != "" || c.worktree.set || c.base != "" || c.sandbox.set
 }
 
 // optBool is a boolean flag that knows whether it was given.
@@ -444,8 +449,9 @@ func cmdRmFile(a *app, args []string) error {
 func cmdFork(a *app, args []string) error {
 	fs := newFlags(a, "fork")
 	cwd := fs.String("cwd", "", "the fork's project folder (default: the parent's)")
-	var wt optBool
+	var wt, sb optBool
 	fs.Var(&wt, "worktree", "give the fork a git worktree of its own (default: when the parent has one), with the parent's uncommitted work")
+	fs.Var(&sb, "sandbox", "sandbox the fork, or with =false not (default: as its parent)")
 	asJSON := fs.Bool("json", false, "print the new chat as JSON")
 	host := hostFlag(fs)
 	pos, err := parseInterleaved(fs, args)
@@ -453,7 +459,7 @@ func cmdFork(a *app, args []string) error {
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef("usage: acpmux-tui fork ID [--cwd DIR] [--worktree] [--host NAME] [--json]")
+		return usagef("usage: acpmux-tui fork ID [--cwd DIR] [--worktree] [--sandbox[=false]] [--host NAME] [--json]")
 	}
 	if wt.v && *cwd != "" {
 		return usagef("fork: --worktree and --cwd do not go together (the worktree is the fork's folder)")
@@ -461,6 +467,9 @@ func cmdFork(a *app, args []string) error {
 	d := sessions.Derivation{Origin: sessions.OriginFork, Cwd: *cwd}
 	if wt.set {
 		d.Worktree = &wt.v
+	}
+	if sb.set {
+		d.Sandbox = &sb.v
 	}
 	return deriveRun(a, deriveOptions{ref: pos[0], d: d, host: *host, asJSON: *asJSON})
 }

@@ -87,13 +87,13 @@ func (a *app) serverConfig(conn *client.Conn) (proto.ConfigResult, error) {
 
 // ownConfig is the harness table as this process reads the file.
 func (a *app) ownConfig() (proto.ConfigResult, error) {
-	_, table, err := harness.Load(a.paths.Config)
+	cfg, table, err := harness.Load(a.paths.Config)
 	if err != nil {
 		return proto.ConfigResult{}, err
 	}
 	var res proto.ConfigResult
 	for _, s := range table.All() {
-		res.Harnesses = append(res.Harnesses, proto.HarnessInfo{Name: s.Name, Transport: s.Transport, Kind: s.Kind, Command: s.Command})
+		res.Harnesses = append(res.Harnesses, proto.HarnessInfo{Name: s.Name, Transport: s.Transport, Kind: s.Kind, Command: s.Command, Sandbox: s.Sandboxed(cfg)})
 	}
 	return res, nil
 }

@@ -45,7 +45,7 @@ func (s *Service) Create(n sessions.NewChat) (*sessions.Meta, error) {
 			return nil, err
 		}
 	}
-	s.opt.Logger.Info("chat created", "chat", m.ID, "harness", m.Harness, "origin", m.Origin, "worktree", m.Worktree != nil)
+	s.opt.Logger.Info("chat created", "chat", m.ID, "harness", m.Harness, "origin", m.Origin, "worktree", m.Worktree != nil, "sandbox", m.Sandbox)
 	return m, nil
 }
 
@@ -70,7 +70,23 @@ func (s *Service) check(n sessions.NewChat) (sessions.NewChat, worktree.Ask, err
 		return n, worktree.Ask{}, err
 	}
 	n.Worktree = &want
+	sandboxed := s.Sandboxed(n)
+	n.Sandbox = &sandboxed
 	return n, worktree.Ask{From: n.Cwd, Base: n.WorktreeBase}, nil
+}
+
+// Sandboxed decides whether new chat n is sandboxed: as asked (n.Sandbox),
+// else as its harness's `sandbox` says, else the config's `sandbox`.
+func (s *Service) Sandboxed(n sessions.NewChat) bool {
+	if n.Sandbox != nil {
+		return *n.Sandbox
+	}
+	name := n.Harness
+	if name == "" {
+		name = s.table().Default(s.config(), s.opt.Getenv)
+	}
+	spec, _ := s.table().Get(name)
+	return spec.Sandboxed(s.config())
 }
 
 // wantsWorktree decides whether a new chat gets a worktree of its own: as

@@ -51,7 +51,7 @@ func (s *Service) Derive(parent string, d sessions.Derivation) (*sessions.Meta, 
 		}
 	}
 	s.opt.Logger.Info("chat derived", "chat", m.ID, "parent", p.ID, "origin", d.Origin, "harness", m.Harness,
-		"capsule", d.Capsule != "", "worktree", withWorktree)
+		"capsule", d.Capsule != "", "worktree", withWorktree, "sandbox", m.Sandbox)
 	return m, nil
 }
 

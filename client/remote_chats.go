@@ -95,7 +95,7 @@ func (r *Remote) Create(n sessions.NewChat) (*sessions.Meta, error) {
 		return nil, errors.New("create chat: a preset id, parent, origin or session cannot be sent to the server")
 	}
 	p := proto.NewParams{Harness: n.Harness, Cwd: n.Cwd, AdditionalDirectories: n.AdditionalDirectories, AdditionalFiles: n.AdditionalFiles, Name: n.Name,
-		Worktree: n.Worktree, WorktreeBase: n.WorktreeBase}
+		Worktree: n.Worktree, WorktreeBase: n.WorktreeBase, Sandbox: n.Sandbox}
 	return r.chatCall(proto.MethodNew, p)
 }
 
@@ -109,7 +109,7 @@ func (r *Remote) Derive(parent string, d sessions.Derivation) (*sessions.Meta, e
 // writes it (a chat on another host: this machine's table is not its).
 func (r *Remote) derive(parent string, d sessions.Derivation, makeCapsule bool) (*sessions.Meta, error) {
 	return r.chatCall(proto.MethodDerive, proto.DeriveParams{ID: parent, Origin: d.Origin, Harness: d.Harness, Cwd: d.Cwd, Name: d.Name, Capsule: d.Capsule,
-		Worktree: d.Worktree, MakeCapsule: makeCapsule && d.Capsule == ""})
+		Worktree: d.Worktree, MakeCapsule: makeCapsule && d.Capsule == "", Sandbox: d.Sandbox})
 }
 
 // Capsule is the capsule derivation d of parent would carry, as the

@@ -84,7 +84,8 @@ func (r *Remote) CreateAndStart(n sessions.NewChat, cols, rows int) (*sessions.M
 		return nil, errors.New("create chat: a preset id, parent, origin or session cannot be sent to the server")
 	}
 	p := proto.CreateAndStartParams{
-		NewParams: proto.NewParams{Harness: n.Harness, Cwd: n.Cwd, AdditionalDirectories: n.AdditionalDirectories, AdditionalFiles: n.AdditionalFiles, Name: n.Name, Worktree: n.Worktree},
+		NewParams: proto.NewParams{Harness: n.Harness, Cwd: n.Cwd, AdditionalDirectories: n.AdditionalDirectories, AdditionalFiles: n.AdditionalFiles, Name: n.Name,
+			Worktree: n.Worktree, WorktreeBase: n.WorktreeBase, Sandbox: n.Sandbox},
 		Cols:      cols, Rows: rows,
 	}
 	var chat proto.ChatJSON

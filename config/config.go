@@ -45,6 +45,10 @@ type Config struct {
 	Worktree WorktreeConfig `toml:"worktree"`
 	// Web is the `[web]` table: the web door (see WebConfig).
 	Web WebConfig `toml:"web"`
+	// Sandbox is whether new chats are sandboxed (Landlock: they write
+	// only in their folders and files) unless their harness's `sandbox`
+	// or the command says otherwise. Default false.
+	Sandbox bool `toml:"sandbox"`
 
 	// src is the text the config was parsed from, so a check made later
 	// (the harness table's) can name the line of the key it refuses.
@@ -126,6 +130,14 @@ type HarnessConfig struct {
 	Env       map[string]string `toml:"env"`
 	Kind      string            `toml:"kind"`
 	Transport string            `toml:"transport"`
+	// Sandbox, when set, decides whether this harness's new chats are
+	// sandboxed, over the top-level `sandbox`.
+	Sandbox *bool `toml:"sandbox"`
+	// SandboxState replaces the built-in list of where the harness keeps
+	// its own state, which a sandboxed chat may write: "~/.tool/" (a
+	// folder, made when missing) or "~/.tool.json" (a file, writable in
+	// place when it exists).
+	SandboxState []string `toml:"sandbox_state"`
 }
 
 // PoolConfig is the `[pool]` table.
@@ -312,6 +324,11 @@ func (c *Config) check(data []byte) error {
 		for k := range h.Env {
 			if k == "" || strings.ContainsAny(k, "=\x00") {
 				return bad(toml.Key{"harness", name, "env"}, "bad variable name %q", k)
+			}
+		}
+		for _, p := range h.SandboxState {
+			if !strings.HasPrefix(p, "~/") && !strings.HasPrefix(p, "/") || strings.ContainsRune(p, 0) || strings.Contains("/"+p+"/", "/../") {
+				return bad(toml.Key{"harness", name, "sandbox_state"}, "%q: want an absolute path or one under ~/, without ..", p)
 			}
 		}
 	}

@@ -25,7 +25,13 @@ type WebConfig struct {
 	Origins []string `toml:"origins"`
 	TLSCert string   `toml:"tls_cert"`
 	TLSKey  string   `toml:"tls_key"`
+	// Sandbox is whether chats made over the web door are sandboxed
+	// (default true): a page cannot turn it off, only this can.
+	Sandbox *bool `toml:"sandbox"`
 }
+
+// Sandboxed reports whether chats made over the web door are sandboxed.
+func (w WebConfig) Sandboxed() bool { return w.Sandbox == nil || *w.Sandbox }
 
 // TLS reports whether the web door serves HTTPS.
 func (w WebConfig) TLS() bool { return w.TLSCert != "" && w.TLSKey != "" }

@@ -1,12 +1,14 @@
 package harness
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/acpmux/acpmux-tui/sandbox"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -29,6 +31,32 @@ type Launch struct {
 	// FoldersReadOnly is set when the chat's sandbox cannot take writable
 	// roots: the folders went as a note, readable but not writable.
 	FoldersReadOnly bool
+	// Bound is, for a sandboxed chat, the Landlock bound its harness
+	// starts in (nil for none), and BoundSummary that bound in one line.
+	// Wrapper is the program that applies it and then execs Path with
+	// Argv: acpmux-tui itself (sandbox.Wrap).
+	Bound        *sandbox.Bound
+	BoundSummary string
+	Wrapper      string
+}
+
+// Exec is the program and argument vector to start: the harness itself,
+// or for a sandboxed chat the wrapper that bounds it first.
+func (l Launch) Exec() (string, []string, error) {
+	if l.Bound == nil {
+		return l.Path, l.Argv, nil
+	}
+	if l.Wrapper == "" {
+		return "", nil, errors.New("sandbox: no wrapper to start the harness in its bound (acpmux-tui's own path is unknown)")
+	}
+	return sandbox.Wrap(l.Wrapper, *l.Bound, l.Path, l.Argv)
+}
+
+// SetBound bounds the launch with b: the harness is started
+// through self, and its TMPDIR is the chat's scratch folder.
+func (l *Launch) SetBound(b ChatBound, self string) {
+	l.Bound, l.BoundSummary, l.Wrapper = &b.Bound, b.Summary, self
+	l.Env = setEnv(l.Env, "TMPDIR", b.Scratch)
 }
 
 // TermProgram is what a pty harness finds in TERM_PROGRAM: the terminal it

@@ -58,6 +58,13 @@ type Spec struct {
 	// additionalDirectories field: true when it advertises the capability.
 	// The mux learns the truth at initialize; this is the table's expectation.
 	AdvertisesFolders bool
+	// Sandbox is the config's `sandbox` for this harness: whether its new
+	// chats are sandboxed (nil: the config's top-level default decides).
+	Sandbox *bool
+	// SandboxState is the config's `sandbox_state`: where the harness
+	// keeps its own state, which a sandboxed chat may write (bound.go);
+	// nil keeps the built-in list.
+	SandboxState []string
 }
 
 // Builtins returns the built-in harness table (docs/harnesses.md).
@@ -131,6 +138,13 @@ func NewTable(cfg *config.Config) (*Table, error) {
 		}
 		if o.Transport != "" {
 			s.Transport = o.Transport
+		}
+		if o.Sandbox != nil {
+			v := *o.Sandbox
+			s.Sandbox = &v
+		}
+		if o.SandboxState != nil {
+			s.SandboxState = append([]string{}, o.SandboxState...)
 		}
 		if s.Kind == KindACP && s.Transport != TransportACP {
 			return nil, cfg.KeyError([]string{"harness", name, "kind"}, "kind acp needs transport acp")

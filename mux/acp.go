@@ -116,6 +116,7 @@ func (c *acpChat) spawnLocked() error {
 		c.recent = append(c.recent[:0], c.recent[len(c.recent)-recentProcs:]...)
 	}
 	c.startedLocked(&p.procCore, launch.Argv, harness.TransportACP)
+	c.state.Bound = launch.BoundSummary
 	c.m.opt.Logger.Info("started ACP harness", "chat", c.id, "pid", c.state.Pid, "launch", launch.String())
 	go c.reap(p)
 	go c.setup(p, spec, meta)
@@ -128,8 +129,17 @@ func (c *acpChat) spawnLocked() error {
 // screen, and its last lines to errors. It runs in its own process group.
 func (m *Mux) spawnACP(c *acpChat, l harness.Launch, roots agent.Roots) (*acpProcess, error) {
 	stderr := &agent.StderrLog{Log: m.opt.Logger, Chat: c.id}
-	cmd := &exec.Cmd{Path: l.Path, Args: l.Argv, Env: l.Env, Dir: l.Dir,
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+	path, argv, err := l.Exec()
+	if err != nil {
+		return nil, err
+	}
+	attr := boundAttr(l)
+	if attr == nil {
+		attr = &syscall.SysProcAttr{}
+	}
+	attr.Setpgid = true
+	cmd := &exec.Cmd{Path: path, Args: argv, Env: l.Env, Dir: l.Dir,
+		SysProcAttr: attr,
 		// A grandchild holding stderr open must not keep Wait waiting
 		// (nor make stopWhenSilent stop an agent that has exited).
 		WaitDelay: lingerGrace / 2}

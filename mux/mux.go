@@ -391,7 +391,21 @@ func (m *Mux) launchFor(meta *sessions.Meta) (harness.Spec, harness.Launch, erro
 		Getenv: m.opt.Getenv, Environ: m.opt.Environ(), NewSessionID: func() string { return uuid.NewString() },
 		ForkFrom: m.forkFrom(spec, meta), Self: m.opt.Self, Home: m.opt.Home,
 	})
-	return spec, l, err
+	if err != nil || !meta.Sandbox {
+		return spec, l, err
+	}
+	// A sandboxed chat: its bound from the lists just checked, made and
+	// checked here (Landlock, its ABI, every path opened), so a bound that
+	// cannot hold refuses the start with its reason. Never unsandboxed.
+	b, err := spec.Bound(meta, m.opt.Store.Home(), l.Env, true)
+	if err == nil {
+		err = b.Check()
+	}
+	if err != nil {
+		return spec, l, fmt.Errorf("chat %s: sandbox: %w", meta.ID, err)
+	}
+	l.SetBound(b, m.opt.Self)
+	return spec, l, nil
 }
 
 // recordVias stores in the chat's file the way its folders and its files

@@ -132,10 +132,11 @@ func (m *Mux) PoolSize(name string) int {
 // worktree) and starts its harness. A chat with no project, no folders and
 // no single files takes a prewarmed harness when the pool has one (no new
 // spawn); a chat with folders or files never does, because the pooled one
-// started without them. A caller that must refuse a chat before it takes
+// started without them, nor does a sandboxed chat (the pooled one runs
+// unbounded). A caller that must refuse a chat before it takes
 // a prewarmed harness checks it first (chatsvc.Service.Check).
 func (m *Mux) CreateAndStart(n sessions.NewChat, cols, rows int) (*sessions.Meta, error) {
-	if n.Cwd == "" && len(n.AdditionalDirectories) == 0 && len(n.AdditionalFiles) == 0 && n.ID == "" {
+	if n.Cwd == "" && len(n.AdditionalDirectories) == 0 && len(n.AdditionalFiles) == 0 && n.ID == "" && !m.pool.chats.Sandboxed(n) {
 		if c := m.pool.take(n.Harness); c != nil {
 			meta, err := m.adopt(c, n, cols, rows)
 			if err == nil {

@@ -172,7 +172,7 @@ func (c *ptyChat) spawnLocked() error {
 	c.kind, c.heard, c.gap, c.typed = spec.Kind, "", false, false
 	c.appliedLocked(meta.AdditionalDirectories, meta.AdditionalFiles)
 	c.startedLocked(&p.procCore, capsule.shown(launch.Argv), harness.TransportPty)
-	c.state.Sandbox, c.state.FoldersReadOnly = launch.Sandbox, launch.FoldersReadOnly
+	c.state.Sandbox, c.state.FoldersReadOnly, c.state.Bound = launch.Sandbox, launch.FoldersReadOnly, launch.BoundSummary
 	c.m.opt.Logger.Info("started harness", "chat", c.id, "pid", c.state.Pid, "launch", capsule.shownLaunch(launch))
 	go c.pump(p)
 	c.m.notify(c)
@@ -232,9 +232,13 @@ func (c *ptyChat) dividerLocked(word string, at time.Time, keep bool) {
 // spawn starts a launch in a new pty of the given size. pty.Start makes the
 // harness a session leader, so it has its own process group.
 func (m *Mux) spawn(l harness.Launch, cols, rows int) (*process, error) {
-	cmd := &exec.Cmd{Path: l.Path, Args: l.Argv, Env: l.Env, Dir: l.Dir}
+	path, argv, err := l.Exec()
+	if err != nil {
+		return nil, err
+	}
+	cmd := &exec.Cmd{Path: path, Args: argv, Env: l.Env, Dir: l.Dir, SysProcAttr: boundAttr(l)}
 	var blocking *os.File
-	err := m.fork(cmd, func() (err error) {
+	err = m.fork(cmd, func() (err error) {
 		blocking, err = pty.StartWithSize(cmd, &pty.Winsize{Cols: uint16(cols), Rows: uint16(rows)})
 		return err
 	})

@@ -52,6 +52,29 @@ type ChatJSON struct {
 	Baseline *BaselineJSON `json:"baseline,omitempty"`
 	Created  string        `json:"created,omitempty"`
 	Broken   string        `json:"broken,omitempty"`
+	// Sandbox is a sandboxed chat's bound (absent for a chat that is not
+	// sandboxed): what its harness may write, what it may not read.
+	Sandbox *SandboxJSON `json:"sandbox,omitempty"`
+}
+
+// SandboxJSON is a sandboxed chat's bound as a start would apply it now,
+// from its folders and files and the harness's state.
+type SandboxJSON struct {
+	// Summary is the bound in one line: "landlock · writes: folder,
+	// 2 folders, 1 file, tmp, ~/.claude · .git/hooks read-only".
+	Summary string `json:"summary"`
+	// Writable are the folders the harness may write in; WritableFiles
+	// the single files it may write in place.
+	Writable      []string `json:"writable"`
+	WritableFiles []string `json:"writableFiles"`
+	// Hidden are the folders it may not even read (the agent home).
+	Hidden []string `json:"hidden"`
+	// ReadOnly are paths inside writable folders kept read-only
+	// (.git/hooks, .git/config).
+	ReadOnly []string `json:"readOnly"`
+	// Refused says why a start cannot apply the bound ("" when it can be
+	// computed; the kernel's own refusal shows in the chat's last error).
+	Refused string `json:"refused,omitempty"`
 }
 
 // WorktreeJSON is a chat's worktree as `--json` prints it

@@ -73,6 +73,9 @@ type DeriveParams struct {
 	// machine sends (--host), whose harness table and chat files are not
 	// the host's.
 	MakeCapsule bool `json:"makeCapsule,omitempty"`
+	// Sandbox asks for a sandboxed chat (true) or not (false); left out,
+	// the new chat is as its parent.
+	Sandbox *bool `json:"sandbox,omitempty"`
 }
 
 // MethodCapsule answers the capsule a derivation (DeriveParams; capsule

@@ -67,6 +67,9 @@ type HarnessInfo struct {
 	AdvertisesFolders bool   `json:"advertisesFolders,omitempty"`
 	// Installed is set when the server finds the command (on its PATH).
 	Installed bool `json:"installed"`
+	// Sandbox is whether a new chat on this harness is sandboxed unless
+	// asked otherwise (its `sandbox`, else the config's).
+	Sandbox bool `json:"sandbox,omitempty"`
 }
 
 // HostConfig is one configured [host.NAME]: what a client needs to reach

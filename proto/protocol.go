@@ -143,6 +143,11 @@ type NewParams struct {
 	// WorktreeBase, with worktree true, is the ref the worktree's branch
 	// starts from (`new --base REF`); default HEAD.
 	WorktreeBase string `json:"worktreeBase,omitempty"`
+	// Sandbox asks for a sandboxed chat (true) or not (false), as `new
+	// --sandbox[=false]` does; left out, the config decides (its harness's
+	// `sandbox`, else `sandbox`). A web caller cannot turn it off while
+	// `[web] sandbox` is on.
+	Sandbox *bool `json:"sandbox,omitempty"`
 }
 
 // SetDirectoriesParams are the params of MethodSetDirectories: the whole new

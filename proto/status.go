@@ -127,6 +127,10 @@ type State struct {
 	// Sandbox is, for a Codex chat, the sandbox of the current or last
 	// start and who chose it (harness.CodexSandbox); "" for other harnesses.
 	Sandbox string
+	// Bound is, for a sandboxed chat, its Landlock bound at the current or
+	// last start in one line (harness.ChatBound.Summary); "" for a chat
+	// that is not sandboxed.
+	Bound string
 	// FoldersReadOnly is set when that sandbox cannot take writable roots:
 	// the folders reached the harness as a note, readable, not writable.
 	FoldersReadOnly bool

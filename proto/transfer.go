@@ -97,6 +97,11 @@ type ImportReport struct {
 	Conversation string `json:"conversation"`
 	// How says in one sentence how the conversation came over.
 	How string `json:"how"`
+	// SandboxWas is whether the exported chat was sandboxed; Sandbox
+	// whether it is here (a bundle cannot turn a sandbox off: it is on
+	// when it was, or when this host's config sandboxes such chats).
+	SandboxWas bool `json:"sandboxWas"`
+	Sandbox    bool `json:"sandbox"`
 	// Notes are further sentences for the user.
 	Notes []string `json:"notes"`
 }

@@ -29,6 +29,9 @@ func (b Bound) Prove() error {
 	case !errors.Is(err, unix.EACCES):
 		return fmt.Errorf("prove: write outside in %s: want EACCES, got %w", outside, err)
 	}
+	if err := b.proveReadOnly(); err != nil {
+		return err
+	}
 	for _, h := range b.Hidden {
 		fd, err := unix.Open(h, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 		switch {

@@ -282,3 +282,37 @@ func fdMode(fd int) (uint32, error) {
 	}
 	return st.Mode & unix.S_IFMT, nil
 }
+
+// Check does everything Restrict does but the last step: the kernel's
+// Landlock and its ABI, every path opened and every rule added to a
+// ruleset that is then dropped. The server checks a bound so before it
+// starts a harness in it, so that a bound that cannot hold refuses the
+// start with the reason instead of failing in the wrapper.
+func (b Bound) Check() error {
+	if err := b.validate(); err != nil {
+		return err
+	}
+	abi, err := ABI()
+	if err != nil {
+		return err
+	}
+	if abi < MinABI {
+		return fmt.Errorf("landlock ABI %d is older than the %d this bound needs (Linux 6.10 or later)", abi, MinABI)
+	}
+	handled := handledRights(abi)
+	rs, err := ll.LandlockCreateRuleset(&ll.RulesetAttr{HandledAccessFS: handled}, 0)
+	if err != nil {
+		return fmt.Errorf("create landlock ruleset: %w", err)
+	}
+	defer unix.Close(rs)
+	r := ruleset{fd: rs, handled: handled}
+	if err := r.addBound(b); err != nil {
+		return err
+	}
+	for _, p := range append(append([]string{}, b.Pinned...), b.ReadOnly...) {
+		if _, err := os.Lstat(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}

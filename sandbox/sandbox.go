@@ -48,6 +48,14 @@ type Bound struct {
 	// inside a Writable one; a Writable folder inside a Hidden one is
 	// writable (and readable).
 	Hidden []string `json:"hidden,omitempty"`
+	// ReadOnly lists paths inside Writable folders that stay read-only
+	// (`.git/hooks`, `.git/config`): bind-mounted read-only in a mount
+	// namespace of the harness's own. Each must exist.
+	ReadOnly []string `json:"readOnly,omitempty"`
+	// Pinned lists folders made mount points so that they cannot be
+	// renamed or removed (a `.git` that holds a ReadOnly path, and the
+	// Writable folder it lies in). Each must exist.
+	Pinned []string `json:"pinned,omitempty"`
 }
 
 // Access rights, by the ABI that introduced them.
@@ -152,6 +160,12 @@ func (b Bound) validate() error {
 		return err
 	}
 	if err := check("hidden folder", b.Hidden); err != nil {
+		return err
+	}
+	if err := check("read-only path", b.ReadOnly); err != nil {
+		return err
+	}
+	if err := check("pinned folder", b.Pinned); err != nil {
 		return err
 	}
 	for _, h := range b.Hidden {

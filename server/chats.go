@@ -56,7 +56,7 @@ func (s *Server) viewOf(m *sessions.Meta, err error) (proto.ChatJSON, *Error) {
 // newChatOf is the chat _acpmux/new and _acpmux/createAndStart ask for.
 func newChatOf(p proto.NewParams) sessions.NewChat {
 	return sessions.NewChat{Name: p.Name, Harness: p.Harness, Cwd: p.Cwd, AdditionalDirectories: p.AdditionalDirectories,
-		AdditionalFiles: p.AdditionalFiles, Worktree: p.Worktree, WorktreeBase: p.WorktreeBase}
+		AdditionalFiles: p.AdditionalFiles, Worktree: p.Worktree, WorktreeBase: p.WorktreeBase, Sandbox: p.Sandbox}
 }
 
 // newChat answers MethodNew: a chat made, not started.
@@ -76,7 +76,7 @@ func (s *Server) chat(p proto.IDParams) (proto.ChatJSON, *Error) {
 // for.
 func derivationOf(p proto.DeriveParams) sessions.Derivation {
 	return sessions.Derivation{Origin: p.Origin, Harness: p.Harness, Cwd: p.Cwd, Name: p.Name, Capsule: p.Capsule,
-		Worktree: p.Worktree, MakeCapsule: p.MakeCapsule}
+		Worktree: p.Worktree, MakeCapsule: p.MakeCapsule, Sandbox: p.Sandbox}
 }
 
 // derive answers MethodDerive: a fork, side chat or handoff, with the

@@ -190,7 +190,7 @@ func (s *Server) configOf(l *liveConfig, refused error) proto.ConfigResult {
 	}
 	for _, h := range l.table.All() {
 		res.Harnesses = append(res.Harnesses, proto.HarnessInfo{Name: h.Name, Transport: h.Transport, Kind: h.Kind,
-			Command: h.Command, FolderFlag: h.FolderFlag, AdvertisesFolders: h.AdvertisesFolders, Installed: h.Found(getenv)})
+			Command: h.Command, FolderFlag: h.FolderFlag, AdvertisesFolders: h.AdvertisesFolders, Installed: h.Found(getenv), Sandbox: h.Sandboxed(l.cfg)})
 	}
 	for _, name := range l.cfg.HostNames() {
 		h := l.cfg.Host[name]

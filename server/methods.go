@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -195,6 +196,10 @@ func (s *Server) view(e sessions.Entry) proto.ChatJSON {
 	}
 	j.PendingDirectories, j.PendingFiles = live.PendingDirectories, live.PendingFiles
 	j.Unread, j.StatusFrom = live.Unread, live.StatusFrom
+	if e.Meta != nil && e.Meta.Sandbox {
+		spec, _ := s.table().Get(e.Meta.Harness)
+		j.Sandbox = spec.SandboxJSON(e.Meta, s.opt.Store.Home(), os.Environ())
+	}
 	return j
 }
 

@@ -30,6 +30,10 @@ type Derivation struct {
 	// one (true), none (false), or one only when the parent has one (nil).
 	// The store itself makes none (internal/worktree.Give does).
 	Worktree *bool
+	// Sandbox is what a client asks of the new chat's sandbox; nil keeps
+	// the parent's (a fork, side chat or handoff of a sandboxed chat is
+	// sandboxed).
+	Sandbox *bool
 }
 
 // Derive creates a chat from parent that carries its folders and files. The new chat's
@@ -46,7 +50,11 @@ func (s *Store) Derive(parentID string, d Derivation) (*Meta, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := NewChat{Harness: d.Harness, Cwd: d.Cwd, Name: d.Name, Parent: parent.ID, Origin: d.Origin, Capsule: d.Capsule}
+	n := NewChat{Harness: d.Harness, Cwd: d.Cwd, Name: d.Name, Parent: parent.ID, Origin: d.Origin, Capsule: d.Capsule, Sandbox: d.Sandbox}
+	if n.Sandbox == nil {
+		keep := parent.Sandbox
+		n.Sandbox = &keep
+	}
 	if n.Harness == "" {
 		n.Harness = parent.Harness
 	}

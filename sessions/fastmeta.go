@@ -39,7 +39,7 @@ var canonicalKeys = map[string]canonicalKind{
 	"version": kindInt, "id": kindString, "name": kindString, "harness": kindString, "cwd": kindString,
 	"additional_directories": kindStrings, "additional_files": kindStrings, "created": kindTime,
 	"parent": kindString, "origin": kindString, "agent_session_id": kindString,
-	"folders_via": kindString, "files_via": kindString, "capsule": kindBool,
+	"folders_via": kindString, "files_via": kindString, "capsule": kindBool, "sandbox": kindBool,
 }
 
 // decodeCanonical decodes data when it is in the plain subset, and
@@ -126,8 +126,10 @@ func keyIndex(key string) uint {
 		return 11
 	case "files_via":
 		return 12
-	default: // capsule
+	case "capsule":
 		return 13
+	default: // sandbox
+		return 14
 	}
 }
 
@@ -181,13 +183,18 @@ func setCanonical(m *Meta, key string, kind canonicalKind, val []byte) bool {
 		}
 		m.Version = n
 	case kindBool:
+		var v bool
 		switch string(val) {
 		case "true":
-			m.Capsule = true
+			v = true
 		case "false":
-			m.Capsule = false
 		default:
 			return false
+		}
+		if key == "capsule" {
+			m.Capsule = v
+		} else {
+			m.Sandbox = v
 		}
 	case kindTime:
 		t, ok := utcDateTime(val)

@@ -81,6 +81,10 @@ type Meta struct {
 	Baseline *Baseline `toml:"baseline,omitempty"`
 	// Worktree is the git worktree made for the chat (its cwd), if any.
 	Worktree *Worktree `toml:"worktree,omitempty"`
+	// Sandbox is set on a sandboxed chat: its harness starts under
+	// Landlock, writing only in its folders, its files, its scratch
+	// folder and the harness's own state (harness.Spec.Bound).
+	Sandbox bool `toml:"sandbox,omitempty"`
 
 	// extra holds keys this version does not know, kept on rewrite.
 	extra map[string]any
@@ -90,7 +94,7 @@ var knownKeys = map[string]bool{
 	"version": true, "id": true, "name": true, "harness": true, "cwd": true,
 	"additional_directories": true, "additional_files": true, "created": true, "parent": true,
 	"origin": true, "agent_session_id": true, "folders_via": true, "files_via": true, "capsule": true,
-	"baseline": true, "worktree": true,
+	"baseline": true, "worktree": true, "sandbox": true,
 }
 
 // foldersVias are the values folders_via may hold.

@@ -206,6 +206,10 @@ type NewChat struct {
 	// WorktreeBase is the ref the worktree's branch starts from ("" for
 	// HEAD), with Worktree.
 	WorktreeBase string
+	// Sandbox is what a client asks of the chat's sandbox: on (true), off
+	// (false) or the config's default (nil); the chat service decides
+	// before the store writes it.
+	Sandbox *bool
 }
 
 // Create validates the new chat's folders with ValidateFolders, then writes
@@ -272,6 +276,7 @@ func (s *Store) Create(n NewChat) (*Meta, error) {
 		Version: FormatVersion, ID: id, Name: n.Name, Harness: n.Harness,
 		Cwd: cwd, AdditionalDirectories: dirs, AdditionalFiles: files, Created: time.Now().UTC().Truncate(time.Second),
 		Parent: n.Parent, Origin: n.Origin, AgentSessionID: n.AgentSessionID, Capsule: n.Capsule != "",
+		Sandbox: n.Sandbox != nil && *n.Sandbox,
 	}
 	if m.Name == "" {
 		m.Name = defaultName(n, cwd, id)

@@ -112,6 +112,16 @@ func (in *importer) run() error {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("harness %s is not in this host's harness table: the chat keeps it; add [harness.%s] to the config before starting it", quote(m.Harness), m.Harness))
 	}
 	rep.Notes = append(rep.Notes, notesFrom(in.up.Manifest.Notes)...)
+	// A bundle cannot turn a sandbox off: the chat is sandboxed here when
+	// it was there, or when this host sandboxes such chats.
+	rep.SandboxWas = m.Sandbox
+	rep.Sandbox = m.Sandbox || in.opt.Chats.Sandboxed(sessions.NewChat{Harness: m.Harness})
+	switch {
+	case m.Sandbox:
+		rep.Notes = append(rep.Notes, "the chat was sandboxed and is sandboxed here: it writes only in its folders and files")
+	case rep.Sandbox:
+		rep.Notes = append(rep.Notes, "the chat was not sandboxed; this host's config sandboxes chats of harness "+quote(m.Harness)+", so it is sandboxed here")
+	}
 	noProject := in.up.Manifest.NoProject
 	cwd := ""
 	if !noProject {
@@ -357,7 +367,7 @@ func (in *importer) create(cwd string, noProject bool) (err error) {
 		}
 	}
 	n := sessions.NewChat{ID: id, Name: rep.Name, Harness: m.Harness, AdditionalDirectories: rep.Kept,
-		AdditionalFiles: rep.KeptFiles, Parent: m.ID, Origin: sessions.OriginImport, Capsule: text}
+		AdditionalFiles: rep.KeptFiles, Parent: m.ID, Origin: sessions.OriginImport, Capsule: text, Sandbox: &rep.Sandbox}
 	if !noProject {
 		n.Cwd = cwd
 	}

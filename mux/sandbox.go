@@ -1,0 +1,27 @@
+package mux
+
+import (
+	"os"
+	"syscall"
+
+	"github.com/acpmux/acpmux-tui/harness"
+)
+
+// boundAttr is how a sandboxed chat's wrapper is started. Keeping
+// `.git/hooks` read-only needs a mount namespace of the wrapper's own
+// (sandbox.Bound.ReadOnly), which takes CAP_SYS_ADMIN: root has it; any
+// other user gets it, over that namespace only, by starting the wrapper in
+// a user namespace of its own in which it is itself (its uid and gid
+// mapped to themselves), so files keep their owners and the harness runs
+// as the user. nil when nothing is needed.
+func boundAttr(l harness.Launch) *syscall.SysProcAttr {
+	if l.Bound == nil || len(l.Bound.ReadOnly) == 0 && len(l.Bound.Pinned) == 0 || os.Geteuid() == 0 {
+		return nil
+	}
+	uid, gid := os.Geteuid(), os.Getegid()
+	return &syscall.SysProcAttr{
+		Cloneflags:  syscall.CLONE_NEWUSER,
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}},
+	}
+}

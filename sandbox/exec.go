@@ -1,0 +1,81 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+
+	"golang.org/x/sys/unix"
+)
+
+// Command is the hidden first argument that makes our own binary the
+// wrapper: `acpmux-tui _sandbox SPEC`, where SPEC is a Launch in JSON. The
+// server starts a sandboxed chat's harness through it (Wrap), so that the
+// server itself is never restricted.
+const Command = "_sandbox"
+
+// ExitRefused is the wrapper's exit status when it refused to run the
+// harness (the bound could not be applied or proven); the reason is the
+// last line on its standard error, after RefusedPrefix.
+const ExitRefused = 126
+
+// RefusedPrefix starts the line the wrapper writes when it refuses.
+const RefusedPrefix = "acpmux-tui: sandbox: "
+
+// Launch is what the wrapper receives: the bound, and the program to exec
+// inside it with its full argument vector (Argv[0] as the program sees it).
+// The environment is the wrapper's own, passed on whole.
+type Launch struct {
+	Bound Bound    `json:"bound"`
+	Path  string   `json:"path"`
+	Argv  []string `json:"argv"`
+}
+
+// Wrap returns the program and argument vector that run path with argv
+// inside b: self (our own binary) with Command and the launch in JSON.
+func Wrap(self string, b Bound, path string, argv []string) (string, []string, error) {
+	spec, err := json.Marshal(Launch{Bound: b, Path: path, Argv: argv})
+	if err != nil {
+		return "", nil, err
+	}
+	return self, []string{self, Command, string(spec)}, nil
+}
+
+// Main runs the wrapper for the arguments that follow Command: it applies
+// the bound and execs the harness, or writes why not and returns
+// ExitRefused. It returns only on failure.
+func Main(args []string) int {
+	err := run(args)
+	fmt.Fprintln(os.Stderr, RefusedPrefix+err.Error())
+	return ExitRefused
+}
+
+func run(args []string) error {
+	if len(args) != 1 {
+		return errors.New("want one argument, the launch in JSON")
+	}
+	var l Launch
+	if err := json.Unmarshal([]byte(args[0]), &l); err != nil {
+		return fmt.Errorf("read the launch: %w", err)
+	}
+	if l.Path == "" || len(l.Argv) == 0 {
+		return errors.New("the launch names no program")
+	}
+	// The mounts are made, and exec is called, from this one thread: a
+	// mount namespace unshared here is this thread's, and the thread that
+	// calls execve is the one the harness becomes.
+	runtime.LockOSThread()
+	if err := l.Bound.mount(); err != nil {
+		return err
+	}
+	if err := l.Bound.Restrict(); err != nil {
+		return err
+	}
+	if err := l.Bound.Prove(); err != nil {
+		return err
+	}
+	err := unix.Exec(l.Path, l.Argv, os.Environ())
+	return fmt.Errorf("exec %s: %w", l.Path, err)
+}
