@@ -77,6 +77,11 @@ type Options struct {
 	// their turns: their starts run `Self hook ...`, which tells Home's
 	// server (harness.LaunchOptions).
 	Self, Home string
+	// Wrapper is the program a sandboxed chat's harness is started
+	// through: one that runs sandbox.Main when its first argument is
+	// sandbox.Command (acpmux-tui itself does, from an early init). Self
+	// when empty; with neither, a sandboxed chat's start is refused.
+	Wrapper string
 }
 
 // Mux runs the harnesses of chats. All methods are safe for concurrent use.
@@ -404,7 +409,11 @@ func (m *Mux) launchFor(meta *sessions.Meta) (harness.Spec, harness.Launch, erro
 	if err != nil {
 		return spec, l, fmt.Errorf("chat %s: sandbox: %w", meta.ID, err)
 	}
-	l.SetBound(b, m.opt.Self)
+	wrapper := m.opt.Wrapper
+	if wrapper == "" {
+		wrapper = m.opt.Self
+	}
+	l.SetBound(b, wrapper)
 	return spec, l, nil
 }
 

@@ -219,7 +219,7 @@ func (s State) Equal(o State) bool {
 		s.Pid == o.Pid && s.Started == o.Started && s.Restarts == o.Restarts &&
 		s.LastError == o.LastError && s.LastOutput == o.LastOutput && s.Title == o.Title &&
 		s.Unread == o.Unread && s.StatusFrom == o.StatusFrom && sameList(s.Argv, o.Argv) &&
-		s.Transport == o.Transport && s.FoldersVia == o.FoldersVia && s.Sandbox == o.Sandbox &&
+		s.Transport == o.Transport && s.FoldersVia == o.FoldersVia && s.Sandbox == o.Sandbox && s.Bound == o.Bound &&
 		s.FoldersReadOnly == o.FoldersReadOnly && s.AgentName == o.AgentName &&
 		s.SessionID == o.SessionID && s.TurnActive == o.TurnActive &&
 		s.Permission.Equal(o.Permission) &&

@@ -60,8 +60,26 @@ func newChatOf(p proto.NewParams) sessions.NewChat {
 }
 
 // newChat answers MethodNew: a chat made, not started.
-func (s *Server) newChat(p proto.NewParams) (proto.ChatJSON, *Error) {
+func (s *Server) newChat(c *conn, p proto.NewParams) (proto.ChatJSON, *Error) {
+	var err *Error
+	if p.Sandbox, err = s.webSandbox(c, p.Sandbox); err != nil {
+		return proto.ChatJSON{}, err
+	}
 	return s.viewOf(s.chats.Create(newChatOf(p)))
+}
+
+// webSandbox is the sandbox a chat made by connection c gets, asked for
+// as asked: a web caller's is on while `[web] sandbox` is (the default),
+// and a web caller cannot turn it off; anyone else's is as asked.
+func (s *Server) webSandbox(c *conn, asked *bool) (*bool, *Error) {
+	if c == nil || !c.web.Load() || !s.config().Web.Sandboxed() {
+		return asked, nil
+	}
+	if asked != nil && !*asked {
+		return nil, errorf(proto.CodeInvalidParams, "a chat made over the web door is sandboxed ([web] sandbox in the config): the web cannot turn that off")
+	}
+	on := true
+	return &on, nil
 }
 
 // chat answers MethodChat: one chat.
@@ -82,8 +100,12 @@ func derivationOf(p proto.DeriveParams) sessions.Derivation {
 // derive answers MethodDerive: a fork, side chat or handoff, with the
 // capsule the client built, or with makeCapsule the one the service
 // writes here.
-func (s *Server) derive(p proto.DeriveParams) (proto.ChatJSON, *Error) {
+func (s *Server) derive(c *conn, p proto.DeriveParams) (proto.ChatJSON, *Error) {
 	if err := needID(p.ID); err != nil {
+		return proto.ChatJSON{}, err
+	}
+	var err *Error
+	if p.Sandbox, err = s.webSandbox(c, p.Sandbox); err != nil {
 		return proto.ChatJSON{}, err
 	}
 	return s.viewOf(s.chats.Derive(p.ID, derivationOf(p)))

@@ -119,8 +119,12 @@ func acpNames(t *harness.Table) string {
 // asks, besides what the shared validator refuses.
 func (b *doorBackend) NewChat(n acp.NewChat) (acp.Chat, error) {
 	noWorktree := false
+	sandbox, refused := b.s.webSandbox(b.c, nil)
+	if refused != nil {
+		return acp.Chat{}, refused
+	}
 	nc, err := b.s.chats.Check(sessions.NewChat{Harness: n.Harness, Cwd: n.Cwd, AdditionalDirectories: n.AdditionalDirectories,
-		Origin: sessions.OriginACP, Worktree: &noWorktree})
+		Origin: sessions.OriginACP, Worktree: &noWorktree, Sandbox: sandbox})
 	if err != nil {
 		return acp.Chat{}, failure(err)
 	}
@@ -257,7 +261,11 @@ func (b *doorBackend) Cancel(id string) error {
 // the conversation itself (an ACP agent's session/fork drops it when it
 // works).
 func (b *doorBackend) Fork(id, cwd string) (acp.Chat, error) {
-	m, err := b.s.chats.Derive(id, sessions.Derivation{Origin: sessions.OriginFork, Cwd: cwd, MakeCapsule: true})
+	sandbox, refused := b.s.webSandbox(b.c, nil)
+	if refused != nil {
+		return acp.Chat{}, refused
+	}
+	m, err := b.s.chats.Derive(id, sessions.Derivation{Origin: sessions.OriginFork, Cwd: cwd, MakeCapsule: true, Sandbox: sandbox})
 	if err != nil {
 		return acp.Chat{}, failure(err)
 	}

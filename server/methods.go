@@ -35,7 +35,7 @@ func init() {
 		proto.MethodHello:          handle((*Server).hello),
 		proto.MethodList:           handle((*Server).list),
 		proto.MethodLive:           handle((*Server).liveStates),
-		proto.MethodNew:            handle((*Server).newChat),
+		proto.MethodNew:            handleConn((*Server).newChat),
 		proto.MethodSetDirectories: handle((*Server).setDirectories),
 		proto.MethodSetFiles:       handle((*Server).setFiles),
 		proto.MethodFoldersChanged: handle((*Server).foldersChanged),
@@ -52,14 +52,14 @@ func init() {
 		// The chat store as a client with no store of its own reads and
 		// writes it (chats.go), through the chat service.
 		proto.MethodChat:           handle((*Server).chat),
-		proto.MethodDerive:         handle((*Server).derive),
+		proto.MethodDerive:         handleConn((*Server).derive),
 		proto.MethodCapsule:        handle((*Server).capsule),
 		proto.MethodRemove:         handle((*Server).remove),
 		proto.MethodRemoveMissing:  handle((*Server).removeMissing),
 		proto.MethodAddFolders:     handle((*Server).addFolders),
 		proto.MethodRemoveFolders:  handle((*Server).removeFolders),
 		proto.MethodValidate:       handle((*Server).validate),
-		proto.MethodCreateAndStart: handle((*Server).createAndStart),
+		proto.MethodCreateAndStart: handleConn((*Server).createAndStart),
 		proto.MethodFill:           handle((*Server).fill),
 		// The folder picker browses the chat's host (listdir.go); the
 		// review pane reviews it there too (review.go).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
@@ -76,7 +77,10 @@ func newPromptRig(t *testing.T) *promptRig {
 		cfg.DefaultHarness = "fake"
 		cfg.Harness = map[string]config.HarnessConfig{
 			"fake": {Command: fake, Transport: harness.TransportACP,
-				Env: map[string]string{"ACPMUX_FAKE_STATE": state, "ACPMUX_FAKE_RECORD": p.starts}},
+				Env: map[string]string{"ACPMUX_FAKE_STATE": state, "ACPMUX_FAKE_RECORD": p.starts},
+				// Its state and its records are the harness's own: a
+				// sandboxed chat (a web caller's) may write them.
+				SandboxState: []string{state + "/", filepath.Dir(p.starts) + "/"}},
 			"shell": {Command: fakeHarness, Env: map[string]string{"ACPMUX_FAKE_MODE": "echo"}},
 		}
 		table, err := harness.NewTable(cfg)
@@ -84,7 +88,7 @@ func newPromptRig(t *testing.T) *promptRig {
 			t.Fatal(err)
 		}
 		o.Config, o.Table = cfg, table
-		o.Mux = mux.New(mux.Options{Store: o.Store, Table: table, Config: cfg, Grace: 2 * time.Second, BackoffBase: time.Millisecond})
+		o.Mux = mux.New(mux.Options{Store: o.Store, Table: table, Config: cfg, Grace: 2 * time.Second, BackoffBase: time.Millisecond, Wrapper: os.Args[0]})
 		// A test's client may read nothing for a while on purpose: a write
 		// timeout would drop it for that.
 		o.WriteTimeout = hangDeadline

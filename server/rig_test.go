@@ -18,6 +18,7 @@ import (
 	"github.com/acpmux/acpmux-tui/internal/testharness/wait"
 	"github.com/acpmux/acpmux-tui/mux"
 	"github.com/acpmux/acpmux-tui/proto"
+	"github.com/acpmux/acpmux-tui/sandbox"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -25,6 +26,9 @@ import (
 var fakeHarness string
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.Command {
+		os.Exit(sandbox.Main(os.Args[2:])) // a sandboxed chat's wrapper (rigOpt)
+	}
 	dir, err := os.MkdirTemp("", "acpmux-server-test")
 	if err != nil {
 		panic(err)
@@ -103,7 +107,9 @@ func newRig(t *testing.T, ro rigOpt) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mo := mux.Options{Store: r.store, Table: table, Config: cfg, Grace: 2 * time.Second, BackoffBase: time.Millisecond}
+	// A sandboxed chat's harness starts through this test binary (TestMain).
+	mo := mux.Options{Store: r.store, Table: table, Config: cfg, Grace: 2 * time.Second, BackoffBase: time.Millisecond,
+		Wrapper: os.Args[0]}
 	var needs *Needs
 	if ro.needs {
 		needs = NewNeeds()

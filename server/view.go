@@ -596,7 +596,11 @@ func (h *viewHub) forget(p proto.ForgetParams) (struct{}, *Error) {
 // it; the mux makes it, a chat that may take a prewarmed harness from its
 // pool. When the chat was made but its harness did not start, the error's
 // data carries the chat as "created", so the client can show it.
-func (s *Server) createAndStart(p proto.CreateAndStartParams) (proto.ChatJSON, *Error) {
+func (s *Server) createAndStart(c *conn, p proto.CreateAndStartParams) (proto.ChatJSON, *Error) {
+	var refused *Error
+	if p.Sandbox, refused = s.webSandbox(c, p.Sandbox); refused != nil {
+		return proto.ChatJSON{}, refused
+	}
 	n, err := s.chats.Check(newChatOf(p.NewParams))
 	if err != nil {
 		return proto.ChatJSON{}, failure(err)

@@ -341,3 +341,72 @@ func TestWebCallerOnlyNarrows(t *testing.T) {
 	w.fails(proto.CodeMethodNotFound, proto.MethodKill, nil)
 	w.ok(proto.MethodNew, proto.NewParams{Cwd: f.in1}, nil)
 }
+
+// TestWebChatsAreSandboxed: a chat a web caller makes — new, create and
+// start, a fork, the door's session/new — is sandboxed while [web]
+// sandbox is on (the default), and the web cannot turn that off; a local
+// client's chats are as it asks; with [web] sandbox = false the web's are
+// as asked too. The door's chat runs, inside its bound.
+func TestWebChatsAreSandboxed(t *testing.T) {
+	p := newPromptRig(t)
+	f := p.webFolders()
+	p.setWebRoots(f.root)
+	w := p.webWire()
+
+	var made, started, fork proto.ChatJSON
+	w.ok(proto.MethodNew, proto.NewParams{Harness: "fake", Cwd: f.in1}, &made)
+	w.ok(proto.MethodCreateAndStart, proto.CreateAndStartParams{NewParams: proto.NewParams{Harness: "shell", Cwd: f.in1}, Cols: 80, Rows: 24}, &started)
+	var local proto.ChatJSON
+	p.dial().ok(proto.MethodNew, proto.NewParams{Harness: "fake", Cwd: f.in2}, &local)
+	w.ok(proto.MethodDerive, proto.DeriveParams{ID: local.ID, Origin: "fork"}, &fork)
+	for _, c := range []proto.ChatJSON{made, started, fork} {
+		if c.Sandbox == nil || c.Sandbox.Refused != "" || !slices.Contains(c.Sandbox.Writable, c.Cwd) {
+			t.Errorf("the web's chat %s: sandbox %+v, want one that writes in %s", c.ID, c.Sandbox, c.Cwd)
+		}
+	}
+	if local.Sandbox != nil {
+		t.Errorf("a local client's chat is sandboxed: %+v", local.Sandbox)
+	}
+	off := false
+	before := p.chatFiles()
+	for _, req := range []struct {
+		method string
+		params any
+	}{
+		{proto.MethodNew, proto.NewParams{Cwd: f.in1, Sandbox: &off}},
+		{proto.MethodCreateAndStart, proto.CreateAndStartParams{NewParams: proto.NewParams{Cwd: f.in1, Sandbox: &off}, Cols: 80, Rows: 24}},
+		{proto.MethodDerive, proto.DeriveParams{ID: local.ID, Origin: "fork", Sandbox: &off}},
+	} {
+		if e := w.fails(proto.CodeInvalidParams, req.method, req.params); !strings.Contains(e.Message, "[web] sandbox") {
+			t.Errorf("%s with sandbox off: %q, want the reason", req.method, e.Message)
+		}
+	}
+	if after := p.chatFiles(); !slices.Equal(after, before) {
+		t.Fatalf("refusals wrote chat files: %v, then %v", before, after)
+	}
+
+	d := p.webDoor(acpschema.ForTest(t))
+	initDoor(t, d)
+	resp, err := d.NewSession(hangCtx(t), sdk.NewSessionRequest{Cwd: f.in1, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatalf("the web door's session/new, sandboxed: %v", err)
+	}
+	var c proto.ChatJSON
+	p.dial().ok(proto.MethodChat, proto.IDParams{ID: string(resp.SessionId)}, &c)
+	if c.Sandbox == nil {
+		t.Fatalf("the web door's chat is not sandboxed: %+v", c)
+	}
+	if st := p.srv.opt.Mux.State(c.ID); !strings.HasPrefix(st.Bound, "landlock · writes: folder") {
+		t.Fatalf("the running door chat's bound: %q (%s)", st.Bound, st.LastError)
+	}
+
+	cfg := *p.srv.config()
+	no := false
+	cfg.Web.Sandbox = &no
+	p.srv.live.Store(p.srv.newLive(&cfg, p.srv.table(), p.srv.live.Load().gen+1))
+	var asked proto.ChatJSON
+	w.ok(proto.MethodNew, proto.NewParams{Harness: "fake", Cwd: f.in1}, &asked)
+	if asked.Sandbox != nil {
+		t.Fatalf("with [web] sandbox = false the web's chat is sandboxed: %+v", asked.Sandbox)
+	}
+}
