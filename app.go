@@ -178,6 +178,9 @@ func (a *app) view(e sessions.Entry) proto.ChatJSON {
 		}
 	}
 	j.PendingDirectories, j.PendingFiles, j.StatusFrom, j.Unread = live.PendingDirectories, live.PendingFiles, live.StatusFrom, live.Unread
+	if j.Status == proto.StatusFailed.String() {
+		j.Failed = live.Failed
+	}
 	if e.Meta != nil && e.Meta.Sandbox {
 		spec, _ := a.table.Get(e.Meta.Harness)
 		j.Sandbox = spec.SandboxJSON(e.Meta, a.store.Home(), os.Environ())
@@ -287,6 +290,15 @@ func (a *app) printView(v proto.ChatJSON, host string, meta *sessions.Meta, asJS
 		status += ", unread"
 	}
 	row("status", status)
+	if v.Failed != "" {
+		row("failed", v.Failed)
+	}
+	if s := v.Sandbox; s != nil {
+		row("sandbox", s.Summary)
+		if s.Refused != "" {
+			row("", s.Refused)
+		}
+	}
 	row("created", v.Created)
 	return w.Flush()
 }

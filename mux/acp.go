@@ -58,10 +58,13 @@ type acpProcess struct {
 	stdout *os.File // the agent's messages, read by the connection
 	conn   *agent.Conn
 	roots  agent.Roots
-	ready  chan struct{} // closed when the session is set up (or failed)
-	err    error         // why setup failed, once ready is closed
-	ctx    context.Context
-	cancel context.CancelFunc
+	// bounded is set when the agent runs sandboxed: its bound is the
+	// folders it started with, so a change waits for a new process.
+	bounded bool
+	ready   chan struct{} // closed when the session is set up (or failed)
+	err     error         // why setup failed, once ready is closed
+	ctx     context.Context
+	cancel  context.CancelFunc
 
 	sessionID acp.SessionId
 	// capsuleTurn is closed once the chat's capsule, if one was due, has
@@ -109,6 +112,7 @@ func (c *acpChat) spawnLocked() error {
 	c.m.recordBaselineLater(meta, startAt)
 	p.folders = meta.AdditionalDirectories
 	p.files = meta.AdditionalFiles
+	p.bounded = launch.Bound != nil
 	c.proc = p
 	c.appliedLocked(meta.AdditionalDirectories, meta.AdditionalFiles)
 	c.recent = append(c.recent, p)

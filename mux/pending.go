@@ -156,9 +156,10 @@ func (c *ptyChat) turnEndedLocked() {
 
 // foldersChanged takes the stored lists of an ACP chat: fs/* serves them at
 // once; an agent that can load or resume its session is restarted with them
-// when its turn ends (true: now, no turn runs), and one that cannot is told
-// of the folders (a note) and of the files added (resource_link blocks) at
-// the head of its next prompt.
+// when its turn ends (true: now, no turn runs), and so gets the new bound
+// when sandboxed; one that cannot is told of the folders (a note) and of
+// the files added (resource_link blocks) at the head of its next prompt,
+// unless it is sandboxed: then the change waits for a restart.
 func (c *acpChat) foldersChanged(meta *sessions.Meta, _ harness.Spec) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -171,6 +172,12 @@ func (c *acpChat) foldersChanged(meta *sessions.Meta, _ harness.Spec) bool {
 	p.roots.SetFiles(meta.AdditionalFiles)
 	dirsChanged := !slices.Equal(meta.AdditionalDirectories, c.applied)
 	if !c.pendingLocked(meta.AdditionalDirectories, meta.AdditionalFiles) {
+		return false
+	}
+	if !p.reloads && p.bounded {
+		// A sandboxed agent's bound is the folders it started with: the
+		// change waits for its next start, which the user makes.
+		c.state.PendingUntilRestart = true
 		return false
 	}
 	if !p.reloads {

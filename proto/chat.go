@@ -55,6 +55,8 @@ type ChatJSON struct {
 	// Sandbox is a sandboxed chat's bound (absent for a chat that is not
 	// sandboxed): what its harness may write, what it may not read.
 	Sandbox *SandboxJSON `json:"sandbox,omitempty"`
+	// Failed is, for a chat whose status is failed, why (LiveChat.Failed).
+	Failed string `json:"failed,omitempty"`
 }
 
 // SandboxJSON is a sandboxed chat's bound as a start would apply it now,

@@ -123,6 +123,10 @@ type LiveChat struct {
 	// FoldersVia is how the folders reached the running (or last) harness,
 	// when it says; empty leaves the harness table's expectation.
 	FoldersVia string `json:"foldersVia,omitempty"`
+	// Failed is, for a chat whose status is failed, why: a start refused
+	// (a sandbox that cannot hold, a folder gone) or the crashes that
+	// stopped its respawns.
+	Failed string `json:"failed,omitempty"`
 }
 
 // NewParams are the params of MethodNew. Every field may be left out: the

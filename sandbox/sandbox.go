@@ -17,7 +17,9 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -106,9 +108,27 @@ func handledRights(abi int) uint64 {
 	return r
 }
 
-// ABI returns the kernel's Landlock ABI version, or why there is none.
+// EnvMaxABI, when set to a number, caps the Landlock ABI this process
+// uses: the kernel is taken to offer at most that version, and 0 to offer
+// none. It can only take away (a sandboxed start is then refused, never
+// run unsandboxed); it shows what a machine with an older kernel does.
+const EnvMaxABI = "ACPMUX_LANDLOCK_ABI_MAX"
+
+// ABI returns the Landlock ABI version in use (the kernel's, capped by
+// EnvMaxABI), or why there is none.
 func ABI() (int, error) {
 	v, err := ll.LandlockGetABIVersion()
+	if s := os.Getenv(EnvMaxABI); s != "" && err == nil {
+		max, perr := strconv.Atoi(s)
+		switch {
+		case perr != nil || max < 0:
+			return 0, fmt.Errorf("landlock: %s=%q is not a version", EnvMaxABI, s)
+		case max == 0:
+			return 0, fmt.Errorf("landlock: none (%s=0; the kernel offers ABI %d)", EnvMaxABI, v)
+		case max < v:
+			v = max
+		}
+	}
 	switch {
 	case errors.Is(err, unix.ENOSYS):
 		return 0, fmt.Errorf("landlock: the kernel was built without Landlock: %w", err)

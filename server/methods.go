@@ -195,7 +195,7 @@ func (s *Server) view(e sessions.Entry) proto.ChatJSON {
 		}
 	}
 	j.PendingDirectories, j.PendingFiles = live.PendingDirectories, live.PendingFiles
-	j.Unread, j.StatusFrom = live.Unread, live.StatusFrom
+	j.Unread, j.StatusFrom, j.Failed = live.Unread, live.StatusFrom, live.Failed
 	if e.Meta != nil && e.Meta.Sandbox {
 		spec, _ := s.table().Get(e.Meta.Harness)
 		j.Sandbox = spec.SandboxJSON(e.Meta, s.opt.Store.Home(), os.Environ())
@@ -210,6 +210,9 @@ func liveOf(id string, st proto.State) proto.LiveChat {
 		PendingDirectories: st.PendingDirectories, PendingFiles: st.PendingFiles}
 	if st.Status.Live() {
 		l.StatusFrom = string(st.StatusFrom)
+	}
+	if st.Status == proto.StatusFailed {
+		l.Failed = st.Reason
 	}
 	return l
 }

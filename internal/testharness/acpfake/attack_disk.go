@@ -1,0 +1,57 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"syscall"
+
+	"github.com/coder/acp-go-sdk"
+	"golang.org/x/sys/unix"
+)
+
+func init() {
+	// disk OP PATH [TO]: the agent's own process touches the disk, with
+	// system calls, not through the client's fs/* (what a sandbox bounds):
+	// write (create or append), read, list, mv PATH TO, mkdir. Replies
+	// "disk: ok" or "disk: ERRNO" (EACCES, EROFS, ENOENT…).
+	attacks["disk"] = func(t *turnRun, arg string) (acp.StopReason, error) {
+		f := strings.Fields(arg)
+		if len(f) < 2 {
+			return "", fmt.Errorf("disk: want OP PATH [TO], got %q", arg)
+		}
+		var err error
+		switch op, path := f[0], f[1]; {
+		case op == "write":
+			var fh *os.File
+			if fh, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644); err == nil {
+				_, err = fh.WriteString("written by the agent\n")
+				fh.Close()
+			}
+		case op == "read":
+			_, err = os.ReadFile(path)
+		case op == "list":
+			_, err = os.ReadDir(path)
+		case op == "mkdir":
+			err = os.Mkdir(path, 0o755)
+		case op == "mv" && len(f) == 3:
+			err = os.Rename(path, f[2])
+		default:
+			return "", fmt.Errorf("disk: unknown operation %q", arg)
+		}
+		return t.stopReason(), t.say("disk: " + errnoText(err))
+	}
+}
+
+// errnoText is "ok", or the errno's name, or the error's text.
+func errnoText(err error) string {
+	var errno syscall.Errno
+	switch {
+	case err == nil:
+		return "ok"
+	case errors.As(err, &errno):
+		return unix.ErrnoName(errno)
+	}
+	return err.Error()
+}
