@@ -25,8 +25,9 @@ import (
 
 // builtinState is where each built-in harness keeps its own state, which a
 // sandboxed chat may write: a trailing "/" marks a folder, made when
-// missing; a file is writable in place when it exists. "~" is $HOME, and
-// "$VAR:-default/" takes VAR from the harness's environment when set.
+// missing; a file is writable in place when it exists. An entry may give
+// alternatives split by "|": the first whose $VARIABLE is set in the
+// harness's environment is taken ("$CODEX_HOME/|~/.codex/"); "~" is $HOME.
 // `[harness.NAME] sandbox_state` replaces a harness's list.
 var builtinState = map[string][]string{
 	"claude":     claudeState,
@@ -36,44 +37,47 @@ var builtinState = map[string][]string{
 	"gemini":     geminiState,
 	"gemini-acp": geminiState,
 	"opencode": {
-		"$XDG_DATA_HOME:-~/.local/share/opencode/", "$XDG_CONFIG_HOME:-~/.config/opencode/",
-		"$XDG_STATE_HOME:-~/.local/state/opencode/", "$XDG_CACHE_HOME:-~/.cache/opencode/",
+		"$XDG_DATA_HOME/opencode/|~/.local/share/opencode/", "$XDG_CONFIG_HOME/opencode/|~/.config/opencode/",
+		"$XDG_STATE_HOME/opencode/|~/.local/state/opencode/", "$XDG_CACHE_HOME/opencode/|~/.cache/opencode/",
 	},
 	"pi":    {"~/.pi/"},
 	"shell": nil,
 }
 
 var (
-	// Claude Code keeps its settings, sessions and todos in ~/.claude, its
+	// Claude Code keeps its settings, sessions and todos in ~/.claude (or
+	// $CLAUDE_CONFIG_DIR, which then holds its .claude.json too), its
 	// account and per-project state in ~/.claude.json, its debug and MCP
 	// logs in ~/.cache/claude-cli-nodejs.
-	claudeState = []string{"$CLAUDE_CONFIG_DIR:-~/.claude/", "~/.claude.json", "~/.cache/claude-cli-nodejs/"}
-	codexState  = []string{"$CODEX_HOME:-~/.codex/"}
-	geminiState = []string{"~/.gemini/"}
+	claudeState = []string{"$CLAUDE_CONFIG_DIR/|~/.claude/", "~/.claude.json", "$XDG_CACHE_HOME/claude-cli-nodejs/|~/.cache/claude-cli-nodejs/"}
+	codexState  = []string{"$CODEX_HOME/|~/.codex/"}
+	// stateSeeds are the state files a start makes when missing, with
+	// their first text: the bound cannot let a harness create a file
+	// beside others (~/.claude.json in ~), only write one in place, and
+	// Claude Code without its file would start as new at every start.
+	stateSeeds = map[string]string{"~/.claude.json": "{}\n"}
+	geminiState = []string{"$GEMINI_CLI_HOME/.gemini/|~/.gemini/"}
 )
 
-// xdgSuffix: for "$XDG_DATA_HOME:-~/.local/share/opencode/", a set
-// XDG_DATA_HOME is the base folder and "opencode/" is kept.
+// expandState is a state entry's path in the environment env: its first
+// alternative that can be read there ("" when none can).
 func expandState(entry string, env []string) string {
-	home := lookupEnv(env, "HOME")
-	if v, def, ok := strings.Cut(entry, ":-"); ok && strings.HasPrefix(v, "$") {
-		if set := lookupEnv(env, v[1:]); set != "" {
-			if strings.HasPrefix(v, "$XDG_") {
-				// The default's last element is the harness's folder
-				// under the base.
-				return filepath.Join(set, filepath.Base(strings.TrimSuffix(def, "/"))) + "/"
+	for _, alt := range strings.Split(entry, "|") {
+		head, rest, _ := strings.Cut(alt, "/")
+		switch {
+		case head == "~":
+			if home := lookupEnv(env, "HOME"); home != "" {
+				return home + "/" + rest
 			}
-			return set + "/"
+		case strings.HasPrefix(head, "$"):
+			if v := lookupEnv(env, head[1:]); v != "" {
+				return v + "/" + rest
+			}
+		default:
+			return alt
 		}
-		entry = def
 	}
-	switch {
-	case entry == "~":
-		return home
-	case strings.HasPrefix(entry, "~/"):
-		return filepath.Join(home, entry[2:]) + map[bool]string{true: "/"}[strings.HasSuffix(entry, "/")]
-	}
-	return entry
+	return ""
 }
 
 // StateEntries is the harness's state list: the config's sandbox_state when
@@ -146,6 +150,9 @@ func (s Spec) Bound(m *sessions.Meta, home string, env []string, prepare bool) (
 	userHome := lookupEnv(env, "HOME")
 	for _, e := range s.StateEntries() {
 		p := expandState(e, env)
+		if p == "" {
+			continue // no HOME, no variable: nothing to name
+		}
 		if !filepath.IsAbs(p) {
 			return b, fmt.Errorf("sandbox: state path %q of harness %s is not absolute", e, s.Name)
 		}
@@ -154,6 +161,11 @@ func (s Spec) Bound(m *sessions.Meta, home string, env []string, prepare bool) (
 		if dir && prepare {
 			if err := os.MkdirAll(p, 0o700); err != nil {
 				return b, fmt.Errorf("sandbox: the harness's state folder: %w", err)
+			}
+		}
+		if seed, ok := stateSeeds[e]; ok && prepare && s.SandboxState == nil {
+			if err := seedFile(p, seed); err != nil {
+				return b, fmt.Errorf("sandbox: the harness's state file: %w", err)
 			}
 		}
 		st, err := os.Stat(p)
@@ -292,6 +304,22 @@ func commonDir(dotGitFile string) (string, error) {
 		return "", err
 	}
 	return filepath.EvalSymlinks(common)
+}
+
+// seedFile makes file p with text unless it exists.
+func seedFile(p, text string) error {
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(text)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // within reports whether p is dir or lies below it.

@@ -18,6 +18,7 @@ import (
 	"github.com/acpmux/acpmux-tui/internal/testharness/startrecord"
 	"github.com/acpmux/acpmux-tui/internal/testharness/wait"
 	"github.com/acpmux/acpmux-tui/proto"
+	"github.com/acpmux/acpmux-tui/sandbox"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -26,6 +27,9 @@ import (
 var fakeHarness, fakeACP string
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.Command {
+		os.Exit(sandbox.Main(os.Args[2:])) // a sandboxed chat's wrapper (Options.Wrapper)
+	}
 	dir, err := os.MkdirTemp("", "acpmux-mux-test")
 	if err != nil {
 		panic(err)

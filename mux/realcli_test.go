@@ -12,6 +12,7 @@ import (
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/internal/testharness/wait"
 	"github.com/acpmux/acpmux-tui/proto"
+	"github.com/acpmux/acpmux-tui/sandbox"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -64,6 +65,9 @@ func TestRealTerminalHarnessesStartWithFolders(t *testing.T) {
 		folderArgs func(dirs []string) []string
 		// codexFiles are written to its CODEX_HOME.
 		codexFiles map[string]string
+		// sandboxed starts it in its bound (Landlock, through the
+		// wrapper): it must reach the same screen.
+		sandboxed bool
 	}
 	codexFolders := func(dirs []string) []string {
 		return append([]string{"--sandbox", "workspace-write"}, wantFolderArgs("--add-dir", dirs)...)
@@ -87,10 +91,21 @@ func TestRealTerminalHarnessesStartWithFolders(t *testing.T) {
 			screen:     []string{"Do you trust the files in this folder?"},
 			folderArgs: func(dirs []string) []string { return wantFolderArgs("--include-directories", dirs) }},
 	}
+	// Each again, sandboxed: its folders and its own state writable, the
+	// rest of the disk read-only, and it still starts.
+	for _, tc := range slices.Clone(cases) {
+		if tc.codexFiles == nil {
+			tc.sandboxed = true
+			cases = append(cases, tc)
+		}
+	}
 	for _, tc := range cases {
 		name := tc.harness
 		if tc.codexFiles != nil {
 			name += "-signed-in"
+		}
+		if tc.sandboxed {
+			name += "-sandboxed"
 		}
 		t.Run(name, func(t *testing.T) {
 			bin := peerFile(t, tc.bin)
@@ -101,9 +116,16 @@ func TestRealTerminalHarnessesStartWithFolders(t *testing.T) {
 				// Hooks and the notify program are part of our flags:
 				// Self is a real program, so they run harmlessly.
 				o.Self, o.Home = "/bin/true", t.TempDir()
+				o.Wrapper = os.Args[0] // TestMain runs the sandbox's wrapper
 			})
 			dirs := r.folders(2)
-			m := r.create(tc.harness, dirs)
+			if tc.sandboxed {
+				requireLandlock(t)
+			}
+			m, err := r.store.Create(sessions.NewChat{Harness: tc.harness, AdditionalDirectories: dirs, Sandbox: &tc.sandboxed})
+			if err != nil {
+				t.Fatal(err)
+			}
 			if err := r.mux.Start(m.ID, 120, 40); err != nil {
 				t.Fatal(err)
 			}
@@ -115,6 +137,9 @@ func TestRealTerminalHarnessesStartWithFolders(t *testing.T) {
 				r.waitRealScreen(m.ID, tc.harness, text)
 			}
 			r.refuseRefusals(m.ID, tc.harness)
+			if bound := r.mux.State(m.ID).Bound; tc.sandboxed != (bound != "") {
+				t.Fatalf("%s sandboxed %v, bound %q", tc.harness, tc.sandboxed, bound)
+			}
 			if tc.harness == "claude" {
 				claudeOfflineErrorOnScreen(t, r, m.ID)
 				return
@@ -306,5 +331,13 @@ func TestRealCodexStartsWithFiles(t *testing.T) {
 	r.refuseRefusals(m.ID, "codex")
 	if st := r.mux.State(m.ID); !st.Status.Live() || st.Restarts != 0 {
 		t.Fatalf("codex at its first screen: status %s, %d restarts (%s): it must still run", st.Status, st.Restarts, st.Reason)
+	}
+}
+
+// requireLandlock skips where the kernel has no Landlock a bound can use.
+func requireLandlock(t *testing.T) {
+	t.Helper()
+	if abi, err := sandbox.ABI(); err != nil || abi < sandbox.MinABI {
+		t.Skipf("a sandboxed chat needs Landlock ABI %d or later: %d, %v", sandbox.MinABI, abi, err)
 	}
 }
