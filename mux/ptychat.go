@@ -10,12 +10,14 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/acpmux/acpmux-tui/harness"
-	"github.com/acpmux/acpmux-tui/proto"
-	"github.com/acpmux/acpmux-tui/screen"
-	"github.com/acpmux/acpmux-tui/sessions"
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
+
+	"github.com/acpmux/acpmux-tui/harness"
+	"github.com/acpmux/acpmux-tui/proto"
+	"github.com/acpmux/acpmux-tui/sandbox"
+	"github.com/acpmux/acpmux-tui/screen"
+	"github.com/acpmux/acpmux-tui/sessions"
 )
 
 // A pty is read into up to readBuffers buffers of readBufferSize bytes,
@@ -493,6 +495,13 @@ func (c *ptyChat) exited(p *process, waitErr error) {
 	}
 	if code == 0 {
 		c.state.Status = proto.StatusExited
+		return
+	}
+	if code == sandbox.ExitRefused && strings.HasPrefix(c.state.LastOutput, sandbox.RefusedPrefix) {
+		// The sandbox's wrapper refused to run the harness: a respawn
+		// would be refused again.
+		c.state.Status, c.state.Reason = proto.StatusFailed, c.state.LastOutput
+		c.state.LastError = c.state.Reason
 		return
 	}
 	c.crashedLocked(how)
