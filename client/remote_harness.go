@@ -86,7 +86,7 @@ func (r *Remote) CreateAndStart(n sessions.NewChat, cols, rows int) (*sessions.M
 	p := proto.CreateAndStartParams{
 		NewParams: proto.NewParams{Harness: n.Harness, Cwd: n.Cwd, AdditionalDirectories: n.AdditionalDirectories, AdditionalFiles: n.AdditionalFiles, Name: n.Name,
 			Worktree: n.Worktree, WorktreeBase: n.WorktreeBase, Sandbox: n.Sandbox},
-		Cols:      cols, Rows: rows,
+		Cols: cols, Rows: rows,
 	}
 	var chat proto.ChatJSON
 	err := r.call(proto.MethodCreateAndStart, p, &chat)

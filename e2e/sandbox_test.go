@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/acpmux/acpmux-tui/proto"
@@ -174,5 +175,105 @@ func TestE2ESandboxWithoutLandlockRefusesTheStart(t *testing.T) {
 				t.Fatalf("show does not give the reason:\n%s", out)
 			}
 		})
+	}
+}
+
+// TestE2ESandboxAsAnotherUser: for a user who is not root the wrapper
+// gets its mount namespace in a user namespace in which it is itself, and
+// the agent runs as that user; its bound holds as root's does,
+// .git/hooks included.
+func TestE2ESandboxAsAnotherUser(t *testing.T) {
+	requireLandlock(t)
+	if os.Geteuid() != 0 {
+		t.Skip("switching to another user needs root")
+	}
+	const nobody = 65534
+	root, err := os.MkdirTemp("", "acpmux-sandbox-user-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(root) })
+	bin := filepath.Join(root, "bin")
+	for _, d := range []string{bin, filepath.Join(root, "agent-state")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, exe := range []string{binary, buildACPFake(t)} {
+		b, err := os.ReadFile(exe)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(bin, filepath.Base(exe)), b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	home, proj, outside := filepath.Join(root, "home"), filepath.Join(root, "proj"), filepath.Join(root, "outside")
+	for _, d := range []string{home, proj, outside} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, err := exec.Command("git", "init", "-q", proj).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	config := filepath.Join(root, "config.toml")
+	state := filepath.Join(home, "agent-state")
+	text := fmt.Sprintf("[harness.fake]\ncommand = %q\ntransport = \"acp\"\nenv = { ACPMUX_FAKE_STATE = %q, ACPMUX_FAKE_ADVERTISE = \"1\" }\nsandbox_state = [%q]\n",
+		filepath.Join(bin, "acpfake"), state, state+"/")
+	if err := os.WriteFile(config, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := filepath.Walk(root, func(p string, _ os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(p, nobody, nobody)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) (string, error) {
+		t.Helper()
+		cmd := exec.Command(filepath.Join(bin, "acpmux-tui"), args...)
+		cmd.Env = []string{"ACPMUX_HOME=" + filepath.Join(home, "agent"), "ACPMUX_CONFIG=" + config, "HOME=" + home, "PATH=/usr/bin:/bin"}
+		cmd.Dir = root
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			err = fmt.Errorf("%w: %s", err, stderr.String())
+		}
+		return string(out), err
+	}
+	t.Cleanup(func() { run("kill-server") })
+	out, err := run("new", "--harness", "fake", "--cwd", proj, "--sandbox", "--json")
+	if err != nil {
+		t.Fatalf("new as another user: %v\n%s", err, out)
+	}
+	var c proto.ChatJSON
+	if err := json.Unmarshal([]byte(out), &c); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ op, want string }{
+		{"write " + filepath.Join(proj, "made.txt"), "ok"},
+		{"write " + filepath.Join(outside, "new.txt"), "EACCES"},
+		{"write " + filepath.Join(proj, ".git", "hooks", "pre-commit"), "EROFS"},
+		{"read /proc/self/status", "ok"},
+	} {
+		out, err := run("prompt", c.ID, "disk "+tc.op)
+		if got := strings.TrimPrefix(strings.TrimSpace(out), "disk: "); err != nil || got != tc.want {
+			t.Errorf("as another user: disk %s = %q (%v), want %s", tc.op, out, err, tc.want)
+		}
+	}
+	st, err := os.Stat(filepath.Join(proj, "made.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if owner := st.Sys().(*syscall.Stat_t).Uid; owner != nobody {
+		t.Errorf("the agent wrote as uid %d, want the user's %d", owner, nobody)
 	}
 }

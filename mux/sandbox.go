@@ -4,6 +4,8 @@ import (
 	"os"
 	"syscall"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/acpmux/acpmux-tui/harness"
 )
 
@@ -13,7 +15,10 @@ import (
 // other user gets it, over that namespace only, by starting the wrapper in
 // a user namespace of its own in which it is itself (its uid and gid
 // mapped to themselves), so files keep their owners and the harness runs
-// as the user. nil when nothing is needed.
+// as the user. A process that is not root in its namespace loses its
+// capabilities at exec, so CAP_SYS_ADMIN is raised as an ambient one for
+// the wrapper, which drops it before it execs the harness. nil when
+// nothing is needed.
 func boundAttr(l harness.Launch) *syscall.SysProcAttr {
 	if l.Bound == nil || len(l.Bound.ReadOnly) == 0 && len(l.Bound.Pinned) == 0 || os.Geteuid() == 0 {
 		return nil
@@ -23,5 +28,6 @@ func boundAttr(l harness.Launch) *syscall.SysProcAttr {
 		Cloneflags:  syscall.CLONE_NEWUSER,
 		UidMappings: []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
 		GidMappings: []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}},
+		AmbientCaps: []uintptr{unix.CAP_SYS_ADMIN},
 	}
 }

@@ -70,6 +70,12 @@ func run(args []string) error {
 	if err := l.Bound.mount(); err != nil {
 		return err
 	}
+	// A wrapper started in a user namespace of its own holds CAP_SYS_ADMIN
+	// there as an ambient capability, for the mounts only: the harness,
+	// exec'd from this thread, must not inherit it.
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
+		return fmt.Errorf("drop the ambient capabilities: %w", err)
+	}
 	if err := l.Bound.Restrict(); err != nil {
 		return err
 	}
