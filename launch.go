@@ -213,7 +213,7 @@ func (a *app) tuiHosts() []client.Host {
 func (a *app) harnessInfos(table *harness.Table) []tui.HarnessInfo {
 	var out []tui.HarnessInfo
 	for _, s := range table.All() {
-		out = append(out, tui.HarnessInfo{Name: s.Name, Transport: s.Transport, Installed: s.Found(a.getenv)})
+		out = append(out, tui.HarnessInfo{Name: s.Name, Transport: s.Transport, Installed: s.Found(a.getenv), Sandbox: s.Sandboxed(a.cfg)})
 	}
 	return out
 }

@@ -93,6 +93,7 @@ func metaOf(j proto.ChatJSON) *sessions.Meta {
 		Parent: j.Parent, Origin: j.Origin, AgentSessionID: j.AgentSessionID,
 		FilesVia: filesVia(j.FilesVia), FoldersVia: foldersVia(j), Capsule: j.HasCapsule,
 		Worktree: sessions.WorktreeFromJSON(j.Worktree), Baseline: sessions.BaselineFromJSON(j.Baseline),
+		Sandbox: j.Sandbox != nil,
 	}
 }
 

@@ -30,7 +30,7 @@ func EntryOf(j proto.ChatJSON) sessions.Entry {
 	if j = ServerChat(j); j.Broken != "" {
 		return sessions.Entry{ID: j.ID, Broken: errors.New(j.Broken)}
 	}
-	return sessions.Entry{ID: j.ID, Meta: metaOf(j), NoProject: j.NoProject}
+	return sessions.Entry{ID: j.ID, Meta: metaOf(j), NoProject: j.NoProject, Bound: j.Sandbox}
 }
 
 // ServerChat is a chat as a server answered it, unless its id is not one

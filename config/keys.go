@@ -13,7 +13,7 @@ var Actions = []string{
 	"up", "down", "focus", "leave", "new", "add_folders", "fork", "side",
 	"handoff", "restart", "stop", "delete", "filter", "help", "quit",
 	"remove_missing", "rename", "start_server", "export", "import", "pick_files",
-	"review", "worktree",
+	"review", "worktree", "sandbox",
 }
 
 // KeyMap holds every key binding of the app, built from the defaults
@@ -36,6 +36,11 @@ type KeyMap struct {
 	// Worktree turns a git worktree for the chat on or off in the
 	// new-chat and the fork dialogs.
 	Worktree key.Binding
+	// Sandbox turns the chat's sandbox (Landlock: its harness writes only
+	// in its folders and files) on or off in the new-chat and the fork
+	// dialogs. Its default is ctrl+l, for Landlock: ctrl+b is tmux's
+	// prefix and moves the cursor left in the dialogs' text fields.
+	Sandbox key.Binding
 }
 
 type actionDefault struct {
@@ -68,6 +73,7 @@ var defaults = map[string]actionDefault{
 	"import":         {[]string{"i"}, "import chat", func(k *KeyMap) *key.Binding { return &k.Import }},
 	"review":         {[]string{"d"}, "review changes", func(k *KeyMap) *key.Binding { return &k.Review }},
 	"worktree":       {[]string{"ctrl+g"}, "worktree on/off", func(k *KeyMap) *key.Binding { return &k.Worktree }},
+	"sandbox":        {[]string{"ctrl+l"}, "sandbox on/off", func(k *KeyMap) *key.Binding { return &k.Sandbox }},
 }
 
 // KeyMap builds the key map: the defaults, with every action named under

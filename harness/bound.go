@@ -118,7 +118,7 @@ func (s Spec) Bound(m *sessions.Meta, home string, env []string, prepare bool) (
 	b.Hidden = []string{hidden}
 	if prepare {
 		if err := os.MkdirAll(b.Scratch, 0o700); err != nil {
-			return b, fmt.Errorf("sandbox: the chat's scratch folder: %w", err)
+			return b, fmt.Errorf("the chat's scratch folder: %w", err)
 		}
 	}
 	resolve := func(p string) string {
@@ -154,18 +154,18 @@ func (s Spec) Bound(m *sessions.Meta, home string, env []string, prepare bool) (
 			continue // no HOME, no variable: nothing to name
 		}
 		if !filepath.IsAbs(p) {
-			return b, fmt.Errorf("sandbox: state path %q of harness %s is not absolute", e, s.Name)
+			return b, fmt.Errorf("state path %q of harness %s is not absolute", e, s.Name)
 		}
 		dir := strings.HasSuffix(p, "/")
 		p = filepath.Clean(p)
 		if dir && prepare {
 			if err := os.MkdirAll(p, 0o700); err != nil {
-				return b, fmt.Errorf("sandbox: the harness's state folder: %w", err)
+				return b, fmt.Errorf("the harness's state folder: %w", err)
 			}
 		}
 		if seed, ok := stateSeeds[e]; ok && prepare && s.SandboxState == nil {
 			if err := seedFile(p, seed); err != nil {
-				return b, fmt.Errorf("sandbox: the harness's state file: %w", err)
+				return b, fmt.Errorf("the harness's state file: %w", err)
 			}
 		}
 		st, err := os.Stat(p)
@@ -187,7 +187,7 @@ func (s Spec) Bound(m *sessions.Meta, home string, env []string, prepare bool) (
 	}
 	for _, w := range b.Writable {
 		if w == "/" || within(hidden, w) {
-			return b, fmt.Errorf("sandbox: %s holds the agent home %s, which a sandboxed chat may not read: give the chat another folder", w, hidden)
+			return b, fmt.Errorf("%s holds the agent home %s, which a sandboxed chat may not read: give the chat another folder", w, hidden)
 		}
 	}
 	guarded, err := b.guardGit(m, prepare)
@@ -220,7 +220,7 @@ func (b *ChatBound) guardGit(m *sessions.Meta, prepare bool) (int, error) {
 		hooks := filepath.Join(gitDir, "hooks")
 		if prepare {
 			if err := os.MkdirAll(hooks, 0o755); err != nil {
-				return fmt.Errorf("sandbox: %s: %w", hooks, err)
+				return fmt.Errorf("%s: %w", hooks, err)
 			}
 		}
 		b.Pinned = append(b.Pinned, gitDir)
@@ -248,7 +248,7 @@ func (b *ChatBound) guardGit(m *sessions.Meta, prepare bool) (int, error) {
 		case st.Mode().IsRegular():
 			common, err := commonDir(dotGit)
 			if err != nil {
-				return n, fmt.Errorf("sandbox: %s: %w", dotGit, err)
+				return n, fmt.Errorf("%s: %w", dotGit, err)
 			}
 			b.ReadOnly = append(b.ReadOnly, dotGit)
 			if !b.writable(common) {

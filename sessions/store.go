@@ -54,6 +54,10 @@ type Entry struct {
 	// folder in the agent home (Store.NoProject). List sets it, and a
 	// client reads it off the chat JSON.
 	NoProject bool
+	// Bound is a sandboxed chat's bound as its server computes it
+	// (ChatJSON.Sandbox), read off the chat JSON by a client; List leaves
+	// it nil: every start computes it.
+	Bound *proto.SandboxJSON
 }
 
 // Name returns the chat's name, or its id when the file is broken.

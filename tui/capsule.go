@@ -5,13 +5,14 @@ import (
 	"os"
 	"strings"
 
-	"github.com/acpmux/acpmux-tui/harness"
-	"github.com/acpmux/acpmux-tui/internal/capsule"
-	"github.com/acpmux/acpmux-tui/sessions"
 	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textarea"
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/acpmux/acpmux-tui/harness"
+	"github.com/acpmux/acpmux-tui/internal/capsule"
+	"github.com/acpmux/acpmux-tui/sessions"
 )
 
 // This file holds the capsule of a handoff (and of a fork whose harness
@@ -60,10 +61,11 @@ func (m *Model) forksNatively(harnessName string) bool {
 }
 
 // fork makes a fork of e: at once when its harness branches the
-// conversation itself, else after its capsule is built. worktree is the
-// fork dialog's choice (nil: as the server decides for a fork).
-func (m *Model) fork(e sessions.Entry, worktree *bool) tea.Cmd {
-	d := sessions.Derivation{Origin: sessions.OriginFork, Worktree: worktree}
+// conversation itself, else after its capsule is built. worktree and
+// sandbox are the fork dialog's choices (nil: as the server decides for a
+// fork; for the sandbox, the parent's).
+func (m *Model) fork(e sessions.Entry, worktree, sandbox *bool) tea.Cmd {
+	d := sessions.Derivation{Origin: sessions.OriginFork, Worktree: worktree, Sandbox: sandbox}
 	if m.forksNatively(e.Meta.Harness) {
 		return deriveChat(m.mux, e.ID, d)
 	}

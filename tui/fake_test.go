@@ -9,13 +9,14 @@ import (
 	"testing"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
-	"github.com/muesli/termenv"
 )
 
 // fakeMux is the mux as the TUI sees it, with no processes: starting a chat
@@ -46,22 +47,35 @@ type fakeMux struct {
 	looks      []string
 	bundles    bundleFake
 	// worktreeAsks are the worktree params of Create, CreateAndStart and
-	// Derive, in order: "yes", "no" or "default" (left out).
-	worktreeAsks []string
+	// Derive, in order: "yes", "no" or "default" (left out); sandboxAsks
+	// their sandbox params, the same way.
+	worktreeAsks, sandboxAsks []string
 }
 
 // askWorktree records a worktree param as the server would receive it.
 func (f *fakeMux) askWorktree(wt *bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.worktreeAsks = append(f.worktreeAsks, askWord(wt))
+}
+
+// askSandbox records a sandbox param as the server would receive it.
+func (f *fakeMux) askSandbox(sb *bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.sandboxAsks = append(f.sandboxAsks, askWord(sb))
+}
+
+// askWord is an optional param as recorded: "default" (left out), "yes"
+// or "no".
+func askWord(v *bool) string {
 	switch {
-	case wt == nil:
-		f.worktreeAsks = append(f.worktreeAsks, "default")
-	case *wt:
-		f.worktreeAsks = append(f.worktreeAsks, "yes")
-	default:
-		f.worktreeAsks = append(f.worktreeAsks, "no")
+	case v == nil:
+		return "default"
+	case *v:
+		return "yes"
 	}
+	return "no"
 }
 
 // WorktreeAsks returns the worktree params received so far.
@@ -69,6 +83,13 @@ func (f *fakeMux) WorktreeAsks() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]string(nil), f.worktreeAsks...)
+}
+
+// SandboxAsks returns the sandbox params received so far.
+func (f *fakeMux) SandboxAsks() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.sandboxAsks...)
 }
 
 func newFakeMux(store *sessions.Store) *fakeMux {
@@ -196,6 +217,7 @@ func (f *fakeMux) ResizeAll(cols, rows int) { f.call(fmt.Sprintf("resize %dx%d",
 func (f *fakeMux) CreateAndStart(n sessions.NewChat, cols, rows int) (*sessions.Meta, error) {
 	f.call("create " + n.Harness)
 	f.askWorktree(n.Worktree)
+	f.askSandbox(n.Sandbox)
 	m, err := f.store.Create(n)
 	if err != nil {
 		return nil, err

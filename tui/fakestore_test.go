@@ -43,13 +43,20 @@ func (f *fakeMux) Chat(id string) (sessions.Entry, error) {
 	if err != nil {
 		return sessions.Entry{}, err
 	}
-	return sessions.Entry{ID: id, Meta: m, NoProject: f.store.NoProject(m)}, nil
+	e := sessions.Entry{ID: id, Meta: m, NoProject: f.store.NoProject(m)}
+	if f.table != nil {
+		// A sandboxed chat's bound, as the server's view computes it.
+		spec, _ := f.table.Get(m.Harness)
+		e.Bound = spec.SandboxJSON(m, f.store.Home(), os.Environ())
+	}
+	return e, nil
 }
 
 // Create stores a chat without starting it, as the server's new does.
 func (f *fakeMux) Create(n sessions.NewChat) (*sessions.Meta, error) {
 	f.call("new " + n.Harness)
 	f.askWorktree(n.Worktree)
+	f.askSandbox(n.Sandbox)
 	if f.store == nil {
 		return nil, errNoStore
 	}
@@ -60,6 +67,7 @@ func (f *fakeMux) Create(n sessions.NewChat) (*sessions.Meta, error) {
 func (f *fakeMux) Derive(parent string, d sessions.Derivation) (*sessions.Meta, error) {
 	f.call("derive " + d.Origin + " " + parent)
 	f.askWorktree(d.Worktree)
+	f.askSandbox(d.Sandbox)
 	if f.store == nil {
 		return nil, errNoStore
 	}

@@ -3,9 +3,10 @@ package tui
 import (
 	"fmt"
 
-	"github.com/acpmux/acpmux-tui/sessions"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/acpmux/acpmux-tui/sessions"
 )
 
 // forkAskMsg brings what the fork key needs to know before it forks: the
@@ -30,7 +31,8 @@ func askFork(e sessions.Entry) tea.Cmd {
 
 // forkAsked forks at once a chat outside any repository, and opens the
 // fork dialog for one in a repository: its worktree choice starts on for
-// a worktree chat's fork (as `fork` does), else at the config's default.
+// a worktree chat's fork (as `fork` does), else at the config's default;
+// its sandbox choice starts at the parent's.
 func (m *Model) forkAsked(msg forkAskMsg) tea.Cmd {
 	e := msg.entry
 	if e.Meta == nil {
@@ -38,34 +40,45 @@ func (m *Model) forkAsked(msg forkAskMsg) tea.Cmd {
 	}
 	parentHas := e.Meta.Worktree != nil
 	if !msg.inRepo && !parentHas {
-		return m.fork(e, nil)
+		// Nothing to ask: the server gives no worktree, and the fork
+		// keeps the parent's sandbox (sessions.Derivation.Sandbox nil),
+		// as `fork` does.
+		return m.fork(e, nil, nil)
 	}
-	return m.openDialog(NewForkDialog(m.c, e, parentHas, parentHas || m.worktreeOn, func(wt bool) tea.Cmd {
-		return m.fork(e, &wt)
+	return m.openDialog(NewForkDialog(m.c, e, parentHas, parentHas || m.worktreeOn, func(wt bool, sandbox *bool) tea.Cmd {
+		return m.fork(e, &wt, sandbox)
 	}))
 }
 
 // ForkDialog asks, for a chat in a git repository, whether its fork gets
-// a git worktree of its own; enter forks, the worktree key turns the
-// choice.
+// a git worktree of its own and whether it is sandboxed; enter forks, the
+// worktree and the sandbox keys turn the choices.
 type ForkDialog struct {
 	c         *Common
 	title     string
 	parentHas bool
 	worktree  bool
-	fork      func(worktree bool) tea.Cmd
-	w         int
+	// sandbox starts at the parent's; toggled is set once the key has
+	// turned it (untouched, the fork keeps the parent's).
+	sandbox, toggled bool
+	fork             func(worktree bool, sandbox *bool) tea.Cmd
+	w                int
 }
 
 // NewForkDialog returns the dialog for a fork of e; parentHas says e has
-// a worktree, on the choice the dialog starts with; fork makes the command
-// that forks.
-func NewForkDialog(c *Common, e sessions.Entry, parentHas, on bool, fork func(worktree bool) tea.Cmd) *ForkDialog {
-	return &ForkDialog{c: c, title: fmt.Sprintf("fork %q", e.Name()), parentHas: parentHas, worktree: on, fork: fork}
+// a worktree, on the worktree choice the dialog starts with; fork makes
+// the command that forks, with the sandbox asked for (nil: the parent's).
+func NewForkDialog(c *Common, e sessions.Entry, parentHas, on bool, fork func(worktree bool, sandbox *bool) tea.Cmd) *ForkDialog {
+	d := &ForkDialog{c: c, title: fmt.Sprintf("fork %q", e.Name()), parentHas: parentHas, worktree: on, fork: fork}
+	d.sandbox = e.Meta != nil && e.Meta.Sandbox
+	return d
 }
 
 // Worktree reports whether the fork is to get a git worktree of its own.
 func (d *ForkDialog) Worktree() bool { return d.worktree }
+
+// Sandbox reports whether the fork is to be sandboxed.
+func (d *ForkDialog) Sandbox() bool { return d.sandbox }
 
 var keyFork = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "fork"))
 
@@ -81,17 +94,24 @@ func (d *ForkDialog) Update(msg tea.Msg) tea.Cmd {
 	switch {
 	case key.Matches(k, d.c.Keys.Worktree):
 		d.worktree = !d.worktree
+	case key.Matches(k, d.c.Keys.Sandbox):
+		d.sandbox, d.toggled = !d.sandbox, true
 	case key.Matches(k, keyFork):
-		return tea.Batch(closeDialog, d.fork(d.worktree))
+		var sandbox *bool
+		if d.toggled {
+			v := d.sandbox
+			sandbox = &v
+		}
+		return tea.Batch(closeDialog, d.fork(d.worktree, sandbox))
 	case key.Matches(k, keyCancel):
 		return closeDialog
 	}
 	return nil
 }
 
-// ShortHelp returns enter, the worktree key and esc.
+// ShortHelp returns enter, the worktree and sandbox keys and esc.
 func (d *ForkDialog) ShortHelp() []key.Binding {
-	return []key.Binding{keyFork, d.c.Keys.Worktree, keyCancel}
+	return []key.Binding{keyFork, d.c.Keys.Worktree, d.c.Keys.Sandbox, keyCancel}
 }
 
 // View draws the choice.
@@ -107,6 +127,7 @@ func (d *ForkDialog) View() []string {
 	lines := []string{"",
 		" " + st.Dim.Render(fitPlain("worktree", 10)) + worktreeChoice(st, d.c.Keys.Worktree, d.worktree, iw-11),
 		" " + st.Dim.Render(truncPlain(what, iw-1)),
+		" " + st.Dim.Render(fitPlain("sandbox", 10)) + sandboxChoice(st, d.c.Keys.Sandbox, d.sandbox, "", iw-11),
 		"",
 		" " + st.HelpKey.Render("enter") + st.Dim.Render(" fork   ") + st.HelpKey.Render("esc") + st.Dim.Render(" cancel"),
 	}

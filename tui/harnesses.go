@@ -1,9 +1,10 @@
 package tui
 
 import (
+	tea "github.com/charmbracelet/bubbletea"
+
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/proto"
-	tea "github.com/charmbracelet/bubbletea"
 )
 
 // This file keeps the harness table the TUI offers as the server has it in
@@ -112,7 +113,7 @@ func harnessesOf(cfg proto.ConfigResult) Harnesses {
 	for _, h := range cfg.Harnesses {
 		specs = append(specs, harness.Spec{Name: h.Name, Command: h.Command, Kind: h.Kind, Transport: h.Transport,
 			FolderFlag: h.FolderFlag, AdvertisesFolders: h.AdvertisesFolders})
-		list = append(list, HarnessInfo{Name: h.Name, Transport: h.Transport, Installed: h.Installed})
+		list = append(list, HarnessInfo{Name: h.Name, Transport: h.Transport, Installed: h.Installed, Sandbox: h.Sandbox})
 	}
 	return Harnesses{Table: harness.TableOf(specs), List: list, Default: cfg.DefaultHarness, Worktree: cfg.Worktree}
 }

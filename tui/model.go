@@ -15,12 +15,13 @@ import (
 	"slices"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
 )
 
 // Options configure the app.
@@ -101,6 +102,9 @@ type Model struct {
 	problems map[string][]proto.FolderProblem
 	git      map[string]gitCheck // per chat, from the folder check
 	missing  map[string]bool     // harnesses not installed, by name
+	// bounds are sandboxed chats' bounds as their servers last gave them
+	// (sandbox.go).
+	bounds map[string]*proto.SandboxJSON
 	// worktreeOn is the config's `worktree` default: what the new-chat
 	// and fork dialogs start with.
 	worktreeOn bool
@@ -174,11 +178,12 @@ func New(opt Options) *Model {
 	}
 	if opt.Harnesses == nil && opt.Table != nil {
 		for _, s := range opt.Table.All() {
-			opt.Harnesses = append(opt.Harnesses, HarnessInfo{Name: s.Name, Transport: s.Transport, Installed: true})
+			opt.Harnesses = append(opt.Harnesses, HarnessInfo{Name: s.Name, Transport: s.Transport, Installed: true, Sandbox: s.Sandboxed(opt.Config)})
 		}
 	}
 	c := &Common{Styles: NewStyles(opt.Renderer, !opt.NoColor), Keys: opt.Config.KeyMap(), Log: opt.Logger}
-	m := &Model{opt: opt, c: c, mux: opt.Mux, table: opt.Table, problems: map[string][]proto.FolderProblem{}, git: map[string]gitCheck{}, missing: map[string]bool{}}
+	m := &Model{opt: opt, c: c, mux: opt.Mux, table: opt.Table, problems: map[string][]proto.FolderProblem{}, git: map[string]gitCheck{}, missing: map[string]bool{},
+		bounds: map[string]*proto.SandboxJSON{}}
 	m.worktreeOn = opt.Config != nil && opt.Config.Worktree.Default
 	for _, h := range opt.Harnesses {
 		if !h.Installed {
@@ -219,7 +224,7 @@ func (m *Model) Init() tea.Cmd {
 		cmds = append(cmds, m.reloadList(m.opt.Open))
 	}
 	if e, ok := m.sidebar.Selected(); ok {
-		cmds = append(cmds, checkFolders(e))
+		cmds = append(cmds, checkFolders(e), m.askBound(e))
 	}
 	return tea.Batch(cmds...)
 }
@@ -358,6 +363,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.started(msg)
 	case chatLoadedMsg:
 		m.sidebar.UpdateEntry(msg.entry)
+		m.keepBound(msg.entry)
 		if msg.entry.ID == m.selected {
 			m.refreshSelected()
 		}
@@ -513,7 +519,7 @@ func (m *Model) refreshSelected() {
 	}
 	m.summary.Set(ChatInfo{Entry: e, State: st, Problems: m.problems[e.ID], NoProject: noProject, Transport: transport, Via: via, ViaExpected: expected, FilesVia: filesVia, ParentGone: parentGone,
 		NotInstalled: e.Meta != nil && m.missing[e.Meta.Harness], StartsFresh: startsFresh,
-		GitFolders: m.git[e.ID].folders, WorktreeGone: m.git[e.ID].worktreeGone}, true, m.now)
+		GitFolders: m.git[e.ID].folders, WorktreeGone: m.git[e.ID].worktreeGone, Bound: m.boundOf(e)}, true, m.now)
 }
 
 // shower is a mux that can be told which chat the pane draws (the
@@ -544,7 +550,7 @@ func (m *Model) selectionChanged() tea.Cmd {
 	if !changed || !ok {
 		return m.startTick()
 	}
-	return tea.Batch(checkFolders(e), m.startTick())
+	return tea.Batch(checkFolders(e), m.askBound(e), m.startTick())
 }
 
 // startTick keeps the clock moving while the selected chat runs, waking
@@ -607,7 +613,14 @@ func (m *Model) listLoaded(msg listLoadedMsg) tea.Cmd {
 	if m.selectListed != "" && m.sidebar.Select(m.selectListed) {
 		m.selectListed = ""
 	}
-	return tea.Batch(m.selectionChanged(), m.openPending())
+	was := m.selected
+	cmds := []tea.Cmd{m.selectionChanged(), m.openPending()}
+	if e, ok := m.sidebar.Selected(); ok && m.selected == was {
+		// The same chat, read again: its folders may have changed its
+		// bound (a new selection asks by itself).
+		cmds = append(cmds, m.askBound(e))
+	}
+	return tea.Batch(cmds...)
 }
 
 func (m *Model) started(msg startedMsg) tea.Cmd {

@@ -3,11 +3,13 @@ package tui
 import (
 	"strings"
 
-	"github.com/acpmux/acpmux-tui/sessions"
 	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/acpmux/acpmux-tui/sessions"
 )
 
 // HarnessInfo is one harness offered by the new-chat dialog.
@@ -15,6 +17,9 @@ type HarnessInfo struct {
 	Name, Transport string
 	// Installed is set when the harness's command was found on PATH.
 	Installed bool
+	// Sandbox is whether a new chat on it is sandboxed unless asked
+	// otherwise (its `sandbox`, else the config's), as the server says.
+	Sandbox bool
 }
 
 // The fields of the new-chat dialog, in order.
@@ -64,8 +69,12 @@ type NewChatDialog struct {
 	// config's `worktree` default until the key turns it); toggled is set
 	// once it has been, so a config read again leaves the choice alone.
 	worktree, toggled bool
-	create            func(sessions.NewChat) tea.Cmd
-	sw, sh, w         int
+	// sandbox is whether the chat is sandboxed (the chosen harness's
+	// default until the key turns it, following the harness chosen);
+	// sandboxToggled is set once the key has turned it.
+	sandbox, sandboxToggled bool
+	create                  func(sessions.NewChat) tea.Cmd
+	sw, sh, w               int
 	// hosts are the hosts offered ("" the local one), nil when there is
 	// no other; hostI is the one chosen, listsOn the validator of each.
 	hosts   []string
@@ -116,7 +125,16 @@ func NewNewChatDialog(c *Common, owner int, lists ChatLists, home string, harnes
 			d.hi = i
 		}
 	}
+	d.followHarness()
 	return d
+}
+
+// followHarness puts the chosen harness's sandbox default in effect,
+// unless the key has turned the choice already.
+func (d *NewChatDialog) followHarness() {
+	if !d.sandboxToggled && d.hi < len(d.harnesses) {
+		d.sandbox = d.harnesses[d.hi].Sandbox
+	}
 }
 
 // ErrText returns the error shown inline, if any.
@@ -196,6 +214,12 @@ func (d *NewChatDialog) key(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, d.c.Keys.Worktree):
 		d.worktree, d.toggled, d.errText = !d.worktree, true, ""
 		return nil
+	case key.Matches(msg, d.c.Keys.Sandbox):
+		// On another host, whose config this side does not know, the
+		// first turn asks for a sandbox: the safe way.
+		d.sandbox = !d.sandbox || !d.sandboxKnown()
+		d.sandboxToggled, d.errText = true, ""
+		return nil
 	case d.field == fieldProject && key.Matches(msg, keyComplete):
 		return d.project.Complete()
 	case key.Matches(msg, keyFieldNext):
@@ -218,6 +242,7 @@ func (d *NewChatDialog) key(msg tea.KeyMsg) tea.Cmd {
 	case fieldHarness:
 		if key.Matches(msg, keyCycle) && len(d.harnesses) > 0 {
 			d.hi = cycled(d.hi, len(d.harnesses), msg)
+			d.followHarness()
 		} else if key.Matches(msg, keyEnterKey) {
 			d.setField(d.field + 1)
 		}
@@ -276,6 +301,14 @@ func (d *NewChatDialog) submit() tea.Cmd {
 		v := d.worktree
 		wt = &v
 	}
+	// The sandbox likewise: untouched, the server's config decides (the
+	// harness's `sandbox`, else `sandbox`), which is what the line shows
+	// for this machine; another host's config decides there.
+	var sb *bool
+	if d.sandboxToggled {
+		v := d.sandbox
+		sb = &v
+	}
 	return d.create(sessions.NewChat{
 		Harness:               d.harnesses[d.hi].Name,
 		Cwd:                   d.project.Path(),
@@ -283,8 +316,18 @@ func (d *NewChatDialog) submit() tea.Cmd {
 		AdditionalFiles:       append([]string(nil), d.files...),
 		Name:                  strings.TrimSpace(d.name.Value()),
 		Worktree:              wt,
+		Sandbox:               sb,
 	})
 }
+
+// Sandbox reports whether the chat is to be sandboxed, and whether that
+// is known here: untouched, another host's config decides it.
+func (d *NewChatDialog) Sandbox() (on, known bool) { return d.sandbox, d.sandboxKnown() }
+
+// sandboxKnown reports whether this side knows the sandbox choice: the
+// key has turned it, or the chat is made on this machine, whose server's
+// config the dialog follows.
+func (d *NewChatDialog) sandboxKnown() bool { return d.sandboxToggled || d.Host() == "" }
 
 // Worktree reports whether the chat is to get a git worktree of its own.
 func (d *NewChatDialog) Worktree() bool { return d.worktree }
@@ -306,13 +349,13 @@ func (d *NewChatDialog) ShortHelp() []key.Binding {
 	case fieldHost:
 		return []key.Binding{keyCycleHost, keyFieldNext, keyCreate, keyCancel}
 	case fieldHarness:
-		return []key.Binding{keyCycle, keyFieldNext, d.c.Keys.Worktree, keyCreate, keyCancel}
+		return []key.Binding{keyCycle, keyFieldNext, d.c.Keys.Worktree, d.c.Keys.Sandbox, keyCreate, keyCancel}
 	case fieldProject:
-		return []key.Binding{keyComplete, keyFieldNext, d.c.Keys.Worktree, keyCreate, keyCancel}
+		return []key.Binding{keyComplete, keyFieldNext, d.c.Keys.Worktree, d.c.Keys.Sandbox, keyCreate, keyCancel}
 	case fieldFolders:
-		return []key.Binding{keyPick, keyDropLast, keyFieldNext, d.c.Keys.Worktree, keyCreate, keyCancel}
+		return []key.Binding{keyPick, keyDropLast, keyFieldNext, d.c.Keys.Worktree, d.c.Keys.Sandbox, keyCreate, keyCancel}
 	}
-	return []key.Binding{keyFieldNext, keyFieldPrev, d.c.Keys.Worktree, keyCreate, keyCancel}
+	return []key.Binding{keyFieldNext, keyFieldPrev, d.c.Keys.Worktree, d.c.Keys.Sandbox, keyCreate, keyCancel}
 }
 
 // View draws the form, or the picker while it is open.
@@ -357,7 +400,12 @@ func (d *NewChatDialog) View() []string {
 		lines = append(lines, st.Dim.Render("  "+fitPlain("files", 10))+truncPlain(strings.Join(d.files, " · "), iw-12))
 	}
 	lines = append(lines, label(fieldName, "name")+d.name.View())
-	lines = append(lines, st.Dim.Render("  "+fitPlain("worktree", 10))+worktreeChoice(st, d.c.Keys.Worktree, d.worktree, iw-12), "")
+	lines = append(lines, st.Dim.Render("  "+fitPlain("worktree", 10))+worktreeChoice(st, d.c.Keys.Worktree, d.worktree, iw-12))
+	decider := ""
+	if !d.sandboxKnown() {
+		decider = d.Host()
+	}
+	lines = append(lines, st.Dim.Render("  "+fitPlain("sandbox", 10))+sandboxChoice(st, d.c.Keys.Sandbox, d.sandbox, decider, iw-12), "")
 	if d.errText != "" {
 		lines = append(lines, errorLines(st, d.errText, iw)...)
 		lines = append(lines, "")
@@ -397,6 +445,7 @@ func (d *NewChatDialog) SetHarnesses(list []HarnessInfo, defaultHarness string) 
 			d.hi = i
 		}
 	}
+	d.followHarness()
 }
 
 // worktreeChoice is the worktree line of the new-chat and fork dialogs:
@@ -408,6 +457,21 @@ func worktreeChoice(st *Styles, k key.Binding, on bool, w int) string {
 	}
 	hint = " · a worktree of the project's repository  " + k.Help().Key + " turns it off"
 	return st.Bold.Render("yes") + st.Dim.Render(truncPlain(hint, max(w-3, 0)))
+}
+
+// sandboxChoice is the sandbox line of the new-chat and fork dialogs: the
+// choice and the key that turns it, fitted to w. host, when not "", is
+// the other host whose config decides a choice left untouched.
+func sandboxChoice(st *Styles, k key.Binding, on bool, host string, w int) string {
+	value, hint := "no", "  "+k.Help().Key+" turns it on"
+	switch {
+	case host != "":
+		value = "as " + host + "'s config"
+	case on:
+		value, hint = "yes", " · writes only in its folders  "+k.Help().Key+" turns it off"
+	}
+	value = truncPlain(value, w)
+	return st.Bold.Render(value) + st.Dim.Render(truncPlain(hint, max(w-ansi.StringWidth(value), 0)))
 }
 
 // cycled is index i of n choices moved one step by a cycle key: back for

@@ -4,23 +4,25 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/acpmux/acpmux-tui/internal/plaintext"
-	"github.com/acpmux/acpmux-tui/proto"
-	"github.com/acpmux/acpmux-tui/sessions"
 	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/acpmux/acpmux-tui/internal/plaintext"
+	"github.com/acpmux/acpmux-tui/proto"
+	"github.com/acpmux/acpmux-tui/sessions"
 )
 
 // maxIndent bounds how deep forks of forks are indented.
 const maxIndent = 4
 
 // Sidebar is the list of chats: a status mark, an attention mark, the name
-// and the harness of each, forks, side chats and handoffs indented under
-// their parent, and a filter. Only the rows on screen are drawn, so a home of
-// thousands of chats costs no more per frame than a home of ten.
+// and the harness of each (a sandboxed chat's marked ⊡), forks, side chats
+// and handoffs indented under their parent, and a filter. Only the rows on
+// screen are drawn, so a home of thousands of chats costs no more per
+// frame than a home of ten.
 type Sidebar struct {
 	c    *Common
 	w, h int
@@ -59,6 +61,7 @@ type sideRow struct {
 	// notInstalled marks a harness not found on PATH.
 	name, harness string
 	notInstalled  bool
+	sandboxed     bool   // drawn with sandboxMark before the harness
 	hay           string // what the filter searches: name, harness, folders, lowercased
 }
 
@@ -102,6 +105,9 @@ func (s *Sidebar) layoutRow(r *sideRow) {
 		}
 	}
 	nameW := s.w - 5
+	if r.sandboxed {
+		nameW -= 2 // the mark and a space
+	}
 	if s.w >= 22 {
 		nameW -= len(r.harness) + 1
 	} else {
@@ -180,7 +186,7 @@ func buildTree(entries []sessions.Entry) []sideRow {
 }
 
 func newSideRow(e sessions.Entry, depth, parent int, orphan bool) sideRow {
-	r := sideRow{entry: e, depth: depth, parent: parent, orphan: orphan}
+	r := sideRow{entry: e, depth: depth, parent: parent, orphan: orphan, sandboxed: e.Meta != nil && e.Meta.Sandbox}
 	name := e.Name()
 	switch {
 	case e.Meta == nil:
@@ -518,7 +524,8 @@ func (s *Sidebar) harnessLabel(name string, warn bool) string {
 // SetState: the title reads it after every message.
 func (s *Sidebar) Asking() int { return s.asking }
 
-// row draws one chat: pointer, mark, unread mark, name and harness.
+// row draws one chat: pointer, mark, unread mark, name, the sandbox mark
+// and harness.
 func (s *Sidebar) row(r sideRow, selected bool) string {
 	st := s.c.Styles
 	state := s.states[r.entry.ID]
@@ -539,6 +546,9 @@ func (s *Sidebar) row(r sideRow, selected bool) string {
 			b.WriteString(st.Selected.Render(" "))
 		}
 		b.WriteString(st.SelectedName.Render(" " + name + " "))
+		if r.sandboxed {
+			b.WriteString(st.selSandbox)
+		}
 		if harness != "" {
 			b.WriteString(st.SelectedDim.Render(harness + " "))
 		}
@@ -554,6 +564,9 @@ func (s *Sidebar) row(r sideRow, selected bool) string {
 	b.WriteByte(' ')
 	b.WriteString(name)
 	b.WriteByte(' ')
+	if r.sandboxed {
+		b.WriteString(st.sandbox)
+	}
 	if harness != "" {
 		b.WriteString(s.harnessLabel(harness, broken || r.notInstalled))
 		b.WriteByte(' ')

@@ -3,10 +3,11 @@ package tui
 import (
 	"strings"
 
-	"github.com/acpmux/acpmux-tui/internal/plaintext"
-	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/acpmux/acpmux-tui/internal/plaintext"
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // The palette is the terminal's own 16 colours (so the user's theme
@@ -40,6 +41,11 @@ const (
 
 // markGlyphs are the symbols of the marks; each is one column wide.
 var markGlyphs = [numMarks]string{"○", "◐", "●", "?", "◆", "✓", "✗", "✗", "⚠"}
+
+// sandboxMark marks a sandboxed chat in the sidebar, before its harness:
+// a chat in a box. One column wide, and of neutral East Asian width (not
+// ambiguous), so no terminal draws it two columns wide.
+const sandboxMark = "⊡"
 
 // markOf picks the mark of a chat from its harness state.
 func markOf(st proto.State, broken bool) markKind {
@@ -89,6 +95,7 @@ type Styles struct {
 	vbar, vbarFocused     string // the rendered "│" of each border
 	marks, selMarks       [numMarks]string
 	unread, selUnread     string
+	sandbox, selSandbox   string // sandboxMark and a space
 	pointer               string
 	edges                 map[edgeKey]string
 }
@@ -145,6 +152,8 @@ func NewStyles(r *lipgloss.Renderer, color bool) *Styles {
 	s.unread = fg(base.Bold(true), colAttention).Render("•")
 	s.selUnread = fg(s.Selected.Bold(true), colAttention).Render("•")
 	s.pointer = fg(base.Bold(true), colAccent).Render("▌")
+	s.sandbox = fg(base, colAccent).Render(sandboxMark) + " "
+	s.selSandbox = fg(s.Selected, colAccent).Render(sandboxMark) + s.Selected.Render(" ")
 	return s
 }
 

@@ -5,11 +5,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/internal/plaintext"
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
-	"github.com/charmbracelet/x/ansi"
 )
 
 // labelWidth is the width of the summary's left column of labels.
@@ -44,6 +45,9 @@ type ChatInfo struct {
 	// from the last folder check).
 	GitFolders   []string
 	WorktreeGone bool
+	// Bound is a sandboxed chat's bound as its server computes it for the
+	// next start (nil until it has answered).
+	Bound *proto.SandboxJSON
 }
 
 // Summary is the pane above the chat: the selected chat's harness, folders
@@ -139,13 +143,26 @@ func (s *Summary) render() {
 		harnessStyle = st.Warn
 	}
 	head := []string{" " + title, row("harness", harnessStyle.Render(truncPlain(h, vw)))}
-	sandbox := ""
+	// A sandboxed chat's bound (on two lines when it needs them: a
+	// harness's state folders make it long), then a Codex chat's own
+	// sandbox, under one label.
+	var sandbox []string
+	label := "sandbox"
+	if bound, refused := boundLine(info); bound != "" {
+		style := st.Plain
+		if refused {
+			style = st.Error
+		}
+		for _, l := range wrapList(bound, vw, 2) {
+			sandbox, label = append(sandbox, row(label, style.Render(l))), ""
+		}
+	}
 	if sb := sandboxLine(info.State); sb != "" {
 		style := st.Plain
 		if info.State.FoldersReadOnly {
 			style = st.Warn
 		}
-		sandbox = row("sandbox", style.Render(truncPlain(sb, vw)))
+		sandbox = append(sandbox, row(label, style.Render(truncPlain(sb, vw))))
 	}
 	if s.h < 8+len(m.AdditionalDirectories)+s.fileRows() {
 		// Short of room: the harness goes on the title line, and then,
@@ -159,11 +176,10 @@ func (s *Summary) render() {
 		}
 		head = []string{" " + title}
 	}
-	if sandbox != "" {
-		// A Codex chat: the sandbox decides whether the folders are
-		// writable, so it keeps its own line even when room is short.
-		head = append(head, sandbox)
-	}
+	// The sandbox decides what the harness may write (a Codex chat's
+	// whether the folders are writable), so it keeps its lines even when
+	// room is short.
+	head = append(head, sandbox...)
 	if info.NoProject {
 		head = append(head, row("cwd", st.Dim.Render(truncPlain("no project · "+m.Cwd, vw))))
 	} else {
