@@ -99,9 +99,6 @@ type ChatBound struct {
 	Summary string
 }
 
-// ScratchDir is chat id's TMPDIR under the agent home.
-func ScratchDir(home, id string) string { return filepath.Join(home, "tmp", id) }
-
 // Bound computes chat m's bound for a start with the environment env,
 // under the agent home. With prepare, it first makes what must exist (the
 // scratch folder, the state folders, a repository's .git/hooks): a start
@@ -110,7 +107,7 @@ func ScratchDir(home, id string) string { return filepath.Join(home, "tmp", id) 
 // holds the agent home cannot be sandboxed: Landlock cannot hide a folder
 // inside one it lets write.
 func (s Spec) Bound(m *sessions.Meta, home string, env []string, prepare bool) (ChatBound, error) {
-	b := ChatBound{Scratch: ScratchDir(home, m.ID)}
+	b := ChatBound{Scratch: sessions.ScratchDir(home, m.ID)}
 	hidden := home
 	if c, err := filepath.EvalSymlinks(home); err == nil {
 		hidden = c

@@ -148,6 +148,11 @@ func (s *Store) ChatPath(id string) string { return filepath.Join(s.home, "chats
 // HomeDir returns the empty folder a chat with no project runs in.
 func (s *Store) HomeDir(id string) string { return filepath.Join(s.home, "homes", id) }
 
+// ScratchDir is chat id's scratch folder under the agent home: a sandboxed
+// chat's TMPDIR, the one place outside its folders it may always write.
+// Removing the chat removes it.
+func ScratchDir(home, id string) string { return filepath.Join(home, "tmp", id) }
+
 // WorktreesDir is the folder of the chats' git worktrees when the config
 // names no other: worktrees/ in the agent home. A project folder inside it
 // is allowed (it is a worktree, not the store's own files).
@@ -590,6 +595,10 @@ func (s *Store) Remove(id string, force bool) error {
 		return fmt.Errorf("remove chat %s: %w", id, err)
 	}
 	s.removeCapsules(id)
+	// A sandboxed chat's TMPDIR: what its harness left there goes with
+	// it. The chat is gone already; a scratch file that cannot be removed
+	// is temporary data, not a reason to say the removal failed.
+	_ = os.RemoveAll(ScratchDir(s.home, id))
 	if err := syncDir(filepath.Join(s.home, "chats")); err != nil {
 		return fmt.Errorf("remove chat %s: %w", id, err)
 	}

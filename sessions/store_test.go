@@ -465,12 +465,20 @@ func TestRemove(t *testing.T) {
 	tr := newTree(t)
 
 	// No project: the file and the empty home folder go.
+	// A sandboxed chat's scratch folder goes with it, whatever it holds.
 	m, err := s.Create(NewChat{Harness: "shell", AdditionalDirectories: []string{tr.p("a")}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	scratch := ScratchDir(s.Home(), m.ID)
+	if err := os.MkdirAll(filepath.Join(scratch, "left"), 0o700); err != nil {
+		t.Fatal(err)
+	}
 	if err := s.Remove(m.ID, false); err != nil {
 		t.Fatal(err)
+	}
+	if _, err := os.Stat(scratch); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("scratch folder still there: %v", err)
 	}
 	if _, err := os.Stat(s.ChatPath(m.ID)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("chat file still there: %v", err)
