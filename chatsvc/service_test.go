@@ -356,3 +356,48 @@ func TestRemoveForcedPastAWorktreeGitCannotCheck(t *testing.T) {
 		t.Fatalf("the worktree is still there: %v", err)
 	}
 }
+
+// TestSandboxChoice: a new chat is sandboxed as asked, else as its
+// harness's `sandbox`, else the config's; a fork, side chat and handoff
+// keep their parent's choice unless asked otherwise.
+func TestSandboxChoice(t *testing.T) {
+	w := newWorld(t)
+	on, off := true, false
+	sandboxed := func(n sessions.NewChat) bool {
+		t.Helper()
+		m, err := w.svc.Create(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.Sandbox
+	}
+	if sandboxed(sessions.NewChat{}) || !sandboxed(sessions.NewChat{Sandbox: &on}) {
+		t.Error("with no config: as asked, else off")
+	}
+	cfg := *w.cfg.Load()
+	cfg.Sandbox = true
+	cfg.Harness = map[string]config.HarnessConfig{"acpish": {Command: "/bin/true", Transport: harness.TransportACP, Sandbox: &off}}
+	w.cfg.Store(&cfg)
+	if !sandboxed(sessions.NewChat{}) || sandboxed(sessions.NewChat{Sandbox: &off}) || sandboxed(sessions.NewChat{Harness: "acpish"}) {
+		t.Error("the config's sandbox, the harness's own over it, the ask over both")
+	}
+	parent, err := w.svc.Create(sessions.NewChat{Sandbox: &on})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []sessions.Derivation{
+		{Origin: sessions.OriginFork}, {Origin: sessions.OriginSide}, {Origin: sessions.OriginHandoff, Harness: "acpish"},
+	} {
+		m, err := w.svc.Derive(parent.ID, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !m.Sandbox {
+			t.Errorf("a %s of a sandboxed chat is not sandboxed", d.Origin)
+		}
+	}
+	m, err := w.svc.Derive(parent.ID, sessions.Derivation{Origin: sessions.OriginFork, Sandbox: &off})
+	if err != nil || m.Sandbox {
+		t.Errorf("a fork asked without a sandbox: %+v, %v", m, err)
+	}
+}
