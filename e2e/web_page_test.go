@@ -337,6 +337,13 @@ func TestWebPageNewChatInsideTheRootsOnly(t *testing.T) {
 	}, func() string { return fmt.Sprintf("%+v", w.ls()) })
 	b.WaitVisible(pageRow(made.ID))
 	b.Screenshot("new chat made")
+	// Made over the web door: sandboxed ([web] sandbox is on by default),
+	// and the page's summary says its bound.
+	if made.Sandbox == nil {
+		t.Errorf("the page's chat is not sandboxed: %+v", made)
+	}
+	b.Click(pageRow(made.ID))
+	b.WaitTrue("the summary's sandbox line", `document.body.innerText.includes("landlock · writes: folder")`)
 
 	// Outside the roots: refused as it is added (the server checks each
 	// chip), the reason beside the field, no chip, nothing written.

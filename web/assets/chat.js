@@ -273,6 +273,8 @@ export class ChatPane {
       line("folders reach it through", via),
       chat.additionalFiles && chat.additionalFiles.length > 0 ? line("files reach it through", text(chat.filesVia)) : null,
       chat.origin ? line("made as", text(chat.origin) + (chat.parent ? " of " + text(chat.parent) : "")) : null,
+      chat.sandbox ? line("sandbox", chat.sandbox.refused ? "refused: " + text(chat.sandbox.refused) : text(chat.sandbox.summary),
+        chat.sandbox.refused ? "warn" : "") : null,
       pendingText(st) ? line("pending", pendingText(st), "pending") : null,
       chat.broken ? line("broken", text(chat.broken), "warn") : null,
       why ? line(isLive(status) ? "last error" : "error", why, "warn") : null);
