@@ -277,3 +277,40 @@ func TestE2ESandboxAsAnotherUser(t *testing.T) {
 		t.Errorf("the agent wrote as uid %d, want the user's %d", owner, nobody)
 	}
 }
+
+// TestE2ESandboxedChatsHooksReachTheServer: Claude Code's hooks, run from
+// inside a sandboxed chat (which may not read the agent home), still
+// report to the server, also when the agent home's path is so long that
+// the socket is reached through its folder's descriptor.
+func TestE2ESandboxedChatsHooksReachTheServer(t *testing.T) {
+	requireLandlock(t)
+	needTmux(t)
+	c := newCLI(t)
+	// The socket's path past what a sockaddr holds (107 bytes).
+	c.home = filepath.Join(c.root, strings.Repeat("h", 50), strings.Repeat("o", 50), "agent")
+	fake := buildFakeHarness(t)
+	recs := c.dir("recs")
+	// Its state: where it records its starts, and Claude Code's folder,
+	// where it keeps its session as Claude Code does.
+	cfg := fmt.Sprintf("[harness.claude]\ncommand = %q\nenv = { ACPMUX_FAKE_RECORD = %q }\nsandbox_state = [%q, \"~/.claude/\"]\n",
+		fake, filepath.Join(recs, "fake-record.jsonl"), recs+"/")
+	if err := os.WriteFile(c.config, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/bin/sh", filepath.Join(c.root, "bin", "sh")); err != nil {
+		t.Fatal(err)
+	}
+	env := append(c.env(), "TERM=xterm-256color")
+	s := startTmux(t, 160, 50, env, []string{binary, "--harness", "claude", "--sandbox", "--name", "hooked", "--cwd", c.dir("proj")})
+	s.waitText("ready>", "keys go to claude")
+	if got := only(t, c); got.Sandbox == nil {
+		t.Fatalf("the chat is not sandboxed: %+v", got)
+	}
+	s.text("hook Notification permission_prompt")
+	s.keys("Enter")
+	s.waitText("hooked: Notification")
+	waitStatus(t, c, "asking", "hooks")
+	s.text("hook Stop")
+	s.keys("Enter")
+	waitStatus(t, c, "waiting", "hooks")
+}

@@ -55,7 +55,7 @@ var (
 	// their first text: the bound cannot let a harness create a file
 	// beside others (~/.claude.json in ~), only write one in place, and
 	// Claude Code without its file would start as new at every start.
-	stateSeeds = map[string]string{"~/.claude.json": "{}\n"}
+	stateSeeds  = map[string]string{"~/.claude.json": "{}\n"}
 	geminiState = []string{"$GEMINI_CLI_HOME/.gemini/|~/.gemini/"}
 )
 

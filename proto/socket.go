@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // This file says where a home's server is: its socket, how to reach a
@@ -32,17 +33,24 @@ func ShortAddr(path string) (addr string, release func(), err error) {
 	if len(path) <= MaxSunPath {
 		return path, func() {}, nil
 	}
-	dir, err := os.Open(filepath.Dir(path))
+	// Opened only to be named (O_PATH), which needs no right to read the
+	// folder: a sandboxed chat's harness may not read the agent home, and
+	// its hooks still reach the socket in it.
+	fd, err := syscall.Open(filepath.Dir(path), OPath|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 	if err != nil {
-		return "", nil, err
+		return "", nil, &os.PathError{Op: "open", Path: filepath.Dir(path), Err: err}
 	}
-	addr = fmt.Sprintf("/proc/self/fd/%d/%s", dir.Fd(), filepath.Base(path))
+	addr = fmt.Sprintf("/proc/self/fd/%d/%s", fd, filepath.Base(path))
 	if len(addr) > MaxSunPath {
-		dir.Close()
+		syscall.Close(fd)
 		return "", nil, fmt.Errorf("socket path %s is too long", path)
 	}
-	return addr, func() { dir.Close() }, nil
+	return addr, func() { syscall.Close(fd) }, nil
 }
+
+// OPath is Linux's O_PATH (the syscall package names it on some
+// architectures only): the same value on every one Go builds for.
+const OPath = 0x200000
 
 // LockHolder returns the pid recorded in the agent home's lock file, or 0.
 // The pid is only meaningful while the lock is held.

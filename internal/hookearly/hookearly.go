@@ -48,6 +48,7 @@ const (
 	methodHook     = "_acpmux/hook"        // proto.MethodHook
 	socketName     = "acpmux.sock"         // proto.SocketName
 	maxSunPath     = 107                   // as proto.ShortAddr
+	oPath          = 0x200000              // proto.OPath
 )
 
 const (
@@ -323,13 +324,15 @@ func report(home string, p Params, deadline time.Time) {
 	}
 	addr := filepath.Join(home, socketName)
 	if len(addr) > maxSunPath {
-		// As proto.ShortAddr: the socket reached through its folder's fd.
-		dir, err := os.Open(home)
+		// As proto.ShortAddr: the socket reached through its folder's fd,
+		// opened only to be named (O_PATH: a sandboxed harness may not
+		// read the agent home).
+		dir, err := syscall.Open(home, oPath|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 		if err != nil {
 			return
 		}
-		defer dir.Close()
-		addr = "/proc/self/fd/" + strconv.Itoa(int(dir.Fd())) + "/" + socketName
+		defer syscall.Close(dir)
+		addr = "/proc/self/fd/" + strconv.Itoa(dir) + "/" + socketName
 	}
 	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
