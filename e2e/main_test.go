@@ -258,7 +258,7 @@ func TestCLINewJSON(t *testing.T) {
 
 	// How folders reach each kind of harness.
 	proj := c.dir("app")
-	for harness, via := range map[string]string{"claude": "argv", "codex": "argv", "gemini": "argv", "shell": "env", "claude-acp": "acp", "codex-acp": "acp", "gemini-acp": "flag", "opencode": "note", "pi": "note"} {
+	for harness, via := range map[string]string{"claude": "argv", "codex": "argv", "gemini": "argv", "shell": "env", "claude-acp": "acp", "codex-acp": "note", "gemini-acp": "flag", "opencode": "note", "pi": "note"} {
 		j := c.chat("new", "--harness", harness, "--cwd", proj, "--dir", a, "--name", "via "+harness, "--json")
 		if j.FoldersVia != via || j.Harness != harness || j.Cwd != proj || j.Name != "via "+harness {
 			t.Errorf("%s: %+v, want foldersVia %s", harness, j, via)

@@ -134,7 +134,7 @@ func TestHarnessesJSON(t *testing.T) {
 		"gemini":     {"pty", "gemini", "gemini", "", "", "argv"},
 		"shell":      {"pty", "plain", "$SHELL", "", "/bin/sh", "env"},
 		"claude-acp": {"acp", "acp", "claude-agent-acp", "", "", "acp"},
-		"codex-acp":  {"acp", "acp", "codex-acp", "", "", "acp"},
+		"codex-acp":  {"acp", "acp", "codex-acp", "", "", "note"},
 		"gemini-acp": {"acp", "acp", "gemini", "--acp", "", "flag"},
 		"opencode":   {"acp", "acp", "opencode", "acp", "", "note"},
 		"pi":         {"acp", "acp", "pi-acp", "", "", "note"},

@@ -172,6 +172,9 @@ func (s Spec) BuildLaunch(m *sessions.Meta, o LaunchOptions) (Launch, error) {
 	if s.Kind == KindCodex {
 		l.Argv = l.codexSandbox(s.Args, m.AdditionalDirectories, m.AdditionalFiles)
 	}
+	if s.IsCodexACP() {
+		l.Argv = l.codexACPSandbox(s.Args, m.AdditionalDirectories)
+	}
 	if s.FolderFlag != "" && !l.FoldersReadOnly {
 		for _, d := range m.AdditionalDirectories {
 			l.Argv = append(l.Argv, s.FolderFlag, d)

@@ -75,7 +75,7 @@ func Builtins() []Spec {
 		{Name: "gemini", Command: "gemini", Kind: KindGemini, Transport: TransportPty, FolderFlag: "--include-directories"},
 		{Name: "shell", Command: "$SHELL", Kind: KindPlain, Transport: TransportPty},
 		{Name: "claude-acp", Command: "claude-agent-acp", Kind: KindACP, Transport: TransportACP, AdvertisesFolders: true},
-		{Name: "codex-acp", Command: "codex-acp", Kind: KindACP, Transport: TransportACP, AdvertisesFolders: true},
+		{Name: "codex-acp", Command: "codex-acp", Kind: KindACP, Transport: TransportACP}, // folders: writable roots (codexacp.go) and the note
 		{Name: "gemini-acp", Command: "gemini", Args: []string{"--acp"}, Kind: KindACP, Transport: TransportACP, FolderFlag: "--include-directories"},
 		{Name: "opencode", Command: "opencode", Args: []string{"acp"}, Kind: KindACP, Transport: TransportACP},
 		{Name: "pi", Command: "pi-acp", Kind: KindACP, Transport: TransportACP},
