@@ -37,8 +37,10 @@ type door struct {
 func doorCLI(t *testing.T) *cli {
 	t.Helper()
 	c := newCLI(t)
-	config := fmt.Sprintf("[harness.fake]\ncommand = %q\ntransport = \"acp\"\nenv = { ACPMUX_FAKE_STATE = %q, ACPMUX_FAKE_ADVERTISE = \"1\" }\n",
-		buildACPFake(t), c.dir("agent-state"))
+	// Its state is its own, which a sandboxed chat (one made over the
+	// web door) may write.
+	config := fmt.Sprintf("[harness.fake]\ncommand = %q\ntransport = \"acp\"\nenv = { ACPMUX_FAKE_STATE = %q, ACPMUX_FAKE_ADVERTISE = \"1\" }\nsandbox_state = [%q]\n",
+		buildACPFake(t), c.dir("agent-state"), c.dir("agent-state")+"/")
 	if err := os.WriteFile(c.config, []byte(config), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -56,10 +56,12 @@ func (r *hostRig) killRemoteServer() {
 func TestWebPageHostsChatsUnderTheirHosts(t *testing.T) {
 	r := newHostRig(t)
 	fake := buildFakeHarness(t)
-	rec := filepath.Join(r.root, "far-starts.jsonl")
+	rec := filepath.Join(r.dir("far-records"), "far-starts.jsonl")
 	farRoot := r.dir("far")
-	farConfig := fmt.Sprintf("default_harness = \"term\"\n[harness.term]\ncommand = %q\nenv = { ACPMUX_FAKE_RECORD = %q, ACPMUX_FAKE_MODE = \"echo\" }\n[web]\nroots = [%q]\n",
-		fake, rec, farRoot)
+	// Its records are its own state: the page's chat on the host is
+	// sandboxed (the host's [web] sandbox) and writes them.
+	farConfig := fmt.Sprintf("default_harness = \"term\"\n[harness.term]\ncommand = %q\nenv = { ACPMUX_FAKE_RECORD = %q, ACPMUX_FAKE_MODE = \"echo\" }\nsandbox_state = [%q]\n[web]\nroots = [%q]\n",
+		fake, rec, filepath.Dir(rec)+"/", farRoot)
 	if err := os.WriteFile(r.remoteConfig, []byte(farConfig), 0o644); err != nil {
 		t.Fatal(err)
 	}

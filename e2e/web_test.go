@@ -36,13 +36,15 @@ func newWebRig(t *testing.T, extra string) *webRig {
 	t.Helper()
 	c := newCLI(t)
 	w := &webRig{cli: c, root: c.dir("webroot"), proj: c.dir("webroot/proj"), lib: c.dir("webroot/lib"),
-		outside: c.dir("outside"), starts: filepath.Join(c.root, "starts.jsonl")}
+		outside: c.dir("outside"), starts: filepath.Join(c.dir("records"), "starts.jsonl")}
 	w.leaves = filepath.Join(w.root, "leaves")
 	if err := os.Symlink(w.outside, w.leaves); err != nil {
 		t.Fatal(err)
 	}
-	config := fmt.Sprintf("[harness.fake]\ncommand = %q\ntransport = \"acp\"\nenv = { ACPMUX_FAKE_STATE = %q, ACPMUX_FAKE_RECORD = %q }\n\n[web]\nroots = [%q]\n%s",
-		buildACPFake(t), c.dir("agent-state"), w.starts, w.root, extra)
+	// The fake's state and its records are its own: a chat made over the
+	// web, sandboxed, may write them.
+	config := fmt.Sprintf("[harness.fake]\ncommand = %q\ntransport = \"acp\"\nenv = { ACPMUX_FAKE_STATE = %q, ACPMUX_FAKE_RECORD = %q }\nsandbox_state = [%q, %q]\n\n[web]\nroots = [%q]\n%s",
+		buildACPFake(t), c.dir("agent-state"), w.starts, c.dir("agent-state")+"/", filepath.Dir(w.starts)+"/", w.root, extra)
 	if err := os.WriteFile(c.config, []byte(config), 0o644); err != nil {
 		t.Fatal(err)
 	}
