@@ -39,6 +39,8 @@
 //	benchtool door-web BIN HOME FAKE N         the same through the web door's WebSocket, beside `BIN acp` and FAKE directly,
 //	                                           a prompt of each in turn (door_web.go)
 //	benchtool door-replay BIN HOME FAKE N      session/load through `BIN acp` of a chat with N transcript entries
+//	benchtool sandbox BIN HOME N [HOOK_RUNS]   N starts of a sandboxed chat and of a plain one, in turn, and HOOK_RUNS
+//	                                           (1000) hooks from inside each kind of chat (sandbox.go)
 //	benchtool bundle-50mb BIN WORK [MB]        export and import of a chat with a 50 MB session log: time, peak RSS
 //	benchtool ls-1000 BIN HOME TMUX SOCKET N RUNS  ls, ls --json and show at N chats, no server and a server, beside tmux list-windows -a (chats1000.go)
 //	benchtool new-1000 BIN HOME TMUX SOCKET N      N `BIN new` beside N `tmux new-window -d`
@@ -95,6 +97,7 @@ const usage = `usage:
   benchtool door BIN HOME FAKE N
   benchtool door-web BIN HOME FAKE N
   benchtool door-replay BIN HOME FAKE N
+  benchtool sandbox BIN HOME N [HOOK_RUNS]
   benchtool bundle-50mb BIN WORK [MB]
   benchtool ls-1000 BIN HOME TMUX SOCKET N RUNS
   benchtool new-1000 BIN HOME TMUX SOCKET N
@@ -237,6 +240,18 @@ func runServer(cmd string, rest []string) error {
 			return doorWebBench(rest[0], rest[1], rest[2], n)
 		}
 		return doorBench(rest[0], rest[1], rest[2], n)
+	case cmd == "sandbox" && (len(rest) == 3 || len(rest) == 4):
+		n, err := positive(rest[2])
+		if err != nil {
+			return err
+		}
+		hookRuns := 1000
+		if len(rest) == 4 {
+			if hookRuns, err = positive(rest[3]); err != nil {
+				return err
+			}
+		}
+		return sandboxBench(rest[0], rest[1], n, hookRuns)
 	case cmd == "door-replay" && len(rest) == 4:
 		n, err := positive(rest[3])
 		if err != nil {
