@@ -314,3 +314,29 @@ func TestE2ESandboxedChatsHooksReachTheServer(t *testing.T) {
 	s.keys("Enter")
 	waitStatus(t, c, "waiting", "hooks")
 }
+
+// TestE2ESandboxedAgentCannotDriveTheServer: what a sandboxed agent finds
+// at the server's socket serves its hooks only: a call that would make,
+// start or change a chat (which would run outside its bound) is refused
+// (-32601), as is one through the hook-only socket's own name. The same
+// agent unsandboxed is served.
+func TestE2ESandboxedAgentCannotDriveTheServer(t *testing.T) {
+	w := newSandboxWorld(t)
+	boxed := w.chat("new", "--harness", "fake", "--cwd", w.proj, "--sandbox", "--json")
+	free := w.chat("new", "--harness", "fake", "--cwd", w.extra, "--json")
+	socket, hooks := proto.SocketPath(w.home), proto.HookSocketPath(w.home)
+	for _, method := range []string{proto.MethodNew, proto.MethodList, proto.MethodKill, "initialize"} {
+		if got := w.disk(boxed.ID, "call "+socket+" "+method); got != "-32601" {
+			t.Errorf("sandboxed: %s on the socket = %s, want -32601", method, got)
+		}
+		if got := w.disk(boxed.ID, "call "+hooks+" "+method); got != "-32601" {
+			t.Errorf("sandboxed: %s on the hook socket = %s, want -32601", method, got)
+		}
+	}
+	if got := w.disk(free.ID, "call "+socket+" "+proto.MethodList); got != "ok" {
+		t.Errorf("unsandboxed: list on the socket = %s, want ok", got)
+	}
+	if n := len(w.ls()); n != 2 {
+		t.Errorf("%d chats, want the 2 made", n)
+	}
+}

@@ -191,6 +191,12 @@ func (s Spec) Bound(m *sessions.Meta, home string, env []string, prepare bool) (
 	if err != nil {
 		return b, err
 	}
+	// Its hooks reach the server's hook-only socket at the socket's name:
+	// nothing it runs can make, start or change a chat, which would run
+	// outside its bound.
+	if _, err := os.Lstat(proto.HookSocketPath(home)); err == nil || !prepare {
+		b.BindOver = append(b.BindOver, sandbox.BindMount{From: proto.HookSocketPath(hidden), To: proto.SocketPath(hidden)})
+	}
 	b.Summary = "landlock · writes: " + strings.Join(shown, ", ")
 	if guarded > 0 {
 		b.Summary += " · .git/hooks read-only"

@@ -9,9 +9,10 @@ import (
 	"github.com/acpmux/acpmux-tui/harness"
 )
 
-// boundAttr is how a sandboxed chat's wrapper is started. Keeping
-// `.git/hooks` read-only needs a mount namespace of the wrapper's own
-// (sandbox.Bound.ReadOnly), which takes CAP_SYS_ADMIN: root has it; any
+// boundAttr is how a sandboxed chat's wrapper is started. Giving its
+// hooks the hook-only socket and keeping `.git/hooks` read-only need a
+// mount namespace of the wrapper's own (sandbox.Bound's BindOver,
+// ReadOnly), which takes CAP_SYS_ADMIN: root has it; any
 // other user gets it, over that namespace only, by starting the wrapper in
 // a user namespace of its own in which it is itself (its uid and gid
 // mapped to themselves), so files keep their owners and the harness runs
@@ -20,7 +21,7 @@ import (
 // the wrapper, which drops it before it execs the harness. nil when
 // nothing is needed.
 func boundAttr(l harness.Launch) *syscall.SysProcAttr {
-	if l.Bound == nil || len(l.Bound.ReadOnly) == 0 && len(l.Bound.Pinned) == 0 || os.Geteuid() == 0 {
+	if l.Bound == nil || !l.Bound.NeedsMounts() || os.Geteuid() == 0 {
 		return nil
 	}
 	uid, gid := os.Geteuid(), os.Getegid()

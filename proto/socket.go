@@ -16,6 +16,15 @@ import (
 // SocketPath is the server's socket inside the agent home.
 func SocketPath(home string) string { return filepath.Join(home, SocketName) }
 
+// HookSocketName is the server's second socket, which serves only
+// MethodHook: a sandboxed chat's harness finds it at SocketPath (a bind
+// mount in the harness's own mount namespace), so its hooks report its
+// turns and nothing else it runs can make, start or change a chat.
+const HookSocketName = "acpmux-hook.sock"
+
+// HookSocketPath is the hook-only socket inside the agent home.
+func HookSocketPath(home string) string { return filepath.Join(home, HookSocketName) }
+
 // RunningDir is the folder of the agent home where the server records each
 // harness it runs (one file per chat, <id>.json), for the next server
 // after a crash.

@@ -8,7 +8,7 @@ import (
 )
 
 // mount makes, in a mount namespace of the calling thread's own, the
-// bound's Pinned folders mount points (bind mounts on themselves, so that
+// bound's BindOver files appear at their paths, its Pinned folders mount points (bind mounts on themselves, so that
 // they cannot be renamed or removed) and its ReadOnly paths read-only bind
 // mounts. Landlock alone cannot take writing away beneath a writable
 // folder (a rule only adds), so `.git/hooks` inside a chat's folder is
@@ -21,15 +21,20 @@ import (
 // process started in a user namespace of its own (the mux starts the
 // wrapper so when it is not root). Without it, it fails closed.
 func (b Bound) mount() error {
-	if len(b.Pinned) == 0 && len(b.ReadOnly) == 0 {
+	if !b.NeedsMounts() {
 		return nil
 	}
 	if err := unix.Unshare(unix.CLONE_NEWNS); err != nil {
-		return fmt.Errorf("keep .git/hooks and .git/config read-only: a mount namespace of its own: %w", err)
+		return fmt.Errorf("a mount namespace of its own (for its hooks' socket and .git's guard): %w", err)
 	}
 	// Nothing mounted here may reach the namespace it came from.
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make the mounts private: %w", err)
+	}
+	for _, m := range b.BindOver {
+		if err := unix.Mount(m.From, m.To, "", unix.MS_BIND, ""); err != nil {
+			return fmt.Errorf("bind %s at %s: %w", m.From, m.To, err)
+		}
 	}
 	for _, p := range b.Pinned {
 		if err := unix.Mount(p, p, "", unix.MS_BIND, ""); err != nil {

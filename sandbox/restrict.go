@@ -309,7 +309,11 @@ func (b Bound) Check() error {
 	if err := r.addBound(b); err != nil {
 		return err
 	}
-	for _, p := range append(append([]string{}, b.Pinned...), b.ReadOnly...) {
+	paths := append(append([]string{}, b.Pinned...), b.ReadOnly...)
+	for _, m := range b.BindOver {
+		paths = append(paths, m.From, m.To)
+	}
+	for _, p := range paths {
 		if _, err := os.Lstat(p); err != nil {
 			return err
 		}

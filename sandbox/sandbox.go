@@ -58,6 +58,22 @@ type Bound struct {
 	// renamed or removed (a `.git` that holds a ReadOnly path, and the
 	// Writable folder it lies in). Each must exist.
 	Pinned []string `json:"pinned,omitempty"`
+	// BindOver lists files bind-mounted onto others in the harness's own
+	// mount namespace: From is what the harness finds at To (the server's
+	// hook-only socket at its socket's name). Each must exist.
+	BindOver []BindMount `json:"bindOver,omitempty"`
+}
+
+// BindMount puts file From at path To.
+type BindMount struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+// NeedsMounts reports whether the bound has mounts to make, which take a
+// mount namespace of the harness's own.
+func (b Bound) NeedsMounts() bool {
+	return len(b.Pinned) > 0 || len(b.ReadOnly) > 0 || len(b.BindOver) > 0
 }
 
 // Access rights, by the ABI that introduced them.
@@ -187,6 +203,11 @@ func (b Bound) validate() error {
 	}
 	if err := check("pinned folder", b.Pinned); err != nil {
 		return err
+	}
+	for _, m := range b.BindOver {
+		if err := check("bind mount", []string{m.From, m.To}); err != nil {
+			return err
+		}
 	}
 	for _, h := range b.Hidden {
 		for _, w := range b.Writable {

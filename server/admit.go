@@ -38,7 +38,7 @@ const (
 )
 
 // admit checks a new connection's peer and starts serving it.
-func (s *Server) admit(nc *net.UnixConn) {
+func (s *Server) admit(nc *net.UnixConn, hookOnly bool) {
 	uid, pid, err := peerCred(nc)
 	if err != nil || uid != s.uid {
 		s.opt.Logger.Warn("refused a connection", "peerUid", uid, "err", err)
@@ -46,6 +46,7 @@ func (s *Server) admit(nc *net.UnixConn) {
 		return
 	}
 	c := newConn(s, nc)
+	c.hookOnly = hookOnly
 	c.peerStart = s.peerStartOf(pid)
 	if s.enter(c, pid) {
 		go c.serve()

@@ -37,6 +37,10 @@ type conn struct {
 	// roots and the web's narrower rights (webpolicy.go). hosts are its
 	// links to other hosts (webhosts.go).
 	web   atomic.Bool
+	// hookOnly is set on a connection of the hook-only socket: a
+	// sandboxed chat's harness, which may report its turns and nothing
+	// else (no chat made, started or changed from inside a sandbox).
+	hookOnly bool
 	hosts hostLinks
 
 	// wmu is held while a line is written; waiting counts the lines in
@@ -137,6 +141,12 @@ func (c *conn) handleLine(line []byte) {
 	req, ok, rpcErr := DecodeLine(line)
 	if rpcErr != nil {
 		c.reply(req.ID, nil, rpcErr)
+		return
+	}
+	if c.hookOnly && ok && req.Method != proto.MethodHook && req.Method != proto.MethodHello {
+		if !req.Notification() {
+			c.reply(req.ID, nil, errorf(proto.CodeMethodNotFound, "Method not found: %q: this socket serves a sandboxed chat's hooks only", clipText(req.Method)))
+		}
 		return
 	}
 	if !ok {

@@ -256,7 +256,7 @@ func TestStaleSocketIsReplaced(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer lock.Release()
-	ln, err := listen(home)
+	ln, err := listen(home, proto.SocketName)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +264,7 @@ func TestStaleSocketIsReplaced(t *testing.T) {
 	if _, err := os.Lstat(proto.SocketPath(home)); err != nil {
 		t.Fatal(err)
 	}
-	ln, err = listen(home)
+	ln, err = listen(home, proto.SocketName)
 	if err != nil {
 		t.Fatalf("over a stale socket: %v", err)
 	}
@@ -273,7 +273,7 @@ func TestStaleSocketIsReplaced(t *testing.T) {
 	if err := os.WriteFile(proto.SocketPath(home), []byte("mine"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := listen(home); err == nil {
+	if _, err := listen(home, proto.SocketName); err == nil {
 		t.Fatal("a regular file at the socket's name was replaced")
 	}
 	if b, _ := os.ReadFile(proto.SocketPath(home)); string(b) != "mine" {
@@ -293,7 +293,7 @@ func TestLongHomePath(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer lock.Release()
-	ln, err := listen(home)
+	ln, err := listen(home, proto.SocketName)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -99,18 +99,18 @@ func TightenHome(home string) error {
 	return nil
 }
 
-// listen makes the agent home's socket, mode 0600, and returns its
+// listen makes the agent home's socket name, mode 0600, and returns its
 // listener. The caller holds the lock, so a socket found in place is a
 // stale one (a server that was killed): it is replaced. The socket is made
 // under a temporary name, set to 0600 and renamed into place, so no one
 // ever sees it at its own name with another mode. Anything but a socket at
 // that name is left alone and refuses the start.
-func listen(home string) (*net.UnixListener, error) {
-	final := proto.SocketPath(home)
+func listen(home, name string) (*net.UnixListener, error) {
+	final := filepath.Join(home, name)
 	if fi, err := os.Lstat(final); err == nil && fi.Mode().Type() != fs.ModeSocket {
 		return nil, fmt.Errorf("listen: %s exists and is not a socket; remove it", final)
 	}
-	tmp := filepath.Join(home, fmt.Sprintf(".%s.%d", proto.SocketName, os.Getpid()))
+	tmp := filepath.Join(home, fmt.Sprintf(".%s.%d", name, os.Getpid()))
 	os.Remove(tmp) // a leftover of an earlier process with this pid
 	addr, release, err := proto.ShortAddr(tmp)
 	if err != nil {

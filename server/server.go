@@ -101,6 +101,8 @@ type Server struct {
 	pid int
 
 	ln *net.UnixListener
+	// hookLn is the hook-only socket (proto.HookSocketName).
+	hookLn *net.UnixListener
 	// wake tells the monitor that a client came or went, or a chat was
 	// started or stopped: time to see whether the server is idle.
 	wake chan struct{}
@@ -235,12 +237,18 @@ func (s *Server) run(ctx context.Context) error {
 	}
 	defer lock.Release()
 	left := s.endLeftovers()
-	ln, err := listen(s.home)
+	ln, err := listen(s.home, proto.SocketName)
 	if err != nil {
 		s.opt.Mux.Close()
 		return err
 	}
 	s.ln = ln
+	if s.hookLn, err = listen(s.home, proto.HookSocketName); err != nil {
+		ln.Close()
+		os.Remove(proto.SocketPath(s.home))
+		s.opt.Mux.Close()
+		return err
+	}
 	// The fan-out hears the revived chats start, so watchers know them.
 	stopFan, fanned := make(chan struct{}), make(chan struct{})
 	announced, watched := make(chan struct{}), make(chan struct{})
@@ -264,8 +272,9 @@ func (s *Server) run(ctx context.Context) error {
 	if s.opt.Ready != nil {
 		s.opt.Ready()
 	}
-	accepted := make(chan struct{})
-	go func() { defer close(accepted); s.acceptLoop() }()
+	accepted, hooksAccepted := make(chan struct{}), make(chan struct{})
+	go func() { defer close(accepted); s.acceptLoop(s.ln, false) }()
+	go func() { defer close(hooksAccepted); s.acceptLoop(s.hookLn, true) }()
 	s.openConfiguredWeb()
 
 	why := s.monitor(ctx)
@@ -274,6 +283,7 @@ func (s *Server) run(ctx context.Context) error {
 	<-revived
 	s.shutdown()
 	<-accepted
+	<-hooksAccepted
 	log.Info("server stopped")
 	return nil
 }
@@ -288,7 +298,9 @@ func (s *Server) shutdown() {
 	s.closing = true
 	s.mu.Unlock()
 	s.ln.Close()
+	s.hookLn.Close()
 	os.Remove(proto.SocketPath(s.home))
+	os.Remove(proto.HookSocketPath(s.home))
 	s.opt.Mux.Close()
 	s.opt.Records.RemoveAll() // nothing runs now, and nothing is to start again
 	s.mu.Lock()
@@ -306,12 +318,13 @@ func (s *Server) shutdown() {
 	s.closeWeb()
 }
 
-// acceptLoop lets clients in until the listener closes. A connection from
+// acceptLoop lets clients in on ln until it closes; on the hook-only
+// socket each may only report a hook (conn.hookOnly). A connection from
 // another user is closed before anything is read from it.
-func (s *Server) acceptLoop() {
+func (s *Server) acceptLoop(ln *net.UnixListener, hookOnly bool) {
 	backoff := 5 * time.Millisecond
 	for {
-		nc, err := s.ln.AcceptUnix()
+		nc, err := ln.AcceptUnix()
 		if err != nil {
 			if errors.Is(err, net.ErrClosed) {
 				return
@@ -324,7 +337,7 @@ func (s *Server) acceptLoop() {
 			continue
 		}
 		backoff = 5 * time.Millisecond
-		s.admit(nc)
+		s.admit(nc, hookOnly)
 		if s.opt.Connected != nil {
 			s.opt.Connected()
 		}

@@ -1,11 +1,16 @@
 package main
 
 import (
+	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
+	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/coder/acp-go-sdk"
 	"golang.org/x/sys/unix"
@@ -37,11 +42,44 @@ func init() {
 			err = os.Mkdir(path, 0o755)
 		case op == "mv" && len(f) == 3:
 			err = os.Rename(path, f[2])
+		case op == "call" && len(f) == 3:
+			return t.stopReason(), t.say("disk: " + callSocket(path, f[2]))
 		default:
 			return "", fmt.Errorf("disk: unknown operation %q", arg)
 		}
 		return t.stopReason(), t.say("disk: " + errnoText(err))
 	}
+}
+
+// callSocket connects to the unix socket at path, makes one JSON-RPC call
+// of method with empty params, and says how it went: "ok", the error's
+// code, or the errno of the connect.
+func callSocket(path, method string) string {
+	c, err := net.DialTimeout("unix", path, 10*time.Second)
+	if err != nil {
+		return errnoText(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := fmt.Fprintf(c, `{"jsonrpc":"2.0","id":1,"method":%q,"params":{}}`+"\n", method); err != nil {
+		return errnoText(err)
+	}
+	line, err := bufio.NewReader(c).ReadBytes('\n')
+	if err != nil {
+		return errnoText(err)
+	}
+	var answer struct {
+		Error *struct {
+			Code int `json:"code"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(line, &answer); err != nil {
+		return err.Error()
+	}
+	if answer.Error != nil {
+		return strconv.Itoa(answer.Error.Code)
+	}
+	return "ok"
 }
 
 // errnoText is "ok", or the errno's name, or the error's text.
