@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -318,8 +319,8 @@ func TestE2ESandboxedChatsHooksReachTheServer(t *testing.T) {
 // TestE2ESandboxedAgentCannotDriveTheServer: what a sandboxed agent finds
 // at the server's socket serves its hooks only: a call that would make,
 // start or change a chat (which would run outside its bound) is refused
-// (-32601), as is one through the hook-only socket's own name. The same
-// agent unsandboxed is served.
+// (-32601), as is one through the hook-only socket's own name, and it
+// may not signal the server. The same agent unsandboxed is served.
 func TestE2ESandboxedAgentCannotDriveTheServer(t *testing.T) {
 	w := newSandboxWorld(t)
 	boxed := w.chat("new", "--harness", "fake", "--cwd", w.proj, "--sandbox", "--json")
@@ -335,6 +336,16 @@ func TestE2ESandboxedAgentCannotDriveTheServer(t *testing.T) {
 	}
 	if got := w.disk(free.ID, "call "+socket+" "+proto.MethodList); got != "ok" {
 		t.Errorf("unsandboxed: list on the socket = %s, want ok", got)
+	}
+	// Nor may it signal the server (Landlock's scopes, ABI 6 and later).
+	if abi, _ := sandbox.ABI(); abi >= 6 {
+		server := strconv.Itoa(proto.LockHolder(w.home))
+		if got := w.disk(boxed.ID, "signal "+server); got != "EPERM" {
+			t.Errorf("sandboxed: signal the server = %s, want EPERM", got)
+		}
+		if got := w.disk(free.ID, "signal "+server); got != "ok" {
+			t.Errorf("unsandboxed: signal the server = %s, want ok", got)
+		}
 	}
 	if n := len(w.ls()); n != 2 {
 		t.Errorf("%d chats, want the 2 made", n)

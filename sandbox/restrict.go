@@ -43,7 +43,7 @@ func (b Bound) Restrict() error {
 		return fmt.Errorf("restrict: landlock ABI %d is older than the %d this bound needs", abi, MinABI)
 	}
 	handled := handledRights(abi)
-	attr := ll.RulesetAttr{HandledAccessFS: handled}
+	attr := rulesetAttr(abi)
 	rs, err := ll.LandlockCreateRuleset(&attr, 0)
 	if err != nil {
 		return fmt.Errorf("restrict: create landlock ruleset: %w", err)
@@ -300,7 +300,8 @@ func (b Bound) Check() error {
 		return fmt.Errorf("landlock ABI %d is older than the %d this bound needs (Linux 6.10 or later)", abi, MinABI)
 	}
 	handled := handledRights(abi)
-	rs, err := ll.LandlockCreateRuleset(&ll.RulesetAttr{HandledAccessFS: handled}, 0)
+	attr := rulesetAttr(abi)
+	rs, err := ll.LandlockCreateRuleset(&attr, 0)
 	if err != nil {
 		return fmt.Errorf("create landlock ruleset: %w", err)
 	}

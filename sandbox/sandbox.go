@@ -130,6 +130,19 @@ func handledRights(abi int) uint64 {
 // run unsandboxed); it shows what a machine with an older kernel does.
 const EnvMaxABI = "ACPMUX_LANDLOCK_ABI_MAX"
 
+// rulesetAttr is the ruleset of a bound under the given ABI: every
+// filesystem right handled, and from ABI 6 the scopes, so the harness can
+// neither signal a process outside its bound (the server, the user's
+// other programs) nor connect to an abstract unix socket made outside it
+// (an X server, a session bus: ways to run things unbounded).
+func rulesetAttr(abi int) ll.RulesetAttr {
+	attr := ll.RulesetAttr{HandledAccessFS: handledRights(abi)}
+	if abi >= 6 {
+		attr.Scoped = ll.ScopeAbstractUnixSocket | ll.ScopeSignal
+	}
+	return attr
+}
+
 // ABI returns the Landlock ABI version in use (the kernel's, capped by
 // EnvMaxABI), or why there is none.
 func ABI() (int, error) {

@@ -42,6 +42,12 @@ func init() {
 			err = os.Mkdir(path, 0o755)
 		case op == "mv" && len(f) == 3:
 			err = os.Rename(path, f[2])
+		case op == "signal":
+			// Signal 0 to process PATH: whether it may be signalled.
+			var pid int
+			if pid, err = strconv.Atoi(path); err == nil {
+				err = syscall.Kill(pid, 0)
+			}
 		case op == "call" && len(f) == 3:
 			return t.stopReason(), t.say("disk: " + callSocket(path, f[2]))
 		default:
