@@ -25,9 +25,17 @@ func TestE2EConfigEditedWhileServerRuns(t *testing.T) {
 	table := func(name, mark string) string {
 		return fmt.Sprintf("[harness.%s]\ncommand = %q\nenv = { ACPMUX_FAKE_RECORD = %q, CONFIG_MARK = %q }\n", name, fake, rec, mark)
 	}
+	// Each edit lands whole (a rename), as an editor's save does: a file
+	// truncated and then written can be read empty in between, which is a
+	// good config of its own (no harness added), and the bad edit after
+	// it would keep that one.
 	write := func(text string) {
 		t.Helper()
-		if err := os.WriteFile(c.config, []byte(text), 0o644); err != nil {
+		tmp := c.config + ".tmp"
+		if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, c.config); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -2,7 +2,9 @@ package server
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -245,4 +247,35 @@ func TestMuxHearsWhichChatsTheWatchersDraw(t *testing.T) {
 	}
 	a.nc.Close()
 	waitFor(t, "c1 not drawn once no one watches", func() bool { return !m.Drawn(c1.ID) })
+}
+
+// TestEchoGoesInsideAFrame: the echo of a key a watcher typed into the
+// chat it draws is told at once, however long the frame that another
+// change opened lasts (an hour here: a change held for the frame's end
+// would never come), and so is the next key's.
+func TestEchoGoesInsideAFrame(t *testing.T) {
+	r := newRig(t, rigOpt{})
+	a, c1, c2 := showingOne(r)
+	r.srv.views.frame.Store(int64(time.Hour))
+	a.write(c2.ID, "hidden\r") // a change of another chat opens the hub's frame
+	waitFor(t, "c2's answer on its screen", func() bool { return strings.Contains(r.srv.opt.Mux.Render(c2.ID, 0), "echo: hidden") })
+	names := func(l viewLine) bool {
+		var u struct {
+			ID     string                    `json:"id"`
+			States map[string]proto.ChatView `json:"states"`
+		}
+		if json.Unmarshal(l.Params, &u) != nil {
+			return false
+		}
+		_, changed := u.States[c1.ID]
+		return l.Method == proto.NotifyScreen && u.ID == c1.ID || l.Method == proto.NotifyChanged && changed
+	}
+	for _, key := range []string{"o", "t"} {
+		before := len(a.told)
+		a.write(c1.ID, key)
+		a.waiting = fmt.Sprintf("c1's echo of %q told", key)
+		for !slices.ContainsFunc(a.told[before:], names) {
+			a.next()
+		}
+	}
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/acpmux/acpmux-tui/mux"
@@ -54,12 +55,21 @@ type viewHub struct {
 
 	// clock is what the viewers' budgets read (budget.go).
 	clock budgetClock
-	// listFrame is viewListFrame (tests set another).
+	// echoes counts the viewers awaiting a key's echo (viewer.echo): while
+	// any is, the fan-out reads notices inside a frame too, so the echo
+	// is not held for the frame's end.
+	echoes atomic.Int32
+	// echoWake tells a fan-out waiting out a frame that an echo is now
+	// awaited, so that it reads the notices as they come.
+	echoWake chan struct{}
+	// listFrame is viewListFrame (tests set another); frame, viewFrame's
+	// nanoseconds (a test sets another while the hub runs: frameLen).
 	listFrame time.Duration
+	frame     atomic.Int64
 }
 
 func newViewHub(s *Server) *viewHub {
-	return &viewHub{s: s, known: map[string]struct{}{}, live: map[string]bool{}, viewers: map[*conn]*viewer{}, clock: realClock{}, listFrame: viewListFrame}
+	return &viewHub{s: s, known: map[string]struct{}{}, live: map[string]bool{}, viewers: map[*conn]*viewer{}, clock: realClock{}, listFrame: viewListFrame, echoWake: make(chan struct{}, 1)}
 }
 
 // viewer is what the server keeps of one connection that draws: its size
@@ -89,7 +99,17 @@ type viewer struct {
 	budget    *linkBudget
 	lastFlush time.Time
 	lastLine  uint64 // the last notification's line number (conn.send)
+	// echo is the chat this client last typed into, until its next change
+	// (the key's echo) is sent: that change goes at once, inside a frame,
+	// if it comes within echoWait of echoAt, the key.
+	echo   string
+	echoAt time.Time
 }
+
+// echoWait is how long after a key its chat's next change is taken for
+// the key's echo. A harness that echoes nothing (a password prompt) is
+// not waited for longer.
+const echoWait = time.Second
 
 // viewerOf returns the connection's viewer, made on first use.
 func (h *viewHub) viewerOf(c *conn) *viewer {
@@ -117,6 +137,7 @@ func (h *viewHub) unwatch(c *conn) {
 	v.mu.Lock()
 	v.closed = true
 	v.cancelLocked()
+	v.forgetEchoLocked()
 	v.mu.Unlock()
 	h.pub.Lock()
 	h.drawnChangedLocked()
@@ -163,7 +184,7 @@ func (h *viewHub) fanOut(stop <-chan struct{}) {
 	h.drawnChangedLocked()
 	h.pub.Unlock()
 	gathered := map[string]struct{}{}
-	window := time.NewTimer(viewFrame)
+	window := time.NewTimer(h.frameLen())
 	window.Stop()
 	for {
 		select {
@@ -173,14 +194,31 @@ func (h *viewHub) fanOut(stop <-chan struct{}) {
 			h.publish(map[string]struct{}{id: {}})
 		}
 		// A frame is open: gather what came in it at its end, until a
-		// frame passes with nothing.
+		// frame passes with nothing. While a client awaits a key's echo
+		// the notices are read as they come, and one of a chat awaited
+		// goes at once with what was gathered.
 		for {
-			window.Reset(viewFrame)
-			select {
-			case <-stop:
-				window.Stop()
-				return
-			case <-window.C:
+			window.Reset(h.frameLen())
+		frame:
+			for {
+				var notices <-chan string
+				if h.echoes.Load() > 0 {
+					notices = changes
+				}
+				select {
+				case <-stop:
+					window.Stop()
+					return
+				case <-window.C:
+					break frame
+				case <-h.echoWake: // look at h.echoes again
+				case id := <-notices:
+					gathered[id] = struct{}{}
+					if h.awaited(id) {
+						window.Stop()
+						break frame
+					}
+				}
 			}
 		drain:
 			for {
@@ -198,6 +236,29 @@ func (h *viewHub) fanOut(stop <-chan struct{}) {
 			clear(gathered)
 		}
 	}
+}
+
+// frameLen is how long the fan-out gathers, and how often a watcher is
+// told of the chats it draws: viewFrame unless a test set another.
+func (h *viewHub) frameLen() time.Duration {
+	if d := h.frame.Load(); d > 0 {
+		return time.Duration(d)
+	}
+	return viewFrame
+}
+
+// awaited reports whether a client awaits chat id's change as its key's
+// echo.
+func (h *viewHub) awaited(id string) bool {
+	for _, v := range h.all() {
+		v.mu.Lock()
+		is := v.echo == id && time.Since(v.echoAt) <= echoWait
+		v.mu.Unlock()
+		if is {
+			return true
+		}
+	}
+	return false
 }
 
 // publish reads each chat once (which also lets the mux send its next
@@ -268,6 +329,13 @@ func (v *viewer) mark(views map[string]proto.ChatView) {
 	if len(v.dirty) == 0 {
 		return
 	}
+	if drawn && v.echoedLocked(views) && v.c.sent(v.lastLine) {
+		// The echo of a key typed here: at once, whatever frame is open,
+		// with what was gathered.
+		v.cancelLocked()
+		v.flushLocked()
+		return
+	}
 	if v.flushAt != nil && !(drawn && v.flushSlow) {
 		return // one is due soon enough: these go with it
 	}
@@ -276,7 +344,7 @@ func (v *viewer) mark(views map[string]proto.ChatView) {
 	// marked now say which frame this one waits for.
 	frame, slow := v.c.s.views.listFrame, true
 	if drawn {
-		frame, slow = viewFrame, false
+		frame, slow = v.c.s.views.frameLen(), false
 	}
 	wait := frame - time.Since(v.lastFlush)
 	if wait <= 0 && v.c.sent(v.lastLine) {
@@ -288,7 +356,7 @@ func (v *viewer) mark(views map[string]proto.ChatView) {
 	// the last notification is still on its way, which a moment, not a
 	// frame, lets through. An answer in the queue is no reason to wait:
 	// a key's echo often comes while the answer to its write is queued.
-	v.scheduleLocked(realClock{}.AfterFunc, max(wait, viewFrame/4), slow)
+	v.scheduleLocked(realClock{}.AfterFunc, max(wait, v.c.s.views.frameLen()/4), slow)
 }
 
 // scheduleLocked has flushDue run after d on the timers of after, in place
@@ -326,7 +394,7 @@ func (v *viewer) flushDue(gen uint64) {
 		return
 	}
 	if !v.c.sent(v.lastLine) {
-		v.scheduleLocked(realClock{}.AfterFunc, viewFrame, false)
+		v.scheduleLocked(realClock{}.AfterFunc, v.c.s.views.frameLen(), false)
 		return
 	}
 	v.flushLocked()
@@ -540,11 +608,55 @@ func (h *viewHub) write(c *conn, p proto.WriteParams) (struct{}, *Error) {
 			h.publish(map[string]struct{}{p.ID: {}})
 		}
 	}
+	v.awaitEcho(p.ID)
 	if err := m.Write(p.ID, p.Data); err != nil {
 		return struct{}{}, failure(err)
 	}
 	h.s.opt.Records.Used(p.ID)
 	return struct{}{}, nil
+}
+
+// awaitEcho marks chat id's next change as the echo of a key this client
+// typed, to be sent at once.
+func (v *viewer) awaitEcho(id string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if !v.watching || v.closed {
+		return // told of nothing: no echo to hurry
+	}
+	if v.echo == "" {
+		v.c.s.views.echoes.Add(1)
+	}
+	v.echo, v.echoAt = id, time.Now()
+	select {
+	case v.c.s.views.echoWake <- struct{}{}:
+	default: // a wake is on its way already
+	}
+}
+
+// echoedLocked reports whether views hold the awaited echo, and awaits it
+// no more; an echo awaited past echoWait is forgotten.
+func (v *viewer) echoedLocked(views map[string]proto.ChatView) bool {
+	if v.echo == "" {
+		return false
+	}
+	if time.Since(v.echoAt) > echoWait {
+		v.forgetEchoLocked()
+		return false
+	}
+	if _, ok := views[v.echo]; !ok {
+		return false
+	}
+	v.forgetEchoLocked()
+	return true
+}
+
+// forgetEchoLocked awaits no echo.
+func (v *viewer) forgetEchoLocked() {
+	if v.echo != "" {
+		v.echo = ""
+		v.c.s.views.echoes.Add(-1)
+	}
 }
 
 // resize sets every chat to the client's size and remembers it as the

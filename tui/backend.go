@@ -3,12 +3,14 @@ package tui
 import (
 	"context"
 	"log/slog"
+	"sync/atomic"
 	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
-	tea "github.com/charmbracelet/bubbletea"
 )
 
 // Mux is what the TUI uses of the server: its mux and its chat store.
@@ -128,19 +130,42 @@ type Common struct {
 }
 
 // chatsChangedMsg carries the chats the mux reported changed within one
-// frame.
-type chatsChangedMsg struct{ ids []string }
+// frame. echo, when set, is the chat a key was typed into whose change
+// (the key's echo) made the message go at once: the model has it drawn at
+// once too (Model.Urgent).
+type chatsChangedMsg struct {
+	ids  []string
+	echo string
+}
 
-// changeGate remembers when change notices were last handed to the model.
-// Only one waitChanges runs at a time, each started after the model took
-// the last one's message, so it needs no lock.
-type changeGate struct{ last time.Time }
+// changeGate remembers when change notices were last handed to the model
+// (only one waitChanges runs at a time, each started after the model took
+// the last one's message), and the chat a key was just typed into, whose
+// next change is awaited as its echo.
+type changeGate struct {
+	last time.Time
+	// echo is set by the UI goroutine as a key goes to a chat, and taken
+	// by waitChanges' goroutine when that chat's change comes.
+	echo atomic.Pointer[string]
+}
+
+// expectEcho marks chat id's next change as a key's echo.
+func (g *changeGate) expectEcho(id string) { g.echo.Store(&id) }
+
+// takeEcho reports whether id's change is the awaited echo, and if so
+// awaits none after it (the changes that follow, a flood perhaps, are
+// gathered by frame again).
+func (g *changeGate) takeEcho(id string) bool {
+	p := g.echo.Load()
+	return p != nil && *p == id && g.echo.CompareAndSwap(p, nil)
+}
 
 // waitChanges reads the mux's change notices. A notice that comes after a
-// frame of quiet goes at once, with whatever else is already queued, so a
-// key's echo is drawn without waiting; within a frame of the last delivery
-// it waits for that frame's end, gathering every other notice, so a flood
-// of output from many chats is still one message per frame.
+// frame of quiet goes at once, with whatever else is already queued, and
+// so does a key's echo (the first change of the chat a key was just typed
+// into) whenever it comes; within a frame of the last delivery any other
+// notice waits for that frame's end, gathering every other notice, so a
+// flood of output from many chats is still one message per frame.
 func waitChanges(ch <-chan string, frame time.Duration, gate *changeGate) tea.Cmd {
 	if ch == nil {
 		return nil
@@ -150,26 +175,29 @@ func waitChanges(ch <-chan string, frame time.Duration, gate *changeGate) tea.Cm
 		if !ok {
 			return nil
 		}
-		ids := []string{first}
+		msg := chatsChangedMsg{ids: []string{first}}
 		seen := map[string]bool{first: true}
 		add := func(id string) {
 			if !seen[id] {
 				seen[id] = true
-				ids = append(ids, id)
+				msg.ids = append(msg.ids, id)
 			}
+		}
+		if gate.takeEcho(first) {
+			msg.echo = first
 		}
 		defer func() { gate.last = time.Now() }()
 		wait := time.Until(gate.last.Add(frame))
-		if wait <= 0 {
+		if wait <= 0 || msg.echo != "" {
 			for {
 				select {
 				case id, ok := <-ch:
 					if !ok {
-						return chatsChangedMsg{ids}
+						return msg
 					}
 					add(id)
 				default:
-					return chatsChangedMsg{ids}
+					return msg
 				}
 			}
 		}
@@ -179,11 +207,15 @@ func waitChanges(ch <-chan string, frame time.Duration, gate *changeGate) tea.Cm
 			select {
 			case id, ok := <-ch:
 				if !ok {
-					return chatsChangedMsg{ids}
+					return msg
 				}
 				add(id)
+				if gate.takeEcho(id) {
+					msg.echo = id
+					return msg
+				}
 			case <-timer.C:
-				return chatsChangedMsg{ids}
+				return msg
 			}
 		}
 	}

@@ -101,3 +101,70 @@ func TestUnchangedOnlyWhenNothingDrawnChanged(t *testing.T) {
 		t.Error("a key press claimed to change nothing")
 	}
 }
+
+// TestEchoGoesAtOnceInsideAFrame: within a frame of the last delivery,
+// the change of the chat a key was just typed into (its echo) is handed
+// over at once (the frame here is an hour: a wait would hang the test),
+// with what was gathered before it, and marked as the echo; only the
+// first change after the key is: the next one waits for the frame again.
+func TestEchoGoesAtOnceInsideAFrame(t *testing.T) {
+	ch := make(chan string, 10)
+	var gate changeGate
+	ch <- "other"
+	if msg := waitChanges(ch, time.Hour, &gate)().(chatsChangedMsg); msg.echo != "" {
+		t.Fatalf("no key was typed, yet echo %q", msg.echo)
+	}
+	gate.expectEcho("typed")
+	ch <- "other"
+	ch <- "typed"
+	msg := waitChanges(ch, time.Hour, &gate)().(chatsChangedMsg)
+	if msg.echo != "typed" || !slices.Equal(msg.ids, []string{"other", "typed"}) {
+		t.Fatalf("echo %q ids %v, want typed's echo with other's change gathered", msg.echo, msg.ids)
+	}
+	ch <- "typed"
+	got := make(chan tea.Msg, 1)
+	go func() { got <- waitChanges(ch, time.Hour, &gate)() }()
+	select {
+	case m := <-got:
+		t.Fatalf("a second change after one key went at once: %v", m)
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(ch)
+	if m := (<-got).(chatsChangedMsg); m.echo != "" {
+		t.Fatalf("echo %q for a change that is not one", m.echo)
+	}
+}
+
+// TestModelIsUrgentOnlyForTheShownChatsEcho: the model asks for an
+// immediate draw for the echo of the chat it shows, and for nothing else.
+func TestModelIsUrgentOnlyForTheShownChatsEcho(t *testing.T) {
+	fake := newFakeMux(nil)
+	entries := benchEntries(2)
+	for _, e := range entries {
+		fake.set(e.ID, proto.State{Status: proto.StatusRunning, Started: time.Unix(0, 0)}, "$ ")
+	}
+	m := New(Options{Mux: fake, Renderer: asciiRenderer(), Entries: entries, Tick: -1})
+	t.Cleanup(m.Close)
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
+	shown, other := entries[0].ID, entries[1].ID
+	if m.selected != shown {
+		t.Fatalf("selected %q, want %q", m.selected, shown)
+	}
+	for _, tc := range []struct {
+		msg  chatsChangedMsg
+		want bool
+	}{
+		{chatsChangedMsg{ids: []string{shown}, echo: shown}, true},
+		{chatsChangedMsg{ids: []string{shown}}, false},
+		{chatsChangedMsg{ids: []string{other}, echo: other}, false},
+	} {
+		m.Update(tc.msg)
+		if m.Urgent() != tc.want {
+			t.Errorf("%+v: urgent %v, want %v", tc.msg, m.Urgent(), tc.want)
+		}
+	}
+	m.Update(tea.FocusMsg{})
+	if m.Urgent() {
+		t.Error("urgent after a message that is no echo")
+	}
+}

@@ -231,7 +231,7 @@ func TestRemoteChatPaneSaysTheLinkIsDown(t *testing.T) {
 	_, raw, _ := strings.Cut(far, hostSep)
 	f.remote.set(raw, proto.State{Status: proto.StatusRunning}, "far screen")
 	r.m.sidebar.Select(far)
-	r.run(func() tea.Msg { return chatsChangedMsg{[]string{far}} })
+	r.run(func() tea.Msg { return chatsChangedMsg{ids: []string{far}} })
 	r.m.selectionChanged()
 	if v := strings.Join(r.m.pane.View(), "\n"); !strings.Contains(v, "far screen") || strings.Contains(v, "link down") {
 		t.Fatalf("the remote chat's pane:\n%s", v)

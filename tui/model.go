@@ -89,6 +89,9 @@ type Model struct {
 	table *harness.Table
 	in    *inputWriter
 	gate  changeGate // when change notices last reached the model
+	// urgent is set when the last message was the shown chat's echo of
+	// a key (Urgent).
+	urgent bool
 
 	sidebar *Sidebar
 	summary *Summary
@@ -195,6 +198,7 @@ func New(opt Options) *Model {
 	m.sidebar.SetMissing(m.missing)
 	m.summary = NewSummary(c)
 	m.pane = NewChatPane(c, opt.Mux, func(id string, b []byte) {
+		m.gate.expectEcho(id)
 		if !m.in.send(id, b) {
 			m.setStatus("input dropped: the harness is not reading", true)
 		}
@@ -233,7 +237,7 @@ func (m *Model) Init() tea.Cmd {
 // tells the server and the terminal what changed for the user's attention.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	msg = focusReport(msg)
-	m.sideChanged, m.quiet = false, false
+	m.sideChanged, m.quiet, m.urgent = false, false, false
 	footer := m.footerKey
 	cmd := m.update(msg)
 	// Whatever changed the selection or its chat, the folder tick follows.
@@ -253,6 +257,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // chats that are not shown, whose sidebar rows look as they did, is known
 // to change nothing: with 100 chats at work that is most messages.
 func (m *Model) Unchanged() bool { return m.unchanged }
+
+// Urgent reports whether the last message must be drawn at once, inside a
+// frame of changes being gathered (package frame asks): the echo of a key
+// typed into the chat shown, which a user waits for.
+func (m *Model) Urgent() bool { return m.urgent }
 
 // drawsNothing reports whether msg, just handled, changed nothing drawn.
 func (m *Model) drawsNothing(msg tea.Msg) bool {
@@ -292,6 +301,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case hostsMsg:
 		return m.hostsUpdated(msg)
 	case chatsChangedMsg:
+		m.urgent = msg.echo != "" && msg.echo == m.selected
 		cmds := []tea.Cmd{waitChanges(m.mux.Changes(), m.opt.Frame, &m.gate)}
 		for _, id := range msg.ids {
 			cmds = append(cmds, m.chatChanged(id))

@@ -369,3 +369,50 @@ func TestNoFrameBeforeTheSize(t *testing.T) {
 		t.Fatalf("with no size to be had the view was not drawn: %q", got)
 	}
 }
+
+// urgentModel is a textModel whose messages of type echo are urgent.
+type urgentModel struct {
+	textModel
+	urgent bool
+}
+
+type echo string
+
+func (m *urgentModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	m.urgent = false
+	if e, ok := msg.(echo); ok {
+		m.text, m.urgent = string(e), true
+		return m, nil
+	}
+	m.textModel.Update(msg)
+	return m, nil
+}
+func (m *urgentModel) Urgent() bool { return m.urgent }
+
+// TestUrgentChangeIsDrawnInsideAFrame: a change the model calls urgent (a
+// key's echo) is drawn at once even inside a frame of gathered changes,
+// with them; the frame's end then has nothing left to draw.
+func TestUrgentChangeIsDrawnInsideAFrame(t *testing.T) {
+	c := &clock{t: time.Unix(1000, 0)}
+	r, out := running(t, 10, 3, c)
+	d := r.Wrap(&urgentModel{}).(*drawn)
+	d.Update(sizeMsg{w: 10, h: 3})
+	out.take()
+	c.advance(time.Second)
+	d.Update("a") // drawn at once: a frame starts
+	out.take()
+	c.advance(time.Millisecond)
+	if _, cmd := d.Update("b"); cmd == nil || out.take() != "" {
+		t.Fatal("a change within the frame was not held for its end")
+	}
+	c.advance(time.Millisecond)
+	d.Update(echo("e"))
+	if got := out.take(); !strings.Contains(got, "e") {
+		t.Fatalf("the urgent change was held for the frame's end: %q", got)
+	}
+	c.advance(DefaultFrame)
+	d.Update(frameDueMsg{})
+	if got := out.take(); got != "" {
+		t.Fatalf("the frame's end drew again what the urgent draw drew: %q", got)
+	}
+}

@@ -134,6 +134,14 @@ type Unchanging interface {
 	Unchanged() bool
 }
 
+// Urgent is a model that can tell that the message it was given last must
+// be drawn at once, even inside a frame of changes being gathered: the
+// echo of a key the user waits for. The draw takes the frame's gathered
+// changes with it; the frame's end then has nothing left to draw.
+type Urgent interface {
+	Urgent() bool
+}
+
 // update gives msg to the app's model and has the change drawn.
 func (d *drawn) update(msg tea.Msg, own tea.Cmd) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
@@ -142,6 +150,10 @@ func (d *drawn) update(msg tea.Msg, own tea.Cmd) (tea.Model, tea.Cmd) {
 		return d, tea.Batch(cmd, own)
 	}
 	d.dirty = true
+	if u, ok := d.m.(Urgent); ok && u.Urgent() && d.sized {
+		d.draw()
+		return d, tea.Batch(cmd, own)
+	}
 	return d, tea.Batch(cmd, own, d.schedule())
 }
 
