@@ -9,7 +9,8 @@
 // to call on every exit path, more than once. Wrap gives the program a
 // model that draws: the first change after a quiet spell is drawn at once,
 // later changes within a frame are gathered into one draw at the frame's
-// end, and nothing runs when nothing changes. A frame writes only the
+// end (but a change the model calls Urgent, a key's echo, is drawn at
+// once with them), and nothing runs when nothing changes. A frame writes only the
 // lines that differ from the last one; a new window size repaints them all.
 // Emit writes escape sequences of the caller's (a title, a notification,
 // the bell) between frames, never inside one.
