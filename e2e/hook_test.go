@@ -32,7 +32,9 @@ const hookChat = "k3x9q2"
 // hookEnv is what a harness of chat hookChat in agent home home gives its
 // hooks (nothing more: no config, no HOME).
 func hookEnv(home string) []string {
-	return []string{harness.EnvChatID + "=" + hookChat, harness.EnvHome + "=" + home, "PATH=/usr/bin:/bin"}
+	// The hung-server marker (internal/hookearly) goes in the test's own
+	// folder, not /tmp.
+	return []string{harness.EnvChatID + "=" + hookChat, harness.EnvHome + "=" + home, "PATH=/usr/bin:/bin", "TMPDIR=" + home}
 }
 
 // hookRun is one run of `acpmux-tui hook` under way.

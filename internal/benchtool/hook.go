@@ -28,13 +28,16 @@ import (
 // them, and /bin/true as the floor of a fork and exec on this machine. The
 // three kinds of run take turns, so a machine that slows down slows all
 // three. Then the same runs with the server while two busy loops spin (a
-// loaded machine), and the worst case: deafRuns runs each against a server
-// that accepts and never answers and one that never accepts, a
-// Notification with a stdin that is never closed (the hook's every wait
-// runs to its deadline).
+// loaded machine), and against a server that accepts and never answers and
+// one that never accepts, deafRuns runs each of two kinds: the worst case,
+// a Notification with a stdin that is never closed, each run with a TMPDIR
+// of its own (so each meets no marker of a hung server, and its every wait
+// runs to its deadline); and a hung server as Claude Code meets it, that
+// many PreToolUse hooks one after another, their event on stdin, sharing
+// one TMPDIR (the first waits its budget and leaves the marker, the rest
+// give the server hookearly.HungBudget).
 
-// deafRuns is how many runs each deaf server gets: each lasts the hook's
-// whole deadline.
+// deafRuns is how many runs each deaf server gets of each kind.
 const deafRuns = 20
 
 // hookEvent is the typical PreToolUse event: what Claude Code writes on a
@@ -85,11 +88,11 @@ func hookBench(binary, home string, n int) error {
 	if err != nil {
 		return err
 	}
-	deafAccept, err := deafBench(r.binary, r.home, id, "deaf-accept", listenDeaf)
+	deafAccept, deafAcceptSeq, err := deafBench(r.binary, r.home, id, "deaf-accept", listenDeaf)
 	if err != nil {
 		return err
 	}
-	deafFull, err := deafBench(r.binary, r.home, id, "deaf-full", listenFull)
+	deafFull, deafFullSeq, err := deafBench(r.binary, r.home, id, "deaf-full", listenFull)
 	if err != nil {
 		return err
 	}
@@ -104,6 +107,8 @@ func hookBench(binary, home string, n int) error {
 	emit("deaf_runs", deafRuns)
 	emitTimes("deaf_accept", deafAccept)
 	emitTimes("deaf_full", deafFull)
+	emitSeq("deaf_accept_seq", deafAcceptSeq)
+	emitSeq("deaf_full_seq", deafFullSeq)
 	return emitInits(r.binary, hookEnviron(r.home, id))
 }
 
@@ -221,32 +226,43 @@ func startBusyLoops(n int) (stop func(), err error) {
 	return stop, nil
 }
 
-// deafBench times deafRuns runs of a Notification hook, its stdin a pipe
-// never closed, against the socket listen makes in a new agent home
-// (named name under home) for chat id.
-func deafBench(binary, home, id, name string, listen func(socket string) (func(), error)) ([]time.Duration, error) {
+// deafBench times, against the socket listen makes in a new agent home
+// (named name under home) for chat id, deafRuns runs of a Notification
+// hook whose stdin is a pipe never closed, each with a TMPDIR of its own
+// (worst), then deafRuns PreToolUse hooks one after another, their event on
+// stdin, sharing one TMPDIR (seq).
+func deafBench(binary, home, id, name string, listen func(socket string) (func(), error)) (worst, seq []time.Duration, err error) {
 	dir := filepath.Join(home, name)
 	if err := os.Mkdir(dir, 0o700); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	socket := filepath.Join(dir, proto.SocketName)
 	addr, release, err := proto.ShortAddr(socket) // as the hook reaches it
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	closeIt, err := listen(addr)
 	release()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
 	defer os.Remove(socket)
 	defer closeIt()
-	env := hookEnviron(dir, id)
-	var times []time.Duration
-	for i := range deafRuns {
-		r, w, err := os.Pipe()
+	tmpdir := func() ([]string, error) {
+		tmp, err := os.MkdirTemp(dir, "tmp")
 		if err != nil {
 			return nil, err
+		}
+		return append(hookEnviron(dir, id), "TMPDIR="+tmp), nil
+	}
+	for i := range deafRuns {
+		env, err := tmpdir()
+		if err != nil {
+			return nil, nil, err
+		}
+		r, w, err := os.Pipe()
+		if err != nil {
+			return nil, nil, err
 		}
 		cmd := exec.Command(binary, harness.HookCommand, "Notification")
 		cmd.Env, cmd.Stdin = env, r
@@ -254,11 +270,22 @@ func deafBench(binary, home, id, name string, listen func(socket string) (func()
 		r.Close()
 		w.Close()
 		if err != nil {
-			return nil, fmt.Errorf("%s run %d: %w", name, i+1, err)
+			return nil, nil, fmt.Errorf("%s run %d: %w", name, i+1, err)
 		}
-		times = append(times, d)
+		worst = append(worst, d)
 	}
-	return times, nil
+	env, err := tmpdir()
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range deafRuns {
+		d, err := timeHook(binary, env)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s hook %d in a row: %w", name, i+1, err)
+		}
+		seq = append(seq, d)
+	}
+	return worst, seq, nil
 }
 
 // listenDeaf listens on socket, accepts, reads and never answers.
@@ -359,6 +386,13 @@ func emitTimes(name string, times []time.Duration) {
 	emit(name+"_p99_ms", ms(percentile(times, 0.99)))
 	emit(name+"_mean_ms", ms(sum/time.Duration(max(len(times), 1))))
 	emit(name+"_max_ms", ms(slices.Max(times)))
+}
+
+// emitSeq prints the first of times, in milliseconds, as NAME_first_ms,
+// and the rest as emitTimes does, as NAME_rest_p50_ms and so on.
+func emitSeq(name string, times []time.Duration) {
+	emit(name+"_first_ms", ms(times[0]))
+	emitTimes(name+"_rest", times[1:])
 }
 
 // initLine is one package's line of GODEBUG=inittrace=1.

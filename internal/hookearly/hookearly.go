@@ -17,7 +17,9 @@
 // (Claude Code would show it) and always exits 0; whatever goes wrong (no
 // chat id, no server, a slow one, a stdin that never ends) it gives up
 // silently, and within Ceiling of its exec: one deadline bounds all it
-// does, read from the process's own start time.
+// does, read from the process's own start time. A server that did not
+// answer one hook is given far less by the hooks that follow it for a
+// few seconds (hung.go).
 //
 // main imports it for this side effect only. Exiting from an init is an
 // exception to "nothing below main exits", made for speed.
@@ -49,6 +51,7 @@ const (
 	socketName     = "acpmux.sock"         // proto.SocketName
 	maxSunPath     = 107                   // as proto.ShortAddr
 	oPath          = 0x200000              // proto.OPath
+	envTmpdir      = "TMPDIR"              // where the hung-server marker is (hung.go)
 )
 
 const (
@@ -56,16 +59,21 @@ const (
 	// (a PostToolUse's tool output can be megabytes) is read and dropped.
 	InputMax = 1 << 20
 	// Ceiling is the documented bound on one hook call, from its exec to
-	// its exit (docs/cli.md), whatever the server or stdin does.
-	Ceiling = 300 * time.Millisecond
+	// its exit (docs/cli.md), whatever the server or stdin does. A hook
+	// to a healthy server takes 2 ms (p50; 4.5 ms p99) from exec to exit,
+	// 5 ms (11 ms p99) with two busy loops on two cores, of which its
+	// answer, from the connect, 1 ms and 5 ms (p99), 8 ms at worst
+	// (internal/benchtool's hook row, 1000 runs): the budget is some
+	// seven times the loaded p99.
+	Ceiling = 100 * time.Millisecond
 	// Budget is what the hook gives itself from its exec: reading stdin,
 	// the connect, the write and the answer all end by then. The rest of
 	// Ceiling is for waking at the deadline and exiting, which a loaded
 	// machine slows.
-	Budget = 250 * time.Millisecond
+	Budget = 80 * time.Millisecond
 	// CallReserve is what a Notification keeps of the budget for its call
 	// when its stdin does not end: its stdin has the rest.
-	CallReserve = 100 * time.Millisecond
+	CallReserve = 30 * time.Millisecond
 	// MessageMax and TypeMax bound what a Notification's message and type
 	// (and an event's name, or Codex's type) carry to the server.
 	MessageMax = 4 << 10
@@ -73,8 +81,10 @@ const (
 	// answerMax bounds one line read from the server.
 	answerMax = 4 << 10
 	// minLeft is what the hook keeps for itself when its exec alone took
-	// the budget (a machine that slow misses the ceiling anyway).
-	minLeft = 20 * time.Millisecond
+	// the budget (a machine that slow misses the ceiling anyway): what it
+	// gives a server it believes hung, so a server that does not answer
+	// within it is judged hung either way.
+	minLeft = HungBudget
 )
 
 func init() {
@@ -104,13 +114,13 @@ func Run(args []string, stdin int, getenv func(string) string, deadline time.Tim
 		return
 	}
 	p := Params{ID: getenv(envChatID), Event: args[0]}
-	home := getenv(envHome)
+	home, tmpdir := getenv(envHome), getenv(envTmpdir)
 	if p.Event == codexHookEvent {
 		// Codex's stdin may be the user's terminal: it is never read.
 		if len(args) > 1 {
 			p.Payload = ParseCodexNotify(args[len(args)-1])
 		}
-		report(home, p, deadline)
+		reportMarked(home, tmpdir, p, deadline)
 		if len(args) > 1 {
 			passOn(getenv(envCodexNotify), args[len(args)-1])
 		}
@@ -128,7 +138,7 @@ func Run(args []string, stdin int, getenv func(string) string, deadline time.Tim
 		p.NotificationType, p.Message = ParseInput(in.kept)
 		in.keep, in.kept = false, nil
 	}
-	report(home, p, deadline)
+	reportMarked(home, tmpdir, p, deadline)
 	in.read(deadline, nil)
 }
 
@@ -185,14 +195,13 @@ type input struct {
 }
 
 // read reads until stdin ends, until enough (if not nil) says what is kept
-// is enough, or until deadline.
+// is enough, or until deadline. Past the deadline (a start so slow it took
+// the time stdin had) it still reads once what is there already: Claude
+// Code has written the event before it is waited for.
 func (in *input) read(deadline time.Time, enough func([]byte) bool) {
 	buf := make([]byte, 64<<10)
 	for !in.ended {
-		left := time.Until(deadline)
-		if left <= 0 {
-			return
-		}
+		left := max(time.Until(deadline), 0)
 		var set syscall.FdSet
 		word := int(unsafe.Sizeof(set.Bits[0])) * 8
 		set.Bits[in.fd/word] |= 1 << (in.fd % word)
@@ -206,11 +215,17 @@ func (in *input) read(deadline time.Time, enough func([]byte) bool) {
 			return
 		}
 		if n == 0 {
-			continue // the deadline, checked above
+			if left == 0 {
+				return
+			}
+			continue // the deadline: the next look is the last
 		}
 		n, err = syscall.Read(in.fd, buf)
-		if err == syscall.EINTR || err == syscall.EAGAIN {
+		if err == syscall.EINTR || (err == syscall.EAGAIN && left > 0) {
 			continue
+		}
+		if err == syscall.EAGAIN {
+			return
 		}
 		if err != nil || n <= 0 {
 			in.ended = true
@@ -221,6 +236,9 @@ func (in *input) read(deadline time.Time, enough func([]byte) bool) {
 			if enough != nil && enough(in.kept) {
 				return
 			}
+		}
+		if left == 0 {
+			return
 		}
 	}
 }
@@ -309,18 +327,33 @@ type request struct {
 	Params  Params `json:"params"`
 }
 
+// outcome is how a report ended.
+type outcome int
+
+const (
+	// unreached: no server to wait for (no socket, nobody listening) or
+	// nothing to report.
+	unreached outcome = iota
+	// answered: the server answered, or hung up: it is not hung.
+	answered
+	// timedOut: the deadline came while the hook connected (the server's
+	// queue full), wrote (its buffer full) or waited for the answer.
+	timedOut
+)
+
 // report sends p to the server of the agent home and waits for its answer,
 // whatever it is (an error answer, as from a server that does not know the
-// method, ends the call too), until deadline at most. Without a home or a
-// chat id, or with no server, it does nothing. The socket is a raw one
-// with kernel timeouts: package net is initialized too late to be used.
-func report(home string, p Params, deadline time.Time) {
+// method, ends the call too), until deadline at most, and says how it
+// ended. Without a home or a chat id, or with no server, it does nothing.
+// The socket is a raw one with kernel timeouts: package net is initialized
+// too late to be used.
+func report(home string, p Params, deadline time.Time) outcome {
 	if home == "" || p.ID == "" {
-		return
+		return unreached
 	}
 	line, err := json.Marshal(request{JSONRPC: "2.0", ID: 1, Method: methodHook, Params: p})
 	if err != nil {
-		return
+		return unreached
 	}
 	addr := filepath.Join(home, socketName)
 	if len(addr) > maxSunPath {
@@ -329,18 +362,19 @@ func report(home string, p Params, deadline time.Time) {
 		// read the agent home).
 		dir, err := syscall.Open(home, oPath|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 		if err != nil {
-			return
+			return unreached
 		}
 		defer syscall.Close(dir)
 		addr = "/proc/self/fd/" + strconv.Itoa(dir) + "/" + socketName
 	}
 	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
-		return
+		return unreached
 	}
 	defer syscall.Close(fd)
 	// timeout sets the socket's send and receive timeouts to what is left
-	// of the deadline (a unix socket's connect waits as a send does).
+	// of the deadline (a unix socket's connect waits as a send does); it
+	// is false once the deadline has passed.
 	timeout := func() bool {
 		left := time.Until(deadline)
 		if left <= 0 {
@@ -350,19 +384,29 @@ func report(home string, p Params, deadline time.Time) {
 		return syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_SNDTIMEO, &tv) == nil &&
 			syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_RCVTIMEO, &tv) == nil
 	}
-	if !timeout() || retry(func() error { return syscall.Connect(fd, &syscall.SockaddrUnix{Name: addr}) }) != nil {
-		return
+	// failed tells a kernel timeout (EAGAIN) from any other failure.
+	failed := func(err error, otherwise outcome) outcome {
+		if err == syscall.EAGAIN {
+			return timedOut
+		}
+		return otherwise
+	}
+	if !timeout() {
+		return timedOut
+	}
+	if err := retry(func() error { return syscall.Connect(fd, &syscall.SockaddrUnix{Name: addr}) }); err != nil {
+		return failed(err, unreached)
 	}
 	for b := append(line, '\n'); len(b) > 0; {
 		if !timeout() {
-			return
+			return timedOut
 		}
 		n, err := syscall.Write(fd, b)
 		if err == syscall.EINTR {
 			continue
 		}
 		if err != nil || n <= 0 {
-			return
+			return failed(err, answered) // EPIPE: the server hung up
 		}
 		b = b[n:]
 	}
@@ -370,14 +414,14 @@ func report(home string, p Params, deadline time.Time) {
 	buf := make([]byte, 0, answerMax)
 	for {
 		if !timeout() {
-			return
+			return timedOut
 		}
 		n, err := syscall.Read(fd, buf[len(buf):cap(buf)])
 		if err == syscall.EINTR {
 			continue
 		}
 		if err != nil || n <= 0 {
-			return // the server closed, or the timeout
+			return failed(err, answered) // the server closed, or the timeout
 		}
 		buf = buf[:len(buf)+n]
 		for {
@@ -389,12 +433,12 @@ func report(home string, p Params, deadline time.Time) {
 				Method string `json:"method"`
 			}
 			if json.Unmarshal(buf[:i], &msg) != nil || msg.Method == "" {
-				return
+				return answered
 			}
 			buf = append(buf[:0], buf[i+1:]...)
 		}
 		if len(buf) == cap(buf) {
-			return // a line too long: an answer of some kind
+			return answered // a line too long: an answer of some kind
 		}
 	}
 }
