@@ -52,6 +52,9 @@
 //	                                           keys, the flood of FILE, and the link's bytes with CHATS idle chats (ssh_side.go)
 //	benchtool page-1000 BIN HOME N RUNS            the web page's first paint of N chats in a headless Chromium, beside the TUI's
 //	                                           first frame, and the page's JavaScript heap (page_list.go)
+//	benchtool keys-tui BIN HOME TMUX SOCKET N GAP_MS   N keys into `cat` through the real TUI in a pty beside a real
+//	                                           tmux client in a pty, a key of each in turn, quiet and with 10 chats
+//	                                           printing a line a second (keys_tui.go)
 //	benchtool page-keys BIN HOME TMUX SOCKET N GAP_MS  N keys into `cat` in a terminal chat in the page, beside the server's
 //	                                           client and tmux, a key of each in turn (page_keys.go)
 //	benchtool page-flood BIN HOME TMUX SOCKET FILE RUNS  the flood of FILE in a terminal chat in the page, beside tmux attach (page_flood.go)
@@ -107,6 +110,7 @@ const usage = `usage:
   benchtool first-frame-1000 BIN HOME TMUX SOCKET N RUNS
   benchtool ssh BIN DIR TMUX FILE KEYS GAP_MS CHATS SECONDS
   benchtool page-1000 BIN HOME N RUNS
+  benchtool keys-tui BIN HOME TMUX SOCKET N GAP_MS
   benchtool page-keys BIN HOME TMUX SOCKET N GAP_MS
   benchtool page-flood BIN HOME TMUX SOCKET FILE RUNS
   benchtool pages PID BIN
@@ -184,6 +188,16 @@ func runServer(cmd string, rest []string) error {
 			return err
 		}
 		return keysSide(rest[0], rest[1], rest[2], rest[3], n, gap, rest[6:]...)
+	case cmd == "keys-tui" && len(rest) == 6:
+		n, err := positive(rest[4])
+		if err != nil {
+			return err
+		}
+		gap, err := gapMillis(rest[5])
+		if err != nil {
+			return err
+		}
+		return keysTUI(rest[0], rest[1], rest[2], rest[3], n, gap)
 	case cmd == "keys-pty" && len(rest) == 2:
 		n, err := positive(rest[0])
 		if err != nil {
