@@ -3,15 +3,21 @@
 // it mapped, once it goes quiet after a burst of work.
 //
 // Go's runtime keeps the pages a burst freed, returning them to the system
-// only slowly: for a small idle process that slack, not its live data, is
-// much of what it holds (scripts/bench memory-10). Run looks a moment
-// after the process starts, after each garbage collection and after each
-// Wake; when the process has allocated at least Burst bytes since the last
-// trim (or has just started, or was woken) and less than Quiet in that
-// moment, it trims once (debug.FreeOSMemory, then ReleaseImage: the code
-// and tables the burst touched). It never
-// polls: an idle process allocates nothing, so it collects nothing and Run
-// does not wake; a busy one is looked at once a moment until it is quiet.
+// only slowly, and a burst under the collector's 4 MB minimum is not even
+// collected: for a small idle process that slack, and the code and tables
+// its start-up mapped, not its live data, are much of what it holds
+// (scripts/bench memory-10). Run trims (debug.FreeOSMemory, then
+// ReleaseImage) a moment after the start-up, after a wake and after a
+// burst, once the process is quiet, whether or not a collection ran: it
+// looks on a timer (see pacer), a Settle after the start, a wake or a
+// collection, again after Settle while the process is busy or has
+// something to give back, and at doubling waits after that. When a wait
+// would pass MaxWait with nothing to give back, the timer stops: an idle
+// process is not woken again until it collects or is woken. It collects
+// every two minutes at the least (the runtime forces a collection when
+// none ran for that long, unless GOGC=off, once one has run: the first
+// trim's), and each collection brings one look, so a burst that comes
+// while the looks rest is trimmed within about two minutes.
 package memtrim
 
 import (
@@ -24,26 +30,61 @@ import (
 
 // Options tune Run; a zero field takes its default.
 type Options struct {
-	// Settle is how long after the start, or a collection, Run looks
-	// (1 s).
+	// Settle is how long after the start, a wake or a collection Run
+	// looks, how long a process must have been quiet to be trimmed, and
+	// the shortest wait between looks (1 s).
 	Settle time.Duration
+	// MaxWait is the longest wait between looks: once the next would be
+	// longer, with nothing to give back, the looks stop until a
+	// collection or a wake (1 min: the runtime forces a collection
+	// every two minutes, and each brings a look).
+	MaxWait time.Duration
 	// Burst is how many bytes the process allocates after a trim before
-	// the next one is worth it (1 MiB).
+	// the next one is worth it (256 KiB: an idle server or TUI, whose
+	// timers allocate a few KiB every few seconds, gets there in about
+	// five minutes).
 	Burst uint64
 	// Quiet is the most the process allocates in one Settle and still
-	// counts as quiet (64 KiB: an idle TUI redrawing its clock allocates
-	// about 40 KiB a second).
+	// counts as quiet (64 KiB: an idle TUI or server allocates a few KiB
+	// every few seconds).
 	Quiet uint64
 	// Trimmed, when set, is called after each trim with what it returned
 	// to the system (tests, logs).
 	Trimmed func(Result)
-	// Looked, when set (tests), is called after each look; again says
-	// whether Run looks again without a collection first.
-	Looked func(again bool)
+	// Looked, when set (tests), is called after each look.
+	Looked func(Look)
 	// Wake, when set, tells Run of work that mapped code without
-	// necessarily allocating enough for a collection (the server starting
-	// a harness): Run looks a moment after it, as after a collection.
+	// necessarily allocating much (the server starting a harness): Run
+	// trims a moment after it, once quiet, as after the start.
 	Wake <-chan struct{}
+}
+
+// withDefaults fills o's zero fields with their defaults; MaxWait is at
+// least Settle.
+func (o Options) withDefaults() Options {
+	if o.Settle <= 0 {
+		o.Settle = time.Second
+	}
+	if o.MaxWait <= 0 {
+		o.MaxWait = time.Minute
+	}
+	o.MaxWait = max(o.MaxWait, o.Settle)
+	if o.Burst == 0 {
+		o.Burst = 256 << 10
+	}
+	if o.Quiet == 0 {
+		o.Quiet = 64 << 10
+	}
+	return o
+}
+
+// Look is what one look of Run did.
+type Look struct {
+	// Trimmed says the look trimmed.
+	Trimmed bool
+	// Wait is how long until the next look; 0 when the looks rest until
+	// a collection or a wake.
+	Wait time.Duration
 }
 
 // Result is what one trim did.
@@ -59,76 +100,54 @@ type Result struct {
 
 const (
 	allocsMetric   = "/gc/heap/allocs:bytes"
+	cyclesMetric   = "/gc/cycles/total:gc-cycles"
 	releasedMetric = "/memory/classes/heap/released:bytes"
 )
 
 // Run trims as the package comment says until ctx ends.
 func Run(ctx context.Context, opt Options) {
-	if opt.Settle <= 0 {
-		opt.Settle = time.Second
-	}
-	if opt.Burst == 0 {
-		opt.Burst = 1 << 20
-	}
-	if opt.Quiet == 0 {
-		opt.Quiet = 64 << 10
-	}
-	sample := []metrics.Sample{{Name: allocsMetric}}
-	allocs := func() uint64 {
-		metrics.Read(sample)
-		return sample[0].Value.Uint64()
+	opt = opt.withDefaults()
+	samples := []metrics.Sample{{Name: allocsMetric}, {Name: cyclesMetric}}
+	read := func() (allocs, cycles uint64) {
+		metrics.Read(samples)
+		return samples[0].Value.Uint64(), samples[1].Value.Uint64()
 	}
 	collected := make(chan struct{}, 1)
 	notifyCollections(ctx, collected)
-	// At start the whole start-up counts as a burst, however little it
-	// allocated: it mapped most of the binary (ReleaseImage); so does the
-	// work Wake tells of.
-	var lastTrim uint64
-	startUp := true
-	from := allocs()
-	look := time.NewTimer(opt.Settle)
-	defer look.Stop()
-	armed := true
+	allocs, _ := read()
+	p, wait := newPacer(opt, time.Now(), allocs)
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-collected:
-			if !armed {
-				look.Reset(opt.Settle)
-				from, armed = allocs(), true
+			allocs, cycles := read()
+			if wait, ok := p.collected(time.Now(), allocs, cycles); ok {
+				timer.Reset(wait)
 			}
 		case <-opt.Wake:
-			// Work happened: it counts as a burst, as the start-up does.
-			startUp = true
-			if !armed {
-				look.Reset(opt.Settle)
-				from, armed = allocs(), true
-			}
-		case <-look.C:
-			now := allocs()
-			again := false
-			switch {
-			case !startUp && now-lastTrim < opt.Burst:
-				// Nothing worth giving back since the last trim (its own
-				// collection ends here).
-			case now-from >= opt.Quiet:
-				again = true // still busy: look once more
-			default:
+			allocs, _ := read()
+			timer.Reset(p.woken(time.Now(), allocs))
+		case <-timer.C:
+			allocs, _ := read()
+			trim, wait := p.look(time.Now(), allocs)
+			if trim {
 				res := Trim()
 				if opt.Trimmed != nil {
 					opt.Trimmed(res)
 				}
-				lastTrim = allocs() // what the trim allocated starts no burst
-				startUp = false
+				// What the trim (and its report) allocated starts no burst,
+				// and its collection brings no look.
+				allocs, cycles := read()
+				wait = p.trimmed(time.Now(), allocs, cycles)
 			}
-			armed = again
-			if again {
-				look.Reset(opt.Settle)
-				from = now
+			if wait > 0 {
+				timer.Reset(wait)
 			}
 			if opt.Looked != nil {
-				opt.Looked(again)
+				opt.Looked(Look{Trimmed: trim, Wait: wait})
 			}
 		}
 	}
