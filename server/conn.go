@@ -36,12 +36,12 @@ type conn struct {
 	// speaks for a web caller (MethodWebCaller): it is held to the web
 	// roots and the web's narrower rights (webpolicy.go). hosts are its
 	// links to other hosts (webhosts.go).
-	web   atomic.Bool
+	web atomic.Bool
 	// hookOnly is set on a connection of the hook-only socket: a
 	// sandboxed chat's harness, which may report its turns and nothing
 	// else (no chat made, started or changed from inside a sandbox).
 	hookOnly bool
-	hosts hostLinks
+	hosts    hostLinks
 
 	// wmu is held while a line is written; waiting counts the lines in
 	// out and the one the writer is writing. A line may be written at

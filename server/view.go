@@ -24,6 +24,15 @@ import (
 // fan-out gathers notices after one it passed on at once.
 const viewFrame = 16 * time.Millisecond
 
+// frameLen is how long the fan-out gathers, and how often a watcher is
+// told of the chats it draws: viewFrame unless a test set another.
+func (h *viewHub) frameLen() time.Duration {
+	if d := h.frame.Load(); d > 0 {
+		return time.Duration(d)
+	}
+	return viewFrame
+}
+
 // viewListFrame is how often a watcher that names the chats it draws
 // (MethodShow) may be told of changes to the others alone: their states,
 // which its list shows. A hundred chats at work, each turning from running
@@ -105,11 +114,6 @@ type viewer struct {
 	echo   string
 	echoAt time.Time
 }
-
-// echoWait is how long after a key its chat's next change is taken for
-// the key's echo. A harness that echoes nothing (a password prompt) is
-// not waited for longer.
-const echoWait = time.Second
 
 // viewerOf returns the connection's viewer, made on first use.
 func (h *viewHub) viewerOf(c *conn) *viewer {
@@ -236,29 +240,6 @@ func (h *viewHub) fanOut(stop <-chan struct{}) {
 			clear(gathered)
 		}
 	}
-}
-
-// frameLen is how long the fan-out gathers, and how often a watcher is
-// told of the chats it draws: viewFrame unless a test set another.
-func (h *viewHub) frameLen() time.Duration {
-	if d := h.frame.Load(); d > 0 {
-		return time.Duration(d)
-	}
-	return viewFrame
-}
-
-// awaited reports whether a client awaits chat id's change as its key's
-// echo.
-func (h *viewHub) awaited(id string) bool {
-	for _, v := range h.all() {
-		v.mu.Lock()
-		is := v.echo == id && time.Since(v.echoAt) <= echoWait
-		v.mu.Unlock()
-		if is {
-			return true
-		}
-	}
-	return false
 }
 
 // publish reads each chat once (which also lets the mux send its next
@@ -614,49 +595,6 @@ func (h *viewHub) write(c *conn, p proto.WriteParams) (struct{}, *Error) {
 	}
 	h.s.opt.Records.Used(p.ID)
 	return struct{}{}, nil
-}
-
-// awaitEcho marks chat id's next change as the echo of a key this client
-// typed, to be sent at once.
-func (v *viewer) awaitEcho(id string) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if !v.watching || v.closed {
-		return // told of nothing: no echo to hurry
-	}
-	if v.echo == "" {
-		v.c.s.views.echoes.Add(1)
-	}
-	v.echo, v.echoAt = id, time.Now()
-	select {
-	case v.c.s.views.echoWake <- struct{}{}:
-	default: // a wake is on its way already
-	}
-}
-
-// echoedLocked reports whether views hold the awaited echo, and awaits it
-// no more; an echo awaited past echoWait is forgotten.
-func (v *viewer) echoedLocked(views map[string]proto.ChatView) bool {
-	if v.echo == "" {
-		return false
-	}
-	if time.Since(v.echoAt) > echoWait {
-		v.forgetEchoLocked()
-		return false
-	}
-	if _, ok := views[v.echo]; !ok {
-		return false
-	}
-	v.forgetEchoLocked()
-	return true
-}
-
-// forgetEchoLocked awaits no echo.
-func (v *viewer) forgetEchoLocked() {
-	if v.echo != "" {
-		v.echo = ""
-		v.c.s.views.echoes.Add(-1)
-	}
 }
 
 // resize sets every chat to the client's size and remembers it as the
