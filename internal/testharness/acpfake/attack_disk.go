@@ -42,6 +42,10 @@ func init() {
 			err = os.Mkdir(path, 0o755)
 		case op == "mv" && len(f) == 3:
 			err = os.Rename(path, f[2])
+		case op == "caps":
+			// The capability line PATH names (CapBnd, CapEff…) of
+			// /proc/self/status.
+			return t.stopReason(), t.say("disk: " + capLine(path))
 		case op == "signal":
 			// Signal 0 to process PATH: whether it may be signalled.
 			var pid int
@@ -86,6 +90,20 @@ func callSocket(path, method string) string {
 		return strconv.Itoa(answer.Error.Code)
 	}
 	return "ok"
+}
+
+// capLine is the hex value of line name of /proc/self/status.
+func capLine(name string) string {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return errnoText(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, name+":"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "no " + name
 }
 
 // errnoText is "ok", or the errno's name, or the error's text.

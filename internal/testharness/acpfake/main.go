@@ -88,7 +88,8 @@
 //	write-big PATH N  fs/write_text_file of N bytes of text (lines of 64); replies as write
 //	disk OP PATH [TO]  the agent's own system calls (write, read, list, mkdir, mv PATH TO,
 //	                  call SOCKET METHOD: one JSON-RPC call on a unix socket,
-//	                  signal PID: signal 0 to a process);
+//	                  signal PID: signal 0 to a process; caps NAME: the hex of
+//	                  /proc/self/status's line NAME, such as CapBnd);
 //	                  "disk: ok" or "disk: ERRNO" (a call's error: its code)
 //	request-id-last N  a raw fs/write_text_file line of N bytes of content, its id "big-1"
 //	                  after its params; then "request-id-last: sent B bytes"
