@@ -242,6 +242,9 @@ func (a *app) printView(v proto.ChatJSON, host string, meta *sessions.Meta, asJS
 		return w.Flush()
 	}
 	row("name", v.Name)
+	if v.Title != "" {
+		row("title", v.Title)
+	}
 	row("harness", v.Harness)
 	cwd := v.Cwd
 	if v.NoProject {
@@ -355,8 +358,10 @@ func (a *app) printViews(n int, view func(i int) proto.ChatJSON, asJSON bool) er
 			continue
 		}
 		// Name, harness and cwd come from the chat file: shown as
-		// transcripts are (plaintext.Line).
-		t.add(v.ID, lsName(plaintext.Line(v.Name)), plaintext.Line(v.Harness), v.Status, strconv.Itoa(len(v.AdditionalDirectories)), plaintext.Line(v.Cwd))
+		// transcripts are (plaintext.Line). NAME is the agent's title
+		// where the user gave the chat no name (Meta.Label).
+		name := (&sessions.Meta{ID: v.ID, Name: v.Name, Title: v.Title, Harness: v.Harness, Cwd: v.Cwd}).Label()
+		t.add(v.ID, lsName(plaintext.Line(name)), plaintext.Line(v.Harness), v.Status, strconv.Itoa(len(v.AdditionalDirectories)), plaintext.Line(v.Cwd))
 	}
 	if err := t.writeTo(out); err != nil {
 		return err

@@ -88,7 +88,7 @@ func (e *wrappedGone) Unwrap() []error { return []error{e.FoldersGoneError, e.an
 func metaOf(j proto.ChatJSON) *sessions.Meta {
 	created, _ := time.Parse(time.RFC3339, j.Created)
 	return &sessions.Meta{
-		ID: j.ID, Name: j.Name, Harness: j.Harness, Cwd: j.Cwd,
+		ID: j.ID, Name: j.Name, Title: j.Title, Harness: j.Harness, Cwd: j.Cwd,
 		AdditionalDirectories: j.AdditionalDirectories, AdditionalFiles: j.AdditionalFiles, Created: created,
 		Parent: j.Parent, Origin: j.Origin, AgentSessionID: j.AgentSessionID,
 		FilesVia: filesVia(j.FilesVia), FoldersVia: foldersVia(j), Capsule: j.HasCapsule,

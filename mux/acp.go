@@ -98,6 +98,7 @@ func (c *acpChat) spawnLocked() error {
 	if err != nil {
 		return fail(err)
 	}
+	c.state.Title = meta.Title // the agent's title as stored: retitle writes only a change
 	spec, launch, err := c.m.launchFor(meta)
 	if err != nil {
 		return fail(err)

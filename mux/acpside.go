@@ -6,6 +6,7 @@ import (
 
 	"github.com/acpmux/acpmux-tui/acp/agent"
 	"github.com/acpmux/acpmux-tui/proto"
+	"github.com/acpmux/acpmux-tui/sessions"
 	acp "github.com/coder/acp-go-sdk"
 )
 
@@ -21,6 +22,10 @@ var _ agent.Chat = agentSide{}
 func (s agentSide) Update(n acp.SessionNotification) {
 	c := s.acpChat
 	u := n.Update
+	if u.SessionInfoUpdate != nil {
+		s.retitle(u.SessionInfoUpdate.Title)
+		return
+	}
 	var entry *proto.Entry
 	cfgChanged := false
 	c.mu.Lock()
@@ -44,6 +49,30 @@ func (s agentSide) Update(n acp.SessionNotification) {
 	}
 	// What the agent says, streamed: the output of the chat.
 	c.m.notifyOutput(c)
+}
+
+// retitle keeps the title the agent gave its session (session_info_update),
+// cleaned and bounded (sessions.AgentTitle), in the chat's state (Title:
+// an ACP chat has no terminal title) and in its file, written only when it
+// changed. A null title (the SDK reads it as absent) changes nothing; an
+// empty one clears it.
+func (s agentSide) retitle(title *string) {
+	if title == nil {
+		return
+	}
+	c := s.acpChat
+	t := sessions.AgentTitle(*title)
+	c.mu.Lock()
+	same := c.state.Title == t
+	c.state.Title = t
+	c.mu.Unlock()
+	if same {
+		return
+	}
+	if _, err := c.m.opt.Store.SetTitle(c.id, t); err != nil {
+		c.m.opt.Logger.Warn("the agent's title is not stored", "chat", c.id, "err", err)
+	}
+	c.m.notify(c)
 }
 
 // Ask queues a card and waits for the user's answer (or the chat's policy,

@@ -7,8 +7,11 @@ package proto
 // ChatJSON is a chat as `--json` prints it and the server answers it
 // (MethodList, MethodChat, ...). Package sessions makes it from a chat file.
 type ChatJSON struct {
-	ID                    string   `json:"id"`
-	Name                  string   `json:"name"`
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Title is the title the chat's agent gave its session (ACP's
+	// session_info_update), cleaned; absent when it gave none.
+	Title                 string   `json:"title,omitempty"`
 	Harness               string   `json:"harness"`
 	Cwd                   string   `json:"cwd"`
 	AdditionalDirectories []string `json:"additionalDirectories"`

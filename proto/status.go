@@ -109,7 +109,10 @@ type State struct {
 	// sequences stripped, blanks trimmed): why it ended, in its own words.
 	// It is kept with LastError, cleared by a start on request.
 	LastOutput string
-	// Title is the terminal title the harness set (OSC 0/2).
+	// Title is the terminal title a pty harness set (OSC 0/2), or, for an
+	// ACP chat (which has no terminal), the title its agent gave its
+	// session (session_info_update), cleaned; the latter is kept in the
+	// chat file too (the chat's title).
 	Title string
 	// Unread is set when the chat asked for its user or finished a turn
 	// while nobody looked at it (see Mux.Look), until someone does or types

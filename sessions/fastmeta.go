@@ -36,7 +36,7 @@ const (
 
 // canonicalKeys are Meta's keys and their kinds: knownKeys, typed.
 var canonicalKeys = map[string]canonicalKind{
-	"version": kindInt, "id": kindString, "name": kindString, "harness": kindString, "cwd": kindString,
+	"version": kindInt, "id": kindString, "name": kindString, "title": kindString, "harness": kindString, "cwd": kindString,
 	"additional_directories": kindStrings, "additional_files": kindStrings, "created": kindTime,
 	"parent": kindString, "origin": kindString, "agent_session_id": kindString,
 	"folders_via": kindString, "files_via": kindString, "capsule": kindBool, "sandbox": kindBool,
@@ -128,8 +128,10 @@ func keyIndex(key string) uint {
 		return 12
 	case "capsule":
 		return 13
-	default: // sandbox
+	case "sandbox":
 		return 14
+	default: // title
+		return 15
 	}
 }
 
@@ -146,6 +148,8 @@ func setCanonical(m *Meta, key string, kind canonicalKind, val []byte) bool {
 			m.ID = s
 		case "name":
 			m.Name = s
+		case "title":
+			m.Title = s
 		case "harness":
 			m.Harness = s
 		case "cwd":

@@ -51,9 +51,13 @@ func ValidID(id string) bool {
 
 // Meta is one chat's metadata, the contents of chats/<id>.toml.
 type Meta struct {
-	Version               int      `toml:"version"`
-	ID                    string   `toml:"id"`
-	Name                  string   `toml:"name"`
+	Version int    `toml:"version"`
+	ID      string `toml:"id"`
+	Name    string `toml:"name"`
+	// Title is the title the chat's agent gave its session (an ACP
+	// session_info_update), cleaned and bounded as it came in (AgentTitle);
+	// "" when it gave none. The user's Name wins where set (Label).
+	Title                 string   `toml:"title,omitempty"`
 	Harness               string   `toml:"harness"`
 	Cwd                   string   `toml:"cwd"`
 	AdditionalDirectories []string `toml:"additional_directories"`
@@ -91,7 +95,7 @@ type Meta struct {
 }
 
 var knownKeys = map[string]bool{
-	"version": true, "id": true, "name": true, "harness": true, "cwd": true,
+	"version": true, "id": true, "name": true, "title": true, "harness": true, "cwd": true,
 	"additional_directories": true, "additional_files": true, "created": true, "parent": true,
 	"origin": true, "agent_session_id": true, "folders_via": true, "files_via": true, "capsule": true,
 	"baseline": true, "worktree": true, "sandbox": true,
@@ -272,12 +276,15 @@ func (m *Meta) check() error {
 	}
 	// TOML holds only UTF-8: a name with other bytes would make a file that
 	// no longer parses.
-	for _, kv := range [...][2]string{{"name", m.Name}, {"harness", m.Harness}, {"parent", m.Parent}, {"agent_session_id", m.AgentSessionID}} {
+	for _, kv := range [...][2]string{{"name", m.Name}, {"title", m.Title}, {"harness", m.Harness}, {"parent", m.Parent}, {"agent_session_id", m.AgentSessionID}} {
 		if !utf8.ValidString(kv[1]) {
 			return fmt.Errorf("%s %q is not valid UTF-8", kv[0], clip(kv[1]))
 		}
 	}
 	if reason := nameProblem(m.Name); reason != "" {
+		return errors.New(reason)
+	}
+	if reason := titleProblem(m.Title); reason != "" {
 		return errors.New(reason)
 	}
 	if m.AgentSessionID != "" {
@@ -356,7 +363,7 @@ func (e Entry) JSON(status, foldersVia string) proto.ChatJSON {
 		return j
 	}
 	m := e.Meta
-	j.Name, j.Harness, j.Cwd = m.Name, m.Harness, m.Cwd
+	j.Name, j.Title, j.Harness, j.Cwd = m.Name, m.Title, m.Harness, m.Cwd
 	j.AdditionalDirectories = append(j.AdditionalDirectories, m.AdditionalDirectories...)
 	j.AdditionalFiles = append(j.AdditionalFiles, m.AdditionalFiles...)
 	j.FilesVia = "none"

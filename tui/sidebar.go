@@ -188,6 +188,9 @@ func buildTree(entries []sessions.Entry) []sideRow {
 func newSideRow(e sessions.Entry, depth, parent int, orphan bool) sideRow {
 	r := sideRow{entry: e, depth: depth, parent: parent, orphan: orphan, sandboxed: e.Meta != nil && e.Meta.Sandbox}
 	name := e.Name()
+	if e.Meta != nil {
+		name = e.Meta.Label() // the agent's title where the user gave no name
+	}
 	switch {
 	case e.Meta == nil:
 		name = e.ID + " (broken file)"
@@ -202,6 +205,10 @@ func newSideRow(e sessions.Entry, depth, parent int, orphan bool) sideRow {
 	var hay strings.Builder
 	hay.WriteString(e.Name())
 	hay.WriteByte('\n')
+	if e.Meta != nil && e.Meta.Title != "" {
+		hay.WriteString(e.Meta.Title)
+		hay.WriteByte('\n')
+	}
 	hay.WriteString(e.ID)
 	if m := e.Meta; m != nil {
 		hay.WriteByte('\n')

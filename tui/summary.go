@@ -176,6 +176,10 @@ func (s *Summary) render() {
 		}
 		head = []string{" " + title}
 	}
+	if m.Title != "" {
+		// The agent's title for its session (the chat file's, checked).
+		head = append(head, row("title", truncPlain(plaintext.Line(m.Title), vw)))
+	}
 	// The sandbox decides what the harness may write (a Codex chat's
 	// whether the folders are writable), so it keeps its lines even when
 	// room is short.

@@ -67,6 +67,9 @@
 //	                  LINE, then tool_call_update completed at line LINE+1
 //	                  (PATH is all before the last space)
 //	plan              a plan update with two entries
+//	title TEXT        a session_info_update with title TEXT (read as the body
+//	                  of a Go string when it is one: \x1b, \u202e), then
+//	                  "title: set"
 //	think             an agent_thought_chunk "pondering", then the echo
 //	slow              one chunk, then wait for session/cancel; stopReason cancelled
 //	crash             one chunk, then exit with status 3

@@ -137,6 +137,8 @@ func (t *turnRun) run(text string) (acp.StopReason, error) {
 		return t.tool()
 	case cmd == "tool-at" && arg != "":
 		return t.toolAt(arg)
+	case cmd == "title" && arg != "":
+		return t.title(arg)
 	case line == "plan":
 		return t.stopReason(), t.send(acp.UpdatePlan(
 			acp.PlanEntry{Content: "Read the code", Priority: acp.PlanEntryPriorityHigh, Status: acp.PlanEntryStatusCompleted},
@@ -171,6 +173,19 @@ func (t *turnRun) run(text string) (acp.StopReason, error) {
 		return echo()
 	}
 	return echo()
+}
+
+// title sends a session_info_update with the title text, read as the body
+// of a Go string when it is one (so "\x1b" and "\u202e" can be written in
+// a prompt), else as it is; then "title: set".
+func (t *turnRun) title(text string) (acp.StopReason, error) {
+	if s, err := strconv.Unquote(`"` + text + `"`); err == nil {
+		text = s
+	}
+	if err := t.send(acp.SessionUpdate{SessionInfoUpdate: &acp.SessionSessionInfoUpdate{SessionUpdate: "session_info_update", Title: &text}}); err != nil {
+		return "", err
+	}
+	return t.stopReason(), t.say("title: set")
 }
 
 // hugeLine is one session/update message far over the SDK's line limit.
