@@ -114,6 +114,14 @@ type Backend interface {
 	// Fork makes the TUI's fork of a chat (its folders, its own folder
 	// dropped; cwd, when set, is the fork's project).
 	Fork(id, cwd string) (Chat, error)
+	// Close stops streaming the chat to this connection; the chat, its
+	// agent and the other clients go on.
+	Close(id string)
+	// Delete removes the chat as `acpmux-tui rm` does (its agent stopped,
+	// its file removed), refused with the reason where rm refuses without
+	// --force: a worktree with uncommitted or unmerged work, a worktree
+	// other chats run in, an own folder with files in it.
+	Delete(id string) error
 	// SessionConfig is the chat's modes and configuration options as its
 	// agent last told them.
 	SessionConfig(id string) SessionConfig
@@ -198,6 +206,8 @@ var methods = map[string]handler{
 	sdk.AgentMethodSessionFork:   handle((*Door).forkSession),
 	sdk.AgentMethodSessionPrompt: handle((*Door).prompt),
 	sdk.AgentMethodSessionCancel: handle((*Door).cancel),
+	sdk.AgentMethodSessionClose:  handle((*Door).closeSession),
+	sdk.AgentMethodSessionDelete: handle((*Door).deleteSession),
 	// These go to the chat's agent, which answers (config.go).
 	sdk.AgentMethodSessionSetMode:         handle((*Door).setMode),
 	sdk.AgentMethodSessionSetConfigOption: handle((*Door).setConfigOption),

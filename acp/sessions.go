@@ -47,6 +47,8 @@ func (d *Door) initialize(p sdk.InitializeRequest) (sdk.InitializeResponse, erro
 				List:                  &sdk.SessionListCapabilities{},
 				Resume:                &sdk.SessionResumeCapabilities{},
 				Fork:                  &sdk.SessionForkCapabilities{},
+				Close:                 &sdk.SessionCloseCapabilities{},
+				Delete:                &sdk.SessionDeleteCapabilities{},
 			},
 		},
 		AgentInfo:   &sdk.Implementation{Name: AgentName, Version: d.version},
@@ -271,4 +273,42 @@ func (d *Door) cancel(p sdk.CancelNotification) (struct{}, error) {
 		return struct{}{}, errorf(CodeInvalidParams, "Invalid params: sessionId is required")
 	}
 	return struct{}{}, d.b.Cancel(string(p.SessionId))
+}
+
+// closeSession ends this connection's attachment to the chat: its updates
+// stop coming here and the door forgets what it told of it. The chat, its
+// agent and a turn it runs go on (ACP would cancel the session's work, but
+// the session is a chat the TUI and other clients share), and other
+// clients keep their streams. A chat the door drives not (a terminal chat,
+// no chat) is refused as load refuses it.
+func (d *Door) closeSession(p sdk.CloseSessionRequest) (sdk.CloseSessionResponse, error) {
+	id := string(p.SessionId)
+	if _, err := d.b.Chat(id); err != nil {
+		return sdk.CloseSessionResponse{}, err
+	}
+	d.detach(id)
+	return sdk.CloseSessionResponse{}, nil
+}
+
+// deleteSession removes the chat through the chat service, with rm's
+// guards: a refusal (a worktree with work that would be lost) says why and
+// leaves the chat as it was.
+func (d *Door) deleteSession(p sdk.UnstableDeleteSessionRequest) (sdk.UnstableDeleteSessionResponse, error) {
+	id := string(p.SessionId)
+	if _, err := d.b.Chat(id); err != nil {
+		return sdk.UnstableDeleteSessionResponse{}, err
+	}
+	if err := d.b.Delete(id); err != nil {
+		return sdk.UnstableDeleteSessionResponse{}, err
+	}
+	d.detach(id)
+	return sdk.UnstableDeleteSessionResponse{}, nil
+}
+
+// detach stops streaming the chat here and forgets its state.
+func (d *Door) detach(id string) {
+	d.b.Close(id)
+	d.mu.Lock()
+	delete(d.sessions, id)
+	d.mu.Unlock()
 }

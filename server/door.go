@@ -145,7 +145,7 @@ func (b *doorBackend) chat(m *sessions.Meta) acp.Chat {
 		at = m.Created
 	}
 	return acp.Chat{
-		ID: m.ID, Name: m.Name, Harness: m.Harness, Cwd: m.Cwd,
+		ID: m.ID, Name: m.Label(), Harness: m.Harness, Cwd: m.Cwd,
 		AdditionalDirectories: m.AdditionalDirectories, AdditionalFiles: m.AdditionalFiles,
 		UpdatedAt: at.UTC().Format(time.RFC3339),
 	}
@@ -270,6 +270,26 @@ func (b *doorBackend) Fork(id, cwd string) (acp.Chat, error) {
 		return acp.Chat{}, failure(err)
 	}
 	return b.chat(m), nil
+}
+
+// Close stops the chat's stream to this connection (as _acpmux/unobserve
+// does), making no feed where the connection had none.
+func (b *doorBackend) Close(id string) {
+	h := &b.s.prompts
+	h.mu.Lock()
+	f := h.feeds[id]
+	h.mu.Unlock()
+	if f != nil {
+		f.unobserve(b.c)
+	}
+}
+
+// Delete is the chat service's removal, as `acpmux-tui rm` without --force
+// and _acpmux/remove make it: the agent stopped, the chat's file removed,
+// and a removal that would lose work refused with the reason.
+func (b *doorBackend) Delete(id string) error {
+	_, rpcErr := b.s.remove(proto.RemoveParams{ID: id})
+	return fail(rpcErr)
 }
 
 // Request sends a request of the door's to the client.

@@ -55,7 +55,8 @@ func TestDoorInitializeSaysWhatTheDoorDoes(t *testing.T) {
 	resp := initDoor(t, c)
 	caps := resp.AgentCapabilities
 	sc := caps.SessionCapabilities
-	if resp.ProtocolVersion != 1 || !caps.LoadSession || sc.AdditionalDirectories == nil || sc.List == nil || sc.Resume == nil || sc.Fork == nil {
+	if resp.ProtocolVersion != 1 || !caps.LoadSession || sc.AdditionalDirectories == nil || sc.List == nil || sc.Resume == nil || sc.Fork == nil ||
+		sc.Close == nil || sc.Delete == nil {
 		t.Fatalf("initialize answered %+v", resp)
 	}
 	if pc := caps.PromptCapabilities; pc.Image || pc.Audio || pc.EmbeddedContext {

@@ -121,8 +121,15 @@ func TestEveryMethodIsDecidedForTheWeb(t *testing.T) {
 		}
 	}
 	for _, m := range acp.Methods() {
-		if _, ok := webRules[m]; !ok {
-			t.Errorf("the door's %s is not decided for web callers (webRules)", m)
+		_, served := webRules[m]
+		why, refused := webRefused[m]
+		switch {
+		case served && refused:
+			t.Errorf("the door's %s is both served to the web and refused to it", m)
+		case !served && !refused:
+			t.Errorf("the door's %s is not decided for web callers (webRules or webRefused)", m)
+		case refused && why == "":
+			t.Errorf("the door's %s is refused to web callers without a reason", m)
 		}
 	}
 	for m := range webRules {

@@ -71,7 +71,7 @@ var webRules = map[string]webRule{
 	// The ACP door: held to the roots the same way, and no MCP server
 	// with an environment.
 	sdk.AgentMethodInitialize: nil, sdk.AgentMethodAuthenticate: nil, sdk.AgentMethodSessionList: nil,
-	sdk.AgentMethodSessionPrompt: nil, sdk.AgentMethodSessionCancel: nil,
+	sdk.AgentMethodSessionPrompt: nil, sdk.AgentMethodSessionCancel: nil, sdk.AgentMethodSessionClose: nil,
 	sdk.AgentMethodSessionSetMode: nil, sdk.AgentMethodSessionSetConfigOption: nil,
 	sdk.AgentMethodSessionNew:    webParams(acpPaths),
 	sdk.AgentMethodSessionLoad:   webParams(acpPaths),
@@ -94,6 +94,9 @@ var webRefused = map[string]string{
 	proto.MethodDetach:        "a terminal attached through acpmux-tui attach",
 	proto.MethodHook:          "a harness's own status reports, from its process on this machine",
 	proto.MethodWeb:           "opens the web listener: a local client's to do",
+
+	// The ACP door's.
+	sdk.AgentMethodSessionDelete: "deletes a chat and its folder: a local client's to do",
 }
 
 // webRefusal is nil when a web caller may make req as it is, else the
