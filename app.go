@@ -181,6 +181,7 @@ func (a *app) view(e sessions.Entry) proto.ChatJSON {
 	if j.Status == proto.StatusFailed.String() {
 		j.Failed = live.Failed
 	}
+	j.Usage = live.Usage
 	if e.Meta != nil && e.Meta.Sandbox {
 		spec, _ := a.table.Get(e.Meta.Harness)
 		j.Sandbox = spec.SandboxJSON(e.Meta, a.store.Home(), os.Environ())
@@ -296,6 +297,7 @@ func (a *app) printView(v proto.ChatJSON, host string, meta *sessions.Meta, asJS
 	if v.Failed != "" {
 		row("failed", v.Failed)
 	}
+	usageRows(row, v.Usage)
 	if s := v.Sandbox; s != nil {
 		row("sandbox", s.Summary)
 		if s.Refused != "" {
@@ -304,6 +306,38 @@ func (a *app) printView(v proto.ChatJSON, host string, meta *sessions.Meta, asJS
 	}
 	row("created", v.Created)
 	return w.Flush()
+}
+
+// usageRows say what the chat's agent last said of its context window
+// and cost, when it said.
+func usageRows(row func(k, v string), u *proto.Usage) {
+	if u == nil {
+		return
+	}
+	row("context", usageContext(u))
+	if u.Cost != nil {
+		row("cost", usageCost(*u.Cost))
+	}
+}
+
+// usageContext is a context window as show says it: "1000 / 200000
+// tokens (0 %)".
+func usageContext(u *proto.Usage) string {
+	s := strconv.FormatInt(u.Used, 10) + " / " + strconv.FormatInt(u.Size, 10) + " tokens"
+	if u.Size > 0 {
+		s += " (" + strconv.Itoa(u.Percent()) + " %)"
+	}
+	return s
+}
+
+// usageCost is a cost as show says it: "0.42 USD" (to the cent; more
+// places where the amount is below one).
+func usageCost(c proto.Cost) string {
+	prec := 2
+	if c.Amount > 0 && c.Amount < 0.01 {
+		prec = 4
+	}
+	return strconv.FormatFloat(c.Amount, 'f', prec, 64) + " " + c.Currency
 }
 
 // capsuleRows say, for a chat of this machine, what its first message

@@ -66,7 +66,8 @@ func AskLive(home string) (map[string]proto.ChatJSON, error) {
 	live := make(map[string]proto.ChatJSON, len(res.Chats))
 	for _, l := range res.Chats {
 		live[l.ID] = proto.ChatJSON{ID: l.ID, Status: l.Status, StatusFrom: l.StatusFrom, Unread: l.Unread,
-			PendingDirectories: l.PendingDirectories, PendingFiles: l.PendingFiles, FoldersVia: l.FoldersVia}
+			PendingDirectories: l.PendingDirectories, PendingFiles: l.PendingFiles, FoldersVia: l.FoldersVia,
+			Usage: l.Usage}
 	}
 	return live, nil
 }

@@ -26,6 +26,10 @@ func (s agentSide) Update(n acp.SessionNotification) {
 		s.retitle(u.SessionInfoUpdate.Title)
 		return
 	}
+	if u.UsageUpdate != nil {
+		s.setUsage(u.UsageUpdate)
+		return
+	}
 	var entry *proto.Entry
 	cfgChanged := false
 	c.mu.Lock()
@@ -73,6 +77,28 @@ func (s agentSide) retitle(title *string) {
 		c.m.opt.Logger.Warn("the agent's title is not stored", "chat", c.id, "err", err)
 	}
 	c.m.notify(c)
+}
+
+// setUsage keeps the context window and cost the agent says
+// (usage_update) in the chat's state, in memory only. One that fails
+// checkUsage is logged and dropped: the usage said before stays, the chat
+// goes on.
+func (s agentSide) setUsage(u *acp.SessionUsageUpdate) {
+	c := s.acpChat
+	usage, err := checkUsage(u)
+	if err != nil {
+		c.m.opt.Logger.Warn("the agent's usage_update is refused", "chat", c.id, "err", err)
+		return
+	}
+	c.mu.Lock()
+	same := c.state.Usage.Equal(usage)
+	if !same {
+		c.state.Usage = usage
+	}
+	c.mu.Unlock()
+	if !same {
+		c.m.notify(c)
+	}
 }
 
 // Ask queues a card and waits for the user's answer (or the chat's policy,

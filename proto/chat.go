@@ -60,6 +60,9 @@ type ChatJSON struct {
 	Sandbox *SandboxJSON `json:"sandbox,omitempty"`
 	// Failed is, for a chat whose status is failed, why (LiveChat.Failed).
 	Failed string `json:"failed,omitempty"`
+	// Usage is, for an ACP chat whose agent said it, its context window
+	// and cost (LiveChat.Usage).
+	Usage *Usage `json:"usage,omitempty"`
 }
 
 // SandboxJSON is a sandboxed chat's bound as a start would apply it now,

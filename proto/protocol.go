@@ -127,6 +127,9 @@ type LiveChat struct {
 	// (a sandbox that cannot hold, a folder gone) or the crashes that
 	// stopped its respawns.
 	Failed string `json:"failed,omitempty"`
+	// Usage is the context window and cost the chat's agent last said
+	// (State.Usage), absent until it says.
+	Usage *Usage `json:"usage,omitempty"`
 }
 
 // NewParams are the params of MethodNew. Every field may be left out: the

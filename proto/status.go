@@ -114,6 +114,10 @@ type State struct {
 	// session (session_info_update), cleaned; the latter is kept in the
 	// chat file too (the chat's title).
 	Title string
+	// Usage is, for an ACP chat, its context window and cost as its agent
+	// last said them (usage_update), checked; nil until it says. It is
+	// kept in memory only, replaced whole (never changed in place).
+	Usage *Usage
 	// Unread is set when the chat asked for its user or finished a turn
 	// while nobody looked at it (see Mux.Look), until someone does or types
 	// to it.
@@ -229,7 +233,7 @@ func (s State) Equal(o State) bool {
 		sameList(s.PendingDirectories, o.PendingDirectories) &&
 		sameList(s.RunningDirectories, o.RunningDirectories) &&
 		sameList(s.PendingFiles, o.PendingFiles) && sameList(s.RunningFiles, o.RunningFiles) &&
-		s.PendingUntilRestart == o.PendingUntilRestart
+		s.PendingUntilRestart == o.PendingUntilRestart && s.Usage.Equal(o.Usage)
 }
 
 // Equal reports whether two permission requests (either may be nil) are

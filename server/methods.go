@@ -195,7 +195,7 @@ func (s *Server) view(e sessions.Entry) proto.ChatJSON {
 		}
 	}
 	j.PendingDirectories, j.PendingFiles = live.PendingDirectories, live.PendingFiles
-	j.Unread, j.StatusFrom, j.Failed = live.Unread, live.StatusFrom, live.Failed
+	j.Unread, j.StatusFrom, j.Failed, j.Usage = live.Unread, live.StatusFrom, live.Failed, live.Usage
 	if e.Meta != nil && e.Meta.Sandbox {
 		spec, _ := s.table().Get(e.Meta.Harness)
 		j.Sandbox = spec.SandboxJSON(e.Meta, s.opt.Store.Home(), os.Environ())
@@ -207,7 +207,7 @@ func (s *Server) view(e sessions.Entry) proto.ChatJSON {
 // _acpmux/live for clients that read the chat files themselves).
 func liveOf(id string, st proto.State) proto.LiveChat {
 	l := proto.LiveChat{ID: id, Status: st.Status.String(), Unread: st.Unread, FoldersVia: st.FoldersVia,
-		PendingDirectories: st.PendingDirectories, PendingFiles: st.PendingFiles}
+		PendingDirectories: st.PendingDirectories, PendingFiles: st.PendingFiles, Usage: st.Usage}
 	if st.Status.Live() {
 		l.StatusFrom = string(st.StatusFrom)
 	}

@@ -202,7 +202,15 @@ func (s *Summary) render() {
 
 	// The lines below the folders, least needed first: they are dropped in
 	// that order when the pane is short.
-	var session, command, errLine string
+	var session, context, command, errLine string
+	if u := info.State.Usage; u != nil && u.Size > 0 {
+		// What the agent said of its context window (checked by the mux).
+		style := st.Plain
+		if u.Percent() >= 90 {
+			style = st.Warn
+		}
+		context = row("context", style.Render(truncPlain(contextLine(u), vw)))
+	}
 	if sid := firstNonEmpty(info.State.SessionID, m.AgentSessionID); sid != "" {
 		session = row("session", truncPlain(sid, vw))
 	} else if info.StartsFresh {
@@ -232,7 +240,7 @@ func (s *Summary) render() {
 		}
 	}
 	optional := 0
-	for _, l := range []string{session, command, errLine} {
+	for _, l := range []string{session, context, command, errLine} {
 		if l != "" {
 			optional++
 		}
@@ -244,10 +252,13 @@ func (s *Summary) render() {
 		command, optional = "", optional-1
 	}
 	if optional > room && session != "" {
-		session = ""
+		session, optional = "", optional-1
+	}
+	if optional > room && context != "" {
+		context = ""
 	}
 	var tail []string
-	for _, l := range []string{session, row("process", s.process(vw)), command, errLine} {
+	for _, l := range []string{session, context, row("process", s.process(vw)), command, errLine} {
 		if l != "" {
 			tail = append(tail, l)
 		}
@@ -270,6 +281,36 @@ func (s *Summary) render() {
 		s.lines = s.lines[:s.h]
 	}
 	s.fit()
+}
+
+// contextBarWidth is the width of the context line's bar.
+const contextBarWidth = 10
+
+// contextLine is a context window as a bar and words: "████░░░░░░ 41 %
+// of 200k", then " · 0.42 USD" when the agent said a cost. u.Size > 0.
+func contextLine(u *proto.Usage) string {
+	p := u.Percent()
+	full := min(p*contextBarWidth/100, contextBarWidth)
+	if full == 0 && u.Used > 0 {
+		full = 1 // a context in use never reads as empty
+	}
+	line := strings.Repeat("█", full) + strings.Repeat("░", contextBarWidth-full) +
+		fmt.Sprintf(" %d %% of %s", p, tokenCount(u.Size))
+	if c := u.Cost; c != nil {
+		line += fmt.Sprintf(" · %.2f %s", c.Amount, c.Currency)
+	}
+	return line
+}
+
+// tokenCount says a number of tokens short: 950, 200k, 1M, 1.5M.
+func tokenCount(n int64) string {
+	switch {
+	case n >= 1_000_000:
+		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/1e6), ".0") + "M"
+	case n >= 1000:
+		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/1e3), ".0") + "k"
+	}
+	return fmt.Sprint(n)
 }
 
 // sandboxLine is a Codex chat's sandbox and who chose it, and, when it

@@ -70,6 +70,9 @@
 //	title TEXT        a session_info_update with title TEXT (read as the body
 //	                  of a Go string when it is one: \x1b, \u202e), then
 //	                  "title: set"
+//	usage USED SIZE [AMOUNT CUR]
+//	                  a usage_update with these numbers as they are (absurd
+//	                  ones too), then "usage: sent"
 //	think             an agent_thought_chunk "pondering", then the echo
 //	slow              one chunk, then wait for session/cancel; stopReason cancelled
 //	crash             one chunk, then exit with status 3

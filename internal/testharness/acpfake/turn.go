@@ -139,6 +139,8 @@ func (t *turnRun) run(text string) (acp.StopReason, error) {
 		return t.toolAt(arg)
 	case cmd == "title" && arg != "":
 		return t.title(arg)
+	case cmd == "usage" && arg != "":
+		return t.usage(arg)
 	case line == "plan":
 		return t.stopReason(), t.send(acp.UpdatePlan(
 			acp.PlanEntry{Content: "Read the code", Priority: acp.PlanEntryPriorityHigh, Status: acp.PlanEntryStatusCompleted},
@@ -186,6 +188,34 @@ func (t *turnRun) title(text string) (acp.StopReason, error) {
 		return "", err
 	}
 	return t.stopReason(), t.say("title: set")
+}
+
+// usage sends a usage_update from "USED SIZE [AMOUNT CURRENCY]" as it
+// is, absurd or not, then "usage: sent"; arguments it cannot read are
+// said instead.
+func (t *turnRun) usage(arg string) (acp.StopReason, error) {
+	f := strings.Fields(arg)
+	bad := func() (acp.StopReason, error) { return t.stopReason(), t.say("usage: bad arguments " + arg) }
+	if len(f) != 2 && len(f) != 4 {
+		return bad()
+	}
+	used, err1 := strconv.Atoi(f[0])
+	size, err2 := strconv.Atoi(f[1])
+	if err1 != nil || err2 != nil {
+		return bad()
+	}
+	u := &acp.SessionUsageUpdate{SessionUpdate: "usage_update", Used: used, Size: size}
+	if len(f) == 4 {
+		amount, err := strconv.ParseFloat(f[2], 64)
+		if err != nil {
+			return bad()
+		}
+		u.Cost = &acp.Cost{Amount: amount, Currency: f[3]}
+	}
+	if err := t.send(acp.SessionUpdate{UsageUpdate: u}); err != nil {
+		return "", err
+	}
+	return t.stopReason(), t.say("usage: sent")
 }
 
 // hugeLine is one session/update message far over the SDK's line limit.
