@@ -67,7 +67,7 @@ func AskLive(home string) (map[string]proto.ChatJSON, error) {
 	for _, l := range res.Chats {
 		live[l.ID] = proto.ChatJSON{ID: l.ID, Status: l.Status, StatusFrom: l.StatusFrom, Unread: l.Unread,
 			PendingDirectories: l.PendingDirectories, PendingFiles: l.PendingFiles, FoldersVia: l.FoldersVia,
-			Usage: l.Usage}
+			Usage: l.Usage, Failed: l.Failed}
 	}
 	return live, nil
 }

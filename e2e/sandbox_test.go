@@ -172,8 +172,14 @@ func TestE2ESandboxWithoutLandlockRefusesTheStart(t *testing.T) {
 				t.Fatal("the agent ran unsandboxed")
 			}
 			out := w.ok("show", c.ID)
-			if !strings.Contains(out, "landlock") {
-				t.Fatalf("show does not give the reason:\n%s", out)
+			failed := ""
+			for _, l := range strings.Split(out, "\n") {
+				if strings.HasPrefix(l, "failed ") {
+					failed = l
+				}
+			}
+			if !strings.Contains(failed, "sandbox") || !strings.Contains(failed, "landlock") {
+				t.Fatalf("show's failed row does not give the reason (%q):\n%s", failed, out)
 			}
 		})
 	}
