@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/acpmux/acpmux-tui/proto"
 )
@@ -60,17 +59,10 @@ func TestCLIAgentUsageIsKeptCheckedAndShown(t *testing.T) {
 		}
 		check("after " + absurd)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	srvWaitFor(t, "a log line for each of the 7 refused usages", func() bool {
 		log, _ := os.ReadFile(filepath.Join(c.home, "logs", "acpmux-tui.log"))
-		if strings.Count(string(log), "usage_update is refused") >= 7 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no log line for each refused usage:\n%s", log)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return strings.Count(string(log), "usage_update is refused") >= 7
+	})
 
 	// The chat goes on; a later usage replaces the first.
 	if out := c.ok("prompt", chat.ID, "hello"); !strings.Contains(out, "echo: hello") {
