@@ -8,6 +8,8 @@ import (
 	"io"
 	"testing"
 	"testing/iotest"
+
+	"github.com/acpmux/acpmux-tui/internal/rpcline"
 )
 
 // FuzzDoorParams: whatever params a client sends a method of the table,
@@ -84,14 +86,14 @@ func FuzzBridgeLine(f *testing.F) {
 			}
 			return
 		}
-		var msg struct {
-			Method string `json:"method"`
-			Params struct {
-				Meta map[string]any `json:"_meta"`
-			} `json:"params"`
-		}
-		if json.Unmarshal(line, &msg) == nil && msg.Method == "initialize" && json.Unmarshal(sent, &msg) == nil {
-			if msg.Params.Meta[MetaHarness] != "fake" {
+		// JSON-RPC's member names are case-sensitive ("methoD" names no
+		// method): an initialize is a line whose "method" is exactly that,
+		// and its params an object, as the server reads them.
+		if isInitialize(line) && harnessFits(line) {
+			var sentMsg, params map[string]json.RawMessage
+			var meta map[string]any
+			if json.Unmarshal(sent, &sentMsg) != nil || json.Unmarshal(sentMsg["params"], &params) != nil ||
+				json.Unmarshal(params["_meta"], &meta) != nil || meta[MetaHarness] != "fake" {
 				t.Fatalf("initialize %q went as %q, without the harness", line, sent)
 			}
 		}
@@ -158,4 +160,39 @@ func FuzzForwardAnswer(f *testing.F) {
 			t.Fatalf("result %q reached the agent as %+v", result, a)
 		}
 	})
+}
+
+// harnessFits reports whether the bridge can give an initialize line the
+// harness: an object with no params, or params that are an object whose
+// _meta, if any, is an object or null (member names compared exactly, as
+// JSON-RPC compares them).
+func harnessFits(line []byte) bool {
+	var top, params map[string]json.RawMessage
+	if json.Unmarshal(line, &top) != nil {
+		return false
+	}
+	raw, has := top["params"]
+	if !has {
+		return true
+	}
+	if json.Unmarshal(raw, &params) != nil || params == nil {
+		return false
+	}
+	meta, has := params["_meta"]
+	if !has {
+		return true
+	}
+	var m map[string]any
+	return json.Unmarshal(meta, &m) == nil
+}
+
+// isInitialize reports whether line is a request whose method is exactly
+// "initialize", member names compared as JSON-RPC compares them.
+func isInitialize(line []byte) bool {
+	m, ok := rpcline.Split(line)
+	if !ok || m.Method == nil {
+		return false
+	}
+	method, ok := rpcline.Unquote(m.Method)
+	return ok && method == "initialize"
 }
