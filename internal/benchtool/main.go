@@ -179,21 +179,13 @@ func runServer(cmd string, rest []string) error {
 		}
 		return serverKeys(rest[0], rest[1], n, gap)
 	case cmd == "keys-side" && (len(rest) == 6 || len(rest) == 8):
-		n, err := positive(rest[4])
-		if err != nil {
-			return err
-		}
-		gap, err := gapMillis(rest[5])
+		n, gap, err := countAnd(rest[4], rest[5], gapMillis)
 		if err != nil {
 			return err
 		}
 		return keysSide(rest[0], rest[1], rest[2], rest[3], n, gap, rest[6:]...)
 	case cmd == "keys-tui" && len(rest) == 6:
-		n, err := positive(rest[4])
-		if err != nil {
-			return err
-		}
-		gap, err := gapMillis(rest[5])
+		n, gap, err := countAnd(rest[4], rest[5], gapMillis)
 		if err != nil {
 			return err
 		}

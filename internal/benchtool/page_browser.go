@@ -47,11 +47,7 @@ func runPage(cmd string, rest []string) error {
 		}
 		return page1000(rest[0], rest[1], n, runs)
 	case cmd == "page-keys" && len(rest) == 6:
-		n, err := positive(rest[4])
-		if err != nil {
-			return err
-		}
-		gap, err := gapMillis(rest[5])
+		n, gap, err := countAnd(rest[4], rest[5], gapMillis)
 		if err != nil {
 			return err
 		}
