@@ -32,28 +32,11 @@ var (
 // of the wrong kind, it returns an error naming the cause and the process is
 // left as it was. After a nil return the restriction cannot be undone.
 func (b Bound) Restrict() error {
-	if err := b.validate(); err != nil {
-		return fmt.Errorf("restrict: %w", err)
-	}
-	abi, err := ABI()
+	rs, err := b.buildRuleset()
 	if err != nil {
 		return fmt.Errorf("restrict: %w", err)
-	}
-	if abi < MinABI {
-		return fmt.Errorf("restrict: landlock ABI %d is older than the %d this bound needs", abi, MinABI)
-	}
-	handled := handledRights(abi)
-	attr := rulesetAttr(abi)
-	rs, err := ll.LandlockCreateRuleset(&attr, 0)
-	if err != nil {
-		return fmt.Errorf("restrict: create landlock ruleset: %w", err)
 	}
 	defer unix.Close(rs)
-
-	r := ruleset{fd: rs, handled: handled}
-	if err := r.addBound(b); err != nil {
-		return fmt.Errorf("restrict: %w", err)
-	}
 
 	// The one irreversible step, last. no_new_privs is required by
 	// Landlock for a process without CAP_SYS_ADMIN and keeps setuid
@@ -66,6 +49,34 @@ func (b Bound) Restrict() error {
 		return fmt.Errorf("restrict: landlock_restrict_self: %w", err)
 	}
 	return nil
+}
+
+// buildRuleset makes the Landlock ruleset of b, every path opened and every
+// rule added, and returns its descriptor, which the caller closes; or why
+// it cannot: the bound's shape, no Landlock, an ABI older than MinABI, a
+// path that cannot be opened.
+func (b Bound) buildRuleset() (int, error) {
+	if err := b.validate(); err != nil {
+		return -1, err
+	}
+	abi, err := ABI()
+	if err != nil {
+		return -1, err
+	}
+	if abi < MinABI {
+		return -1, fmt.Errorf("landlock ABI %d is older than the %d this bound needs (Linux 6.10 or later)", abi, MinABI)
+	}
+	attr := rulesetAttr(abi)
+	rs, err := ll.LandlockCreateRuleset(&attr, 0)
+	if err != nil {
+		return -1, fmt.Errorf("create landlock ruleset: %w", err)
+	}
+	r := ruleset{fd: rs, handled: handledRights(abi)}
+	if err := r.addBound(b); err != nil {
+		unix.Close(rs)
+		return -1, err
+	}
+	return rs, nil
 }
 
 // ruleset adds path rules to an open Landlock ruleset.
@@ -289,27 +300,11 @@ func fdMode(fd int) (uint32, error) {
 // starts a harness in it, so that a bound that cannot hold refuses the
 // start with the reason instead of failing in the wrapper.
 func (b Bound) Check() error {
-	if err := b.validate(); err != nil {
-		return err
-	}
-	abi, err := ABI()
+	rs, err := b.buildRuleset()
 	if err != nil {
 		return err
 	}
-	if abi < MinABI {
-		return fmt.Errorf("landlock ABI %d is older than the %d this bound needs (Linux 6.10 or later)", abi, MinABI)
-	}
-	handled := handledRights(abi)
-	attr := rulesetAttr(abi)
-	rs, err := ll.LandlockCreateRuleset(&attr, 0)
-	if err != nil {
-		return fmt.Errorf("create landlock ruleset: %w", err)
-	}
-	defer unix.Close(rs)
-	r := ruleset{fd: rs, handled: handled}
-	if err := r.addBound(b); err != nil {
-		return err
-	}
+	unix.Close(rs)
 	paths := append(append([]string{}, b.Pinned...), b.ReadOnly...)
 	for _, m := range b.BindOver {
 		paths = append(paths, m.From, m.To)
