@@ -181,7 +181,10 @@ func (a *app) view(e sessions.Entry) proto.ChatJSON {
 	if j.Status == proto.StatusFailed.String() {
 		j.Failed = live.Failed
 	}
-	j.Usage = live.Usage
+	j.SignIn = live.SignIn
+	if live.Usage != nil {
+		j.Usage = live.Usage // else the chat file's, as last said
+	}
 	if e.Meta != nil && e.Meta.Sandbox {
 		spec, _ := a.table.Get(e.Meta.Harness)
 		j.Sandbox = spec.SandboxJSON(e.Meta, a.store.Home(), os.Environ())
@@ -298,6 +301,7 @@ func (a *app) printView(v proto.ChatJSON, host string, meta *sessions.Meta, asJS
 		row("failed", v.Failed)
 	}
 	usageRows(row, v.Usage)
+	a.signInRows(row, v)
 	if s := v.Sandbox; s != nil {
 		row("sandbox", s.Summary)
 		if s.Refused != "" {
@@ -316,7 +320,7 @@ func usageRows(row func(k, v string), u *proto.Usage) {
 	}
 	row("context", usageContext(u))
 	if u.Cost != nil {
-		row("cost", usageCost(*u.Cost))
+		row("cost", u.Cost.String())
 	}
 }
 
@@ -328,16 +332,6 @@ func usageContext(u *proto.Usage) string {
 		s += " (" + strconv.Itoa(u.Percent()) + " %)"
 	}
 	return s
-}
-
-// usageCost is a cost as show says it: "0.42 USD" (to the cent; more
-// places where the amount is below one).
-func usageCost(c proto.Cost) string {
-	prec := 2
-	if c.Amount > 0 && c.Amount < 0.01 {
-		prec = 4
-	}
-	return strconv.FormatFloat(c.Amount, 'f', prec, 64) + " " + c.Currency
 }
 
 // capsuleRows say, for a chat of this machine, what its first message

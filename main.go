@@ -78,31 +78,40 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{"new", "[--dir DIR]... [--file FILE]... [--cwd DIR] [--harness NAME] [--name NAME] [--sandbox[=false]] [--host NAME] [--json]", "create a chat", cmdNew},
+		{"new", "[--dir DIR]... [--file FILE]... [--cwd DIR] [--harness NAME] [--name NAME] [--worktree [--base REF]] [--sandbox[=false]] [--host NAME] [--json]", "create a chat", cmdNew},
 		{"ls", "[--host NAME] [--json]", "list chats", cmdLs},
 		{"show", "ID [--host NAME] [--json]", "show one chat", cmdShow},
 		{"add-dir", "ID DIR... [--host NAME]", "add folders to a chat", cmdAddDir},
 		{"rm-dir", "ID DIR... [--host NAME]", "remove folders from a chat", cmdRmDir},
 		{"add-file", "ID FILE...", "add single files to a chat", cmdAddFile},
 		{"rm-file", "ID FILE...", "remove single files from a chat", cmdRmFile},
-		{"fork", "ID [--cwd DIR] [--sandbox[=false]] [--host NAME] [--json]", "fork a chat: same folders, the conversation so far", cmdFork},
+		{"fork", "ID [--cwd DIR] [--worktree[=false]] [--sandbox[=false]] [--host NAME] [--json]", "fork a chat: same folders, the conversation so far", cmdFork},
 		{"side", "ID [--host NAME] [--json]", "a side chat: same folders, a fresh conversation", cmdSide},
 		{"handoff", "ID --to HARNESS [--edit] [--host NAME] [--json]", "hand a chat off to another harness, with its folders and a capsule of what was said", cmdHandoff},
-		{"rm", "ID [--force] [--host NAME]", "delete a chat (never its project folder)", cmdRm},
+		{"rm", "ID [--force] [--delete-branch] [--host NAME]", "delete a chat (never its project folder)", cmdRm},
 		{"rename", "ID NAME", "give a chat a new name", cmdRename},
 		{"diff", "ID [--stat] [--json] [--base REF|--parent]", "what a chat changed: its folder since its base, and each added folder", cmdDiff},
+		{"commit", "ID [-m MESSAGE] [--host NAME] [--json]", "commit everything in a worktree chat's worktree on its branch", cmdCommit},
+		{"push", "ID [--host NAME] [--json]", "push a worktree chat's branch to its upstream, else to origin", cmdPush},
+		{"merge", "ID [--host NAME] [--json]", "merge a worktree chat's branch into the branch it came from (refused on a conflict)", cmdMerge},
 		{"export", "ID [-o FILE|-]", "write a chat's bundle (its file and conversation) to move it to another home or machine", cmdExport},
 		{"import", "FILE|- --root DIR [--root DIR]... [--dry-run] [--json]", "add a bundle's chat here, keeping only the folders inside the roots", cmdImport},
 		{"attach", "ID [--host NAME]", "run a chat's harness in this terminal (ctrl+] detaches)", cmdAttach},
 		{"prompt", "ID TEXT [--host NAME]", "send one prompt to an ACP chat and print the reply", cmdPrompt},
+		{"set", "ID [OPTION VALUE] [--host NAME] [--json]", "show or set an ACP chat's mode or a config option (model...) through its agent", cmdSet},
+		{"sign-in", "ID [METHOD] [--host NAME] [--json]", "sign in to a failed ACP chat's agent with a way it offered (show lists them)", cmdSignIn},
+		{"search", "WORDS [--host NAME] [--json]", "find chats whose name, title, folders, conversation or screen hold every word", cmdSearch},
 		{"acp", "[--harness NAME]", "an ACP agent on stdin/stdout, backed by the server (for Zed, acpx...)", cmdACP},
 		{"web", "[--listen ADDR] [--new-token] [--json]", "open the web door and print the page's address with its token", cmdWeb},
 		{"proxy", "", "stdin/stdout bridged to the server's socket, starting it (what ssh runs for --host)", cmdProxy},
+		{"usage", "[--host NAME] [--json]", "context and cost per chat, summed per harness, per host and in all", cmdUsage},
 		{"hosts", "[--json] | install NAME", "list the [host.NAME] entries and whether each answers; install copies this binary to one", cmdHosts},
 		{"harnesses", "[--json]", "list the harness table and which harnesses are installed", cmdHarnesses},
 		{"version", "[--json]", "print the version (also acpmux-tui --version)", cmdVersion},
-		{"server", "", "run the server in the foreground", cmdServer},
+		{"server", "[--ready-fd N]", "run the server in the foreground", cmdServer},
 		{"kill-server", "[--host NAME]", "stop the server and every harness it runs", cmdKillServer},
+		{"doctor", "[--json]", "check the config, harnesses, server, sandbox and hosts: each ok, warn or fail, with the fix", cmdDoctor},
+		{"service", "install|uninstall|status [--dry-run]", "the systemd user units that start the server on the first connection (socket activation)", cmdService},
 	}
 }
 
@@ -201,6 +210,8 @@ func flagArg(name string) string {
 		return "DIR"
 	case "o":
 		return "FILE"
+	case "m":
+		return "MESSAGE"
 	case "to":
 		return "HARNESS"
 	case "harness", "host":

@@ -15,10 +15,13 @@ import (
 // when they change, whoever changed them.
 
 // SessionConfig is a chat's session modes and configuration options as its
-// agent last told them.
+// agent last told them, and its title and usage (session_info_update,
+// usage_update), which the door passes on the same way.
 type SessionConfig struct {
 	Modes         *sdk.SessionModeState
 	ConfigOptions []sdk.SessionConfigOption
+	Title         string
+	Usage         *proto.Usage
 }
 
 // EntrySessionConfig is the mark, in a door client's stream, that the
@@ -28,9 +31,11 @@ type SessionConfig struct {
 const EntrySessionConfig proto.EntryKind = -1
 
 // sentConfig is what the door last told a client of a session's modes and
-// options, as JSON (empty for nothing yet).
+// options, as JSON (empty for nothing yet), its title and its usage.
 type sentConfig struct {
 	modes, options string
+	title          string
+	usage          *proto.Usage
 }
 
 func configJSON(v any) string {
@@ -41,9 +46,10 @@ func configJSON(v any) string {
 	return string(b)
 }
 
-// told records cfg as what the client has (it is in an answer).
+// told records cfg's modes and options as what the client has (they are
+// in an answer); the title and usage are not in one, and go in updates.
 func (st *sessionState) told(cfg SessionConfig) {
-	st.cfg = sentConfig{modes: configJSON(cfg.Modes), options: configJSON(cfg.ConfigOptions)}
+	st.cfg.modes, st.cfg.options = configJSON(cfg.Modes), configJSON(cfg.ConfigOptions)
 }
 
 // configUpdates are the updates that bring the client from what it was
@@ -57,6 +63,19 @@ func (st *sessionState) configUpdates(cfg SessionConfig) []sdk.SessionUpdate {
 	if o := configJSON(cfg.ConfigOptions); len(cfg.ConfigOptions) > 0 && o != st.cfg.options {
 		out = append(out, sdk.SessionUpdate{ConfigOptionUpdate: &sdk.SessionConfigOptionUpdate{ConfigOptions: cfg.ConfigOptions}})
 		st.cfg.options = o
+	}
+	if cfg.Title != st.cfg.title {
+		title := cfg.Title // cleaned where it entered (sessions.AgentTitle)
+		out = append(out, sdk.SessionUpdate{SessionInfoUpdate: &sdk.SessionSessionInfoUpdate{Title: &title}})
+		st.cfg.title = title
+	}
+	if u := cfg.Usage; u != nil && !u.Equal(st.cfg.usage) {
+		up := &sdk.SessionUsageUpdate{Used: int(u.Used), Size: int(u.Size)}
+		if u.Cost != nil {
+			up.Cost = &sdk.Cost{Amount: u.Cost.Amount, Currency: u.Cost.Currency}
+		}
+		out = append(out, sdk.SessionUpdate{UsageUpdate: up})
+		st.cfg.usage = u
 	}
 	return out
 }

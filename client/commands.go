@@ -67,7 +67,7 @@ func AskLive(home string) (map[string]proto.ChatJSON, error) {
 	for _, l := range res.Chats {
 		live[l.ID] = proto.ChatJSON{ID: l.ID, Status: l.Status, StatusFrom: l.StatusFrom, Unread: l.Unread,
 			PendingDirectories: l.PendingDirectories, PendingFiles: l.PendingFiles, FoldersVia: l.FoldersVia,
-			Usage: l.Usage, Failed: l.Failed}
+			Usage: l.Usage, Failed: l.Failed, SignIn: l.SignIn}
 	}
 	return live, nil
 }
@@ -210,9 +210,11 @@ func KillServer(ctx context.Context, home string) (int, error) {
 }
 
 // serverGone reports whether the server has released the agent home's lock
-// and its process is gone (or only a zombie its parent has yet to reap).
+// (it is free, or another server holds it: an open TUI starts one when its
+// server goes) and its process is gone (or only a zombie its parent has
+// yet to reap).
 func serverGone(home string, pid int, started string) bool {
-	if lockHeld(home) {
+	if lockHeld(home) && proto.LockHolder(home) == pid {
 		return false
 	}
 	now := processStart(pid)

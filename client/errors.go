@@ -87,7 +87,7 @@ func (e *wrappedGone) Unwrap() []error { return []error{e.FoldersGoneError, e.an
 // metaOf is the chat the server answered, as the TUI reads it.
 func metaOf(j proto.ChatJSON) *sessions.Meta {
 	created, _ := time.Parse(time.RFC3339, j.Created)
-	return &sessions.Meta{
+	m := &sessions.Meta{
 		ID: j.ID, Name: j.Name, Title: j.Title, Harness: j.Harness, Cwd: j.Cwd,
 		AdditionalDirectories: j.AdditionalDirectories, AdditionalFiles: j.AdditionalFiles, Created: created,
 		Parent: j.Parent, Origin: j.Origin, AgentSessionID: j.AgentSessionID,
@@ -95,6 +95,10 @@ func metaOf(j proto.ChatJSON) *sessions.Meta {
 		Worktree: sessions.WorktreeFromJSON(j.Worktree), Baseline: sessions.BaselineFromJSON(j.Baseline),
 		Sandbox: j.Sandbox != nil,
 	}
+	if u := j.Usage; u != nil && u.Check() == nil {
+		m.SetUsage(u) // another host's numbers are held to the same bounds
+	}
+	return m
 }
 
 // foldersVia is the way the chat's folders went at its last start, as Meta

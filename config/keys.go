@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/charmbracelet/bubbles/key"
+	"github.com/acpmux/acpmux-tui/third_party/bubbles/key"
 )
 
 // Actions are the names under `[keys]` that can be rebound.
@@ -13,7 +13,8 @@ var Actions = []string{
 	"up", "down", "focus", "leave", "new", "add_folders", "fork", "side",
 	"handoff", "restart", "stop", "delete", "filter", "help", "quit",
 	"remove_missing", "rename", "start_server", "export", "import", "pick_files",
-	"review", "worktree", "sandbox",
+	"review", "worktree", "sandbox", "cost", "mark", "broadcast", "options", "search",
+	"sign_in",
 }
 
 // KeyMap holds every key binding of the app, built from the defaults
@@ -41,6 +42,20 @@ type KeyMap struct {
 	// dialogs. Its default is ctrl+l, for Landlock: ctrl+b is tmux's
 	// prefix and moves the cursor left in the dialogs' text fields.
 	Sandbox key.Binding
+	// Cost shows or hides each chat's cost in the sidebar.
+	Cost key.Binding
+	// Mark marks the selected chat for one prompt to several; Broadcast
+	// opens that prompt, for the marked chats (or the selected one).
+	Mark, Broadcast key.Binding
+	// Options opens the chooser of an ACP chat's mode and configuration
+	// options (its model...).
+	Options key.Binding
+	// Search finds chats on every host by their names, folders,
+	// conversations and screens.
+	Search key.Binding
+	// SignIn opens the sign-in dialog of an ACP chat whose agent wants a
+	// sign-in: the ways it offered.
+	SignIn key.Binding
 }
 
 type actionDefault struct {
@@ -74,6 +89,12 @@ var defaults = map[string]actionDefault{
 	"review":         {[]string{"d"}, "review changes", func(k *KeyMap) *key.Binding { return &k.Review }},
 	"worktree":       {[]string{"ctrl+g"}, "worktree on/off", func(k *KeyMap) *key.Binding { return &k.Worktree }},
 	"sandbox":        {[]string{"ctrl+l"}, "sandbox on/off", func(k *KeyMap) *key.Binding { return &k.Sandbox }},
+	"cost":           {[]string{"$"}, "cost in the list", func(k *KeyMap) *key.Binding { return &k.Cost }},
+	"mark":           {[]string{" "}, "mark for one prompt to several", func(k *KeyMap) *key.Binding { return &k.Mark }},
+	"broadcast":      {[]string{"p"}, "prompt the marked chats", func(k *KeyMap) *key.Binding { return &k.Broadcast }},
+	"options":        {[]string{"o"}, "mode and model", func(k *KeyMap) *key.Binding { return &k.Options }},
+	"search":         {[]string{"F"}, "search all chats", func(k *KeyMap) *key.Binding { return &k.Search }},
+	"sign_in":        {[]string{"A"}, "sign in to the agent", func(k *KeyMap) *key.Binding { return &k.SignIn }},
 }
 
 // KeyMap builds the key map: the defaults, with every action named under
@@ -100,7 +121,7 @@ func (c *Config) KeyMap() KeyMap {
 				}
 			}
 		}
-		b := key.NewBinding(key.WithKeys(keys...), key.WithHelp(strings.Join(keys, "/"), d.help))
+		b := key.NewBinding(key.WithKeys(keys...), key.WithHelp(strings.ReplaceAll(strings.Join(keys, "/"), " ", "space"), d.help))
 		if len(keys) == 0 {
 			b.SetEnabled(false)
 		}

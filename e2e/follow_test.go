@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // End-to-end runs of the TUI following what changes under it: folders
@@ -41,10 +43,10 @@ func TestE2EPickerTakesOutAFolder(t *testing.T) {
 	s.quit()
 }
 
-// TestE2ETUIFollowsTheServer: kill-server under an open TUI, the status
-// line says the server is gone; a server started from outside (as a
-// service manager would) and then one started with S are each found by
-// the TUI by itself, which shows the chats and starts them again.
+// TestE2ETUIFollowsTheServer: kill-server under an open TUI, the TUI
+// starts a server by itself (as a tmux user expects) and shows the chats,
+// stopped (nothing is started again after kill-server), which start in the
+// new server and take keys; and again, each time a new server.
 func TestE2ETUIFollowsTheServer(t *testing.T) {
 	needTmux(t)
 	c := newCLI(t)
@@ -60,51 +62,30 @@ func TestE2ETUIFollowsTheServer(t *testing.T) {
 	s.keys("C-]")
 	s.waitFor("the chat to let go of the keyboard", func(scr string) bool { return !strings.Contains(scr, "keys go to shell") })
 
-	c.ok("kill-server")
-	s.waitText("server gone: reconnecting… (press S to start one)")
-	s.keys("j") // keys do not clear it
-	s.waitText("server gone: reconnecting…", "S start a server")
-
-	// A server started from outside: the TUI connects by itself.
-	fg := startForeground(t, c)
-	scr := s.waitFor("the TUI to reconnect to the server started outside", func(scr string) bool {
-		return !strings.Contains(scr, "server gone") && strings.Contains(scr, "reconnected to the server")
-	})
-	if !strings.Contains(scr, "chats 2") || !strings.Contains(scr, "alpha") || !strings.Contains(scr, "beta") {
-		t.Fatalf("the chats are not shown after the reconnection:\n%s", scr)
+	for round, word := range []string{"two", "three"} {
+		old := proto.LockHolder(c.home)
+		c.ok("kill-server")
+		scr := s.waitFor("the TUI to start a server by itself and reconnect", func(scr string) bool {
+			return !strings.Contains(scr, "server gone") && strings.Contains(scr, "reconnected to the server")
+		})
+		if !strings.Contains(scr, "chats 2") || !strings.Contains(scr, "alpha") || !strings.Contains(scr, "beta") {
+			t.Fatalf("round %d: the chats are not shown after the reconnection:\n%s", round, scr)
+		}
+		if now := proto.LockHolder(c.home); now == 0 || now == old {
+			t.Fatalf("round %d: the server's pid is %d, was %d: no new server", round, now, old)
+		}
+		if live := c.ok("ls"); strings.Count(live, "stopped") != 2 {
+			t.Errorf("round %d: after kill-server a chat runs again:\n%s", round, live)
+		}
+		// The chat starts in the new server and takes keys.
+		s.keys("Enter")
+		s.waitText("keys go to shell")
+		s.text("echo " + word + "-$((40+2))")
+		s.keys("Enter")
+		s.waitText(word + "-42")
+		s.keys("C-]")
+		s.waitFor("the chat to let go of the keyboard", func(scr string) bool { return !strings.Contains(scr, "keys go to shell") })
 	}
-	// The chat starts in the new server and takes keys.
-	s.keys("k", "Enter")
-	s.waitText("keys go to shell")
-	s.text("echo two-$((40+2))")
-	s.keys("Enter")
-	s.waitText("two-42")
-	s.keys("C-]")
-	s.waitFor("the chat to let go of the keyboard", func(scr string) bool { return !strings.Contains(scr, "keys go to shell") })
-
-	// Gone again; this time S starts one.
-	c.ok("kill-server")
-	if code := fg.wait(t); code != 0 {
-		t.Errorf("the foreground server exited %d on kill-server", code)
-	}
-	s.waitText("server gone: reconnecting… (press S to start one)")
-	s.keys("S")
-	scr = s.waitFor("the TUI to reconnect to the server S started", func(scr string) bool {
-		return !strings.Contains(scr, "server gone") && strings.Contains(scr, "reconnected to the server")
-	})
-	if !strings.Contains(scr, "chats 2") || !strings.Contains(scr, "alpha") {
-		t.Fatalf("the chats are not shown after S:\n%s", scr)
-	}
-	if live := c.ok("ls"); !strings.Contains(live, "stopped") {
-		t.Errorf("after kill-server a chat runs again:\n%s", live)
-	}
-	s.keys("Enter")
-	s.waitText("keys go to shell")
-	s.text("echo three-$((40+2))")
-	s.keys("Enter")
-	s.waitText("three-42")
-	s.keys("C-]")
-	s.waitFor("the chat to let go of the keyboard", func(scr string) bool { return !strings.Contains(scr, "keys go to shell") })
 	s.quit()
 }
 

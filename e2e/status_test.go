@@ -102,10 +102,25 @@ func TestE2EStatusFollowsClaudeHooks(t *testing.T) {
 	typeLine("hook UserPromptSubmit", "hooked: UserPromptSubmit")
 	waitStatus(t, c, "running", "hooks")
 	typeLine("hook PreToolUse", "hooked: PreToolUse")
+	// At the turn's end the server reads the context from Claude Code's
+	// session log (it has the tokens, no cost) into the chat's file.
+	sid := only(t, c).AgentSessionID
+	logDir := filepath.Join(c.root, "user", ".claude", "projects", "-proj")
+	if err := os.MkdirAll(logDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	logLine := `{"type":"assistant","message":{"usage":{"input_tokens":12,"cache_read_input_tokens":41000,"output_tokens":988}}}` + "\n"
+	if err := os.WriteFile(filepath.Join(logDir, sid+".jsonl"), []byte(logLine), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	typeLine("hook Stop", "hooked: Stop")
 	if got := waitStatus(t, c, "waiting", "hooks"); got.Unread {
 		t.Fatal("a turn that ended in front of the user is unread")
 	}
+	srvWaitFor(t, "ls to give the session log's usage", func() bool {
+		return only(t, c).Usage.Equal(&proto.Usage{Used: 42000, Size: 200000})
+	})
+	s.waitText("21 % of 200k")
 	// The terminal loses focus: nobody looks at the chat, which asks.
 	s.focusOut()
 	typeLine("hook Notification permission_prompt", "hooked: Notification")

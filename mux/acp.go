@@ -50,6 +50,7 @@ type acpChat struct {
 	// client (acpforward.go).
 	session sessionConfig
 	forward agent.Forwarder
+	auth    signInState // signing in to the agent (acpauth.go)
 }
 
 // acpProcess is one running ACP harness.
@@ -294,7 +295,7 @@ func (c *acpChat) handshake(p *acpProcess, spec harness.Spec, meta *sessions.Met
 	c.mu.Unlock()
 	c.m.recordVias(meta, spec.FoldersVia(max(len(meta.AdditionalDirectories), 1), &advertised), spec.FilesVia(max(len(meta.AdditionalFiles), 1)))
 
-	sid, how, err := c.openSession(ctx, p, caps, meta, dirs)
+	sid, how, err := c.openSignedIn(ctx, p, caps, meta, dirs, init.AuthMethods)
 	if err == nil && (how == "session/fork" || how == "session/load" && meta.Origin == sessions.OriginImport) {
 		// The agent branched it, or loaded the imported session: the
 		// capsule, kept should it fail, is not needed.

@@ -108,12 +108,12 @@ func (c *acpChat) explainProc(p *acpProcess, step string, err error, methods []a
 	}
 	if re.Code == -32000 {
 		var ways []string
-		for _, m := range methods {
-			ways = append(ways, agent.DescribeAuth(m))
+		for _, m := range authMethodsOf(methods, err) {
+			ways = append(ways, cleanOffer(agent.DescribeAuth(m))) // the agent's words: one line, no bidi
 		}
 		msg := "the agent needs you to log in first"
 		if len(ways) > 0 {
-			msg += ": " + strings.Join(ways, "; ")
+			msg += ": " + strings.Join(ways, "; ") + " (`acpmux-tui sign-in " + c.id + "` offers them)"
 		}
 		return errors.New(agent.Sanitize(msg))
 	}

@@ -76,13 +76,13 @@ func (s agentSide) retitle(title *string) {
 	if _, err := c.m.opt.Store.SetTitle(c.id, t); err != nil {
 		c.m.opt.Logger.Warn("the agent's title is not stored", "chat", c.id, "err", err)
 	}
-	c.m.notify(c)
+	c.configChanged() // the door tells its clients (session_info_update)
 }
 
 // setUsage keeps the context window and cost the agent says
-// (usage_update) in the chat's state, in memory only. One that fails
-// checkUsage is logged and dropped: the usage said before stays, the chat
-// goes on.
+// (usage_update) in the chat's state and its file (written only when it
+// changed). One that fails checkUsage is logged and dropped: the usage
+// said before stays, the chat goes on.
 func (s agentSide) setUsage(u *acp.SessionUsageUpdate) {
 	c := s.acpChat
 	usage, err := checkUsage(u)
@@ -96,9 +96,13 @@ func (s agentSide) setUsage(u *acp.SessionUsageUpdate) {
 		c.state.Usage = usage
 	}
 	c.mu.Unlock()
-	if !same {
-		c.m.notify(c)
+	if same {
+		return
 	}
+	if _, err := c.m.opt.Store.SetUsage(c.id, usage); err != nil {
+		c.m.opt.Logger.Warn("the agent's usage is not stored", "chat", c.id, "err", err)
+	}
+	c.configChanged() // the door tells its clients (usage_update)
 }
 
 // Ask queues a card and waits for the user's answer (or the chat's policy,

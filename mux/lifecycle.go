@@ -1,6 +1,7 @@
 package mux
 
 import (
+	"errors"
 	"fmt"
 	"os/exec"
 	"sync"
@@ -52,6 +53,9 @@ type base struct {
 	applied      []string
 	appliedFiles []string
 	applying     bool
+	// refusedGone is set while the last error shown is a start or
+	// restart refused for folders or files gone (clearGone).
+	refusedGone bool
 }
 
 // startKind says why a harness is being started.
@@ -151,9 +155,31 @@ func (b *base) prepareStartLocked(cols, rows int, restart bool) {
 func (b *base) noteRefusal(err error) {
 	b.mu.Lock()
 	b.state.LastError, b.state.LastOutput = err.Error(), ""
+	var gone *proto.FoldersGoneError
+	b.refusedGone = errors.As(err, &gone)
 	b.m.opt.Logger.Error("restart refused", "chat", b.id, "err", err)
 	b.mu.Unlock()
 	b.m.notify(b)
+}
+
+// clearGone takes a refusal for folders or files gone out of the chat's
+// state once they are out of its lists: a chat that failed for it is
+// stopped again, with no error, and a running one loses the last error. It
+// reports whether there was one.
+func (b *base) clearGone() bool {
+	b.mu.Lock()
+	if !b.refusedGone {
+		b.mu.Unlock()
+		return false
+	}
+	b.refusedGone = false
+	b.state.LastError = ""
+	if b.core == nil && b.state.Status == proto.StatusFailed {
+		b.state.Status, b.state.Reason = proto.StatusStopped, ""
+	}
+	b.mu.Unlock()
+	b.m.notify(b)
+	return true
 }
 
 // live reports whether a harness process runs now.
@@ -167,6 +193,8 @@ func (b *base) live() bool {
 func (b *base) failLocked(err error) error {
 	b.state.Status, b.state.Reason, b.state.LastError, b.state.Pid = proto.StatusFailed, err.Error(), err.Error(), 0
 	b.state.LastOutput = "" // the refusal is ours, not the harness's
+	var gone *proto.FoldersGoneError
+	b.refusedGone = errors.As(err, &gone)
 	b.m.opt.Logger.Error("start harness", "chat", b.id, "err", err)
 	b.reportEndedLocked()
 	b.m.notify(b)
@@ -182,6 +210,7 @@ func (b *base) startedLocked(core *procCore, argv []string, transport string) {
 	}
 	b.starts++
 	b.state.Status, b.state.Reason, b.state.ExitCode = proto.StatusStarting, "", 0
+	b.refusedGone = false
 	b.state.Pid, b.state.Started, b.state.Argv, b.state.Transport = pid, time.Now(), argv, transport
 	b.state.StatusFrom = proto.SourceScreen
 	if transport == harness.TransportACP {

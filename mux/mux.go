@@ -105,6 +105,8 @@ type Mux struct {
 	baselines baselines // first starts' baselines being recorded (baseline.go)
 
 	held heldNotices // output notices of chats no one draws (notice.go)
+
+	signIns signIns // terminal sign-in chats running (acpauth.go)
 }
 
 // New returns a mux; nothing is spawned until Start (or the pool fills).
@@ -202,6 +204,19 @@ func (m *Mux) Start(id string, cols, rows int) error {
 		return err
 	}
 	return m.current(id, c).start(cols, rows, false)
+}
+
+// FoldersFixed hears that the chat's gone folders and files were taken out
+// of its lists (M, removeMissing): a refusal they caused leaves its state
+// (its failed status, its last error), so no view goes on showing it.
+func (m *Mux) FoldersFixed(id string) {
+	c, err := m.chat(id)
+	if err != nil {
+		return
+	}
+	if g, ok := c.(interface{ clearGone() bool }); ok {
+		g.clearGone()
+	}
 }
 
 // Restart stops the chat's harness and starts it again with its stored
@@ -374,6 +389,9 @@ func (m *Mux) Close() {
 // launchFor builds the start of a chat's harness from its stored metadata,
 // checking the stored folders and files again first.
 func (m *Mux) launchFor(meta *sessions.Meta) (harness.Spec, harness.Launch, error) {
+	if spec, l, ok := m.signInLaunch(meta); ok {
+		return spec, l, nil
+	}
 	spec, ok := m.table().Get(meta.Harness)
 	if !ok {
 		return spec, harness.Launch{}, fmt.Errorf("chat %s: unknown harness %q", meta.ID, meta.Harness)

@@ -451,7 +451,12 @@ func (c *ptyChat) setWaitingLocked(called bool) {
 func (c *ptyChat) quietElapsed() {
 	c.mu.Lock()
 	changed := c.proc != nil && c.state.Status == proto.StatusRunning && c.screenDecidesLocked()
-	if changed {
+	switch {
+	case changed && c.asksOnScreenLocked():
+		// Quiet on a question it waits to have answered (a trust
+		// dialog, a permission), which no hook reports.
+		c.setStatusLocked(proto.StatusAsking)
+	case changed:
 		c.setWaitingLocked(false)
 	}
 	c.mu.Unlock()
@@ -491,6 +496,10 @@ func (c *ptyChat) exited(p *process, waitErr error) {
 	if c.pooled != nil {
 		// A prewarmed harness that died is not respawned; take skips it.
 		c.state.Status = proto.StatusExited
+		return
+	}
+	if c.m.signInEnded(c.id, how) {
+		c.state.Status = proto.StatusExited // a sign-in runs once
 		return
 	}
 	if code == 0 {
@@ -596,6 +605,20 @@ func (c *ptyChat) render(scroll int) string {
 		return ""
 	}
 	return c.scr.Render(scroll)
+}
+
+// asksOnScreenLocked reports whether the screen shows a question the
+// harness waits to have answered (harness.AsksOnScreen).
+func (c *ptyChat) asksOnScreenLocked() bool {
+	if c.scr == nil {
+		return false
+	}
+	_, rows := c.scr.Size()
+	lines := make([]string, rows)
+	for i := range lines {
+		lines[i] = c.scr.PlainLine(i)
+	}
+	return harness.AsksOnScreen(lines)
 }
 
 func (c *ptyChat) plainLines() []string {

@@ -136,6 +136,10 @@ func TestRealTerminalHarnessesStartWithFolders(t *testing.T) {
 			for _, text := range tc.screen {
 				r.waitRealScreen(m.ID, tc.harness, text)
 			}
+			if tc.harness == "gemini" {
+				// Its trust dialog waits for an answer: asking, once quiet.
+				waitFor(t, "gemini's trust dialog to read as asking", func() bool { return r.mux.State(m.ID).Status == proto.StatusAsking })
+			}
 			r.refuseRefusals(m.ID, tc.harness)
 			if bound := r.mux.State(m.ID).Bound; tc.sandboxed != (bound != "") {
 				t.Fatalf("%s sandboxed %v, bound %q", tc.harness, tc.sandboxed, bound)

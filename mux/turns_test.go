@@ -187,3 +187,21 @@ func TestCodexNotifyEndsTheTurn(t *testing.T) {
 		t.Fatalf("a report for a stopped chat: %v", err)
 	}
 }
+
+// TestQuestionOnScreenIsAsking: a terminal harness that falls quiet with a
+// question on its screen that it waits to have answered (Gemini CLI's trust
+// dialog) is asking, not waiting; quiet after anything else, waiting.
+func TestQuestionOnScreenIsAsking(t *testing.T) {
+	r := newTurnsRig(t, &needsLog{})
+	m := r.create("shell", nil)
+	if err := r.mux.Start(m.ID, 100, 24); err != nil {
+		t.Fatal(err)
+	}
+	r.waitScreen(m.ID, "ready>")
+	r.waitStatus(m.ID, proto.StatusWaiting)
+	if err := r.mux.Write(m.ID, []byte("Do you trust the files in this folder?\r")); err != nil {
+		t.Fatal(err)
+	}
+	r.waitScreen(m.ID, "echo: Do you trust the files in this folder?")
+	r.waitStatus(m.ID, proto.StatusAsking)
+}

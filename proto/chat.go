@@ -63,6 +63,9 @@ type ChatJSON struct {
 	// Usage is, for an ACP chat whose agent said it, its context window
 	// and cost (LiveChat.Usage).
 	Usage *Usage `json:"usage,omitempty"`
+	// SignIn is, for an ACP chat whose agent wants a sign-in, the ways it
+	// offered (LiveChat.SignIn).
+	SignIn []SignIn `json:"signIn,omitempty"`
 }
 
 // SandboxJSON is a sandboxed chat's bound as a start would apply it now,

@@ -227,3 +227,22 @@ func BenchmarkTranscriptWire(b *testing.B) {
 		}
 	}
 }
+
+// TestToolLineNamesItsLocations: a tool call's line says where it works,
+// the first three of its locations with their lines, the rest counted.
+func TestToolLineNamesItsLocations(t *testing.T) {
+	line := func(n int) *int { return &n }
+	for _, c := range []struct {
+		locs []Location
+		want string
+	}{
+		{nil, "⚙ Edit [completed]"},
+		{[]Location{{Path: "/p/main.go", Line: line(42)}}, "⚙ Edit [completed] · /p/main.go:42"},
+		{[]Location{{Path: "/a"}, {Path: "/b", Line: line(1)}, {Path: "/c"}, {Path: "/d"}, {Path: "/e"}}, "⚙ Edit [completed] · /a, /b:1, /c (+2 more)"},
+	} {
+		got := RenderTranscript([]Entry{{Kind: EntryTool, ToolCallID: "t", Title: "Edit", ToolStatus: "completed", Locations: c.locs}}, 200)
+		if len(got) != 1 || got[0] != c.want {
+			t.Errorf("%+v: %q, want %q", c.locs, got, c.want)
+		}
+	}
+}

@@ -130,6 +130,9 @@ type LiveChat struct {
 	// Usage is the context window and cost the chat's agent last said
 	// (State.Usage), absent until it says.
 	Usage *Usage `json:"usage,omitempty"`
+	// SignIn is the ways to sign in that the chat's agent offered when it
+	// answered "authentication required" (State.SignIn).
+	SignIn []SignIn `json:"signIn,omitempty"`
 }
 
 // NewParams are the params of MethodNew. Every field may be left out: the

@@ -118,6 +118,10 @@ type State struct {
 	// last said them (usage_update), checked; nil until it says. It is
 	// kept in memory only, replaced whole (never changed in place).
 	Usage *Usage
+	// Settings are, for an ACP chat, its session mode and configuration
+	// options as its agent last said them: each one's name and its current
+	// value's name, cleaned (SettingsOf); nil when it said none.
+	Settings []Setting
 	// Unread is set when the chat asked for its user or finished a turn
 	// while nobody looked at it (see Mux.Look), until someone does or types
 	// to it.
@@ -162,6 +166,10 @@ type State struct {
 	// PendingUntilRestart is set when the harness cannot resume its
 	// conversation, so the change waits for a restart the user asks for.
 	PendingUntilRestart bool
+	// SignIn is, for an ACP chat whose agent answered "authentication
+	// required", the ways it offered to sign in (cleaned; see SignIn);
+	// nil once a session is made.
+	SignIn []SignIn
 }
 
 // Pending reports whether a change of the chat's folders or files waits
@@ -233,7 +241,8 @@ func (s State) Equal(o State) bool {
 		sameList(s.PendingDirectories, o.PendingDirectories) &&
 		sameList(s.RunningDirectories, o.RunningDirectories) &&
 		sameList(s.PendingFiles, o.PendingFiles) && sameList(s.RunningFiles, o.RunningFiles) &&
-		s.PendingUntilRestart == o.PendingUntilRestart && s.Usage.Equal(o.Usage)
+		s.PendingUntilRestart == o.PendingUntilRestart && s.Usage.Equal(o.Usage) &&
+		sameSettings(s.Settings, o.Settings) && sameSignIns(s.SignIn, o.SignIn)
 }
 
 // Equal reports whether two permission requests (either may be nil) are

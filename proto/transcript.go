@@ -134,6 +134,31 @@ type Location struct {
 	Line *int   `json:"line,omitempty"`
 }
 
+// maxLocationsShown is how many of a tool call's locations its line
+// names; the rest are counted.
+const maxLocationsShown = 3
+
+// locationsText is where a tool call works, for its line: " · main.go:42,
+// util.go (+2 more)", or "" for none.
+func locationsText(locs []Location) string {
+	if len(locs) == 0 {
+		return ""
+	}
+	parts := make([]string, 0, maxLocationsShown)
+	for _, l := range locs[:min(len(locs), maxLocationsShown)] {
+		s := l.Path
+		if l.Line != nil {
+			s += ":" + strconv.Itoa(*l.Line)
+		}
+		parts = append(parts, s)
+	}
+	text := " · " + strings.Join(parts, ", ")
+	if n := len(locs) - maxLocationsShown; n > 0 {
+		text += fmt.Sprintf(" (+%d more)", n)
+	}
+	return text
+}
+
 // LastUpdate is when the last turn in entries last heard from the agent:
 // the latest change to any entry since the last user message, or that
 // message itself. It is the zero time for an empty transcript.
@@ -182,7 +207,7 @@ func RenderTranscript(entries []Entry, width int) []string {
 		case EntryThought:
 			add("", fmt.Sprintf("▸ thought (%d chars)", utf8.RuneCountInString(e.Text)))
 		case EntryTool:
-			add("", fmt.Sprintf("⚙ %s [%s]", e.Title, e.ToolStatus))
+			add("", fmt.Sprintf("⚙ %s [%s]", e.Title, e.ToolStatus)+locationsText(e.Locations))
 		case EntryPlan:
 			add("", "plan:")
 			for _, p := range e.Plan {

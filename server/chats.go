@@ -220,6 +220,7 @@ func (s *Server) removeMissing(p proto.IDParams) (proto.RemoveMissingResult, *Er
 	if err != nil {
 		return res, failure(err)
 	}
+	s.opt.Mux.FoldersFixed(p.ID)
 	res.Folders = append(res.Folders, gone.Folders...)
 	res.Files = append(res.Files, gone.Files...)
 	res.Chat = s.view(sessions.Entry{ID: gone.Chat.ID, Meta: gone.Chat})

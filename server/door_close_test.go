@@ -2,18 +2,20 @@ package server
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	sdk "github.com/coder/acp-go-sdk"
+
 	"github.com/acpmux/acpmux-tui/internal/acpschema"
 	"github.com/acpmux/acpmux-tui/internal/testharness/doorclient"
 	"github.com/acpmux/acpmux-tui/internal/testharness/startrecord"
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
-	sdk "github.com/coder/acp-go-sdk"
 )
 
 // listed is the chat as _acpmux/list (ls) shows it, ok false when it is
@@ -226,5 +228,56 @@ func TestDoorListsTheAgentsTitle(t *testing.T) {
 	p.dial().ok(proto.MethodRename, proto.RenameParams{ID: string(resp.SessionId), Name: "mine"}, nil)
 	if got := title(); got != "mine" {
 		t.Fatalf("listed title %q after a rename, want the user's name", got)
+	}
+}
+
+// TestDoorTellsTitleAndUsage: the agent's session_info_update and
+// usage_update reach every door client of the chat, the one that prompted
+// and another that loaded the session, each once per change, as the agent
+// said them (the title cleaned, the usage checked: an absurd one is not
+// passed on).
+func TestDoorTellsTitleAndUsage(t *testing.T) {
+	p := newPromptRig(t)
+	v := acpschema.ForTest(t)
+	c := p.doorClient(v)
+	initDoor(t, c)
+	proj := p.folders(1)[0]
+	resp, err := c.NewSession(hangCtx(t), sdk.NewSessionRequest{Cwd: proj, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatalf("session/new: %v", err)
+	}
+	c2 := p.doorClient(v)
+	initDoor(t, c2)
+	if _, err := c2.LoadSession(hangCtx(t), sdk.LoadSessionRequest{SessionId: resp.SessionId, Cwd: proj, McpServers: []sdk.McpServer{}}); err != nil {
+		t.Fatalf("session/load: %v", err)
+	}
+	for _, text := range []string{"title Parser \x1b[31mreport", "usage 1000 200000 0.42 USD", "usage 1000 200000 1e30 USD", "usage 2000 200000"} {
+		if _, err := c.Prompt(hangCtx(t), sdk.PromptRequest{SessionId: resp.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock(text)}}); err != nil {
+			t.Fatalf("session/prompt %q: %v", text, err)
+		}
+	}
+	heard := func(dc *doorclient.Client) (titles []string, usages []string) {
+		for _, n := range dc.Updates() {
+			if n.SessionId != resp.SessionId {
+				continue
+			}
+			if u := n.Update.SessionInfoUpdate; u != nil && u.Title != nil {
+				titles = append(titles, *u.Title)
+			}
+			if u := n.Update.UsageUpdate; u != nil {
+				s := fmt.Sprintf("%d/%d", u.Used, u.Size)
+				if u.Cost != nil {
+					s += fmt.Sprintf(" %g %s", u.Cost.Amount, u.Cost.Currency)
+				}
+				usages = append(usages, s)
+			}
+		}
+		return titles, usages
+	}
+	for name, dc := range map[string]*doorclient.Client{"the prompting client": c, "the loading client": c2} {
+		waitFor(t, name+" to hear the title and both usages", func() bool {
+			titles, usages := heard(dc)
+			return slices.Equal(titles, []string{"Parser report"}) && slices.Equal(usages, []string{"1000/200000 0.42 USD", "2000/200000"})
+		})
 	}
 }

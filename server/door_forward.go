@@ -57,7 +57,8 @@ func (w *watcher) markConfig() {
 
 func (b *doorBackend) SessionConfig(id string) acp.SessionConfig {
 	cfg := b.s.opt.Mux.SessionConfig(id)
-	return acp.SessionConfig{Modes: cfg.Modes, ConfigOptions: cfg.ConfigOptions}
+	st := b.s.opt.Mux.State(id)
+	return acp.SessionConfig{Modes: cfg.Modes, ConfigOptions: cfg.ConfigOptions, Title: st.Title, Usage: st.Usage}
 }
 
 // startsAgent readies a call that may start the chat's agent.

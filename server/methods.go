@@ -31,7 +31,7 @@ var methods map[string]methodHandler
 
 func init() {
 	methods = map[string]methodHandler{
-		// Every client's (README, "The server's socket").
+		// Every client's (docs/protocol.md).
 		proto.MethodHello:          handle((*Server).hello),
 		proto.MethodList:           handle((*Server).list),
 		proto.MethodLive:           handle((*Server).liveStates),
@@ -66,6 +66,7 @@ func init() {
 		proto.MethodListDirectory: handle((*Server).listDirectory),
 		proto.MethodReview:        handle((*Server).review),
 		proto.MethodReviewDiff:    handle((*Server).reviewDiff),
+		proto.MethodGitOp:         handle((*Server).gitOp), // commit, push, merge (gitops.go)
 		proto.MethodExport:        handle((*Server).export),
 		proto.MethodImport:        handle((*Server).importChat),
 
@@ -82,6 +83,7 @@ func init() {
 		proto.MethodHistory: handle(func(s *Server, p proto.HistoryParams) (proto.HistoryResult, *Error) { return s.views.history(p) }),
 		proto.MethodForget:  handle(func(s *Server, p proto.ForgetParams) (struct{}, *Error) { return s.views.forget(p) }),
 		proto.MethodLook:    handleConn((*Server).look),
+		proto.MethodSearch:  handle((*Server).search), // every chat's text (search.go)
 
 		// ACP turns (prompt.go): streams to the connection.
 		proto.MethodObserve:          handleConn((*Server).observe),
@@ -90,6 +92,11 @@ func init() {
 		proto.MethodPrompt:           handleConn((*Server).prompt),
 		proto.MethodCancel:           handle((*Server).cancel),
 		proto.MethodAnswerPermission: handle((*Server).answerPermission),
+		// An ACP chat's mode and options, through its agent (options.go).
+		proto.MethodOptions:   handle((*Server).chatOptions),
+		proto.MethodSetOption: handle((*Server).setOption),
+		// Signing in to an ACP chat's agent (signin.go).
+		proto.MethodSignIn: handle((*Server).signIn),
 
 		// A terminal attached (attach.go) and a harness's hooks
 		// (notice.go): bound to the connection.
@@ -195,7 +202,11 @@ func (s *Server) view(e sessions.Entry) proto.ChatJSON {
 		}
 	}
 	j.PendingDirectories, j.PendingFiles = live.PendingDirectories, live.PendingFiles
-	j.Unread, j.StatusFrom, j.Failed, j.Usage = live.Unread, live.StatusFrom, live.Failed, live.Usage
+	j.Unread, j.StatusFrom, j.Failed = live.Unread, live.StatusFrom, live.Failed
+	j.SignIn = live.SignIn
+	if live.Usage != nil {
+		j.Usage = live.Usage // else the chat file's, as last said
+	}
 	if e.Meta != nil && e.Meta.Sandbox {
 		spec, _ := s.table().Get(e.Meta.Harness)
 		j.Sandbox = spec.SandboxJSON(e.Meta, s.opt.Store.Home(), os.Environ())
@@ -207,7 +218,7 @@ func (s *Server) view(e sessions.Entry) proto.ChatJSON {
 // _acpmux/live for clients that read the chat files themselves).
 func liveOf(id string, st proto.State) proto.LiveChat {
 	l := proto.LiveChat{ID: id, Status: st.Status.String(), Unread: st.Unread, FoldersVia: st.FoldersVia,
-		PendingDirectories: st.PendingDirectories, PendingFiles: st.PendingFiles, Usage: st.Usage}
+		PendingDirectories: st.PendingDirectories, PendingFiles: st.PendingFiles, Usage: st.Usage, SignIn: st.SignIn}
 	if st.Status.Live() {
 		l.StatusFrom = string(st.StatusFrom)
 	}

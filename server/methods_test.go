@@ -245,6 +245,31 @@ func TestStartRefusedWhenAStoredFolderHasGone(t *testing.T) {
 	if len(r.records()) != 0 {
 		t.Fatal("a harness started")
 	}
+	if st := r.live(t, w, c.ID); st.Status != "failed" || !strings.Contains(st.Failed, dir) {
+		t.Fatalf("after the refusal: %+v", st)
+	}
+	// M takes the gone folder out: the failure it caused goes with it.
+	var gone proto.RemoveMissingResult
+	w.ok(proto.MethodRemoveMissing, proto.IDParams{ID: c.ID}, &gone)
+	if len(gone.Folders) != 1 || gone.Chat.Status != "stopped" || gone.Chat.Failed != "" {
+		t.Fatalf("removeMissing answered %+v", gone)
+	}
+	if st := r.live(t, w, c.ID); st.Status != "stopped" || st.Failed != "" {
+		t.Fatalf("after removeMissing: %+v", st)
+	}
+}
+
+// live is chat id as _acpmux/live has it.
+func (r *rig) live(t *testing.T, w *wire, id string) proto.LiveChat {
+	t.Helper()
+	var res proto.LiveResult
+	w.ok(proto.MethodLive, struct{}{}, &res)
+	for _, l := range res.Chats {
+		if l.ID == id {
+			return l
+		}
+	}
+	return proto.LiveChat{ID: id, Status: "stopped"}
 }
 
 // TestSetDirectoriesOnARunningChat: the socket's setDirectories on a

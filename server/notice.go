@@ -146,6 +146,9 @@ func (s *Server) hook(c *conn, p proto.HookParams) (struct{}, *Error) {
 	if err := s.opt.Mux.Report(p.ID, sig); err != nil {
 		return struct{}{}, errorf(proto.CodeInvalidParams, "Invalid params: %s", clipText(err.Error()))
 	}
+	if sig == harness.SignalDone {
+		s.readUsageFromLog(p.ID)
+	}
 	return struct{}{}, nil
 }
 

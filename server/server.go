@@ -101,8 +101,15 @@ type Server struct {
 	pid int
 
 	ln *net.UnixListener
+	// systemdSocket is set when ln is the socket systemd handed over,
+	// whose file is systemd's (listenfd.go).
+	systemdSocket bool
 	// hookLn is the hook-only socket (proto.HookSocketName).
 	hookLn *net.UnixListener
+	// usageReads holds the chats whose session log is being read for its
+	// usage (logusage.go): one read a chat at a time, however many turn
+	// ends its harness reports.
+	usageReads sync.Map
 	// wake tells the monitor that a client came or went, or a chat was
 	// started or stopped: time to see whether the server is idle.
 	wake chan struct{}
@@ -237,7 +244,7 @@ func (s *Server) run(ctx context.Context) error {
 	}
 	defer lock.Release()
 	left := s.endLeftovers()
-	ln, err := listen(s.home, proto.SocketName)
+	ln, err := s.listenSocket()
 	if err != nil {
 		s.opt.Mux.Close()
 		return err
@@ -245,7 +252,7 @@ func (s *Server) run(ctx context.Context) error {
 	s.ln = ln
 	if s.hookLn, err = listen(s.home, proto.HookSocketName); err != nil {
 		ln.Close()
-		os.Remove(proto.SocketPath(s.home))
+		s.removeSocket()
 		s.opt.Mux.Close()
 		return err
 	}
@@ -299,7 +306,7 @@ func (s *Server) shutdown() {
 	s.mu.Unlock()
 	s.ln.Close()
 	s.hookLn.Close()
-	os.Remove(proto.SocketPath(s.home))
+	s.removeSocket()
 	os.Remove(proto.HookSocketPath(s.home))
 	s.opt.Mux.Close()
 	s.opt.Records.RemoveAll() // nothing runs now, and nothing is to start again

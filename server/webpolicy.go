@@ -48,6 +48,9 @@ var webRules = map[string]webRule{
 	proto.MethodPrompt: nil, proto.MethodCancel: nil, proto.MethodCapsule: nil,
 	proto.MethodRemoveFolders: nil, proto.MethodFoldersChanged: nil,
 	proto.MethodAnswerPermission: webRule((*Server).webAnswer),
+	// An ACP chat's mode and options, as the door's session/set_mode and
+	// session/set_config_option.
+	proto.MethodOptions: nil, proto.MethodSetOption: nil,
 	// Other hosts' chats, each host holding the call to its own roots
 	// (webhosts.go).
 	proto.MethodHost: nil, proto.MethodWebCaller: nil,
@@ -94,6 +97,9 @@ var webRefused = map[string]string{
 	proto.MethodDetach:        "a terminal attached through acpmux-tui attach",
 	proto.MethodHook:          "a harness's own status reports, from its process on this machine",
 	proto.MethodWeb:           "opens the web listener: a local client's to do",
+	proto.MethodSearch:        "reads the harnesses' session logs of this machine, beyond the web roots",
+	proto.MethodSignIn:        "runs an agent's login command in a new chat and names the config file: a local client's to do",
+	proto.MethodGitOp:         "commits, pushes and merges in repositories of this machine, beyond the web roots: a local client's to do",
 
 	// The ACP door's.
 	sdk.AgentMethodSessionDelete: "deletes a chat and its folder: a local client's to do",

@@ -32,6 +32,7 @@ const (
 	kindInt
 	kindBool
 	kindTime
+	kindFloat
 )
 
 // canonicalKeys are Meta's keys and their kinds: knownKeys, typed.
@@ -40,6 +41,7 @@ var canonicalKeys = map[string]canonicalKind{
 	"additional_directories": kindStrings, "additional_files": kindStrings, "created": kindTime,
 	"parent": kindString, "origin": kindString, "agent_session_id": kindString,
 	"folders_via": kindString, "files_via": kindString, "capsule": kindBool, "sandbox": kindBool,
+	"context_used": kindInt, "context_size": kindInt, "cost": kindFloat, "cost_currency": kindString,
 }
 
 // decodeCanonical decodes data when it is in the plain subset, and
@@ -130,6 +132,14 @@ func keyIndex(key string) uint {
 		return 13
 	case "sandbox":
 		return 14
+	case "context_used":
+		return 16
+	case "context_size":
+		return 17
+	case "cost":
+		return 18
+	case "cost_currency":
+		return 19
 	default: // title
 		return 15
 	}
@@ -164,6 +174,8 @@ func setCanonical(m *Meta, key string, kind canonicalKind, val []byte) bool {
 			m.FoldersVia = s
 		case "files_via":
 			m.FilesVia = s
+		case "cost_currency":
+			m.CostCurrency = s
 		}
 	case kindStrings:
 		list, ok := stringArray(val)
@@ -178,14 +190,24 @@ func setCanonical(m *Meta, key string, kind canonicalKind, val []byte) bool {
 	case kindInt:
 		// A decimal integer as TOML writes one: no sign, no leading zero,
 		// no underscore.
-		if len(val) == 0 || len(val) > 9 || (val[0] == '0' && len(val) > 1) {
+		if len(val) == 0 || len(val) > 18 || (val[0] == '0' && len(val) > 1) {
 			return false
 		}
-		n, err := strconv.Atoi(string(val))
+		n, err := strconv.ParseInt(string(val), 10, 64)
 		if err != nil || strings.ContainsAny(string(val), "+-_") {
 			return false
 		}
-		m.Version = n
+		switch key {
+		case "context_used":
+			m.ContextUsed = n
+		case "context_size":
+			m.ContextSize = n
+		default:
+			if n > 1<<31-1 {
+				return false
+			}
+			m.Version = int(n)
+		}
 	case kindBool:
 		var v bool
 		switch string(val) {
@@ -200,6 +222,12 @@ func setCanonical(m *Meta, key string, kind canonicalKind, val []byte) bool {
 		} else {
 			m.Sandbox = v
 		}
+	case kindFloat:
+		f, ok := plainFloat(val)
+		if !ok {
+			return false
+		}
+		m.Cost = f
 	case kindTime:
 		t, ok := utcDateTime(val)
 		if !ok {
@@ -208,6 +236,24 @@ func setCanonical(m *Meta, key string, kind canonicalKind, val []byte) bool {
 		m.Created = t
 	}
 	return true
+}
+
+// plainFloat reads a float as TOML writes one with a fraction and no
+// exponent or sign: digits, a point, digits (0.42, 12.0), with no leading
+// zero before other digits. Any other form (an exponent, a sign, inf, nan,
+// underscores) is left to the TOML parser.
+func plainFloat(val []byte) (float64, bool) {
+	dot := bytes.IndexByte(val, '.')
+	if dot < 1 || dot == len(val)-1 || (val[0] == '0' && dot > 1) {
+		return 0, false
+	}
+	for i, c := range val {
+		if i != dot && (c < '0' || c > '9') {
+			return 0, false
+		}
+	}
+	f, err := strconv.ParseFloat(string(val), 64)
+	return f, err == nil
 }
 
 // utcDateTime reads YYYY-MM-DDTHH:MM:SS, an optional fraction of 1 to 9

@@ -89,6 +89,15 @@ type Meta struct {
 	// Landlock, writing only in its folders, its files, its scratch
 	// folder and the harness's own state (harness.Spec.Bound).
 	Sandbox bool `toml:"sandbox,omitempty"`
+	// ContextUsed and ContextSize are the tokens in the chat's context
+	// and its window's size, Cost and CostCurrency the cost of its session
+	// so far, as its agent (usage_update) or its harness's session log last
+	// said them: the chat's usage (Usage), kept so that `usage` counts a
+	// chat after its server has ended. Zero and "" when never said.
+	ContextUsed  int64   `toml:"context_used,omitzero"`
+	ContextSize  int64   `toml:"context_size,omitzero"`
+	Cost         float64 `toml:"cost,omitzero"`
+	CostCurrency string  `toml:"cost_currency,omitempty"`
 
 	// extra holds keys this version does not know, kept on rewrite.
 	extra map[string]any
@@ -99,6 +108,7 @@ var knownKeys = map[string]bool{
 	"additional_directories": true, "additional_files": true, "created": true, "parent": true,
 	"origin": true, "agent_session_id": true, "folders_via": true, "files_via": true, "capsule": true,
 	"baseline": true, "worktree": true, "sandbox": true,
+	"context_used": true, "context_size": true, "cost": true, "cost_currency": true,
 }
 
 // foldersVias are the values folders_via may hold.
@@ -303,6 +313,9 @@ func (m *Meta) check() error {
 	if m.FilesVia != "" && !slices.Contains(filesVias, m.FilesVia) {
 		return fmt.Errorf("files_via %q is not one of %s", clip(m.FilesVia), strings.Join(filesVias, ", "))
 	}
+	if err := m.checkUsage(); err != nil {
+		return err
+	}
 	if err := m.Baseline.check(); err != nil {
 		return err
 	}
@@ -376,5 +389,6 @@ func (e Entry) JSON(status, foldersVia string) proto.ChatJSON {
 	j.Worktree = m.Worktree.JSON()
 	j.Baseline = m.Baseline.JSON()
 	j.Created = m.Created.UTC().Format(time.RFC3339)
+	j.Usage = m.Usage()
 	return j
 }

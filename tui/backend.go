@@ -23,6 +23,7 @@ import (
 type Mux interface {
 	ChatStore
 	Reviews
+	ChatOptions
 
 	// Changes delivers ids of chats whose screen or state changed, at most
 	// one pending per chat until State or Render is called for it.

@@ -5,9 +5,9 @@ import (
 	"os"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/cursor"
-	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/bubbles/textarea"
+	"github.com/acpmux/acpmux-tui/third_party/bubbles/cursor"
+	"github.com/acpmux/acpmux-tui/third_party/bubbles/key"
+	"github.com/acpmux/acpmux-tui/third_party/bubbles/textarea"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/acpmux/acpmux-tui/harness"

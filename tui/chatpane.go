@@ -9,9 +9,9 @@ import (
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/internal/plaintext"
 	"github.com/acpmux/acpmux-tui/proto"
-	"github.com/charmbracelet/bubbles/cursor"
-	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/bubbles/textarea"
+	"github.com/acpmux/acpmux-tui/third_party/bubbles/cursor"
+	"github.com/acpmux/acpmux-tui/third_party/bubbles/key"
+	"github.com/acpmux/acpmux-tui/third_party/bubbles/textarea"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 )

@@ -3,8 +3,8 @@ package tui
 import (
 	"strings"
 
-	"github.com/charmbracelet/bubbles/help"
-	"github.com/charmbracelet/bubbles/key"
+	"github.com/acpmux/acpmux-tui/third_party/bubbles/help"
+	"github.com/acpmux/acpmux-tui/third_party/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 )
@@ -253,46 +253,6 @@ func (d *Chooser) View() []string {
 		lines = append(lines, errorLines(st, ansi.Wrap(d.errText, d.w-6, " "), d.w-4)...)
 	}
 	return st.Box(d.title, lines, d.w, len(lines)+2, true)
-}
-
-// HelpDialog shows every key binding (the `?` key).
-type HelpDialog struct {
-	c      *Common
-	groups [][]key.Binding
-	help   help.Model
-	w      int
-}
-
-// NewHelpDialog returns the full help for groups of bindings.
-func NewHelpDialog(c *Common, groups [][]key.Binding) *HelpDialog {
-	return &HelpDialog{c: c, groups: groups, help: newHelp(c)}
-}
-
-// SetSize sets the screen size.
-func (d *HelpDialog) SetSize(w, h int) {
-	d.w = max(min(w-4, 100), minDialogW)
-	d.help.Width = d.w - 4
-}
-
-// Update closes on esc, q or ?.
-func (d *HelpDialog) Update(msg tea.Msg) tea.Cmd {
-	if k, ok := msg.(tea.KeyMsg); ok && key.Matches(k, keyClose) {
-		return closeDialog
-	}
-	return nil
-}
-
-// ShortHelp returns the close key.
-func (d *HelpDialog) ShortHelp() []key.Binding { return []key.Binding{keyClose} }
-
-// View draws the bindings in columns.
-func (d *HelpDialog) View() []string {
-	lines := []string{""}
-	for _, l := range strings.Split(d.help.FullHelpView(d.groups), "\n") {
-		lines = append(lines, " "+l)
-	}
-	lines = append(lines, "", " "+d.c.Styles.Dim.Render("Rebind any key under [keys] in the config file."))
-	return d.c.Styles.Box("keys", lines, d.w, len(lines)+2, true)
 }
 
 // newHelp returns a help model drawn with the app's styles.

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/acpmux/acpmux-tui/proto"
-	"github.com/charmbracelet/bubbles/key"
+	"github.com/acpmux/acpmux-tui/third_party/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 )
 

@@ -50,6 +50,8 @@ type fakeMux struct {
 	// Derive, in order: "yes", "no" or "default" (left out); sandboxAsks
 	// their sandbox params, the same way.
 	worktreeAsks, sandboxAsks []string
+	// options are the ACP chats' modes and options (options_test.go).
+	options optionsFake
 }
 
 // askWorktree records a worktree param as the server would receive it.

@@ -1,9 +1,12 @@
 package tui
 
 import (
+	"syscall"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // This file keeps the TUI in step with what changes under it: the server
@@ -68,10 +71,13 @@ func (m *Model) watchLink() tea.Cmd {
 }
 
 // linked handles a change of the connection to the server. While it is
-// lost the status line says so, whatever else it says; when it is back the
-// list is read again and the server is asked to start prewarmed harnesses.
-// The chats' states and the shown chat's screen come from the server with
-// its change notices.
+// lost the status line says so, whatever else it says, and a server is
+// started at once, as a tmux client would (StartServer first dials: a
+// server that came back, or one systemd starts, is taken as it is); should
+// that start fail, the line says why and the start_server key tries again.
+// When it is back the list is read again and the server is asked to start
+// prewarmed harnesses. The chats' states and the shown chat's screen come
+// from the server with its change notices.
 func (m *Model) linked(msg linkMsg) tea.Cmd {
 	l, _ := m.link()
 	next := waitLink(l)
@@ -80,7 +86,11 @@ func (m *Model) linked(msg linkMsg) tea.Cmd {
 	switch {
 	case msg.lost != nil:
 		m.c.Log.Warn("tui", "server", "gone", "err", msg.lost)
-		m.startingServer = false
+		m.startingServer = was == nil
+		if was == nil {
+			m.c.Log.Info("tui", "server", "starting one")
+			return tea.Batch(next, startAfterLoss(l, m.opt.Home))
+		}
 		return next
 	case was != nil:
 		m.startingServer = false
@@ -125,7 +135,8 @@ func (m *Model) awaitConnection() tea.Cmd {
 	}
 }
 
-// startServer starts a server while none answers (the start_server key).
+// startServer starts a server while none answers (the start_server key,
+// and the loss of the connection).
 func (m *Model) startServer() tea.Cmd {
 	l, ok := m.link()
 	if !ok || m.linkLost == nil {
@@ -137,6 +148,37 @@ func (m *Model) startServer() tea.Cmd {
 	}
 	m.startingServer = true
 	return func() tea.Msg { return serverStartedMsg{l.StartServer()} }
+}
+
+// ending bounds the wait for a server on its way out to let go of the
+// agent home (its harnesses each have a grace period before SIGKILL).
+const ending = 30 * time.Second
+
+// startAfterLoss starts a server once the connection is lost. The server
+// that went may still hold the agent home's lock while it stops its
+// harnesses, and a start meanwhile is refused (one runs): the start is
+// tried again while the process the lock names lives, for up to ending.
+func startAfterLoss(l serverLink, home string) tea.Cmd {
+	return func() tea.Msg {
+		deadline := time.Now().Add(ending)
+		wait := 20 * time.Millisecond
+		for {
+			err := l.StartServer()
+			if err == nil || home == "" || !lockHolderLives(home) || time.Now().After(deadline) {
+				return serverStartedMsg{err}
+			}
+			time.Sleep(wait)
+			wait = min(2*wait, 500*time.Millisecond)
+		}
+	}
+}
+
+// lockHolderLives reports whether the process the agent home's lock names
+// is alive (a pid the kernel knows: signal 0 is refused only with ESRCH
+// when none has it).
+func lockHolderLives(home string) bool {
+	pid := proto.LockHolder(home)
+	return pid > 0 && syscall.Kill(pid, 0) != syscall.ESRCH
 }
 
 // serverStarted reports a start of a server that failed; one that worked

@@ -189,18 +189,26 @@ func (l *linkMux) StartServer() error {
 }
 
 // TestStatusBarFollowsTheServer: while the server is gone the status line
-// says so whatever else happens, S starts one, and once the connection is
-// back the line says so and the list is read again.
+// says so whatever else happens; the loss starts a server at once, and
+// when that fails S starts one; once the connection is back the line says
+// so and the list is read again.
 func TestStatusBarFollowsTheServer(t *testing.T) {
 	r := newRig(t, nil)
 	r.create(sessions.NewChat{Name: "a"})
 	lm := newLinkMux(r.fake)
 	r.open(Options{Mux: lm})
 	gone := errors.New("lost the connection to the server (EOF); reconnecting when one is back")
+	// The loss starts a server by itself; this start fails, and says why.
+	lm.startErr = errors.New("start the server for /x: the agent home cannot be made")
 	r.run(func() tea.Msg { return linkMsg{lost: gone} })
 	want := "✗ server gone: reconnecting… (press S to start one)"
-	if v := r.m.View(); !strings.Contains(v, want) || !strings.Contains(v, "S start a server") {
-		t.Fatalf("the status line does not say the server is gone:\n%s", v)
+	if v := r.m.View(); lm.starts != 1 || !strings.Contains(v, want) || !strings.Contains(v, "S start a server") || !strings.Contains(r.m.status, "cannot be made") {
+		t.Fatalf("after the loss (%d starts, status %q) the status line does not say the server is gone:\n%s", lm.starts, r.m.status, v)
+	}
+	// The loss told again while it lasts starts no other.
+	r.run(func() tea.Msg { return linkMsg{lost: gone} })
+	if lm.starts != 1 {
+		t.Fatalf("the loss told twice started %d servers", lm.starts)
 	}
 	// A chat whose pane has the keyboard cannot be started meanwhile.
 	r.fake.set(r.selectedID(), proto.State{Status: proto.StatusFailed, Started: time.Now(), Reason: gone.Error()}, "$ ")
@@ -220,15 +228,15 @@ func TestStatusBarFollowsTheServer(t *testing.T) {
 	// S starts one; a start that fails says why, beside the loss.
 	lm.startErr = errors.New("start the server for /x: another server holds the lock")
 	r.key(runeKey('S'))
-	if lm.starts != 1 {
-		t.Fatalf("S started %d servers", lm.starts)
+	if lm.starts != 2 {
+		t.Fatalf("S started %d servers", lm.starts-1)
 	}
 	if v := r.m.View(); !strings.Contains(v, want+" · start the s") || !strings.Contains(r.m.status, "another server holds the lock") {
 		t.Fatalf("the failed start is not shown (status %q):\n%s", r.m.status, v)
 	}
 	lm.startErr = nil
 	r.key(runeKey('S'))
-	if v := r.m.View(); lm.starts != 2 || !strings.Contains(v, "✗ server gone: starting one…") {
+	if v := r.m.View(); lm.starts != 3 || !strings.Contains(v, "✗ server gone: starting one…") {
 		t.Fatalf("after S (%d starts) the status line is not the start's:\n%s", lm.starts, v)
 	}
 
@@ -247,8 +255,14 @@ func TestStatusBarFollowsTheServer(t *testing.T) {
 		t.Errorf("the new server was not given the size: %v", got)
 	}
 	r.key(runeKey('S'))
-	if lm.starts != 2 || !strings.Contains(r.m.status, "connected to the server") {
+	if lm.starts != 3 || !strings.Contains(r.m.status, "connected to the server") {
 		t.Errorf("S while connected: %d starts, status %q", lm.starts, r.m.status)
+	}
+
+	// Lost again: the line says a server is being started, at once.
+	r.run(func() tea.Msg { return linkMsg{lost: gone} })
+	if v := r.m.View(); lm.starts != 4 || !strings.Contains(v, "✗ server gone: starting one…") {
+		t.Fatalf("after a second loss (%d starts) the status line is not the start's:\n%s", lm.starts, v)
 	}
 }
 

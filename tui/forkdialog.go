@@ -3,9 +3,10 @@ package tui
 import (
 	"fmt"
 
-	"github.com/charmbracelet/bubbles/key"
+	"github.com/acpmux/acpmux-tui/third_party/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
@@ -132,4 +133,28 @@ func (d *ForkDialog) View() []string {
 		" " + st.HelpKey.Render("enter") + st.Dim.Render(" fork   ") + st.HelpKey.Render("esc") + st.Dim.Render(" cancel"),
 	}
 	return st.Box(d.title, lines, d.w, len(lines)+2, true)
+}
+
+// forkNote says what a fork just made really carries: the harness's own
+// fork of the conversation, a capsule of it (and whether it will be sent),
+// or nothing, when nothing was said yet.
+func (m *Model) forkNote(meta *sessions.Meta) string {
+	name := "forked " + meta.Name + ": "
+	var spec harness.Spec
+	known := false
+	if m.table != nil && hostOf(meta.ID) == "" {
+		spec, known = m.table.Get(meta.Harness)
+	}
+	native, maybe := spec.NativeFork()
+	switch {
+	case !meta.Capsule && known && native:
+		return name + meta.Harness + "'s own fork of the conversation, at its first start"
+	case !meta.Capsule:
+		return name + "nothing was said yet: it starts fresh, with the same folders"
+	case known && !spec.TakesInitialPrompt():
+		return name + "a capsule of what was said is kept, never sent: " + meta.Harness + " takes no first message"
+	case known && maybe:
+		return name + "the agent's own fork at its first start where it has one, else a capsule of what was said as its first message"
+	}
+	return name + "a capsule of what was said, sent as its first message at its first start (" + meta.Harness + " has no fork of its own)"
 }

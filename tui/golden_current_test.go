@@ -70,15 +70,15 @@ func TestGoldenFailedChat(t *testing.T) {
 	runGolden(t, m, []string{"shell failed · enter restarts it"})
 }
 
-// TestGoldenServerGone: the status line while the server is gone, with the
-// key that starts one in the help.
+// TestGoldenServerGone: the status line while the server is gone and the
+// TUI starts one, with the key that starts one in the help.
 func TestGoldenServerGone(t *testing.T) {
 	fake := newFakeMux(nil)
 	fake.set("q5229d", proto.State{Status: proto.StatusFailed, Started: goldenNow.Add(-5e9),
 		Reason: "lost the connection to the server (EOF); reconnecting when one is back"}, "$ make\nok\n")
 	m := goldenModelWith(t, goldenChats()[2:3], fake, func(o *Options) { o.Mux = newLinkMux(fake) })
 	fake.changes <- "q5229d"
-	runGolden(t, m, []string{"press S to start one", "shell failed", "✗ failed"},
+	runGolden(t, m, []string{"server gone: starting one…", "shell failed", "✗ failed"},
 		linkMsg{lost: errors.New("lost the connection to the server (EOF); reconnecting when one is back")})
 }
 

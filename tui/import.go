@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/acpmux/acpmux-tui/proto"
-	"github.com/charmbracelet/bubbles/key"
+	"github.com/acpmux/acpmux-tui/third_party/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 )
@@ -197,7 +197,7 @@ func (d *ImportDialog) chooseRoots() tea.Cmd {
 	if start == "" {
 		start = d.home
 	}
-	p := NewFolderPicker(d.c, d.owner+1, "roots: the chat's folders must be inside one", d.mux, "", "", d.home, start, d.roots, nil)
+	p := NewFolderPicker(d.c, d.owner+1, "roots: the chat's folders must be inside one", d.mux, "", "", d.home, start, d.roots, nil).FoldersOnly()
 	return pushDialog(p)
 }
 
@@ -397,6 +397,17 @@ func truncPathLeft(p string, w int) string {
 	return "…" + string(r[i:])
 }
 
+// conversationWords says how an imported chat's conversation came over.
+func conversationWords(how string) string {
+	switch how {
+	case "exact":
+		return "with its conversation as it was"
+	case "capsule":
+		return "its conversation as a capsule (its first message)"
+	}
+	return "without its conversation (the bundle had none this harness can take)"
+}
+
 // plainOneLine is text from the other side shown as one plain line.
 func plainOneLine(s string) string { return truncPlain(s, len(s)+1) }
 
@@ -418,7 +429,7 @@ func (m *Model) imported(msg bundleImportedMsg) tea.Cmd {
 		return cmd
 	}
 	rep := msg.rep
-	text := fmt.Sprintf("imported %s as %s: %s conversation", rep.Name, rep.ID, rep.Conversation)
+	text := fmt.Sprintf("✓ imported %s as %s, %s", rep.Name, rep.ID, conversationWords(rep.Conversation))
 	var dropped []string
 	if n := len(rep.Dropped); n > 0 {
 		dropped = append(dropped, plural(n, "folder"))

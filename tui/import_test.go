@@ -133,7 +133,7 @@ func TestImportEnterImportsAndSelectsTheNewChat(t *testing.T) {
 	if r.selectedID() != made.ID {
 		t.Fatalf("selected %s, want the imported chat %s", r.selectedID(), made.ID)
 	}
-	if !strings.HasPrefix(r.m.status, "imported "+made.Name+" as "+made.ID+": capsule conversation, 1 folder and 1 file dropped") || !r.m.isWarn {
+	if !strings.HasPrefix(r.m.status, "✓ imported "+made.Name+" as "+made.ID+", its conversation as a capsule (its first message), 1 folder and 1 file dropped") || strings.Contains(r.m.status, "none conversation") || !r.m.isWarn {
 		t.Fatalf("status %q (warn %v)", r.m.status, r.m.isWarn)
 	}
 }

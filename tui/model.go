@@ -370,6 +370,11 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			m.fail("prompt", msg.err)
 		}
 		return nil
+	case broadcastDoneMsg:
+		return m.broadcastDone(msg)
+	case broadcastSentMsg:
+		m.setStatus(string(msg), false)
+		return nil
 	case writeErrMsg:
 		m.fail("send keys", msg.err)
 		return m.in.waitWriteErr()
@@ -390,6 +395,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.fromPushed(msg.owner, msg)
 	case chatRenamedMsg:
 		return m.renamed(msg)
+	case searchJumpMsg:
+		return m.searchJump(msg)
 	case chatExportedMsg:
 		return m.exported(msg)
 	case bundleImportedMsg:
@@ -654,6 +661,8 @@ func (m *Model) created(msg chatCreatedMsg) tea.Cmd {
 		m.setWarning(fmt.Sprintf("%s is not installed: %q is created, not started", msg.meta.Harness, msg.meta.Name))
 	case msg.note != "":
 		m.setStatus("created "+msg.meta.Name+": "+msg.note, false)
+	case msg.meta.Origin == sessions.OriginFork:
+		m.setStatus(m.forkNote(msg.meta), false)
 	default:
 		m.setStatus("created "+msg.meta.Name, false)
 	}

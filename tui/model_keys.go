@@ -7,7 +7,7 @@ import (
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
-	"github.com/charmbracelet/bubbles/key"
+	"github.com/acpmux/acpmux-tui/third_party/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 )
 
@@ -84,6 +84,13 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		return m.startServer()
 	case key.Matches(msg, km.Import):
 		return m.openDialog(NewImportDialog(m.c, m.mux, m.nextOwner(), m.opt.Cwd, m.opt.UserHome))
+	case key.Matches(msg, km.Cost):
+		m.sidebar.ToggleCost()
+		return nil
+	case key.Matches(msg, km.Broadcast):
+		return m.openBroadcast()
+	case key.Matches(msg, km.Search):
+		return m.openSearch()
 	case key.Matches(msg, keyPgUp):
 		m.pane.ScrollBy(max(m.lay.chatRows-1, 1))
 		return nil
@@ -118,6 +125,14 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		return removeMissing(m.mux, e.ID)
 	case key.Matches(msg, km.Rename):
 		return m.openDialog(NewRenameDialog(m.c, m.mux, e.ID, e.Meta.Name))
+	case key.Matches(msg, km.Mark):
+		m.sidebar.ToggleMark()
+		m.sidebar.Move(1) // on to the next, as a file manager marks
+		return m.selectionChanged()
+	case key.Matches(msg, km.Options):
+		return m.openOptions(e)
+	case key.Matches(msg, km.SignIn):
+		return m.openSignIn(e)
 	case key.Matches(msg, km.Export) && hostOf(e.ID) != "":
 		// The bundle is written on the chat's host, where its folders
 		// are, and the dialog picks a path on this machine.
@@ -135,7 +150,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 }
 
 func isChatAction(km config.KeyMap, msg tea.KeyMsg) bool {
-	return key.Matches(msg, km.AddFolders, km.Fork, km.Side, km.Handoff, km.Restart, km.Stop, km.Delete, km.RemoveMissing, km.Rename, km.Export, km.Review)
+	return key.Matches(msg, km.AddFolders, km.Fork, km.Side, km.Handoff, km.Restart, km.Stop, km.Delete, km.RemoveMissing, km.Rename, km.Export, km.Review, km.Options, km.SignIn)
 }
 
 // chatPath is where a chat's file is, for a message that asks to fix it
@@ -385,10 +400,10 @@ func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
 func (m *Model) fullHelp() [][]key.Binding {
 	km := m.c.Keys
 	return [][]key.Binding{
-		{km.Up, km.Down, km.Focus, km.Leave, km.Filter, keyPgUp},
+		{km.Up, km.Down, km.Focus, km.Leave, km.Filter, keyPgUp, km.Mark, km.Broadcast},
 		{km.New, km.AddFolders, km.PickFiles, km.Fork, km.Side, km.Handoff},
-		{km.Restart, km.Stop, km.Delete, km.RemoveMissing, km.Rename},
-		{km.Review, km.Export, km.Import, km.StartServer, km.Help, km.Quit},
+		{km.Restart, km.Stop, km.Delete, km.RemoveMissing, km.Rename, km.Options, km.SignIn},
+		{km.Review, km.Export, km.Import, km.Cost, km.Search, km.StartServer, km.Help, km.Quit},
 	}
 }
 

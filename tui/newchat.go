@@ -3,9 +3,9 @@ package tui
 import (
 	"strings"
 
-	"github.com/charmbracelet/bubbles/cursor"
-	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/bubbles/textinput"
+	"github.com/acpmux/acpmux-tui/third_party/bubbles/cursor"
+	"github.com/acpmux/acpmux-tui/third_party/bubbles/key"
+	"github.com/acpmux/acpmux-tui/third_party/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
@@ -284,6 +284,14 @@ func (d *NewChatDialog) key(msg tea.KeyMsg) tea.Cmd {
 		if key.Matches(msg, keyEnterKey) {
 			return closeDialog
 		}
+	}
+	if msg.Type == tea.KeyRunes && !msg.Alt && d.field != fieldName && d.field != fieldProject {
+		// Text typed on a row that takes none is the chat's name: it
+		// goes there, not nowhere.
+		d.setField(fieldName)
+		var cmd tea.Cmd
+		d.name, cmd = d.name.Update(msg)
+		return cmd
 	}
 	return nil
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/acpmux/acpmux-tui/sessions"
-	"github.com/charmbracelet/bubbles/key"
+	"github.com/acpmux/acpmux-tui/third_party/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 )
 
@@ -106,11 +106,12 @@ type FolderPicker struct {
 	path   *PathInput
 	focus  int
 	cur    int
-	// pickFiles is set while a pick adds single files.
-	pickFiles bool
-	chosen    []string
-	already   []string // the chat's folders now, marked in the list
-	drop      []string // folders of the chat to take out on accept
+	// pickFiles is set while a pick adds single files; foldersOnly never
+	// lets it be (the import's roots are folders).
+	pickFiles, foldersOnly bool
+	chosen                 []string
+	already                []string // the chat's folders now, marked in the list
+	drop                   []string // folders of the chat to take out on accept
 	// The same three of single files.
 	chosenFiles, alreadyFiles, dropFiles []string
 	errText                              string
@@ -138,6 +139,14 @@ func NewFolderPicker(c *Common, owner int, title string, lists ChatLists, chatID
 // the new-chat dialog), already the chat's files now.
 func (p *FolderPicker) WithFiles(chosen, already []string) *FolderPicker {
 	p.chosenFiles, p.alreadyFiles = append([]string(nil), chosen...), already
+	return p
+}
+
+// FoldersOnly makes the picker offer folders alone: no files in its
+// listing, no key that picks files (the import's roots).
+func (p *FolderPicker) FoldersOnly() *FolderPicker {
+	p.foldersOnly = true
+	p.path.withFiles = false
 	return p
 }
 
@@ -257,7 +266,7 @@ func (p *FolderPicker) key(msg tea.KeyMsg) tea.Cmd {
 		return func() tea.Msg { return pickerCancelledMsg{owner} }
 	case key.Matches(msg, keyAccept):
 		return p.accept()
-	case key.Matches(msg, p.c.Keys.PickFiles):
+	case key.Matches(msg, p.c.Keys.PickFiles) && !p.foldersOnly:
 		p.pickFiles, p.errText = !p.pickFiles, ""
 		return nil
 	}
@@ -413,6 +422,7 @@ func (p *FolderPicker) ShortHelp() []key.Binding {
 		mode, addTyped = "pick folders", keyAddFile
 	}
 	toggle := key.NewBinding(key.WithKeys(p.c.Keys.PickFiles.Keys()...), key.WithHelp(p.c.Keys.PickFiles.Help().Key, mode))
+	toggle.SetEnabled(!p.foldersOnly)
 	switch p.focus {
 	case pickInput:
 		return []key.Binding{keyComplete, addTyped, keyToList, toggle, keyAccept, keyCancel}

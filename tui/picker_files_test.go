@@ -235,3 +235,26 @@ func TestSummaryListsFilesAndMRemovesAMissingOne(t *testing.T) {
 		t.Errorf("still listed after M:\n%s", v)
 	}
 }
+
+// TestRootsPickerOffersFoldersOnly: the import's roots picker lists
+// folders alone, and ctrl+t does not turn it to files.
+func TestRootsPickerOffersFoldersOnly(t *testing.T) {
+	r := newRig(t, nil)
+	r.dir("tree/sub")
+	r.file("tree/spec.md")
+	r.open(Options{})
+	p := NewFolderPicker(r.m.c, 1, "roots", r.m.mux, "", "", r.root, r.root, nil, nil).FoldersOnly()
+	r.run(r.m.openDialog(p))
+	r.key(keyOf(tea.KeyCtrlU))
+	r.typeText(filepath.Join(r.root, "tree") + "/")
+	if got := p.path.Matches(); !slices.Equal(got, []string{"sub"}) {
+		t.Fatalf("the roots picker lists %v, want the folder alone", got)
+	}
+	r.key(keyCtrlT)
+	if p.PicksFiles() {
+		t.Fatal("ctrl+t turned the roots picker to files")
+	}
+	if v := r.m.View(); strings.Contains(v, "picks files") || strings.Contains(v, "spec.md") {
+		t.Fatalf("the roots picker offers files:\n%s", v)
+	}
+}

@@ -162,3 +162,30 @@ func TestNewChatDialog(t *testing.T) {
 		t.Errorf("the new chat is not opened: selected %s", r.selectedID())
 	}
 }
+
+// TestNewChatDialogNeverDropsAName: down goes through every row, the
+// name's included; text typed on a row that takes none goes to the name.
+func TestNewChatDialogNeverDropsAName(t *testing.T) {
+	r := newRig(t, nil)
+	r.open(Options{DefaultHarness: "shell"})
+	r.key(runeKey('n'))
+	d := r.m.dialog.(*NewChatDialog)
+	var rows []int
+	for range numFields {
+		rows = append(rows, d.field)
+		r.key(keyOf(tea.KeyDown))
+	}
+	if !slices.Equal(rows, []int{fieldHarness, fieldProject, fieldFolders, fieldName, fieldCreate, fieldCancel}) || d.field != fieldHarness {
+		t.Fatalf("down went through %v, then %d", rows, d.field)
+	}
+	r.key(keyOf(tea.KeyDown), keyOf(tea.KeyDown)) // the folders' row
+	r.typeText("mine")
+	if d.field != fieldName || d.name.Value() != "mine" {
+		t.Fatalf("typed on the folders' row: field %d, name %q", d.field, d.name.Value())
+	}
+	r.key(keyOf(tea.KeyCtrlS))
+	list, _ := r.store.List()
+	if len(list) != 1 || list[0].Meta.Name != "mine" {
+		t.Fatalf("created %+v", list)
+	}
+}

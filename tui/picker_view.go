@@ -22,7 +22,10 @@ func (p *FolderPicker) View() []string {
 
 	toggle := p.c.Keys.PickFiles.Help().Key
 	mode := st.Bold.Render("folders") + st.Dim.Render(" · "+toggle+" picks files")
-	if p.pickFiles {
+	switch {
+	case p.foldersOnly:
+		mode = st.Bold.Render("folders")
+	case p.pickFiles:
 		mode = st.Bold.Render("files") + st.Dim.Render(" · "+toggle+" picks folders")
 	}
 	chosen := st.Dim.Render("none yet")

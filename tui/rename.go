@@ -2,9 +2,9 @@ package tui
 
 import (
 	"github.com/acpmux/acpmux-tui/sessions"
-	"github.com/charmbracelet/bubbles/cursor"
-	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/bubbles/textinput"
+	"github.com/acpmux/acpmux-tui/third_party/bubbles/cursor"
+	"github.com/acpmux/acpmux-tui/third_party/bubbles/key"
+	"github.com/acpmux/acpmux-tui/third_party/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 )
 

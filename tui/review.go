@@ -7,9 +7,9 @@ import (
 	"github.com/acpmux/acpmux-tui/internal/plaintext"
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
-	"github.com/charmbracelet/bubbles/cursor"
-	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/bubbles/textinput"
+	"github.com/acpmux/acpmux-tui/third_party/bubbles/cursor"
+	"github.com/acpmux/acpmux-tui/third_party/bubbles/key"
+	"github.com/acpmux/acpmux-tui/third_party/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 )
 
@@ -91,6 +91,7 @@ type ReviewDialog struct {
 	errText       string
 	asking        bool
 	input         textinput.Model
+	git           reviewGit // c, P, m (review_commit.go)
 	w, h          int
 }
 
@@ -101,7 +102,7 @@ func NewReviewDialog(c *Common, owner int, rv Reviews, m *sessions.Meta) *Review
 	in.Prompt = "ref: "
 	in.CharLimit = 256
 	in.Cursor.SetMode(cursor.CursorStatic)
-	return &ReviewDialog{c: c, owner: owner, reviews: rv, meta: m, loading: true, input: in}
+	return &ReviewDialog{c: c, owner: owner, reviews: rv, meta: m, loading: true, input: in, git: newReviewGit()}
 }
 
 // Init computes the review against the chat's own base.
@@ -130,6 +131,9 @@ func (d *ReviewDialog) Selected() (string, string) {
 
 // Update moves in the list, scrolls the diff and changes the compare side.
 func (d *ReviewDialog) Update(msg tea.Msg) tea.Cmd {
+	if cmd, done := d.gitUpdate(msg); done {
+		return cmd
+	}
 	switch msg := msg.(type) {
 	case reviewComputedMsg:
 		if msg.owner != d.owner {
@@ -329,7 +333,11 @@ func (d *ReviewDialog) ShortHelp() []key.Binding {
 	if d.asking {
 		return []key.Binding{keyReviewApply, keyCancel}
 	}
-	return []key.Binding{keyReviewFiles, keyReviewScrollDn, keyReviewRef, keyReviewParent, keyCancel}
+	if h := d.gitHelp(); h != nil {
+		return h
+	}
+	keys := []key.Binding{keyReviewFiles, keyReviewScrollDn, keyReviewRef, keyReviewParent}
+	return append(append(keys, d.gitKeys()...), keyCancel)
 }
 
 // View draws the header, the list, the selected file's diff and the last
@@ -375,9 +383,11 @@ func (d *ReviewDialog) View() []string {
 			lines = append(lines, "")
 		}
 	}
-	switch {
+	switch git := d.gitLine(iw); {
 	case d.asking:
 		lines = append(lines, d.input.View())
+	case git != "":
+		lines = append(lines, git)
 	case d.errText != "":
 		lines = append(lines, st.Error.Render(truncPlain(d.errText, iw)))
 	case len(d.files) == 0 && !d.loading:

@@ -2,11 +2,13 @@ package tui
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
-	"github.com/charmbracelet/bubbles/cursor"
-	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/bubbles/textinput"
+	"github.com/acpmux/acpmux-tui/third_party/bubbles/cursor"
+	"github.com/acpmux/acpmux-tui/third_party/bubbles/key"
+	"github.com/acpmux/acpmux-tui/third_party/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
@@ -48,7 +50,16 @@ type Sidebar struct {
 
 	harnessLabels map[string]string // rendered dim harness names
 	missing       map[string]bool   // harnesses not installed, marked "?"
+
+	// showCost adds each chat's cost before its harness (ToggleCost).
+	showCost bool
+	// marked are the chats marked for one prompt to several (ToggleMark),
+	// drawn with a + before the name.
+	marked map[string]bool
 }
+
+// costWidth is the sidebar's cost column: "123.45 USD", "0.0030 USD".
+const costWidth = 10
 
 type sideRow struct {
 	entry  sessions.Entry
@@ -108,6 +119,9 @@ func (s *Sidebar) layoutRow(r *sideRow) {
 	if r.sandboxed {
 		nameW -= 2 // the mark and a space
 	}
+	if s.showCost {
+		nameW -= costWidth + 1
+	}
 	if s.w >= 22 {
 		nameW -= len(r.harness) + 1
 	} else {
@@ -123,6 +137,80 @@ func (s *Sidebar) layoutRow(r *sideRow) {
 	default:
 		r.name = r.label + strings.Repeat(" ", nameW-r.labelW)
 	}
+}
+
+// ToggleMark marks the selected chat for one prompt to several, or takes
+// its mark away.
+func (s *Sidebar) ToggleMark() {
+	e, ok := s.Selected()
+	if !ok || e.Meta == nil {
+		return
+	}
+	if s.marked[e.ID] {
+		delete(s.marked, e.ID)
+		return
+	}
+	if s.marked == nil {
+		s.marked = map[string]bool{}
+	}
+	s.marked[e.ID] = true
+}
+
+// Marked returns the marked chats still listed, in the list's order.
+func (s *Sidebar) Marked() []string {
+	var ids []string
+	for _, r := range s.all {
+		if s.marked[r.entry.ID] {
+			ids = append(ids, r.entry.ID)
+		}
+	}
+	return ids
+}
+
+// ClearMarks takes every mark away; it reports whether there was one.
+func (s *Sidebar) ClearMarks() bool {
+	had := len(s.marked) > 0
+	s.marked = nil
+	return had
+}
+
+// ToggleCost shows or hides each chat's cost, as its agent last said it,
+// before its harness.
+func (s *Sidebar) ToggleCost() {
+	s.showCost = !s.showCost
+	for i := range s.all {
+		s.layoutRow(&s.all[i])
+	}
+}
+
+// markOf is what comes before a row's name: "+" when it is marked.
+func (s *Sidebar) markOf(r sideRow) string {
+	if s.marked[r.entry.ID] {
+		return "+"
+	}
+	return " "
+}
+
+// costCell is a chat's cost fitted to the cost column, right-aligned: its
+// live usage's, else the one its file keeps; blank when none was said.
+func costCell(st proto.State, m *sessions.Meta) string {
+	u := st.Usage
+	if u == nil {
+		u = m.Usage()
+	}
+	text := ""
+	if u != nil && u.Cost != nil {
+		text = u.Cost.String()
+		if len(text) > costWidth {
+			// The amount alone, to the unit, when a long one leaves no room
+			// for its currency.
+			text = strconv.FormatFloat(u.Cost.Amount, 'f', 0, 64)
+		}
+		if len(text) > costWidth {
+			text = text[:costWidth-1] + "…"
+		}
+	}
+	return strings.Repeat(" ", costWidth-utf8.RuneCountInString(text)) + text
 }
 
 // SetEntries replaces the chats shown, keeping the selection on keepID (or
@@ -293,10 +381,15 @@ func (s *Sidebar) SetState(id string, st proto.State) bool {
 type look struct {
 	mark   markKind
 	unread bool
+	cost   proto.Cost // what a shown cost reads
 }
 
 func rowLook(st proto.State) look {
-	return look{markOf(st, false), st.Unread}
+	l := look{mark: markOf(st, false), unread: st.Unread}
+	if st.Usage != nil && st.Usage.Cost != nil {
+		l.cost = *st.Usage.Cost
+	}
+	return l
 }
 
 // Len returns the number of chats listed.
@@ -439,6 +532,8 @@ func (s *Sidebar) Update(msg tea.KeyMsg) (bool, tea.Cmd) {
 	case key.Matches(msg, keyEscape) && s.filter.Value() != "":
 		s.filter.SetValue("")
 		s.applyFilter("")
+	case key.Matches(msg, keyEscape) && len(s.marked) > 0:
+		s.ClearMarks()
 	default:
 		return false, nil
 	}
@@ -552,7 +647,10 @@ func (s *Sidebar) row(r sideRow, selected bool) string {
 		} else {
 			b.WriteString(st.Selected.Render(" "))
 		}
-		b.WriteString(st.SelectedName.Render(" " + name + " "))
+		b.WriteString(st.SelectedName.Render(s.markOf(r) + name + " "))
+		if s.showCost {
+			b.WriteString(st.SelectedDim.Render(costCell(state, r.entry.Meta) + " "))
+		}
 		if r.sandboxed {
 			b.WriteString(st.selSandbox)
 		}
@@ -568,9 +666,13 @@ func (s *Sidebar) row(r sideRow, selected bool) string {
 	} else {
 		b.WriteByte(' ')
 	}
-	b.WriteByte(' ')
+	b.WriteString(s.markOf(r))
 	b.WriteString(name)
 	b.WriteByte(' ')
+	if s.showCost {
+		b.WriteString(st.Dim.Render(costCell(state, r.entry.Meta)))
+		b.WriteByte(' ')
+	}
 	if r.sandboxed {
 		b.WriteString(st.sandbox)
 	}

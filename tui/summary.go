@@ -115,7 +115,7 @@ func (s *Summary) render() {
 		return
 	}
 	m := e.Meta
-	title := st.Bold.Render(truncPlain(m.Name, cw-10)) + "  " + st.Dim.Render(m.ID)
+	title := st.Bold.Render(truncPlain(summaryName(m), cw-10)) + "  " + st.Dim.Render(m.ID)
 	origin := ""
 	if m.Origin != "" {
 		origin = m.Origin
@@ -167,7 +167,7 @@ func (s *Summary) render() {
 	if s.h < 8+len(m.AdditionalDirectories)+s.fileRows() {
 		// Short of room: the harness goes on the title line, and then,
 		// as far as it fits, where the chat came from.
-		name := truncPlain(m.Name, max(cw/3, 8))
+		name := truncPlain(summaryName(m), max(cw/3, 8))
 		rest := max(cw-ansi.StringWidth(name)-len(m.ID)-4, 0)
 		hs := truncPlain(h, rest)
 		title = st.Bold.Render(name) + "  " + st.Dim.Render(m.ID) + "  " + harnessStyle.Render(hs)
@@ -203,13 +203,21 @@ func (s *Summary) render() {
 	// The lines below the folders, least needed first: they are dropped in
 	// that order when the pane is short.
 	var session, context, command, errLine string
-	if u := info.State.Usage; u != nil && u.Size > 0 {
-		// What the agent said of its context window (checked by the mux).
+	u := info.State.Usage
+	if u == nil {
+		u = m.Usage() // as last said, kept in the chat file
+	}
+	switch {
+	case u != nil && u.Size > 0:
+		// What the agent said of its context window (checked where it
+		// entered).
 		style := st.Plain
 		if u.Percent() >= 90 {
 			style = st.Warn
 		}
 		context = row("context", style.Render(truncPlain(contextLine(u), vw)))
+	case u != nil && u.Cost != nil:
+		context = row("cost", truncPlain(u.Cost.String(), vw))
 	}
 	if sid := firstNonEmpty(info.State.SessionID, m.AgentSessionID); sid != "" {
 		session = row("session", truncPlain(sid, vw))
@@ -239,7 +247,9 @@ func (s *Summary) render() {
 			errLine = row("error", st.Error.Render(truncPlain(firstLine(msg), vw)))
 		}
 	}
-	optional := 0
+	settings := settingLines(row, info.State.Settings, vw)
+	signIn := signInLines(row, info.State.SignIn, s.c.Keys.SignIn.Help().Key, vw)
+	optional := len(settings) + len(signIn)
 	for _, l := range []string{session, context, command, errLine} {
 		if l != "" {
 			optional++
@@ -254,11 +264,17 @@ func (s *Summary) render() {
 	if optional > room && session != "" {
 		session, optional = "", optional-1
 	}
+	for optional > room && len(settings) > 0 {
+		settings, optional = settings[:len(settings)-1], optional-1
+	}
 	if optional > room && context != "" {
-		context = ""
+		context, optional = "", optional-1
+	}
+	for optional > room && len(signIn) > 0 {
+		signIn, optional = signIn[:len(signIn)-1], optional-1
 	}
 	var tail []string
-	for _, l := range []string{session, context, row("process", s.process(vw)), command, errLine} {
+	for _, l := range append(append(append([]string{session, context}, settings...), row("process", s.process(vw)), command, errLine), signIn...) {
 		if l != "" {
 			tail = append(tail, l)
 		}
@@ -295,22 +311,11 @@ func contextLine(u *proto.Usage) string {
 		full = 1 // a context in use never reads as empty
 	}
 	line := strings.Repeat("█", full) + strings.Repeat("░", contextBarWidth-full) +
-		fmt.Sprintf(" %d %% of %s", p, tokenCount(u.Size))
+		fmt.Sprintf(" %d %% of %s", p, proto.Tokens(u.Size))
 	if c := u.Cost; c != nil {
-		line += fmt.Sprintf(" · %.2f %s", c.Amount, c.Currency)
+		line += " · " + c.String()
 	}
 	return line
-}
-
-// tokenCount says a number of tokens short: 950, 200k, 1M, 1.5M.
-func tokenCount(n int64) string {
-	switch {
-	case n >= 1_000_000:
-		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/1e6), ".0") + "M"
-	case n >= 1000:
-		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/1e3), ".0") + "k"
-	}
-	return fmt.Sprint(n)
 }
 
 // sandboxLine is a Codex chat's sandbox and who chose it, and, when it
@@ -574,4 +579,27 @@ func firstNonEmpty(ss ...string) string {
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
+}
+
+// settingLines are an ACP chat's mode and options as its agent last said
+// them (State.Settings, cleaned by the mux), a line each: the option's
+// name, in small letters, as the label, its current value's name beside.
+func settingLines(row func(string, string) string, settings []proto.Setting, vw int) []string {
+	var out []string
+	for _, set := range settings {
+		out = append(out, row(truncPlain(strings.ToLower(set.Name), labelWidth-1), truncPlain(set.Value, vw)))
+	}
+	return out
+}
+
+// summaryName is the chat's name for the summary's title, which shows its
+// id beside it: a name Create gave it (its folder's or harness's name and
+// its id) without the id, so the title says it once.
+func summaryName(m *sessions.Meta) string {
+	if m.DefaultNamed() {
+		if n, ok := strings.CutSuffix(m.Name, " "+m.ID); ok && n != "" {
+			return n
+		}
+	}
+	return m.Name
 }

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	tea "github.com/charmbracelet/bubbletea"
+
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
@@ -43,6 +45,82 @@ func TestContextLine(t *testing.T) {
 	} {
 		if got := contextLine(&c.u); got != c.want {
 			t.Errorf("contextLine(%+v) = %q, want %q", c.u, got, c.want)
+		}
+	}
+}
+
+// TestSidebarCostOnAKey: `$` shows each chat's cost in the sidebar (its
+// agent's live one, else the one its file keeps) and hides it again; a
+// chat with no cost shows none; a new cost redraws its row.
+func TestSidebarCostOnAKey(t *testing.T) {
+	r := newRig(t, nil)
+	live := r.create(sessions.NewChat{Name: "live"})
+	kept := r.create(sessions.NewChat{Name: "kept"})
+	none := r.create(sessions.NewChat{Name: "none"})
+	if _, err := r.store.SetUsage(kept.ID, &proto.Usage{Used: 1, Size: 10, Cost: &proto.Cost{Amount: 0.003, Currency: "USD"}}); err != nil {
+		t.Fatal(err)
+	}
+	r.fake.set(live.ID, proto.State{Status: proto.StatusRunning, Pid: 4242,
+		Usage: &proto.Usage{Used: 82000, Size: 200000, Cost: &proto.Cost{Amount: 1.5, Currency: "EUR"}}}, "")
+	r.open(Options{})
+	r.run(func() tea.Msg { return chatsChangedMsg{ids: []string{live.ID}} })
+	rowOf := func(name string) string {
+		t.Helper()
+		rows := r.m.sidebar.View()
+		for _, l := range rows {
+			if strings.Contains(l, " "+name+" ") {
+				return l
+			}
+		}
+		t.Fatalf("no row for %s:\n%s", name, strings.Join(rows, "\n"))
+		return ""
+	}
+	if row := rowOf("live"); strings.Contains(row, "EUR") {
+		t.Errorf("a cost before $ was pressed: %q", row)
+	}
+	r.typeText("$")
+	if row := rowOf("live"); !strings.Contains(row, " 1.50 EUR ") {
+		t.Errorf("the live chat's row: %q", row)
+	}
+	if row := rowOf("kept"); !strings.Contains(row, "0.0030 USD") {
+		t.Errorf("the stored cost's row: %q", row)
+	}
+	if row := rowOf(none.Name); strings.ContainsAny(row, ".0123456789") {
+		t.Errorf("a chat with no cost: %q", row)
+	}
+	if changed := r.m.sidebar.SetState(live.ID, proto.State{Status: proto.StatusRunning, Pid: 4242,
+		Usage: &proto.Usage{Used: 82000, Size: 200000, Cost: &proto.Cost{Amount: 2.25, Currency: "EUR"}}}); !changed {
+		t.Error("a new cost does not redraw the row")
+	}
+	if row := rowOf("live"); !strings.Contains(row, " 2.25 EUR ") {
+		t.Errorf("after a new cost: %q", row)
+	}
+	r.typeText("$")
+	if row := rowOf("live"); strings.Contains(row, "EUR") {
+		t.Errorf("a cost after $ was pressed again: %q", row)
+	}
+}
+
+// TestCostCell: the cost column is right-aligned and never wider than
+// its cells.
+func TestCostCell(t *testing.T) {
+	for _, c := range []struct {
+		cost *proto.Cost
+		want string
+	}{
+		{nil, "          "},
+		{&proto.Cost{Amount: 0.42, Currency: "USD"}, "  0.42 USD"},
+		{&proto.Cost{Amount: 0.003, Currency: "USD"}, "0.0030 USD"},
+		{&proto.Cost{Amount: 123.45, Currency: "USD"}, "123.45 USD"},
+		{&proto.Cost{Amount: 123456.7, Currency: "VND"}, "    123457"},
+		{&proto.Cost{Amount: 1e10, Currency: "VND"}, "100000000…"},
+	} {
+		st := proto.State{}
+		if c.cost != nil {
+			st.Usage = &proto.Usage{Cost: c.cost}
+		}
+		if got := costCell(st, &sessions.Meta{}); got != c.want {
+			t.Errorf("costCell(%+v) = %q, want %q", c.cost, got, c.want)
 		}
 	}
 }

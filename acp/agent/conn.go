@@ -98,13 +98,16 @@ const (
 
 // Initialize sends our initialize: protocol version 1, the file system
 // served (fs/read_text_file and fs/write_text_file, inside the chat's
-// roots), no terminals. An agent that answers with another version is
-// refused with a *VersionError.
+// roots), terminal auth methods, no terminals. An agent that answers
+// with another version is refused with a *VersionError.
 func (c *Conn) Initialize(ctx context.Context) (acp.InitializeResponse, error) {
 	init, err := c.ClientSideConnection.Initialize(ctx, acp.InitializeRequest{
 		ProtocolVersion: acp.ProtocolVersionNumber,
 		ClientCapabilities: acp.ClientCapabilities{
 			Fs: acp.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true},
+			// Terminal sign-in: the mux runs a terminal method's command
+			// in a terminal chat of its own (mux/acpauth.go).
+			Auth: acp.AuthCapabilities{Terminal: true},
 		},
 		ClientInfo: &acp.Implementation{Name: ClientName, Version: ClientVersion},
 	})

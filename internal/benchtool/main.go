@@ -60,6 +60,8 @@
 //	benchtool page-flood BIN HOME TMUX SOCKET FILE RUNS  the flood of FILE in a terminal chat in the page, beside tmux attach (page_flood.go)
 //	benchtool pages PID BIN                        the resident pages of BIN's image in process PID, by package and section (pages.go)
 //	benchtool tick                                 the time once a second: the scale rows' harness (tick.go)
+//	benchtool search WORK CHATS ENTRIES LINES ROUNDS  the search of CHATS chats (a session log of ENTRIES messages and
+//	                                           LINES lines of scrollback each) beside grep -r over the same text (search.go)
 //
 // The flood (package flood) is deterministic: lines of 12 words drawn from
 // plain words, SGR colour, CJK and emoji by a fixed-seed generator, so every
@@ -114,7 +116,8 @@ const usage = `usage:
   benchtool page-keys BIN HOME TMUX SOCKET N GAP_MS
   benchtool page-flood BIN HOME TMUX SOCKET FILE RUNS
   benchtool pages PID BIN
-  benchtool tick`
+  benchtool tick
+  benchtool search WORK CHATS ENTRIES LINES ROUNDS`
 
 func main() {
 	if err := run(os.Args[1:]); err != nil {
@@ -339,6 +342,16 @@ func runServer(cmd string, rest []string) error {
 			return err
 		}
 		return hookLoop(rest[0], n, rest[2])
+	case cmd == "search" && len(rest) == 5:
+		var nums [4]int
+		for i, a := range rest[1:] {
+			n, err := positive(a)
+			if err != nil {
+				return err
+			}
+			nums[i] = n
+		}
+		return searchBench(rest[0], nums[0], nums[1], nums[2], nums[3])
 	case cmd == "hold" && len(rest) == 2:
 		n, err := positive(rest[1])
 		if err != nil {

@@ -49,6 +49,11 @@ func readLog(path string, line func([]byte)) (gap bool, err error) {
 	return true, eachLine(io.LimitReader(f, tailBytes), true, line)
 }
 
+// ReadLog is readLog for a reader outside the package (the search of
+// every chat): the same bounds, the same refusal of what is not a regular
+// file.
+func ReadLog(path string, line func([]byte)) (gap bool, err error) { return readLog(path, line) }
+
 // openRegular opens path for reading only if it is a regular file, never
 // through a symbolic link at its last component, and without blocking on
 // a FIFO.

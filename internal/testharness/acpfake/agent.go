@@ -13,7 +13,6 @@ import (
 const (
 	codeInvalidParams    = -32602
 	codeResourceNotFound = -32002
-	authMethodID         = "fake-login"
 )
 
 // fakeAgent implements the SDK's Agent, AgentLoader and the one unstable
@@ -53,39 +52,13 @@ func (a *fakeAgent) Initialize(_ context.Context, p acp.InitializeRequest) (acp.
 	if a.cfg.fork {
 		caps.SessionCapabilities.Fork = &acp.SessionForkCapabilities{}
 	}
-	methods := []acp.AuthMethod{}
-	if a.cfg.auth {
-		methods = append(methods, acp.AuthMethod{Agent: &acp.AuthMethodAgent{
-			Id:          authMethodID,
-			Name:        "Log in",
-			Description: acp.Ptr("Run `fake login` in a terminal"),
-		}})
-	}
+	methods := a.authMethods(p.ClientCapabilities)
 	return acp.InitializeResponse{
 		ProtocolVersion:   acp.ProtocolVersionNumber,
 		AgentCapabilities: caps,
 		AgentInfo:         &acp.Implementation{Name: "acpfake", Version: "0.0.0"},
 		AuthMethods:       methods,
 	}, nil
-}
-
-// Authenticate accepts the one advertised method and lifts auth_required
-// for the rest of this process.
-func (a *fakeAgent) Authenticate(_ context.Context, p acp.AuthenticateRequest) (acp.AuthenticateResponse, error) {
-	if !a.cfg.auth || p.MethodId != authMethodID {
-		return acp.AuthenticateResponse{}, &acp.RequestError{Code: codeInvalidParams,
-			Message: fmt.Sprintf("unknown auth method %q", p.MethodId)}
-	}
-	a.authenticated.Store(true)
-	return acp.AuthenticateResponse{}, nil
-}
-
-// checkAuth refuses session setup until authenticate when ACPMUX_FAKE_AUTH=1.
-func (a *fakeAgent) checkAuth() error {
-	if a.cfg.auth && !a.authenticated.Load() {
-		return acp.NewAuthRequired(map[string]any{"authMethods": []string{authMethodID}})
-	}
-	return nil
 }
 
 // checkFolders validates cwd and additionalDirectories as a strict agent

@@ -36,10 +36,16 @@
 //	                         session/set_mode and session/set_config_option change
 //	                         them (an unknown id is -32602), set_mode then sends a
 //	                         current_mode_update; without it both are -32601
-//	ACPMUX_FAKE_AUTH=1       initialize lists the auth method "fake-login"
-//	                         ("Run `fake login` in a terminal") and session/new,
-//	                         load, resume and fork fail with auth_required
-//	                         (-32000) until authenticate is called with it
+//	ACPMUX_FAKE_AUTH=KIND    session/new, load, resume and fork fail with
+//	                         auth_required (-32000) until signed in; KIND is the
+//	                         auth method initialize lists (see auth.go): 1 or
+//	                         agent ("fake-login", authenticate with it), env
+//	                         ("fake-key", authenticate with it once
+//	                         ACPMUX_FAKE_KEY is set), terminal ("fake-terminal":
+//	                         `acpfake --fake-login` writes the file
+//	                         ACPMUX_FAKE_AUTH_MARKER, which signs in)
+//	ACPMUX_FAKE_AUTH_NAME=TEXT  the method's name and description (read as
+//	                         the body of a Go string: a hostile agent's)
 //	ACPMUX_FAKE_INIT=mute|exit  mute: never answer initialize; exit: two stderr lines (with controls), then exit 3
 //	ACPMUX_FAKE_SESSION_ID=TEXT  session/new and session/fork answer with TEXT as the
 //	                         session id, whatever it holds (a hostile agent's id:
@@ -128,7 +134,7 @@ type config struct {
 	load          bool
 	resume        bool
 	fork          bool
-	auth          bool
+	auth          string // the auth method's kind, "" for none (auth.go)
 	modes         bool
 	stateDir      string
 	sessionID     string // the session id to give new sessions, "" for a fresh one each
@@ -141,7 +147,7 @@ func configFromEnv() config {
 		load:          load == "" || load == "1",
 		resume:        os.Getenv("ACPMUX_FAKE_RESUME") == "1",
 		fork:          os.Getenv("ACPMUX_FAKE_FORK") == "1",
-		auth:          os.Getenv("ACPMUX_FAKE_AUTH") == "1",
+		auth:          authKind(os.Getenv("ACPMUX_FAKE_AUTH")),
 		modes:         os.Getenv("ACPMUX_FAKE_MODES") == "1",
 		stateDir:      os.Getenv("ACPMUX_FAKE_STATE"),
 		sessionID:     os.Getenv("ACPMUX_FAKE_SESSION_ID"),
@@ -149,6 +155,9 @@ func configFromEnv() config {
 }
 
 func main() {
+	if fakeLogin(os.Args[1:]) {
+		return
+	}
 	cfg := configFromEnv()
 	rec := startrecord.Current()
 	if err := startrecord.Append(rec); err != nil {
@@ -158,7 +167,7 @@ func main() {
 
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	logf("acpfake: starting pid %d in %s", os.Getpid(), cwd)
-	logf("acpfake: advertise additionalDirectories=%v loadSession=%v resume=%v fork=%v auth=%v state=%q",
+	logf("acpfake: advertise additionalDirectories=%v loadSession=%v resume=%v fork=%v auth=%q state=%q",
 		cfg.advertiseDirs, cfg.load, cfg.resume, cfg.fork, cfg.auth, cfg.stateDir)
 
 	var in io.Reader = os.Stdin

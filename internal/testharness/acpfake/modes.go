@@ -3,12 +3,16 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/coder/acp-go-sdk"
 )
 
 // This file is the fake's session modes and its one config option, a
-// "model" select, served with ACPMUX_FAKE_MODES=1.
+// "model" select, served with ACPMUX_FAKE_MODES=1. With
+// ACPMUX_FAKE_REFUSE=1 too, it offers one more mode ("yolo") and one more
+// model ("slow", whose name carries an escape sequence) and refuses to set
+// either, each with a message that carries escape sequences too.
 
 var (
 	fakeModes = []acp.SessionMode{
@@ -23,6 +27,37 @@ var (
 
 const modelOption = "model"
 
+// The mode and the model the fake offers and refuses with
+// ACPMUX_FAKE_REFUSE=1, and its refusals.
+var (
+	refusedMode  = acp.SessionMode{Id: "yolo", Name: "Yolo"}
+	refusedModel = acp.SessionConfigSelectOption{Value: "slow", Name: "Slow\x1b[5m"}
+)
+
+const (
+	refusedModeMessage  = "\x1b[31myolo mode is off by policy\x1b[0m"
+	refusedModelMessage = "slow is not on your plan\x1b]0;pwned\x07"
+)
+
+// refusing reports whether the fake offers what it refuses.
+func refusing() bool { return os.Getenv("ACPMUX_FAKE_REFUSE") == "1" }
+
+// offeredModes are the modes the fake lists.
+func offeredModes() []acp.SessionMode {
+	if refusing() {
+		return append(append([]acp.SessionMode(nil), fakeModes...), refusedMode)
+	}
+	return fakeModes
+}
+
+// offeredModels are the models the fake lists.
+func offeredModels() []acp.SessionConfigSelectOption {
+	if refusing() {
+		return append(append([]acp.SessionConfigSelectOption(nil), fakeModels...), refusedModel)
+	}
+	return fakeModels
+}
+
 // sessionConfig is the session's modes and options for a setup answer;
 // nil and nil without ACPMUX_FAKE_MODES.
 func (a *fakeAgent) sessionConfig(ss session) (*acp.SessionModeState, []acp.SessionConfigOption) {
@@ -36,10 +71,11 @@ func (a *fakeAgent) sessionConfig(ss session) (*acp.SessionModeState, []acp.Sess
 	if model == "" {
 		model = string(fakeModels[0].Value)
 	}
+	models := offeredModels()
 	opt := acp.NewSessionConfigOptionSelect(acp.SessionConfigValueId(model),
-		acp.SessionConfigSelectOptions{Ungrouped: (*acp.SessionConfigSelectOptionsUngrouped)(&fakeModels)})
+		acp.SessionConfigSelectOptions{Ungrouped: (*acp.SessionConfigSelectOptionsUngrouped)(&models)})
 	opt.Select.Id, opt.Select.Name = modelOption, "Model"
-	return &acp.SessionModeState{AvailableModes: fakeModes, CurrentModeId: acp.SessionModeId(mode)}, []acp.SessionConfigOption{opt}
+	return &acp.SessionModeState{AvailableModes: offeredModes(), CurrentModeId: acp.SessionModeId(mode)}, []acp.SessionConfigOption{opt}
 }
 
 func knownMode(id acp.SessionModeId) bool {
@@ -60,6 +96,9 @@ func (a *fakeAgent) SetSessionMode(ctx context.Context, p acp.SetSessionModeRequ
 	}
 	if _, ok := a.store.get(string(p.SessionId)); !ok {
 		return acp.SetSessionModeResponse{}, unknownSession(p.SessionId)
+	}
+	if refusing() && p.ModeId == refusedMode.Id {
+		return acp.SetSessionModeResponse{}, &acp.RequestError{Code: -32000, Message: refusedModeMessage}
 	}
 	if !knownMode(p.ModeId) {
 		return acp.SetSessionModeResponse{}, &acp.RequestError{Code: codeInvalidParams,
@@ -86,6 +125,9 @@ func (a *fakeAgent) SetSessionConfigOption(_ context.Context, p acp.SetSessionCo
 	logf("acpfake: session/set_config_option %s %s=%s", v.SessionId, v.ConfigId, v.Value)
 	if _, ok := a.store.get(string(v.SessionId)); !ok {
 		return acp.SetSessionConfigOptionResponse{}, unknownSession(v.SessionId)
+	}
+	if refusing() && v.ConfigId == modelOption && v.Value == refusedModel.Value {
+		return acp.SetSessionConfigOptionResponse{}, &acp.RequestError{Code: -32000, Message: refusedModelMessage}
 	}
 	known := false
 	for _, m := range fakeModels {

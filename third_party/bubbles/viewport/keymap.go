@@ -2,7 +2,7 @@
 // Tea.
 package viewport
 
-import "github.com/charmbracelet/bubbles/key"
+import "github.com/acpmux/acpmux-tui/third_party/bubbles/key"
 
 const spacebar = " "
 
