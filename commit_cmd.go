@@ -56,12 +56,8 @@ func gitOpCmd(a *app, action proto.GitAction, args []string) error {
 func gitOpRun(a *app, o gitOpOptions) error {
 	var res proto.GitOpResult
 	if o.host != "" {
-		err := a.onHost(o.host, func(l *hostLink) error {
-			c, err := l.resolve(o.ref)
-			if err != nil {
-				return err
-			}
-			return l.call(proto.MethodGitOp, proto.GitOpParams{ID: c.ID, Action: o.action, Message: o.message}, &res)
+		err := a.onHostChat(o.host, o.ref, func(l *hostLink, id string) error {
+			return l.call(proto.MethodGitOp, proto.GitOpParams{ID: id, Action: o.action, Message: o.message}, &res)
 		})
 		if err != nil {
 			return err

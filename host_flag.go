@@ -71,6 +71,18 @@ func (a *app) onHost(name string, do func(on *hostLink) error) error {
 	return do(&hostLink{name: name, host: h, conn: conn})
 }
 
+// onHostChat runs do on host name's server, for the chat ref names there
+// (found as resolve finds it).
+func (a *app) onHostChat(name, ref string, do func(l *hostLink, id string) error) error {
+	return a.onHost(name, func(l *hostLink) error {
+		c, err := l.resolve(ref)
+		if err != nil {
+			return err
+		}
+		return do(l, c.ID)
+	})
+}
+
 // call makes a call on the host, its errors as a Remote gives them (a
 // folder refusal exits 2); a link that went down says so.
 func (l *hostLink) call(method string, params, result any) error {

@@ -34,37 +34,49 @@ import (
 // config a moment ago is known, and a file refused since leaves the
 // server's last good config, said on stderr.
 func (a *app) prompt(ref, text string) error {
-	if err := a.openServerClient(); err != nil {
+	e, conn, err := a.acpChatConn(ref, "; use attach")
+	if err != nil {
 		return err
+	}
+	defer conn.Close()
+	return a.promptOn(conn, e.ID, text)
+}
+
+// acpChatConn resolves ref to a chat of this machine whose harness speaks
+// ACP (a terminal chat is refused, notACP ending the words) and connects
+// to the agent home's server, starting one when none runs: the chat's
+// agent runs there. The caller closes conn.
+func (a *app) acpChatConn(ref, notACP string) (sessions.Entry, *client.Conn, error) {
+	if err := a.openServerClient(); err != nil {
+		return sessions.Entry{}, nil, err
 	}
 	e, err := a.store.Resolve(ref)
 	if err != nil {
-		return err
+		return e, nil, err
 	}
 	if e.Broken != nil {
-		return e.Broken
+		return e, nil, e.Broken
 	}
 	conn, cfg, err := a.harnessesNow()
 	if err != nil {
-		return err
-	}
-	if conn != nil {
-		defer conn.Close()
+		return e, nil, err
 	}
 	if h, ok := cfg.Harness(e.Meta.Harness); !ok || h.Transport != harness.TransportACP {
-		return usagef("chat %s runs %s, which does not speak ACP; use attach", e.ID, e.Meta.Harness)
+		if conn != nil {
+			conn.Close()
+		}
+		return e, nil, usagef("chat %s runs %s, which does not speak ACP%s", e.ID, e.Meta.Harness, notACP)
 	}
 	if conn == nil {
 		exe, err := os.Executable()
 		if err != nil {
-			return fmt.Errorf("find acpmux-tui's own binary to start the server: %w", err)
+			return e, nil, fmt.Errorf("find acpmux-tui's own binary to start the server: %w", err)
 		}
 		if conn, err = client.EnsureServer(a.store.Home(), exe); err != nil {
-			return err
+			return e, nil, err
 		}
-		defer conn.Close()
 	}
-	return a.promptOn(conn, e.ID, text)
+	return e, conn, nil
 }
 
 // promptOn runs the turn of prompt on a connection to the chat's server.

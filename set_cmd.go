@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/acpmux/acpmux-tui/client"
-	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/proto"
 )
 
@@ -50,44 +48,13 @@ func cmdSet(a *app, args []string) error {
 // sets the option, or lists the options when none is given.
 func setRun(a *app, o setOptions) error {
 	if o.host != "" {
-		return a.onHost(o.host, func(l *hostLink) error {
-			c, err := l.resolve(o.ref)
-			if err != nil {
-				return err
-			}
-			return a.setOn(l.conn, c.ID, o)
-		})
+		return a.onHostChat(o.host, o.ref, func(l *hostLink, id string) error { return a.setOn(l.conn, id, o) })
 	}
-	if err := a.openServerClient(); err != nil {
-		return err
-	}
-	e, err := a.store.Resolve(o.ref)
+	e, conn, err := a.acpChatConn(o.ref, ": it has no modes or options")
 	if err != nil {
 		return err
 	}
-	if e.Broken != nil {
-		return e.Broken
-	}
-	conn, cfg, err := a.harnessesNow()
-	if err != nil {
-		return err
-	}
-	if conn != nil {
-		defer conn.Close()
-	}
-	if h, ok := cfg.Harness(e.Meta.Harness); !ok || h.Transport != harness.TransportACP {
-		return usagef("chat %s runs %s, which does not speak ACP: it has no modes or options", e.ID, e.Meta.Harness)
-	}
-	if conn == nil {
-		exe, err := os.Executable()
-		if err != nil {
-			return fmt.Errorf("find acpmux-tui's own binary to start the server: %w", err)
-		}
-		if conn, err = client.EnsureServer(a.store.Home(), exe); err != nil {
-			return err
-		}
-		defer conn.Close()
-	}
+	defer conn.Close()
 	return a.setOn(conn, e.ID, o)
 }
 

@@ -47,13 +47,7 @@ func cmdSignIn(a *app, args []string) error {
 // signInRun takes the offer on the chat's server.
 func signInRun(a *app, o signInOptions) error {
 	if o.host != "" {
-		return a.onHost(o.host, func(l *hostLink) error {
-			c, err := l.resolve(o.ref)
-			if err != nil {
-				return err
-			}
-			return a.signInOn(l.conn, c.ID, o)
-		})
+		return a.onHostChat(o.host, o.ref, func(l *hostLink, id string) error { return a.signInOn(l.conn, id, o) })
 	}
 	if err := a.open(); err != nil {
 		return err
