@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -136,8 +137,16 @@ type sshLink struct {
 	closeOnce sync.Once
 }
 
+// linkLogLevel has ssh say why a link ended. ssh tells a timeout ("Timeout,
+// server … not responding"), a connection closed or reset, at its INFO
+// level; a config that hushes it (LogLevel ERROR or QUIET, often set
+// against warnings) makes it exit 255 saying nothing. Its stderr on a link
+// is only read to say why the link ended, so INFO is asked for; ssh keeps
+// the first value it reads, so a LogLevel in ssh_options still wins.
+var linkLogLevel = []string{"-o", "LogLevel=INFO"}
+
 func startLink(h Host, extra []string) (*sshLink, error) {
-	argv := h.SSHArgs(extra, h.RemoteLine("proxy"))
+	argv := h.SSHArgs(append(slices.Clone(extra), linkLogLevel...), h.RemoteLine("proxy"))
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("link to host %s: %w", h.Name, err)
@@ -204,11 +213,16 @@ func (l *sshLink) ended() error {
 	return fmt.Errorf("host %s: acpmux-tui proxy ended: %s", h.Name, orExit(said, code))
 }
 
+// orExit is what ssh said, else its exit status: for 255, ssh's own
+// failure, said as such.
 func orExit(said string, code int) string {
-	if said == "" {
-		return fmt.Sprintf("exit status %d", code)
+	switch {
+	case said != "":
+		return said
+	case code == 255:
+		return "ssh exited with status 255 without saying why (ssh_options may quiet it: LogLevel, -q)"
 	}
-	return said
+	return fmt.Sprintf("exit status %d", code)
 }
 
 // lastLines keeps the last few lines of what ssh said, on one line.
@@ -218,7 +232,8 @@ func lastLines(s string) string {
 		lines = lines[len(lines)-3:]
 	}
 	for i := range lines {
-		lines[i] = strings.TrimSpace(lines[i])
+		// "…not responding." reads as part of a longer line.
+		lines[i] = strings.TrimSuffix(strings.TrimSpace(lines[i]), ".")
 	}
 	return strings.Join(lines, "; ")
 }

@@ -3,9 +3,11 @@ package tui
 import (
 	"strings"
 
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/acpmux/acpmux-tui/internal/plaintext"
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
-	tea "github.com/charmbracelet/bubbletea"
 )
 
 // This file is the TUI's side of other hosts: a mux over several servers
@@ -72,6 +74,7 @@ func (m *Model) watchHosts() tea.Cmd {
 // (none configured, or the last taken out of the config) there are no
 // headers.
 func (m *Model) hostsChanged(hosts []proto.HostStatus) {
+	m.clearHostStatus(m.hosts, hosts)
 	m.hosts = hosts
 	if len(hosts) < 2 {
 		m.sidebar.SetHosts(nil)
@@ -89,6 +92,53 @@ func (m *Model) hostsUpdated(msg hostsMsg) tea.Cmd {
 	m.hostsChanged(msg.hosts)
 	m.sideChanged = true
 	return tea.Batch(waitHosts(h), m.reloadList(""))
+}
+
+// clearHostStatus drops an error in the status line that a host's link
+// being down caused, once the host answers again: it would say "link
+// down" for as long as nothing else is said. The error is known by its
+// words: it names the host as the client's errors of a link do ("the
+// link to host NAME is down", "host NAME does not answer"), or quotes
+// why the host was down. A host seen back from down says so instead.
+func (m *Model) clearHostStatus(was, now []proto.HostStatus) {
+	if !m.isErr || m.status == "" {
+		return
+	}
+	for _, h := range now {
+		if !h.Remote || h.Down != "" {
+			continue
+		}
+		before := ""
+		for _, o := range was {
+			if o.Name == h.Name {
+				before = o.Down
+			}
+		}
+		if !saysHostDown(m.status, h.Name, before) {
+			continue
+		}
+		if before != "" {
+			m.setStatus("reconnected to host "+h.Name, false)
+		} else {
+			m.setStatus("", false)
+		}
+		return
+	}
+}
+
+// saysHostDown reports whether status is about host name not answering:
+// the client's words for it, or the reason it was down (down, if any,
+// when it names the host: not a bare "connecting…").
+func saysHostDown(status, name, down string) bool {
+	if down = plaintext.Line(down); strings.Contains(down, "host "+name) && strings.Contains(status, down) {
+		return true
+	}
+	for _, words := range []string{"link to host " + name + " is down", "host " + name + " does not answer"} {
+		if strings.Contains(status, words) {
+			return true
+		}
+	}
+	return false
 }
 
 // hostDown is why the host of chat id does not answer, "" while it does

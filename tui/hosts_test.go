@@ -8,9 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	tea "github.com/charmbracelet/bubbletea"
+
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
-	tea "github.com/charmbracelet/bubbletea"
 )
 
 // Tests of the TUI over several hosts: the sidebar's headers, the pane of
@@ -348,5 +349,60 @@ func TestRemoteChatReviewedThereNotExported(t *testing.T) {
 	}
 	if calls := r.fake.Calls(); !slices.Contains(calls, "review "+far) {
 		t.Errorf("the review was not asked of the mux for %s: %q", far, calls)
+	}
+}
+
+// TestStatusLinkDownClearsWhenTheHostIsBack: keys typed into a chat of a
+// host whose link is down fail, and the status line says why, in ssh's
+// words; once the host's state comes back up the status line drops that
+// ("reconnected to host box"), while an error of something else stays.
+func TestStatusLinkDownClearsWhenTheHostIsBack(t *testing.T) {
+	r, f := openRouted(t, []string{"alpha"}, []string{"far one"})
+	var far string
+	for _, id := range r.order() {
+		if strings.HasPrefix(id, "box:") {
+			far = id
+		}
+	}
+	footer := func() string {
+		v := r.m.View()
+		return v[strings.LastIndexByte(v, '\n')+1:]
+	}
+	down := "the link to host box is down: ssh to host box (box) failed: Timeout, server 10.1.2.3 not responding; reconnecting"
+	f.hosts[1].Down = down
+	r.run(func() tea.Msg { return hostsMsg{f.Hosts()} })
+	// What the input writer sends when the Router refuses the keys.
+	r.m.Update(writeErrMsg{id: far, err: errors.New(down)})
+	if v := footer(); !strings.Contains(v, "✗ send keys: the link to host box is down") || !strings.Contains(r.m.status, "failed: Timeout, server 10.1.2.3 not responding") {
+		t.Fatalf("the status line does not say why the keys were not sent (%q):\n%s", r.m.status, v)
+	}
+	// Another change of the hosts, box still down: it stays.
+	r.run(func() tea.Msg { return hostsMsg{f.Hosts()} })
+	if v := footer(); !strings.Contains(v, "link to host box is down") {
+		t.Fatalf("the status line dropped the error while box is down:\n%s", v)
+	}
+	f.hosts[1].Down = ""
+	r.run(func() tea.Msg { return hostsMsg{f.Hosts()} })
+	if v := footer(); strings.Contains(v, "is down") || !strings.Contains(v, "✓ reconnected to host box") {
+		t.Fatalf("box is back, but the status line says:\n%s", v)
+	}
+
+	// The error came after the TUI last heard of box: it heard of box
+	// down and back at once (the Router's signals coalesce). Its words
+	// still say it is box's link, which is up: it is dropped.
+	r.m.Update(writeErrMsg{id: far, err: errors.New("host box does not answer: connecting…")})
+	r.run(func() tea.Msg { return hostsMsg{f.Hosts()} })
+	if v := footer(); strings.Contains(v, "does not answer") {
+		t.Fatalf("box answers, but the status line says:\n%s", v)
+	}
+
+	// An error of something else stays when box comes back.
+	r.m.fail("rename", errors.New("the name is taken"))
+	f.hosts[1].Down = down
+	r.run(func() tea.Msg { return hostsMsg{f.Hosts()} })
+	f.hosts[1].Down = ""
+	r.run(func() tea.Msg { return hostsMsg{f.Hosts()} })
+	if v := footer(); !strings.Contains(v, "✗ rename: the name is taken") {
+		t.Fatalf("box came back and took another error with it:\n%s", v)
 	}
 }

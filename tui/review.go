@@ -3,6 +3,9 @@ package tui
 import (
 	"fmt"
 	"strings"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/acpmux/acpmux-tui/internal/plaintext"
 	"github.com/acpmux/acpmux-tui/proto"
@@ -10,7 +13,6 @@ import (
 	"github.com/acpmux/acpmux-tui/third_party/bubbles/cursor"
 	"github.com/acpmux/acpmux-tui/third_party/bubbles/key"
 	"github.com/acpmux/acpmux-tui/third_party/bubbles/textinput"
-	tea "github.com/charmbracelet/bubbletea"
 )
 
 // This file is the review pane (d): what the selected chat changed. A list
@@ -92,6 +94,7 @@ type ReviewDialog struct {
 	asking        bool
 	input         textinput.Model
 	git           reviewGit // c, P, m (review_commit.go)
+	now           func() time.Time
 	w, h          int
 }
 
@@ -102,7 +105,16 @@ func NewReviewDialog(c *Common, owner int, rv Reviews, m *sessions.Meta) *Review
 	in.Prompt = "ref: "
 	in.CharLimit = 256
 	in.Cursor.SetMode(cursor.CursorStatic)
-	return &ReviewDialog{c: c, owner: owner, reviews: rv, meta: m, loading: true, input: in, git: newReviewGit()}
+	return &ReviewDialog{c: c, owner: owner, reviews: rv, meta: m, loading: true, input: in, git: newReviewGit(), now: time.Now}
+}
+
+// WithClock has the pane tell times by now (the model's clock, in its
+// zone) and returns it.
+func (d *ReviewDialog) WithClock(now func() time.Time) *ReviewDialog {
+	if now != nil {
+		d.now = now
+	}
+	return d
 }
 
 // Init computes the review against the chat's own base.
@@ -110,10 +122,11 @@ func (d *ReviewDialog) Init() tea.Cmd {
 	return computeReview(d.owner, d.reviews, d.meta.ID, d.side)
 }
 
-// SetSize takes most of the screen.
+// SetSize takes the whole screen above the help line: a margin round the
+// pane would show slivers of the boxes under it.
 func (d *ReviewDialog) SetSize(w, h int) {
-	d.w = max(w-4, minDialogW)
-	d.h = max(h-3, 10)
+	d.w = max(w, minDialogW)
+	d.h = max(h-1, 10)
 	d.input.Width = max(d.w-12, 1)
 }
 
@@ -218,8 +231,9 @@ func (d *ReviewDialog) compare(side proto.ReviewSide) tea.Cmd {
 // setSections builds the list rows once per review.
 func (d *ReviewDialog) setSections(sections []proto.ReviewSection) {
 	d.sections, d.rows, d.files = sections, nil, nil
+	now := d.now()
 	for si, s := range sections {
-		d.rows = append(d.rows, reviewRow{section: si, file: -1, text: sectionTitle(s)})
+		d.rows = append(d.rows, reviewRow{section: si, file: -1, text: sectionTitle(s, now)})
 		for fi, f := range s.Files {
 			d.files = append(d.files, len(d.rows))
 			d.rows = append(d.rows, reviewRow{section: si, file: fi, text: fileRow(s, f)})
@@ -228,9 +242,9 @@ func (d *ReviewDialog) setSections(sections []proto.ReviewSection) {
 }
 
 // sectionTitle is a section's row: its folder, how it is compared and its
-// note.
-func sectionTitle(s proto.ReviewSection) string {
-	against := "since " + s.Base
+// note; a time is told as reviewTime tells it at now.
+func sectionTitle(s proto.ReviewSection, now time.Time) string {
+	against := "since " + reviewTime(s.Base, now)
 	if s.Kind == proto.ReviewGit {
 		against = "against " + shortCommit(s.Base)
 	}
@@ -239,6 +253,28 @@ func sectionTitle(s proto.ReviewSection) string {
 		t += ": " + s.Note
 	}
 	return plaintext.Line(t)
+}
+
+// reviewTime is the time an mtime section counts from (RFC 3339), as a
+// reader wants it: in now's zone (the local one), "14:06 today", "09:10
+// yesterday", "Dec 3 09:10" earlier this year, "2025-12-03 09:10" before.
+// A text that is no such time is shown as it came.
+func reviewTime(base string, now time.Time) string {
+	t, err := time.Parse(time.RFC3339, base)
+	if err != nil {
+		return base
+	}
+	t = t.In(now.Location())
+	day := func(t time.Time) string { return t.Format("2006-01-02") }
+	switch {
+	case day(t) == day(now):
+		return t.Format("15:04") + " today"
+	case day(t) == day(now.AddDate(0, 0, -1)):
+		return t.Format("15:04") + " yesterday"
+	case t.Year() == now.Year():
+		return t.Format("Jan 2 15:04")
+	}
+	return t.Format("2006-01-02 15:04")
 }
 
 func shortCommit(sha string) string {

@@ -8,11 +8,12 @@ import (
 	"testing"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/teatest"
+
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/x/exp/teatest"
 )
 
 func gitT(t *testing.T, dir string, argv ...string) string {
@@ -115,10 +116,36 @@ func TestReviewDialogUpdate(t *testing.T) {
 	}
 }
 
+// TestReviewTimes: the time an mtime section counts from is told in the
+// clock's zone, as a reader wants it; a base that is no time is kept.
+func TestReviewTimes(t *testing.T) {
+	cet := time.FixedZone("CET", 3600)
+	now := time.Date(2026, 12, 1, 16, 0, 0, 0, cet)
+	for _, c := range []struct{ base, want string }{
+		{"2026-12-01T13:06:00Z", "14:06 today"},
+		{"2026-11-30T23:30:00Z", "00:30 today"}, // the day in the clock's zone
+		{"2026-11-30T08:10:00.123456789Z", "09:10 yesterday"},
+		{"2026-11-30T22:59:00Z", "23:59 yesterday"},
+		{"2026-11-29T22:59:00Z", "Nov 29 23:59"},
+		{"2026-12-03T08:10:00Z", "Dec 3 09:10"},
+		{"2026-03-03T08:10:00+01:00", "Mar 3 08:10"},
+		{"2025-12-31T23:10:00Z", "Jan 1 00:10"}, // this year in the clock's zone
+		{"2025-12-31T22:10:00Z", "2025-12-31 23:10"},
+		{"2025-12-03T08:10:00Z", "2025-12-03 09:10"},
+		{"not a time", "not a time"},
+	} {
+		if got := reviewTime(c.base, now); got != c.want {
+			t.Errorf("reviewTime(%q) = %q, want %q", c.base, got, c.want)
+		}
+	}
+}
+
 // TestGoldenReview: d opens the review pane over the list; with its
 // sections and a diff in, it shows the files grouped by folder with their
-// counts, the binary file and the mtime folder's file named, and the
-// selected file's diff.
+// counts, the binary file and the mtime folder's file named with the time
+// it counts from (local, "09:10 today"), and the selected file's diff. The
+// pane covers the screen above the help line: nothing of the boxes under
+// it shows at its edges.
 func TestGoldenReview(t *testing.T) {
 	entries := []sessions.Entry{
 		{ID: "k3x9q2", Meta: &sessions.Meta{ID: "k3x9q2", Name: "fix the parser", Harness: "claude", Cwd: "/nonexistent/src/app",
@@ -139,7 +166,7 @@ func TestGoldenReview(t *testing.T) {
 		{Folder: "/nonexistent/lib", Kind: proto.ReviewGit, Base: "89abcdef0123456789abcdef0123456789abcdef", Files: []proto.ReviewFile{
 			{Path: "lex.go", Status: proto.ReviewAdded, Added: 10},
 		}},
-		{Folder: "/nonexistent/notes", Kind: proto.ReviewMtime, Base: "2026-12-03T09:00:00Z", Note: "not a git repository: files modified since, not diffed",
+		{Folder: "/nonexistent/notes", Kind: proto.ReviewMtime, Base: "2026-12-01T09:10:00Z", Note: "not a git repository: files modified since, not diffed",
 			Files: []proto.ReviewFile{{Path: "todo.md", Status: proto.ReviewModified}}},
 	}})
 	// Its diff is asked of git in a folder that does not exist: wait for
@@ -152,5 +179,16 @@ func TestGoldenReview(t *testing.T) {
 		t.Fatal(err)
 	}
 	final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(*Model)
-	teatest.RequireEqualOutput(t, []byte(final.View()))
+	view := final.View()
+	lines := strings.Split(view, "\n")
+	for i, l := range lines[:len(lines)-1] { // all but the help line
+		first, last := []rune(l)[0], []rune(l)[len([]rune(l))-1]
+		if !strings.ContainsRune("╭│╰", first) || !strings.ContainsRune("╮│╯", last) || i == 0 && !strings.HasPrefix(l, "╭─ review") {
+			t.Fatalf("line %d is not the review pane's edge to edge: %q", i, l)
+		}
+		if strings.Contains(l, "│▌") || strings.Count(l, "│") > 2 {
+			t.Fatalf("line %d shows a piece of a box under the pane: %q", i, l)
+		}
+	}
+	teatest.RequireEqualOutput(t, []byte(view))
 }

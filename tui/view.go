@@ -158,11 +158,28 @@ func overlay(lines, box []string, w, bodyH int) {
 			b = ansi.Truncate(b, w, "")
 		}
 		bg := lines[y+i]
-		before, after := ansi.Truncate(bg, x, ""), ansi.TruncateLeft(bg, x+bw, "")
+		before, after := overlayEdges(bg, x, bw)
 		if strings.Contains(bg, "\x1b") || strings.Contains(b, "\x1b") {
 			lines[y+i] = before + "\x1b[0m" + b + "\x1b[0m" + after
 		} else {
 			lines[y+i] = before + b + after
 		}
 	}
+}
+
+// overlayEdges is what of bg shows left of a box at x, bw wide, and right
+// of it, each exactly as wide as the cells it stands for: a wide character
+// the box's edge cuts in two is a blank, not half of it pushing the rest
+// of the line (and the borders on it) a column aside.
+func overlayEdges(bg string, x, bw int) (before, after string) {
+	before = ansi.Truncate(bg, x, "")
+	before += strings.Repeat(" ", max(x-ansi.StringWidth(before), 0))
+	want := max(ansi.StringWidth(bg)-x-bw, 0)
+	for cut := x + bw; ; cut++ {
+		after = ansi.TruncateLeft(bg, cut, "")
+		if ansi.StringWidth(after) <= want {
+			break
+		}
+	}
+	return before, strings.Repeat(" ", want-ansi.StringWidth(after)) + after
 }
