@@ -1,3 +1,5 @@
+//go:build linux
+
 package e2e
 
 import (
@@ -92,16 +94,25 @@ func TestHookRemembersAHungServer(t *testing.T) {
 			hookSilent(t, hungEnv(home, tmp), strings.NewReader(preToolUse), "PreToolUse")
 			first := ownMarker(t, marker)
 
+			// Each hook within the window races one that meets no marker,
+			// started first: the marked one ends first. On a loaded
+			// machine one process may be held back long enough to lose a
+			// race now and then, so the test asks it of most races, not
+			// of each: a hook that ignored the marker would lose them all.
 			const followers = 5
-			for i := range followers {
+			lost := 0
+			for range followers {
 				unmarked := startHook(t, hungEnv(home, t.TempDir()), strings.NewReader(preToolUse), "PreToolUse")
 				marked := startHook(t, hungEnv(home, tmp), strings.NewReader(preToolUse), "PreToolUse")
 				marked.silent()
 				if unmarked.exited() {
-					t.Errorf("hook %d after the marker waited as long as one that met none", i+2)
+					lost++
 				}
 				unmarked.silent()
 				sameMarker(t, marker, first, "a hook within the window")
+			}
+			if lost > followers/2 {
+				t.Errorf("%d of %d hooks after the marker waited as long as one that met none", lost, followers)
 			}
 			if l != nil {
 				// Every hook reported: 1 + followers, and as many beside them.

@@ -7,6 +7,7 @@ import (
 	"compress/gzip"
 	"crypto/sha256"
 	"debug/elf"
+	"debug/macho"
 	"fmt"
 	"io"
 	"os"
@@ -136,9 +137,12 @@ func TestGoInstallFromAProxy(t *testing.T) {
 	}
 }
 
-// TestReleaseSnapshot: scripts/release builds a static binary for each
-// target into its archive, with SHA256SUMS over them; the binary for this
-// machine runs and says the version it was given.
+// TestReleaseSnapshot: scripts/release builds a binary for each target
+// into its archive, with SHA256SUMS over them: linux ones static ELF of
+// their machine, darwin ones Mach-O of their CPU linking the system's
+// libraries only (every Go program on darwin links libSystem); the binary
+// for this machine runs and says the version it was given. The darwin
+// ones are only read, never run: this machine cannot.
 func TestReleaseSnapshot(t *testing.T) {
 	if testing.Short() {
 		t.Skip("cross-builds the whole module for each target")
@@ -153,15 +157,21 @@ func TestReleaseSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	want := map[string]bool{"linux_amd64": true, "linux_arm64": true, "darwin_amd64": true, "darwin_arm64": true}
 	lines := strings.Split(strings.TrimSpace(string(sums)), "\n")
-	if len(lines) != 2 {
-		t.Fatalf("SHA256SUMS:\n%s", sums)
+	if len(lines) != len(want) {
+		t.Fatalf("SHA256SUMS: want %d archives:\n%s", len(want), sums)
 	}
 	for _, l := range lines {
 		sum, name, ok := strings.Cut(l, "  ")
 		if !ok {
 			t.Fatalf("SHA256SUMS line %q", l)
 		}
+		target := releaseTarget(name)
+		if !want[target] {
+			t.Fatalf("SHA256SUMS: %s is not one of the targets (or twice)", name)
+		}
+		delete(want, target)
 		data, err := os.ReadFile(filepath.Join(out, name))
 		if err != nil {
 			t.Fatal(err)
@@ -170,16 +180,13 @@ func TestReleaseSnapshot(t *testing.T) {
 			t.Errorf("%s: sha256 %s, SHA256SUMS says %s", name, got, sum)
 		}
 		bin := untarBinary(t, data)
-		f, err := elf.NewFile(bytes.NewReader(bin))
-		if err != nil {
-			t.Fatalf("%s: the binary is not ELF: %v", name, err)
+		goos, goarch, _ := strings.Cut(target, "_")
+		if goos == "darwin" {
+			checkMachO(t, name, bin, goarch)
+			continue
 		}
-		for _, p := range f.Progs {
-			if p.Type == elf.PT_INTERP {
-				t.Errorf("%s: the binary is dynamically linked (it has an interpreter)", name)
-			}
-		}
-		if !strings.HasSuffix(name, "_linux_"+runtime.GOARCH+".tar.gz") {
+		checkStaticELF(t, name, bin, goarch)
+		if goarch != runtime.GOARCH {
 			continue
 		}
 		path := filepath.Join(t.TempDir(), "acpmux-tui")
@@ -190,6 +197,64 @@ func TestReleaseSnapshot(t *testing.T) {
 		if err != nil || !strings.HasPrefix(string(v), "acpmux-tui 0.0.0-snapshot-") {
 			t.Errorf("%s version: %v\n%s", name, err, v)
 		}
+	}
+}
+
+// releaseTarget is an archive's OS_ARCH: acpmux-tui_VERSION_OS_ARCH.tar.gz.
+func releaseTarget(name string) string {
+	f := strings.Split(strings.TrimSuffix(name, ".tar.gz"), "_")
+	if len(f) < 2 {
+		return ""
+	}
+	return f[len(f)-2] + "_" + f[len(f)-1]
+}
+
+// checkStaticELF: bin is ELF for goarch without an interpreter (static).
+func checkStaticELF(t *testing.T, name string, bin []byte, goarch string) {
+	t.Helper()
+	f, err := elf.NewFile(bytes.NewReader(bin))
+	if err != nil {
+		t.Fatalf("%s: the binary is not ELF: %v", name, err)
+	}
+	if want := map[string]elf.Machine{"amd64": elf.EM_X86_64, "arm64": elf.EM_AARCH64}[goarch]; f.Machine != want {
+		t.Errorf("%s: ELF for %v, want %v", name, f.Machine, want)
+	}
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			t.Errorf("%s: the binary is dynamically linked (it has an interpreter)", name)
+		}
+	}
+}
+
+// checkMachO: bin is a Mach-O executable for goarch whose libraries are
+// all the system's (/usr/lib, /System/Library), libSystem among them:
+// what a Go program built without cgo links on darwin, present on every
+// Mac.
+func checkMachO(t *testing.T, name string, bin []byte, goarch string) {
+	t.Helper()
+	f, err := macho.NewFile(bytes.NewReader(bin))
+	if err != nil {
+		t.Fatalf("%s: the binary is not Mach-O: %v", name, err)
+	}
+	if want := map[string]macho.Cpu{"amd64": macho.CpuAmd64, "arm64": macho.CpuArm64}[goarch]; f.Cpu != want {
+		t.Errorf("%s: Mach-O for %v, want %v", name, f.Cpu, want)
+	}
+	if f.Type != macho.TypeExec {
+		t.Errorf("%s: Mach-O of type %v, not an executable", name, f.Type)
+	}
+	libs, err := f.ImportedLibraries()
+	if err != nil {
+		t.Fatalf("%s: its libraries: %v", name, err)
+	}
+	system := false
+	for _, l := range libs {
+		if !strings.HasPrefix(l, "/usr/lib/") && !strings.HasPrefix(l, "/System/Library/") {
+			t.Errorf("%s: links %s, not a library of the system", name, l)
+		}
+		system = system || strings.HasPrefix(l, "/usr/lib/libSystem")
+	}
+	if !system {
+		t.Errorf("%s: does not link libSystem (%v): not a Go darwin build", name, libs)
 	}
 }
 

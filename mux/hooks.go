@@ -63,7 +63,9 @@ func (m *Mux) fork(cmd *exec.Cmd, start func() error) error {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
-	cmd.SysProcAttr.Pdeathsig = sig
+	if !setPdeathsig(cmd.SysProcAttr, sig) {
+		return start()
+	}
 	t := &m.forker
 	t.once.Do(func() {
 		t.jobs = make(chan func())

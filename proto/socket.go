@@ -1,12 +1,10 @@
 package proto
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 )
 
 // This file says where a home's server is: its socket, how to reach a
@@ -30,36 +28,17 @@ func HookSocketPath(home string) string { return filepath.Join(home, HookSocketN
 // after a crash.
 const RunningDir = "running"
 
-// MaxSunPath is the longest socket path the kernel takes (sun_path is 108
-// bytes with its NUL).
-const MaxSunPath = 107
-
 // ShortAddr returns an address for the socket file at path that fits in a
-// sockaddr_un: path itself when short enough, else the same file reached
-// through /proc/self/fd and an open descriptor of its folder. Call release
-// once the bind or connect is done.
+// sockaddr_un: path itself when short enough (MaxSunPath), else, on
+// Linux, the same file reached through /proc/self/fd and an open
+// descriptor of its folder (longAddr). Call release once the bind or
+// connect is done.
 func ShortAddr(path string) (addr string, release func(), err error) {
 	if len(path) <= MaxSunPath {
 		return path, func() {}, nil
 	}
-	// Opened only to be named (O_PATH), which needs no right to read the
-	// folder: a sandboxed chat's harness may not read the agent home, and
-	// its hooks still reach the socket in it.
-	fd, err := syscall.Open(filepath.Dir(path), OPath|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return "", nil, &os.PathError{Op: "open", Path: filepath.Dir(path), Err: err}
-	}
-	addr = fmt.Sprintf("/proc/self/fd/%d/%s", fd, filepath.Base(path))
-	if len(addr) > MaxSunPath {
-		syscall.Close(fd)
-		return "", nil, fmt.Errorf("socket path %s is too long", path)
-	}
-	return addr, func() { syscall.Close(fd) }, nil
+	return longAddr(path)
 }
-
-// OPath is Linux's O_PATH (the syscall package names it on some
-// architectures only): the same value on every one Go builds for.
-const OPath = 0x200000
 
 // LockHolder returns the pid recorded in the agent home's lock file, or 0.
 // The pid is only meaningful while the lock is held.

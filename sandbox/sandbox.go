@@ -8,6 +8,9 @@
 // for the process, every thread, and every child, across exec, and cannot be
 // lifted.
 //
+// Off Linux there is no Landlock: ABI, Check, Restrict and the wrapper
+// refuse (sandbox_other.go), so a sandboxed chat is never started there.
+//
 // Everything fails closed: no Landlock, an ABI older than MinABI, a path that
 // cannot be opened or is a symlink all make Restrict return an error naming
 // the cause, and nothing is restricted then (every path is opened and every
@@ -15,15 +18,11 @@
 package sandbox
 
 import (
-	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
-	"golang.org/x/sys/unix"
 )
 
 // MinABI is the oldest Landlock ABI Restrict accepts. Below 3 the kernel
@@ -141,34 +140,6 @@ func rulesetAttr(abi int) ll.RulesetAttr {
 		attr.Scoped = ll.ScopeAbstractUnixSocket | ll.ScopeSignal
 	}
 	return attr
-}
-
-// ABI returns the Landlock ABI version in use (the kernel's, capped by
-// EnvMaxABI), or why there is none.
-func ABI() (int, error) {
-	v, err := ll.LandlockGetABIVersion()
-	if s := os.Getenv(EnvMaxABI); s != "" && err == nil {
-		max, perr := strconv.Atoi(s)
-		switch {
-		case perr != nil || max < 0:
-			return 0, fmt.Errorf("landlock: %s=%q is not a version", EnvMaxABI, s)
-		case max == 0:
-			return 0, fmt.Errorf("landlock: none (%s=0; the kernel offers ABI %d)", EnvMaxABI, v)
-		case max < v:
-			v = max
-		}
-	}
-	switch {
-	case errors.Is(err, unix.ENOSYS):
-		return 0, fmt.Errorf("landlock: the kernel was built without Landlock: %w", err)
-	case errors.Is(err, unix.EOPNOTSUPP):
-		return 0, fmt.Errorf("landlock: disabled at boot (not in the lsm= list): %w", err)
-	case err != nil:
-		return 0, fmt.Errorf("landlock: ask the ABI version: %w", err)
-	case v < 1:
-		return 0, fmt.Errorf("landlock: the kernel reports ABI %d", v)
-	}
-	return v, nil
 }
 
 // Summary describes the bound in one line, e.g.

@@ -187,7 +187,7 @@ func (w *chatWatch) statAll() map[string]fileStat {
 		}
 		st := fileStat{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
 		if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
-			st.ino, st.ctime = sys.Ino, sys.Ctim.Nano()
+			st.ino, st.ctime = sys.Ino, ctimeNano(sys)
 		}
 		out[id] = st
 	}

@@ -184,7 +184,7 @@ func statOf(path string) fileStat {
 	}
 	st := fileStat{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
 	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
-		st.ino, st.ctime = sys.Ino, sys.Ctim.Nano()
+		st.ino, st.ctime = sys.Ino, ctimeNano(sys)
 	}
 	return st
 }

@@ -1,12 +1,5 @@
 package server
 
-import (
-	"bytes"
-	"fmt"
-	"os"
-	"strconv"
-)
-
 // A status report (MethodHook) is taken only from a process of the chat's
 // own harness: the connecting process (SO_PEERCRED) must be the harness,
 // in its session or process group (a pty harness leads a session of its
@@ -19,41 +12,6 @@ import (
 
 // maxAncestry bounds the walk up a reporting process's parents.
 const maxAncestry = 64
-
-// procStatFields reads /proc/PID/stat and returns its fields from the
-// third (state) on: the second, the command in parentheses, may hold
-// anything but ends at the last ')'.
-func procStatFields(pid int) ([][]byte, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return nil, err
-	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return nil, fmt.Errorf("/proc/%d/stat: no command", pid)
-	}
-	return bytes.Fields(b[i+1:]), nil
-}
-
-// procStat reads a process's parent, process group and session from
-// /proc/PID/stat.
-func procStat(pid int) (ppid, pgrp, sid int, err error) {
-	f, err := procStatFields(pid)
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	// state ppid pgrp session ...
-	if len(f) < 4 {
-		return 0, 0, 0, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(f))
-	}
-	nums := make([]int, 3)
-	for k := range nums {
-		if nums[k], err = strconv.Atoi(string(f[k+1])); err != nil {
-			return 0, 0, 0, fmt.Errorf("/proc/%d/stat: %w", pid, err)
-		}
-	}
-	return nums[0], nums[1], nums[2], nil
-}
 
 // processOfHarness reports whether process peer is the harness process
 // harnessPid, in its session or process group, or descends from it.

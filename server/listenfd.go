@@ -91,7 +91,7 @@ func inheritedListener(home string) (*net.UnixListener, error) {
 // checkListenFD checks that fd is a unix stream socket, listening, bound
 // to the agent home's socket path.
 func checkListenFD(fd int, home string) error {
-	domain, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_DOMAIN)
+	domain, err := socketDomain(fd)
 	if err != nil {
 		return fmt.Errorf("descriptor %d is not a socket: %w", fd, err)
 	}

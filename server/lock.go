@@ -135,24 +135,3 @@ func listen(home, name string) (*net.UnixListener, error) {
 	}
 	return ln, nil
 }
-
-// peerCred returns the uid and pid of the process at the other end of a
-// connection (SO_PEERCRED: as they were when it connected), read before
-// anything else is.
-func peerCred(c *net.UnixConn) (uid, pid int, err error) {
-	raw, err := c.SyscallConn()
-	if err != nil {
-		return -1, 0, err
-	}
-	var cred *unix.Ucred
-	var credErr error
-	if err := raw.Control(func(fd uintptr) {
-		cred, credErr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
-	}); err != nil {
-		return -1, 0, err
-	}
-	if credErr != nil {
-		return -1, 0, credErr
-	}
-	return int(cred.Uid), int(cred.Pid), nil
-}

@@ -3,7 +3,6 @@ package server
 import (
 	"errors"
 	"fmt"
-	"strconv"
 
 	"golang.org/x/sys/unix"
 )
@@ -20,53 +19,15 @@ import (
 //     pidfd of the very process that called connect, which the kernel
 //     pinned then: the pidfd says whether that process has exited,
 //     whoever holds its pid now;
-//   - elsewhere, the process's start time (/proc/PID/stat, field 22), read
-//     as the connection is let in, stands for it: a process that took the
+//   - elsewhere, the process's start time (/proc/PID/stat, field 22; on
+//     darwin sysctl's), read as the connection is let in, stands for it: a process that took the
 //     pid since has another start time. (A process that exits between its
 //     connect and the server's accept, its pid taken in that instant,
 //     escapes this fallback.)
 
-// procStart is a process's start time, in clock ticks since boot; zero is
-// unknown.
+// procStart is a process's start time, in clock ticks since boot (on
+// darwin, microseconds since the epoch); zero is unknown.
 type procStart uint64
-
-// peerPidfds reports whether the kernel gives a socket's peer as a pidfd
-// (SO_PEERPIDFD), trying it on a pair of sockets of its own.
-func peerPidfds() bool {
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return false
-	}
-	defer unix.Close(fds[0])
-	defer unix.Close(fds[1])
-	pidfd, err := unix.GetsockoptInt(fds[0], unix.SOL_SOCKET, unix.SO_PEERPIDFD)
-	if err != nil {
-		return false
-	}
-	unix.Close(pidfd)
-	return true
-}
-
-// procStartOf reads a process's start time from /proc/PID/stat; a process
-// that has exited (a zombie, or one being reaped) has none.
-func procStartOf(pid int) (procStart, error) {
-	f, err := procStatFields(pid)
-	if err != nil {
-		return 0, err
-	}
-	// f[0] is field 3 (state), f[19] field 22 (starttime).
-	if len(f) < 20 {
-		return 0, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(f))
-	}
-	if state := string(f[0]); state == "Z" || state == "X" || state == "x" {
-		return 0, fmt.Errorf("process %d has exited (state %s)", pid, state)
-	}
-	start, err := strconv.ParseUint(string(f[19]), 10, 64)
-	if err != nil || start == 0 {
-		return 0, fmt.Errorf("/proc/%d/stat: start time %q", pid, f[19])
-	}
-	return procStart(start), nil
-}
 
 // errPeerGone says that the process that made a connection has exited.
 var errPeerGone = errors.New("the process that connected has exited")
@@ -90,7 +51,7 @@ func peerOf(c *conn, pidfds bool) (peerProcess, error) {
 	}
 	var gerr error
 	if err := c.raw.Control(func(fd uintptr) {
-		p.pidfd, gerr = unix.GetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_PEERPIDFD)
+		p.pidfd, gerr = peerPidfd(int(fd))
 	}); err != nil {
 		return p, fmt.Errorf("the connection's peer: %w", err)
 	}
@@ -141,17 +102,6 @@ func (p peerProcess) still() error {
 		return errPeerGone // gone, or its pid is another process's now
 	}
 	return nil
-}
-
-// exited reports whether process pid has exited (a zombie, or dead), or
-// cannot be read at all.
-func exited(pid int) bool {
-	f, err := procStatFields(pid)
-	if err != nil || len(f) == 0 {
-		return true
-	}
-	state := string(f[0])
-	return state == "Z" || state == "X" || state == "x"
 }
 
 func (p peerProcess) close() {

@@ -123,7 +123,7 @@ func openChatFile(f chatFile, typ fs.FileMode, scratch []byte) ([]byte, fileIden
 	if err := unix.Fstat(fd, &st); err != nil {
 		return nil, fileIdentity{}, &fs.PathError{Op: "stat", Path: f.path(), Err: err}
 	}
-	if err := notRegular(modeType(st.Mode)); err != nil {
+	if err := notRegular(modeType(uint32(st.Mode))); err != nil {
 		return nil, fileIdentity{}, err
 	}
 	id := fileIdentity{dev: uint64(st.Dev), ino: st.Ino}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
 
 	"golang.org/x/sys/unix"
 
@@ -84,16 +83,11 @@ func OffLimitsFile(home, own string, f *os.File) string {
 	case sysfsMagic:
 		return reasonSys
 	}
-	// The kernel's name for the file, read without a path built on the
-	// heap: this runs at every file an agent asks for.
-	var link [32]byte
-	fdPath := strconv.AppendInt(append(link[:0], "/proc/self/fd/"...), int64(f.Fd()), 10)
-	var buf [unix.PathMax]byte
-	n, err := unix.Readlink(string(fdPath), buf[:])
-	if err != nil || n == 0 || n == len(buf) || buf[0] != '/' {
+	p := kernelPath(f.Fd())
+	if p == "" {
 		return "cannot tell where it is"
 	}
-	return OffLimits(home, own, string(buf[:n]))
+	return OffLimits(home, own, p)
 }
 
 // ProjectError is a refusal of a chat's own folder as given: not an

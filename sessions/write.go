@@ -66,13 +66,13 @@ func commitRename(tmp, path string, was *fileIdentity) error {
 		}
 		return os.Rename(tmp, path)
 	}
-	err := unix.Renameat2(unix.AT_FDCWD, tmp, unix.AT_FDCWD, path, unix.RENAME_NOREPLACE)
+	err := renameNoReplace(tmp, path)
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, unix.EEXIST):
 		return errors.New("a file is already at the new chat's path; left as it is")
-	case !errors.Is(err, unix.EINVAL) && !errors.Is(err, unix.ENOSYS):
+	case !noReplaceUnsupported(err):
 		return err
 	}
 	// This file system cannot refuse to replace in the rename itself: look

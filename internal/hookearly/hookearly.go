@@ -30,12 +30,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 	"unicode/utf8"
-	"unsafe"
 )
 
 // The contract, as harness and server have it (e2e/hook_test.go and
@@ -49,8 +47,6 @@ const (
 	envCodexNotify = "ACPMUX_CODEX_NOTIFY" // harness.EnvCodexNotify
 	methodHook     = "_acpmux/hook"        // proto.MethodHook
 	socketName     = "acpmux.sock"         // proto.SocketName
-	maxSunPath     = 107                   // as proto.ShortAddr
-	oPath          = 0x200000              // proto.OPath
 	envTmpdir      = "TMPDIR"              // where the hung-server marker is (hung.go)
 )
 
@@ -142,48 +138,6 @@ func Run(args []string, stdin int, getenv func(string) string, deadline time.Tim
 	in.read(deadline, nil)
 }
 
-// untilBudget returns how long is left of Budget since the process was
-// executed, as /proc/self/stat and the boot-time clock tell (the start
-// time is in clock ticks, 1/100 s, rounded down: what is left is rounded
-// down too); Budget itself when they cannot be read. The file is read
-// with plain system calls: an os.File would set up the runtime's poller,
-// which costs a hook system calls and a thread's wake-ups for nothing.
-func untilBudget() time.Duration {
-	fd, err := syscall.Open("/proc/self/stat", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return Budget
-	}
-	buf := make([]byte, 1024)
-	n, err := syscall.Read(fd, buf)
-	syscall.Close(fd)
-	if err != nil || n <= 0 {
-		return Budget
-	}
-	b := buf[:n]
-	end := strings.LastIndexByte(string(b), ')')
-	if end < 0 {
-		return Budget
-	}
-	f := strings.Fields(string(b[end+1:]))
-	if len(f) < 20 {
-		return Budget
-	}
-	ticks, err := strconv.ParseUint(f[19], 10, 64) // field 22, starttime
-	if err != nil {
-		return Budget
-	}
-	var now syscall.Timespec
-	const clockBoottime = 7
-	if _, _, e := syscall.RawSyscall(syscall.SYS_CLOCK_GETTIME, clockBoottime, uintptr(unsafe.Pointer(&now)), 0); e != 0 {
-		return Budget
-	}
-	since := time.Duration(now.Nano()) - time.Duration(ticks)*10*time.Millisecond
-	if since < 0 || since > time.Minute {
-		return Budget // a clock that does not agree with the start time
-	}
-	return max(Budget-since, minLeft)
-}
-
 // input reads a hook's stdin, a file descriptor, with a deadline: it waits
 // for data with select(2), so a stdin left open (a pipe whose writer never
 // closes it, a terminal) cannot block it past the deadline.
@@ -202,11 +156,7 @@ func (in *input) read(deadline time.Time, enough func([]byte) bool) {
 	buf := make([]byte, 64<<10)
 	for !in.ended {
 		left := max(time.Until(deadline), 0)
-		var set syscall.FdSet
-		word := int(unsafe.Sizeof(set.Bits[0])) * 8
-		set.Bits[in.fd/word] |= 1 << (in.fd % word)
-		tv := syscall.NsecToTimeval(int64(left))
-		n, err := syscall.Select(in.fd+1, &set, nil, nil, &tv)
+		ready, err := waitReadable(in.fd, left)
 		if err == syscall.EINTR {
 			continue
 		}
@@ -214,13 +164,13 @@ func (in *input) read(deadline time.Time, enough func([]byte) bool) {
 			in.ended = true // no stdin at all (closed: EBADF)
 			return
 		}
-		if n == 0 {
+		if !ready {
 			if left == 0 {
 				return
 			}
 			continue // the deadline: the next look is the last
 		}
-		n, err = syscall.Read(in.fd, buf)
+		n, err := syscall.Read(in.fd, buf)
 		if err == syscall.EINTR || (err == syscall.EAGAIN && left > 0) {
 			continue
 		}
@@ -357,17 +307,13 @@ func report(home string, p Params, deadline time.Time) outcome {
 	}
 	addr := filepath.Join(home, socketName)
 	if len(addr) > maxSunPath {
-		// As proto.ShortAddr: the socket reached through its folder's fd,
-		// opened only to be named (O_PATH: a sandboxed harness may not
-		// read the agent home).
-		dir, err := syscall.Open(home, oPath|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
-		if err != nil {
+		var release func()
+		if addr, release = longAddr(home); addr == "" {
 			return unreached
 		}
-		defer syscall.Close(dir)
-		addr = "/proc/self/fd/" + strconv.Itoa(dir) + "/" + socketName
+		defer release()
 	}
-	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	fd, err := unixSocket()
 	if err != nil {
 		return unreached
 	}

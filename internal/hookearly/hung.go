@@ -86,7 +86,7 @@ func (m marker) state(now time.Time) (ours, fresh bool) {
 	if st.Mode&syscall.S_IFMT != syscall.S_IFREG || int(st.Uid) != m.uid {
 		return false, false
 	}
-	age := now.Sub(time.Unix(st.Mtim.Unix()))
+	age := now.Sub(mtime(&st))
 	return true, age < HungWindow && age > -HungWindow
 }
 
