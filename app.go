@@ -52,8 +52,14 @@ type app struct {
 	chats *chatsvc.Service
 }
 
-// open loads the paths, config, store and harness table once.
-func (a *app) open() error {
+// open loads the paths, config, store and harness table once. A config
+// file that does not read is an error (openDespiteConfig is the other
+// way).
+func (a *app) open() error { return a.load(false) }
+
+// load is open; despiteConfig goes on past a config file that does not
+// read (openDespiteConfig).
+func (a *app) load(despiteConfig bool) error {
 	if a.store != nil {
 		return nil
 	}
@@ -61,13 +67,16 @@ func (a *app) open() error {
 	if err != nil {
 		return err
 	}
-	cfg, table, err := harness.Load(paths.Config)
-	if err != nil {
-		return err
+	cfg, table, cfgErr := harness.Load(paths.Config)
+	if cfgErr != nil && !despiteConfig {
+		return cfgErr
 	}
 	store, err := sessions.OpenStore(paths.Home)
 	if err != nil {
 		return err
+	}
+	if cfgErr != nil {
+		cfg, table = a.configDespite(store.Home(), cfgErr)
 	}
 	a.paths, a.cfg, a.table, a.store = paths, cfg, table, store
 	return nil
@@ -179,7 +188,7 @@ func (a *app) view(e sessions.Entry) proto.ChatJSON {
 	}
 	j.PendingDirectories, j.PendingFiles, j.StatusFrom, j.Unread = live.PendingDirectories, live.PendingFiles, live.StatusFrom, live.Unread
 	if j.Status == proto.StatusFailed.String() {
-		j.Failed = live.Failed
+		j.Failed, j.Failure = live.Failed, live.Failure
 	}
 	j.SignIn = live.SignIn
 	if live.Usage != nil {
@@ -300,6 +309,7 @@ func (a *app) printView(v proto.ChatJSON, host string, meta *sessions.Meta, asJS
 	if v.Failed != "" {
 		row("failed", v.Failed)
 	}
+	failureRows(row, v.Failure)
 	usageRows(row, v.Usage)
 	a.signInRows(row, v)
 	if s := v.Sandbox; s != nil {
@@ -310,6 +320,28 @@ func (a *app) printView(v proto.ChatJSON, host string, meta *sessions.Meta, asJS
 	}
 	row("created", v.Created)
 	return w.Flush()
+}
+
+// failureRows say how a failed chat's harness last ended: the line it
+// printed that says why, the command it was started with (each argument
+// quoted as a shell would need it, so a copy runs it), and its exit.
+func failureRows(row func(k, v string), f *proto.FailureJSON) {
+	if f == nil {
+		return
+	}
+	if f.Said != "" {
+		row("reason", `"`+f.Said+`"`)
+	}
+	if len(f.Command) > 0 {
+		shown := harness.Shown(f.Command)
+		for i, a := range shown {
+			shown[i] = harness.ShellQuote(a)
+		}
+		row("command", strings.Join(shown, " "))
+	}
+	if f.Exit != "" {
+		row("exit", f.Exit)
+	}
 }
 
 // usageRows say what the chat's agent last said of its context window

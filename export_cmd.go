@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/acpmux/acpmux-tui/client"
 	"github.com/acpmux/acpmux-tui/internal/transfer"
@@ -48,12 +49,13 @@ func (a *app) export(ref, out string) error {
 	if err != nil {
 		return err
 	}
-	printExportReport(w, rep)
+	printExportReport(w, a.stderr, rep)
 	return nil
 }
 
-// printExportReport prints what an export wrote.
-func printExportReport(w io.Writer, rep proto.ExportReport) {
+// printExportReport prints what an export wrote on w; that the work in
+// the chat's worktree stays behind is a warning, on warn.
+func printExportReport(w, warn io.Writer, rep proto.ExportReport) {
 	where := rep.Path
 	if where == "-" {
 		where = "stdout"
@@ -65,6 +67,10 @@ func printExportReport(w io.Writer, rep proto.ExportReport) {
 	}
 	fmt.Fprintf(w, "conversation: %s\n", conv)
 	for _, n := range rep.Notes {
+		if strings.HasPrefix(n, transfer.NoteWorkStaysBehind) {
+			fmt.Fprintf(warn, "acpmux-tui: warning: %s\n", n)
+			continue
+		}
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
 }

@@ -372,6 +372,9 @@ func cmdLs(a *app, args []string) error {
 	if len(pos) > 0 {
 		return usagef("ls: unexpected argument %q", pos[0])
 	}
+	if err := a.openDespiteConfig(); err != nil {
+		return err
+	}
 	if *host != "" {
 		return a.onHost(*host, func(on *hostLink) error { return on.list(a, *asJSON) })
 	}
@@ -388,6 +391,9 @@ func cmdShow(a *app, args []string) error {
 	}
 	if len(pos) != 1 {
 		return usagef("usage: acpmux-tui show ID [--host NAME] [--json]")
+	}
+	if err := a.openDespiteConfig(); err != nil {
+		return err
 	}
 	if *host != "" {
 		return a.onHost(*host, func(on *hostLink) error { return on.show(a, pos[0], *asJSON) })

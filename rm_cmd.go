@@ -19,6 +19,10 @@ type removeOptions struct {
 // server runs is stopped first, on purpose, so it is not started again;
 // never for a removal that will be refused.
 func removeRun(a *app, o removeOptions) error {
+	// A typo in the config does not stop a removal.
+	if err := a.openDespiteConfig(); err != nil {
+		return err
+	}
 	return a.onTarget(o.host, func(t *target) error {
 		e, err := t.chats.Resolve(o.ref)
 		if err != nil {

@@ -66,7 +66,7 @@ func AskLive(home string) (map[string]proto.ChatJSON, error) {
 	for _, l := range res.Chats {
 		live[l.ID] = proto.ChatJSON{ID: l.ID, Status: l.Status, StatusFrom: l.StatusFrom, Unread: l.Unread,
 			PendingDirectories: l.PendingDirectories, PendingFiles: l.PendingFiles, FoldersVia: l.FoldersVia,
-			Usage: l.Usage, Failed: l.Failed, SignIn: l.SignIn}
+			Usage: l.Usage, Failed: l.Failed, Failure: l.Failure, SignIn: l.SignIn}
 	}
 	return live, nil
 }

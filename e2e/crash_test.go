@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -15,7 +16,7 @@ import (
 // End-to-end runs of the real binary with the real Claude Code, which
 // cannot reach its service here and says so before it exits 1: what it
 // printed must be on the chat's screen after each crash and once the chat
-// has failed, and the summary's error line quotes its last line.
+// has failed, and the summary's error line quotes the line that says why.
 
 // realClaudeCode returns the command (and the arguments before ours) that
 // runs the real Claude Code CLI installed by scripts/test in .peers/: the
@@ -74,8 +75,10 @@ func summaryValue(scr, label string) string {
 // prints its welcome and "Unable to connect to Anthropic services", and
 // exits 1. The chat pane shows those lines after the first crash, above
 // the divider of the respawn that follows; once the crashes pass the limit
-// and the chat is "failed" the last run's lines are on screen, and the
-// summary's error line quotes the last line it printed.
+// and the chat is "failed" the last run's lines are on screen, the
+// summary's error line quotes the line that says why (its connection
+// error, not the link it prints last), and `show` gives that reason, the
+// command it was started with and its exit as rows.
 func TestE2ERealClaudeCodeOfflineShowsWhy(t *testing.T) {
 	needTmux(t)
 	command, args := realClaudeCode(t)
@@ -106,11 +109,20 @@ func TestE2ERealClaudeCodeOfflineShowsWhy(t *testing.T) {
 		t.Fatalf("the failed chat's screen does not show the last run's error below its divider:\n%s", scr)
 	}
 	errLine := summaryValue(scr, "error")
-	if !strings.HasPrefix(errLine, `"`) || !strings.Contains(errLine, "supported-countries\"") {
-		t.Fatalf("the summary's error line %q does not quote Claude Code's last line; the screen:\n%s", errLine, scr)
+	if !strings.HasPrefix(errLine, `"Failed to connect to api.anthropic.com`) || strings.Contains(errLine, "supported-countries") {
+		t.Fatalf("the summary's error line %q does not quote Claude Code's connection error; the screen:\n%s", errLine, scr)
 	}
-	if j := c.chat("show", only(t, c).ID, "--json"); j.Status != "failed" {
-		t.Fatalf("show says the chat is %q, want failed", j.Status)
+	id := only(t, c).ID
+	j := c.chat("show", id, "--json")
+	if j.Status != "failed" || j.Failure == nil || !strings.HasPrefix(j.Failure.Said, "Failed to connect to api.anthropic.com") ||
+		len(j.Failure.Command) == 0 || j.Failure.Command[0] != command || j.Failure.Exit != "exit status 1" {
+		t.Fatalf("show --json of the failed chat: status %q, failure %+v", j.Status, j.Failure)
+	}
+	shown := c.ok("show", id)
+	for _, want := range []string{`reason +"Failed to connect to api\.anthropic\.com`, `command +` + regexp.QuoteMeta(command) + ` `, `exit +exit status 1`} {
+		if !regexp.MustCompile(`(?m)^` + want).MatchString(shown) {
+			t.Fatalf("show of the failed chat lacks the row %q:\n%s", want, shown)
+		}
 	}
 	s.keys("C-]")
 	s.waitFor("the chat pane to let go of the keyboard", func(scr string) bool { return !strings.Contains(scr, "keys go to claude") })

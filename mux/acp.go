@@ -427,7 +427,7 @@ func (c *acpChat) reap(p *acpProcess) {
 	if current {
 		c.proc, c.core = nil, nil
 		c.card = nil
-		c.state.Pid, c.state.ExitCode, c.state.Reason, c.state.TurnActive = 0, code, how, false
+		c.state.Pid, c.state.ExitCode, c.state.Exit, c.state.Reason, c.state.TurnActive = 0, code, how, how, false
 		switch {
 		case c.stopping:
 			c.state.Status = proto.StatusStopped

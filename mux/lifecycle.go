@@ -192,7 +192,7 @@ func (b *base) live() bool {
 // failLocked marks the chat failed with err, logs and reports it.
 func (b *base) failLocked(err error) error {
 	b.state.Status, b.state.Reason, b.state.LastError, b.state.Pid = proto.StatusFailed, err.Error(), err.Error(), 0
-	b.state.LastOutput = "" // the refusal is ours, not the harness's
+	b.state.LastOutput, b.state.Exit = "", "" // the refusal is ours, not the harness's
 	var gone *proto.FoldersGoneError
 	b.refusedGone = errors.As(err, &gone)
 	b.m.opt.Logger.Error("start harness", "chat", b.id, "err", err)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -484,7 +485,7 @@ func (c *ptyChat) exited(p *process, waitErr error) {
 		c.quiet.Stop()
 	}
 	code, how := exitStatus(p.cmd, waitErr)
-	c.state.Pid, c.state.ExitCode, c.state.Reason = 0, code, how
+	c.state.Pid, c.state.ExitCode, c.state.Exit, c.state.Reason = 0, code, how, how
 	if !c.stopping {
 		c.state.LastOutput = c.lastPrintedLocked()
 	}
@@ -516,21 +517,22 @@ func (c *ptyChat) exited(p *process, waitErr error) {
 	c.crashedLocked(how)
 }
 
-// lastPrintedLocked returns the last non-empty line on the screen that the
-// run which just ended printed: the lines above its divider are an earlier
+// lastPrintedLocked returns the line on the screen that the run which just
+// ended printed that says why it ended (whyLine: an error line over a
+// trailing link or advice): the lines above its divider are an earlier
 // run's.
 func (c *ptyChat) lastPrintedLocked() string {
 	_, rows := c.scr.Size()
+	var lines []string
 	for i := rows - 1; i >= 0; i-- {
 		l := c.scr.PlainLine(i)
 		if c.divider != "" && l == c.divider {
 			break
 		}
-		if l = strings.TrimSpace(l); l != "" {
-			return l
-		}
+		lines = append(lines, l)
 	}
-	return ""
+	slices.Reverse(lines)
+	return whyLine(lines)
 }
 
 // exitStatus turns Wait's result into an exit code (-1 for a signal) and a

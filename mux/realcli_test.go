@@ -211,10 +211,19 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 }
 
 // claudeOfflineErrorOnScreen asks for Claude Code's offline error, the
-// lines it prints after its welcome before it exits 1.
+// lines it prints after its welcome before it exits 1; once it has exited,
+// the line kept as why (LastOutput, which the summary quotes) is one of
+// those, not the link it prints last ("Check supported countries at",
+// then https://anthropic.com/supported-countries).
 func claudeOfflineErrorOnScreen(t *testing.T, r *rig, id string) {
 	t.Helper()
 	r.waitRealScreen(id, "claude", "Unable to connect to Anthropic services")
+	waitFor(t, "claude's exit to keep the line that says why", func() bool { return r.mux.State(id).LastOutput != "" })
+	said := r.mux.State(id).LastOutput
+	if !strings.Contains(said, "Unable to connect") && !strings.HasPrefix(said, "Failed to connect to api.anthropic.com") || strings.Contains(said, "supported-countries") {
+		t.Fatalf("claude exited offline; the line kept as why is %q, want its connection error; the screen and scrollback:\n%s",
+			said, strings.Join(r.mux.History(id, 0), "\n"))
+	}
 }
 
 // waitRealScreen waits for text on a real harness's screen, failing at

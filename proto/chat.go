@@ -60,12 +60,38 @@ type ChatJSON struct {
 	Sandbox *SandboxJSON `json:"sandbox,omitempty"`
 	// Failed is, for a chat whose status is failed, why (LiveChat.Failed).
 	Failed string `json:"failed,omitempty"`
+	// Failure is, for a chat whose status is failed, how its harness last
+	// ended (LiveChat.Failure); absent otherwise.
+	Failure *FailureJSON `json:"failure,omitempty"`
 	// Usage is, for an ACP chat whose agent said it, its context window
 	// and cost (LiveChat.Usage).
 	Usage *Usage `json:"usage,omitempty"`
 	// SignIn is, for an ACP chat whose agent wants a sign-in, the ways it
 	// offered (LiveChat.SignIn).
 	SignIn []SignIn `json:"signIn,omitempty"`
+}
+
+// FailureJSON is how a failed chat's harness last ended, as `show` prints
+// it under the reason: what it said, how it was started, how it ended.
+type FailureJSON struct {
+	// Said is the line the harness printed that says why it ended
+	// (State.LastOutput); absent when it printed none (an ACP harness).
+	Said string `json:"said,omitempty"`
+	// Command is the argument vector of its last start (State.Argv).
+	Command []string `json:"command,omitempty"`
+	// Exit is how its last process ended (State.Exit): "exit status 1",
+	// "killed by SIGKILL".
+	Exit string `json:"exit"`
+}
+
+// FailureOf is the failure st describes: nil when it is not failed, or
+// failed with no process ended (a start refused before one ran, whose
+// Argv, if any, is an earlier start's).
+func FailureOf(st State) *FailureJSON {
+	if st.Status != StatusFailed || st.Exit == "" {
+		return nil
+	}
+	return &FailureJSON{Said: st.LastOutput, Command: st.Argv, Exit: st.Exit}
 }
 
 // SandboxJSON is a sandboxed chat's bound as a start would apply it now,

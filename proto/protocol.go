@@ -127,6 +127,9 @@ type LiveChat struct {
 	// (a sandbox that cannot hold, a folder gone) or the crashes that
 	// stopped its respawns.
 	Failed string `json:"failed,omitempty"`
+	// Failure is, for a chat whose status is failed, how its harness last
+	// ended: what it said, its command, its exit (FailureOf).
+	Failure *FailureJSON `json:"failure,omitempty"`
 	// Usage is the context window and cost the chat's agent last said
 	// (State.Usage), absent until it says.
 	Usage *Usage `json:"usage,omitempty"`

@@ -94,6 +94,9 @@ type State struct {
 	Status Status
 	// ExitCode is the last exit status (-1 for a signal).
 	ExitCode int
+	// Exit says how the harness's last process ended, "exit status 1" or
+	// "killed by SIGKILL"; "" before one ended.
+	Exit string
 	// Reason says why the chat failed, or how it last exited.
 	Reason string
 	// Pid is the harness's process id while it runs.
@@ -104,10 +107,12 @@ type State struct {
 	Restarts int
 	// LastError is the last error met starting or running the harness.
 	LastError string
-	// LastOutput is the last non-empty line a pty harness printed on its
-	// screen before it last exited by itself, as plain text (escape
-	// sequences stripped, blanks trimmed): why it ended, in its own words.
-	// It is kept with LastError, cleared by a start on request.
+	// LastOutput is the line a pty harness printed on its screen before it
+	// last exited by itself that says why it ended, in its own words: of
+	// its last lines, the last that reads as an error, else the last that
+	// is not a bare link or decoration; as one plain line (escape
+	// sequences stripped, blanks trimmed and joined). It is kept with
+	// LastError, cleared by a start on request.
 	LastOutput string
 	// Title is the terminal title a pty harness set (OSC 0/2), or, for an
 	// ACP chat (which has no terminal), the title its agent gave its
@@ -230,7 +235,7 @@ const (
 // state with the one it last told each client at every change of its
 // screen.
 func (s State) Equal(o State) bool {
-	return s.Status == o.Status && s.ExitCode == o.ExitCode && s.Reason == o.Reason &&
+	return s.Status == o.Status && s.ExitCode == o.ExitCode && s.Exit == o.Exit && s.Reason == o.Reason &&
 		s.Pid == o.Pid && s.Started == o.Started && s.Restarts == o.Restarts &&
 		s.LastError == o.LastError && s.LastOutput == o.LastOutput && s.Title == o.Title &&
 		s.Unread == o.Unread && s.StatusFrom == o.StatusFrom && sameList(s.Argv, o.Argv) &&

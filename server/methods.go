@@ -202,7 +202,7 @@ func (s *Server) view(e sessions.Entry) proto.ChatJSON {
 		}
 	}
 	j.PendingDirectories, j.PendingFiles = live.PendingDirectories, live.PendingFiles
-	j.Unread, j.StatusFrom, j.Failed = live.Unread, live.StatusFrom, live.Failed
+	j.Unread, j.StatusFrom, j.Failed, j.Failure = live.Unread, live.StatusFrom, live.Failed, live.Failure
 	j.SignIn = live.SignIn
 	if live.Usage != nil {
 		j.Usage = live.Usage // else the chat file's, as last said
@@ -223,7 +223,7 @@ func liveOf(id string, st proto.State) proto.LiveChat {
 		l.StatusFrom = string(st.StatusFrom)
 	}
 	if st.Status == proto.StatusFailed {
-		l.Failed = st.Reason
+		l.Failed, l.Failure = st.Reason, proto.FailureOf(st)
 	}
 	return l
 }

@@ -5,15 +5,20 @@ import (
 	"path/filepath"
 	"strings"
 
+	tea "github.com/charmbracelet/bubbletea"
+
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/third_party/bubbles/key"
-	tea "github.com/charmbracelet/bubbletea"
 )
 
 // This file is the export dialog (e): one path field, prefilled with
 // <the TUI's folder>/<name slug>-<id>.acpmux.tgz; enter has the server
 // write the selected chat's bundle there, and the status line says where
 // it went, how big it is, how the conversation was carried and any notes.
+// For a worktree chat whose worktree holds work (uncommitted changes,
+// commits on no other branch: what rm finds), the dialog says first that
+// the work stays behind, as `acpmux-tui export` warns: a bundle carries
+// the chat and its conversation, not its worktree.
 
 // keyExport writes the bundle to the path typed.
 var keyExport = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "export"))
@@ -32,6 +37,35 @@ type chatExportedMsg struct {
 	id    string
 	rep   proto.ExportReport
 	err   error
+}
+
+// exportWorkMsg brings what a worktree chat's worktree holds that an
+// export leaves behind (proto.RemoveReport's WorktreeWork, from a dry run
+// of its removal). owner tags the dialog that asked.
+type exportWorkMsg struct {
+	owner  int
+	branch string
+	work   []string
+}
+
+// askExportWork asks the server, off the UI goroutine, what chat id's
+// worktree holds that would stay behind; a failure to tell shows nothing
+// (the export's report says it again).
+func askExportWork(mx Mux, owner int, id string) tea.Cmd {
+	return func() tea.Msg {
+		rep, err := mx.Remove(id, false, true)
+		if err != nil {
+			return nil
+		}
+		var work []string
+		for _, w := range rep.WorktreeWork {
+			// Its other chats running in the worktree are not work.
+			if !(strings.HasPrefix(w, "chat ") && strings.HasSuffix(w, " runs in it")) {
+				work = append(work, w)
+			}
+		}
+		return exportWorkMsg{owner: owner, branch: rep.Branch, work: work}
+	}
 }
 
 // exportChat has the server write chat id's bundle to path, off the UI
@@ -104,6 +138,11 @@ type ExportDialog struct {
 	errText   string
 	busy      bool
 	w         int
+	// worktree is set for a worktree chat: the dialog asks what its
+	// worktree holds (work, on branch) as it opens.
+	worktree bool
+	branch   string
+	work     []string
 }
 
 // NewExportDialog returns the dialog for chat id (named name); cwd is the
@@ -115,8 +154,21 @@ func NewExportDialog(c *Common, mx Mux, owner int, id, name, cwd, home string) *
 	return &ExportDialog{c: c, mux: mx, owner: owner, id: id, name: name, cwd: cwd, home: home, path: p}
 }
 
-// Init asks for the listing of the prefilled path's folder.
-func (d *ExportDialog) Init() tea.Cmd { return d.path.Sync() }
+// ForWorktree marks the chat as a worktree chat: the dialog asks, as it
+// opens, what work its worktree holds, and says that work stays behind.
+func (d *ExportDialog) ForWorktree() *ExportDialog {
+	d.worktree = true
+	return d
+}
+
+// Init asks for the listing of the prefilled path's folder and, for a
+// worktree chat, what its worktree holds.
+func (d *ExportDialog) Init() tea.Cmd {
+	if d.worktree {
+		return tea.Batch(d.path.Sync(), askExportWork(d.mux, d.owner, d.id))
+	}
+	return d.path.Sync()
+}
 
 // ErrText returns the error shown inline, if any.
 func (d *ExportDialog) ErrText() string { return d.errText }
@@ -137,6 +189,11 @@ func (d *ExportDialog) Update(msg tea.Msg) tea.Cmd {
 	case dirListedMsg:
 		_, cmd := d.path.Listed(msg)
 		return cmd
+	case exportWorkMsg:
+		if msg.owner == d.owner {
+			d.branch, d.work = msg.branch, msg.work
+		}
+		return nil
 	case chatExportedMsg:
 		if msg.owner != d.owner {
 			return nil
@@ -183,6 +240,7 @@ func (d *ExportDialog) View() []string {
 	lines := []string{"",
 		" " + st.Dim.Render(truncPlain(fmt.Sprintf("write %q (%s) to the bundle file:", d.name, d.id), iw-1)),
 		"", " " + d.path.View()}
+	lines = append(lines, d.workLines(iw-1)...)
 	switch {
 	case d.errText != "":
 		lines = append(lines, "")
@@ -196,6 +254,27 @@ func (d *ExportDialog) View() []string {
 	}
 	lines = append(lines, "")
 	return st.Box("export chat", lines, d.w, len(lines)+2, true)
+}
+
+// maxExportWork bounds the changes and commits the dialog names.
+const maxExportWork = 4
+
+// workLines say, when the chat's worktree holds work, that it stays
+// behind, naming the first of it; none otherwise.
+func (d *ExportDialog) workLines(w int) []string {
+	if len(d.work) == 0 {
+		return nil
+	}
+	st := d.c.Styles
+	lines := []string{"", " " + st.Warn.Render(truncPlain(fmt.Sprintf("⚠ the work in its git worktree stays behind (the bundle does not carry it), %d:", len(d.work)), w))}
+	for i, item := range d.work {
+		if i == maxExportWork {
+			lines = append(lines, " "+st.Dim.Render(fmt.Sprintf("  … %d more", len(d.work)-i)))
+			break
+		}
+		lines = append(lines, " "+st.Dim.Render(truncPlain("  "+item, w)))
+	}
+	return append(lines, " "+st.Dim.Render(truncPlain("commit it and push branch "+d.branch+" to reach it from elsewhere", w)))
 }
 
 // exported shows the result of an export: in the dialog when it failed

@@ -139,9 +139,13 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		m.setWarning("export writes on this machine: it is not offered for a chat of host " + hostOf(e.ID) + " (run acpmux-tui export there)")
 		return nil
 	case key.Matches(msg, km.Export):
-		return m.openDialog(NewExportDialog(m.c, m.mux, m.nextOwner(), e.ID, e.Meta.Name, m.opt.Cwd, m.opt.UserHome))
+		d := NewExportDialog(m.c, m.mux, m.nextOwner(), e.ID, e.Meta.Name, m.opt.Cwd, m.opt.UserHome)
+		if e.Meta.Worktree != nil {
+			d.ForWorktree()
+		}
+		return m.openDialog(d)
 	case key.Matches(msg, km.Review):
-		return m.openDialog(NewReviewDialog(m.c, m.nextOwner(), m.mux, e.Meta))
+		return m.openDialog(NewReviewDialog(m.c, m.nextOwner(), m.mux, e.Meta).WithClock(m.opt.Now))
 	}
 	if handled, cmd := m.sidebar.Update(msg); handled {
 		return tea.Batch(cmd, m.selectionChanged())

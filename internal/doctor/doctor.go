@@ -131,7 +131,7 @@ func checkConfig(path string) (Check, *config.Config, *harness.Table) {
 		cfg = config.Defaults()
 		table, _ = harness.NewTable(cfg)
 		c.Status, c.Detail = StatusFail, err.Error()
-		c.Fix = fmt.Sprintf("edit %s: correct or remove each key named (docs/config.md lists them); until then the commands that read it refuse", path)
+		c.Fix = fmt.Sprintf("edit %s: correct or remove each key named (docs/config.md lists them); until then the commands that start harnesses refuse it (ls, show, rm and doctor go on, with the last good config a running server holds or the defaults)", path)
 		return c, cfg, table
 	}
 	c.Status = StatusOK

@@ -16,12 +16,15 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/internal/bundle"
 	"github.com/acpmux/acpmux-tui/internal/capsule"
+	"github.com/acpmux/acpmux-tui/internal/plaintext"
+	"github.com/acpmux/acpmux-tui/internal/worktree"
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
-	"golang.org/x/sys/unix"
 )
 
 // Live is what a running server holds of a chat at the moment of an export:
@@ -109,7 +112,61 @@ func Export(w io.Writer, chat *sessions.Meta, opt ExportOptions) (proto.ExportRe
 	rep.Bytes = cw.n
 	rep.Conversation, rep.Source = string(conv.kind), conv.source
 	rep.Notes = append(rep.Notes, conv.notes...)
+	if note := worktreeWorkNote(chat.Worktree); note != "" {
+		rep.Notes = append(rep.Notes, note)
+	}
 	return rep, nil
+}
+
+// NoteWorkStaysBehind starts the note of an export whose chat's worktree
+// holds work: a bundle carries the chat and its conversation, never its
+// worktree's files nor its branch.
+const NoteWorkStaysBehind = "the work in its git worktree stays behind (the bundle does not carry it)"
+
+// maxWorkShown bounds the changes, and the commits, a note names.
+const maxWorkShown = 3
+
+// worktreeWorkNote says, for a chat with a worktree that holds uncommitted
+// changes or commits on no other branch (as rm finds them: worktree.Check),
+// that this work stays behind, naming some of it; "" when there is none
+// (or git cannot tell).
+func worktreeWorkNote(w *sessions.Worktree) string {
+	if w == nil || w.Missing() {
+		return ""
+	}
+	work, err := worktree.Check(w.Path, w.Branch, w.Base)
+	if err != nil || work.Clean() {
+		return ""
+	}
+	var parts []string
+	if n := len(work.Changes); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d uncommitted %s (%s)", n, plural(n, "change", "changes"), shortList(work.Changes)))
+	}
+	if n := len(work.Commits); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s on no other branch (%s)", n, plural(n, "commit", "commits"), shortList(work.Commits)))
+	}
+	// File names and commit subjects are the agent's: one plain line.
+	return plaintext.Line(fmt.Sprintf("%s: %s in %s (branch %s); commit it and push the branch (acpmux-tui commit, push) to reach it from elsewhere",
+		NoteWorkStaysBehind, strings.Join(parts, ", "), w.Path, w.Branch))
+}
+
+// shortList names the first maxWorkShown items, and how many more there
+// are.
+func shortList(items []string) string {
+	shown := items[:min(len(items), maxWorkShown)]
+	s := strings.Join(shown, "; ")
+	if more := len(items) - len(shown); more > 0 {
+		s += fmt.Sprintf("; %d more", more)
+	}
+	return s
+}
+
+// plural is one or many, for n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // addMember streams one conversation member into the bundle.
