@@ -112,6 +112,14 @@ func TestConsoleErrorsCSPAndDialogsAreCollected(t *testing.T) {
 		for _, e := range b.ConsoleErrors() {
 			kinds[e.Kind] += e.Text + "\n"
 		}
+		if !strings.Contains(kinds[KindException], "thrown on purpose") {
+			// A mouse click that missed (a loaded machine once lost one:
+			// the console error and the dialog came, the exception never
+			// did): the button is clicked again, from the page, which no
+			// layout can make miss. What is tested is that the harness
+			// collects the exception, however it is thrown.
+			b.Eval(`document.getElementById("throw").click()`, nil)
+		}
 		return strings.Contains(kinds[KindConsole], "a console error 42") &&
 			strings.Contains(kinds[KindException], "thrown on purpose") &&
 			kinds[KindCSP] != "" && len(b.Dialogs()) == 1
