@@ -68,6 +68,20 @@ func (st *sessionState) update(e proto.ObservedEntry) (sdk.SessionUpdate, bool) 
 	case proto.EntryThought:
 		return chunk(sdk.UpdateAgentThoughtText(e.Text), e.MessageID), e.Text != ""
 	case proto.EntryPlan:
+		if len(e.PlanItems) > 0 {
+			// The plan whole, as the agent sent it.
+			items := make([]sdk.PlanEntry, len(e.PlanItems))
+			for i, it := range e.PlanItems {
+				items[i] = sdk.PlanEntry{Content: it.Content, Priority: sdk.PlanEntryPriorityMedium, Status: sdk.PlanEntryStatusPending}
+				if it.Priority != "" {
+					items[i].Priority = sdk.PlanEntryPriority(it.Priority)
+				}
+				if it.Status != "" {
+					items[i].Status = sdk.PlanEntryStatus(it.Status)
+				}
+			}
+			return sdk.UpdatePlan(items...), true
+		}
 		items := make([]sdk.PlanEntry, len(e.Plan))
 		for i, p := range e.Plan {
 			items[i] = sdk.PlanEntry{Content: p, Priority: sdk.PlanEntryPriorityMedium, Status: sdk.PlanEntryStatusPending}

@@ -3,6 +3,7 @@ package proto
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 )
@@ -244,5 +245,21 @@ func TestToolLineNamesItsLocations(t *testing.T) {
 		if len(got) != 1 || got[0] != c.want {
 			t.Errorf("%+v: %q, want %q", c.locs, got, c.want)
 		}
+	}
+}
+
+// TestPlanIsAChecklist: a plan's entries are drawn with a mark by status
+// (done, running, pending), an unusual priority said; a plan written
+// before the entries were kept whole is drawn as its lines.
+func TestPlanIsAChecklist(t *testing.T) {
+	e := Entry{Kind: EntryPlan, Plan: []string{"[completed] Read", "[in_progress] Fix", "[pending] Test"},
+		PlanItems: []PlanItem{{Content: "Read", Priority: "high", Status: "completed"}, {Content: "Fix", Priority: "medium", Status: "in_progress"}, {Content: "Test", Priority: "low", Status: "pending"}, {Content: "Odd"}}}
+	want := []string{"plan:", "  ✓ Read (high)", "  ▸ Fix", "  ○ Test (low)", "  ○ Odd"}
+	if got := RenderTranscript([]Entry{e}, 80); !slices.Equal(got, want) {
+		t.Errorf("checklist %q, want %q", got, want)
+	}
+	e.PlanItems = nil
+	if got := RenderTranscript([]Entry{e}, 80); !slices.Equal(got, []string{"plan:", "  [completed] Read", "  [in_progress] Fix", "  [pending] Test"}) {
+		t.Errorf("an older plan %q", got)
 	}
 }

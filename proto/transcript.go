@@ -122,8 +122,21 @@ type Entry struct {
 	Paths []string `json:"paths,omitempty"`
 	// Plan holds a plan's entries as "[status] text".
 	Plan []string `json:"plan,omitempty"`
+	// PlanItems are the same entries whole, as the agent sent them (ACP's
+	// PlanEntry): what the door passes on and the TUI draws as a
+	// checklist. Absent in what an older version wrote.
+	PlanItems []PlanItem `json:"planItems,omitempty"`
 	// At is when the entry was added or last changed.
 	At time.Time `json:"at"`
+}
+
+// PlanItem is one entry of an agent's plan: its text (one clean line),
+// its priority ("high", "medium", "low") and its status ("pending",
+// "in_progress", "completed"); a value outside those is kept as "".
+type PlanItem struct {
+	Content  string `json:"content"`
+	Priority string `json:"priority,omitempty"`
+	Status   string `json:"status,omitempty"`
 }
 
 // Location is a file a tool call reads or changes, as ACP's
@@ -132,6 +145,26 @@ type Entry struct {
 type Location struct {
 	Path string `json:"path"`
 	Line *int   `json:"line,omitempty"`
+}
+
+// planMark is a plan entry's mark, by its status: done, running or
+// pending.
+func planMark(status string) string {
+	switch status {
+	case "completed":
+		return "  ✓ "
+	case "in_progress":
+		return "  ▸ "
+	}
+	return "  ○ "
+}
+
+// planPriority says a priority that is not the usual one.
+func planPriority(p string) string {
+	if p == "high" || p == "low" {
+		return " (" + p + ")"
+	}
+	return ""
 }
 
 // maxLocationsShown is how many of a tool call's locations its line
@@ -210,6 +243,12 @@ func RenderTranscript(entries []Entry, width int) []string {
 			add("", fmt.Sprintf("⚙ %s [%s]", e.Title, e.ToolStatus)+locationsText(e.Locations))
 		case EntryPlan:
 			add("", "plan:")
+			if len(e.PlanItems) > 0 {
+				for _, it := range e.PlanItems {
+					add(planMark(it.Status), it.Content+planPriority(it.Priority))
+				}
+				break
+			}
 			for _, p := range e.Plan {
 				add("  ", p)
 			}

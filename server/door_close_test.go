@@ -281,3 +281,45 @@ func TestDoorTellsTitleAndUsage(t *testing.T) {
 		})
 	}
 }
+
+// TestDoorPassesAPlanWhole: a plan reaches a door client as the agent sent
+// it, each entry's status and priority kept (not every entry pending and
+// of medium priority, its status written into its text), and the server's
+// transcript holds it whole.
+func TestDoorPassesAPlanWhole(t *testing.T) {
+	p := newPromptRig(t)
+	v := acpschema.ForTest(t)
+	prompter := p.doorClient(v)
+	initDoor(t, prompter)
+	proj := p.folders(1)[0]
+	resp, err := prompter.NewSession(hangCtx(t), sdk.NewSessionRequest{Cwd: proj, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatalf("session/new: %v", err)
+	}
+	watcher := p.doorClient(v)
+	initDoor(t, watcher)
+	if _, err := watcher.LoadSession(hangCtx(t), sdk.LoadSessionRequest{SessionId: resp.SessionId, Cwd: proj, McpServers: []sdk.McpServer{}}); err != nil {
+		t.Fatalf("session/load: %v", err)
+	}
+	if _, err := prompter.Prompt(hangCtx(t), sdk.PromptRequest{SessionId: resp.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("plan")}}); err != nil {
+		t.Fatalf("session/prompt: %v", err)
+	}
+	want := []sdk.PlanEntry{
+		{Content: "Read the code", Priority: sdk.PlanEntryPriorityHigh, Status: sdk.PlanEntryStatusCompleted},
+		{Content: "Write the fix", Priority: sdk.PlanEntryPriorityMedium, Status: sdk.PlanEntryStatusInProgress},
+	}
+	var got []sdk.PlanEntry
+	waitFor(t, "the plan at the loading client", func() bool {
+		for _, n := range watcher.Updates() {
+			if n.SessionId == resp.SessionId && n.Update.Plan != nil {
+				got = n.Update.Plan.Entries
+			}
+		}
+		return len(got) == len(want)
+	})
+	for i := range want {
+		if got[i].Content != want[i].Content || got[i].Priority != want[i].Priority || got[i].Status != want[i].Status {
+			t.Fatalf("the door sent the plan as %+v, want %+v", got, want)
+		}
+	}
+}

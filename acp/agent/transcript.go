@@ -53,6 +53,9 @@ func (t *Transcript) Add(e proto.Entry) {
 	for i, p := range e.Plan {
 		e.Plan[i] = plaintext.Line(p)
 	}
+	for i := range e.PlanItems {
+		e.PlanItems[i].Content = plaintext.Line(e.PlanItems[i].Content)
+	}
 	paths := e.Paths
 	e.Paths = nil
 	addEntryPaths(&e, paths)
@@ -157,16 +160,21 @@ func (t *Transcript) Wrote(path string) {
 	t.Add(proto.Entry{Kind: proto.EntryTool, Title: "write " + path, ToolStatus: "completed", Paths: []string{path}})
 }
 
-func (t *Transcript) Plan(items []string) {
+// Plan keeps a plan: an agent sends the whole plan each time, which
+// replaces the plan just before it.
+func (t *Transcript) Plan(items []string, whole []proto.PlanItem) {
 	if n := len(t.entries); n > 0 && t.entries[n-1].Kind == proto.EntryPlan {
 		for i, p := range items {
 			items[i] = plaintext.Line(p)
 		}
-		t.entries[n-1].Plan = items
+		for i := range whole {
+			whole[i].Content = plaintext.Line(whole[i].Content)
+		}
+		t.entries[n-1].Plan, t.entries[n-1].PlanItems = items, whole
 		t.entries[n-1].At = time.Now()
 		return
 	}
-	t.Add(proto.Entry{Kind: proto.EntryPlan, Plan: items})
+	t.Add(proto.Entry{Kind: proto.EntryPlan, Plan: items, PlanItems: whole})
 }
 
 // StartTurn records the user's prompt at the start of a turn.
@@ -207,6 +215,7 @@ func (t *Transcript) Entries() []proto.Entry {
 	copy(out, t.entries)
 	for i := range out {
 		out[i].Plan = append([]string(nil), out[i].Plan...)
+		out[i].PlanItems = append([]proto.PlanItem(nil), out[i].PlanItems...)
 		out[i].Paths = append([]string(nil), out[i].Paths...)
 		out[i].Locations = append([]proto.Location(nil), out[i].Locations...)
 	}
@@ -252,11 +261,23 @@ func (t *Transcript) Apply(u acp.SessionUpdate) *proto.Entry {
 		return &proto.Entry{Kind: proto.EntryTool, ToolCallID: id, Title: title, ToolStatus: status, Locations: locations}
 	case u.Plan != nil:
 		items := make([]string, len(u.Plan.Entries))
+		whole := make([]proto.PlanItem, len(u.Plan.Entries))
 		for i, e := range u.Plan.Entries {
 			items[i] = plaintext.Line(fmt.Sprintf("[%s] %s", e.Status, e.Content))
+			whole[i] = proto.PlanItem{Content: plaintext.Line(e.Content), Priority: known(string(e.Priority), "high", "medium", "low"),
+				Status: known(string(e.Status), "pending", "in_progress", "completed")}
 		}
-		t.Plan(items)
-		return &proto.Entry{Kind: proto.EntryPlan, Plan: append([]string(nil), items...)}
+		t.Plan(items, whole)
+		return &proto.Entry{Kind: proto.EntryPlan, Plan: append([]string(nil), items...), PlanItems: append([]proto.PlanItem(nil), whole...)}
 	}
 	return nil
+}
+
+// known is v when it is one of values, else "": an agent's word for a
+// plan's priority or status is kept only when it is one ACP defines.
+func known(v string, values ...string) string {
+	if slices.Contains(values, v) {
+		return v
+	}
+	return ""
 }

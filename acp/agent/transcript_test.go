@@ -112,3 +112,23 @@ func TestTranscriptToolLocations(t *testing.T) {
 		t.Fatalf("paths %q", got)
 	}
 }
+
+// TestTranscriptKeepsAPlanWhole: a plan's entries are kept with their
+// status and priority, each text cleaned to one line; a status or a
+// priority ACP does not define is kept as none; a later plan replaces it.
+func TestTranscriptKeepsAPlanWhole(t *testing.T) {
+	var tr Transcript
+	e := tr.Apply(acp.UpdatePlan(
+		acp.PlanEntry{Content: "Read \x1b]0;pwned\x07the\ncode", Priority: acp.PlanEntryPriorityHigh, Status: acp.PlanEntryStatusCompleted},
+		acp.PlanEntry{Content: "Fix", Priority: "urgent\x1b[2J", Status: "sleeping"},
+	))
+	want := []proto.PlanItem{{Content: "Read the code", Priority: "high", Status: "completed"}, {Content: "Fix"}}
+	if e == nil || !slices.Equal(e.PlanItems, want) {
+		t.Fatalf("the update's entry %+v, want %+v", e, want)
+	}
+	tr.Apply(acp.UpdatePlan(acp.PlanEntry{Content: "Test", Priority: acp.PlanEntryPriorityLow, Status: acp.PlanEntryStatusPending}))
+	entries := tr.Entries()
+	if len(entries) != 1 || !slices.Equal(entries[0].PlanItems, []proto.PlanItem{{Content: "Test", Priority: "low", Status: "pending"}}) {
+		t.Fatalf("the transcript holds %+v", entries)
+	}
+}
