@@ -144,12 +144,13 @@ func (a *app) usageOf(hosts []string) usageReport {
 				continue
 			}
 			name := (&sessions.Meta{ID: c.ID, Name: c.Name, Title: c.Title, Harness: c.Harness, Cwd: c.Cwd}).Label()
-			r.Chats = append(r.Chats, usageChat{ID: c.ID, Name: plaintext.Line(name), Harness: plaintext.Line(c.Harness), Host: h, Usage: *c.Usage})
+			hn := plaintext.Line(c.Harness)
+			r.Chats = append(r.Chats, usageChat{ID: c.ID, Name: plaintext.Line(name), Harness: hn, Host: h, Usage: *c.Usage})
 			r.Hosts[i].add(*c.Usage)
 			r.Total.add(*c.Usage)
-			j := slices.IndexFunc(r.Harnesses, func(s usageHarness) bool { return s.Harness == plaintext.Line(c.Harness) })
+			j := slices.IndexFunc(r.Harnesses, func(s usageHarness) bool { return s.Harness == hn })
 			if j < 0 {
-				r.Harnesses = append(r.Harnesses, usageHarness{Harness: plaintext.Line(c.Harness)})
+				r.Harnesses = append(r.Harnesses, usageHarness{Harness: hn})
 				j = len(r.Harnesses) - 1
 			}
 			r.Harnesses[j].add(*c.Usage)

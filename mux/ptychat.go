@@ -612,20 +612,17 @@ func (c *ptyChat) render(scroll int) string {
 // asksOnScreenLocked reports whether the screen shows a question the
 // harness waits to have answered (harness.AsksOnScreen).
 func (c *ptyChat) asksOnScreenLocked() bool {
-	if c.scr == nil {
-		return false
-	}
-	_, rows := c.scr.Size()
-	lines := make([]string, rows)
-	for i := range lines {
-		lines[i] = c.scr.PlainLine(i)
-	}
-	return harness.AsksOnScreen(lines)
+	return harness.AsksOnScreen(c.plainLinesLocked())
 }
 
 func (c *ptyChat) plainLines() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.plainLinesLocked()
+}
+
+// plainLinesLocked is the live screen as plain lines; nil before a start.
+func (c *ptyChat) plainLinesLocked() []string {
 	if c.scr == nil {
 		return nil
 	}

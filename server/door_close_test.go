@@ -237,28 +237,10 @@ func TestDoorListsTheAgentsTitle(t *testing.T) {
 // said them (the title cleaned, the usage checked: an absurd one is not
 // passed on).
 func TestDoorTellsTitleAndUsage(t *testing.T) {
-	p := newPromptRig(t)
-	v := acpschema.ForTest(t)
-	c := p.doorClient(v)
-	initDoor(t, c)
-	proj := p.folders(1)[0]
-	resp, err := c.NewSession(hangCtx(t), sdk.NewSessionRequest{Cwd: proj, McpServers: []sdk.McpServer{}})
-	if err != nil {
-		t.Fatalf("session/new: %v", err)
-	}
-	c2 := p.doorClient(v)
-	initDoor(t, c2)
-	if _, err := c2.LoadSession(hangCtx(t), sdk.LoadSessionRequest{SessionId: resp.SessionId, Cwd: proj, McpServers: []sdk.McpServer{}}); err != nil {
-		t.Fatalf("session/load: %v", err)
-	}
-	for _, text := range []string{"title Parser \x1b[31mreport", "usage 1000 200000 0.42 USD", "usage 1000 200000 1e30 USD", "usage 2000 200000"} {
-		if _, err := c.Prompt(hangCtx(t), sdk.PromptRequest{SessionId: resp.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock(text)}}); err != nil {
-			t.Fatalf("session/prompt %q: %v", text, err)
-		}
-	}
+	c, c2, sid := twoDoorClients(t, "title Parser \x1b[31mreport", "usage 1000 200000 0.42 USD", "usage 1000 200000 1e30 USD", "usage 2000 200000")
 	heard := func(dc *doorclient.Client) (titles []string, usages []string) {
 		for _, n := range dc.Updates() {
-			if n.SessionId != resp.SessionId {
+			if n.SessionId != sid {
 				continue
 			}
 			if u := n.Update.SessionInfoUpdate; u != nil && u.Title != nil {
@@ -287,23 +269,7 @@ func TestDoorTellsTitleAndUsage(t *testing.T) {
 // of medium priority, its status written into its text), and the server's
 // transcript holds it whole.
 func TestDoorPassesAPlanWhole(t *testing.T) {
-	p := newPromptRig(t)
-	v := acpschema.ForTest(t)
-	prompter := p.doorClient(v)
-	initDoor(t, prompter)
-	proj := p.folders(1)[0]
-	resp, err := prompter.NewSession(hangCtx(t), sdk.NewSessionRequest{Cwd: proj, McpServers: []sdk.McpServer{}})
-	if err != nil {
-		t.Fatalf("session/new: %v", err)
-	}
-	watcher := p.doorClient(v)
-	initDoor(t, watcher)
-	if _, err := watcher.LoadSession(hangCtx(t), sdk.LoadSessionRequest{SessionId: resp.SessionId, Cwd: proj, McpServers: []sdk.McpServer{}}); err != nil {
-		t.Fatalf("session/load: %v", err)
-	}
-	if _, err := prompter.Prompt(hangCtx(t), sdk.PromptRequest{SessionId: resp.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("plan")}}); err != nil {
-		t.Fatalf("session/prompt: %v", err)
-	}
+	_, watcher, sid := twoDoorClients(t, "plan")
 	want := []sdk.PlanEntry{
 		{Content: "Read the code", Priority: sdk.PlanEntryPriorityHigh, Status: sdk.PlanEntryStatusCompleted},
 		{Content: "Write the fix", Priority: sdk.PlanEntryPriorityMedium, Status: sdk.PlanEntryStatusInProgress},
@@ -311,7 +277,7 @@ func TestDoorPassesAPlanWhole(t *testing.T) {
 	var got []sdk.PlanEntry
 	waitFor(t, "the plan at the loading client", func() bool {
 		for _, n := range watcher.Updates() {
-			if n.SessionId == resp.SessionId && n.Update.Plan != nil {
+			if n.SessionId == sid && n.Update.Plan != nil {
 				got = n.Update.Plan.Entries
 			}
 		}
@@ -322,4 +288,31 @@ func TestDoorPassesAPlanWhole(t *testing.T) {
 			t.Fatalf("the door sent the plan as %+v, want %+v", got, want)
 		}
 	}
+}
+
+// twoDoorClients opens a session of the fake agent through the door on
+// one client, loads it on a second, and sends the first client's prompts
+// in turn: what each client then hears is the test's.
+func twoDoorClients(t *testing.T, prompts ...string) (prompter, loader *doorclient.Client, sid sdk.SessionId) {
+	t.Helper()
+	p := newPromptRig(t)
+	v := acpschema.ForTest(t)
+	prompter = p.doorClient(v)
+	initDoor(t, prompter)
+	proj := p.folders(1)[0]
+	resp, err := prompter.NewSession(hangCtx(t), sdk.NewSessionRequest{Cwd: proj, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatalf("session/new: %v", err)
+	}
+	loader = p.doorClient(v)
+	initDoor(t, loader)
+	if _, err := loader.LoadSession(hangCtx(t), sdk.LoadSessionRequest{SessionId: resp.SessionId, Cwd: proj, McpServers: []sdk.McpServer{}}); err != nil {
+		t.Fatalf("session/load: %v", err)
+	}
+	for _, text := range prompts {
+		if _, err := prompter.Prompt(hangCtx(t), sdk.PromptRequest{SessionId: resp.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock(text)}}); err != nil {
+			t.Fatalf("session/prompt %q: %v", text, err)
+		}
+	}
+	return prompter, loader, resp.SessionId
 }

@@ -29,7 +29,8 @@ type HelpDialog struct {
 	c       *Common
 	entries []helpEntry
 	w, h    int
-	off     int // the first row shown
+	off     int      // the first row shown
+	laid    []string // rows(), laid out again only by SetSize
 }
 
 // NewHelpDialog returns the help for groups of bindings, in their order;
@@ -50,6 +51,7 @@ func NewHelpDialog(c *Common, groups [][]key.Binding) *HelpDialog {
 func (d *HelpDialog) SetSize(w, h int) {
 	d.w = max(w-4, minDialogW)
 	d.h = h
+	d.laid = d.rows()
 	d.off = min(d.off, d.maxOff())
 }
 
@@ -149,12 +151,12 @@ func (d *HelpDialog) rows() []string {
 func (d *HelpDialog) bodyRows() int { return max(d.h-7, 3) }
 
 // maxOff is the last first row that still fills the dialog.
-func (d *HelpDialog) maxOff() int { return max(len(d.rows())-d.bodyRows(), 0) }
+func (d *HelpDialog) maxOff() int { return max(len(d.laid)-d.bodyRows(), 0) }
 
 // View draws the rows that fit, and says where the others are.
 func (d *HelpDialog) View() []string {
 	st := d.c.Styles
-	rows := d.rows()
+	rows := d.laid
 	shown := rows[min(d.off, len(rows)):]
 	if len(shown) > d.bodyRows() {
 		shown = shown[:d.bodyRows()]
