@@ -16,6 +16,13 @@ type Permission struct {
 	Seq uint64
 	// ToolCallID is the agent's id of the tool call that asks.
 	ToolCallID string
+	// Kind is the asking tool call's kind (edit, execute, ...), "" when
+	// the agent gave none.
+	Kind string
+	// Content is what the tool call will do, as the agent sent it with
+	// the request: the diff of an edit, the command to run (cleaned and
+	// bounded as a transcript's tool content).
+	Content []ToolContent
 }
 
 // PermissionOption is one answer to a permission request.

@@ -49,6 +49,9 @@ type PromptParams struct {
 	ID                string `json:"id"`
 	Text              string `json:"text"`
 	RefusePermissions bool   `json:"refusePermissions,omitempty"`
+	// Links are files sent with the prompt as resource_link blocks after
+	// its text (at most MaxPromptLinks, each a file:// URI).
+	Links []Link `json:"links,omitempty"`
 }
 
 // PromptResult is the answer to MethodPrompt: ACP's stop reason

@@ -175,6 +175,10 @@ type State struct {
 	// required", the ways it offered to sign in (cleaned; see SignIn);
 	// nil once a session is made.
 	SignIn []SignIn
+	// Commands are the slash commands the ACP agent offers, as its last
+	// available_commands_update gave them (cleaned, at most MaxCommands);
+	// nil when it offered none.
+	Commands []Command
 }
 
 // Pending reports whether a change of the chat's folders or files waits
@@ -247,7 +251,8 @@ func (s State) Equal(o State) bool {
 		sameList(s.RunningDirectories, o.RunningDirectories) &&
 		sameList(s.PendingFiles, o.PendingFiles) && sameList(s.RunningFiles, o.RunningFiles) &&
 		s.PendingUntilRestart == o.PendingUntilRestart && s.Usage.Equal(o.Usage) &&
-		sameSettings(s.Settings, o.Settings) && sameSignIns(s.SignIn, o.SignIn)
+		sameSettings(s.Settings, o.Settings) && sameSignIns(s.SignIn, o.SignIn) &&
+		sameCommands(s.Commands, o.Commands)
 }
 
 // Equal reports whether two permission requests (either may be nil) are
@@ -258,7 +263,7 @@ func (p *Permission) Equal(o *Permission) bool {
 	}
 	return p.Title == o.Title && (p.Options == nil) == (o.Options == nil) && slices.Equal(p.Options, o.Options) &&
 		p.Pending == o.Pending &&
-		p.Seq == o.Seq && p.ToolCallID == o.ToolCallID
+		p.Seq == o.Seq && p.ToolCallID == o.ToolCallID && p.Kind == o.Kind && sameContents(p.Content, o.Content)
 }
 
 // sameList is slices.Equal that, as reflect.DeepEqual, tells nil from

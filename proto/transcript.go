@@ -110,6 +110,19 @@ type Entry struct {
 	ToolCallID string `json:"toolCallId,omitempty"`
 	Title      string `json:"title,omitempty"`
 	ToolStatus string `json:"toolStatus,omitempty"`
+	// ToolKind is the tool call's kind as ACP names it (read, edit,
+	// delete, move, search, execute, think, fetch, switch_mode, other),
+	// "" when the agent gave none.
+	ToolKind string `json:"toolKind,omitempty"`
+	// Content is what the tool call produced or will change (ACP's
+	// ToolCall.content): in a transcript the call's latest (an update that
+	// carries content replaces it), at most MaxToolContents.
+	Content []ToolContent `json:"content,omitempty"`
+	// Size is, when a message's text was cut to the transcript's bound,
+	// the bytes the agent sent in all; 0 when nothing was cut.
+	Size int64 `json:"size,omitempty"`
+	// Links are the files a user's prompt linked (resource_link blocks).
+	Links []Link `json:"links,omitempty"`
 	// Locations are the files a tool call works on as the agent said them
 	// (ACP's ToolCall.locations): in a transcript, the tool call's latest
 	// (an update that carries them replaces them); in the stream, the
