@@ -15,13 +15,15 @@ import (
 // when they change, whoever changed them.
 
 // SessionConfig is a chat's session modes and configuration options as its
-// agent last told them, and its title and usage (session_info_update,
-// usage_update), which the door passes on the same way.
+// agent last told them, and its title, usage and slash commands
+// (session_info_update, usage_update, available_commands_update), which
+// the door passes on the same way.
 type SessionConfig struct {
 	Modes         *sdk.SessionModeState
 	ConfigOptions []sdk.SessionConfigOption
 	Title         string
 	Usage         *proto.Usage
+	Commands      []proto.Command
 }
 
 // EntrySessionConfig is the mark, in a door client's stream, that the
@@ -36,6 +38,7 @@ type sentConfig struct {
 	modes, options string
 	title          string
 	usage          *proto.Usage
+	commands       string // as JSON, "" for none
 }
 
 func configJSON(v any) string {
@@ -77,6 +80,36 @@ func (st *sessionState) configUpdates(cfg SessionConfig) []sdk.SessionUpdate {
 		out = append(out, sdk.SessionUpdate{UsageUpdate: up})
 		st.cfg.usage = u
 	}
+	if u, ok := st.commandsUpdate(cfg.Commands); ok {
+		out = append(out, u)
+	}
+	return out
+}
+
+// commandsUpdate is the available_commands_update that tells the client
+// cmds, when it was told others (or none); ok is false when it has them.
+func (st *sessionState) commandsUpdate(cmds []proto.Command) (u sdk.SessionUpdate, ok bool) {
+	sent := ""
+	if len(cmds) > 0 {
+		sent = configJSON(cmds)
+	}
+	if sent == st.cfg.commands {
+		return sdk.SessionUpdate{}, false
+	}
+	st.cfg.commands = sent
+	return sdk.SessionUpdate{AvailableCommandsUpdate: &sdk.SessionAvailableCommandsUpdate{AvailableCommands: availableCommands(cmds)}}, true
+}
+
+// availableCommands are commands as ACP writes them (never nil: the
+// field is required).
+func availableCommands(cmds []proto.Command) []sdk.AvailableCommand {
+	out := make([]sdk.AvailableCommand, len(cmds))
+	for i, c := range cmds {
+		out[i] = sdk.AvailableCommand{Name: c.Name, Description: c.Description}
+		if c.Hint != "" {
+			out[i].Input = &sdk.AvailableCommandInput{Unstructured: &sdk.UnstructuredCommandInput{Hint: c.Hint}}
+		}
+	}
 	return out
 }
 
@@ -91,12 +124,20 @@ func (d *Door) stateLocked(id string) *sessionState {
 }
 
 // opened is the chat's modes and options for a session setup answer, noted
-// as told.
+// as told. The agent's slash commands, which no answer carries, are sent
+// at once as available_commands_update when it has offered any: the
+// agent told them once, maybe before this client came, and a composer
+// needs them before the first prompt.
 func (d *Door) opened(id string) SessionConfig {
 	cfg := d.b.SessionConfig(id)
 	d.mu.Lock()
-	d.stateLocked(id).told(cfg)
+	st := d.stateLocked(id)
+	st.told(cfg)
+	u, send := st.commandsUpdate(cfg.Commands)
 	d.mu.Unlock()
+	if send {
+		_ = d.b.Notify(MethodUpdate, sdk.SessionNotification{SessionId: sdk.SessionId(id), Update: u})
+	}
 	return cfg
 }
 

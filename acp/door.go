@@ -22,6 +22,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/acpmux/acpmux-tui/proto"
 	sdk "github.com/coder/acp-go-sdk"
 )
 
@@ -106,9 +107,10 @@ type Backend interface {
 	// then streams the chat's updates to this connection (Updates), the
 	// whole transcript first when replay is set, before it returns.
 	Open(id string, replay bool) error
-	// Prompt runs one turn and answers its stop reason once every update
-	// of it has been queued for this connection.
-	Prompt(id, text string) (string, error)
+	// Prompt runs one turn with text and the files it links
+	// (resource_link blocks, checked) and answers its stop reason once
+	// every update of it has been queued for this connection.
+	Prompt(id, text string, links []proto.Link) (string, error)
 	// Cancel cancels the chat's running turn.
 	Cancel(id string) error
 	// Fork makes the TUI's fork of a chat (its folders, its own folder

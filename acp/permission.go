@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/acpmux/acpmux-tui/proto"
 	sdk "github.com/coder/acp-go-sdk"
 )
 
@@ -17,10 +18,14 @@ import (
 // maxAsks bounds the permission requests one client is asked at once.
 const maxAsks = 256
 
-// Permission is a permission request of a chat's agent.
+// Permission is a permission request of a chat's agent: its tool call's
+// kind and content (what it will do: the diff of an edit, the command to
+// run) go to the client with it.
 type Permission struct {
 	ToolCallID string
 	Title      string
+	Kind       string
+	Content    []proto.ToolContent
 	Options    []PermissionOption
 }
 
@@ -69,6 +74,12 @@ func (d *Door) AskPermission(chat string, p Permission, answer func(optionID str
 		SessionId: sdk.SessionId(chat),
 		ToolCall:  sdk.ToolCallUpdate{ToolCallId: sdk.ToolCallId(p.ToolCallID), Title: sdk.Ptr(p.Title)},
 		Options:   []sdk.PermissionOption{},
+	}
+	if p.Kind != "" {
+		req.ToolCall.Kind = sdk.Ptr(sdk.ToolKind(p.Kind))
+	}
+	if len(p.Content) > 0 {
+		req.ToolCall.Content = toolContents(p.Content)
 	}
 	for _, o := range p.Options {
 		req.Options = append(req.Options, sdk.PermissionOption{OptionId: sdk.PermissionOptionId(o.ID), Name: o.Name, Kind: sdk.PermissionOptionKind(o.Kind)})

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/acpmux/acpmux-tui/acp/agent"
+	"github.com/acpmux/acpmux-tui/proto"
 	sdk "github.com/coder/acp-go-sdk"
 )
 
@@ -235,8 +237,9 @@ func (d *Door) forkSession(p sdk.UnstableForkSessionRequest) (sdk.UnstableForkSe
 	return sdk.UnstableForkSessionResponse{SessionId: sdk.SessionId(c.ID), Modes: cfg.Modes, ConfigOptions: unstableOptions(cfg.ConfigOptions)}, nil
 }
 
-// prompt runs one turn of the chat's agent. Text blocks are the prompt; a
-// resource link is named by its URI on a line of its own; the other block
+// prompt runs one turn of the chat's agent. Text blocks are the prompt's
+// text; resource links reach the agent as resource_link blocks after it
+// (checked as every prompt's links are: agent.CheckLinks); the other block
 // types are refused, as initialize did not advertise them.
 func (d *Door) prompt(p sdk.PromptRequest) (sdk.PromptResponse, error) {
 	if p.SessionId == "" {
@@ -246,21 +249,25 @@ func (d *Door) prompt(p sdk.PromptRequest) (sdk.PromptResponse, error) {
 		return sdk.PromptResponse{}, errorf(CodeInvalidParams, "Invalid params: more than %d content blocks", maxPromptBlocks)
 	}
 	var parts []string
+	var links []proto.Link
 	for i, b := range p.Prompt {
 		switch {
 		case b.Text != nil:
 			parts = append(parts, b.Text.Text)
 		case b.ResourceLink != nil:
-			parts = append(parts, b.ResourceLink.Uri)
+			links = append(links, proto.Link{URI: b.ResourceLink.Uri, Name: b.ResourceLink.Name})
 		default:
 			return sdk.PromptResponse{}, errorf(CodeInvalidParams, "Invalid params: prompt[%d]: only text and resource_link blocks are supported (promptCapabilities)", i)
 		}
 	}
 	text := strings.Join(parts, "\n")
-	if strings.TrimSpace(text) == "" {
+	if strings.TrimSpace(text) == "" && len(links) == 0 {
 		return sdk.PromptResponse{}, errorf(CodeInvalidParams, "Invalid params: the prompt has no text")
 	}
-	reason, err := d.b.Prompt(string(p.SessionId), text)
+	if err := agent.CheckLinks(links); err != nil {
+		return sdk.PromptResponse{}, errorf(CodeInvalidParams, "Invalid params: resource_link %v", err)
+	}
+	reason, err := d.b.Prompt(string(p.SessionId), text, links)
 	if err != nil {
 		return sdk.PromptResponse{}, err
 	}

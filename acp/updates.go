@@ -51,6 +51,9 @@ func (d *Door) Updates(id string, entries []proto.ObservedEntry) []sdk.SessionNo
 		if u, ok := st.update(e); ok {
 			out = append(out, sdk.SessionNotification{SessionId: sdk.SessionId(id), Update: u})
 		}
+		for _, u := range userLinks(e) {
+			out = append(out, sdk.SessionNotification{SessionId: sdk.SessionId(id), Update: u})
+		}
 	}
 	return out
 }
@@ -101,8 +104,14 @@ func (st *sessionState) update(e proto.ObservedEntry) (sdk.SessionUpdate, bool) 
 			if known {
 				opts = append(opts, sdk.WithStartStatus(status))
 			}
+			if e.ToolKind != "" {
+				opts = append(opts, sdk.WithStartKind(sdk.ToolKind(e.ToolKind)))
+			}
 			if len(e.Locations) > 0 {
 				opts = append(opts, sdk.WithStartLocations(toolLocations(e.Locations)))
+			}
+			if len(e.Content) > 0 {
+				opts = append(opts, sdk.WithStartContent(toolContents(e.Content)))
 			}
 			return sdk.StartToolCall(sdk.ToolCallId(e.ToolCallID), e.Title, opts...), true
 		}
@@ -113,13 +122,39 @@ func (st *sessionState) update(e proto.ObservedEntry) (sdk.SessionUpdate, bool) 
 		if known {
 			opts = append(opts, sdk.WithUpdateStatus(status))
 		}
+		if e.ToolKind != "" {
+			opts = append(opts, sdk.WithUpdateKind(sdk.ToolKind(e.ToolKind)))
+		}
 		if e.Locations != nil {
 			// The update replaces the call's locations, an empty list too.
 			opts = append(opts, sdk.WithUpdateLocations(toolLocations(e.Locations)))
 		}
+		if len(e.Content) > 0 {
+			// The update replaces the call's content. (An empty list
+			// would too, but the SDK leaves one out.)
+			opts = append(opts, sdk.WithUpdateContent(toolContents(e.Content)))
+		}
 		return sdk.UpdateToolCall(sdk.ToolCallId(e.ToolCallID), opts...), true
 	}
 	return sdk.SessionUpdate{}, false
+}
+
+// userLinks are the resource_link chunks of the files a user's message
+// links, after its text: a replayed prompt's, or the prompt of another
+// client (the client that sent it has them).
+func userLinks(e proto.ObservedEntry) []sdk.SessionUpdate {
+	if e.Kind != proto.EntryUser && (e.Kind != proto.EntryTurnStarted || e.Own) {
+		return nil
+	}
+	out := make([]sdk.SessionUpdate, 0, len(e.Links))
+	for _, l := range e.Links {
+		u := sdk.SessionUpdate{UserMessageChunk: &sdk.SessionUpdateUserMessageChunk{Content: sdk.ResourceLinkBlock(l.Name, l.URI)}}
+		if e.Kind == proto.EntryUser {
+			u = chunk(u, e.MessageID)
+		}
+		out = append(out, u)
+	}
+	return out
 }
 
 // chunk sets a chunk's message id when the agent's is a UUID, as ACP asks
@@ -151,6 +186,36 @@ func toolStatus(s string) (sdk.ToolCallStatus, bool) {
 	}
 	return "", false
 }
+
+// toolContents are what a tool call produced as ACP writes it: a text as
+// a text block, a diff (oldText left out for a new file), a terminal by
+// its id. A content cut to its bound carries the bytes the agent sent
+// under _meta (MetaSize).
+func toolContents(in []proto.ToolContent) []sdk.ToolCallContent {
+	out := make([]sdk.ToolCallContent, 0, len(in))
+	for _, c := range in {
+		var meta map[string]any
+		if c.Size > 0 {
+			meta = map[string]any{MetaSize: c.Size}
+		}
+		switch c.Type {
+		case proto.ToolContentText:
+			tc := sdk.ToolContent(sdk.TextBlock(c.Text))
+			tc.Content.Meta = meta
+			out = append(out, tc)
+		case proto.ToolContentDiff:
+			tc := sdk.ToolCallContent{Diff: &sdk.ToolCallContentDiff{Type: "diff", Path: c.Path, NewText: c.NewText, OldText: c.OldText, Meta: meta}}
+			out = append(out, tc)
+		case proto.ToolContentTerminal:
+			out = append(out, sdk.ToolTerminalRef(c.TerminalID))
+		}
+	}
+	return out
+}
+
+// MetaSize is the key, under a tool content's _meta, of the bytes the
+// agent sent when its text was cut to the bound (proto.ToolContent.Size).
+const MetaSize = "acpmux/size"
 
 // toolLocations are a tool call's locations as ACP writes them.
 func toolLocations(locs []proto.Location) []sdk.ToolCallLocation {

@@ -108,11 +108,12 @@ func (r *Remote) CreateAndStart(n sessions.NewChat, cols, rows int) (*sessions.M
 // Fill has the server start its prewarmed harnesses.
 func (r *Remote) Fill() error { return r.call(proto.MethodFill, struct{}{}, nil) }
 
-// Prompt sends text to an ACP chat and waits for the turn's end (or ctx's),
-// returning its stop reason.
-func (r *Remote) Prompt(ctx context.Context, id, text string) (string, error) {
+// Prompt sends text, and the files it links (resource_link blocks after
+// it), to an ACP chat and waits for the turn's end (or ctx's), returning
+// its stop reason.
+func (r *Remote) Prompt(ctx context.Context, id, text string, links ...proto.Link) (string, error) {
 	var res proto.PromptResult
-	if err := r.callCtx(ctx, proto.MethodPrompt, proto.PromptParams{ID: id, Text: text}, &res); err != nil {
+	if err := r.callCtx(ctx, proto.MethodPrompt, proto.PromptParams{ID: id, Text: text, Links: links}, &res); err != nil {
 		return "", err
 	}
 	return res.StopReason, nil

@@ -152,13 +152,13 @@ func (rt *Router) Fill() error {
 	return rs[0].Fill()
 }
 
-// Prompt sends text to an ACP chat on its host.
-func (rt *Router) Prompt(ctx context.Context, id, text string) (string, error) {
+// Prompt sends text and the files it links to an ACP chat on its host.
+func (rt *Router) Prompt(ctx context.Context, id, text string, links ...proto.Link) (string, error) {
 	r, raw, err := rt.target(id)
 	if err != nil {
 		return "", err
 	}
-	return r.Prompt(ctx, raw, text)
+	return r.Prompt(ctx, raw, text, links...)
 }
 
 // Cancel cancels an ACP chat's turn on its host.

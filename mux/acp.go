@@ -100,6 +100,7 @@ func (c *acpChat) spawnLocked() error {
 		return fail(err)
 	}
 	c.state.Title = meta.Title // the agent's title as stored: retitle writes only a change
+	c.state.Commands = nil     // a new process offers its own (available_commands_update)
 	spec, launch, err := c.m.launchFor(meta)
 	if err != nil {
 		return fail(err)

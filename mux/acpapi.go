@@ -7,6 +7,7 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/acpmux/acpmux-tui/acp/agent"
 	"github.com/acpmux/acpmux-tui/proto"
 )
 
@@ -55,15 +56,20 @@ func (m *Mux) acpChat(id string) (*acpChat, error) {
 	return a, nil
 }
 
-// Prompt runs one ACP turn with text, starting the harness and its session
-// first if needed, and returns the stop reason when the turn ends. The
-// transcript streams through Changes meanwhile.
-func (m *Mux) Prompt(ctx context.Context, id, text string) (string, error) {
+// Prompt runs one ACP turn with text and the files it links (a
+// resource_link block each, after the text; refused when agent.CheckLinks
+// refuses them), starting the harness and its session first if needed, and
+// returns the stop reason when the turn ends. The transcript streams
+// through Changes meanwhile.
+func (m *Mux) Prompt(ctx context.Context, id, text string, links ...proto.Link) (string, error) {
+	if err := agent.CheckLinks(links); err != nil {
+		return "", err
+	}
 	c, err := m.acpChat(id)
 	if err != nil {
 		return "", err
 	}
-	reason, err := c.prompt(ctx, text)
+	reason, err := c.prompt(ctx, text, links)
 	return string(reason), err
 }
 

@@ -108,9 +108,10 @@ func RefuseAll(p proto.Permission) string {
 
 // prompt runs one turn: a resource_link block per single file the
 // conversation has not been given, the folder note when it is due, the
-// user's text, and waits for the turn to end. The turn leaves one mark in the
-// transcript when it ends other than normally (see transcript.endTurn).
-func (c *acpChat) prompt(ctx context.Context, text string) (acp.StopReason, error) {
+// user's text, a resource_link block per file the prompt links, and waits
+// for the turn to end. The turn leaves one mark in the transcript when it
+// ends other than normally (see transcript.endTurn).
+func (c *acpChat) prompt(ctx context.Context, text string, links []proto.Link) (acp.StopReason, error) {
 	p, err := c.ready(ctx)
 	if err != nil {
 		return "", err
@@ -121,11 +122,11 @@ func (c *acpChat) prompt(ctx context.Context, text string) (acp.StopReason, erro
 	case <-ctx.Done():
 		return "", ctx.Err()
 	}
-	return c.turn(ctx, p, text)
+	return c.turn(ctx, p, text, links...)
 }
 
-// turn runs one turn with text on the set-up process p.
-func (c *acpChat) turn(ctx context.Context, p *acpProcess, text string) (acp.StopReason, error) {
+// turn runs one turn with text and links on the set-up process p.
+func (c *acpChat) turn(ctx context.Context, p *acpProcess, text string, links ...proto.Link) (acp.StopReason, error) {
 	c.mu.Lock()
 	if c.proc != p {
 		// It ended while this prompt waited for the capsule's turn.
@@ -137,12 +138,12 @@ func (c *acpChat) turn(ctx context.Context, p *acpProcess, text string) (acp.Sto
 		return "", errors.New("a turn is already running: wait for it or cancel it")
 	}
 	blocks := []acp.ContentBlock{}
-	links := c.linksDueLocked(p)
-	for _, f := range links {
+	due := c.linksDueLocked(p)
+	for _, f := range due {
 		blocks = append(blocks, agent.FileLink(f))
 	}
 	c.linked, c.linkedKnown = append([]string{}, p.files...), true
-	told := len(links) > 0
+	told := len(due) > 0
 	if p.noteDue {
 		blocks = append(blocks, acp.TextBlock(agent.FolderNote(p.folders)))
 		p.noteDue, told = false, true
@@ -151,11 +152,12 @@ func (c *acpChat) turn(ctx context.Context, p *acpProcess, text string) (acp.Sto
 		c.appliedLocked(p.folders, p.files) // a change, told by this prompt
 	}
 	blocks = append(blocks, acp.TextBlock(text))
+	blocks = append(blocks, agent.LinkBlocks(links)...)
 	turnCtx, cancel := context.WithCancel(ctx)
 	p.turnCancel = cancel
 	c.state.TurnActive, c.state.Unread = true, false
 	c.setStatusLocked(proto.StatusRunning)
-	c.log.StartTurn(text)
+	c.log.StartTurn(text, links...)
 	c.mu.Unlock()
 	c.m.notify(c)
 

@@ -2,6 +2,7 @@ package mux
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/acpmux/acpmux-tui/acp/agent"
@@ -28,6 +29,10 @@ func (s agentSide) Update(n acp.SessionNotification) {
 	}
 	if u.UsageUpdate != nil {
 		s.setUsage(u.UsageUpdate)
+		return
+	}
+	if u.AvailableCommandsUpdate != nil {
+		s.setCommands(u.AvailableCommandsUpdate.AvailableCommands)
 		return
 	}
 	var entry *proto.Entry
@@ -103,6 +108,22 @@ func (s agentSide) setUsage(u *acp.SessionUsageUpdate) {
 		c.m.opt.Logger.Warn("the agent's usage is not stored", "chat", c.id, "err", err)
 	}
 	c.configChanged() // the door tells its clients (usage_update)
+}
+
+// setCommands keeps the slash commands the agent offers
+// (available_commands_update), cleaned and bounded (agent.Commands), in the
+// chat's state, which the drawing clients and the door (as
+// available_commands_update) are told when they changed.
+func (s agentSide) setCommands(in []acp.AvailableCommand) {
+	c := s.acpChat
+	cmds := agent.Commands(in)
+	c.mu.Lock()
+	same := slices.Equal(c.state.Commands, cmds) && (c.state.Commands == nil) == (cmds == nil)
+	c.state.Commands = cmds
+	c.mu.Unlock()
+	if !same {
+		c.configChanged()
+	}
 }
 
 // Ask queues a card and waits for the user's answer (or the chat's policy,

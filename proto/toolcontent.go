@@ -17,7 +17,9 @@ const (
 )
 
 // MaxToolContentText bounds each text a tool content keeps (Text, OldText,
-// NewText); what is past it is dropped and counted in Size.
+// NewText); what is past it is dropped and counted in Size. The mux bounds
+// all the texts of one tool call's content together too (2 MiB; 64 KiB for
+// a permission request's, which travels in the chat's state).
 const MaxToolContentText = 1 << 20
 
 // MaxToolContents bounds the contents one tool call keeps.
@@ -37,9 +39,9 @@ type ToolContent struct {
 	NewText string `json:"newText,omitempty"`
 	// TerminalID is the agent's id of a terminal.
 	TerminalID string `json:"terminalId,omitempty"`
-	// Size is, when a text was cut to MaxToolContentText, the bytes the
-	// agent sent in all (of Text, OldText and NewText together); 0 when
-	// nothing was cut.
+	// Size is, when a text was cut to its bound, the bytes the agent sent
+	// in all (of Text, OldText and NewText together); 0 when nothing was
+	// cut.
 	Size int64 `json:"size,omitempty"`
 }
 

@@ -237,13 +237,13 @@ func (b *doorBackend) Open(id string, replay bool) error {
 	return nil
 }
 
-func (b *doorBackend) Prompt(id, text string) (string, error) {
+func (b *doorBackend) Prompt(id, text string, links []proto.Link) (string, error) {
 	f, rpcErr := b.s.feedFor(id)
 	if rpcErr != nil {
 		return "", rpcErr
 	}
 	f.observe(b.c)
-	res, rpcErr := b.s.prompt(b.c, proto.PromptParams{ID: id, Text: text})
+	res, rpcErr := b.s.prompt(b.c, proto.PromptParams{ID: id, Text: text, Links: links})
 	if rpcErr != nil {
 		return "", rpcErr
 	}
@@ -362,7 +362,7 @@ func (f *chatFeed) permission(p proto.Permission) (resolved func()) {
 	if target == nil {
 		return nil // the turn is the TUI's or the CLI's: the card waits for it
 	}
-	ask := acp.Permission{ToolCallID: p.ToolCallID, Title: p.Title}
+	ask := acp.Permission{ToolCallID: p.ToolCallID, Title: p.Title, Kind: p.Kind, Content: p.Content}
 	for _, o := range p.Options {
 		ask.Options = append(ask.Options, acp.PermissionOption{ID: o.ID, Name: o.Name, Kind: o.Kind})
 	}

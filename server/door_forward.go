@@ -58,7 +58,7 @@ func (w *watcher) markConfig() {
 func (b *doorBackend) SessionConfig(id string) acp.SessionConfig {
 	cfg := b.s.opt.Mux.SessionConfig(id)
 	st := b.s.opt.Mux.State(id)
-	return acp.SessionConfig{Modes: cfg.Modes, ConfigOptions: cfg.ConfigOptions, Title: st.Title, Usage: st.Usage}
+	return acp.SessionConfig{Modes: cfg.Modes, ConfigOptions: cfg.ConfigOptions, Title: st.Title, Usage: st.Usage, Commands: st.Commands}
 }
 
 // startsAgent readies a call that may start the chat's agent.

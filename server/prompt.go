@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/acpmux/acpmux-tui/acp/agent"
 	"github.com/acpmux/acpmux-tui/internal/plaintext"
 	"github.com/acpmux/acpmux-tui/mux"
 	"github.com/acpmux/acpmux-tui/proto"
@@ -199,6 +200,10 @@ func (s *Server) refuseWhenClosing() *Error {
 // prompt runs one turn in the chat and answers its stop reason once the
 // turn has ended and everything it said has been queued for c.
 func (s *Server) prompt(c *conn, p proto.PromptParams) (proto.PromptResult, *Error) {
+	// The files a prompt links are checked where they enter.
+	if err := agent.CheckLinks(p.Links); err != nil {
+		return proto.PromptResult{}, errorf(proto.CodeInvalidParams, "Invalid params: %v", err)
+	}
 	f, rpcErr := s.feedFor(p.ID)
 	if rpcErr != nil {
 		return proto.PromptResult{}, rpcErr
@@ -227,7 +232,7 @@ func (s *Server) prompt(c *conn, p proto.PromptParams) (proto.PromptResult, *Err
 		f.release(t, nil)
 		return proto.PromptResult{}, failure(err)
 	}
-	f.started(t, p.Text)
+	f.started(t, p.Text, p.Links)
 
 	quiet, stopQuiet := context.WithCancel(context.Background())
 	watched := make(chan struct{})
@@ -241,7 +246,7 @@ func (s *Server) prompt(c *conn, p proto.PromptParams) (proto.PromptResult, *Err
 			}
 		})
 	}()
-	reason, err := s.opt.Mux.Prompt(context.Background(), p.ID, p.Text)
+	reason, err := s.opt.Mux.Prompt(context.Background(), p.ID, p.Text, p.Links...)
 	stopQuiet()
 	<-watched
 	if p.RefusePermissions {
@@ -313,11 +318,11 @@ func (f *chatFeed) claim(t *turn) bool {
 }
 
 // started tells every observer that the turn has started.
-func (f *chatFeed) started(t *turn, text string) {
+func (f *chatFeed) started(t *turn, text string, links []proto.Link) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for c, w := range f.watchers {
-		w.push(proto.ObservedEntry{Entry: proto.Entry{Kind: proto.EntryTurnStarted, Text: plaintext.Clean(text), At: time.Now()}, Own: c == t.owner}, true)
+		w.push(proto.ObservedEntry{Entry: proto.Entry{Kind: proto.EntryTurnStarted, Text: plaintext.Clean(text), Links: links, At: time.Now()}, Own: c == t.owner}, true)
 	}
 }
 

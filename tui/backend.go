@@ -44,7 +44,8 @@ type Mux interface {
 	CreateAndStart(n sessions.NewChat, cols, rows int) (*sessions.Meta, error)
 	Fill() error
 
-	Prompt(ctx context.Context, id, text string) (string, error)
+	// Prompt sends text and the files it links (resource_link blocks).
+	Prompt(ctx context.Context, id, text string, links ...proto.Link) (string, error)
 	Cancel(id string) error
 	AnswerPermission(id, optionID string) error
 

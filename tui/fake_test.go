@@ -229,7 +229,7 @@ func (f *fakeMux) CreateAndStart(n sessions.NewChat, cols, rows int) (*sessions.
 
 func (f *fakeMux) Fill() error { return nil }
 
-func (f *fakeMux) Prompt(ctx context.Context, id, text string) (string, error) {
+func (f *fakeMux) Prompt(ctx context.Context, id, text string, _ ...proto.Link) (string, error) {
 	f.call("prompt " + id + " " + text)
 	return "end_turn", nil
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/acpmux/acpmux-tui/internal/plaintext"
 	"github.com/acpmux/acpmux-tui/proto"
 	acp "github.com/coder/acp-go-sdk"
 )
@@ -77,13 +76,21 @@ func (a *Client) RequestPermission(ctx context.Context, req acp.RequestPermissio
 // permission is the request as the user sees it, numbered.
 func (a *Client) permission(req acp.RequestPermissionRequest) proto.Permission {
 	perm := proto.Permission{Title: "a tool call", Seq: a.asked.Add(1), ToolCallID: string(req.ToolCall.ToolCallId)}
+	// What the call will do (the diff of an edit, the command to run),
+	// cleaned and bounded as a transcript's tool call.
+	if req.ToolCall.Kind != nil {
+		perm.Kind = ToolKind(*req.ToolCall.Kind)
+	}
+	if len(req.ToolCall.Content) > 0 {
+		perm.Content = PermissionContent(req.ToolCall.Content)
+	}
 	if req.ToolCall.Title != nil {
-		if title := strings.TrimSpace(plaintext.Line(*req.ToolCall.Title)); title != "" {
+		if title := strings.TrimSpace(cleanLine(*req.ToolCall.Title)); title != "" {
 			perm.Title = title
 		}
 	}
 	for _, o := range req.Options {
-		perm.Options = append(perm.Options, proto.PermissionOption{ID: string(o.OptionId), Name: plaintext.Line(o.Name), Kind: string(o.Kind)})
+		perm.Options = append(perm.Options, proto.PermissionOption{ID: string(o.OptionId), Name: cleanLine(o.Name), Kind: string(o.Kind)})
 	}
 	return perm
 }

@@ -11,7 +11,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
+	"github.com/acpmux/acpmux-tui/internal/plaintext"
 	"github.com/acpmux/acpmux-tui/proto"
 	acp "github.com/coder/acp-go-sdk"
 )
@@ -67,7 +70,68 @@ func FuzzSessionUpdate(f *testing.F) {
 		if len(entries) > 3*MaxTranscriptEntries {
 			t.Fatalf("%d entries", len(entries))
 		}
+		// What a tool call produced is cleaned and bounded.
+		for _, e := range entries {
+			if len(e.Content) > proto.MaxToolContents {
+				t.Fatalf("a tool call keeps %d contents", len(e.Content))
+			}
+			for _, tc := range e.Content {
+				checkToolContent(t, tc)
+			}
+			if e.ToolKind != "" && !slices.Contains(toolKinds, e.ToolKind) {
+				t.Fatalf("tool kind %q is none of ACP's", e.ToolKind)
+			}
+		}
+		// So are the commands an agent offers.
+		if u := n.Update.AvailableCommandsUpdate; u != nil {
+			cmds := Commands(u.AvailableCommands)
+			if len(cmds) > proto.MaxCommands {
+				t.Fatalf("%d commands kept", len(cmds))
+			}
+			for _, c := range cmds {
+				if c.Name == "" || strings.ContainsFunc(c.Name, isSpace) || !isClean(c.Name) || !isClean(c.Description) || !isClean(c.Hint) ||
+					strings.ContainsAny(c.Description+c.Hint, "\n\t") {
+					t.Fatalf("command kept as %+v", c)
+				}
+			}
+		}
 	})
+}
+
+// isClean reports whether s has no control character but newline and
+// tab, no bidirectional control, and is valid UTF-8.
+func isClean(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	return !strings.ContainsFunc(s, func(r rune) bool {
+		return r != '\n' && r != '\t' && (unicode.IsControl(r) || plaintext.IsBidi(r))
+	})
+}
+
+// checkToolContent fails on a tool content that is not clean or not
+// bounded.
+func checkToolContent(t *testing.T, tc proto.ToolContent) {
+	t.Helper()
+	texts := []string{tc.Text, tc.NewText}
+	if tc.OldText != nil {
+		texts = append(texts, *tc.OldText)
+	}
+	for _, s := range texts {
+		if len(s) > proto.MaxToolContentText || !isClean(s) {
+			t.Fatalf("tool content %q... (%d bytes) is not clean and bounded", s[:min(len(s), 80)], len(s))
+		}
+	}
+	for _, s := range []string{tc.Path, tc.TerminalID} {
+		if !isClean(s) || strings.ContainsAny(s, "\n\t") {
+			t.Fatalf("tool content's one-line field %q", s)
+		}
+	}
+	switch tc.Type {
+	case proto.ToolContentText, proto.ToolContentDiff, proto.ToolContentTerminal:
+	default:
+		t.Fatalf("tool content of type %q", tc.Type)
+	}
 }
 
 // FuzzSharedFileRequests sends arbitrary fs/* paths (an agent's to choose)

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/acpmux/acpmux-tui/internal/plaintext"
 	"github.com/acpmux/acpmux-tui/proto"
 	acp "github.com/coder/acp-go-sdk"
 )
@@ -46,15 +45,20 @@ type Transcript struct {
 }
 
 // Add appends an entry, cleaning what it shows (its locations come
-// cleaned: see Locations).
+// cleaned: see Locations; its content too: see ToolContents) and cutting a
+// message's text to the bound (Size then says what the agent sent).
 func (t *Transcript) Add(e proto.Entry) {
-	e.Text = plaintext.Clean(e.Text)
-	e.Title, e.ToolStatus = plaintext.Line(e.Title), plaintext.Line(e.ToolStatus)
+	if len(e.Text) > maxEntryText {
+		e.Size = max(e.Size, int64(len(e.Text)))
+		e.Text = cutUTF8(e.Text, maxEntryText)
+	}
+	e.Text = CleanText(e.Text)
+	e.Title, e.ToolStatus = cleanLine(e.Title), cleanLine(e.ToolStatus)
 	for i, p := range e.Plan {
-		e.Plan[i] = plaintext.Line(p)
+		e.Plan[i] = cleanLine(p)
 	}
 	for i := range e.PlanItems {
-		e.PlanItems[i].Content = plaintext.Line(e.PlanItems[i].Content)
+		e.PlanItems[i].Content = cleanLine(e.PlanItems[i].Content)
 	}
 	paths := e.Paths
 	e.Paths = nil
@@ -75,48 +79,71 @@ func (t *Transcript) Add(e proto.Entry) {
 // a user message is sent whole (a session/load replays each prompt as its
 // own chunk), so each user chunk without an id is a message of its own:
 // two prompts replayed back to back stay two messages.
-func (t *Transcript) AppendText(kind proto.EntryKind, text, messageID string) {
+//
+// A message keeps maxEntryText bytes of text; past them its chunks are
+// counted, not kept: Size is then the bytes the agent sent in all. It
+// returns the part of text kept (cleaned) and the message's Size.
+func (t *Transcript) AppendText(kind proto.EntryKind, text, messageID string) (kept string, size int64) {
 	if n := len(t.entries); n > 0 {
 		e := &t.entries[n-1]
-		joins := e.Kind == kind && e.MessageID == messageID && (kind != proto.EntryUser || messageID != "")
+		// A user message's links may come before its text (a replay of
+		// a prompt that linked files): the text joins them.
+		linksOnly := kind == proto.EntryUser && e.Text == "" && len(e.Links) > 0
+		joins := e.Kind == kind && e.MessageID == messageID && (kind != proto.EntryUser || messageID != "" || linksOnly)
 		if joins {
-			text = plaintext.Clean(text)
-			if len(e.Text)+len(text) <= maxEntryText {
-				e.Text += text
+			if room := maxEntryText - len(e.Text); len(text) > room || e.Size > 0 {
+				if e.Size == 0 {
+					e.Size = int64(len(e.Text))
+				}
+				e.Size += int64(len(text))
+				text = cutUTF8(text, max(room, 0))
 			}
+			text = CleanText(text)
+			e.Text += text
 			e.At = time.Now()
-			return
+			return text, e.Size
 		}
 	}
 	t.Add(proto.Entry{Kind: kind, Text: text, MessageID: messageID})
+	e := t.entries[len(t.entries)-1]
+	return e.Text, e.Size
 }
 
-// Tool records a Tool call or an update to one. Locations (as Locations
-// cleans them) replace the call's when not nil, as ACP's tool_call_update
-// says, and their paths join the call's Paths.
-func (t *Transcript) Tool(id, title, status string, locations []proto.Location) {
+// Tool records a Tool call or an update to one (u: the call's id and what
+// the update says; "" and nil for what it leaves as it was). Locations
+// (as Locations cleans them) and content (as ToolContents cleans it)
+// replace the call's when not nil, as ACP's tool_call_update says; the
+// locations' paths join the call's Paths.
+func (t *Transcript) Tool(u proto.Entry) {
 	for i := len(t.entries) - 1; i >= 0; i-- {
 		e := &t.entries[i]
-		if e.Kind == proto.EntryTool && e.ToolCallID == id {
-			if title != "" {
-				e.Title = plaintext.Line(title)
+		if e.Kind == proto.EntryTool && e.ToolCallID == u.ToolCallID {
+			if u.Title != "" {
+				e.Title = cleanLine(u.Title)
 			}
-			if status != "" {
-				e.ToolStatus = plaintext.Line(status)
+			if u.ToolStatus != "" {
+				e.ToolStatus = cleanLine(u.ToolStatus)
 			}
-			if locations != nil {
-				e.Locations = locations
-				addLocationPaths(e, locations)
+			if u.ToolKind != "" {
+				e.ToolKind = u.ToolKind
+			}
+			if u.Locations != nil {
+				e.Locations = u.Locations
+				addLocationPaths(e, u.Locations)
+			}
+			if u.Content != nil {
+				e.Content = u.Content
 			}
 			e.At = time.Now()
 			return
 		}
 	}
-	if status == "" {
-		status = "pending"
+	e := proto.Entry{Kind: proto.EntryTool, ToolCallID: u.ToolCallID, Title: u.Title, ToolStatus: u.ToolStatus,
+		ToolKind: u.ToolKind, Locations: u.Locations, Content: u.Content}
+	if e.ToolStatus == "" {
+		e.ToolStatus = "pending"
 	}
-	e := proto.Entry{Kind: proto.EntryTool, ToolCallID: id, Title: title, ToolStatus: status, Locations: locations}
-	addLocationPaths(&e, locations)
+	addLocationPaths(&e, u.Locations)
 	t.Add(e)
 }
 
@@ -136,7 +163,7 @@ func addLocationPaths(e *proto.Entry, locations []proto.Location) {
 
 // addEntryPath adds p unless the entry has it, cleaned and bounded.
 func addEntryPath(e *proto.Entry, p string) {
-	p = plaintext.Line(p)
+	p = cleanLine(p)
 	if p == "" || len(p) > maxPathBytes || len(e.Paths) >= MaxEntryPaths || slices.Contains(e.Paths, p) {
 		return
 	}
@@ -165,10 +192,10 @@ func (t *Transcript) Wrote(path string) {
 func (t *Transcript) Plan(items []string, whole []proto.PlanItem) {
 	if n := len(t.entries); n > 0 && t.entries[n-1].Kind == proto.EntryPlan {
 		for i, p := range items {
-			items[i] = plaintext.Line(p)
+			items[i] = cleanLine(p)
 		}
 		for i := range whole {
-			whole[i].Content = plaintext.Line(whole[i].Content)
+			whole[i].Content = cleanLine(whole[i].Content)
 		}
 		t.entries[n-1].Plan, t.entries[n-1].PlanItems = items, whole
 		t.entries[n-1].At = time.Now()
@@ -177,10 +204,11 @@ func (t *Transcript) Plan(items []string, whole []proto.PlanItem) {
 	t.Add(proto.Entry{Kind: proto.EntryPlan, Plan: items, PlanItems: whole})
 }
 
-// StartTurn records the user's prompt at the start of a turn.
-func (t *Transcript) StartTurn(text string) {
+// StartTurn records the user's prompt at the start of a turn, with the
+// files it links (checked where they entered: CheckLinks).
+func (t *Transcript) StartTurn(text string, links ...proto.Link) {
 	t.Cancelled = false
-	t.Add(proto.Entry{Kind: proto.EntryUser, Text: text})
+	t.Add(proto.Entry{Kind: proto.EntryUser, Text: text, Links: slices.Clone(links)})
 }
 
 // Cancel records that the user cancelled the running turn.
@@ -218,6 +246,10 @@ func (t *Transcript) Entries() []proto.Entry {
 		out[i].PlanItems = append([]proto.PlanItem(nil), out[i].PlanItems...)
 		out[i].Paths = append([]string(nil), out[i].Paths...)
 		out[i].Locations = append([]proto.Location(nil), out[i].Locations...)
+		// A content's OldText is never changed in place: the pointer may
+		// be shared.
+		out[i].Content = append([]proto.ToolContent(nil), out[i].Content...)
+		out[i].Links = append([]proto.Link(nil), out[i].Links...)
 	}
 	return out
 }
@@ -228,49 +260,86 @@ func (t *Transcript) Entries() []proto.Entry {
 // keep (modes and options are the session's, not the conversation's).
 func (t *Transcript) Apply(u acp.SessionUpdate) *proto.Entry {
 	chunk := func(kind proto.EntryKind, content acp.ContentBlock, messageID *string) *proto.Entry {
-		e := proto.Entry{Kind: kind, Text: plaintext.Clean(ContentText(content))}
+		e := proto.Entry{Kind: kind}
 		if messageID != nil {
 			e.MessageID = *messageID
 		}
-		t.AppendText(e.Kind, e.Text, e.MessageID)
+		// The stream gets what the transcript kept of the chunk: past the
+		// message's bound, no text and the size so far.
+		e.Text, e.Size = t.AppendText(e.Kind, ContentText(content), e.MessageID)
 		return &e
 	}
 	switch {
 	case u.UserMessageChunk != nil:
+		if l := u.UserMessageChunk.Content.ResourceLink; l != nil {
+			if e := t.userLink(proto.Link{URI: l.Uri, Name: l.Name}, u.UserMessageChunk.MessageId); e != nil {
+				return e
+			}
+		}
 		return chunk(proto.EntryUser, u.UserMessageChunk.Content, u.UserMessageChunk.MessageId)
 	case u.AgentMessageChunk != nil:
 		return chunk(proto.EntryAgent, u.AgentMessageChunk.Content, u.AgentMessageChunk.MessageId)
 	case u.AgentThoughtChunk != nil:
 		return chunk(proto.EntryThought, u.AgentThoughtChunk.Content, u.AgentThoughtChunk.MessageId)
 	case u.ToolCall != nil:
-		id, title, status := string(u.ToolCall.ToolCallId), plaintext.Line(u.ToolCall.Title), plaintext.Line(string(u.ToolCall.Status))
-		locations := Locations(u.ToolCall.Locations)
-		t.Tool(id, title, status, locations)
-		return &proto.Entry{Kind: proto.EntryTool, ToolCallID: id, Title: title, ToolStatus: status, Locations: locations}
+		c := u.ToolCall
+		e := proto.Entry{Kind: proto.EntryTool, ToolCallID: string(c.ToolCallId), Title: cleanLine(c.Title),
+			ToolStatus: cleanLine(string(c.Status)), ToolKind: ToolKind(c.Kind),
+			Locations: Locations(c.Locations), Content: ToolContents(c.Content)}
+		t.Tool(e)
+		return &e
 	case u.ToolCallUpdate != nil:
-		title, status := "", ""
-		if u.ToolCallUpdate.Title != nil {
-			title = plaintext.Line(*u.ToolCallUpdate.Title)
+		c := u.ToolCallUpdate
+		e := proto.Entry{Kind: proto.EntryTool, ToolCallID: string(c.ToolCallId),
+			Locations: Locations(c.Locations), Content: ToolContents(c.Content)}
+		if c.Title != nil {
+			e.Title = cleanLine(*c.Title)
 		}
-		if u.ToolCallUpdate.Status != nil {
-			status = plaintext.Line(string(*u.ToolCallUpdate.Status))
+		if c.Status != nil {
+			e.ToolStatus = cleanLine(string(*c.Status))
 		}
-		id := string(u.ToolCallUpdate.ToolCallId)
-		locations := Locations(u.ToolCallUpdate.Locations)
-		t.Tool(id, title, status, locations)
-		return &proto.Entry{Kind: proto.EntryTool, ToolCallID: id, Title: title, ToolStatus: status, Locations: locations}
+		if c.Kind != nil {
+			e.ToolKind = ToolKind(*c.Kind)
+		}
+		t.Tool(e)
+		return &e
 	case u.Plan != nil:
 		items := make([]string, len(u.Plan.Entries))
 		whole := make([]proto.PlanItem, len(u.Plan.Entries))
 		for i, e := range u.Plan.Entries {
-			items[i] = plaintext.Line(fmt.Sprintf("[%s] %s", e.Status, e.Content))
-			whole[i] = proto.PlanItem{Content: plaintext.Line(e.Content), Priority: known(string(e.Priority), "high", "medium", "low"),
+			items[i] = cleanLine(fmt.Sprintf("[%s] %s", e.Status, e.Content))
+			whole[i] = proto.PlanItem{Content: cleanLine(e.Content), Priority: known(string(e.Priority), "high", "medium", "low"),
 				Status: known(string(e.Status), "pending", "in_progress", "completed")}
 		}
 		t.Plan(items, whole)
 		return &proto.Entry{Kind: proto.EntryPlan, Plan: append([]string(nil), items...), PlanItems: append([]proto.PlanItem(nil), whole...)}
 	}
 	return nil
+}
+
+// userLink keeps a file a user's message links (a resource_link block of
+// a session/load's replay) as a link of that message: of the last entry
+// when it is the user's message (of the same id), else of a new one. A
+// link that CheckLinks would refuse is not kept as one (nil): it is shown
+// as text.
+func (t *Transcript) userLink(l proto.Link, messageID *string) *proto.Entry {
+	if checkLink(l) != nil {
+		return nil
+	}
+	e := proto.Entry{Kind: proto.EntryUser, Links: []proto.Link{l}}
+	if messageID != nil {
+		e.MessageID = *messageID
+	}
+	if n := len(t.entries); n > 0 {
+		last := &t.entries[n-1]
+		if last.Kind == proto.EntryUser && last.MessageID == e.MessageID && len(last.Links) < proto.MaxPromptLinks {
+			last.Links = append(last.Links, l)
+			last.At = time.Now()
+			return &e
+		}
+	}
+	t.Add(e)
+	return &e
 }
 
 // known is v when it is one of values, else "": an agent's word for a

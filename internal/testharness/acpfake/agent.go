@@ -117,6 +117,7 @@ func (a *fakeAgent) NewSession(_ context.Context, p acp.NewSessionRequest) (acp.
 		return acp.NewSessionResponse{}, err
 	}
 	modes, opts := a.sessionConfig(ss)
+	a.offerCommands(ss.ID)
 	return acp.NewSessionResponse{SessionId: acp.SessionId(ss.ID), Modes: modes, ConfigOptions: opts}, nil
 }
 
@@ -143,6 +144,7 @@ func (a *fakeAgent) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (
 		}
 	}
 	modes, opts := a.sessionConfig(ss)
+	a.offerCommands(ss.ID)
 	return acp.LoadSessionResponse{Modes: modes, ConfigOptions: opts}, nil
 }
 
@@ -157,6 +159,7 @@ func (a *fakeAgent) ResumeSession(_ context.Context, p acp.ResumeSessionRequest)
 		return acp.ResumeSessionResponse{}, err
 	}
 	modes, opts := a.sessionConfig(ss)
+	a.offerCommands(ss.ID)
 	return acp.ResumeSessionResponse{Modes: modes, ConfigOptions: opts}, nil
 }
 
@@ -182,6 +185,7 @@ func (a *fakeAgent) UnstableForkSession(_ context.Context, p acp.UnstableForkSes
 		return acp.UnstableForkSessionResponse{}, err
 	}
 	modes, _ := a.sessionConfig(fork)
+	a.offerCommands(fork.ID)
 	return acp.UnstableForkSessionResponse{SessionId: acp.SessionId(fork.ID), Modes: modes}, nil
 }
 

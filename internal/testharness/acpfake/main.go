@@ -47,6 +47,14 @@
 //	ACPMUX_FAKE_AUTH_NAME=TEXT  the method's name and description (read as
 //	                         the body of a Go string: a hostile agent's)
 //	ACPMUX_FAKE_INIT=mute|exit  mute: never answer initialize; exit: two stderr lines (with controls), then exit 3
+//	ACPMUX_FAKE_COMMANDS=1   offer slash commands as agents do: session/new, load,
+//	                         resume and fork are each followed by an
+//	                         available_commands_update of three commands
+//	                         (FakeCommands: review, test "package pattern",
+//	                         explain "what to explain"); it may reach the client
+//	                         just before or just after the answer. Without it
+//	                         only the commands command offers them (so tests
+//	                         that count updates see none they did not ask for)
 //	ACPMUX_FAKE_SESSION_ID=TEXT  session/new and session/fork answer with TEXT as the
 //	                         session id, whatever it holds (a hostile agent's id:
 //	                         "../x", escape sequences); a session whose id is not
@@ -106,6 +114,40 @@
 //	request-id-last N  a raw fs/write_text_file line of N bytes of content, its id "big-1"
 //	                  after its params; then "request-id-last: sent B bytes"
 //
+// Commands for what a client draws richly (rich.go):
+//
+//	markdown          a long markdown reply (MarkdownReply: headings, emphasis,
+//	                  lists, a link, a block quote, a table, a go code fence),
+//	                  streamed a few lines per chunk
+//	edit-diff         tool_call "Edit parser.go" (kind edit, at parser.go:3),
+//	                  in_progress, then completed with two diffs: CWD/parser.go
+//	                  changed, CWD/lexer.go new (no oldText); "edited parser.go
+//	                  and lexer.go"
+//	execute           tool_call "Run go test ./..." (kind execute), in_progress,
+//	                  then completed with its output as a text content
+//	                  (ExecuteLines tests, 82 lines)
+//	execute-fail      the same as "Run go build ./...", failed with a build error
+//	plan-full         a plan of three: completed/high, in_progress/medium,
+//	                  pending/low
+//	thoughts          two agent_thought_chunk of one thought, then "thought it through"
+//	commands          an available_commands_update of the three commands, then
+//	                  "commands: sent"
+//	commands-withdraw an empty available_commands_update, then "commands: withdrawn"
+//	permission-edit   tool_call "Edit main.go" (kind edit, with its diff), then
+//	                  session/request_permission carrying kind edit and the diff,
+//	                  then as permission: "permission: <optionId>"
+//	terminal-content [ID]  tool_call "Run make" (kind execute) whose content is
+//	                  terminal ID ("term-1"), completed; "terminal-content: sent"
+//	hostile-diff      a completed edit whose diff path, old and new text, a text
+//	                  content and a terminal id hold OSC 52, CSI, bidi controls,
+//	                  C1, BEL and BS; "hostile: sent"
+//	hostile-commands  commands with an escape, a space, a bidi control in the
+//	                  name, an empty name, a name twice, escapes in a
+//	                  description and a hint; "commands: sent"
+//	big-message N     an agent message of N bytes (lines of 64) in 64 KiB chunks
+//	big-diff N        a completed edit whose diff's newText is N bytes (at most
+//	                  3 MiB); "big-diff: sent"
+//
 // Option ids equal their kinds (allow_once, reject_once). The permission
 // request outlives session/cancel: the client must answer it (with the
 // cancelled outcome), as the spec requires. A client error in read or
@@ -138,6 +180,7 @@ type config struct {
 	modes         bool
 	stateDir      string
 	sessionID     string // the session id to give new sessions, "" for a fresh one each
+	commands      bool   // offer FakeCommands after each session setup
 }
 
 func configFromEnv() config {
@@ -151,6 +194,7 @@ func configFromEnv() config {
 		modes:         os.Getenv("ACPMUX_FAKE_MODES") == "1",
 		stateDir:      os.Getenv("ACPMUX_FAKE_STATE"),
 		sessionID:     os.Getenv("ACPMUX_FAKE_SESSION_ID"),
+		commands:      os.Getenv("ACPMUX_FAKE_COMMANDS") == "1",
 	}
 }
 

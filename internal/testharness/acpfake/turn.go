@@ -117,6 +117,9 @@ func (t *turnRun) run(text string) (acp.StopReason, error) {
 	if attack, ok := attacks[cmd]; ok {
 		return attack(t, arg)
 	}
+	if show, ok := rich[cmd]; ok {
+		return show(t, arg)
+	}
 	switch {
 	case line == "permission":
 		return t.permission(false)
