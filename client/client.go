@@ -68,9 +68,11 @@ type Conn struct {
 	notified atomic.Pointer[func(method string, params json.RawMessage)]
 }
 
-// pendingCall is a call waiting for its answer.
+// pendingCall is a call waiting for its answer: on ch for Call, through
+// done for Go.
 type pendingCall struct {
 	ch     chan answer
+	done   func(error)
 	method string
 }
 
@@ -207,6 +209,43 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	}
 }
 
+// Go sends a call and returns once its line is written, without waiting
+// for the answer: done hears the answer's error (nil when it succeeded;
+// the result is not read) on the connection's reader goroutine, or the
+// connection's end. done must not block. A key typed in the TUI goes so,
+// from the TUI's own goroutine: no goroutine waits for its answer, and
+// none is woken to send it.
+func (c *Conn) Go(method string, params any, done func(error)) error {
+	c.mu.Lock()
+	if c.err != nil {
+		err := c.err
+		c.mu.Unlock()
+		return err
+	}
+	c.nextID++
+	id := c.nextID
+	c.pending[id] = pendingCall{done: done, method: method}
+	c.mu.Unlock()
+	line, err := requestLine(id, method, params)
+	if err == nil {
+		err = c.writeLine(context.Background(), line)
+		if err != nil {
+			err = connError(err)
+		}
+	}
+	if err == nil {
+		return nil
+	}
+	c.mu.Lock()
+	_, waiting := c.pending[id]
+	delete(c.pending, id)
+	c.mu.Unlock()
+	if !waiting {
+		return nil // the reader ended meanwhile, and told done
+	}
+	return fmt.Errorf("%s: %w", method, err)
+}
+
 // jsonAppender is params that write themselves as JSON (a key's
 // proto.WriteParams), with no reflection.
 type jsonAppender interface{ AppendJSON([]byte) []byte }
@@ -291,7 +330,21 @@ func (c *Conn) readLoop() {
 		}
 		c.mu.Lock()
 		call := c.pending[*a.ID]
+		if call.done != nil {
+			delete(c.pending, *a.ID)
+		}
 		c.mu.Unlock()
+		if call.done != nil {
+			if a.Error != nil {
+				if c.fromHost {
+					a = cleanFromHost(a, call.method)
+				}
+				call.done(a.Error)
+			} else {
+				call.done(nil)
+			}
+			continue
+		}
 		if call.ch != nil {
 			if c.fromHost {
 				a = cleanFromHost(a, call.method)
@@ -303,12 +356,23 @@ func (c *Conn) readLoop() {
 		}
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	switch {
 	case c.unmatched != nil:
 		c.err = fmt.Errorf("the server closed the connection: %w", c.unmatched)
 	default:
 		c.err = connError(err)
+	}
+	var orphans []pendingCall
+	for id, call := range c.pending {
+		if call.done != nil {
+			orphans = append(orphans, call)
+			delete(c.pending, id)
+		}
+	}
+	cause := c.err
+	c.mu.Unlock()
+	for _, call := range orphans {
+		call.done(fmt.Errorf("%s: %w", call.method, cause))
 	}
 }
 
