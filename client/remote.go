@@ -425,7 +425,34 @@ func (r *Remote) Look(id string) error {
 
 // Changes delivers ids of chats whose state or screen changed, at most one
 // pending per chat until State or Render is called for it.
-func (r *Remote) Changes() <-chan string { return r.changes }
+func (r *Remote) Changes() <-chan string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.changes
+}
+
+// shareChanges has the Remote tell its changes on ch from now on, with
+// what it told and was not yet read: the local server's Remote tells the
+// Router's channel itself, so a key's echo reaches the TUI with no
+// goroutine in between to wake.
+func (r *Remote) shareChanges(ch chan string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	old := r.changes
+	r.changes = ch
+	for {
+		select {
+		case id := <-old:
+			select {
+			case ch <- id:
+			default: // the TUI is far behind: the chat's next change is told
+				r.chat(id).pending = false
+			}
+		default:
+			return
+		}
+	}
+}
 
 // State returns the chat's state as last sent; a chat the server has not
 // reported is stopped.

@@ -68,6 +68,25 @@ func (r *Remote) Write(id string, p []byte) error {
 	return r.call(proto.MethodWrite, proto.WriteParams{ID: id, Data: p}, nil)
 }
 
+// ErrNotNow is WriteNow's answer when it cannot send at once (the first
+// connection is still being made, or lost): the caller sends with Write.
+var ErrNotNow = errors.New("cannot send at once")
+
+// WriteNow sends input as Write does, but returns as soon as it is
+// written, not when the server answers: done hears the answer's error on
+// the connection's reader goroutine and must not block. It writes from the
+// caller's goroutine; with no connection ready it sends nothing and
+// returns ErrNotNow.
+func (r *Remote) WriteNow(id string, p []byte, done func(error)) error {
+	r.mu.Lock()
+	lost, c, first := r.lost, r.c, r.firstPending()
+	r.mu.Unlock()
+	if lost != nil || c == nil || first {
+		return ErrNotNow
+	}
+	return c.Go(proto.MethodWrite, proto.WriteParams{ID: id, Data: p}, func(err error) { done(remoteError(err)) })
+}
+
 // ResizeAll sets every chat's pty to this client's size.
 func (r *Remote) ResizeAll(cols, rows int) {
 	r.mu.Lock()

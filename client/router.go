@@ -104,6 +104,7 @@ func NewRouter(local *Remote, hosts []Host, extra ...string) *Router {
 	rt := &Router{local: local, byName: map[string]*routedHost{}, changes: make(chan string, 1024),
 		notices: make(chan proto.Notice, 16), news: make(chan proto.News, 16),
 		hostsChanged: make(chan struct{}, 1), configChanged: make(chan struct{}, 1), done: make(chan struct{}), extra: extra}
+	local.shareChanges(rt.changes)
 	rt.forward("", local, nil)
 	rt.SetHosts(hosts)
 	return rt
@@ -303,7 +304,12 @@ func (rt *Router) signalHosts() {
 
 // forward passes a Remote's changes, notices and news on, with ids
 // qualified by host, until the Router closes or gone does (nil: never).
+// The local Remote tells its changes on the Router's channel itself.
 func (rt *Router) forward(host string, r *Remote, gone <-chan struct{}) {
+	changes := r.Changes()
+	if host == "" {
+		changes = nil
+	}
 	go func() {
 		for {
 			select {
@@ -311,7 +317,7 @@ func (rt *Router) forward(host string, r *Remote, gone <-chan struct{}) {
 				return
 			case <-gone:
 				return
-			case id := <-r.Changes():
+			case id := <-changes:
 				select {
 				case rt.changes <- QualifyID(host, id):
 				case <-rt.done:

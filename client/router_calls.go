@@ -104,6 +104,15 @@ func (rt *Router) Write(id string, p []byte) error {
 	return r.Write(raw, p)
 }
 
+// WriteNow is Remote.WriteNow for the chat's host.
+func (rt *Router) WriteNow(id string, p []byte, done func(error)) error {
+	r, raw, err := rt.target(id)
+	if err != nil {
+		return err
+	}
+	return r.WriteNow(raw, p, done)
+}
+
 // remotes is every Remote up now, local first.
 func (rt *Router) remotes() []*Remote {
 	out := []*Remote{rt.local}

@@ -74,6 +74,14 @@ func (l *latest) flush(send func(string) error) {
 	}
 }
 
+// settled reports whether the value last asked for was sent: flush has
+// nothing to send.
+func (l *latest) settled() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return !l.wanted || l.sentAny && l.want == l.sent
+}
+
 // current is the value last asked for.
 func (l *latest) current() string {
 	l.mu.Lock()

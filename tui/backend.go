@@ -229,12 +229,33 @@ type writeErrMsg struct {
 	err error
 }
 
-// inputWriter sends keys to harnesses in the order they were typed, off the
-// UI goroutine: a pty write may block while the harness is busy.
+// inputWriter sends keys to harnesses in the order they were typed. A key
+// goes from the UI goroutine itself when nothing else is on its way (the
+// common case: keys typed by hand, each answered long before the next),
+// with no goroutine woken to send it nor to wait for its answer; else it
+// joins a queue that a writer goroutine sends in order, off the UI
+// goroutine, since a write may block while the harness is busy.
 type inputWriter struct {
 	queue chan writeReq
 	errs  chan writeErrMsg
+	// now sends at once (nil: the Mux cannot); ready reports whether it
+	// may, that is whether nothing must go to the server first.
+	now   func(id string, b []byte, done func(error)) error
+	ready func() bool
+	// busy counts the writes queued or not yet answered: one goes at once
+	// only when it is 0, so no key overtakes another.
+	busy atomic.Int64
 }
+
+// nowWriter is a Mux that can send input at once (client.Router).
+type nowWriter interface {
+	WriteNow(id string, b []byte, done func(error)) error
+}
+
+// maxNow is the most input sent at once from the UI goroutine: a paste
+// longer than that is queued, so a socket that cannot take it whole blocks
+// the writer, never the UI.
+const maxNow = 4 << 10
 
 type writeReq struct {
 	id string
@@ -243,30 +264,54 @@ type writeReq struct {
 
 // newInputWriter starts the writer; before runs ahead of each write (the
 // TUI sends there which chat its user sees, so that reaches the server
-// before the keys typed after it changed).
-func newInputWriter(m Mux, before func()) *inputWriter {
-	w := &inputWriter{queue: make(chan writeReq, 4096), errs: make(chan writeErrMsg, 16)}
+// before the keys typed after it changed), and ready reports whether
+// before has nothing to send.
+func newInputWriter(m Mux, before func(), ready func() bool) *inputWriter {
+	w := &inputWriter{queue: make(chan writeReq, 4096), errs: make(chan writeErrMsg, 16), ready: ready}
+	if nw, ok := m.(nowWriter); ok {
+		w.now = nw.WriteNow
+	}
 	go func() {
 		for req := range w.queue {
 			before()
-			if err := m.Write(req.id, req.b); err != nil {
-				select {
-				case w.errs <- writeErrMsg{req.id, err}:
-				default: // the UI has not taken the last error yet
-				}
-			}
+			w.report(req.id, m.Write(req.id, req.b))
+			w.busy.Add(-1)
 		}
 	}()
 	return w
 }
 
-// send queues input; when the harness is so far behind that the queue is
-// full, the input is dropped and reported rather than blocking the UI.
+// report hands a failed write to the UI.
+func (w *inputWriter) report(id string, err error) {
+	if err == nil {
+		return
+	}
+	select {
+	case w.errs <- writeErrMsg{id, err}:
+	default: // the UI has not taken the last error yet
+	}
+}
+
+// send sends input at once when it can, else queues it; when the harness
+// is so far behind that the queue is full, the input is dropped and
+// reported rather than blocking the UI.
 func (w *inputWriter) send(id string, b []byte) bool {
+	if w.now != nil && len(b) <= maxNow && w.ready() && w.busy.CompareAndSwap(0, 1) {
+		err := w.now(id, b, func(err error) {
+			w.report(id, err)
+			w.busy.Add(-1)
+		})
+		if err == nil {
+			return true
+		}
+		w.busy.Add(-1) // not sent: the queue takes it
+	}
+	w.busy.Add(1)
 	select {
 	case w.queue <- writeReq{id, b}:
 		return true
 	default:
+		w.busy.Add(-1)
 		return false
 	}
 }

@@ -193,7 +193,7 @@ func New(opt Options) *Model {
 			m.missing[h.Name] = true
 		}
 	}
-	m.in = newInputWriter(opt.Mux, func() { m.looking.flush(m.sendLook) })
+	m.in = newInputWriter(opt.Mux, func() { m.looking.flush(m.sendLook) }, m.looking.settled)
 	m.sidebar = NewSidebar(c)
 	m.sidebar.SetMissing(m.missing)
 	m.summary = NewSummary(c)
