@@ -196,6 +196,19 @@ func (p *ChatPane) Refresh() {
 	}
 }
 
+// RefreshScreen refreshes the pane for a change of chat id and reports
+// whether it shows that chat: false asks the caller for the whole
+// refresh of the selected chat (refreshSelected). The caller compares the
+// state read with what the summary shows: most changes of the chat shown,
+// a key's echo among them, are only its screen.
+func (p *ChatPane) RefreshScreen(id string) bool {
+	if id != p.id || id == "" {
+		return false
+	}
+	p.Refresh()
+	return true
+}
+
 // stoppedBanner is the line a chat whose harness does not run shows under
 // what it last drew: how it ended, and that enter starts it again. It is
 // "" while the harness runs.

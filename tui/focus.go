@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"reflect"
 
 	tea "github.com/charmbracelet/bubbletea"
 )
@@ -14,7 +15,8 @@ import (
 // returned as it is.
 func focusReport(msg tea.Msg) tea.Msg {
 	s, ok := msg.(fmt.Stringer)
-	if !ok || fmt.Sprintf("%T", msg) != "tea.unknownCSISequenceMsg" {
+	if !ok || reflect.TypeOf(msg).String() != "tea.unknownCSISequenceMsg" {
+		// A key (every key is a Stringer) goes by with no formatting.
 		return msg
 	}
 	switch s.String() {

@@ -112,6 +112,7 @@ type Model struct {
 	// and fork dialogs start with.
 	worktreeOn bool
 	lay        layout
+	vc         viewCache // the last frame's boxes and rows (view.go)
 	loaded     bool
 	status     string
 	isErr      bool
@@ -277,7 +278,11 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		cmds := []tea.Cmd{waitChanges(m.mux.Changes(), m.opt.Frame, &m.gate)}
 		for _, id := range msg.ids {
 			cmds = append(cmds, m.chatChanged(id))
-			if id == m.selected {
+			if id != m.selected {
+				continue
+			}
+			if !m.pane.RefreshScreen(id) || !m.pane.State().Equal(m.summary.info.State) {
+				// Its state changed too: the summary says it.
 				m.refreshSelected()
 			}
 		}

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/acpmux/acpmux-tui/third_party/bubbles/key"
@@ -60,30 +61,89 @@ func (m *Model) resize(w, h int) tea.Cmd {
 
 // View draws the frame from what Update prepared: the sidebar, the summary
 // and chat panes, the status and help line, and a dialog over them.
-func (m *Model) View() string {
+func (m *Model) View() string { return strings.Join(m.ViewLines(), "\n") }
+
+// ViewLines is View's lines, which package frame takes as they are. A
+// box whose lines and title are what they were last time is not drawn
+// again, nor a row whose two halves are: a key's echo draws the chat
+// pane's box and joins the rows it changed, and the rest is the last
+// frame's strings.
+func (m *Model) ViewLines() []string {
 	l := m.lay
 	if !l.ready {
-		return ""
+		return nil
 	}
 	st := m.c.Styles
+	vc := &m.vc
 	focused := m.pane.Focused()
-	left := st.BoxFitted(m.sidebar.Title(), m.sidebar.View(), l.sideW, l.bodyH, !focused && m.dialog == nil)
+	left := vc.side.box(st, m.sidebar.Title(), m.sidebar.View(), l.sideW, l.bodyH, !focused && m.dialog == nil)
 	var right []string
 	if m.loaded && m.sidebar.Len() == 0 {
 		right = st.Box("welcome", m.welcome(l.rightW-2, l.bodyH-2), l.rightW, l.bodyH, false)
 	} else {
-		right = st.BoxFitted("summary", m.summary.View(), l.rightW, l.sumH, false)
+		right = append(vc.right[:0], vc.summary.box(st, "summary", m.summary.View(), l.rightW, l.sumH, false)...)
 		right = append(right, st.BoxFitted(m.pane.Title(), m.pane.View(), l.rightW, l.chatH, focused)...)
+		vc.right = right
 	}
 	lines := make([]string, 0, l.height)
+	vc.rows = growRows(vc.rows, l.bodyH)
 	for i := range l.bodyH {
-		lines = append(lines, left[i]+right[i])
+		lines = append(lines, vc.rows[i].join(left[i], right[i]))
 	}
 	lines = append(lines, m.footerLine)
 	if m.dialog != nil {
 		overlay(lines, m.dialog.View(), l.width, l.bodyH)
 	}
-	return strings.Join(lines, "\n")
+	return lines
+}
+
+// viewCache is what the last frame drew, kept for the next (ViewLines).
+type viewCache struct {
+	side, summary boxCache
+	right         []string
+	rows          []rowCache
+}
+
+// boxCache is a box as last drawn, and what it was drawn from.
+type boxCache struct {
+	title    string
+	in       []string
+	w, h     int
+	focused  bool
+	out      []string
+	drawnAny bool
+}
+
+// box is st.BoxFitted(title, lines, w, h, focused), drawn again only when
+// one of them changed. lines are copied: a pane may reuse its slice.
+func (c *boxCache) box(st *Styles, title string, lines []string, w, h int, focused bool) []string {
+	if c.drawnAny && c.title == title && c.w == w && c.h == h && c.focused == focused && slices.Equal(c.in, lines) {
+		return c.out
+	}
+	c.title, c.w, c.h, c.focused, c.drawnAny = title, w, h, focused, true
+	c.in = append(c.in[:0], lines...)
+	c.out = st.BoxFitted(title, lines, w, h, focused)
+	return c.out
+}
+
+// rowCache is a row of the screen as last joined from its two halves.
+type rowCache struct{ left, right, line string }
+
+// join is left+right, the last string made when both are as they were (a
+// string compares with itself at once).
+func (r *rowCache) join(left, right string) string {
+	if r.line == "" || left != r.left || right != r.right {
+		r.left, r.right, r.line = left, right, left+right
+	}
+	return r.line
+}
+
+// growRows has rows hold at least n.
+func growRows(rows []rowCache, n int) []rowCache {
+	if len(rows) >= n {
+		return rows
+	}
+	return append(rows, make([]rowCache, n-len(rows))...)
 }
 
 // welcome is the empty home's invitation to start a first chat.

@@ -183,12 +183,16 @@ func (r *Renderer) size() (int, int) {
 // the window's width, and clears what is left below a shorter frame. It
 // reports whether it wrote anything.
 func (r *Renderer) draw(view string) bool {
+	return r.drawLines(strings.Split(view, "\n"))
+}
+
+// drawLines is draw of a view given as its lines, which it keeps.
+func (r *Renderer) drawLines(lines []string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !r.started || r.stopped {
 		return false
 	}
-	lines := strings.Split(view, "\n")
 	if r.height > 0 && len(lines) > r.height {
 		// Lines past the window's foot would scroll the screen: the top
 		// ones go, as Bubble Tea's standard renderer drops them.

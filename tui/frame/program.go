@@ -142,6 +142,13 @@ type Urgent interface {
 	Urgent() bool
 }
 
+// Lined is a model that gives its view as lines (View split at its
+// newlines), which the Renderer keeps as they are: a model that keeps the
+// strings of rows that did not change saves their copies and compares.
+type Lined interface {
+	ViewLines() []string
+}
+
 // update gives msg to the app's model and has the change drawn.
 func (d *drawn) update(msg tea.Msg, own tea.Cmd) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
@@ -177,7 +184,12 @@ func (d *drawn) schedule() tea.Cmd {
 // already wrote nothing, and starts no frame: a key typed into a chat
 // changes nothing until its echo comes, which is then drawn at once.
 func (d *drawn) draw() {
-	wrote := d.r.draw(d.m.View())
+	var wrote bool
+	if l, ok := d.m.(Lined); ok {
+		wrote = d.r.drawLines(l.ViewLines())
+	} else {
+		wrote = d.r.draw(d.m.View())
+	}
 	d.dirty = false
 	if wrote {
 		d.lastDraw = d.r.opt.Now()
