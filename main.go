@@ -38,6 +38,7 @@ const (
 
 func main() {
 	stop := startCPUProfile(os.Getenv(envCPUProfile))
+	stopTrace := startTrace(os.Getenv(envTrace))
 	if os.Getenv(envHeapProfile) != "" {
 		runtime.MemProfileRate = 4096 // every few pages, not every 512 KiB
 	} else {
@@ -47,6 +48,7 @@ func main() {
 		runtime.MemProfileRate = 0
 	}
 	code := run(os.Args[1:], os.Stdout, os.Stderr)
+	stopTrace()
 	stop()
 	writeHeapProfile(os.Getenv(envHeapProfile))
 	os.Exit(code)

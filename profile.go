@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"os"
 	"runtime/pprof"
+	"runtime/trace"
+	"strconv"
+	"strings"
 )
 
 // envCPUProfile names the file a CPU profile of this run is written to
@@ -11,6 +14,13 @@ import (
 // command's time goes. Package inits run before it starts; GODEBUG=inittrace=1
 // shows those.
 const envCPUProfile = "ACPMUX_CPUPROFILE"
+
+// envTrace names the file an execution trace of this run is written to
+// (docs/cli.md, Environment): where `go tool trace` shows each goroutine's
+// waits, the scheduler's hops on a key's way (`go tool trace
+// -pprof=sched FILE` gives how long goroutines waited to run). A "%p" in
+// it is the process's id: a TUI and the server it starts trace apart.
+const envTrace = "ACPMUX_TRACE"
 
 // envHeapProfile names the file a heap profile is written to as the
 // command ends (docs/cli.md, Environment): where a long-lived server's or
@@ -56,6 +66,32 @@ func startCPUProfile(path string) (stop func()) {
 		pprof.StopCPUProfile()
 		if err := f.Close(); err != nil {
 			fmt.Fprintf(os.Stderr, "acpmux-tui: %s: write the CPU profile: %v\n", envCPUProfile, err)
+		}
+	}
+}
+
+// startTrace starts an execution trace into the file path names, when it
+// is set, and returns what ends it; as with the CPU profile, a trace that
+// cannot start is said on stderr and the command runs without it.
+func startTrace(path string) (stop func()) {
+	if path == "" {
+		return func() {}
+	}
+	path = strings.ReplaceAll(path, "%p", strconv.Itoa(os.Getpid()))
+	f, err := os.Create(path)
+	if err == nil {
+		if err = trace.Start(f); err != nil {
+			f.Close()
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "acpmux-tui: %s: start the trace: %v\n", envTrace, err)
+		return func() {}
+	}
+	return func() {
+		trace.Stop()
+		if err := f.Close(); err != nil {
+			fmt.Fprintf(os.Stderr, "acpmux-tui: %s: write the trace: %v\n", envTrace, err)
 		}
 	}
 }

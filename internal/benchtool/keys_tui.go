@@ -156,6 +156,12 @@ func startKeysTUI(r *serverRig, td *teardown) (string, *tuiProcess, error) {
 	if p := os.Getenv("BENCH_TUI_CPUPROFILE"); p != "" {
 		cmd.Env = append(os.Environ(), "ACPMUX_CPUPROFILE="+p)
 	}
+	if p := os.Getenv("BENCH_TUI_TRACE"); p != "" {
+		if cmd.Env == nil {
+			cmd.Env = os.Environ()
+		}
+		cmd.Env = append(cmd.Env, "ACPMUX_TRACE="+p)
+	}
 	tui, err := startOnScreen(cmd, "chats 1")
 	if err != nil {
 		return "", nil, err
