@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +10,8 @@ import (
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
 )
 
 // benchScreen is a busy terminal screen of cols x rows: coloured words on
@@ -225,5 +228,40 @@ func BenchmarkForkKeyToFirstFrame(b *testing.B) {
 				_ = r.m.View()
 			}
 		})
+	}
+}
+
+// BenchmarkEchoDraw is a key's echo in the chat shown, focused, on a home
+// of 100 chats with colour (as a terminal draws): the change notice (its
+// screen one character longer), Update and the frame's lines. What each
+// key typed into a chat costs the TUI after the server's part.
+func BenchmarkEchoDraw(b *testing.B) {
+	entries := benchEntries(100)
+	fake := newFakeMux(nil)
+	l := computeLayout(160, 50)
+	base := benchScreen(l.chatCols, l.chatRows-1)
+	const variants = 40
+	screens := make([]string, variants)
+	for v := range screens {
+		screens[v] = base + "\n$ " + strings.Repeat("x", v)
+	}
+	for _, e := range entries {
+		fake.set(e.ID, proto.State{Status: proto.StatusRunning, Pid: 4242, Started: time.Unix(0, 0)}, screens[0])
+		fake.terms[e.ID] = proto.Terminal{Cols: l.chatCols, Rows: l.chatRows, CursorVisible: true}
+	}
+	r := lipgloss.NewRenderer(io.Discard)
+	r.SetColorProfile(termenv.ANSI256)
+	m := New(Options{Mux: fake, Renderer: r, Entries: entries, Tick: -1})
+	b.Cleanup(m.Close)
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 50})
+	m.Update(tea.KeyMsg{Type: tea.KeyEnter})
+	id := entries[0].ID
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		i++
+		fake.set(id, proto.State{Status: proto.StatusRunning, Pid: 4242, Started: time.Unix(0, 0)}, screens[i%variants])
+		m.Update(chatsChangedMsg{ids: []string{id}, echo: id})
+		_ = m.ViewLines()
 	}
 }

@@ -54,6 +54,9 @@ type ChatPane struct {
 	screen     []string // the lines drawn
 	transcript []string // an ACP chat's transcript at width w
 	input      textarea.Model
+	// cursorCh is the character last drawn under the cursor, and
+	// cursorCell it drawn so (drawCursor: most echoes draw the same).
+	cursorCh, cursorCell string
 
 	// An ACP turn that goes quiet says so: now is the clock as of the last
 	// Tick, heardAt when the running turn last heard from the agent, cardAt
@@ -270,11 +273,44 @@ func (p *ChatPane) drawCursor(line string, col int) string {
 	if col < 0 || col >= p.w {
 		return line
 	}
-	ch := ansi.Strip(ansi.Cut(line, col, col+1))
+	before, ch, seqs, after := splitCell(line, col)
 	if ch == "" {
 		ch = " "
 	}
-	return ansi.Truncate(line, col, "") + "\x1b[0m" + p.c.Styles.Cursor.Render(ch) + ansi.TruncateLeft(line, col+1, "")
+	if ch != p.cursorCh {
+		p.cursorCh, p.cursorCell = ch, p.c.Styles.Cursor.Render(ch)
+	}
+	return before + "\x1b[0m" + p.cursorCell + seqs + after
+}
+
+// splitCell cuts a drawn line at the cell of column col, in one pass: the
+// text before it, the cell's text (a wide character that covers col is
+// the cell; "" when the line ends before col), the escape sequences up to
+// the cell's end (what styles the text after it), and the rest.
+func splitCell(line string, col int) (before, cell, seqs, after string) {
+	var state byte
+	var sb strings.Builder
+	x := 0
+	for i := 0; i < len(line); {
+		seq, width, n, next := ansi.DecodeSequence(line[i:], state, nil)
+		state = next
+		if n <= 0 {
+			break
+		}
+		if width == 0 {
+			if len(seq) > 0 && seq[0] == ansi.ESC {
+				sb.WriteString(seq)
+			}
+			i += n
+			continue
+		}
+		if x+width > col {
+			return line[:i], seq, sb.String(), line[i+n:]
+		}
+		x += width
+		i += n
+	}
+	return line, "", sb.String(), ""
 }
 
 // placeholder is drawn for a chat whose harness has not drawn anything.

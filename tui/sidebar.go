@@ -48,8 +48,9 @@ type Sidebar struct {
 	lines     []int
 	lineOfRow []int
 
-	harnessLabels map[string]string // rendered dim harness names
-	missing       map[string]bool   // harnesses not installed, marked "?"
+	harnessLabels map[string]string   // rendered dim harness names
+	drawnRows     map[string]drawnRow // each chat's row as last drawn (row)
+	missing       map[string]bool     // harnesses not installed, marked "?"
 
 	// showCost adds each chat's cost before its harness (ToggleCost).
 	showCost bool
@@ -216,6 +217,7 @@ func costCell(st proto.State, m *sessions.Meta) string {
 // SetEntries replaces the chats shown, keeping the selection on keepID (or
 // the chat selected now) when it is still there.
 func (s *Sidebar) SetEntries(entries []sessions.Entry, keepID string) {
+	s.drawnRows = nil // rows of chats gone go too
 	if keepID == "" {
 		if e, ok := s.Selected(); ok {
 			keepID = e.ID
@@ -629,17 +631,50 @@ func (s *Sidebar) Asking() int { return s.asking }
 // row draws one chat: pointer, mark, unread mark, name, the sandbox mark
 // and harness.
 func (s *Sidebar) row(r sideRow, selected bool) string {
-	st := s.c.Styles
 	state := s.states[r.entry.ID]
 	broken := r.entry.Meta == nil
-	mk := markOf(state, broken)
-	name, harness := r.name, r.harness
+	k := rowKey{mark: markOf(state, broken), name: r.name, harness: r.harness, plus: s.markOf(r), unread: rowLook(state).unread,
+		selected: selected, sandboxed: r.sandboxed, warn: broken || r.notInstalled, w: s.w}
+	if s.showCost {
+		k.cost = costCell(state, r.entry.Meta)
+	}
+	if m, ok := s.drawnRows[r.entry.ID]; ok && m.key == k {
+		return m.line
+	}
+	line := s.drawRow(k)
+	if s.drawnRows == nil {
+		s.drawnRows = map[string]drawnRow{}
+	}
+	s.drawnRows[r.entry.ID] = drawnRow{k, line}
+	return line
+}
+
+// rowKey is everything a row of the list is drawn from: a row whose key
+// is the one last drawn is the string drawn then (most frames change no
+// row, and a key's echo none).
+type rowKey struct {
+	mark                        markKind
+	name, harness, plus, cost   string
+	unread, selected, sandboxed bool
+	warn                        bool // broken, or its harness not installed
+	w                           int
+}
+
+// drawnRow is a row as last drawn, and what from.
+type drawnRow struct {
+	key  rowKey
+	line string
+}
+
+// drawRow draws a row of the list from its key.
+func (s *Sidebar) drawRow(k rowKey) string {
+	st := s.c.Styles
+	mk, name, harness, unread := k.mark, k.name, k.harness, k.unread
 	if name == "" {
 		return fitPlain(" "+markGlyphs[mk], s.w)
 	}
-	unread := rowLook(state).unread
 	var b strings.Builder
-	if selected {
+	if k.selected {
 		b.WriteString(st.pointer)
 		b.WriteString(st.selMarks[mk])
 		if unread {
@@ -647,11 +682,11 @@ func (s *Sidebar) row(r sideRow, selected bool) string {
 		} else {
 			b.WriteString(st.Selected.Render(" "))
 		}
-		b.WriteString(st.SelectedName.Render(s.markOf(r) + name + " "))
+		b.WriteString(st.SelectedName.Render(k.plus + name + " "))
 		if s.showCost {
-			b.WriteString(st.SelectedDim.Render(costCell(state, r.entry.Meta) + " "))
+			b.WriteString(st.SelectedDim.Render(k.cost + " "))
 		}
-		if r.sandboxed {
+		if k.sandboxed {
 			b.WriteString(st.selSandbox)
 		}
 		if harness != "" {
@@ -666,18 +701,18 @@ func (s *Sidebar) row(r sideRow, selected bool) string {
 	} else {
 		b.WriteByte(' ')
 	}
-	b.WriteString(s.markOf(r))
+	b.WriteString(k.plus)
 	b.WriteString(name)
 	b.WriteByte(' ')
 	if s.showCost {
-		b.WriteString(st.Dim.Render(costCell(state, r.entry.Meta)))
+		b.WriteString(st.Dim.Render(k.cost))
 		b.WriteByte(' ')
 	}
-	if r.sandboxed {
+	if k.sandboxed {
 		b.WriteString(st.sandbox)
 	}
 	if harness != "" {
-		b.WriteString(s.harnessLabel(harness, broken || r.notInstalled))
+		b.WriteString(s.harnessLabel(harness, k.warn))
 		b.WriteByte(' ')
 	}
 	return b.String()
