@@ -1,11 +1,13 @@
 package proto
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/acpmux/acpmux-tui/internal/rpcline"
 )
@@ -28,6 +30,46 @@ func (p WriteParams) AppendJSON(b []byte) []byte {
 		b = append(b, '"')
 	}
 	return append(b, '}')
+}
+
+// DecodeJSON reads params in the form AppendJSON writes them with an id
+// that needs no escape, {"id":"ID","data":"BASE64"}, into p, and reports
+// whether it could: anything else (escapes, other keys, spaces, null
+// data, bad base64) is left to encoding/json, which reads the same params
+// to the same value. A key's params are read so at every key.
+func (p *WriteParams) DecodeJSON(b []byte) bool {
+	rest, ok := bytes.CutPrefix(b, []byte(`{"id":"`))
+	if !ok {
+		return false
+	}
+	end := bytes.IndexByte(rest, '"')
+	if end < 0 {
+		return false
+	}
+	id := rest[:end]
+	for _, c := range id {
+		if c < 0x20 || c == '\\' {
+			return false
+		}
+	}
+	if !utf8.Valid(id) {
+		return false
+	}
+	data, ok := bytes.CutPrefix(rest[end:], []byte(`","data":"`))
+	if !ok {
+		return false
+	}
+	data, ok = bytes.CutSuffix(data, []byte(`"}`))
+	if !ok || bytes.IndexByte(data, '"') >= 0 {
+		return false
+	}
+	out := make([]byte, base64.StdEncoding.DecodedLen(len(data)))
+	n, err := base64.StdEncoding.Decode(out, data)
+	if err != nil {
+		return false
+	}
+	p.ID, p.Data = string(id), out[:n]
+	return true
 }
 
 // EncodeScreenUpdate returns the NotifyScreen line for u, its newline

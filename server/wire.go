@@ -179,6 +179,9 @@ func decodeParams(raw json.RawMessage, v any) *Error {
 	if raw[0] != '{' {
 		return errorf(proto.CodeInvalidParams, "Invalid params: params must be an object")
 	}
+	if d, ok := v.(interface{ DecodeJSON([]byte) bool }); ok && d.DecodeJSON(raw) {
+		return nil // the form clients write, read without reflection
+	}
 	if err := json.Unmarshal(raw, v); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) && te.Field != "" {
@@ -218,6 +221,13 @@ func encodeResponse(id json.RawMessage, result any, rpcErr *Error) ([]byte, erro
 	if id == nil {
 		id = json.RawMessage("null")
 	}
+	if _, empty := result.(struct{}); empty && rpcErr == nil && isNumber(id) {
+		// A key's answer, as the encoder below writes it, without it.
+		b := make([]byte, 0, 40+len(id))
+		b = append(b, `{"jsonrpc":"2.0","id":`...)
+		b = append(b, id...)
+		return append(b, `,"result":{}}`+"\n"...), nil
+	}
 	r := response{JSONRPC: "2.0", ID: id, Error: rpcErr}
 	if rpcErr == nil {
 		r.Result = result
@@ -232,6 +242,20 @@ func encodeResponse(id json.RawMessage, result any, rpcErr *Error) ([]byte, erro
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// isNumber reports whether an id is a JSON integer as clients write them:
+// digits, with no sign, fraction or exponent.
+func isNumber(id json.RawMessage) bool {
+	if len(id) == 0 || len(id) > 19 {
+		return false
+	}
+	for _, c := range id {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // notification is a message from the server that answers no call.
