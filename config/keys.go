@@ -14,7 +14,7 @@ var Actions = []string{
 	"handoff", "restart", "stop", "delete", "filter", "help", "quit",
 	"remove_missing", "rename", "start_server", "export", "import", "pick_files",
 	"review", "worktree", "sandbox", "cost", "mark", "broadcast", "options", "search",
-	"sign_in",
+	"sign_in", "fold", "copy", "copy_code", "find",
 }
 
 // KeyMap holds every key binding of the app, built from the defaults
@@ -56,6 +56,14 @@ type KeyMap struct {
 	// SignIn opens the sign-in dialog of an ACP chat whose agent wants a
 	// sign-in: the ways it offered.
 	SignIn key.Binding
+	// Fold opens every folded tool card, thought and long message of a
+	// focused ACP chat's transcript, or folds them again.
+	Fold key.Binding
+	// Copy puts the last agent message of a focused ACP chat (its
+	// markdown) on the terminal's clipboard; CopyCode its last code block.
+	Copy, CopyCode key.Binding
+	// Find opens the search line over a focused ACP chat's transcript.
+	Find key.Binding
 }
 
 type actionDefault struct {
@@ -95,6 +103,10 @@ var defaults = map[string]actionDefault{
 	"options":        {[]string{"o"}, "mode and model", func(k *KeyMap) *key.Binding { return &k.Options }},
 	"search":         {[]string{"F"}, "search all chats", func(k *KeyMap) *key.Binding { return &k.Search }},
 	"sign_in":        {[]string{"A"}, "sign in to the agent", func(k *KeyMap) *key.Binding { return &k.SignIn }},
+	"fold":           {[]string{"ctrl+o"}, "open/fold cards", func(k *KeyMap) *key.Binding { return &k.Fold }},
+	"copy":           {[]string{"ctrl+y"}, "copy message", func(k *KeyMap) *key.Binding { return &k.Copy }},
+	"copy_code":      {[]string{"alt+y"}, "copy code", func(k *KeyMap) *key.Binding { return &k.CopyCode }},
+	"find":           {[]string{"ctrl+f"}, "search the chat", func(k *KeyMap) *key.Binding { return &k.Find }},
 }
 
 // KeyMap builds the key map: the defaults, with every action named under

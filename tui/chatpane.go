@@ -6,14 +6,14 @@ import (
 	"strings"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/internal/plaintext"
 	"github.com/acpmux/acpmux-tui/proto"
-	"github.com/acpmux/acpmux-tui/third_party/bubbles/cursor"
 	"github.com/acpmux/acpmux-tui/third_party/bubbles/key"
-	"github.com/acpmux/acpmux-tui/third_party/bubbles/textarea"
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/x/ansi"
+	"github.com/acpmux/acpmux-tui/tui/transcript"
 )
 
 // promptHeight is the height of an ACP chat's prompt input.
@@ -51,9 +51,11 @@ type ChatPane struct {
 	term                             proto.Terminal
 	scroll                           int // lines scrolled back; 0 is live
 
-	screen     []string // the lines drawn
-	transcript []string // an ACP chat's transcript at width w
-	input      textarea.Model
+	screen     []string         // the lines drawn
+	transcript *transcript.View // an ACP chat's transcript laid out at width w
+	permLines  []string         // what the permission card asks about
+	find       finder           // the search line over the transcript
+	input      Composer
 	// cursorCh is the character last drawn under the cursor, and
 	// cursorCell it drawn so (drawCursor: most echoes draw the same).
 	cursorCh, cursorCell string
@@ -81,25 +83,13 @@ var (
 
 // NewChatPane returns a chat pane drawing chats of m; send queues input.
 func NewChatPane(c *Common, m Mux, send func(string, []byte)) *ChatPane {
-	in := textarea.New()
-	in.Placeholder = "Write a prompt; enter sends, alt+enter adds a line"
-	in.ShowLineNumbers = false
-	in.Prompt = "│ "
-	in.SetHeight(promptHeight)
-	in.KeyMap.InsertNewline = keyNL
-	in.Cursor.SetMode(cursor.CursorStatic)
-	in.FocusedStyle.CursorLine = c.Styles.Plain
-	in.FocusedStyle.Prompt = c.Styles.Accent
-	in.BlurredStyle.Prompt = c.Styles.Dim
-	in.FocusedStyle.Placeholder = c.Styles.Dim
-	in.BlurredStyle.Placeholder = c.Styles.Dim
-	return &ChatPane{c: c, mux: m, send: send, input: in}
+	return &ChatPane{c: c, mux: m, send: send, input: NewComposer(c, m, time.Now)}
 }
 
 // SetSize sets the inner size (the pty size of every chat) and redraws.
 func (p *ChatPane) SetSize(w, h int) {
 	p.w, p.h = w, h
-	p.input.SetWidth(max(w, 4))
+	p.input.SetWidth(w)
 	p.Refresh()
 }
 
@@ -107,10 +97,10 @@ func (p *ChatPane) SetSize(w, h int) {
 func (p *ChatPane) Show(id, name, harnessName, transport string) {
 	if id != p.id {
 		p.scroll = 0
-		p.input.Reset()
 		p.answered = false
 	}
 	p.id, p.name, p.harnessName, p.transport = id, name, harnessName, transport
+	p.input.SetChat(id)
 	p.Refresh()
 }
 
@@ -164,6 +154,7 @@ func (p *ChatPane) Refresh() {
 	if p.id != "" {
 		p.state = p.mux.State(p.id)
 	}
+	p.input.SetCommands(p.state.Commands)
 	if p.id == "" || p.w <= 0 || p.h <= 0 {
 		return
 	}
@@ -338,11 +329,20 @@ func (p *ChatPane) placeholder() []string {
 
 func (p *ChatPane) refreshACP() {
 	entries := p.mux.Transcript(p.id)
-	p.transcript = proto.RenderTranscript(entries, p.w)
+	if p.transcript == nil {
+		p.transcript = transcript.New(p.c.Styles.Markdown)
+	}
 	p.heardAt = proto.LastUpdate(entries)
 	cardH := 0
+	p.permLines = nil
 	if perm := p.state.Permission; perm != nil {
-		cardH = 2
+		// Above the options, what is asked: the edit's diff or the
+		// command, a few lines of it.
+		limit := min(permContentLines, max((p.h-promptHeight-1-2)/2-1, 0))
+		if limit > 0 {
+			p.permLines = transcript.PermissionLines(p.c.Styles.Markdown, perm.Content, p.w, limit)
+		}
+		cardH = 2 + len(p.permLines)
 		p.cardAt = p.now
 		// The mux cleans what agents write; a card is drawn on one line
 		// whatever reached it.
@@ -358,26 +358,41 @@ func (p *ChatPane) refreshACP() {
 		p.answered = false
 	}
 	th := max(p.h-promptHeight-1-cardH, 0)
-	p.scroll = min(p.scroll, max(len(p.transcript)-th, 0))
-	end := len(p.transcript) - p.scroll
+	// Only the entries that changed are laid out again; a pane scrolled
+	// back moves by the lines added under what it shows, so they stay put.
+	shift := p.transcript.Update(p.id, entries, p.w, int(p.now.Unix()), p.transcript.Len()-p.scroll)
+	if p.scroll > 0 {
+		p.scroll += shift
+	}
+	total := p.transcript.Len()
+	p.findLaid(th)
+	p.scroll = min(p.scroll, max(total-th, 0))
+	end := total - p.scroll
 	start := max(end-th, 0)
-	if len(p.transcript) == 0 {
+	if total == 0 {
 		p.fitAll(centre([]string{p.c.Styles.Dim.Render("No messages yet: write a prompt below.")}, p.w, th))
 	} else {
 		for i := 0; i < th-(end-start); i++ {
 			p.screen = append(p.screen, strings.Repeat(" ", p.w))
 		}
-		for _, l := range p.transcript[start:end] {
-			p.screen = append(p.screen, fitLine(l, p.w))
+		for i, l := range p.transcript.Window(start, end) {
+			p.screen = append(p.screen, fitLine(p.findMark(l, start+i), p.w))
 		}
 	}
 }
+
+// permContentLines bounds the lines of a permission card's content (the
+// diff or the command) shown above its options.
+const permContentLines = 8
 
 // Tick moves the clock a quiet ACP turn is counted on ("no reply yet").
 func (p *ChatPane) Tick(now time.Time) {
 	p.now = now
 	if p.state.Permission != nil {
 		p.cardAt = now
+	}
+	if p.IsACP() && p.transcript != nil && p.transcript.Spinning() {
+		p.Refresh() // a running tool card's spinner turns with the clock
 	}
 }
 
@@ -438,15 +453,35 @@ func (p *ChatPane) Update(msg tea.KeyMsg) tea.Cmd {
 			return func() tea.Msg { return errMsgOf("cancel permission", m.AnswerPermission(id, "")) }
 		}
 	}
+	if key.Matches(msg, p.c.Keys.Copy, p.c.Keys.CopyCode) {
+		return copyEntry(m.Transcript(id), p.copyEnd(), key.Matches(msg, p.c.Keys.CopyCode))
+	}
+	if p.find.on {
+		return p.findKey(msg)
+	}
+	if key.Matches(msg, p.c.Keys.Find) && p.transcript != nil {
+		p.openFind()
+		return nil
+	}
+	if key.Matches(msg, p.c.Keys.Fold) {
+		// Every folded card, thought and long message opens, or folds.
+		if p.transcript != nil {
+			p.transcript.Toggle()
+			p.Refresh()
+		}
+		return nil
+	}
+	if cmd, ok := p.input.HandleKey(msg, func() []proto.Entry { return m.Transcript(id) }); ok {
+		return cmd
+	}
 	switch {
 	case key.Matches(msg, keySend) && !msg.Paste:
-		text := strings.TrimSpace(p.input.Value())
+		text, links := p.input.Take()
 		if text == "" {
 			return nil
 		}
-		p.input.Reset()
 		return func() tea.Msg {
-			reason, err := m.Prompt(context.Background(), id, text)
+			reason, err := m.Prompt(context.Background(), id, text, links...)
 			if err != nil {
 				err = agentError{err}
 			}
@@ -458,9 +493,7 @@ func (p *ChatPane) Update(msg tea.KeyMsg) tea.Cmd {
 		}
 		return nil
 	}
-	var cmd tea.Cmd
-	p.input, cmd = p.input.Update(typedText(msg))
-	return cmd
+	return p.input.Type(typedText(msg))
 }
 
 // Title is the pane's box title: the chat and where keys go.
@@ -494,7 +527,20 @@ func (p *ChatPane) ShortHelp() []key.Binding {
 	if p.state.Permission != nil {
 		return []key.Binding{keyDigit, key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "dismiss")), leave}
 	}
-	return []key.Binding{keySend, keyNL, keyEsc, leave}
+	if p.find.on {
+		return append(p.findHelp(), leave)
+	}
+	if h := p.input.PopupHelp(); h != nil {
+		return append(h, leave)
+	}
+	// The composer's keys take the room a one-line bar has: esc only
+	// while a turn runs.
+	keys := append([]key.Binding{keySend}, p.input.ShortHelp(p.state.TurnActive)...)
+	keys = append(keys, p.c.Keys.Fold)
+	if p.state.TurnActive {
+		keys = append(keys, keyEsc)
+	}
+	return append(keys, leave)
 }
 
 // View returns the pane's lines.
@@ -510,6 +556,7 @@ func (p *ChatPane) View() []string {
 			head = fmt.Sprintf("⚠ permission 1 of %d: %s", perm.Pending, perm.Title)
 		}
 		extra = append(extra, st.Warn.Render(truncPlain(head, p.w)))
+		extra = append(extra, p.permLines...)
 		var opts []string
 		for i, o := range perm.Options {
 			opts = append(opts, fmt.Sprintf("%d %s", i+1, o.Name))
@@ -518,7 +565,7 @@ func (p *ChatPane) View() []string {
 	}
 	sep := strings.Repeat("─", p.w)
 	banner := ""
-	if p.state.Status != proto.StatusStopped || len(p.transcript) > 0 {
+	if p.state.Status != proto.StatusStopped || p.transcript != nil && p.transcript.Len() > 0 {
 		// A chat that never ran has nothing to say it stopped.
 		banner = p.stoppedBanner()
 	}
@@ -529,13 +576,20 @@ func (p *ChatPane) View() []string {
 		}
 		sep = ansi.Truncate(label+"esc cancels "+sep, p.w, "")
 	}
-	if banner != "" {
+	if p.find.on {
+		extra = append(extra, p.findLine())
+	} else if banner != "" {
 		extra = append(extra, banner)
 	} else {
 		extra = append(extra, st.Dim.Render(sep))
 	}
 	extra = append(extra, strings.Split(p.input.View(), "\n")...)
 	out := append([]string(nil), p.screen...)
+	// The composer's popup covers the transcript's last lines, just above
+	// the input.
+	if pop := p.input.PopupView(len(out)); len(pop) > 0 {
+		copy(out[len(out)-len(pop):], pop)
+	}
 	for _, l := range extra {
 		out = append(out, fitLine(l, p.w))
 	}

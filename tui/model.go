@@ -370,6 +370,18 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		// The server has told the harness (addFolders, removeFolders,
 		// setFiles): a running chat takes them at the end of its turn.
 		return m.reloadList("")
+	case mentionFilesMsg:
+		m.pane.FilesListed(msg)
+		return nil
+	case clipboardMsg:
+		// A copy from an ACP chat (ctrl+y, alt+y): the terminal's clipboard.
+		if msg.text == "" || m.opt.Emit == nil {
+			m.setStatus("nothing copied: "+msg.what, msg.text != "")
+			return nil
+		}
+		m.opt.Emit(osc52(msg.text))
+		m.setStatus("copied "+msg.what+" to the clipboard", false)
+		return nil
 	case promptDoneMsg:
 		if msg.err != nil {
 			m.fail("prompt", msg.err)

@@ -404,7 +404,7 @@ func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
 func (m *Model) fullHelp() [][]key.Binding {
 	km := m.c.Keys
 	return [][]key.Binding{
-		{km.Up, km.Down, km.Focus, km.Leave, km.Filter, keyPgUp, km.Mark, km.Broadcast},
+		{km.Up, km.Down, km.Focus, km.Leave, km.Filter, keyPgUp, km.Fold, km.Find, km.Copy, km.CopyCode, km.Mark, km.Broadcast},
 		{km.New, km.AddFolders, km.PickFiles, km.Fork, km.Side, km.Handoff},
 		{km.Restart, km.Stop, km.Delete, km.RemoveMissing, km.Rename, km.Options, km.SignIn},
 		{km.Review, km.Export, km.Import, km.Cost, km.Search, km.StartServer, km.Help, km.Quit},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/acpmux/acpmux-tui/internal/plaintext"
 	"github.com/acpmux/acpmux-tui/proto"
+	"github.com/acpmux/acpmux-tui/tui/markdown"
 )
 
 // The palette is the terminal's own 16 colours (so the user's theme
@@ -89,6 +90,9 @@ type Styles struct {
 	Cursor lipgloss.Style
 	// Redacted highlights a redaction mark in a capsule under review.
 	Redacted lipgloss.Style
+	// Markdown draws an ACP chat's transcript (tui/markdown): colours for
+	// the terminal's background, read once here.
+	Markdown *markdown.Styles
 
 	border, borderFocused lipgloss.Style
 	title, titleFocused   lipgloss.Style
@@ -136,6 +140,9 @@ func NewStyles(r *lipgloss.Renderer, color bool) *Styles {
 	s.ButtonFocused = base.Padding(0, 1).Reverse(true).Bold(true)
 	s.Cursor = base.Reverse(true)
 	s.Redacted = fg(base.Reverse(true), colWarn)
+	// The background was asked of the terminal before the styles are made
+	// (launch.go); without colour it is not asked at all.
+	s.Markdown = markdown.NewStyles(r, color, !color || r.HasDarkBackground())
 
 	s.border = s.Dim
 	s.borderFocused = s.Accent
