@@ -371,6 +371,11 @@ func (p *ChatPane) refreshACP() {
 	start := max(end-th, 0)
 	if total == 0 {
 		p.fitAll(centre([]string{p.c.Styles.Dim.Render("No messages yet: write a prompt below.")}, p.w, th))
+		for len(p.screen) < th {
+			// The prompt stays at the pane's foot, as it does below a
+			// transcript.
+			p.screen = append(p.screen, strings.Repeat(" ", p.w))
+		}
 	} else {
 		for i := 0; i < th-(end-start); i++ {
 			p.screen = append(p.screen, strings.Repeat(" ", p.w))
