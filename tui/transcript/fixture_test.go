@@ -55,7 +55,7 @@ func fixture() []proto.Entry {
 				NewText: strings.Replace(old, "state := 1", "state := 0 // reset", 1)}}},
 		{Kind: proto.EntryTool, ToolCallID: "t3", Title: "Write quote_test.go", ToolKind: "edit", ToolStatus: "in_progress", At: t0,
 			Content: []proto.ToolContent{{Type: proto.ToolContentDiff, Path: "quote_test.go",
-				NewText: "package parser\n\nimport \"testing\"\n\nfunc TestQuotes(t *testing.T) {}\n"}}},
+				NewText: "package parser\n\nimport \"testing\"\n\nfunc TestQuotes(t *testing.T) { t.Skip() }\n"}}},
 		{Kind: proto.EntryTool, ToolCallID: "t4", Title: "go test ./parser", ToolKind: "execute", ToolStatus: "failed", At: t0,
 			Content: []proto.ToolContent{{Type: proto.ToolContentTerminal, TerminalID: "term1",
 				Text: "--- FAIL: TestQuotes (0.00s)\n    quote_test.go:9: got \"a\", want \"b\"\nFAIL\nFAIL\tparser\t0.004s\n" +
