@@ -51,13 +51,19 @@ func splitLines(src string) []string {
 	lines := strings.Split(src, "\n")
 	for i, l := range lines {
 		if strings.IndexByte(l, '\t') >= 0 {
-			lines[i] = expandTabs(l)
+			lines[i] = ExpandTabs(l)
 		}
 	}
 	return lines
 }
 
-func expandTabs(l string) string {
+// ExpandTabs turns tabs into spaces to 4-column stops: a tab's width is
+// the terminal's to decide otherwise. Code and a tool's output are laid
+// out with it.
+func ExpandTabs(l string) string {
+	if strings.IndexByte(l, '\t') < 0 {
+		return l
+	}
 	var b strings.Builder
 	col := 0
 	for _, r := range l {

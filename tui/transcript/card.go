@@ -139,7 +139,7 @@ func (v *View) box(text string, w, limit int, cut bool) []string {
 	bar := v.st.Paint(markdown.Dim, "  │ ")
 	var out []string
 	for _, l := range strings.Split(head, "\n") {
-		l = expandTabs(l)
+		l = markdown.ExpandTabs(l)
 		if cut {
 			out = append(out, bar+v.st.Paint(markdown.Dim, ansi.Truncate(l, max(w-4, 1), "…")))
 			continue
@@ -202,9 +202,9 @@ func (v *View) diff(c proto.ToolContent, w, limit int, open bool) []string {
 		l = plaintext.Foreign(l)
 		if l != "" && (l[0] == '+' || l[0] == '-' || l[0] == ' ') {
 			// Tabs stop as they do in the file, after the diff's mark.
-			l = l[:1] + expandTabs(l[1:])
+			l = l[:1] + markdown.ExpandTabs(l[1:])
 		}
-		l = ansi.Truncate(expandTabs(l), max(w-4, 1), "…")
+		l = ansi.Truncate(markdown.ExpandTabs(l), max(w-4, 1), "…")
 		cl := markdown.Class(0)
 		switch {
 		case strings.HasPrefix(l, "@@"):
@@ -222,27 +222,6 @@ func (v *View) diff(c proto.ToolContent, w, limit int, open bool) []string {
 		out = append(out, "    "+st.Paint(markdown.Dim, "… "+thousands(n)+" more lines"))
 	}
 	return out
-}
-
-// expandTabs turns tabs into spaces to 4-column stops: a tab's width is
-// the terminal's to decide otherwise.
-func expandTabs(l string) string {
-	if strings.IndexByte(l, '\t') < 0 {
-		return l
-	}
-	var b strings.Builder
-	col := 0
-	for _, r := range l {
-		if r == '\t' {
-			n := 4 - col%4
-			b.WriteString("    "[:n])
-			col += n
-			continue
-		}
-		b.WriteRune(r)
-		col++
-	}
-	return b.String()
 }
 
 // PermissionLines are what a permission request is about, for its card:

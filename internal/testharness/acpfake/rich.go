@@ -226,33 +226,9 @@ func (a *fakeAgent) offerCommands(sid string) {
 // call completed (allowed) or failed, and "permission: <optionId>" or
 // "permission: cancelled".
 func (t *turnRun) permissionEdit(string) (acp.StopReason, error) {
-	id := t.nextToolCallID()
 	path := filepath.Join(t.cwd(), "main.go")
 	diff := []acp.ToolCallContent{acp.ToolDiffContent(path, "package main\n\nfunc main() { run() }\n", "package main\n\nfunc main() {}\n")}
-	if err := t.send(acp.StartToolCall(id, "Edit main.go", acp.WithStartKind(acp.ToolKindEdit),
-		acp.WithStartStatus(acp.ToolCallStatusPending), acp.WithStartContent(diff))); err != nil {
-		return "", err
-	}
-	resp, err := t.a.conn.RequestPermission(context.WithoutCancel(t.ctx), acp.RequestPermissionRequest{
-		SessionId: acp.SessionId(t.sid),
-		ToolCall: acp.ToolCallUpdate{ToolCallId: id, Title: acp.Ptr("Edit main.go"), Kind: acp.Ptr(acp.ToolKindEdit),
-			Status: acp.Ptr(acp.ToolCallStatusPending), Content: diff},
-		Options: permissionOptions(false),
-	})
-	if err != nil {
-		return "", err
-	}
-	answer, status := "cancelled", acp.ToolCallStatusFailed
-	if s := resp.Outcome.Selected; s != nil {
-		answer = string(s.OptionId)
-		if s.OptionId == "allow_once" {
-			status = acp.ToolCallStatusCompleted
-		}
-	}
-	if err := t.send(acp.UpdateToolCall(id, acp.WithUpdateStatus(status))); err != nil {
-		return "", err
-	}
-	return t.stopReason(), t.say("permission: " + answer)
+	return t.askEdit("Edit main.go", diff, false)
 }
 
 // Hostile text inside content: OSC 52, CSI, a right-to-left override and

@@ -252,19 +252,26 @@ func permissionOptions(always bool) []acp.PermissionOption {
 // with session/cancel: the client must answer it (with the cancelled
 // outcome after a cancel), as the spec requires.
 func (t *turnRun) permission(always bool) (acp.StopReason, error) {
+	return t.askEdit("Fake tool", nil, always)
+}
+
+// askEdit starts a pending edit tool call titled title with content,
+// asks the client's permission for it, ends the call completed (allowed
+// once) or failed, and says "permission: <optionId>" or "permission:
+// cancelled".
+func (t *turnRun) askEdit(title string, content []acp.ToolCallContent, always bool) (acp.StopReason, error) {
 	id := t.nextToolCallID()
-	if err := t.send(acp.StartToolCall(id, "Fake tool",
-		acp.WithStartKind(acp.ToolKindEdit), acp.WithStartStatus(acp.ToolCallStatusPending))); err != nil {
+	opts := []acp.ToolCallStartOpt{acp.WithStartKind(acp.ToolKindEdit), acp.WithStartStatus(acp.ToolCallStatusPending)}
+	if content != nil {
+		opts = append(opts, acp.WithStartContent(content))
+	}
+	if err := t.send(acp.StartToolCall(id, title, opts...)); err != nil {
 		return "", err
 	}
 	resp, err := t.a.conn.RequestPermission(context.WithoutCancel(t.ctx), acp.RequestPermissionRequest{
 		SessionId: acp.SessionId(t.sid),
-		ToolCall: acp.ToolCallUpdate{
-			ToolCallId: id,
-			Title:      acp.Ptr("Fake tool"),
-			Kind:       acp.Ptr(acp.ToolKindEdit),
-			Status:     acp.Ptr(acp.ToolCallStatusPending),
-		},
+		ToolCall: acp.ToolCallUpdate{ToolCallId: id, Title: acp.Ptr(title), Kind: acp.Ptr(acp.ToolKindEdit),
+			Status: acp.Ptr(acp.ToolCallStatusPending), Content: content},
 		Options: permissionOptions(always),
 	})
 	if err != nil {
