@@ -175,6 +175,23 @@ func (s agentSide) Wrote(path string) {
 	c.m.notify(c)
 }
 
+// TerminalOutput keeps a door client's terminal output in the tool calls
+// that show the terminal, and streams the call that changed.
+func (s agentSide) TerminalOutput(terminalID, output string) {
+	c := s.acpChat
+	c.mu.Lock()
+	entry := c.log.TerminalOutput(terminalID, output)
+	observer := c.observer
+	c.mu.Unlock()
+	if entry == nil {
+		return
+	}
+	if observer != nil {
+		observer(*entry)
+	}
+	c.m.notifyOutput(c)
+}
+
 // Forwarder is the chat's Forwarder when it would take method now.
 func (s agentSide) Forwarder(method string) agent.Forwarder {
 	c := s.acpChat

@@ -53,6 +53,19 @@ func TestDoorForwardsTerminals(t *testing.T) {
 		}
 	}
 	prompt(c, "terminal "+proj, "terminal: echo hi exit 0|")
+	// The tool call that shows the terminal shows what the client said it
+	// printed, to the TUI and every observer.
+	shown := "(no tool call shows the terminal)"
+	for _, e := range r.srv.opt.Mux.Transcript(id) {
+		for _, tc := range e.Content {
+			if e.Kind == proto.EntryTool && tc.Type == proto.ToolContentTerminal {
+				shown = tc.Text
+			}
+		}
+	}
+	if shown != "echo hi" {
+		t.Fatalf("the terminal's tool call shows %q, want the client's output %q", shown, "echo hi")
+	}
 	want := []string{sdk.ClientMethodTerminalCreate, sdk.ClientMethodTerminalWaitForExit, sdk.ClientMethodTerminalOutput, sdk.ClientMethodTerminalRelease}
 	if got := c.TerminalRequests(); !slices.Equal(got, want) || !slices.Equal(cwds, []string{proj}) {
 		t.Fatalf("the client was sent %q (cwds %q), want %q in %s", got, cwds, want, proj)

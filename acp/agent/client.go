@@ -22,6 +22,11 @@ type Chat interface {
 	Ask(ctx context.Context, p proto.Permission) string
 	// Wrote hears of a file written through fs/write_text_file.
 	Wrote(path string)
+	// TerminalOutput hears a terminal's output as the door client that
+	// runs it last answered terminal/output (cleaned and bounded by
+	// Transcript.TerminalOutput): the tool calls that show that terminal
+	// show it.
+	TerminalOutput(terminalID, output string)
 	// Forwarder is the chat's client that would take method now (a door
 	// client that serves files or terminals itself), or nil.
 	Forwarder(method string) Forwarder
@@ -108,9 +113,15 @@ func (a *Client) KillTerminal(ctx context.Context, req acp.KillTerminalRequest) 
 	return terminal[acp.KillTerminalResponse](ctx, a, acp.ClientMethodTerminalKill, req)
 }
 
-// TerminalOutput goes to the client that created the terminal, as CreateTerminal.
+// TerminalOutput goes to the client that created the terminal, as
+// CreateTerminal; its answer is also what the chat's tool calls that show
+// the terminal show.
 func (a *Client) TerminalOutput(ctx context.Context, req acp.TerminalOutputRequest) (acp.TerminalOutputResponse, error) {
-	return terminal[acp.TerminalOutputResponse](ctx, a, acp.ClientMethodTerminalOutput, req)
+	resp, err := terminal[acp.TerminalOutputResponse](ctx, a, acp.ClientMethodTerminalOutput, req)
+	if err == nil {
+		a.chat.TerminalOutput(string(req.TerminalId), resp.Output)
+	}
+	return resp, err
 }
 
 // ReleaseTerminal goes to the client that created the terminal, as CreateTerminal.

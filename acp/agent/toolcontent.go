@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	acp "github.com/coder/acp-go-sdk"
@@ -155,6 +156,44 @@ func toolContents(in []acp.ToolCallContent, total int) []proto.ToolContent {
 		out = append(out, tc)
 	}
 	return out
+}
+
+// terminalLookBack is how many entries back TerminalOutput looks for the
+// tool calls that show a terminal: a terminal's calls are of the turn that
+// made it.
+const terminalLookBack = 256
+
+// TerminalOutput keeps output, a terminal's output as the client that runs
+// it last answered terminal/output (cleaned, and cut to
+// proto.MaxToolContentText with its size), in the terminal content of each
+// recent tool call that shows terminalID, and returns the last such call's
+// entry as the stream tells it (its id and its content), nil when no call
+// shows the terminal or the output is what it shows already.
+func (t *Transcript) TerminalOutput(terminalID, output string) *proto.Entry {
+	budget := &textBudget{left: proto.MaxToolContentText}
+	text, cut := budget.text(output, 0)
+	var changed *proto.Entry
+	for i := len(t.entries) - 1; i >= max(len(t.entries)-terminalLookBack, 0); i-- {
+		e := &t.entries[i]
+		if e.Kind != proto.EntryTool {
+			continue
+		}
+		for j := range e.Content {
+			c := &e.Content[j]
+			if c.Type != proto.ToolContentTerminal || c.TerminalID != terminalID || c.Text == text {
+				continue
+			}
+			c.Text, c.Size = text, 0
+			if cut {
+				c.Size = int64(len(output))
+			}
+			e.At = time.Now()
+			if changed == nil {
+				changed = &proto.Entry{Kind: proto.EntryTool, ToolCallID: e.ToolCallID, Content: slices.Clone(e.Content), At: e.At}
+			}
+		}
+	}
+	return changed
 }
 
 // toolKinds are the kinds ACP gives a tool call.

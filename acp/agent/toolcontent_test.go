@@ -186,3 +186,30 @@ func TestReplayedLinksJoinTheirMessage(t *testing.T) {
 		t.Errorf("the stream's entry for a link: %+v", got)
 	}
 }
+
+// TestTerminalOutputShowsInItsCalls: a door client's terminal output is
+// kept in the tool calls that show that terminal, cleaned and bounded, and
+// told as the call's update; a terminal no call shows changes nothing.
+func TestTerminalOutputShowsInItsCalls(t *testing.T) {
+	var tr Transcript
+	tr.Add(proto.Entry{Kind: proto.EntryTool, ToolCallID: "c1", Title: "Run", Content: []proto.ToolContent{{Type: proto.ToolContentTerminal, TerminalID: "t1"}}})
+	tr.Add(proto.Entry{Kind: proto.EntryAgent, Text: "running"})
+	if e := tr.TerminalOutput("t2", "other"); e != nil {
+		t.Fatalf("a terminal no call shows was told as %+v", e)
+	}
+	e := tr.TerminalOutput("t1", "ok \x1b]52;c;AAAA\x07\x1b[2Jdone\u202e\n")
+	if e == nil || e.ToolCallID != "c1" || len(e.Content) != 1 || e.Content[0].Text != "ok done\n" {
+		t.Fatalf("the output was told as %+v, want c1's terminal showing the cleaned text", e)
+	}
+	if got := tr.Entries()[0].Content[0].Text; got != "ok done\n" {
+		t.Fatalf("the transcript's call shows %q", got)
+	}
+	if e := tr.TerminalOutput("t1", "ok \x1b]52;c;AAAA\x07\x1b[2Jdone\u202e\n"); e != nil {
+		t.Fatal("the same output again was told again")
+	}
+	big := strings.Repeat("x", proto.MaxToolContentText+10)
+	e = tr.TerminalOutput("t1", big)
+	if e == nil || len(e.Content[0].Text) != proto.MaxToolContentText || e.Content[0].Size != int64(len(big)) {
+		t.Fatalf("a big output: kept %d bytes with size %d, want %d of %d", len(e.Content[0].Text), e.Content[0].Size, proto.MaxToolContentText, len(big))
+	}
+}

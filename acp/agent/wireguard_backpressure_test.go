@@ -342,4 +342,5 @@ func (c *transcriptChat) Update(n acp.SessionNotification) {
 
 func (c *transcriptChat) Ask(context.Context, proto.Permission) string { return "" }
 func (c *transcriptChat) Wrote(string)                                 {}
+func (c *transcriptChat) TerminalOutput(string, string)                {}
 func (c *transcriptChat) Forwarder(string) Forwarder                   { return nil }

@@ -8,9 +8,11 @@ import (
 )
 
 // terminal is the prompt command "terminal CWD": terminal/create of
-// `echo hi` (in CWD, "-" for none), then terminal/wait_for_exit,
-// terminal/output and terminal/release on it; the reply is "terminal:
-// OUTPUT exit N", or "terminal error: <msg>" at the first refusal.
+// `echo hi` (in CWD, "-" for none), shown in an execute tool call "Run
+// echo hi" (its content the terminal), then terminal/wait_for_exit,
+// terminal/output and terminal/release on it, the call then completed;
+// the reply is "terminal: OUTPUT exit N", or "terminal error: <msg>" at
+// the first refusal.
 func (t *turnRun) terminal(cwd string) (acp.StopReason, error) {
 	ctx := context.WithoutCancel(t.ctx)
 	sid := acp.SessionId(t.sid)
@@ -25,6 +27,12 @@ func (t *turnRun) terminal(cwd string) (acp.StopReason, error) {
 	if err != nil {
 		return fail(err)
 	}
+	call := t.nextToolCallID()
+	if err := t.send(acp.StartToolCall(call, "Run echo hi", acp.WithStartKind(acp.ToolKindExecute),
+		acp.WithStartStatus(acp.ToolCallStatusInProgress),
+		acp.WithStartContent([]acp.ToolCallContent{acp.ToolTerminalRef(made.TerminalId)}))); err != nil {
+		return "", err
+	}
 	exit, err := t.a.conn.WaitForTerminalExit(ctx, acp.WaitForTerminalExitRequest{SessionId: sid, TerminalId: made.TerminalId})
 	if err != nil {
 		return fail(err)
@@ -35,6 +43,9 @@ func (t *turnRun) terminal(cwd string) (acp.StopReason, error) {
 	}
 	if _, err := t.a.conn.ReleaseTerminal(ctx, acp.ReleaseTerminalRequest{SessionId: sid, TerminalId: made.TerminalId}); err != nil {
 		return fail(err)
+	}
+	if err := t.send(acp.UpdateToolCall(call, acp.WithUpdateStatus(acp.ToolCallStatusCompleted))); err != nil {
+		return "", err
 	}
 	code := -1
 	if exit.ExitCode != nil {
