@@ -92,6 +92,11 @@ type remoteChat struct {
 	// shown again when it cannot be asked.
 	text    string
 	entries []proto.Entry
+	// epoch, seq and base say which transcript entries are and as of
+	// which of its changes, and where they start in the conversation:
+	// the server then sends only what changed since.
+	epoch, seq uint64
+	base       int64
 	// rows are the lines of the screen the server last told unasked
 	// (ChatView.Screen), which its next patch changes; screen is them
 	// joined. pushed is set while that is the chat's screen as it is (the
@@ -581,9 +586,14 @@ func (r *Remote) Render(id string, scroll int) string {
 
 // Transcript asks the server for an ACP chat's transcript; on any failure
 // it returns the last one it got.
+// Only what changed since the last is sent, when the server can tell
+// (proto.TranscriptResult.Delta): a streamed chunk of a long conversation
+// costs its message, not the conversation.
 func (r *Remote) Transcript(id string) []proto.Entry {
 	r.mu.Lock()
-	last, lost, c := r.chat(id).entries, r.lost, r.c
+	ch := r.chat(id)
+	last, base, lost, c := ch.entries, ch.base, r.lost, r.c
+	p := proto.TranscriptParams{ID: id, Epoch: ch.epoch, Since: ch.seq}
 	r.mu.Unlock()
 	if lost != nil {
 		return last
@@ -591,13 +601,26 @@ func (r *Remote) Transcript(id string) []proto.Entry {
 	ctx, cancel := context.WithTimeout(context.Background(), PullTimeout)
 	defer cancel()
 	var res proto.TranscriptResult
-	if err := c.Call(ctx, proto.MethodTranscript, proto.TranscriptParams{ID: id}, &res); err != nil {
+	if err := c.Call(ctx, proto.MethodTranscript, p, &res); err != nil {
 		return last
 	}
+	entries := res.Entries
+	if res.Delta {
+		var ok bool
+		if entries, ok = proto.ApplyDelta(last, base, res); !ok {
+			// What is held does not fit the change: the whole, once.
+			p.Epoch, p.Since, res = 0, 0, proto.TranscriptResult{}
+			if err := c.Call(ctx, proto.MethodTranscript, p, &res); err != nil {
+				return last
+			}
+			entries = res.Entries
+		}
+	}
 	r.mu.Lock()
-	r.chat(id).entries = res.Entries
+	ch = r.chat(id)
+	ch.entries, ch.epoch, ch.seq, ch.base = entries, res.Epoch, res.Seq, res.Base
 	r.mu.Unlock()
-	return res.Entries
+	return entries
 }
 
 // History asks the server for a pty chat's scrollback and screen as plain

@@ -500,6 +500,15 @@ func (c *acpChat) entries() []proto.Entry {
 	return c.log.Entries()
 }
 
+// since is the transcript for a client that holds it as of change since
+// of transcript epoch (agent.Transcript.Since).
+func (c *acpChat) since(epoch, since uint64) proto.TranscriptResult {
+	c.notified.read()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.log.Since(epoch, since)
+}
+
 // render lays the transcript out at the pane's width and shows its last
 // rows lines, scrolled up by scroll lines.
 func (c *acpChat) render(scroll int) string {

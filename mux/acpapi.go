@@ -155,6 +155,22 @@ func (m *Mux) Transcript(id string) []proto.Entry {
 	return nil
 }
 
+// TranscriptSince is an ACP chat's transcript for a client that holds it
+// as of change since of transcript epoch: only what changed after, when
+// that is what it holds (proto.TranscriptResult.Delta), else the whole.
+// ok is false for a chat that is not an ACP chat.
+func (m *Mux) TranscriptSince(id string, epoch, since uint64) (proto.TranscriptResult, bool) {
+	c, err := m.existing(id)
+	if err != nil {
+		return proto.TranscriptResult{}, false
+	}
+	a, ok := c.(*acpChat)
+	if !ok {
+		return proto.TranscriptResult{}, false
+	}
+	return a.since(epoch, since), true
+}
+
 // SetPermissionPolicy makes an ACP chat answer permission requests with
 // policy instead of a card (nil restores the card).
 func (m *Mux) SetPermissionPolicy(id string, policy PermissionPolicy) error {

@@ -1,5 +1,7 @@
 package proto
 
+import "slices"
+
 // This file is the part of the wire a drawing client (the TUI) speaks: it
 // watches every chat's state and terminal, pulls a screen or a transcript
 // when it is about to draw it, and sends keys and sizes. A chat's screen
@@ -119,6 +121,12 @@ type RenderResult struct {
 // TranscriptParams are the params of MethodTranscript.
 type TranscriptParams struct {
 	ID string `json:"id"`
+	// Epoch and Since are what the client holds: the transcript Epoch
+	// (TranscriptResult.Epoch) as of its change Since (TranscriptResult.Seq).
+	// With them the answer is a Delta; without (0), or when the
+	// transcript is another now, the whole transcript.
+	Epoch uint64 `json:"epoch,omitempty"`
+	Since uint64 `json:"since,omitempty"`
 }
 
 // ShowParams are the params of MethodShow.
@@ -133,10 +141,66 @@ type ForgetParams struct {
 
 // TranscriptResult is the answer to MethodTranscript.
 type TranscriptResult struct {
+	// Entries is the whole transcript, when the answer is not a Delta.
 	Entries []Entry `json:"entries"`
 	// TurnRunning is set when a turn was running as the transcript was
 	// copied: its last entries are as its last complete update left them.
 	TurnRunning bool `json:"turnRunning,omitempty"`
+	// Epoch names the transcript and Seq counts its changes: a client
+	// sends both back to be told only what changed after (0 from a server
+	// that does not count them: every answer is then whole).
+	Epoch uint64 `json:"epoch,omitempty"`
+	Seq   uint64 `json:"seq,omitempty"`
+	// Base and Len are where the transcript starts and ends in the whole
+	// conversation (entries are cut from the front past a bound): entry i
+	// of Entries is the conversation's Base+i.
+	Base int64 `json:"base,omitempty"`
+	Len  int64 `json:"len,omitempty"`
+	// Delta is set when the answer holds only Changed: the entries changed
+	// after the client's Since, each with its place; the client drops what
+	// it holds before Base and after Len.
+	Delta   bool          `json:"delta,omitempty"`
+	Changed []PlacedEntry `json:"changed,omitempty"`
+}
+
+// PlacedEntry is an entry and its place in the whole conversation.
+type PlacedEntry struct {
+	At    int64 `json:"at"`
+	Entry Entry `json:"entry"`
+}
+
+// ApplyDelta is held (a client's copy of a transcript: its entries, the
+// first being the conversation's base) with the Delta d applied: entries
+// before d.Base dropped, after d.Len cut, and each changed one put in its
+// place. ok is false when d does not fit what is held (a change past
+// the end of the held entries with a gap before it): ask for the whole.
+func ApplyDelta(held []Entry, base int64, d TranscriptResult) (out []Entry, ok bool) {
+	if d.Base < base || d.Len < d.Base {
+		return nil, false
+	}
+	if drop := d.Base - base; drop > 0 {
+		held = held[min(drop, int64(len(held))):]
+	}
+	want := int(d.Len - d.Base)
+	if len(held) > want {
+		held = held[:want]
+	}
+	out = slices.Clone(held)
+	for _, c := range d.Changed {
+		i := c.At - d.Base
+		switch {
+		case i < 0 || i >= int64(want) || i > int64(len(out)):
+			return nil, false
+		case i == int64(len(out)):
+			out = append(out, c.Entry)
+		default:
+			out[i] = c.Entry
+		}
+	}
+	if len(out) != want {
+		return nil, false
+	}
+	return out, true
 }
 
 // WriteParams are the params of MethodWrite; Data is base64 on the wire.

@@ -548,11 +548,12 @@ func (h *viewHub) transcript(p proto.TranscriptParams) (proto.TranscriptResult, 
 	if p.ID == "" {
 		return proto.TranscriptResult{}, errorf(proto.CodeInvalidParams, "Invalid params: id is required")
 	}
-	entries := h.s.opt.Mux.Transcript(p.ID)
-	if entries == nil {
-		entries = []proto.Entry{}
+	res, ok := h.s.opt.Mux.TranscriptSince(p.ID, p.Epoch, p.Since)
+	if !ok || !res.Delta && res.Entries == nil {
+		res.Entries = []proto.Entry{}
 	}
-	return proto.TranscriptResult{Entries: entries, TurnRunning: h.s.opt.Mux.State(p.ID).Status == proto.StatusRunning}, nil
+	res.TurnRunning = h.s.opt.Mux.State(p.ID).Status == proto.StatusRunning
+	return res, nil
 }
 
 func (h *viewHub) history(p proto.HistoryParams) (proto.HistoryResult, *Error) {

@@ -188,6 +188,7 @@ func (t *Transcript) TerminalOutput(terminalID, output string) *proto.Entry {
 				c.Size = int64(len(output))
 			}
 			e.At = time.Now()
+			t.changed(i)
 			if changed == nil {
 				changed = &proto.Entry{Kind: proto.EntryTool, ToolCallID: e.ToolCallID, Content: slices.Clone(e.Content), At: e.At}
 			}

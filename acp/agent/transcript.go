@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"time"
 
@@ -38,6 +39,16 @@ const (
 // where its running turn stands.
 type Transcript struct {
 	entries []proto.Entry
+	// stamps[i] is when entries[i] last changed, counted in changes
+	// (seq): a drawing client asks for what changed since the last change
+	// it saw (Since). dropped counts the entries cut from the front, so an
+	// entry's place in the whole conversation is dropped + i. epoch names
+	// this transcript: a client's count of another one's changes means
+	// nothing here.
+	stamps  []uint64
+	seq     uint64
+	dropped int64
+	epoch   uint64
 	// Cancelled is set when the user cancels the running turn, until the
 	// next turn starts: the turn's end leaves one mark, and permission
 	// requests that arrive meanwhile are answered "Cancelled".
@@ -67,9 +78,21 @@ func (t *Transcript) Add(e proto.Entry) {
 		e.At = time.Now()
 	}
 	t.entries = append(t.entries, e)
+	t.stamps = append(t.stamps, 0)
+	t.changed(len(t.entries) - 1)
 	if len(t.entries) > MaxTranscriptEntries+transcriptSlack {
-		t.entries = append(t.entries[:0:0], t.entries[len(t.entries)-MaxTranscriptEntries:]...)
+		cut := len(t.entries) - MaxTranscriptEntries
+		t.entries = append(t.entries[:0:0], t.entries[cut:]...)
+		t.stamps = append(t.stamps[:0:0], t.stamps[cut:]...)
+		t.dropped += int64(cut)
 	}
+}
+
+// changed stamps entry i as changed now: every change to an entry already
+// kept goes through it, so Since tells it.
+func (t *Transcript) changed(i int) {
+	t.seq++
+	t.stamps[i] = t.seq
 }
 
 // AppendText adds a streamed chunk to the message it belongs to, else starts
@@ -101,6 +124,7 @@ func (t *Transcript) AppendText(kind proto.EntryKind, text, messageID string) (k
 			text = CleanText(text)
 			e.Text += text
 			e.At = time.Now()
+			t.changed(n - 1)
 			return text, e.Size
 		}
 	}
@@ -135,6 +159,7 @@ func (t *Transcript) Tool(u proto.Entry) {
 				e.Content = u.Content
 			}
 			e.At = time.Now()
+			t.changed(i)
 			return
 		}
 	}
@@ -181,6 +206,7 @@ func (t *Transcript) Wrote(path string) {
 		}
 		if e.Kind == proto.EntryTool {
 			addEntryPath(e, path)
+			t.changed(i)
 			return
 		}
 	}
@@ -199,6 +225,7 @@ func (t *Transcript) Plan(items []string, whole []proto.PlanItem) {
 		}
 		t.entries[n-1].Plan, t.entries[n-1].PlanItems = items, whole
 		t.entries[n-1].At = time.Now()
+		t.changed(n - 1)
 		return
 	}
 	t.Add(proto.Entry{Kind: proto.EntryPlan, Plan: items, PlanItems: whole})
@@ -240,18 +267,49 @@ func (t *Transcript) HasUserMessage() bool {
 
 func (t *Transcript) Entries() []proto.Entry {
 	out := make([]proto.Entry, len(t.entries))
-	copy(out, t.entries)
 	for i := range out {
-		out[i].Plan = append([]string(nil), out[i].Plan...)
-		out[i].PlanItems = append([]proto.PlanItem(nil), out[i].PlanItems...)
-		out[i].Paths = append([]string(nil), out[i].Paths...)
-		out[i].Locations = append([]proto.Location(nil), out[i].Locations...)
-		// A content's OldText is never changed in place: the pointer may
-		// be shared.
-		out[i].Content = append([]proto.ToolContent(nil), out[i].Content...)
-		out[i].Links = append([]proto.Link(nil), out[i].Links...)
+		out[i] = entryCopy(t.entries[i])
 	}
 	return out
+}
+
+// entryCopy is e with lists of its own.
+func entryCopy(e proto.Entry) proto.Entry {
+	e.Plan = append([]string(nil), e.Plan...)
+	e.PlanItems = append([]proto.PlanItem(nil), e.PlanItems...)
+	e.Paths = append([]string(nil), e.Paths...)
+	e.Locations = append([]proto.Location(nil), e.Locations...)
+	// A content's OldText is never changed in place: the pointer may be
+	// shared.
+	e.Content = append([]proto.ToolContent(nil), e.Content...)
+	e.Links = append([]proto.Link(nil), e.Links...)
+	return e
+}
+
+// Since is the transcript for a client that holds it as of change since
+// of transcript epoch: the entries changed after it, each with its place,
+// and where the transcript now starts and ends; or the whole transcript
+// (Delta unset) when the client holds none (since 0) or another
+// transcript's. A chunk of a long conversation then costs the chunk's
+// message, not the conversation.
+func (t *Transcript) Since(epoch, since uint64) proto.TranscriptResult {
+	if t.epoch == 0 {
+		t.epoch = rand.Uint64() | 1
+	}
+	res := proto.TranscriptResult{Epoch: t.epoch, Seq: t.seq, Base: t.dropped, Len: t.dropped + int64(len(t.entries))}
+	if epoch != t.epoch || since == 0 || since > t.seq {
+		res.Entries = t.Entries()
+		return res
+	}
+	res.Delta = true
+	for i := len(t.entries) - 1; i >= 0; i-- {
+		if t.stamps[i] <= since {
+			continue
+		}
+		res.Changed = append(res.Changed, proto.PlacedEntry{At: t.dropped + int64(i), Entry: entryCopy(t.entries[i])})
+	}
+	slices.Reverse(res.Changed)
+	return res
 }
 
 // Apply takes a session/update into the transcript and returns the entry
@@ -335,6 +393,7 @@ func (t *Transcript) userLink(l proto.Link, messageID *string) *proto.Entry {
 		if last.Kind == proto.EntryUser && last.MessageID == e.MessageID && len(last.Links) < proto.MaxPromptLinks {
 			last.Links = append(last.Links, l)
 			last.At = time.Now()
+			t.changed(n - 1)
 			return &e
 		}
 	}
