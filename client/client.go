@@ -152,17 +152,11 @@ func (c *Conn) Done() <-chan struct{} { return c.done }
 // Call calls method with params (nil sends none) and decodes the result
 // into result (nil ignores it). An error answer is an *RPCError.
 func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
-	c.mu.Lock()
-	if c.err != nil {
-		err := c.err
-		c.mu.Unlock()
+	ch := make(chan answer, 1)
+	id, err := c.register(pendingCall{ch: ch, method: method})
+	if err != nil {
 		return err
 	}
-	c.nextID++
-	id := c.nextID
-	ch := make(chan answer, 1)
-	c.pending[id] = pendingCall{ch: ch, method: method}
-	c.mu.Unlock()
 	defer func() {
 		c.mu.Lock()
 		delete(c.pending, id)
@@ -209,6 +203,19 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	}
 }
 
+// register numbers a call and keeps it to hear its answer, unless the
+// connection has ended (its cause).
+func (c *Conn) register(call pendingCall) (int64, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err != nil {
+		return 0, c.err
+	}
+	c.nextID++
+	c.pending[c.nextID] = call
+	return c.nextID, nil
+}
+
 // Go sends a call and returns once its line is written, without waiting
 // for the answer: done hears the answer's error (nil when it succeeded;
 // the result is not read) on the connection's reader goroutine, or the
@@ -216,16 +223,10 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 // from the TUI's own goroutine: no goroutine waits for its answer, and
 // none is woken to send it.
 func (c *Conn) Go(method string, params any, done func(error)) error {
-	c.mu.Lock()
-	if c.err != nil {
-		err := c.err
-		c.mu.Unlock()
+	id, err := c.register(pendingCall{done: done, method: method})
+	if err != nil {
 		return err
 	}
-	c.nextID++
-	id := c.nextID
-	c.pending[id] = pendingCall{done: done, method: method}
-	c.mu.Unlock()
 	line, err := requestLine(id, method, params)
 	if err == nil {
 		err = c.writeLine(context.Background(), line)

@@ -297,18 +297,25 @@ func TestRemoteServerGone(t *testing.T) {
 	}
 }
 
-// TestRemoteACPTurn: a prompt through the Remote runs a turn in the server
-// and answers its stop reason; the transcript is pulled from the server.
-func TestRemoteACPTurn(t *testing.T) {
+// remoteACPChat is a Remote on a fresh home's server with an ACP chat of
+// the fake agent started, its home, and a context the test's calls share.
+func remoteACPChat(t *testing.T) (home string, r *Remote, id string, ctx context.Context) {
+	t.Helper()
 	h, _ := remoteHome(t)
-	r := openRemote(t, h)
+	r = openRemote(t, h)
 	meta, err := r.CreateAndStart(sessions.NewChat{Harness: "acp"}, 80, 24)
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := meta.ID
 	ctx, cancel := context.WithTimeout(context.Background(), hangDeadline)
-	defer cancel()
+	t.Cleanup(cancel)
+	return h, r, meta.ID, ctx
+}
+
+// TestRemoteACPTurn: a prompt through the Remote runs a turn in the server
+// and answers its stop reason; the transcript is pulled from the server.
+func TestRemoteACPTurn(t *testing.T) {
+	_, r, id, ctx := remoteACPChat(t)
 	reason, err := r.Prompt(ctx, id, "hello there")
 	if err != nil || reason != "end_turn" {
 		t.Fatalf("prompt: %q %v", reason, err)

@@ -1,27 +1,17 @@
 package client
 
 import (
-	"context"
 	"reflect"
 	"testing"
 
 	"github.com/acpmux/acpmux-tui/proto"
-	"github.com/acpmux/acpmux-tui/sessions"
 )
 
 // TestRemoteTranscriptTakesOnlyWhatChanged: after the first pull, the
 // Remote asks for what changed since (the server answers a delta) and
 // holds, after each turn, exactly the transcript a whole pull gives.
 func TestRemoteTranscriptTakesOnlyWhatChanged(t *testing.T) {
-	h, _ := remoteHome(t)
-	r := openRemote(t, h)
-	meta, err := r.CreateAndStart(sessions.NewChat{Harness: "acp"}, 80, 24)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := meta.ID
-	ctx, cancel := context.WithTimeout(context.Background(), hangDeadline)
-	defer cancel()
+	h, r, id, ctx := remoteACPChat(t)
 	whole := func() []proto.Entry {
 		t.Helper()
 		c, err := Dial(h)
