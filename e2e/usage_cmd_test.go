@@ -188,5 +188,6 @@ func TestE2ETUIShowsTitleUsageAndToolPlaces(t *testing.T) {
 		return false
 	})
 	s.keys("Enter")
-	s.waitText("⚙ Fake tool [completed] · /src/app/main.go:42")
+	// The tool call's card: its kind's mark, title, status and place.
+	s.waitText("✎ Fake tool ✓ · /src/app/main.go:42")
 }
