@@ -46,6 +46,7 @@ type ChatPane struct {
 	w, h     int
 
 	id, name, harnessName, transport string
+	root                             string // the chat's folder (SetRoot)
 	focused                          bool
 	state                            proto.State
 	term                             proto.Terminal
@@ -103,6 +104,10 @@ func (p *ChatPane) Show(id, name, harnessName, transport string) {
 	p.input.SetChat(id)
 	p.Refresh()
 }
+
+// SetRoot gives the shown chat's folder: the paths its tool cards show
+// inside it are shown relative to it. Refresh draws it.
+func (p *ChatPane) SetRoot(root string) { p.root = root }
 
 // SetLinkDown says why the shown chat's host does not answer ("" while it
 // does): the pane's banner says the link is down. Refresh draws it.
@@ -332,6 +337,7 @@ func (p *ChatPane) refreshACP() {
 	if p.transcript == nil {
 		p.transcript = transcript.New(p.c.Styles.Markdown)
 	}
+	p.transcript.SetRoot(p.root)
 	p.heardAt = proto.LastUpdate(entries)
 	cardH := 0
 	p.permLines = nil

@@ -91,6 +91,7 @@ func (m *Model) refreshSelected() {
 		m.showing("")
 	} else {
 		m.pane.SetLinkDown(m.hostDown(e.ID))
+		m.pane.SetRoot(e.Meta.Cwd)
 		m.pane.Show(e.ID, name, harnessName, transport)
 		m.showing(e.ID)
 	}

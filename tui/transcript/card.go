@@ -66,7 +66,7 @@ func (v *View) card(e *proto.Entry, w int, k key) []string {
 		title = e.ToolKind
 	}
 	head := st.Paint(markdown.Accent, kindIcon(e.ToolKind)) + " " + st.Paint(markdown.Bold, title) + " " + status
-	if loc := locations(e.Locations); loc != "" {
+	if loc := v.locations(e.Locations); loc != "" {
 		head += st.Paint(markdown.Dim, " · "+loc)
 	}
 	out := []string{ansi.Truncate(head, w, "…")}
@@ -88,10 +88,10 @@ func (v *View) card(e *proto.Entry, w int, k key) []string {
 const maxLocations = 3
 
 // locations is where a tool call works: "main.go:42, util.go (+2 more)".
-func locations(locs []proto.Location) string {
+func (v *View) locations(locs []proto.Location) string {
 	var parts []string
 	for _, l := range locs[:min(len(locs), maxLocations)] {
-		s := oneLine(l.Path)
+		s := v.path(l.Path)
 		if l.Line != nil {
 			s += ":" + strconv.Itoa(*l.Line)
 		}
@@ -102,6 +102,20 @@ func locations(locs []proto.Location) string {
 		text += " (+" + strconv.Itoa(n) + " more)"
 	}
 	return text
+}
+
+// path is a file's path as a card shows it: relative to the chat's folder
+// when it is inside it (agents send absolute paths, which the pane's edge
+// would cut before the file's name), else as the agent sent it.
+func (v *View) path(p string) string {
+	p = oneLine(p)
+	if v.root == "" || v.root == "/" {
+		return p
+	}
+	if rel, ok := strings.CutPrefix(p, v.root+"/"); ok && rel != "" {
+		return rel
+	}
+	return p
 }
 
 // content is one piece of a tool call's content, each line indented
@@ -162,7 +176,7 @@ func (v *View) box(text string, w, limit int, cut bool) []string {
 // removed red, a new file marked. At most limit lines of it show.
 func (v *View) diff(c proto.ToolContent, w, limit int, open bool) []string {
 	st := v.st
-	path := oneLine(c.Path)
+	path := v.path(c.Path)
 	old := ""
 	label := path
 	if c.OldText == nil {

@@ -62,6 +62,7 @@ type laid struct {
 type View struct {
 	st      *markdown.Styles
 	chat    string // the chat laid out
+	root    string // its folder: paths inside it are shown relative (SetRoot)
 	width   int
 	open    bool
 	entries []laid
@@ -73,6 +74,16 @@ type View struct {
 
 // New returns an empty view drawn with st.
 func New(st *markdown.Styles) *View { return &View{st: st} }
+
+// SetRoot gives the chat's folder: a path inside it is shown relative to
+// it. Another folder lays every entry out again.
+func (v *View) SetRoot(root string) {
+	root = strings.TrimSuffix(root, "/")
+	if root == v.root {
+		return
+	}
+	v.root, v.entries, v.starts, v.total = root, nil, nil, 0
+}
 
 // Toggle opens every folded card, thought and huge message, or folds them
 // again (the fold key).

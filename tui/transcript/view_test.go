@@ -252,3 +252,31 @@ func TestPermissionLinesAreBounded(t *testing.T) {
 		t.Fatalf("a command: %q", got)
 	}
 }
+
+// TestPathsInTheChatsFolderAreRelative: with the chat's folder given, a
+// card's locations and a diff's path inside it show relative to it; a
+// path outside it (or only sharing its name's start) shows whole, and
+// another folder lays the cards out again.
+func TestPathsInTheChatsFolderAreRelative(t *testing.T) {
+	line := 42
+	old := "a\n"
+	entries := []proto.Entry{
+		{Kind: proto.EntryTool, ToolCallID: "c1", Title: "Edit", ToolKind: "edit", ToolStatus: "failed",
+			Locations: []proto.Location{{Path: "/src/app/internal/main.go", Line: &line}, {Path: "/src/application/x.go"}, {Path: "/etc/hosts"}},
+			Content: []proto.ToolContent{{Type: proto.ToolContentDiff, Path: "/src/app/parser.go", OldText: &old, NewText: "b\n"}}},
+	}
+	v := New(asciiStyles())
+	v.SetRoot("/src/app/")
+	v.Update("c", entries, 100, 0, 0)
+	got := text(v.Window(0, v.Len()))
+	for _, want := range []string{"internal/main.go:42, /src/application/x.go, /etc/hosts", "\n  parser.go\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the card does not show %q:\n%s", want, got)
+		}
+	}
+	v.SetRoot("/src")
+	v.Update("c", entries, 100, 0, 0)
+	if got := text(v.Window(0, v.Len())); !strings.Contains(got, "app/internal/main.go:42") || !strings.Contains(got, "app/parser.go") {
+		t.Errorf("another folder did not lay the card out again:\n%s", got)
+	}
+}
