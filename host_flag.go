@@ -231,12 +231,12 @@ func (l *hostLink) attach(a *app, ref string) error {
 }
 
 // prompt runs one turn of one of the host's ACP chats.
-func (l *hostLink) prompt(a *app, ref, text string) error {
+func (l *hostLink) prompt(a *app, ref, text string, links []proto.Link) error {
 	c, err := l.resolve(ref)
 	if err != nil {
 		return err
 	}
-	return a.promptOn(l.conn, c.ID, text)
+	return a.promptOn(l.conn, c.ID, text, links)
 }
 
 // kill stops the host's server, which stops its harnesses, then ends, and

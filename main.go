@@ -99,7 +99,7 @@ func commands() []command {
 		{"export", "ID [-o FILE|-]", "write a chat's bundle (its file and conversation) to move it to another home or machine", cmdExport},
 		{"import", "FILE|- --root DIR [--root DIR]... [--dry-run] [--json]", "add a bundle's chat here, keeping only the folders inside the roots", cmdImport},
 		{"attach", "ID [--host NAME]", "run a chat's harness in this terminal (ctrl+] detaches)", cmdAttach},
-		{"prompt", "ID TEXT [--host NAME]", "send one prompt to an ACP chat and print the reply", cmdPrompt},
+		{"prompt", "ID TEXT [--link FILE]... [--host NAME]", "send one prompt to an ACP chat and print the reply", cmdPrompt},
 		{"set", "ID [OPTION VALUE] [--host NAME] [--json]", "show or set an ACP chat's mode or a config option (model...) through its agent", cmdSet},
 		{"sign-in", "ID [METHOD] [--host NAME] [--json]", "sign in to a failed ACP chat's agent with a way it offered (show lists them)", cmdSignIn},
 		{"search", "WORDS [--host NAME] [--json]", "find chats whose name, title, folders, conversation or screen hold every word", cmdSearch},
@@ -572,17 +572,23 @@ func cmdAttach(a *app, args []string) error {
 func cmdPrompt(a *app, args []string) error {
 	fs := newFlags(a, "prompt")
 	host := hostFlag(fs)
+	var files stringList
+	fs.Var(&files, "link", "a file the prompt links, sent as a resource_link after its text (repeat for more; with --host, a path of that host)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) < 2 {
-		return usagef("usage: acpmux-tui prompt ID TEXT [--host NAME]")
+		return usagef("usage: acpmux-tui prompt ID TEXT [--link FILE]... [--host NAME]")
+	}
+	links, err := a.promptLinks(files, *host != "")
+	if err != nil {
+		return err
 	}
 	if *host != "" {
-		return a.onHost(*host, func(on *hostLink) error { return on.prompt(a, pos[0], strings.Join(pos[1:], " ")) })
+		return a.onHost(*host, func(on *hostLink) error { return on.prompt(a, pos[0], strings.Join(pos[1:], " "), links) })
 	}
-	return a.prompt(pos[0], strings.Join(pos[1:], " "))
+	return a.prompt(pos[0], strings.Join(pos[1:], " "), links)
 }
 
 func cmdHarnesses(a *app, args []string) error {

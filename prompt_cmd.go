@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -33,13 +35,44 @@ import (
 // effect (serverconfig.go), read again just then: a harness added to the
 // config a moment ago is known, and a file refused since leaves the
 // server's last good config, said on stderr.
-func (a *app) prompt(ref, text string) error {
+func (a *app) prompt(ref, text string, links []proto.Link) error {
 	e, conn, err := a.acpChatConn(ref, "; use attach")
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	return a.promptOn(conn, e.ID, text)
+	return a.promptOn(conn, e.ID, text, links)
+}
+
+// promptLinks are the files of prompt's --link as the links the prompt
+// sends: each made absolute against the working directory and, on this
+// machine, a file that exists (else a refusal, exit 2); another host's are
+// its own paths, which must be absolute, and its server checks them. The
+// server checks every link's form again where it enters.
+func (a *app) promptLinks(files []string, onHost bool) ([]proto.Link, error) {
+	links := make([]proto.Link, 0, len(files))
+	for _, f := range files {
+		if onHost {
+			if !filepath.IsAbs(f) {
+				return nil, usagef("--link %s: a path of another host must be absolute", f)
+			}
+		} else {
+			abs, err := filepath.Abs(f)
+			if err != nil {
+				return nil, usagef("--link %s: %v", f, err)
+			}
+			st, err := os.Stat(abs)
+			if err != nil {
+				return nil, usagef("--link %s: %v", f, err)
+			}
+			if !st.Mode().IsRegular() {
+				return nil, usagef("--link %s: not a file", f)
+			}
+			f = abs
+		}
+		links = append(links, proto.Link{URI: (&url.URL{Scheme: "file", Path: filepath.Clean(f)}).String(), Name: filepath.Base(f)})
+	}
+	return links, nil
 }
 
 // acpChatConn resolves ref to a chat of this machine whose harness speaks
@@ -80,7 +113,7 @@ func (a *app) acpChatConn(ref, notACP string) (sessions.Entry, *client.Conn, err
 }
 
 // promptOn runs the turn of prompt on a connection to the chat's server.
-func (a *app) promptOn(conn *client.Conn, id, text string) error {
+func (a *app) promptOn(conn *client.Conn, id, text string, links []proto.Link) error {
 	e := sessions.Entry{ID: id}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -111,7 +144,7 @@ func (a *app) promptOn(conn *client.Conn, id, text string) error {
 	}()
 	// The turn runs in the server: ctrl+c cancels it there, and this waits
 	// for its end.
-	reason, err := conn.RunTurn(context.Background(), e.ID, text, true)
+	reason, err := conn.RunTurn(context.Background(), e.ID, text, true, links...)
 	feed.Sync()
 	out.endTurn()
 	if err != nil {

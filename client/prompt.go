@@ -125,13 +125,14 @@ func (c *Conn) ChatReady(ctx context.Context, id string) error {
 	return nil
 }
 
-// RunTurn sends text to the chat as one turn and returns its stop reason
-// once it has ended. With refusePermissions the server refuses each
+// RunTurn sends text (and links, as resource_link blocks after it) to the
+// chat as one turn and returns its stop reason once it has ended. With
+// refusePermissions the server refuses each
 // permission request of the turn and tells the observers. Should ctx end
 // first, the turn goes on in the server (CancelTurn ends it).
-func (c *Conn) RunTurn(ctx context.Context, id, text string, refusePermissions bool) (string, error) {
+func (c *Conn) RunTurn(ctx context.Context, id, text string, refusePermissions bool, links ...proto.Link) (string, error) {
 	var res proto.PromptResult
-	p := proto.PromptParams{ID: id, Text: text, RefusePermissions: refusePermissions}
+	p := proto.PromptParams{ID: id, Text: text, RefusePermissions: refusePermissions, Links: links}
 	if err := c.Call(ctx, proto.MethodPrompt, p, &res); err != nil {
 		return "", remoteError(err)
 	}

@@ -62,6 +62,19 @@ func TestCLIPromptStreamsTheReplyAndRefusesPermissions(t *testing.T) {
 		t.Fatalf("second prompt printed %q", out)
 	}
 
+	// --link sends a file as a resource_link after the text; one that is
+	// not there is refused before anything is sent.
+	note := filepath.Join(lib, "notes.md")
+	if err := os.WriteFile(note, []byte("# notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out := c.ok("prompt", chat.ID, "links", "--link", note); !strings.Contains(out, "file://"+note) {
+		t.Fatalf("a prompt with --link printed %q: want the agent to have %s as a link", out, note)
+	}
+	if r := c.run("prompt", chat.ID, "links", "--link", filepath.Join(lib, "nope.md")); r.code != 2 || !strings.Contains(r.stderr, "nope.md") || r.stdout != "" {
+		t.Fatalf("--link to a missing file: exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+	}
+
 	r := c.run("prompt", chat.ID, "permission")
 	if r.code != 0 || r.stdout != "permission: reject_once\n" || !strings.Contains(r.stderr, "refused permission") {
 		t.Fatalf("permission prompt: exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
