@@ -263,7 +263,7 @@ func TestPathsInTheChatsFolderAreRelative(t *testing.T) {
 	entries := []proto.Entry{
 		{Kind: proto.EntryTool, ToolCallID: "c1", Title: "Edit", ToolKind: "edit", ToolStatus: "failed",
 			Locations: []proto.Location{{Path: "/src/app/internal/main.go", Line: &line}, {Path: "/src/application/x.go"}, {Path: "/etc/hosts"}},
-			Content: []proto.ToolContent{{Type: proto.ToolContentDiff, Path: "/src/app/parser.go", OldText: &old, NewText: "b\n"}}},
+			Content:   []proto.ToolContent{{Type: proto.ToolContentDiff, Path: "/src/app/parser.go", OldText: &old, NewText: "b\n"}}},
 	}
 	v := New(asciiStyles())
 	v.SetRoot("/src/app/")
