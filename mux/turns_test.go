@@ -34,7 +34,10 @@ func (n *needsLog) list() []string {
 func newTurnsRig(t *testing.T, needs *needsLog) *rig {
 	return newRig(t, "echo", func(c *config.Config, o *Options) {
 		c.Harness["codex"] = config.HarnessConfig{Command: fakeHarness, Env: c.Harness["shell"].Env}
-		o.QuietAfter = 50 * time.Millisecond
+		// Short, for quick tests, but past the gaps a loaded machine puts
+		// between the chunks of one echo: at 50 ms, CI once saw an echo's
+		// two chunks as a turn that ended and another that began.
+		o.QuietAfter = 300 * time.Millisecond
 		o.NeedsUser = needs.heard
 	})
 }
