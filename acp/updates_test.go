@@ -47,10 +47,7 @@ func TestUpdatesTurnTheStreamIntoSessionUpdates(t *testing.T) {
 		if len(got) != 1 {
 			t.Fatalf("%+v: %d updates, want 1", tc.in, len(got))
 		}
-		line, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": MethodUpdate, "params": got[0]})
-		if err != nil {
-			t.Fatal(err)
-		}
+		line := updateLine(t, v, got[0])
 		var back struct {
 			Params struct {
 				SessionID string `json:"sessionId"`
@@ -71,12 +68,23 @@ func TestUpdatesTurnTheStreamIntoSessionUpdates(t *testing.T) {
 		if u.Status != nil && *u.Status != "pending" && *u.Status != "completed" {
 			t.Errorf("%+v: status %q sent", tc.in, *u.Status)
 		}
-		if v != nil {
-			if err := v.ValidateAgentMessage("", line); err != nil {
-				t.Errorf("%+v: %v", tc.in, err)
-			}
+	}
+}
+
+// updateLine is n as the door writes it, a session/update notification's
+// line, checked against the pinned ACP schema (when v has it).
+func updateLine(t *testing.T, v *acpschema.Validator, n any) []byte {
+	t.Helper()
+	line, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": MethodUpdate, "params": n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v != nil {
+		if err := v.ValidateAgentMessage("", line); err != nil {
+			t.Errorf("%s: %v", line, err)
 		}
 	}
+	return line
 }
 
 // TestUpdatesCarryToolContentAndCommands: a tool call's kind and content
@@ -104,15 +112,7 @@ func TestUpdatesCarryToolContentAndCommands(t *testing.T) {
 	got = append(got, d.Updates("k3x9q2", []proto.ObservedEntry{{Entry: proto.Entry{Kind: EntrySessionConfig}}})...)
 	var lines []string
 	for _, n := range got {
-		line, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": MethodUpdate, "params": n})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if v != nil {
-			if err := v.ValidateAgentMessage("", line); err != nil {
-				t.Errorf("%s: %v", line, err)
-			}
-		}
+		line := updateLine(t, v, n)
 		var back struct {
 			Params struct {
 				Update json.RawMessage `json:"update"`
@@ -164,15 +164,7 @@ func TestUpdatesCarryAUserMessagesLinks(t *testing.T) {
 	})
 	var kinds []string
 	for _, n := range got {
-		line, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": MethodUpdate, "params": n})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if v != nil {
-			if err := v.ValidateAgentMessage("", line); err != nil {
-				t.Errorf("%s: %v", line, err)
-			}
-		}
+		updateLine(t, v, n)
 		c := n.Update.UserMessageChunk
 		switch {
 		case c == nil:
