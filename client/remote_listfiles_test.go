@@ -32,6 +32,12 @@ func TestRemoteListFromFilesEqualsServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitRemote(t, asked, "the chat running", func() bool { return asked.State(run.ID).Status.Live() })
+	// The baseline for review is written off the start's path, a moment
+	// later; both sides must read the chat file after it.
+	waitRemote(t, asked, "the running chat's baseline recorded", func() bool {
+		e, err := asked.Chat(run.ID)
+		return err == nil && e.Meta != nil && e.Meta.Baseline != nil
+	})
 	fork, err := asked.Derive(run.ID, sessions.Derivation{Origin: sessions.OriginFork, Capsule: "what the parent said"})
 	if err != nil {
 		t.Fatal(err)
