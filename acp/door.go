@@ -206,7 +206,7 @@ var methods = map[string]handler{
 	sdk.AgentMethodSessionLoad:   handle((*Door).loadSession),
 	sdk.AgentMethodSessionResume: handle((*Door).resumeSession),
 	sdk.AgentMethodSessionFork:   handle((*Door).forkSession),
-	sdk.AgentMethodSessionPrompt: handle((*Door).prompt),
+	sdk.AgentMethodSessionPrompt: withFastDecode(handle((*Door).prompt), textPrompt), // a text prompt read straight (promptwire.go)
 	sdk.AgentMethodSessionCancel: handle((*Door).cancel),
 	sdk.AgentMethodSessionClose:  handle((*Door).closeSession),
 	sdk.AgentMethodSessionDelete: handle((*Door).deleteSession),

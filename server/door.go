@@ -404,14 +404,20 @@ func (f *chatFeed) observeFrom(c *conn, past []proto.Entry) {
 }
 
 // flushDoor sends a batch to an ACP connection as session/update
-// notifications, one line each, each only while the connection's queue is
-// less than half full; false once the watcher is to end.
+// notifications, one line each (acp.EncodeUpdate), each only while the
+// connection's queue is less than half full; false once the watcher is to
+// end.
 func (w *watcher) flushDoor(batch []proto.ObservedEntry) bool {
 	for _, n := range w.c.door.Updates(w.feed.id, batch) {
 		if !w.room() {
 			return false
 		}
-		w.c.notify(acp.MethodUpdate, n)
+		line, err := acp.EncodeUpdate(n)
+		if err != nil {
+			w.c.s.opt.Logger.Error("encode notification", "method", acp.MethodUpdate, "err", err)
+			continue
+		}
+		w.c.send(line)
 	}
 	return true
 }
@@ -430,6 +436,31 @@ func (w *watcher) room() bool {
 			t.Stop()
 			return false
 		}
+	}
+	return true
+}
+
+// sendNowLocked sends e to an ACP connection at once, on the goroutine
+// that heard it (the agent's reader, for an update), when nothing of the
+// stream waits before it (an empty backlog, no batch on its way, nothing
+// missed) and the connection's queue is less than half full: the
+// watcher's goroutine would only add a hand-off, and a wait to be
+// scheduled, between the agent and the client. send never waits (a line
+// the socket does not take at once goes to the connection's queue), so
+// the caller's locks cover no wait. It reports whether e was dealt with;
+// w.mu is held.
+func (w *watcher) sendNowLocked(e proto.ObservedEntry) bool {
+	if w.c == nil || w.c.door == nil || len(w.backlog) > 0 || w.missed > 0 || w.sending ||
+		e.Kind == acp.EntrySessionConfig || len(w.c.out) >= cap(w.c.out)/2 {
+		return false
+	}
+	for _, n := range w.c.door.Updates(w.feed.id, []proto.ObservedEntry{e}) {
+		line, err := acp.EncodeUpdate(n)
+		if err != nil {
+			w.c.s.opt.Logger.Error("encode notification", "method", acp.MethodUpdate, "err", err)
+			continue
+		}
+		w.c.send(line)
 	}
 	return true
 }

@@ -72,7 +72,9 @@ type chatFeed struct {
 	s  *Server
 	id string
 
-	// mu orders every entry to every watcher; it never covers I/O.
+	// mu orders every entry to every watcher; it covers no wait: the one
+	// write under it, an update sent to a door client at once
+	// (watcher.sendNowLocked), never waits for the socket.
 	mu       sync.Mutex
 	watchers map[*conn]*watcher
 	turn     *turn // the turn running, nil between turns

@@ -71,6 +71,9 @@ func (w *watcher) push(e proto.ObservedEntry, always bool) {
 		w.signal()
 		return
 	}
+	if w.sendNowLocked(e) {
+		return
+	}
 	if w.missed > 0 {
 		w.backlog = append(w.backlog, proto.ObservedEntry{Entry: proto.Entry{Kind: proto.EntryMissed, At: time.Now()}, Count: w.missed})
 		w.size += entryCost

@@ -38,10 +38,12 @@ func (a *updateApplier) take(method string, params json.RawMessage) {
 		a.warn("dropped a notification acpmux-tui does not handle", "method", method)
 		return
 	}
-	var n acp.SessionNotification
-	if err := json.Unmarshal(params, &n); err != nil {
-		a.warn("dropped a session/update that does not decode", "err", err)
-		return
+	n, straight := textChunk(params)
+	if !straight {
+		if err := json.Unmarshal(params, &n); err != nil {
+			a.warn("dropped a session/update that does not decode", "err", err)
+			return
+		}
 	}
 	if err := n.Validate(); err != nil {
 		a.warn("dropped an invalid session/update", "err", err)
