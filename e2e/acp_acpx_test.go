@@ -71,6 +71,13 @@ func TestACPDoorDrivenByAcpx(t *testing.T) {
 		t.Fatalf("acpx sessions new printed no session id:\n%s\n%s", r.stdout, r.stderr)
 	}
 	id := lines[len(lines)-1]
+	// acpx keeps a queue owner running for its session after each call;
+	// closing the session ends it, so the test leaves no process behind.
+	t.Cleanup(func() {
+		if r := c.runAcpx(t, proj, "sessions", "close"); r.code != 0 {
+			t.Errorf("acpx sessions close: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+		}
+	})
 	var chat proto.ChatJSON
 	for _, ch := range c.ls() {
 		if ch.ID == id {
