@@ -21,18 +21,12 @@ import (
 	"github.com/acpmux/acpmux-tui/sessions"
 )
 
-// A pty is read into up to readBuffers buffers of readBufferSize bytes,
-// parsed by a second goroutine. The first buffer is firstReadSize: an idle
-// chat (most of them) holds that much, and the buffers grow to
-// readBufferSize at the first read that fills one (a read hands out what
-// the kernel has buffered: 14 KiB in one read of a flood on Linux 6.18).
+// A pty is read into a buffer of firstReadSize bytes: an idle chat (most
+// of them) holds that much. It grows to readBufferSize at the first read
+// that fills it (a read hands out what the kernel has buffered).
 const (
-	readBuffers    = 4
 	readBufferSize = 16 * 1024
 	firstReadSize  = 4 * 1024
-	// smallRead is the most a read may hold to be parsed by the reading
-	// goroutine itself when the parser has nothing queued.
-	smallRead = 512
 )
 
 // drainIdle is how long the pty of a harness that has exited may stay
@@ -270,46 +264,27 @@ func (c *ptyChat) pump(p *process) {
 		_ = p.ptmx.SetReadDeadline(time.Now().Add(drainIdle))
 		reaped <- err
 	}()
-	// Reading and parsing overlap: this goroutine keeps the pty drained
-	// while another feeds the screen, passing a few buffers back and forth.
-	// One buffer at first; another is made only when the parser has all
-	// those made so far (a flood), up to readBuffers: an idle chat holds
-	// one, not readBuffers.
-	full, free := make(chan []byte, readBuffers), make(chan []byte, readBuffers)
+	// This goroutine reads and feeds the screen in turn. Handing each read
+	// to a second goroutine to parse, so reading and parsing overlap, cost
+	// more than it saved: a wake-up of the other goroutine per read (a few
+	// KiB of a flood), and on two cores scripts/bench's 50 MB flood took
+	// 0.9 s that way against 0.6 s this way. While the screen is fed,
+	// output waits in the kernel, and a harness printing faster than the
+	// screen takes it waits on its writes, as in a terminal.
 	read := p.ptmx.Read
 	if rc, err := p.ptmx.SyscallConn(); err == nil {
 		read = func(b []byte) (int, error) { return rawRead(rc, b) }
 	}
 	size := firstReadSize
-	free <- make([]byte, size)
-	made := 1
-	fed := make(chan struct{})
-	go func() {
-		defer close(fed)
-		for b := range full {
-			c.feed(p, b)
-			free <- b[:cap(b)]
-		}
-	}()
+	buf := make([]byte, size)
 	var drainUntil time.Time
 	for {
-		var buf []byte
-		select {
-		case buf = <-free:
-		default:
-			if made < readBuffers {
-				made++
-				buf = make([]byte, size)
-			} else {
-				buf = <-free
-			}
-		}
 		buf = sizedBuffer(buf, size)
 		if gone.Load() {
-			// Each read after the exit gets the whole idle time: waiting
-			// for a free buffer (a slow screen) must not spend it, or the
-			// last lines a harness printed as it died would be dropped.
-			// A grandchild that keeps writing is cut off at drainMax.
+			// Each read after the exit gets the whole idle time: feeding
+			// a slow screen must not spend it, or the last lines a
+			// harness printed as it died would be dropped. A grandchild
+			// that keeps writing is cut off at drainMax.
 			now := time.Now()
 			if drainUntil.IsZero() {
 				drainUntil = now.Add(drainMax)
@@ -322,25 +297,14 @@ func (c *ptyChat) pump(p *process) {
 		}
 		n, err := read(buf)
 		size = nextReadSize(size, n, len(buf))
-		switch {
-		case n > 0 && n <= smallRead && len(free) == made-1:
-			// A line or two, with every other buffer back, so the parser
-			// is idle: parse it here, sparing the hand-over a wake-up of
-			// the parser (a busy chat's status line a second).
+		if n > 0 {
 			c.feed(p, buf[:n])
-			free <- buf
-		case n > 0:
-			full <- buf[:n]
-		default:
-			free <- buf
 		}
 		if err != nil {
 			// EIO once the child side closes on Linux: the end of output.
 			break
 		}
 	}
-	close(full)
-	<-fed
 	waitErr := <-reaped
 	p.ptmx.Close()
 	c.runs.end(time.Now())

@@ -3,8 +3,8 @@ package mux
 import "testing"
 
 // TestReadBuffersGrowAtTheFirstFullRead: an idle chat reads into a small
-// buffer; a read that fills it makes every buffer after it readBufferSize,
-// the small ones replaced as they come back, and the size never shrinks.
+// buffer; a read that fills it makes the buffer readBufferSize from the
+// next read on, and the size never shrinks.
 func TestReadBuffersGrowAtTheFirstFullRead(t *testing.T) {
 	size := firstReadSize
 	if size >= readBufferSize {

@@ -1,6 +1,10 @@
 package screen
 
 import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"testing"
@@ -111,4 +115,46 @@ func BenchmarkScrollbackMemory(b *testing.B) {
 		runtime.KeepAlive(s)
 	}
 	b.ReportMetric(float64(heap), "heap-bytes")
+}
+
+var plainFlood struct {
+	once sync.Once
+	data []byte
+	err  error
+}
+
+// BenchmarkFloodPlain is BenchmarkFlood on 20 MB of plain text: this
+// package's own source, over and over (tabs, short lines, no escapes), as
+// `cat` of a source tree prints it.
+func BenchmarkFloodPlain(b *testing.B) {
+	plainFlood.once.Do(func() {
+		files, err := filepath.Glob("*.go")
+		if err != nil || len(files) == 0 {
+			plainFlood.err = fmt.Errorf("no Go files: %v", err)
+			return
+		}
+		var src bytes.Buffer
+		for _, f := range files {
+			t, err := os.ReadFile(f)
+			if err != nil {
+				plainFlood.err = err
+				return
+			}
+			src.Write(t)
+		}
+		one := bytes.ReplaceAll(src.Bytes(), []byte("\n"), []byte("\r\n"))
+		for len(plainFlood.data) < 20_000_000 {
+			plainFlood.data = append(plainFlood.data, one...)
+		}
+	})
+	if plainFlood.err != nil {
+		b.Fatal(plainFlood.err)
+	}
+	data := plainFlood.data
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		s := New(160, 45, 10000)
+		writeChunks(s, data, 32<<10)
+	}
 }

@@ -132,31 +132,66 @@ type row struct {
 	n       int
 	extra   []string // combining characters, referenced by cell.comb
 	wrapped bool     // the line continues on the next row (autowrap)
+	// hi bounds the cells written since the row was last blanked: every
+	// cell from hi on is the zero cell. It spares clearing and encoding
+	// the blank rest of a short line, and tells printing whether it
+	// extends the row (see keptLine).
+	hi int
 	// stamp names this version of the row (see Screen.Stamps): every
-	// change to the row gives it a new one.
+	// change to the row clears it, and Stamps gives it a new one.
 	stamp uint64
+	// kept is the row's scrollback encoding, kept up while the row is
+	// printed left to right from blank (see keptLine).
+	kept keptLine
 }
 
 // stamps numbers row versions, across every screen, so that no two rows
 // or versions of a row ever share a stamp.
 var stamps atomic.Uint64
 
-// touch gives the row a new stamp: its cells or flags changed.
-func (r *row) touch() { r.stamp = stamps.Add(1) }
+// touch records that the row's cells or flags changed: its next stamp is
+// new, and its kept encoding is dropped. A flood changes each row many
+// times between two looks at it; the stamp is drawn once, when asked for
+// (Screen.Stamps).
+func (r *row) touch() {
+	r.stamp = 0
+	r.kept.ok = false
+}
+
+// restamp is touch for a change the kept encoding follows: printing that
+// extends it, or the wrapped flag, which is encoded when the line is.
+func (r *row) restamp() { r.stamp = 0 }
+
+// stampNow returns the row's stamp, drawing a new one if it changed.
+func (r *row) stampNow() uint64 {
+	if r.stamp == 0 {
+		r.stamp = stamps.Add(1)
+	}
+	return r.stamp
+}
 
 // newRow returns a blank row cols wide, its cells not yet allocated.
 func newRow(cols int) *row {
 	r := &row{n: cols}
-	r.touch()
+	r.kept.restart()
 	return r
 }
 
 // live returns the row's cells, allocating them blank on first use: every
-// write to a cell goes through it.
+// write to a cell goes through it (or, printing, liveTo). The caller may
+// change any cell, so the kept encoding is dropped.
 func (r *row) live() []cell {
+	r.kept.ok = false
+	return r.liveTo(r.n)
+}
+
+// liveTo is live for a caller that leaves every cell from end on as it is
+// or sets it to the zero cell.
+func (r *row) liveTo(end int) []cell {
 	if r.cells == nil && r.n > 0 {
 		r.cells = make([]cell, r.n)
 	}
+	r.hi = max(r.hi, end)
 	return r.cells
 }
 
@@ -164,7 +199,9 @@ func (r *row) live() []cell {
 func (r *row) reset(bg Color) {
 	r.touch()
 	if bg == 0 {
-		clear(r.cells)
+		clear(r.cells[:min(r.hi, len(r.cells))])
+		r.hi = 0
+		r.kept.restart()
 	} else {
 		c := r.live()
 		for i := range c {
@@ -188,7 +225,12 @@ func (r *row) blank(from, to int, bg Color) {
 	if r.cells == nil && bg == 0 {
 		return // blank already
 	}
-	r.live()
+	// Blanking in the default background leaves nothing past hi.
+	if bg == 0 {
+		r.liveTo(0)
+	} else {
+		r.live()
+	}
 	if r.cells[from].flags&flagCont != 0 && from > 0 {
 		r.cells[from-1] = cell{bg: r.cells[from-1].bg}
 	}
@@ -259,11 +301,21 @@ func (r *row) combining(c *cell) string {
 	return r.extra[c.comb-1]
 }
 
-// widthTable caches the width of every rune of the basic multilingual plane.
-// It is built once, on the first non-ASCII rune, and read-only afterwards.
-var widthTable struct {
+// widthPages caches the width of the runes of the first four planes (the
+// rest are private use, tags or unassigned), in pages of 256 runes: a page
+// is filled at the first look-up of a rune in it and read-only afterwards,
+// so output in a script or of emoji costs a few pages, and no page is
+// filled before a rune needs it.
+var widthPages [widthCached / widthPageSize]widthPage
+
+const (
+	widthCached   = 0x40000
+	widthPageSize = 256
+)
+
+type widthPage struct {
 	once sync.Once
-	w    [0x10000]uint8
+	w    [widthPageSize]uint8
 }
 
 var widthCond = runewidth.Condition{EastAsianWidth: false, StrictEmojiNeutral: true}
@@ -296,13 +348,15 @@ func runeWidth(r rune) int {
 		}
 		return 0
 	}
-	if r < 0x10000 {
-		widthTable.once.Do(func() {
-			for i := range widthTable.w {
-				widthTable.w[i] = computeWidth(rune(i))
+	if r < widthCached {
+		pg := &widthPages[r/widthPageSize]
+		pg.once.Do(func() {
+			base := r &^ (widthPageSize - 1)
+			for i := range pg.w {
+				pg.w[i] = computeWidth(base + rune(i))
 			}
 		})
-		return int(widthTable.w[r])
+		return int(pg.w[r%widthPageSize])
 	}
 	return int(computeWidth(r))
 }

@@ -1,5 +1,7 @@
 package screen
 
+import "unicode/utf8"
+
 // This file holds the operations on the grid: printing, cursor movement,
 // scrolling, erasing, inserting and deleting.
 
@@ -18,7 +20,7 @@ func (s *Screen) penCell(r rune) cell {
 func (s *Screen) wrapLine() {
 	r := s.buf.rows[s.cur.y]
 	r.wrapped = true
-	r.touch()
+	r.restamp()
 	s.cur.x = 0
 	s.cur.wrapPending = false
 	s.index()
@@ -43,11 +45,18 @@ func (s *Screen) printASCII(run []byte) {
 		r := s.buf.rows[s.cur.y]
 		x := s.cur.x
 		k := min(s.cols-x, len(run))
-		r.touch()
+		r.restamp()
+		hi, keep := r.hi, r.kept.ok && x >= r.hi
 		s.fixWideAround(r, x, k)
 		cells := r.cells[x : x+k]
 		for j, b := range run[:k] {
 			cells[j] = cell{r: rune(b), fg: pen.FG, bg: pen.BG, attr: pen.Attrs}
+		}
+		if keep {
+			r.kept.add(hi, x, pen)
+			r.kept.text = append(r.kept.text, run[:k]...)
+		} else {
+			r.kept.ok = false
 		}
 		s.last = rune(run[k-1])
 		run = run[k:]
@@ -62,6 +71,7 @@ func (s *Screen) printASCII(run []byte) {
 		} else if len(run) > 0 {
 			// Without autowrap the rest overwrites the last column.
 			b := run[len(run)-1]
+			r.touch()
 			s.fixWideAround(r, s.cols-1, 1)
 			r.cells[s.cols-1] = cell{r: rune(b), fg: pen.FG, bg: pen.BG, attr: pen.Attrs}
 			s.last = rune(b)
@@ -73,7 +83,7 @@ func (s *Screen) printASCII(run []byte) {
 // fixWideAround blanks the other halves of wide characters that writing
 // cells [x, x+w) of r would cut in two.
 func (s *Screen) fixWideAround(r *row, x, w int) {
-	c := r.live()
+	c := r.liveTo(x + w)
 	if c[x].flags&flagCont != 0 && x > 0 {
 		c[x-1] = cell{bg: c[x-1].bg}
 	}
@@ -106,11 +116,12 @@ func (s *Screen) printRune(r rune) {
 		s.wrapLine()
 	}
 	row := s.buf.rows[s.cur.y]
-	row.touch()
+	row.restamp()
 	x := s.cur.x
 	if s.modes.Insert {
 		s.insertCells(row, x, w)
 	}
+	hi, keep := row.hi, row.kept.ok && x >= row.hi
 	s.fixWideAround(row, x, w)
 	c := s.penCell(r)
 	if w == 2 {
@@ -120,6 +131,12 @@ func (s *Screen) printRune(r rune) {
 		row.cells[x+1] = c
 	} else {
 		row.cells[x] = c
+	}
+	if keep {
+		row.kept.add(hi, x, s.cur.pen)
+		row.kept.text = utf8.AppendRune(row.kept.text, r)
+	} else {
+		row.kept.ok = false
 	}
 	s.last = r
 	x += w
@@ -229,6 +246,9 @@ func (s *Screen) scrollDown(top, bot, n int) {
 
 // pushScrollback encodes a row into the scrollback.
 func (s *Screen) pushScrollback(r *row) {
+	if s.slow {
+		r.kept.ok = false // encode it from its cells
+	}
 	s.sb.push(s.enc.encode(r))
 }
 

@@ -79,4 +79,16 @@ func checkConsistent(t *testing.T, s *Screen) {
 	for i := range s.ScrollbackLen() {
 		_ = s.PlainScrollback(i)
 	}
+	for _, b := range []*buffer{s.main, s.alt} {
+		if b == nil {
+			continue
+		}
+		for y, r := range b.rows {
+			for x := r.hi; x < len(r.cells); x++ {
+				if r.cells[x] != (cell{}) {
+					t.Fatalf("row %d: cell %d is %+v, past the row's bound %d", y, x, r.cells[x], r.hi)
+				}
+			}
+		}
+	}
 }

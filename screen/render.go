@@ -45,7 +45,7 @@ func (s *Screen) Render(scrollOffset int) string {
 // before.
 func (s *Screen) Stamps(dst []uint64) []uint64 {
 	for _, r := range s.buf.rows {
-		dst = append(dst, r.stamp)
+		dst = append(dst, r.stampNow())
 	}
 	return dst
 }

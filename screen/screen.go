@@ -6,15 +6,19 @@
 // instead of moving cells, and a row scrolled off the top is encoded compactly
 // (UTF-8 text and style runs, trailing blanks trimmed) into a ring of fixed
 // capacity. Escape sequences are parsed with charmbracelet/x/ansi; printable
-// text takes a fast path that never enters the parser.
+// text and plain SGR sequences take fast paths that never enter the parser,
+// and a row printed left to right keeps its scrollback encoding as it goes
+// (keptLine). A screen with slow set takes none of them; the tests check
+// both read the same.
 package screen
 
 import (
 	"unicode/utf8"
 
-	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/ansi/parser"
+
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // ProgressState is the state part of a ConEmu progress report (OSC 9;4).
@@ -122,6 +126,11 @@ type Screen struct {
 	str     stringSeq
 	last    rune // the last printed graphic character, for REP
 
+	// slow turns off the fast paths (plainSGR, printASCII's runs, the
+	// rows' kept encodings), for tests that check they do what the
+	// general path does.
+	slow bool
+
 	scratch   []byte // replies
 	enc       lineEncoder
 	decodeRow *row // scrollback line decoded for rendering
@@ -186,6 +195,9 @@ func (s *Screen) Write(p []byte) (int, error) {
 		}
 		b := p[0]
 		switch {
+		case b >= 0x20 && b < 0x7f && s.slow:
+			s.printRune(rune(b))
+			p = p[1:]
 		case b >= 0x20 && b < 0x7f:
 			i := 1
 			for i < len(p) && p[i] >= 0x20 && p[i] < 0x7f {
@@ -194,6 +206,10 @@ func (s *Screen) Write(p []byte) (int, error) {
 			s.printASCII(p[:i])
 			p = p[i:]
 		case b == ansi.ESC:
+			if k := s.plainSGR(p); k > 0 {
+				p = p[k:]
+				continue
+			}
 			s.p.Advance(b)
 			p = p[1:]
 		case b < 0x20:
@@ -212,6 +228,45 @@ func (s *Screen) Write(p []byte) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// maxPlainSGR bounds the parameters plainSGR takes; longer sequences go
+// through the parser.
+const maxPlainSGR = 16
+
+// plainSGR applies the SGR sequence at the start of p when it is whole and
+// plain (ESC [ then numbers of at most three digits, each ended by ';' or
+// the final 'm'), the bulk of the sequences coloured output holds, without
+// the parser, and returns its length; else it returns 0 and leaves p to
+// the parser. The parameters it hands selectGraphics are those the parser
+// would.
+func (s *Screen) plainSGR(p []byte) int {
+	if s.slow || len(p) < 4 || p[1] != '[' {
+		return 0
+	}
+	var params [maxPlainSGR]ansi.Param
+	n, v, digits := 0, 0, 0
+	for i := 2; i < len(p); i++ {
+		switch c := p[i]; {
+		case c >= '0' && c <= '9':
+			if digits == 3 {
+				return 0
+			}
+			v = v*10 + int(c-'0')
+			digits++
+		case (c == ';' || c == 'm') && digits > 0 && n < len(params):
+			params[n] = ansi.Param(v)
+			n++
+			if c == 'm' {
+				s.selectGraphics(params[:n])
+				return i + 1
+			}
+			v, digits = 0, 0
+		default:
+			return 0
+		}
+	}
+	return 0
 }
 
 // finishRune completes a UTF-8 character split across writes.

@@ -160,10 +160,57 @@ type lineEncoder struct {
 	text, runs, out []byte
 }
 
+// keptLine is a row's scrollback encoding made as the row is printed: the
+// text and the closed style runs that lineEncoder.encode makes of cells
+// [0, hi), kept while every change to the row since it was blanked printed
+// characters at or past hi. A flood's line is so encoded as its characters
+// go by, instead of read back from its cells when it scrolls off, 45 lines
+// later.
+type keptLine struct {
+	ok       bool
+	text     []byte
+	runs     []byte
+	cur      Style // the style of the open run
+	runStart int   // the cell the open run starts at
+}
+
+// restart starts the encoding of a blank row.
+func (k *keptLine) restart() {
+	k.ok, k.text, k.runs, k.cur, k.runStart = true, k.text[:0], k.runs[:0], Style{}, 0
+}
+
+// add accounts for cells printed in style st from x, on a row whose cells
+// from hi on were blank: the blanks between hi and x first, as encode sees
+// them. The caller appends the characters' text.
+func (k *keptLine) add(hi, x int, st Style) {
+	if x > hi {
+		k.style(hi, Style{})
+		for range x - hi {
+			k.text = append(k.text, ' ')
+		}
+	}
+	k.style(x, st)
+}
+
+// style starts a run of style st at cell x, unless the open run has it.
+func (k *keptLine) style(x int, st Style) {
+	if st == k.cur {
+		return
+	}
+	if x > k.runStart {
+		k.runs = binary.AppendUvarint(k.runs, uint64(x-k.runStart))
+		k.runs = appendStyle(k.runs, k.cur)
+	}
+	k.cur, k.runStart = st, x
+}
+
 // encode returns the compact encoding of r, valid until the next call.
 func (e *lineEncoder) encode(r *row) []byte {
+	if r.kept.ok {
+		return e.encodeKept(r)
+	}
 	cells := r.cells
-	end := len(cells)
+	end := min(r.hi, len(cells))
 	for end > 0 && cells[end-1].blankDefault() {
 		end--
 	}
@@ -179,15 +226,29 @@ func (e *lineEncoder) encode(r *row) []byte {
 			}
 			cur, runStart = c.style(), i
 		}
-		if c.flags == 0 && c.comb == 0 {
-			switch {
-			case c.r == 0:
-				text = append(text, ' ')
-			case c.r < utf8.RuneSelf:
-				text = append(text, byte(c.r))
-			default:
-				text = utf8.AppendRune(text, c.r)
+		if c.flags == 0 && c.comb == 0 && c.r < utf8.RuneSelf {
+			// Most cells are ASCII or blank, in runs of one style:
+			// take the run in one go.
+			j := i
+			for {
+				b := byte(c.r)
+				if b == 0 {
+					b = ' '
+				}
+				text = append(text, b)
+				if j++; j == end {
+					break
+				}
+				c = &cells[j]
+				if c.r >= utf8.RuneSelf || c.flags != 0 || c.comb != 0 || c.fg != cur.FG || c.bg != cur.BG || c.attr != cur.Attrs {
+					break
+				}
 			}
+			i = j - 1
+			continue
+		}
+		if c.flags == 0 && c.comb == 0 {
+			text = utf8.AppendRune(text, c.r)
 			continue
 		}
 		switch {
@@ -227,6 +288,41 @@ func (e *lineEncoder) encode(r *row) []byte {
 		out = append(out, runs...)
 	}
 	e.text, e.runs, e.out = text, runs, out
+	return out
+}
+
+// encodeKept is encode of a row whose encoding was kept: the kept text and
+// runs, trimmed and closed as encode would.
+func (e *lineEncoder) encodeKept(r *row) []byte {
+	k := &r.kept
+	text, end := k.text, r.hi
+	if k.cur == (Style{}) {
+		// Trailing blanks in the default style are left out; they are
+		// spaces of the open run, one cell each.
+		for end > k.runStart && text[len(text)-1] == ' ' {
+			text = text[:len(text)-1]
+			end--
+		}
+	}
+	var flags byte
+	if r.wrapped {
+		flags |= lineWrapped
+	}
+	out := e.out[:0]
+	if len(k.runs) == 0 && k.cur == (Style{}) {
+		out = append(out, flags)
+		out = append(out, text...)
+	} else {
+		out = append(out, flags|lineStyled)
+		out = binary.AppendUvarint(out, uint64(len(text)))
+		out = append(out, text...)
+		out = append(out, k.runs...)
+		if k.cur != (Style{}) {
+			out = binary.AppendUvarint(out, uint64(end-k.runStart))
+			out = appendStyle(out, k.cur)
+		}
+	}
+	e.out = out
 	return out
 }
 
