@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
 	"golang.org/x/term"
 )
 
@@ -69,4 +70,10 @@ func TestInputReadsTheTerminalAgain(t *testing.T) {
 	if OpenInput(r) != nil {
 		t.Fatal("a pipe was taken for a terminal")
 	}
+}
+
+// isNonblocking reports whether f's open file is non-blocking.
+func isNonblocking(f *os.File) (bool, error) {
+	flags, err := unix.FcntlInt(f.Fd(), unix.F_GETFL, 0)
+	return flags&unix.O_NONBLOCK != 0, err
 }
