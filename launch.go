@@ -150,7 +150,13 @@ func (a *app) launch(open *sessions.Entry) error {
 	// panic (the model's panics give it back before Bubble Tea reports
 	// them; this covers the rest).
 	defer screen.Stop()
-	p := tea.NewProgram(screen.Wrap(model), tea.WithoutRenderer())
+	opts := []tea.ProgramOption{tea.WithoutRenderer()}
+	if in := frame.OpenInput(os.Stdin); in != nil {
+		// Closed after the program ends, which ends its reader.
+		defer in.Close()
+		opts = append(opts, tea.WithInput(in))
+	}
+	p := tea.NewProgram(screen.Wrap(model), opts...)
 	// A closed terminal (SIGHUP) ends the program cleanly; the harnesses
 	// keep running in the server.
 	hup := make(chan os.Signal, 1)

@@ -105,6 +105,8 @@ type Mux struct {
 	baselines baselines // first starts' baselines being recorded (baseline.go)
 
 	held heldNotices // output notices of chats no one draws (notice.go)
+	// echo, when set, is offered a drawn chat's output first (SetEcho).
+	echo atomic.Pointer[func(id string) bool]
 
 	signIns signIns // terminal sign-in chats running (acpauth.go)
 }

@@ -89,7 +89,9 @@ func (m *Mux) notify(c noticer) {
 // else with the next batch of held notices.
 func (m *Mux) notifyOutput(c noticer) {
 	if m.held.isDrawn(c.chatID()) {
-		m.notify(c)
+		if !m.echoed(c) {
+			m.notify(c)
+		}
 		return
 	}
 	if !c.notice().v.CompareAndSwap(noticeNone, noticeHeld) {
@@ -104,6 +106,43 @@ func (m *Mux) notifyOutput(c noticer) {
 	if arm {
 		time.AfterFunc(m.opt.HoldFor, m.sendHeld)
 	}
+}
+
+// SetEcho has f offered each drawn chat's new output first, on the
+// goroutine that parsed it, before any notice goes to Changes. f reports
+// whether it took the change: it does when a client awaits that chat's
+// next change as a key's echo, and then reads the chat at once (which lets
+// the next notice go). The echo so reaches the client with no hand-off to
+// the receiver of Changes: waking that goroutine, while this one reads the
+// pty again, cost an echo tens of microseconds. f must not wait, nor call
+// into the mux with a lock of its caller's held (nothing here holds one).
+func (m *Mux) SetEcho(f func(id string) bool) {
+	if f == nil {
+		m.echo.Store(nil)
+		return
+	}
+	m.echo.Store(&f)
+}
+
+// echoed offers the chat's output to the echo receiver, and reports
+// whether it took it. A chat with a notice unread in Changes is not
+// offered: its receiver reads it soon, and reading it here too would let
+// a second notice of the chat into the channel.
+func (m *Mux) echoed(c noticer) bool {
+	f := m.echo.Load()
+	if f == nil {
+		return false
+	}
+	n := c.notice()
+	s := n.v.Load()
+	if s == noticeSent || !n.v.CompareAndSwap(s, noticeSent) {
+		return false
+	}
+	if (*f)(c.chatID()) {
+		return true
+	}
+	m.send(c)
+	return true
 }
 
 // sendHeld sends the batch of held notices: each chat not told since is

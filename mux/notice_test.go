@@ -2,6 +2,8 @@ package mux
 
 import (
 	"slices"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -142,5 +144,101 @@ func TestHeldNoticeArrives(t *testing.T) {
 	waitNotice(t, r.mux, m.ID, "the held output, HoldFor later")
 	if !slices.Contains(r.mux.PlainLines(m.ID), "echo: later") {
 		t.Fatal("told before the output was on the screen")
+	}
+}
+
+// The echo receiver (SetEcho) is offered a drawn chat's output on the
+// goroutine that parsed it: what it takes reaches no Changes, and its read
+// of the chat lets the next notice go; what it declines goes to Changes;
+// a chat no one draws, or one with a notice unread in Changes, is not
+// offered.
+func TestEchoReceiverIsOfferedDrawnOutput(t *testing.T) {
+	r := newRig(t, "", func(_ *config.Config, o *Options) { o.HoldFor = time.Hour })
+	drawn, hidden := r.create("shell", nil), r.create("shell", nil)
+	r.mux.SetDrawn(map[string]struct{}{drawn.ID: {}})
+	for _, id := range []string{drawn.ID, hidden.ID} {
+		if err := r.mux.Start(id, 80, 24); err != nil {
+			t.Fatal(err)
+		}
+		r.waitScreen(id, "ready>")
+	}
+	drainChanges(r.mux)
+	r.mux.State(drawn.ID)
+	r.mux.State(hidden.ID)
+
+	offered := make(chan string, 64)
+	var take atomic.Bool
+	take.Store(true)
+	read := make(chan string, 64)
+	r.mux.SetEcho(func(id string) bool {
+		offered <- id
+		if !take.Load() {
+			return false
+		}
+		// As the server's hub does: it reads the chat there and then.
+		read <- r.mux.Render(id, 0)
+		r.mux.State(id)
+		return true
+	})
+	defer r.mux.SetEcho(nil)
+	waitOffer := func(what string) string {
+		t.Helper()
+		select {
+		case id := <-offered:
+			return id
+		case <-time.After(hangDeadline):
+			t.Fatalf("no offer of %s after %s", what, hangDeadline)
+			return ""
+		}
+	}
+
+	if err := r.mux.Write(drawn.ID, []byte("one\r")); err != nil {
+		t.Fatal(err)
+	}
+	r.waitScreen(drawn.ID, "echo: one")
+	if id := waitOffer("the drawn chat's output"); id != drawn.ID {
+		t.Fatalf("offered %s, want the drawn chat %s", id, drawn.ID)
+	}
+	waitFor(t, "the drawn chat read by the receiver", func() bool { return r.noticeOf(drawn.ID) == noticeNone })
+	if told := drainChanges(r.mux); slices.Contains(told, drawn.ID) {
+		t.Fatalf("output the receiver took went to Changes too: %q", told)
+	}
+
+	// Declined: Changes tells of it.
+	take.Store(false)
+	if err := r.mux.Write(drawn.ID, []byte("two\r")); err != nil {
+		t.Fatal(err)
+	}
+	waitOffer("the drawn chat's output again")
+	waitNotice(t, r.mux, drawn.ID, "output the receiver declined")
+
+	// Unread in Changes: not offered again until read. (The shell's echo
+	// and its answer may come as two outputs: each was told above or is
+	// unread now.)
+	if got := r.noticeOf(drawn.ID); got != noticeSent {
+		t.Fatalf("the declined chat's notice is %d, want sent (%d)", got, noticeSent)
+	}
+	for len(offered) > 0 {
+		<-offered
+	}
+	if err := r.mux.Write(drawn.ID, []byte("three\r")); err != nil {
+		t.Fatal(err)
+	}
+	r.waitScreen(drawn.ID, "echo: three")
+	if len(offered) > 0 {
+		t.Fatalf("a chat with a notice unread was offered: %s", <-offered)
+	}
+
+	// Hidden: held, never offered.
+	if err := r.mux.Write(hidden.ID, []byte("four\r")); err != nil {
+		t.Fatal(err)
+	}
+	r.waitScreen(hidden.ID, "echo: four")
+	waitFor(t, "the hidden chat's output held", func() bool { return r.noticeOf(hidden.ID) == noticeHeld })
+	if len(offered) > 0 {
+		t.Fatalf("a hidden chat's output was offered: %s", <-offered)
+	}
+	if first := <-read; !strings.Contains(first, "one") {
+		t.Fatalf("the receiver read a screen without the output it took: %q", first)
 	}
 }

@@ -72,3 +72,16 @@ func (v *viewer) forgetEchoLocked() {
 		v.c.s.views.echoes.Add(-1)
 	}
 }
+
+// takeEcho is the mux's echo receiver (mux.SetEcho): a chat's output that
+// a client awaits as its key's echo is published from the goroutine that
+// parsed it, and so written to the client's socket from there when the
+// connection's queue is empty (conn.send), with no goroutine woken on the
+// way. Any other change is left to the fan-out.
+func (h *viewHub) takeEcho(id string) bool {
+	if h.echoes.Load() == 0 || !h.awaited(id) {
+		return false
+	}
+	h.publish(map[string]struct{}{id: {}})
+	return true
+}

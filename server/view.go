@@ -183,6 +183,8 @@ func (h *viewHub) drawnChangedLocked() {
 // receiver far behind, and the chat is told of with its next change.
 func (h *viewHub) fanOut(stop <-chan struct{}) {
 	changes := h.s.opt.Mux.Changes()
+	h.s.opt.Mux.SetEcho(h.takeEcho)
+	defer h.s.opt.Mux.SetEcho(nil)
 	// Until a watcher comes, no one draws any chat.
 	h.pub.Lock()
 	h.drawnChangedLocked()
