@@ -3,6 +3,7 @@ package tui
 import (
 	"bytes"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -367,5 +368,42 @@ func TestACPFindHighlightsMatches(t *testing.T) {
 	}
 	if got := p.findMark("nothing here", 5); got != "nothing here" {
 		t.Errorf("a line without a match changed: %q", got)
+	}
+}
+
+// TestACPStoppedChatCanBeRead: a stopped ACP chat takes no prompt, but its
+// conversation is there to read: ctrl+o opens the cards, ctrl+f finds in
+// the transcript (enter goes to the older match, not a restart), esc
+// closes the search, and any other key still says how to start it.
+func TestACPStoppedChatCanBeRead(t *testing.T) {
+	r, id := openACP(t)
+	r.m.Update(tea.WindowSizeMsg{Width: 120, Height: 60})
+	entries := append(acpEntries(), proto.Entry{Kind: proto.EntryAgent, Text: "a needle, late"})
+	r.setTranscript(id, proto.State{Status: proto.StatusExited, Exit: "exit status 0"}, entries)
+	if !r.m.pane.Stopped() {
+		t.Fatal("the chat is not taken for stopped")
+	}
+	all := func() string {
+		tv := r.m.pane.transcript
+		return ansi.Strip(strings.Join(tv.Window(0, tv.Len()), "\n"))
+	}
+	r.key(keyFold)
+	if v := all(); !strings.Contains(v, "+    state := 0") {
+		t.Fatalf("ctrl+o did not open the stopped chat's cards:\n%s", v)
+	}
+	r.key(tea.KeyMsg{Type: tea.KeyCtrlF})
+	r.typeText("needle")
+	if v := r.m.View(); !strings.Contains(v, "find: needle▏ · 1 of 1") {
+		t.Fatalf("ctrl+f did not search the stopped chat:\n%s", v)
+	}
+	before := len(r.fake.Calls())
+	r.key(keyEnter)
+	if slices.Contains(r.fake.Calls()[before:], "start "+id) {
+		t.Fatal("enter in the search started the chat")
+	}
+	r.key(keyEscK)
+	r.typeText("x")
+	if v := r.m.View(); strings.Contains(v, "find:") || !strings.Contains(v, "is not running") {
+		t.Fatalf("after esc a key does not say the chat is not running:\n%s", v)
 	}
 }

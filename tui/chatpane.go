@@ -433,6 +433,33 @@ func (p *ChatPane) ScrollBy(n int) {
 // Scrolled returns how far the pane is scrolled back.
 func (p *ChatPane) Scrolled() int { return p.scroll }
 
+// ReadingKey handles a key of reading an ACP chat's transcript: copy,
+// find (and every key while the search is open) and fold. ok is false for
+// any other key, and for a pty chat. A stopped chat takes these too: its
+// conversation is there to read.
+func (p *ChatPane) ReadingKey(msg tea.KeyMsg) (cmd tea.Cmd, ok bool) {
+	if p.id == "" || !p.IsACP() {
+		return nil, false
+	}
+	switch {
+	case key.Matches(msg, p.c.Keys.Copy, p.c.Keys.CopyCode):
+		return copyEntry(p.mux.Transcript(p.id), p.copyEnd(), key.Matches(msg, p.c.Keys.CopyCode)), true
+	case p.find.on:
+		return p.findKey(msg), true
+	case key.Matches(msg, p.c.Keys.Find) && p.transcript != nil:
+		p.openFind()
+		return nil, true
+	case key.Matches(msg, p.c.Keys.Fold):
+		// Every folded card, thought and long message opens, or folds.
+		if p.transcript != nil {
+			p.transcript.Toggle()
+			p.Refresh()
+		}
+		return nil, true
+	}
+	return nil, false
+}
+
 // Update handles a key while the pane is focused. A pty chat gets the key's
 // bytes; an ACP chat's prompt input, permission card and turn take theirs.
 func (p *ChatPane) Update(msg tea.KeyMsg) tea.Cmd {
@@ -464,23 +491,8 @@ func (p *ChatPane) Update(msg tea.KeyMsg) tea.Cmd {
 			return func() tea.Msg { return errMsgOf("cancel permission", m.AnswerPermission(id, "")) }
 		}
 	}
-	if key.Matches(msg, p.c.Keys.Copy, p.c.Keys.CopyCode) {
-		return copyEntry(m.Transcript(id), p.copyEnd(), key.Matches(msg, p.c.Keys.CopyCode))
-	}
-	if p.find.on {
-		return p.findKey(msg)
-	}
-	if key.Matches(msg, p.c.Keys.Find) && p.transcript != nil {
-		p.openFind()
-		return nil
-	}
-	if key.Matches(msg, p.c.Keys.Fold) {
-		// Every folded card, thought and long message opens, or folds.
-		if p.transcript != nil {
-			p.transcript.Toggle()
-			p.Refresh()
-		}
-		return nil
+	if cmd, ok := p.ReadingKey(msg); ok {
+		return cmd
 	}
 	if cmd, ok := p.input.HandleKey(msg, func() []proto.Entry { return m.Transcript(id) }); ok {
 		return cmd

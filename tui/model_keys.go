@@ -42,6 +42,10 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		if id := m.pane.ID(); id != "" && m.pane.Stopped() {
 			// Its harness does not run (it failed, exited or was
 			// stopped): keys would go nowhere. Enter starts it again.
+			// An ACP chat's conversation is still there to read.
+			if cmd, ok := m.pane.ReadingKey(msg); ok {
+				return cmd
+			}
 			if m.linkLost != nil {
 				m.setStatus("no server to start it in: "+km.Leave.Help().Key+", then "+km.StartServer.Help().Key+" starts one", true)
 				return nil
