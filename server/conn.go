@@ -226,7 +226,7 @@ func (c *conn) run(req Request) {
 		}
 	}
 	if c.door != nil && !proto.Extension(req.Method) {
-		if acp.Starts(req.Method) || acp.StartsHarness(req.Method) {
+		if acp.Starts(req.Method) || acp.StartsHarness(req.Method) && !c.s.promptsALiveAgent(req) {
 			c.s.configBeforeCall(nil)
 		}
 		c.runDoor(req)

@@ -464,3 +464,23 @@ func (w *watcher) sendNowLocked(e proto.ObservedEntry) bool {
 	}
 	return true
 }
+
+// promptsALiveAgent reports whether req is a session/prompt to a chat
+// whose agent runs: it starts nothing, so the config need not be read
+// again before it (five system calls and some tens of microseconds on a
+// prompt's way to the agent). The session id is the chat's id.
+func (s *Server) promptsALiveAgent(req Request) bool {
+	if req.Method != sdk.AgentMethodSessionPrompt {
+		return false
+	}
+	var id string
+	found := false
+	rpcline.Each(req.Params, func(key, value []byte) bool {
+		if string(key) == `"sessionId"` {
+			id, found = rpcline.Unquote(value)
+			return false
+		}
+		return true
+	})
+	return found && id != "" && s.opt.Mux.State(id).Status.Live()
+}
