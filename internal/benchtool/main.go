@@ -16,6 +16,8 @@
 // Usage:
 //
 //	benchtool flood OUT [MB]      write the standard flood input (default 50 MB)
+//	benchtool flood-plain OUT [MB]  write the plain flood: Go-like source, tabs, no escapes (default 50 MB)
+//	benchtool pty-floor FILE      `cat FILE` in a bare 160x45 pty, read and thrown away: the kernel's floor
 //	benchtool throughput FILE     one 160x45 chat running `cat FILE`
 //	benchtool memory FILE N       N 160x45 chats each running `cat FILE`
 //	benchtool idle N SECONDS      N idle chats held for SECONDS
@@ -84,6 +86,8 @@ import (
 // usage is printed for a bad command line.
 const usage = `usage:
   benchtool flood OUT [MB]
+  benchtool flood-plain OUT [MB]
+  benchtool pty-floor FILE
   benchtool throughput FILE
   benchtool memory FILE N
   benchtool idle N SECONDS
@@ -140,6 +144,17 @@ func run(args []string) error {
 			}
 		}
 		return writeFlood(rest[0], mb)
+	case cmd == "flood-plain" && (len(rest) == 1 || len(rest) == 2):
+		mb := 50.0
+		if len(rest) == 2 {
+			var err error
+			if mb, err = parseMegabytes(rest[1]); err != nil {
+				return err
+			}
+		}
+		return writePlainFlood(rest[0], mb)
+	case cmd == "pty-floor" && len(rest) == 1:
+		return ptyFloor(rest[0])
 	case cmd == "throughput" && len(rest) == 1:
 		return throughput(rest[0])
 	case cmd == "memory" && len(rest) == 2:
