@@ -273,21 +273,32 @@ func (e *lineEncoder) encode(r *row) []byte {
 		runs = binary.AppendUvarint(runs, uint64(end-runStart))
 		runs = appendStyle(runs, cur)
 	}
+	out := appendLine(e.out[:0], r.wrapped, text, runs, Style{}, 0)
+	e.text, e.runs, e.out = text, runs, out
+	return out
+}
+
+// appendLine frames a scrollback line onto out: its flags, then its text
+// alone when all of it is in the default style, else the text's length,
+// the text and its style runs, closed by the open run (n cells in open)
+// when that is not the default.
+func appendLine(out []byte, wrapped bool, text, runs []byte, open Style, n int) []byte {
 	var flags byte
-	if r.wrapped {
+	if wrapped {
 		flags |= lineWrapped
 	}
-	out := e.out[:0]
-	if len(runs) == 0 {
+	if len(runs) == 0 && open == (Style{}) {
 		out = append(out, flags)
-		out = append(out, text...)
-	} else {
-		out = append(out, flags|lineStyled)
-		out = binary.AppendUvarint(out, uint64(len(text)))
-		out = append(out, text...)
-		out = append(out, runs...)
+		return append(out, text...)
 	}
-	e.text, e.runs, e.out = text, runs, out
+	out = append(out, flags|lineStyled)
+	out = binary.AppendUvarint(out, uint64(len(text)))
+	out = append(out, text...)
+	out = append(out, runs...)
+	if open != (Style{}) {
+		out = binary.AppendUvarint(out, uint64(n))
+		out = appendStyle(out, open)
+	}
 	return out
 }
 
@@ -304,26 +315,8 @@ func (e *lineEncoder) encodeKept(r *row) []byte {
 			end--
 		}
 	}
-	var flags byte
-	if r.wrapped {
-		flags |= lineWrapped
-	}
-	out := e.out[:0]
-	if len(k.runs) == 0 && k.cur == (Style{}) {
-		out = append(out, flags)
-		out = append(out, text...)
-	} else {
-		out = append(out, flags|lineStyled)
-		out = binary.AppendUvarint(out, uint64(len(text)))
-		out = append(out, text...)
-		out = append(out, k.runs...)
-		if k.cur != (Style{}) {
-			out = binary.AppendUvarint(out, uint64(end-k.runStart))
-			out = appendStyle(out, k.cur)
-		}
-	}
-	e.out = out
-	return out
+	e.out = appendLine(e.out[:0], r.wrapped, text, k.runs, k.cur, end-k.runStart)
+	return e.out
 }
 
 func colorKind(c Color) byte {

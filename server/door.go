@@ -412,14 +412,19 @@ func (w *watcher) flushDoor(batch []proto.ObservedEntry) bool {
 		if !w.room() {
 			return false
 		}
-		line, err := acp.EncodeUpdate(n)
-		if err != nil {
-			w.c.s.opt.Logger.Error("encode notification", "method", acp.MethodUpdate, "err", err)
-			continue
-		}
-		w.c.send(line)
+		w.sendUpdate(n)
 	}
 	return true
+}
+
+// sendUpdate sends one session/update notification to the connection.
+func (w *watcher) sendUpdate(n sdk.SessionNotification) {
+	line, err := acp.EncodeUpdate(n)
+	if err != nil {
+		w.c.s.opt.Logger.Error("encode notification", "method", acp.MethodUpdate, "err", err)
+		return
+	}
+	w.c.send(line)
 }
 
 // room waits until the connection's queue is less than half full; false
@@ -455,12 +460,7 @@ func (w *watcher) sendNowLocked(e proto.ObservedEntry) bool {
 		return false
 	}
 	for _, n := range w.c.door.Updates(w.feed.id, []proto.ObservedEntry{e}) {
-		line, err := acp.EncodeUpdate(n)
-		if err != nil {
-			w.c.s.opt.Logger.Error("encode notification", "method", acp.MethodUpdate, "err", err)
-			continue
-		}
-		w.c.send(line)
+		w.sendUpdate(n)
 	}
 	return true
 }
