@@ -84,6 +84,8 @@ func init() {
 		proto.MethodForget:  handle(func(s *Server, p proto.ForgetParams) (struct{}, *Error) { return s.views.forget(p) }),
 		proto.MethodLook:    handleConn((*Server).look),
 		proto.MethodSearch:  handle((*Server).search), // every chat's text (search.go)
+		// What a prompt may mention with @ (mentionfiles.go).
+		proto.MethodFiles: handleConn((*Server).mentionFiles),
 
 		// ACP turns (prompt.go): streams to the connection.
 		proto.MethodObserve:          handleConn((*Server).observe),

@@ -21,6 +21,7 @@ import (
 	"github.com/acpmux/acpmux-tui/chatsvc"
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
+	"github.com/acpmux/acpmux-tui/internal/mention"
 	"github.com/acpmux/acpmux-tui/mux"
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
@@ -110,6 +111,9 @@ type Server struct {
 	// usage (logusage.go): one read a chat at a time, however many turn
 	// ends its harness reports.
 	usageReads sync.Map
+	// mentions keeps the chats' file listings of _acpmux/files a short
+	// while (mentionfiles.go).
+	mentions mention.Listings
 	// wake tells the monitor that a client came or went, or a chat was
 	// started or stopped: time to see whether the server is idle.
 	wake chan struct{}

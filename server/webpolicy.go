@@ -51,6 +51,9 @@ var webRules = map[string]webRule{
 	// An ACP chat's mode and options, as the door's session/set_mode and
 	// session/set_config_option.
 	proto.MethodOptions: nil, proto.MethodSetOption: nil,
+	// The files a prompt may mention: the handler holds a web caller to
+	// the chat's folder and its folders inside the roots (mentionfiles.go).
+	proto.MethodFiles: nil,
 	// Other hosts' chats, each host holding the call to its own roots
 	// (webhosts.go).
 	proto.MethodHost: nil, proto.MethodWebCaller: nil,

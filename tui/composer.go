@@ -11,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
+	"github.com/acpmux/acpmux-tui/internal/mention"
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/third_party/bubbles/cursor"
 	"github.com/acpmux/acpmux-tui/third_party/bubbles/key"
@@ -289,7 +290,7 @@ func (c *Composer) FilesListed(msg mentionFilesMsg) {
 		c.listing = ""
 	}
 	c.listings[msg.id] = mentionListing{files: msg.files, note: msg.note, at: msg.at}
-	if len(c.listings) > mentionCached {
+	if len(c.listings) > mention.Cached {
 		oldest := ""
 		for id, l := range c.listings {
 			if id != c.id && (oldest == "" || l.at.Before(c.listings[oldest].at)) {
@@ -357,7 +358,7 @@ func (c *Composer) updatePopup() tea.Cmd {
 	if kind != popupFiles || c.id == "" || c.lists == nil || c.listing == c.id {
 		return nil
 	}
-	if l, ok := c.listings[c.id]; ok && c.now().Sub(l.at) < mentionFresh {
+	if l, ok := c.listings[c.id]; ok && c.now().Sub(l.at) < mention.Fresh {
 		return nil
 	}
 	c.listing = c.id
@@ -391,9 +392,9 @@ func filterCommands(cmds []proto.Command, query string) []popupItem {
 	var head []proto.Command
 	var fuzzy []scored
 	for _, cmd := range cmds {
-		if hasPrefixFold(cmd.Name, query) {
+		if mention.HasPrefixFold(cmd.Name, query) {
 			head = append(head, cmd)
-		} else if s, ok := fuzzyScore(query, cmd.Name); ok {
+		} else if s, ok := mention.Score(query, cmd.Name); ok {
 			fuzzy = append(fuzzy, scored{cmd, s})
 		}
 	}
@@ -413,45 +414,17 @@ func filterCommands(cmds []proto.Command, query string) []popupItem {
 const mentionShown = 200
 
 // filterFiles offers the chat's own files that match query first, then
-// its folders' files, each group best first (shorter labels first among
-// equals, then the listing's order; the listing's order alone for an
-// empty query).
-func filterFiles(files []mentionFile, query string) []popupItem {
-	type scored struct {
-		f     mentionFile
-		score int
-	}
-	var matched []scored
-	q := []rune(strings.ToLower(query))
-	for _, f := range files {
-		if f.match.runes == nil {
-			f.match = newFuzzyTarget(f.Match)
-		}
-		if s, ok := fuzzyMatch(q, f.match); ok {
-			matched = append(matched, scored{f, s})
-		}
-	}
-	slices.SortStableFunc(matched, func(a, b scored) int {
-		switch {
-		case a.f.Own != b.f.Own:
-			if a.f.Own {
-				return -1
-			}
-			return 1
-		case a.score != b.score:
-			return b.score - a.score
-		case query == "":
-			return 0 // the listing's order
-		}
-		return len(a.f.Label) - len(b.f.Label)
-	})
-	items := make([]popupItem, 0, min(len(matched), mentionShown))
-	for _, m := range matched[:min(len(matched), mentionShown)] {
+// its folders' files, each group best first (mention.Rank: the order
+// _acpmux/files answers too).
+func filterFiles(files []mention.File, query string) []popupItem {
+	ranked, _ := mention.Rank(files, query, mentionShown)
+	items := make([]popupItem, 0, len(ranked))
+	for _, f := range ranked {
 		desc := ""
-		if m.f.Own {
+		if f.Own {
 			desc = "chat file"
 		}
-		items = append(items, popupItem{label: m.f.Label, desc: desc, path: m.f.Path})
+		items = append(items, popupItem{label: f.Label, desc: desc, path: f.Path})
 	}
 	return items
 }
@@ -484,7 +457,7 @@ func (c *Composer) complete(it popupItem) {
 func (c *Composer) chipToken(it popupItem) string {
 	// The name is cleaned as the label was: a file's name is outside
 	// text, and the token goes into the prompt.
-	token := "@" + mentionText(filepath.Base(it.path))
+	token := "@" + mention.Text(filepath.Base(it.path))
 	for _, ch := range c.chips {
 		if ch.token == token && ch.path != it.path {
 			return "@" + it.label

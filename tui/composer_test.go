@@ -18,6 +18,7 @@ import (
 
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
+	"github.com/acpmux/acpmux-tui/internal/mention"
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
@@ -259,7 +260,7 @@ func TestComposerMentionNeverLeavesTheFolders(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := mentionTree(t, root)
-	files, full := walkMentionRoots(append([]string{n.Cwd}, n.AdditionalDirectories...), 100, 12)
+	files, full := mention.Walk(append([]string{n.Cwd}, n.AdditionalDirectories...), 100, 12, true)
 	var got []string
 	for _, f := range files {
 		got = append(got, f.Label)
@@ -274,7 +275,7 @@ func TestComposerMentionNeverLeavesTheFolders(t *testing.T) {
 	if err := os.WriteFile(evil, []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	files, _ = walkMentionRoots([]string{n.Cwd}, 100, 12)
+	files, _ = mention.Walk([]string{n.Cwd}, 100, 12, true)
 	comp := NewComposer(&Common{Styles: NewStyles(asciiRenderer(), false)}, nil, time.Now)
 	for _, f := range files {
 		if f.Path == evil {
@@ -287,10 +288,10 @@ func TestComposerMentionNeverLeavesTheFolders(t *testing.T) {
 		}
 	}
 	// The bounds: files and depth.
-	if files, full := walkMentionRoots([]string{n.Cwd}, 2, 12); len(files) != 2 || !full {
+	if files, full := mention.Walk([]string{n.Cwd}, 2, 12, true); len(files) != 2 || !full {
 		t.Fatalf("two files at most: %d listed, full %v", len(files), full)
 	}
-	files, _ = walkMentionRoots([]string{n.Cwd}, 100, 1)
+	files, _ = mention.Walk([]string{n.Cwd}, 100, 1, true)
 	for _, f := range files {
 		if strings.Contains(f.Label, "/") {
 			t.Fatalf("depth 1 listed %q", f.Label)
@@ -346,7 +347,7 @@ func TestComposerKeepsEachChatsDraft(t *testing.T) {
 	comp.SetWidth(60)
 	comp.Focus()
 	comp.SetChat("a")
-	comp.FilesListed(mentionFilesMsg{id: "a", at: time.Now(), files: []mentionFile{{Path: "/p/src/parser.go", Label: "src/parser.go", Match: "src/parser.go"}}})
+	comp.FilesListed(mentionFilesMsg{id: "a", at: time.Now(), files: []mention.File{{Path: "/p/src/parser.go", Label: "src/parser.go", Match: "src/parser.go"}}})
 	for _, r := range "fix @pars" {
 		comp.Type(runeKey(r))
 	}
@@ -366,45 +367,6 @@ func TestComposerKeepsEachChatsDraft(t *testing.T) {
 	comp.SetChat("b")
 	if v := comp.Value(); v != "x" {
 		t.Fatalf("chat b's draft came back as %q", v)
-	}
-}
-
-func TestFuzzyScoreOrdersAsMentionsDo(t *testing.T) {
-	for _, tc := range []struct {
-		query   string
-		better  string
-		worse   string
-		matches bool
-	}{
-		{"parser", "src/parser.go", "src/p/a/r/s/e/r.go", true}, // a run beats scattered letters
-		{"par", "src/parser.go", "parts/list.go", true},         // in the base name beats a folder's
-		{"pg", "src/parser.go", "src/ping.go", false},           // both match; ping starts the base
-		{"rd", "README.md", "docs/reader.md", false},            // both match
-		{"main", "main.go", "cmd/tool/domain_names.go", true},   // a base name's head
-		{"tu", "tui/chatpane.go", "internal/text/utf.go", true}, // a segment's start
-		{"zz", "", "", false},
-	} {
-		if tc.better == "" {
-			if _, ok := fuzzyScore(tc.query, "src/parser.go"); ok {
-				t.Fatalf("%q matched src/parser.go", tc.query)
-			}
-			continue
-		}
-		b, okB := fuzzyScore(tc.query, tc.better)
-		w, okW := fuzzyScore(tc.query, tc.worse)
-		if !okB || !okW {
-			t.Fatalf("%q: %q matched %v, %q matched %v", tc.query, tc.better, okB, tc.worse, okW)
-		}
-		if tc.matches && b <= w {
-			t.Fatalf("%q: %q scored %d, not above %q's %d", tc.query, tc.better, b, tc.worse, w)
-		}
-	}
-	// A subsequence, case folded; not one out of order.
-	if _, ok := fuzzyScore("PaRsEr", "src/parser.go"); !ok {
-		t.Fatal("case folding")
-	}
-	if _, ok := fuzzyScore("resrap", "src/parser.go"); ok {
-		t.Fatal("out of order matched")
 	}
 }
 
@@ -440,7 +402,7 @@ func TestGoldenComposerPopups(t *testing.T) {
 	typeIn("@")
 	draw("@, the files not listed yet")
 	comp.reset()
-	comp.FilesListed(mentionFilesMsg{id: "k3x9q2", at: goldenNow, files: []mentionFile{
+	comp.FilesListed(mentionFilesMsg{id: "k3x9q2", at: goldenNow, files: []mention.File{
 		{Path: "/home/me/specs/api.md", Label: "/home/me/specs/api.md", Match: "specs/api.md", Own: true},
 		{Path: "/home/me/src/app/README.md", Label: "README.md", Match: "README.md"},
 		{Path: "/home/me/src/app/src/parser.go", Label: "src/parser.go", Match: "src/parser.go"},
@@ -489,11 +451,12 @@ func TestComposerMentionOfAnotherHostOffersItsOwnFiles(t *testing.T) {
 // BenchmarkComposerFilter20000Files is one key press in the @ popup of a
 // chat whose folders hold the walk's bound of files.
 func BenchmarkComposerFilter20000Files(b *testing.B) {
-	files := make([]mentionFile, 0, mentionMaxFiles)
-	for i := range mentionMaxFiles {
+	files := make([]mention.File, 0, mention.MaxFiles)
+	for i := range mention.MaxFiles {
 		l := fmt.Sprintf("internal/pkg%03d/sub%02d/file_name_%05d.go", i%300, i%37, i)
-		files = append(files, mentionFile{Label: l, Match: l, match: newFuzzyTarget(l)})
+		files = append(files, mention.File{Label: l, Match: l})
 	}
+	mention.Prepare(files)
 	for b.Loop() {
 		filterFiles(files, "fname12")
 	}

@@ -39,7 +39,11 @@ export class ChatPane {
     this.bodyEl = h("div", { class: "chat-body" });
     this.backBtn = button("‹ Chats", { class: "back", on: { click: onBack } });
     this.transcript = new TranscriptView({ callFor, store, onStale: debounce(() => this.loadTranscript(), 300) });
-    this.composer = new Composer({ onSend: (t) => this.prompt(t), onCancel: () => this.cancel() });
+    this.composer = new Composer({
+      onSend: (t, links) => this.prompt(t, links),
+      onCancel: () => this.cancel(),
+      files: (query) => this.call("_acpmux/files", { id: this.chatId, query, limit: 50 }),
+    });
     this.sourceInput = new SourceInput({
       call: (method, params) => this.call(method, params),
       base: () => text((this.chat() || {}).cwd),
@@ -213,6 +217,7 @@ export class ChatPane {
     if (this.acp) {
       this.transcript.permission(st.Permission || null);
       this.composer.setRunning(this.prompting || !!st.TurnActive);
+      this.composer.setCommands(st.Commands || []);
     } else {
       this.terminal.refresh();
     }
@@ -366,13 +371,14 @@ export class ChatPane {
     }
   }
 
-  // prompt runs one turn; it answers when the turn ends.
-  async prompt(t) {
+  // prompt runs one turn, with the files its chips link; it answers when
+  // the turn ends.
+  async prompt(t, links = []) {
     this.prompting = true;
     this.composer.setRunning(true);
     const key = this.id;
     try {
-      await this.call("_acpmux/prompt", { id: this.chatId, text: t });
+      await this.call("_acpmux/prompt", { id: this.chatId, text: t, links: links.length > 0 ? links : undefined });
     } finally {
       if (key === this.id) {
         this.prompting = false;

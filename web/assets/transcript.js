@@ -167,7 +167,7 @@ export class TranscriptView {
         e.lines = [text(e.text)];
         break;
       case "turnStarted":
-        this.add({ kind: "user", text: e.text, bytes: e.bytes });
+        this.add({ kind: "user", text: e.text, bytes: e.bytes, links: e.links });
         return;
       case "turnEnded":
         if (e.error) {
@@ -372,6 +372,7 @@ function cleanEntry(raw) {
     e.locations = e.locations.filter((l) => l && typeof l === "object").map((l) => ({ path: cleanLine(l.path), line: l.line }));
   }
   if (Array.isArray(e.content)) e.content = cleanContents(e.content);
+  if (Array.isArray(e.links)) e.links = e.links.filter((l) => l && typeof l === "object").slice(0, 64).map((l) => ({ name: cleanLine(l.name), uri: cleanLine(l.uri) }));
   if (Array.isArray(e.plan)) e.plan = e.plan.map(cleanLine);
   if (Array.isArray(e.planItems)) {
     e.planItems = e.planItems.filter((p) => p && typeof p === "object").map((p) => ({
@@ -428,7 +429,10 @@ function planItems(e) {
 function entryElement(e) {
   switch (e.kind) {
     case "user":
-      return h("div", { class: "entry user" }, h("div", { class: "who", text: "You" }), h("div", { class: "body", text: text(e.text) }), sizeNote(e));
+      return h("div", { class: "entry user" }, h("div", { class: "who", text: "You" }), h("div", { class: "body", text: text(e.text) }), sizeNote(e),
+        // The files the prompt linked, as chips (their names, never followed).
+        Array.isArray(e.links) && e.links.length > 0 ? h("ul", { class: "chips prompt-links" },
+          e.links.map((l) => h("li", { class: "chip chip-file", role: "prompt-link", title: l.uri, text: "@" + l.name }))) : null);
     // An agent's message is drawn by TranscriptView.drawMessage.
     case "thought":
       // Its body is drawn when it is opened (see TranscriptView.draw).

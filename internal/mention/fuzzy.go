@@ -1,4 +1,4 @@
-package tui
+package mention
 
 import (
 	"slices"
@@ -7,14 +7,14 @@ import (
 	"unicode/utf8"
 )
 
-// This file is the composer's fuzzy matcher, as Zed's mentions match: the
+// This file is the fuzzy matcher of mentions, as Zed's mentions match: the
 // query's characters must appear in the candidate in order (a
 // subsequence, case folded), and a match scores higher for runs of
 // contiguous characters, for characters at the start of a path segment or
 // word, and for falling in the file's base name. It is a few loops over
 // the candidate, so twenty thousand paths filter within a key press.
 
-// Bonuses of fuzzyScore. A run bonus grows with the run, so "pars" in
+// Bonuses of Score. A run bonus grows with the run, so "pars" in
 // "parser.go" beats "p…a…r…s" spread over a long path.
 const (
 	scoreMatch    = 1  // each matched character
@@ -25,22 +25,26 @@ const (
 	scoreBaseHead = 20 // the base name starts with the query
 )
 
-// fuzzyScore scores candidate for query: ok is false when query is not a
+// Score scores candidate for query: ok is false when query is not a
 // subsequence of candidate (case folded). An empty query matches all
 // with score 0. Higher is better; ties are left to the caller.
-func fuzzyScore(query, candidate string) (score int, ok bool) {
-	return fuzzyMatch([]rune(strings.ToLower(query)), newFuzzyTarget(candidate))
+func Score(query, candidate string) (score int, ok bool) {
+	return match(Query(query), NewTarget(candidate))
 }
 
-// fuzzyTarget is a candidate made ready for matching once: its runes
-// case folded and where its base name starts. A listing keeps one per
-// file, so a key press filters without allocating.
-type fuzzyTarget struct {
+// Query is a query made ready for matching: its runes, case folded.
+func Query(query string) []rune { return []rune(strings.ToLower(query)) }
+
+// Target is a candidate made ready for matching once: its runes case
+// folded and where its base name starts. A listing keeps one per file, so
+// a key press filters without allocating.
+type Target struct {
 	runes []rune
 	base  int
 }
 
-func newFuzzyTarget(candidate string) fuzzyTarget {
+// NewTarget makes candidate ready for matching.
+func NewTarget(candidate string) Target {
 	c := []rune(strings.ToLower(candidate))
 	base := 0
 	for i, r := range c {
@@ -48,11 +52,11 @@ func newFuzzyTarget(candidate string) fuzzyTarget {
 			base = i + 1
 		}
 	}
-	return fuzzyTarget{c, base}
+	return Target{c, base}
 }
 
-// fuzzyMatch is fuzzyScore of a folded query q and a target.
-func fuzzyMatch(q []rune, t fuzzyTarget) (score int, ok bool) {
+// match is Score of a folded query q (Query) and a target.
+func match(q []rune, t Target) (score int, ok bool) {
 	if len(q) == 0 {
 		return 0, true
 	}
@@ -154,8 +158,8 @@ func isSep(r rune) bool {
 	return r == '/' || r == '_' || r == '-' || r == '.' || r == ' ' || !(unicode.IsLetter(r) || unicode.IsDigit(r))
 }
 
-// hasPrefixFold reports whether s starts with prefix, case folded.
-func hasPrefixFold(s, prefix string) bool {
+// HasPrefixFold reports whether s starts with prefix, case folded.
+func HasPrefixFold(s, prefix string) bool {
 	if len(prefix) > len(s) {
 		return false
 	}
