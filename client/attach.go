@@ -13,8 +13,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/acpmux/acpmux-tui/proto"
+	"golang.org/x/sys/unix"
 	"golang.org/x/term"
+
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // This file is `attach` on the client's side: a chat the server runs, shown
@@ -34,6 +36,10 @@ const (
 	maxTyped = 1 << 20
 	// maxInputCall is the most input one call carries.
 	maxInputCall = 64 << 10
+	// attachNowMax is the most output the connection's reader writes to
+	// the terminal itself (writeNowLocked): a key's echo, a line or a
+	// small redraw.
+	attachNowMax = 4 << 10
 )
 
 // attachCallTimeout bounds the calls attach waits for other than the
@@ -71,7 +77,7 @@ func Attach(c *Conn, id string, in, out *os.File) (how string, err error) {
 // attach is Attach; with keys set, the input is read from keys (one
 // reader of in that outlives this attach, so a reconnected attach reads
 // on where this one stopped) instead of from in.
-func attach(c *Conn, id string, in, out *os.File, keys <-chan []byte) (how string, err error) {
+func attach(c *Conn, id string, in, out *os.File, keys *keyPump) (how string, err error) {
 	cols, rows, err := term.GetSize(int(out.Fd()))
 	if err != nil {
 		cols, rows = defaultCols, defaultRows
@@ -146,20 +152,20 @@ func attach(c *Conn, id string, in, out *os.File, keys <-chan []byte) (how strin
 		st.lost()
 	}()
 
-	typed := newTypedInput()
+	typed := newTypedInput(c, id)
 	sent := make(chan struct{})
-	go func() { defer close(sent); typed.send(c, id) }()
+	go func() { defer close(sent); typed.send() }()
 	detached := make(chan struct{})
-	stopKeys := make(chan struct{})
-	defer close(stopKeys)
-	go func() {
-		defer t.restoreIfPanicking()
-		if keys == nil {
+	if keys == nil {
+		go func() {
+			defer t.restoreIfPanicking()
 			forwardInput(in, detached, typed.add)
-			return
-		}
-		forwardKeys(keys, stopKeys, detached, typed.add)
-	}()
+		}()
+	} else {
+		// The pump's goroutine sends each key itself, until attach returns.
+		keys.consume(keyForwarder(t, detached, typed.add))
+		defer keys.consume(nil)
+	}
 	sizes := make(chan [2]int, 1)
 	defer close(sizes)
 	go func() {
@@ -255,72 +261,6 @@ func forwardInput(in io.Reader, detached chan<- struct{}, send func([]byte)) {
 	}
 }
 
-// typedInput is input on its way to the server. Calls go one at a time, so
-// keys reach the harness in the order they were typed; what is typed while
-// one is under way goes with the next.
-type typedInput struct {
-	mu     sync.Mutex
-	buf    []byte
-	closed bool
-	wake   chan struct{}
-}
-
-func newTypedInput() *typedInput {
-	return &typedInput{wake: make(chan struct{}, 1)}
-}
-
-// add queues input; it never blocks, so ctrl+] is read whatever the harness
-// does with its input.
-func (q *typedInput) add(p []byte) {
-	q.mu.Lock()
-	if !q.closed && len(q.buf)+len(p) <= maxTyped {
-		q.buf = append(q.buf, p...)
-	}
-	q.mu.Unlock()
-	select {
-	case q.wake <- struct{}{}:
-	default:
-	}
-}
-
-// close lets send end once what is queued has gone.
-func (q *typedInput) close() {
-	q.mu.Lock()
-	q.closed = true
-	q.mu.Unlock()
-	select {
-	case q.wake <- struct{}{}:
-	default:
-	}
-}
-
-// send calls attachInput with what is queued until the queue is closed and
-// empty. A refusal (the harness has just exited) drops that input.
-func (q *typedInput) send(c *Conn, id string) {
-	for {
-		q.mu.Lock()
-		n := min(len(q.buf), maxInputCall)
-		chunk := bytes.Clone(q.buf[:n])
-		q.buf = q.buf[n:]
-		closed := q.closed
-		q.mu.Unlock()
-		if n == 0 {
-			if closed {
-				return
-			}
-			<-q.wake
-			continue
-		}
-		err := c.Call(context.Background(), proto.MethodAttachInput, proto.AttachInputParams{ID: id, Data: chunk}, nil)
-		if err != nil {
-			var rpc *RPCError
-			if !errors.As(err, &rpc) {
-				return // the connection has gone
-			}
-		}
-	}
-}
-
 // attachEnd is how an attach ended by itself.
 type attachEnd struct {
 	how string
@@ -348,6 +288,10 @@ type attachStream struct {
 	end       *proto.ExitedParams
 	gone      bool // the connection has ended
 	wake      chan struct{}
+	// term is the terminal writeTo writes to, once it runs; writing is
+	// set while it writes what it took.
+	term    *borrowedTerminal
+	writing bool
 }
 
 // heldOutput is output of a generation whose redraw has not come yet.
@@ -441,12 +385,38 @@ func (s *attachStream) output(gen uint64, data []byte) {
 		}
 		return
 	}
+	if s.writeNowLocked(data) {
+		return
+	}
 	s.pending = append(s.pending, data...)
 	if len(s.pending) > maxBehind {
 		s.pending, s.redrawLen = nil, 0
 		s.fallBehindLocked()
 	}
 	s.poke()
+}
+
+// writeNowLocked writes small output to the terminal at once, from the
+// connection's reader, when nothing waits before it and the terminal takes
+// it without waiting (writableNow): a key's echo then reaches the screen
+// without waking writeTo, which cost a share of its round trip. It reports
+// false, and writeTo writes data, otherwise.
+func (s *attachStream) writeNowLocked(data []byte) bool {
+	if s.term == nil || s.writing || len(s.pending) > 0 || s.redrawLen != 0 || len(data) > attachNowMax || !writableNow(s.term.out) {
+		return false
+	}
+	s.term.Write(data)
+	return true
+}
+
+// writableNow reports whether the terminal takes output now: it has room
+// and is not stopped. A write of a few bytes then returns at once (a
+// terminal with less room than that left is one being read; it waits for
+// the reader no longer than that).
+func writableNow(out *os.File) bool {
+	fds := []unix.PollFd{{Fd: int32(out.Fd()), Events: unix.POLLOUT}}
+	n, err := unix.Poll(fds, 0)
+	return err == nil && n == 1 && fds[0].Revents&unix.POLLOUT != 0
 }
 
 // fallBehindLocked drops the output of the generation shown and asks for a
@@ -473,10 +443,14 @@ func (s *attachStream) lost() {
 // writeTo writes the stream to the terminal until the harness's end has
 // been written after its output, or the connection ended.
 func (s *attachStream) writeTo(t *borrowedTerminal) attachEnd {
+	s.mu.Lock()
+	s.term = t
+	s.mu.Unlock()
 	for {
 		s.mu.Lock()
 		buf, redrawLen := s.pending, s.redrawLen
 		s.pending, s.spare, s.redrawLen = s.spare[:0], nil, 0
+		s.writing = len(buf) > 0 || redrawLen != 0
 		end := s.end
 		if end != nil && end.Gen > s.cur {
 			end = nil // its generation's redraw has not come yet
@@ -495,6 +469,7 @@ func (s *attachStream) writeTo(t *borrowedTerminal) attachEnd {
 		}
 		s.mu.Lock()
 		s.spare = buf[:0]
+		s.writing = false
 		more := len(s.pending) > 0 || s.redrawLen != 0
 		s.mu.Unlock()
 		switch {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	"golang.org/x/term"
@@ -53,7 +54,7 @@ func AttachFollow(first *Conn, dial func(context.Context) (*Conn, error), id str
 // waitForLink dials until a connection answers (returned) or ctrl+] is
 // typed (nil). The terminal is raw meanwhile so that ctrl+] reaches it as
 // a byte; every other key is dropped, and said to be once per link down.
-func waitForLink(dial func(context.Context) (*Conn, error), in *os.File, keys <-chan []byte, notice func(string)) *Conn {
+func waitForLink(dial func(context.Context) (*Conn, error), in *os.File, keys *keyPump, notice func(string)) *Conn {
 	if st, err := term.MakeRaw(int(in.Fd())); err == nil {
 		defer term.Restore(int(in.Fd()), st)
 	}
@@ -89,7 +90,7 @@ func waitForLink(dial func(context.Context) (*Conn, error), in *os.File, keys <-
 		select {
 		case c := <-dialed:
 			return c
-		case p, ok := <-keys:
+		case p, ok := <-keys.ch:
 			if !ok || bytes.IndexByte(p, DetachKey) >= 0 {
 				cancel()
 				// A dial that was answered as ctrl+] came is closed.
@@ -108,45 +109,106 @@ func waitForLink(dial func(context.Context) (*Conn, error), in *os.File, keys <-
 	}
 }
 
-// pumpKeys reads in for as long as it gives bytes, each read a chunk on
-// the channel; the channel closes at in's end.
-func pumpKeys(in io.Reader) <-chan []byte {
-	ch := make(chan []byte, 64)
+// keyPump reads the terminal for as long as it gives bytes, for one attach
+// after another. Each chunk goes to the attach's consumer, called on the
+// pump's goroutine (a key is sent from there: no goroutine is woken on its
+// way), or, while none is set (the link is down), on ch; ch closes at
+// in's end.
+type keyPump struct {
+	ch chan []byte
+
+	mu  sync.Mutex // held while a chunk is handed on, so chunks keep their order
+	to  func(chunk []byte, end bool)
+	end bool // in has ended
+}
+
+// keyBacklog is how many chunks wait on the channel while no attach
+// consumes them; more are dropped (the link is down: keys are not sent).
+const keyBacklog = 64
+
+func pumpKeys(in io.Reader) *keyPump {
+	k := &keyPump{ch: make(chan []byte, keyBacklog)}
 	go func() {
-		defer close(ch)
 		buf := make([]byte, 4096)
 		for {
 			n, err := in.Read(buf)
+			k.mu.Lock()
 			if n > 0 {
-				ch <- bytes.Clone(buf[:n])
+				if k.to != nil {
+					k.to(buf[:n], false)
+				} else {
+					select {
+					case k.ch <- bytes.Clone(buf[:n]):
+					default:
+					}
+				}
 			}
+			if err != nil {
+				k.end = true
+				close(k.ch)
+				if k.to != nil {
+					k.to(nil, true)
+				}
+			}
+			k.mu.Unlock()
 			if err != nil {
 				return
 			}
 		}
 	}()
-	return ch
+	return k
 }
 
-// forwardKeys is forwardInput over chunks from keys, until stop.
-func forwardKeys(keys <-chan []byte, stop <-chan struct{}, detached chan<- struct{}, send func([]byte)) {
+// consume hands what was read to fn from now on (first the chunks waiting
+// on the channel, in order); nil puts them on the channel again. fn must
+// not block, and must not keep a chunk after it returns.
+func (k *keyPump) consume(fn func(chunk []byte, end bool)) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.to = fn
+	if fn == nil {
+		return
+	}
 	for {
 		select {
-		case <-stop:
-			return
-		case chunk, ok := <-keys:
+		case p, ok := <-k.ch:
 			if !ok {
-				close(detached)
+				fn(nil, true)
 				return
 			}
-			if i := bytes.IndexByte(chunk, DetachKey); i >= 0 {
-				if i > 0 {
-					send(chunk[:i])
-				}
-				close(detached)
-				return
+			fn(p, false)
+		default:
+			if k.end {
+				fn(nil, true)
 			}
-			send(chunk)
+			return
 		}
+	}
+}
+
+// keyForwarder is forwardInput as a consumer of a keyPump: chunks go to
+// send until in ends or ctrl+] is read (bytes before it in the same chunk
+// still sent), which closes detached; what comes after is dropped.
+func keyForwarder(t *borrowedTerminal, detached chan<- struct{}, send func([]byte)) func([]byte, bool) {
+	done := false
+	return func(chunk []byte, end bool) {
+		defer t.restoreIfPanicking()
+		if done {
+			return
+		}
+		if end {
+			done = true
+			close(detached)
+			return
+		}
+		if i := bytes.IndexByte(chunk, DetachKey); i >= 0 {
+			if i > 0 {
+				send(chunk[:i])
+			}
+			done = true
+			close(detached)
+			return
+		}
+		send(chunk)
 	}
 }

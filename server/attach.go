@@ -12,7 +12,8 @@ import (
 // This file serves attached clients (see proto/attach.go). Each
 // attachment taps its chat's output in the mux and gathers it in one
 // buffer, which a goroutine of its own sends whenever the connection's
-// queue is empty: a client that reads slowly gets fewer, bigger
+// queue is empty (small output with nothing before it, a key's echo, the
+// mux's reader sends itself): a client that reads slowly gets fewer, bigger
 // notifications, and one that falls MaxAttachPending behind gets a redraw
 // instead of the backlog. The harness and the other clients never wait on
 // it; only a client that stops reading altogether is dropped, by the
@@ -25,6 +26,12 @@ const (
 	attachRetryMin = time.Millisecond
 	attachRetryMax = 32 * time.Millisecond
 )
+
+// attachNowMax is the most output the mux's reader sends itself, when
+// nothing waits before it: a key's echo, a line or a small redraw. Waking
+// the flusher for it cost a tenth of an echo's round trip over ssh; more
+// goes through the flusher, which gathers it while the client is slow.
+const attachNowMax = 4 << 10
 
 // attachSet is one connection's attachments, by chat id. Its zero value is
 // ready to use.
@@ -108,6 +115,7 @@ type attachment struct {
 	hasSnap    bool
 	out        []byte // output after it, waiting to be sent
 	spare      []byte // the buffer last sent, for the next output
+	sending    bool   // the flusher is sending what it took
 	behind     bool   // output was dropped: a redraw is due
 	holding    bool   // a call is about to answer with the redraw
 	end        *proto.ExitedParams
@@ -129,6 +137,10 @@ func (a *attachment) Output(p []byte) {
 		a.mu.Unlock()
 		return
 	}
+	if a.sendNowLocked(p) {
+		a.mu.Unlock()
+		return
+	}
 	if len(a.out)+len(p) > proto.MaxAttachPending {
 		a.out, a.behind = nil, true
 	} else {
@@ -136,6 +148,20 @@ func (a *attachment) Output(p []byte) {
 	}
 	a.mu.Unlock()
 	a.poke()
+}
+
+// sendNowLocked sends small output at once from the mux's reader when
+// nothing of the attachment waits to be sent or is being sent, and the
+// connection's queue is empty (its line then goes out with no hand-off,
+// see conn.send); it reports false, and the flusher sends it, otherwise.
+// a.mu is held, so the flusher takes nothing sent after it meanwhile.
+func (a *attachment) sendNowLocked(p []byte) bool {
+	if len(p) > attachNowMax || a.holding || a.sending || a.hasSnap || len(a.out) > 0 || a.end != nil ||
+		len(a.c.out) > 0 || a.c.dropped.Load() {
+		return false
+	}
+	a.c.notify(proto.NotifyOutput, proto.OutputParams{ID: a.id, Gen: a.gen, Data: p})
+	return true
 }
 
 // Redraw starts a generation (mux.OutputSink; the chat's lock is held): what
@@ -238,6 +264,7 @@ func (a *attachment) flush() {
 		out := a.out
 		a.snap, a.hasSnap = nil, false
 		a.out, a.spare = a.spare[:0], nil
+		a.sending = true
 		a.mu.Unlock()
 
 		if hasSnap {
@@ -248,6 +275,7 @@ func (a *attachment) flush() {
 		}
 		a.mu.Lock()
 		a.spare = out // encoded: free to fill again
+		a.sending = false
 		a.mu.Unlock()
 		if end != nil {
 			end.Gen = gen
