@@ -6,34 +6,13 @@ import (
 	"encoding/json"
 	"io"
 	"net"
-	"os"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/acpmux/acpmux-tui/internal/testharness/unixpair"
+
 	"github.com/acpmux/acpmux-tui/proto"
 )
-
-// unixPair returns the two ends of a connected unix socket.
-func unixPair(t *testing.T) (*net.UnixConn, *net.UnixConn) {
-	t.Helper()
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ends := make([]*net.UnixConn, 2)
-	for i, fd := range fds {
-		f := os.NewFile(uintptr(fd), "socketpair")
-		c, err := net.FileConn(f)
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		ends[i] = c.(*net.UnixConn)
-		t.Cleanup(func() { c.Close() })
-	}
-	return ends[0], ends[1]
-}
 
 // readInput reads one line the server would get and returns its data,
 // failing unless it is an attachInput notification (no id: no answer
@@ -60,7 +39,7 @@ func readInput(t *testing.T, peer *bufio.Reader, nc net.Conn) []byte {
 // the goroutine that read it, as a notification, before add returns: no
 // sender is woken for it and no answer comes back.
 func TestTypedKeyGoesAtOnce(t *testing.T) {
-	ours, theirs := unixPair(t)
+	ours, theirs := unixpair.New(t)
 	c := newConn(ours)
 	defer c.Close()
 	q := newTypedInput(c, "c1") // no sender runs
@@ -75,7 +54,7 @@ func TestTypedKeyGoesAtOnce(t *testing.T) {
 // once is finished by the sender before the lines queued after it, and
 // add never waits meanwhile.
 func TestTypedInputKeepsItsOrderPastAFullLink(t *testing.T) {
-	ours, theirs := unixPair(t)
+	ours, theirs := unixpair.New(t)
 	c := newConn(ours)
 	defer c.Close()
 	q := newTypedInput(c, "c1")

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpmux/acpmux-tui/internal/testharness/unixpair"
+
 	"github.com/acpmux/acpmux-tui/proto"
 )
 
@@ -17,7 +19,7 @@ import (
 // the flusher is sending what it took waits for it, so the stream keeps
 // its order.
 func TestAttachOutputGoesFromTheReader(t *testing.T) {
-	ours, theirs := socketPair(t)
+	ours, theirs := unixpair.New(t)
 	s := &Server{opt: Options{WriteTimeout: time.Minute, QueueLen: 8, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}}
 	c := newConn(s, ours)
 	a := newAttachment(s, c, "c1", 80, 24)

@@ -4,33 +4,11 @@ import (
 	"bufio"
 	"io"
 	"log/slog"
-	"net"
-	"os"
-	"syscall"
 	"testing"
 	"time"
-)
 
-// socketPair returns the two ends of a connected unix socket.
-func socketPair(t *testing.T) (*net.UnixConn, *net.UnixConn) {
-	t.Helper()
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ends := make([]*net.UnixConn, 2)
-	for i, fd := range fds {
-		f := os.NewFile(uintptr(fd), "socketpair")
-		c, err := net.FileConn(f)
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		ends[i] = c.(*net.UnixConn)
-		t.Cleanup(func() { c.Close() })
-	}
-	return ends[0], ends[1]
-}
+	"github.com/acpmux/acpmux-tui/internal/testharness/unixpair"
+)
 
 // TestLinesGoOutAtOnceAndInOrder: a line sent while nothing waits goes out
 // before send returns; one sent while another is being written waits its
@@ -38,7 +16,7 @@ func socketPair(t *testing.T) (*net.UnixConn, *net.UnixConn) {
 // empty; and lines keep going out at once long after a queued write's
 // deadline has passed.
 func TestLinesGoOutAtOnceAndInOrder(t *testing.T) {
-	ours, theirs := socketPair(t)
+	ours, theirs := unixpair.New(t)
 	s := &Server{opt: Options{WriteTimeout: 20 * time.Millisecond, QueueLen: 8, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}}
 	c := newConn(s, ours)
 	wrote := make(chan struct{})

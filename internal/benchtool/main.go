@@ -130,27 +130,30 @@ func main() {
 	}
 }
 
+// floodMegabytes is the size the flood commands' OUT [MB] asks for: 50
+// unless MB is given.
+func floodMegabytes(rest []string) (float64, error) {
+	if len(rest) < 2 {
+		return 50, nil
+	}
+	return parseMegabytes(rest[1])
+}
+
 func run(args []string) error {
 	if len(args) == 0 {
 		return fmt.Errorf("no subcommand\n%s", usage)
 	}
 	switch cmd, rest := args[0], args[1:]; {
 	case cmd == "flood" && (len(rest) == 1 || len(rest) == 2):
-		mb := 50.0
-		if len(rest) == 2 {
-			var err error
-			if mb, err = parseMegabytes(rest[1]); err != nil {
-				return err
-			}
+		mb, err := floodMegabytes(rest)
+		if err != nil {
+			return err
 		}
 		return writeFlood(rest[0], mb)
 	case cmd == "flood-plain" && (len(rest) == 1 || len(rest) == 2):
-		mb := 50.0
-		if len(rest) == 2 {
-			var err error
-			if mb, err = parseMegabytes(rest[1]); err != nil {
-				return err
-			}
+		mb, err := floodMegabytes(rest)
+		if err != nil {
+			return err
 		}
 		return writePlainFlood(rest[0], mb)
 	case cmd == "pty-floor" && len(rest) == 1:
