@@ -4,9 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/acpmux/acpmux-tui/client"
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // cmdProxy is `proxy`: stdin and stdout bridged to this agent home's
@@ -41,6 +45,16 @@ func cmdProxy(a *app, args []string) error {
 		return fmt.Errorf("proxy: %w", err)
 	}
 	defer nc.Close()
+	handed, err := handOver(nc)
+	if err != nil {
+		return fmt.Errorf("proxy: %w", err)
+	}
+	if handed {
+		// The server reads and writes our stdio itself; the socket
+		// closes as the connection ends, or the server dies.
+		_, _ = io.Copy(io.Discard, nc)
+		return nil
+	}
 	up := make(chan error, 1)
 	go func() {
 		// stdin's end is the other side's: the server is told with a
@@ -54,4 +68,28 @@ func cmdProxy(a *app, args []string) error {
 		return fmt.Errorf("proxy: %w", err)
 	}
 	return nil
+}
+
+// handOver hands the server this process's stdin and stdout
+// (proto.MethodAdopt), so each line goes between ssh and the server with
+// no copy through this process. It reports false when the server does not
+// take them (one older than the hand-over): the lines are then copied.
+func handOver(nc *net.UnixConn) (bool, error) {
+	if _, _, err := nc.WriteMsgUnix([]byte(proto.AdoptLine), unix.UnixRights(int(os.Stdin.Fd()), int(os.Stdout.Fd())), nil); err != nil {
+		return false, err
+	}
+	// The answer, read a byte at a time: what follows it, when the server
+	// did not take the hand-over, is the copy's to read.
+	var line []byte
+	b := make([]byte, 1)
+	for len(line) < 4096 {
+		if _, err := nc.Read(b); err != nil {
+			return false, err
+		}
+		if b[0] == '\n' {
+			break
+		}
+		line = append(line, b[0])
+	}
+	return string(line)+"\n" == proto.AdoptedLine, nil
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -90,9 +91,7 @@ type conn struct {
 
 func newConn(s *Server, nc net.Conn) *conn {
 	c := &conn{s: s, nc: nc, out: make(chan []byte, s.opt.QueueLen), slots: make(chan struct{}, maxInFlight), gone: make(chan struct{})}
-	if uc, ok := nc.(*net.UnixConn); ok {
-		c.raw, _ = uc.SyscallConn() // an open socket has one
-	}
+	c.raw = rawOf(nc)
 	return c
 }
 
@@ -100,9 +99,12 @@ func newConn(s *Server, nc net.Conn) *conn {
 // over MaxLine or a drop; then the calls under way finish, their answers
 // are written (or discarded, for a dropped client), and the socket closes.
 func (c *conn) serve() {
+	first, err := c.firstMessage() // a client's stdio handed over (adopt.go)
 	wrote := make(chan struct{})
 	go func() { defer close(wrote); c.writeLoop() }()
-	c.readLoop()
+	if err == nil {
+		c.readLoop(first)
+	}
 	close(c.gone)
 	c.calls.Wait()
 	c.hosts.closeAll()
@@ -114,8 +116,14 @@ func (c *conn) serve() {
 	c.s.connDone(c)
 }
 
-func (c *conn) readLoop() {
-	lines := newLineReader(c.nc, proto.MaxLine)
+// readLoop reads the connection's lines, first those of first (what was
+// read of it already), and runs them.
+func (c *conn) readLoop(first []byte) {
+	src := io.Reader(c.nc)
+	if len(first) > 0 {
+		src = io.MultiReader(bytes.NewReader(first), c.nc)
+	}
+	lines := newLineReader(src, proto.MaxLine)
 	for {
 		line, err := lines.next()
 		if errors.Is(err, errLineTooLong) {

@@ -32,7 +32,12 @@ var methods map[string]methodHandler
 func init() {
 	methods = map[string]methodHandler{
 		// Every client's (docs/protocol.md).
-		proto.MethodHello:          handle((*Server).hello),
+		proto.MethodHello: handle((*Server).hello),
+		// The hand-over of a client's stdio is a connection's first
+		// message, with its descriptors (adopt.go); any other is refused.
+		proto.MethodAdopt: handle(func(*Server, struct{}) (struct{}, *Error) {
+			return struct{}{}, errorf(proto.CodeInvalidRequest, "Invalid Request: %s is a connection's first message, sent with its stdin and stdout", proto.MethodAdopt)
+		}),
 		proto.MethodList:           handle((*Server).list),
 		proto.MethodLive:           handle((*Server).liveStates),
 		proto.MethodNew:            handleConn((*Server).newChat),

@@ -88,6 +88,7 @@ var webRules = map[string]webRule{
 // webRefused are the methods no web caller makes, and why.
 var webRefused = map[string]string{
 	proto.MethodKill:          "stops every chat: a local client's to do",
+	proto.MethodAdopt:         "hands over a local process's stdin and stdout",
 	proto.MethodRemove:        "deletes a chat and its folder: a local client's to do",
 	proto.MethodRemoveMissing: "rewrites a chat's lists from what this machine has",
 	proto.MethodExport:        "writes a bundle to a path of this machine",
