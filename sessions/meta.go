@@ -183,6 +183,9 @@ func decodeTOML(data []byte) (*Meta, error) {
 	if err != nil {
 		return nil, clipError{err}
 	}
+	if err := oneSpellingEach(md.Keys()); err != nil {
+		return nil, clipError{err}
+	}
 	if undecoded := md.Undecoded(); len(undecoded) > 0 {
 		var all map[string]any
 		if _, err := toml.Decode(text, &all); err != nil {
@@ -198,6 +201,23 @@ func decodeTOML(data []byte) (*Meta, error) {
 		}
 	}
 	return &m, nil
+}
+
+// oneSpellingEach refuses two keys that differ only in case (`iD` and
+// `id`): the TOML parser fills Meta's fields without regard to case, in an
+// order of its own, so which of the two a field held would change from one
+// read of the file to the next.
+func oneSpellingEach(keys []toml.Key) error {
+	seen := make(map[string]string, len(keys))
+	for _, k := range keys {
+		key := k.String()
+		folded := strings.ToLower(key)
+		if prev, ok := seen[folded]; ok && prev != key {
+			return fmt.Errorf("keys %q and %q differ only in case: one of them must go", prev, key)
+		}
+		seen[folded] = key
+	}
+	return nil
 }
 
 // maxErrorBytes bounds the text of a parse error: the TOML parser quotes the

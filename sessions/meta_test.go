@@ -40,6 +40,10 @@ func TestParseMetaRefusals(t *testing.T) {
 		{"over the size limit", validChat + "pad = '" + strings.Repeat("x", 3<<20) + "'\n", "chat file is 3.0 MiB, over the 1 MiB limit"},
 		{"nested too deep", validChat + "a = " + strings.Repeat("[", 33) + strings.Repeat("]", 33) + "\n", "line 6: nested deeper than 32 levels"},
 		{"long bad id", strings.Replace(validChat, `"k3x9q2"`, `"`+strings.Repeat("x", 100_000)+`"`, 1), "…(100000 bytes)"},
+		// The TOML parser fills a field from either, in an order of its
+		// own: which id the chat had changed from read to read.
+		{"keys differing in case", validChat + "iD = \"b\"\n", `keys "id" and "iD" differ only in case`},
+		{"keys differing in case, the other first", "iD = \"b\"\n" + validChat, `keys "iD" and "id" differ only in case`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
