@@ -17,21 +17,9 @@ import (
 // proxyPids are the far side's `acpmux-tui proxy` processes of the rig:
 // the binary run with proxy, in the rig's remote agent home.
 func (r *hostRig) proxyPids() []int {
-	var pids []int
-	procs, _ := os.ReadDir("/proc")
-	for _, p := range procs {
-		pid, err := strconv.Atoi(p.Name())
-		if err != nil {
-			continue
-		}
-		cmdline, _ := os.ReadFile(filepath.Join("/proc", p.Name(), "cmdline"))
-		environ, _ := os.ReadFile(filepath.Join("/proc", p.Name(), "environ"))
-		args := bytes.Split(bytes.TrimRight(cmdline, "\x00"), []byte{0})
-		if len(args) == 2 && string(args[0]) == binary && string(args[1]) == "proxy" && bytes.Contains(environ, []byte("ACPMUX_HOME="+r.remoteHome+"\x00")) {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
+	return pidsWhere(func(_ []byte, args [][]byte, environ func() []byte) bool {
+		return len(args) == 2 && string(args[0]) == binary && string(args[1]) == "proxy" && bytes.Contains(environ(), []byte("ACPMUX_HOME="+r.remoteHome+"\x00"))
+	})
 }
 
 // TestHostServerKilledUnderAHandedOverLink: the far side's proxy hands its

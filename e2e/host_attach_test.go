@@ -16,6 +16,14 @@ import (
 // linkPids are the ssh clients whose command line holds the rig's ssh
 // config and runs proxy: the links to [host.test] of this test alone.
 func (r *hostRig) linkPids() []int {
+	return pidsWhere(func(cmdline []byte, args [][]byte, _ func() []byte) bool {
+		return len(args) > 2 && filepath.Base(string(args[0])) == "ssh" && bytes.Contains(cmdline, []byte(r.sshd.Config)) && bytes.HasSuffix(args[len(args)-1], []byte(" proxy"))
+	})
+}
+
+// pidsWhere are the processes whose command line (raw, and split into its
+// arguments) and environment (read when asked) match.
+func pidsWhere(match func(cmdline []byte, args [][]byte, environ func() []byte) bool) []int {
 	var pids []int
 	procs, _ := os.ReadDir("/proc")
 	for _, p := range procs {
@@ -28,7 +36,11 @@ func (r *hostRig) linkPids() []int {
 			continue
 		}
 		args := bytes.Split(bytes.TrimRight(cmdline, "\x00"), []byte{0})
-		if len(args) > 2 && filepath.Base(string(args[0])) == "ssh" && bytes.Contains(cmdline, []byte(r.sshd.Config)) && bytes.HasSuffix(args[len(args)-1], []byte(" proxy")) {
+		environ := func() []byte {
+			env, _ := os.ReadFile(filepath.Join("/proc", p.Name(), "environ"))
+			return env
+		}
+		if match(cmdline, args, environ) {
 			pids = append(pids, pid)
 		}
 	}

@@ -1,12 +1,10 @@
 package server
 
 import (
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/acpmux/acpmux-tui/mux"
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
@@ -412,58 +410,6 @@ func (v *viewer) flushLocked() {
 		v.lastLine = v.c.send(proto.EncodeScreenUpdate(u))
 	}
 	v.lastFlush = time.Now()
-}
-
-// sameBesidesCursor reports whether two terminals differ at most in the
-// cursor's position.
-func sameBesidesCursor(a, b proto.Terminal) bool {
-	a.CursorCol, a.CursorRow = b.CursorCol, b.CursorRow
-	return a == b
-}
-
-// toldScreen is what a client drawing a chat was last told of it: the
-// screen's lines and, for a pty chat, each line's stamp (see
-// mux.ScreenRows); and, once sent is set, its state and terminal.
-type toldScreen struct {
-	rows     []string
-	stamps   []uint64
-	sent     bool
-	state    proto.State
-	terminal proto.Terminal
-}
-
-// update reads the chat's screen and returns what the client needs to have
-// it now: the lines that changed since the last screen it was told, or the
-// whole screen. Of a pty chat only the rows whose stamps changed are
-// rendered.
-func (t *toldScreen) update(m *mux.Mux, id string) *proto.ScreenPatch {
-	last, lastStamps := t.rows, t.stamps
-	stamps, fresh, ok := m.ScreenRows(id, lastStamps)
-	var rows []string
-	if ok {
-		rows = make([]string, len(stamps))
-		for i := range rows {
-			if r, changed := fresh[i]; changed {
-				rows[i] = r
-			} else {
-				rows[i] = last[i]
-			}
-		}
-	} else {
-		rows = strings.Split(m.Render(id, 0), "\n")
-	}
-	t.rows, t.stamps = rows, stamps
-	if last == nil || len(last) != len(rows) {
-		full := strings.Join(rows, "\n")
-		return &proto.ScreenPatch{Full: &full}
-	}
-	p := &proto.ScreenPatch{Rows: map[int]string{}}
-	for i, row := range rows {
-		if row != last[i] {
-			p.Rows[i] = row
-		}
-	}
-	return p
 }
 
 // watch makes the connection a watcher and answers every chat the mux
