@@ -2,9 +2,11 @@ package sessions
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -62,15 +64,20 @@ func sameAsTOML(t *testing.T, data []byte) bool {
 	return ok
 }
 
-// metaText prints m for a comparison: its fields, and its baseline's
-// values rather than the pointers that hold them.
+// metaText prints m for a comparison: its fields, and its baseline's and
+// its kept keys' values rather than the pointers that hold them (a kept
+// date-time's zone is a new *time.Location at each parse).
 func metaText(m *Meta) string {
-	if m == nil || m.Baseline == nil && m.Worktree == nil {
+	if m == nil {
 		return fmt.Sprintf("%#v", m)
 	}
 	c := *m
-	c.Baseline, c.Worktree = nil, nil
+	c.Baseline, c.Worktree, c.extra = nil, nil, nil
 	text := fmt.Sprintf("%#v", &c)
+	keys := slices.Sorted(maps.Keys(m.extra))
+	for _, k := range keys {
+		text += fmt.Sprintf(" kept{%q: %v}", k, m.extra[k])
+	}
 	if w := m.Worktree; w != nil {
 		text += fmt.Sprintf(" worktree%+v", *w)
 	}

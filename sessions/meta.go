@@ -192,7 +192,10 @@ func decodeTOML(data []byte) (*Meta, error) {
 			return nil, clipError{err}
 		}
 		for k, v := range all {
-			if !knownKeys[k] {
+			// A known key spelt in another case (the only spelling in
+			// the file: oneSpellingEach) was decoded into its field; kept
+			// too, a rewrite would write it twice.
+			if !knownKeys[strings.ToLower(k)] {
 				if m.extra == nil {
 					m.extra = map[string]any{}
 				}

@@ -61,6 +61,27 @@ func TestParseMetaRefusals(t *testing.T) {
 	}
 }
 
+// TestKnownKeyInAnotherCase: a known key spelt in another case, with a key
+// this version does not know beside it, is read into its field and written
+// back once, in lowercase, the unknown key kept.
+func TestKnownKeyInAnotherCase(t *testing.T) {
+	text := strings.Replace(validChat, "harness =", "hArness =", 1) + "from_a_newer_version = 3\n"
+	m, err := ParseMeta([]byte(text))
+	if err != nil || m.Harness != "claude" {
+		t.Fatalf("ParseMeta: %+v, %v", m, err)
+	}
+	out, err := m.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(strings.ToLower(string(out)), "harness =") != 1 || !strings.Contains(string(out), "harness = \"claude\"") || !strings.Contains(string(out), "from_a_newer_version = 3") {
+		t.Fatalf("written back as:\n%s", out)
+	}
+	if _, err := ParseMeta(out); err != nil {
+		t.Fatalf("the rewrite does not parse: %v", err)
+	}
+}
+
 // A name is one line of printable text of at most 1024 bytes: any letters,
 // marks and symbols, but no control characters.
 func TestNames(t *testing.T) {
