@@ -3,6 +3,7 @@ package acp
 import (
 	"encoding/base64"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/acpmux/acpmux-tui/acp/agent"
@@ -171,25 +172,13 @@ func (d *Door) reopen(id, cwd string, dirs []string, mcp []sdk.McpServer, replay
 	if err != nil {
 		return err
 	}
-	if len(dirs) > 0 && !equal(dirs, c.AdditionalDirectories) {
+	if len(dirs) > 0 && !slices.Equal(dirs, c.AdditionalDirectories) {
 		if err := d.b.SetFolders(id, dirs); err != nil {
 			return err
 		}
 	}
 	d.b.SetMcpServers(id, mcp)
 	return d.b.Open(id, replay)
-}
-
-func equal(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // loadSession replays the chat's transcript as session/update

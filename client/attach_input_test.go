@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net"
+	"slices"
 	"testing"
 	"time"
 
@@ -120,21 +121,9 @@ func TestKeyPumpHandsOnInOrder(t *testing.T) {
 			t.Fatalf("got %q; want a, b, c and the end", all)
 		}
 	}
-	if want := []string{"a", "b", "c", "END"}; !equalStrings(all, want) {
+	if want := []string{"a", "b", "c", "END"}; !slices.Equal(all, want) {
 		t.Fatalf("got %q, want %q", all, want)
 	}
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestEchoWrittenByTheReader: output of the generation shown, with nothing
