@@ -93,8 +93,10 @@ func TestSearchEveryPlace(t *testing.T) {
 	shell := c.chat("new", "--harness", "shell", "--name", "term", "--json")
 	srvCall(t, c.home, proto.MethodStart, proto.ChatParams{ID: shell.ID, Cols: 100, Rows: 30}, nil)
 	// The word is whole only in the output: the command line has it as
-	// printf's escapes.
-	line := `printf '\033]0;evil\007qua\342\200\256gga%s\007\n' 77` + "\r"
+	// printf's escapes. It starts a line of its own: a line written before
+	// the shell's first prompt is echoed by the tty, and printf then prints
+	// after that prompt ("# " as root).
+	line := `printf '\n\033]0;evil\007qua\342\200\256gga%s\007\n' 77` + "\r"
 	srvCall(t, c.home, proto.MethodWrite, proto.WriteParams{ID: shell.ID, Data: []byte(line)}, nil)
 	srvWaitFor(t, "the shell to print the word", func() bool {
 		var h proto.HistoryResult
