@@ -7,6 +7,8 @@ import (
 	"syscall"
 
 	"golang.org/x/term"
+
+	"github.com/acpmux/acpmux-tui/internal/termmodes"
 )
 
 // fatalSignals end an attach: the terminal is restored, and Attach returns
@@ -38,7 +40,7 @@ type borrowedTerminal struct {
 
 	mu       sync.Mutex
 	restored bool
-	modes    *outputModes
+	modes    *termmodes.Modes
 	drawn    bool // something has been written since the terminal was lent
 }
 
@@ -49,8 +51,8 @@ func borrowTerminal(in, out *os.File) (*borrowedTerminal, error) {
 	if err != nil {
 		return nil, fmt.Errorf("attach: the terminal cannot go raw: %w", err)
 	}
-	_, _ = out.WriteString(saveTitles)
-	return &borrowedTerminal{in: in, out: out, saved: saved, modes: newOutputModes()}, nil
+	_, _ = out.WriteString(termmodes.SaveTitles)
+	return &borrowedTerminal{in: in, out: out, saved: saved, modes: termmodes.New()}, nil
 }
 
 // Write passes harness output to the terminal, following the modes it sets.
@@ -63,7 +65,7 @@ func (t *borrowedTerminal) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	t.drawn = t.drawn || len(p) > 0
-	t.modes.scan(p)
+	t.modes.Scan(p)
 	return t.out.Write(p)
 }
 
@@ -80,11 +82,11 @@ func (t *borrowedTerminal) redraw(snapshot []byte) {
 		return
 	}
 	if t.drawn {
-		_, _ = t.out.Write(append(t.modes.reset(), saveTitles...))
-		t.modes = newOutputModes()
+		_, _ = t.out.Write(append(t.modes.Reset(), termmodes.SaveTitles...))
+		t.modes = termmodes.New()
 	}
 	t.drawn = t.drawn || len(snapshot) > 0
-	t.modes.scan(snapshot)
+	t.modes.Scan(snapshot)
 	_, _ = t.out.Write(snapshot)
 }
 
@@ -98,7 +100,7 @@ func (t *borrowedTerminal) restore() {
 		return
 	}
 	t.restored = true
-	_, _ = t.out.Write(t.modes.reset())
+	_, _ = t.out.Write(t.modes.Reset())
 	_ = term.Restore(int(t.in.Fd()), t.saved)
 }
 

@@ -1,4 +1,6 @@
-package client
+// Package termmodes follows the terminal modes a program's output sets
+// on a terminal lent to it, and builds the sequence that puts them back.
+package termmodes
 
 import (
 	"bytes"
@@ -7,10 +9,8 @@ import (
 	"strconv"
 )
 
-// This file follows the terminal modes a harness's output sets on the
-// terminal `attach` lends it, and builds the sequence that puts them back.
-//
-// It reads the bytes exactly as they reach the terminal (the redraws the
+// `attach` lends a harness the terminal: the client, or the server when
+// the client handed the terminal over. The tracker reads the bytes exactly as they reach the terminal (the redraws the
 // server sends, and the harness's output after them), so what is reset is
 // what the terminal was really told. Modes every terminal handles
 // harmlessly are reset whether or not they were seen; those whose reset has
@@ -63,9 +63,9 @@ func privateDefaultOn(mode int) bool { return mode == 7 || mode == 8 || mode == 
 // IRM, LNM...) is off.
 func ansiDefaultOn(mode int) bool { return mode == 12 }
 
-// outputModes is what the bytes written to the terminal so far have left
+// Modes is what the bytes written to the terminal so far have left
 // set, as far as a reset needs to know.
-type outputModes struct {
+type Modes struct {
 	state scanState
 	seq   []byte // the CSI being read: parameters and intermediates
 	long  bool   // the CSI passed maxSeqBytes and is ignored
@@ -88,13 +88,14 @@ type outputModes struct {
 	cursorStyle bool
 }
 
-func newOutputModes() *outputModes {
-	return &outputModes{private: map[int]bool{}, ansi: map[int]bool{}, seq: make([]byte, 0, maxSeqBytes)}
+// New is a tracker of a terminal as a shell hands it over.
+func New() *Modes {
+	return &Modes{private: map[int]bool{}, ansi: map[int]bool{}, seq: make([]byte, 0, maxSeqBytes)}
 }
 
-// scan follows p, a chunk of output in the order the terminal gets it.
+// Scan follows p, a chunk of output in the order the terminal gets it.
 // Sequences may be split across chunks.
-func (t *outputModes) scan(p []byte) {
+func (t *Modes) Scan(p []byte) {
 	for i := 0; i < len(p); i++ {
 		if t.state == scanGround {
 			j := bytes.IndexByte(p[i:], 0x1b)
@@ -110,7 +111,7 @@ func (t *outputModes) scan(p []byte) {
 }
 
 // step advances the state machine by one byte outside the ground state.
-func (t *outputModes) step(b byte) {
+func (t *Modes) step(b byte) {
 	switch {
 	case b == 0x18 || b == 0x1a: // CAN, SUB: abort the sequence
 		t.state = scanGround
@@ -167,7 +168,7 @@ func (t *outputModes) step(b byte) {
 }
 
 // escape handles the byte after ESC.
-func (t *outputModes) escape(b byte) {
+func (t *Modes) escape(b byte) {
 	t.state = scanGround
 	switch {
 	case b == '[':
@@ -179,7 +180,7 @@ func (t *outputModes) escape(b byte) {
 	case b < 0x30:
 		t.state = scanEscInter
 	case b == 'c': // RIS: the terminal is back to its power-on state
-		*t = outputModes{private: map[int]bool{}, ansi: map[int]bool{}, seq: t.seq[:0]}
+		*t = Modes{private: map[int]bool{}, ansi: map[int]bool{}, seq: t.seq[:0]}
 	}
 	// DECKPAM (ESC =) and DECKPNM (ESC >) need no tracking: ESC > is always
 	// part of the reset.
@@ -187,7 +188,7 @@ func (t *outputModes) escape(b byte) {
 
 // csi handles a complete CSI sequence: seq is its parameter and
 // intermediate bytes, final its final byte.
-func (t *outputModes) csi(seq []byte, final byte) {
+func (t *Modes) csi(seq []byte, final byte) {
 	var prefix, inter byte
 	if len(seq) > 0 && seq[0] >= '<' && seq[0] <= '?' {
 		prefix, seq = seq[0], seq[1:]
@@ -249,7 +250,7 @@ func (t *outputModes) csi(seq []byte, final byte) {
 
 // setPrivate records DECSET/DECRST of one mode; the alternate screen is
 // followed apart, as leaving it must be done the way it was entered.
-func (t *outputModes) setPrivate(mode int, on bool) {
+func (t *Modes) setPrivate(mode int, on bool) {
 	switch mode {
 	case 47, 1047, 1049:
 		if on && t.alt == 0 {
@@ -294,7 +295,7 @@ func parseParams(seq []byte) []int {
 	return out
 }
 
-// reset returns the bytes that put the terminal back as a shell hands it to
+// Reset returns the bytes that put the terminal back as a shell hands it to
 // a command: every mode the harness was seen to change, and the modes that
 // are always safe to reset. The order matters:
 //  1. the kitty keyboard entries pushed on the screen shown now are popped
@@ -306,10 +307,10 @@ func parseParams(seq []byte) []int {
 //  4. the scroll region is reset inside DECSC/DECRC, so the cursor stays
 //     where the harness left it;
 //  5. key modifiers, cursor style, keypad, character set, window title
-//     (popped from the stack borrowTerminal pushed it on), and last the
+//     (popped from the stack SaveTitles pushed it on), and last the
 //     SGR attributes, so a terminal that misreads a sequence above as SGR
 //     ends plain anyway.
-func (t *outputModes) reset() []byte {
+func (t *Modes) Reset() []byte {
 	var b []byte
 	mode := func(intro string, m int, final byte) {
 		b = append(b, intro...)
@@ -382,15 +383,15 @@ func (t *outputModes) reset() []byte {
 	}
 	b = append(b, "\x1b>"...)      // DECKPNM: numeric keypad
 	b = append(b, "\x1b(B\x0f"...) // G0 is ASCII, and in use (SI)
-	b = append(b, restoreTitles...)
+	b = append(b, RestoreTitles...)
 	b = append(b, "\x1b[m"...) // SGR 0
 	return b
 }
 
-// saveTitles is written when the terminal is borrowed: XTWINOPS pushes the
+// SaveTitles is written when the terminal is borrowed: XTWINOPS pushes the
 // window and icon titles, which the reset pops, so a title the harness sets
 // does not outlive it. Terminals without a title stack ignore both.
 const (
-	saveTitles    = "\x1b[22;0t"
-	restoreTitles = "\x1b[23;0t"
+	SaveTitles    = "\x1b[22;0t"
+	RestoreTitles = "\x1b[23;0t"
 )

@@ -1,14 +1,11 @@
-package client
+package termmodes
 
 import (
 	"bytes"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/acpmux/acpmux-tui/screen"
-	"github.com/creack/pty"
-	"golang.org/x/term"
 )
 
 // harnessOutputs are what harnesses leave a terminal in, for the tests below.
@@ -24,12 +21,12 @@ var harnessOutputs = []struct{ name, out string }{
 	{"modes inside a title and after a broken sequence", "\x1b]2;\x1b[?1003h title\x07\x1b[?10\x18\x1b[?2004h"},
 }
 
-// TestAttachResetRestoresModes plays harness output, then the reset built
+// TestResetRestoresModes plays harness output, then the reset built
 // from it, into the mux's terminal emulator: every mode it knows is back
 // at its power-on value, and with no origin mode on the main screen the
 // cursor is where the harness left it. The output is also given one byte
 // at a time, as a pty may split it.
-func TestAttachResetRestoresModes(t *testing.T) {
+func TestResetRestoresModes(t *testing.T) {
 	fresh := screen.New(40, 12, 0).Modes()
 	for _, tc := range harnessOutputs {
 		for _, split := range []bool{false, true} {
@@ -40,20 +37,20 @@ func TestAttachResetRestoresModes(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				scr := screen.New(40, 12, 100)
 				scr.Write([]byte("before\r\n"))
-				modes := newOutputModes()
+				modes := New()
 				if split {
 					for i := range len(tc.out) {
-						modes.scan([]byte{tc.out[i]})
+						modes.Scan([]byte{tc.out[i]})
 					}
 				} else {
-					modes.scan([]byte(tc.out))
+					modes.Scan([]byte(tc.out))
 				}
 				scr.Write([]byte(tc.out))
 				wasAlt := scr.Modes().AltScreen
 				col, row, _ := scr.Cursor()
-				scr.Write(modes.reset())
+				scr.Write(modes.Reset())
 				if got := scr.Modes(); got != fresh {
-					t.Errorf("modes after the reset:\n got %+v\nwant %+v\nreset %q", got, fresh, modes.reset())
+					t.Errorf("modes after the reset:\n got %+v\nwant %+v\nreset %q", got, fresh, modes.Reset())
 				}
 				if !wasAlt && !strings.Contains(tc.out, "?6h") {
 					if c, r, _ := scr.Cursor(); c != col || r != row {
@@ -78,12 +75,12 @@ func TestAttachResetRestoresModes(t *testing.T) {
 	}
 }
 
-// TestAttachResetWhatChanged checks the resets made only when the harness
+// TestResetWhatChanged checks the resets made only when the harness
 // changed something: leaving the alternate screen the way it was entered,
 // popping exactly the kitty keyboard entries pushed, on the screen they were
 // pushed on, and resetting key modifiers, cursor style and other modes only
 // when set.
-func TestAttachResetWhatChanged(t *testing.T) {
+func TestResetWhatChanged(t *testing.T) {
 	for _, tc := range []struct {
 		name, out  string
 		has, hasnt []string
@@ -108,9 +105,9 @@ func TestAttachResetWhatChanged(t *testing.T) {
 		{"sequences split by a full reset", "\x1b[?1049h\x1b[>1u\x1bc", nil, []string{"?1049l", "<"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m := newOutputModes()
-			m.scan([]byte(tc.out))
-			reset := string(m.reset())
+			m := New()
+			m.Scan([]byte(tc.out))
+			reset := string(m.Reset())
 			for _, s := range tc.has {
 				if !strings.Contains(reset, s) {
 					t.Errorf("the reset %q lacks %q", reset, s)
@@ -125,9 +122,9 @@ func TestAttachResetWhatChanged(t *testing.T) {
 	}
 
 	// Entries pushed on each screen are popped on that screen.
-	m := newOutputModes()
-	m.scan([]byte("\x1b[>1u\x1b[?1049h\x1b[>1u\x1b[>1u"))
-	reset := string(m.reset())
+	m := New()
+	m.Scan([]byte("\x1b[>1u\x1b[?1049h\x1b[>1u\x1b[>1u"))
+	reset := string(m.Reset())
 	alt, leave, main := strings.Index(reset, "\x1b[<2u"), strings.Index(reset, "\x1b[?1049l"), strings.Index(reset, "\x1b[<1u")
 	if alt < 0 || leave < alt || main < leave {
 		t.Errorf("kitty pops and the screen switch out of order: %q", reset)
@@ -138,11 +135,11 @@ func TestAttachResetWhatChanged(t *testing.T) {
 	}
 }
 
-// TestAttachResetBounded feeds a flood of distinct modes and an overlong
+// TestResetBounded feeds a flood of distinct modes and an overlong
 // sequence: the tracker keeps a bounded number of modes and ignores the
 // sequence.
-func TestAttachResetBounded(t *testing.T) {
-	m := newOutputModes()
+func TestResetBounded(t *testing.T) {
+	m := New()
 	var b bytes.Buffer
 	for i := range 10000 {
 		b.WriteString("\x1b[?")
@@ -153,7 +150,7 @@ func TestAttachResetBounded(t *testing.T) {
 		b.WriteString("h")
 	}
 	b.WriteString("\x1b[?" + strings.Repeat("1;", 100) + "1049h")
-	m.scan(b.Bytes())
+	m.Scan(b.Bytes())
 	if len(m.private) > maxTrackedModes || len(m.ansi) > maxTrackedModes {
 		t.Fatalf("the tracker kept %d private and %d ANSI modes", len(m.private), len(m.ansi))
 	}
@@ -162,112 +159,18 @@ func TestAttachResetBounded(t *testing.T) {
 	}
 }
 
-// borrowTestTerminal borrows a pty's terminal side, whose termios were
-// before; read returns what the terminal has been sent up to and including
-// the first "END" written to it afterwards.
-func borrowTestTerminal(t *testing.T) (bt *borrowedTerminal, tty *os.File, before *term.State, read func() string) {
-	t.Helper()
-	ptmx, tty, err := pty.Open()
-	if err != nil {
-		t.Skipf("no pty: %v", err)
-	}
-	t.Cleanup(func() { ptmx.Close(); tty.Close() })
-	if before, err = term.GetState(int(tty.Fd())); err != nil {
-		t.Fatal(err)
-	}
-	got := make(chan []byte, 1)
-	go func() {
-		var all []byte
-		buf := make([]byte, 4096)
-		for {
-			n, err := ptmx.Read(buf)
-			all = append(all, buf[:n]...)
-			if err != nil || bytes.Contains(all, []byte("END")) {
-				got <- all
-				return
-			}
-		}
-	}()
-	bt, err = borrowTerminal(tty, tty)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return bt, tty, before, func() string {
-		if _, err := tty.WriteString("END"); err != nil {
-			t.Fatal(err)
-		}
-		return string(<-got)
-	}
-}
-
-// TestAttachTerminalRestore borrows a real terminal (a pty), lets harness
-// output through, restores it, and reads what the terminal got: the output,
-// then the reset, and nothing after. The terminal is in cooked mode again.
-func TestAttachTerminalRestore(t *testing.T) {
-	bt, tty, before, read := borrowTestTerminal(t)
-	if raw, err := term.GetState(int(tty.Fd())); err != nil || *raw == *before {
-		t.Fatalf("the terminal is not raw while borrowed (%v)", err)
-	}
-	if _, err := bt.Write([]byte("\x1b[?1049h\x1b[?1003hhello")); err != nil {
-		t.Fatal(err)
-	}
-	bt.restore()
-	bt.restore() // a second restore does nothing
-	if _, err := bt.Write([]byte("\x1b[?1000hlate")); err != nil {
-		t.Fatal(err)
-	}
-	out := read()
-	want := saveTitles + "\x1b[?1049h\x1b[?1003hhello"
-	reset := strings.TrimSuffix(strings.TrimPrefix(out, want), "END")
-	if !strings.HasPrefix(out, want) || reset != string(bt.modes.reset()) {
-		t.Fatalf("the terminal got %q", out)
-	}
-	if !strings.Contains(reset, "\x1b[?1003l") || !strings.Contains(reset, "\x1b[?1049l") || !strings.Contains(reset, restoreTitles) {
-		t.Fatalf("the reset is %q", reset)
-	}
-	after, err := term.GetState(int(tty.Fd()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if *after != *before {
-		t.Fatal("the terminal's termios was not restored")
-	}
-}
-
-// TestAttachTerminalRestoreOnPanic panics in a goroutine that holds the
-// terminal: the terminal is given back before the panic goes on.
-func TestAttachTerminalRestoreOnPanic(t *testing.T) {
-	bt, _, _, read := borrowTestTerminal(t)
-	if _, err := bt.Write([]byte("\x1b[?1003h")); err != nil {
-		t.Fatal(err)
-	}
-	var recovered any
-	func() {
-		defer func() { recovered = recover() }()
-		defer bt.restoreIfPanicking()
-		panic("boom")
-	}()
-	if recovered != "boom" {
-		t.Fatalf("the panic became %v", recovered)
-	}
-	if out := read(); !strings.Contains(out, "\x1b[?1003l") {
-		t.Fatalf("the terminal got %q", out)
-	}
-
-}
-
-// FuzzAttachOutputModes feeds the tracker arbitrary output in two chunks:
+// FuzzModes feeds the tracker arbitrary output in two chunks:
 // it never panics, and its reset always ends plain.
-func FuzzAttachOutputModes(f *testing.F) {
+func FuzzModes(f *testing.F) {
 	for _, tc := range harnessOutputs {
 		f.Add([]byte(tc.out), len(tc.out)/2)
 	}
 	f.Fuzz(func(t *testing.T, out []byte, cut int) {
-		m := newOutputModes()
+		m := New()
 		cut = min(max(cut, 0), len(out))
-		m.scan(out[:cut])
-		m.scan(out[cut:])
-		if !bytes.HasSuffix(m.reset(), []byte("\x1b[m")) {
+		m.Scan(out[:cut])
+		m.Scan(out[cut:])
+		if !bytes.HasSuffix(m.Reset(), []byte("\x1b[m")) {
 			t.Fatal("the reset does not end with SGR 0")
 		}
 		if len(m.private) > maxTrackedModes || len(m.ansi) > maxTrackedModes || len(m.seq) > maxSeqBytes {
