@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -39,8 +40,12 @@ func (a *app) attach(ref string) error {
 	defer conn.Close()
 	// Attach gives the terminal back on every way out, a panic or a fatal
 	// signal included; the harness keeps running in the server unless it
-	// ended by itself.
-	how, err := client.Attach(conn, e.ID, os.Stdin, os.Stdout)
+	// ended by itself. The server is lent the terminal itself, unless it
+	// is older than that, or this is not a terminal.
+	how, err := client.AttachTerminal(a.store.Home(), e.ID, os.Stdin, os.Stdout)
+	if errors.Is(err, client.ErrNotLent) {
+		how, err = client.Attach(conn, e.ID, os.Stdin, os.Stdout)
+	}
 	if se, ok := err.(*client.SignalError); ok {
 		conn.Close()
 		fmt.Fprintf(a.stderr, "\r\n[acpmux-tui: %s: %v]\r\n", e.ID, se.Signal)

@@ -23,7 +23,7 @@ import (
 // in this terminal as its harness draws it (see proto/attach.go).
 
 // DetachKey is ctrl+], the byte that leaves an attached chat.
-const DetachKey = 0x1d
+const DetachKey = proto.DetachKey
 
 // Bounds of the client's own buffers.
 const (

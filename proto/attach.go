@@ -28,6 +28,21 @@ const (
 	MethodAttachResize = "_acpmux/attachResize"
 	// MethodDetach ends the stream; the harness keeps running.
 	MethodDetach = "_acpmux/detach"
+	// MethodAttachTerminal lends the chat the client's terminal itself, as
+	// tmux's server is lent its clients' terminals: the connection's first
+	// message, AttachParams (no resync), sent with two descriptors
+	// (SCM_RIGHTS), the terminal's input and its output, which the client
+	// has put in raw mode. The server answers {} once the chat is started,
+	// then draws it and writes the harness's output to the terminal, and
+	// reads the keys from it, until DetachKey is read (NotifyDetached), the
+	// harness ends (NotifyExited), the client calls MethodDetach (its
+	// answer) or the connection ends. Before it tells the client, it has
+	// reset every mode the harness set and let go of the descriptors: the
+	// client then restores its termios and the blocking mode the server
+	// set on the terminal. MethodAttachResize sets the size. A server that
+	// does not know it answers Method not found, and the client attaches
+	// with MethodAttach. A key's way then has no client process on it.
+	MethodAttachTerminal = "_acpmux/attachTerminal"
 
 	// NotifyOutput carries OutputParams: the harness's raw output, or a
 	// new redraw. Output that comes faster than the client reads is
@@ -37,7 +52,25 @@ const (
 	// NotifyExited carries ExitedParams: the harness has ended and will not
 	// be started again by itself. The stream is over.
 	NotifyExited = "_acpmux/exited"
+	// NotifyDetached carries DetachParams: the server read DetachKey from a
+	// terminal handed over to it (MethodAttachTerminal), or the terminal
+	// hung up. The stream is over; the harness keeps running.
+	NotifyDetached = "_acpmux/detached"
+	// NotifyModes carries ModesParams to a client that lent its terminal,
+	// whenever what would give the terminal back changes: a client whose
+	// server dies under it writes the last one itself.
+	NotifyModes = "_acpmux/modes"
 )
+
+// ModesParams are the params of NotifyModes: Reset is the bytes that put
+// the terminal back as it was lent (base64 on the wire).
+type ModesParams struct {
+	ID    string `json:"id"`
+	Reset []byte `json:"reset"`
+}
+
+// DetachKey is ctrl+], the byte that leaves an attached chat.
+const DetachKey = 0x1d
 
 // MaxAttachPending is how much output may wait to be sent to one attached
 // client before it is dropped for a redraw.

@@ -33,8 +33,27 @@ import (
 // hand-over: the rest of what the client sent stays in the socket.
 const maxFirstRead = 4 << 10
 
-// stdio is a client's standard input and output, handed over.
+// stdio is a client's standard input and output, or its terminal's,
+// handed over.
 type stdio struct{ in, out *os.File }
+
+// close closes both.
+func (s *stdio) close() {
+	s.in.Close()
+	s.out.Close()
+}
+
+// nonblocking makes a client's descriptors non-blocking, so that their
+// files are read and written through the poller: deadlines hold, and
+// closing one ends a read or a write under way.
+func nonblocking(fds []int) bool {
+	for _, fd := range fds {
+		if err := unix.SetNonblock(fd, true); err != nil {
+			return false
+		}
+	}
+	return true
+}
 
 // adoptable is a client's unix socket, or, once the client handed over its
 // standard input and output, those two; the socket is then only held, and
@@ -104,6 +123,9 @@ func (c *conn) firstMessage() ([]byte, error) {
 	n, oobn, _, _, err := a.UnixConn.ReadMsgUnix(buf, oob)
 	n, oobn = max(n, 0), max(oobn, 0) // -1 with some errors
 	fds := rights(oob[:oobn])
+	if err == nil && len(fds) == 2 && lendsTerminal(buf[:n]) && c.keepTerminal(fds) {
+		return buf[:n], nil // the call reads as any other, and takes the terminal
+	}
 	if err != nil || !bytes.Equal(buf[:n], []byte(proto.AdoptLine)) || len(fds) != 2 || !c.adopt(a, fds) {
 		for _, fd := range fds {
 			unix.Close(fd)
@@ -137,10 +159,8 @@ func (c *conn) adopt(a *adoptable, fds []int) bool {
 		return false // the connection is being dropped for its silence
 	}
 	c.called.Store(true)
-	for _, fd := range fds {
-		if err := unix.SetNonblock(fd, true); err != nil {
-			return false
-		}
+	if !nonblocking(fds) {
+		return false
 	}
 	a.UnixConn.SetWriteDeadline(time.Now().Add(c.s.opt.WriteTimeout))
 	_, err := a.UnixConn.Write([]byte(proto.AdoptedLine))
@@ -148,8 +168,7 @@ func (c *conn) adopt(a *adoptable, fds []int) bool {
 	if err != nil {
 		return false
 	}
-	// Non-blocking, the files are read and written through the poller:
-	// deadlines hold, and a write that would wait goes to the writer.
+	// A write that would wait goes to the writer.
 	s := &stdio{in: os.NewFile(uintptr(fds[0]), "client stdin"), out: os.NewFile(uintptr(fds[1]), "client stdout")}
 	c.raw = rawOf(s.out)
 	a.io.Store(s)

@@ -69,13 +69,16 @@ func (as *attachSet) any() bool {
 	return len(as.byID) > 0
 }
 
-// remove forgets a, if it is still the connection's attachment to its chat.
-func (as *attachSet) remove(a *attachment) {
+// remove forgets a, if it is still the connection's attachment to its
+// chat, and reports whether it was.
+func (as *attachSet) remove(a *attachment) bool {
 	as.mu.Lock()
 	defer as.mu.Unlock()
-	if as.byID[a.id] == a {
-		delete(as.byID, a.id)
+	if as.byID[a.id] != a {
+		return false
 	}
+	delete(as.byID, a.id)
+	return true
 }
 
 // closeAll ends every attachment of a connection that is ending. It is
@@ -96,11 +99,14 @@ func (as *attachSet) closeAll() {
 }
 
 // attachment is one client's view of one chat: a mux.OutputSink whose
-// output waits in one buffer for the flusher.
+// output waits in one buffer for the flusher, which sends it to the
+// connection, or writes it to the client's terminal when the client lent
+// it (term, attach_term.go).
 type attachment struct {
-	s  *Server
-	c  *conn
-	id string
+	s    *Server
+	c    *conn
+	id   string
+	term *lentTerminal
 
 	untap func()
 	wake  chan struct{} // something is due; never blocks
@@ -156,8 +162,19 @@ func (a *attachment) Output(p []byte) {
 // see conn.send); it reports false, and the flusher sends it, otherwise.
 // a.mu is held, so the flusher takes nothing sent after it meanwhile.
 func (a *attachment) sendNowLocked(p []byte) bool {
-	if len(p) > attachNowMax || a.holding || a.sending || a.hasSnap || len(a.out) > 0 || a.end != nil ||
-		len(a.c.out) > 0 || a.c.dropped.Load() {
+	if len(p) > attachNowMax || a.holding || a.sending || a.hasSnap || len(a.out) > 0 || a.end != nil {
+		return false
+	}
+	if a.term != nil {
+		if !a.term.writeNow(p) {
+			return false
+		}
+		if a.term.modes.Version() != a.term.told {
+			a.poke() // the flusher tells the client
+		}
+		return true
+	}
+	if len(a.c.out) > 0 || a.c.dropped.Load() {
 		return false
 	}
 	a.c.notify(proto.NotifyOutput, proto.OutputParams{ID: a.id, Gen: a.gen, Data: p})
@@ -219,7 +236,14 @@ func (a *attachment) close() {
 		a.untap()
 	}
 	a.once.Do(func() { close(a.stop) })
+	if a.term != nil {
+		// A write to a stopped terminal does not hold the end.
+		a.term.out.SetWriteDeadline(time.Now())
+	}
 	<-a.done
+	if a.term != nil {
+		a.giveBack()
+	}
 }
 
 // flush sends what is due whenever the connection's queue is empty, until
@@ -242,7 +266,7 @@ func (a *attachment) flush() {
 		if a.c.dropped.Load() {
 			return
 		}
-		if len(a.c.out) > 0 {
+		if a.term == nil && len(a.c.out) > 0 {
 			retry.Reset(wait)
 			wait = min(2*wait, attachRetryMax)
 			continue
@@ -267,18 +291,40 @@ func (a *attachment) flush() {
 		a.sending = true
 		a.mu.Unlock()
 
-		if hasSnap {
-			a.c.notify(proto.NotifyOutput, proto.OutputParams{ID: a.id, Gen: gen, Snapshot: true, Data: snap})
-		}
-		if len(out) > 0 {
-			a.c.notify(proto.NotifyOutput, proto.OutputParams{ID: a.id, Gen: gen, Data: out})
+		switch {
+		case a.term != nil:
+			if hasSnap {
+				a.term.redraw(snap)
+			}
+			if len(out) > 0 {
+				a.term.write(out)
+			}
+		default:
+			if hasSnap {
+				a.c.notify(proto.NotifyOutput, proto.OutputParams{ID: a.id, Gen: gen, Snapshot: true, Data: snap})
+			}
+			if len(out) > 0 {
+				a.c.notify(proto.NotifyOutput, proto.OutputParams{ID: a.id, Gen: gen, Data: out})
+			}
 		}
 		a.mu.Lock()
-		a.spare = out // encoded: free to fill again
+		a.spare = out // sent: free to fill again
 		a.sending = false
+		var reset []byte
+		if a.term != nil {
+			reset = a.term.modesToTellLocked()
+		}
 		a.mu.Unlock()
+		if reset != nil {
+			a.c.notify(proto.NotifyModes, proto.ModesParams{ID: a.id, Reset: reset})
+		}
 		if end != nil {
 			end.Gen = gen
+			if a.term != nil {
+				// Given back before the client hears of the end.
+				a.c.attached.remove(a)
+				a.giveBack()
+			}
 			a.c.notify(proto.NotifyExited, end)
 			a.finish()
 			return
@@ -297,49 +343,68 @@ func (a *attachment) finish() {
 
 // attach serves MethodAttach.
 func (s *Server) attach(c *conn, p proto.AttachParams) (proto.AttachResult, *Error) {
-	if p.ID == "" {
-		return proto.AttachResult{}, errorf(proto.CodeInvalidParams, "Invalid params: id is required")
-	}
-	if err := checkSize(proto.SizeParams{Cols: p.Cols, Rows: p.Rows}, true); err != nil {
+	if err := checkAttach(p); err != nil {
 		return proto.AttachResult{}, err
 	}
 	if a := c.attached.get(p.ID); a != nil {
+		if a.term != nil {
+			return proto.AttachResult{}, errorf(proto.CodeFailed, "chat %s: this connection lent the chat its terminal", p.ID)
+		}
 		return s.resync(a, p), nil
 	}
 	if p.Resync {
 		return proto.AttachResult{}, errorf(proto.CodeFailed, "chat %s: this connection is not attached to it", p.ID)
 	}
-	if _, err := s.opt.Store.Load(p.ID); err != nil {
-		return proto.AttachResult{}, failure(err)
-	}
 	a := newAttachment(s, c, p.ID, p.Cols, p.Rows)
-	untap, err := s.opt.Mux.Tap(p.ID, p.Cols, p.Rows, a)
+	if err := s.startAttachment(a); err != nil {
+		return proto.AttachResult{}, err
+	}
+	return a.answer(), nil
+}
+
+// checkAttach checks an attach's params.
+func checkAttach(p proto.AttachParams) *Error {
+	if p.ID == "" {
+		return errorf(proto.CodeInvalidParams, "Invalid params: id is required")
+	}
+	return checkSize(proto.SizeParams{Cols: p.Cols, Rows: p.Rows}, true)
+}
+
+// startAttachment taps a's chat, records a as its connection's attachment
+// and starts the harness unless it runs. The flusher holds the first
+// redraw until the caller lets it go. On an error nothing of a is left
+// running.
+func (s *Server) startAttachment(a *attachment) *Error {
+	if _, err := s.opt.Store.Load(a.id); err != nil {
+		return failure(err)
+	}
+	untap, err := s.opt.Mux.Tap(a.id, a.cols, a.rows, a)
 	if errors.Is(err, mux.ErrNotPty) {
-		return proto.AttachResult{}, errorf(proto.CodeInvalidParams, "Invalid params: chat %s speaks ACP: attach shows pty chats (use prompt, or the TUI)", p.ID)
+		return errorf(proto.CodeInvalidParams, "Invalid params: chat %s speaks ACP: attach shows pty chats (use prompt, or the TUI)", a.id)
 	}
 	if err != nil {
-		return proto.AttachResult{}, failure(err)
+		return failure(err)
 	}
 	// The user of an attached terminal looks at the chat for as long as
 	// it is attached.
 	a.untap = func() { untap(); s.opt.Mux.Look(a, "") }
-	if !c.attached.add(a) {
+	if !a.c.attached.add(a) {
 		untap()
-		return proto.AttachResult{}, errorf(proto.CodeFailed, "chat %s: this connection is already attaching to it", p.ID)
+		return errorf(proto.CodeFailed, "chat %s: this connection is already attaching to it", a.id)
 	}
-	s.opt.Mux.Look(a, p.ID)
+	s.opt.Mux.Look(a, a.id)
 	go a.flush()
-	s.track(p.ID)
-	err = s.opt.Mux.Start(p.ID, p.Cols, p.Rows)
+	s.track(a.id)
+	err = s.opt.Mux.Start(a.id, a.cols, a.rows)
 	s.poke()
 	if err != nil {
-		c.attached.remove(a)
+		a.c.attached.remove(a)
 		a.close()
-		s.opt.Logger.Warn("attach refused", "chat", p.ID, "err", err)
-		return proto.AttachResult{}, failure(err)
+		s.opt.Logger.Warn("attach refused", "chat", a.id, "err", err)
+		return failure(err)
 	}
-	s.opt.Logger.Info("client attached", "chat", p.ID)
-	return a.answer(), nil
+	s.opt.Logger.Info("client attached", "chat", a.id, "terminal", a.term != nil)
+	return nil
 }
 
 // resync starts a new generation of a connection's stream: a redraw at the
@@ -363,17 +428,28 @@ func (s *Server) attachInput(c *conn, p proto.AttachInputParams) (struct{}, *Err
 	if a == nil {
 		return struct{}{}, errorf(proto.CodeFailed, "chat %s: this connection is not attached to it", p.ID)
 	}
+	if a.term != nil {
+		return struct{}{}, errorf(proto.CodeFailed, "chat %s: the server reads this connection's keys from its terminal", p.ID)
+	}
+	if err := s.typed(a, p.Data); err != nil {
+		return struct{}{}, failure(err)
+	}
+	return struct{}{}, nil
+}
+
+// typed sends what was typed on a's terminal to its harness.
+func (s *Server) typed(a *attachment, data []byte) error {
 	a.mu.Lock()
 	cols, rows := a.cols, a.rows
 	a.mu.Unlock()
 	// The pty takes the size of the client that types (nothing is done
 	// when it has it already).
-	s.opt.Mux.Resize(p.ID, cols, rows)
-	if err := s.opt.Mux.Write(p.ID, p.Data); err != nil {
-		return struct{}{}, failure(err)
+	s.opt.Mux.Resize(a.id, cols, rows)
+	if err := s.opt.Mux.Write(a.id, data); err != nil {
+		return err
 	}
-	s.opt.Records.Used(p.ID)
-	return struct{}{}, nil
+	s.opt.Records.Used(a.id)
+	return nil
 }
 
 // attachResize serves MethodAttachResize.

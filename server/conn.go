@@ -64,6 +64,9 @@ type conn struct {
 	gone chan struct{}
 	// attached are the chats this client shows in a terminal (attach.go).
 	attached attachSet
+	// terminal is the terminal the client handed over with its first
+	// message (proto.MethodAttachTerminal), until an attachment takes it.
+	terminal atomic.Pointer[stdio]
 	// door, set by the reader before the first call runs, makes the
 	// connection speak ACP: its first call was initialize (door.go).
 	door *acp.Door
@@ -110,6 +113,9 @@ func (c *conn) serve() {
 	c.hosts.closeAll()
 	c.s.views.unwatch(c) // nothing is queued for it after this
 	c.attached.closeAll()
+	if t := c.terminal.Swap(nil); t != nil {
+		t.close()
+	}
 	close(c.out)
 	<-wrote
 	c.nc.Close()

@@ -107,11 +107,12 @@ func init() {
 
 		// A terminal attached (attach.go) and a harness's hooks
 		// (notice.go): bound to the connection.
-		proto.MethodAttach:       handleConn((*Server).attach),
-		proto.MethodAttachInput:  handleConn((*Server).attachInput),
-		proto.MethodAttachResize: handleConn((*Server).attachResize),
-		proto.MethodDetach:       handleConn((*Server).detach),
-		proto.MethodHook:         handleConn((*Server).hook),
+		proto.MethodAttach:         handleConn((*Server).attach),
+		proto.MethodAttachInput:    handleConn((*Server).attachInput),
+		proto.MethodAttachResize:   handleConn((*Server).attachResize),
+		proto.MethodDetach:         handleConn((*Server).detach),
+		proto.MethodAttachTerminal: handleConn((*Server).attachTerminal),
+		proto.MethodHook:           handleConn((*Server).hook),
 	}
 }
 

@@ -86,6 +86,9 @@ type Modes struct {
 	modKeys uint8
 	// cursorStyle is true once DECSCUSR (CSI n SP q) was sent.
 	cursorStyle bool
+	// version counts the sequences that changed what Reset returns, or
+	// may have.
+	version uint64
 }
 
 // New is a tracker of a terminal as a shell hands it over.
@@ -180,7 +183,7 @@ func (t *Modes) escape(b byte) {
 	case b < 0x30:
 		t.state = scanEscInter
 	case b == 'c': // RIS: the terminal is back to its power-on state
-		*t = Modes{private: map[int]bool{}, ansi: map[int]bool{}, seq: t.seq[:0]}
+		*t = Modes{private: map[int]bool{}, ansi: map[int]bool{}, seq: t.seq[:0], version: t.version + 1}
 	}
 	// DECKPAM (ESC =) and DECKPNM (ESC >) need no tracking: ESC > is always
 	// part of the reset.
@@ -245,8 +248,15 @@ func (t *Modes) csi(seq []byte, final byte) {
 			delete(t.private, m)
 		}
 		delete(t.ansi, 4)
+	default:
+		return
 	}
+	t.version++
 }
+
+// Version changes whenever what Reset returns may have: a caller that
+// keeps a copy of the reset builds it again only then.
+func (t *Modes) Version() uint64 { return t.version }
 
 // setPrivate records DECSET/DECRST of one mode; the alternate screen is
 // followed apart, as leaving it must be done the way it was entered.

@@ -1,0 +1,55 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/acpmux/acpmux-tui/proto"
+)
+
+// TestE2EAttachLendsTheTerminal: `attach` in a real terminal hands the
+// terminal to the server, which reads the keys and draws the chat itself
+// (the log says so). Killed with -9 under it, with the harness's modes on
+// the terminal (the alternate screen, mouse tracking, a title...), the
+// server leaves the terminal as the shell had it all the same: the client
+// writes the reset the server last told it of, and gives back the termios
+// and the blocking mode, so the shell's next `read` takes a typed line.
+// No harness is left running, and the chat is kept.
+func TestE2EAttachLendsTheTerminal(t *testing.T) {
+	c, id, rec := attachWorld(t, true)
+	script := fmt.Sprintf("printf '\\033]2;shell title\\007before-attach\\n'; %s attach shared; echo attach-exit=$?; read line; echo \"read=[$line]\"; exec /bin/sleep 600", binary)
+	s := startTmux(t, 100, 30, append(c.env(), "TERM=xterm-256color"), []string{"/bin/sh", "-c", script})
+	s.waitLongText("ready>")
+	s.waitModes("the harness's modes", harnessPaneModes)
+	s.text("lent words")
+	s.keys("Enter")
+	s.waitLongText("echo: lent words")
+	log, _ := os.ReadFile(filepath.Join(c.home, "logs", "acpmux-tui.log"))
+	if !strings.Contains(string(log), `msg="client attached" chat=`+id+" terminal=true") {
+		t.Fatalf("the server was not lent the terminal; its log:\n%s", log)
+	}
+
+	var hello proto.HelloResult
+	srvCall(t, c.home, proto.MethodHello, nil, &hello)
+	if hello.Pid <= 0 {
+		t.Fatalf("no process to signal (pid %d): kill would reach the test's own group", hello.Pid)
+	}
+	if err := syscall.Kill(hello.Pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	s.waitLongText("the server closed the connection", "attach-exit=1")
+	s.waitModes("the shell's modes after the server died", restoredPaneModes)
+	s.text("typed after")
+	s.keys("Enter")
+	s.waitLongText("read=[typed after]")
+
+	pid := readRecords(t, rec)[0].Pid
+	s.waitLong("the harness to end with its server", func() bool { return syscall.Kill(pid, 0) != nil })
+	if chats := c.ls(); len(chats) != 1 || chats[0].ID != id {
+		t.Fatalf("after the crash ls shows %+v", chats)
+	}
+}
