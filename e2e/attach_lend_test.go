@@ -53,3 +53,26 @@ func TestE2EAttachLendsTheTerminal(t *testing.T) {
 		t.Fatalf("after the crash ls shows %+v", chats)
 	}
 }
+
+// TestE2EAttachLentTerminalFollowsItsSize: the chat's pty takes the lent
+// terminal's size when attach starts and again when the terminal is
+// resized (attach hears SIGWINCH and tells the server).
+func TestE2EAttachLentTerminalFollowsItsSize(t *testing.T) {
+	needTmux(t)
+	c := newCLI(t)
+	if err := os.WriteFile(c.config, []byte("[harness.sh]\ncommand = \"/bin/sh\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.chat("new", "--harness", "sh", "--name", "sized", "--json")
+	script := fmt.Sprintf("%s attach sized; echo attach-exit=$?; exec /bin/sleep 600", binary)
+	s := startTmux(t, 100, 30, append(c.env(), "TERM=xterm-256color", "PS1=$ "), []string{"/bin/sh", "-c", script})
+	s.text("echo size=$(/usr/bin/stty size)")
+	s.keys("Enter")
+	s.waitLongText("size=30 100")
+	s.tmux("resize-window", "-t", "e2e", "-x", "90", "-y", "25")
+	s.text("echo size=$(/usr/bin/stty size)")
+	s.keys("Enter")
+	s.waitLongText("size=25 90")
+	s.keys("C-]")
+	s.waitLongText("detached]", "attach-exit=0")
+}

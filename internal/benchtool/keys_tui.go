@@ -32,6 +32,10 @@ import (
 // was written (screen.Stamps: the echo changes a row), so its cost after
 // each read is a row or two, the same for both sides.
 //
+// A third side is `acpmux-tui attach` on a cat chat of its own, in a
+// 160x45 pty: the server's own way to a terminal (the terminal lent to
+// the server), beside tmux's.
+//
 // Two conditions in one run: quiet (the cat chat alone, tmux's cat window
 // alone), then busy (10 more chats, and 10 more tmux windows, each running
 // `benchtool tick`, a line a second; the TUI lists them and still shows
@@ -82,15 +86,19 @@ func keysTUI(bin, home, tmuxBin, sock string, n int, gap time.Duration) error {
 	if err != nil {
 		return err
 	}
-	sides := []*echoSide{{name: "tui", p: ours}, {name: "tmux", p: theirs}}
-	pids := []int{r.pid, ours.pid(), tmuxPid, theirs.pid()}
+	attachID, attached, err := startKeysAttach(r, &td)
+	if err != nil {
+		return err
+	}
+	sides := []*echoSide{{name: "tui", p: ours}, {name: "tmux", p: theirs}, {name: "attach", p: attached}}
+	pids := []int{r.pid, ours.pid(), tmuxPid, theirs.pid(), attached.pid()}
 
 	emit("bench", "keys-tui")
 	emit("keys", n)
 	emit("gap_ms", float64(gap)/float64(time.Millisecond))
 	emit("keys_per_line", keysTUIPerLine)
 	emit("busy_chats", keysTUIBusy)
-	ids := []string{catID}
+	ids := []string{catID, attachID}
 	for _, cond := range []string{"quiet", "busy"} {
 		if cond == "busy" {
 			tickIDs, err := addTickers(r, ours, tm, theirs)
@@ -128,6 +136,7 @@ func keysTUI(bin, home, tmuxBin, sock string, n int, gap time.Duration) error {
 			p    float64
 		}{{"p50", 0.5}, {"p99", 0.99}} {
 			emit("keys_"+cond+"_"+q.name+"_ratio", float64(percentile(sides[0].times, q.p))/float64(percentile(sides[1].times, q.p)))
+			emit("keys_attach_"+cond+"_"+q.name+"_ratio", float64(percentile(sides[2].times, q.p))/float64(percentile(sides[1].times, q.p)))
 		}
 	}
 	// Every chat ran to the end.
@@ -181,6 +190,33 @@ func startKeysTUI(r *serverRig, td *teardown) (string, *tuiProcess, error) {
 	return id, tui, nil
 }
 
+// startKeysAttach starts a second cat chat and `acpmux-tui attach` on it
+// in a 160x45 pty; it returns the chat and the attached client. The chat
+// draws nothing until typed into: the side's first marker shows it
+// attached.
+func startKeysAttach(r *serverRig, td *teardown) (string, *tuiProcess, error) {
+	// The rig's connection went to the Remote it closed: a new one.
+	conn, err := client.DialRunning(r.home)
+	if err != nil {
+		return "", nil, fmt.Errorf("connect to the server again: %w", err)
+	}
+	r.conn = conn
+	id, err := r.newChat(keysTUICat)
+	if err != nil {
+		return "", nil, err
+	}
+	p, err := startOnScreen(exec.Command(r.binary, "attach", id), "")
+	if err != nil {
+		return "", nil, err
+	}
+	td.add(func() {
+		if err := p.close(); err != nil {
+			fmt.Fprintln(os.Stderr, "benchtool:", err)
+		}
+	})
+	return id, p, nil
+}
+
 // startKeysTmux starts a tmux server with one 160x45 window running cat
 // and attaches a client in a 160x45 pty; it returns the client and the
 // server's pid.
@@ -230,7 +266,7 @@ func addTickers(r *serverRig, ours *tuiProcess, tm tmuxServer, theirs *tuiProces
 		return nil, err
 	}
 	r.unwatch()
-	listed, focused := "chats "+strconv.Itoa(1+keysTUIBusy), "keys go to "+keysTUICat
+	listed, focused := "chats "+strconv.Itoa(2+keysTUIBusy), "keys go to "+keysTUICat
 	if err := ours.untilScreen(fmt.Sprintf("%q and %q", listed, focused), func(s *screen.Screen) bool { return screenHasAll(s, listed, focused) }); err != nil {
 		return nil, fmt.Errorf("the TUI with the ticking chats: %w", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -116,6 +117,22 @@ func (r *sshRig) attachRemoteChat(harnessName string) (*ptyClient, error) {
 	return r.attach(ids[0])
 }
 
+// attachRemoteChatDirect creates and starts a chat of that harness on the
+// far side and runs `acpmux-tui attach ID` there under `ssh -t`, as tmux is
+// run: the far attach lends the far server the terminal sshd gave it.
+func (r *sshRig) attachRemoteChatDirect(harnessName string) (*ptyClient, error) {
+	ids, err := r.startRemoteChats(harnessName, 1)
+	if err != nil {
+		return nil, err
+	}
+	h, err := r.host()
+	if err != nil {
+		return nil, err
+	}
+	args := append(slices.Clone(h.SSHOptions), "-t", h.SSH, "--", h.RemoteLine("attach", ids[0]))
+	return startPtyClient(exec.Command("ssh", args...))
+}
+
 func (r *sshRig) startRemoteChats(harnessName string, n int) ([]string, error) {
 	if r.remote.remote == nil {
 		if err := r.remote.watch(); err != nil {
@@ -149,6 +166,11 @@ func sshKeys(binary, dir, tmuxBin string, n int, gap time.Duration) error {
 		return err
 	}
 	defer ours.close()
+	direct, err := r.attachRemoteChatDirect("bench-keys")
+	if err != nil {
+		return err
+	}
+	defer direct.close()
 	tm := sshTmuxServer{bin: tmuxBin, sock: filepath.Join(dir, "tmux.sock")}
 	if err := tm.start(1, "/bin/cat", true); err != nil {
 		return err
@@ -165,8 +187,11 @@ func sshKeys(binary, dir, tmuxBin string, n int, gap time.Duration) error {
 	if err := warmUp(theirs); err != nil {
 		return fmt.Errorf("tmux over ssh: %w", err)
 	}
-	runs := []*keyRun{{k: ours}, {k: theirs}}
-	names := []string{"attach --host", "tmux over ssh"}
+	if err := warmUp(direct); err != nil {
+		return fmt.Errorf("attach over ssh -t: %w", err)
+	}
+	runs := []*keyRun{{k: ours}, {k: theirs}, {k: direct}}
+	names := []string{"attach --host", "tmux over ssh", "attach over ssh -t"}
 	for i := range n {
 		for j := range runs {
 			at := (i + j) % len(runs)
@@ -181,6 +206,8 @@ func sshKeys(binary, dir, tmuxBin string, n int, gap time.Duration) error {
 	emit("keys_ours_p99_ms", ms(percentile(runs[0].times, 0.99)))
 	emit("keys_tmux_p50_ms", ms(percentile(runs[1].times, 0.50)))
 	emit("keys_tmux_p99_ms", ms(percentile(runs[1].times, 0.99)))
+	emit("keys_direct_p50_ms", ms(percentile(runs[2].times, 0.50)))
+	emit("keys_direct_p99_ms", ms(percentile(runs[2].times, 0.99)))
 	return nil
 }
 
