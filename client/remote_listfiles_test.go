@@ -118,3 +118,47 @@ func comparable(e sessions.Entry) string {
 	}
 	return fmt.Sprintf("%s broken=%q noProject=%v baseline=%s %+v", e.ID, broken, e.NoProject, baseline, meta)
 }
+
+// TestRemoteFilesAsksTheServer: Remote.Files and Router.Files (what the
+// TUI's @ asks for a chat of another host) list the chat's files through
+// its server, best match first, within the limit.
+func TestRemoteFilesAsksTheServer(t *testing.T) {
+	h, _ := remoteHome(t)
+	r := openRemote(t, h)
+	proj, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"src/parser.go", "src/lexer.go", "README.md"} {
+		p := filepath.Join(proj, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	chat, err := r.Create(sessions.NewChat{Harness: "acp", Name: "files", Cwd: proj})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.Files(chat.ID, "pars", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Files) == 0 || res.Files[0].Path != filepath.Join(proj, "src/parser.go") || res.Files[0].Name != "src/parser.go" {
+		t.Fatalf("files for pars: %+v", res)
+	}
+	rt := NewRouter(r, nil)
+	defer rt.Close()
+	all, err := rt.Files(chat.ID, "", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all.Files) != 2 || !all.Truncated {
+		t.Fatalf("two of three files: %+v", all)
+	}
+	if _, err := rt.Files("nohost:"+chat.ID, "", 2); err == nil {
+		t.Fatal("a chat of a host not configured was listed")
+	}
+}

@@ -170,6 +170,16 @@ func (rt *Router) Prompt(ctx context.Context, id, text string, links ...proto.Li
 	return r.Prompt(ctx, raw, text, links...)
 }
 
+// Files lists, on chat id's host, the files a prompt of it may mention
+// with @, best match for query first.
+func (rt *Router) Files(id, query string, limit int) (proto.FilesResult, error) {
+	r, raw, err := rt.target(id)
+	if err != nil {
+		return proto.FilesResult{}, err
+	}
+	return r.Files(raw, query, limit)
+}
+
 // Cancel cancels an ACP chat's turn on its host.
 func (rt *Router) Cancel(id string) error {
 	r, raw, err := rt.target(id)

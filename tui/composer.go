@@ -284,12 +284,13 @@ func fileLink(path string) proto.Link {
 }
 
 // FilesListed keeps a chat's file listing and, when the popup waits for
-// it, fills the popup.
-func (c *Composer) FilesListed(msg mentionFilesMsg) {
+// it, fills the popup; when the query has moved past what the listing
+// serves meanwhile, it lists again.
+func (c *Composer) FilesListed(msg mentionFilesMsg) tea.Cmd {
 	if c.listing == msg.id {
 		c.listing = ""
 	}
-	c.listings[msg.id] = mentionListing{files: msg.files, note: msg.note, at: msg.at}
+	c.listings[msg.id] = mentionListing{files: msg.files, note: msg.note, at: msg.at, query: msg.query, partial: msg.partial}
 	if len(c.listings) > mention.Cached {
 		oldest := ""
 		for id, l := range c.listings {
@@ -301,7 +302,9 @@ func (c *Composer) FilesListed(msg mentionFilesMsg) {
 	}
 	if msg.id == c.id && c.kind == popupFiles {
 		c.filter()
+		return c.listFiles()
 	}
+	return nil
 }
 
 // cursorLine returns the cursor's line of text and the cursor's column in
@@ -355,14 +358,23 @@ func (c *Composer) updatePopup() tea.Cmd {
 	}
 	c.kind, c.tokStart, c.query = kind, start, query
 	c.filter()
-	if kind != popupFiles || c.id == "" || c.lists == nil || c.listing == c.id {
+	if kind != popupFiles {
 		return nil
 	}
-	if l, ok := c.listings[c.id]; ok && c.now().Sub(l.at) < mention.Fresh {
+	return c.listFiles()
+}
+
+// listFiles lists the chat's files for the files' popup unless a listing
+// is on its way, or one is kept that is fresh and serves the query.
+func (c *Composer) listFiles() tea.Cmd {
+	if c.id == "" || c.lists == nil || c.listing == c.id {
+		return nil
+	}
+	if l, ok := c.listings[c.id]; ok && c.now().Sub(l.at) < mention.Fresh && l.serves(c.query) {
 		return nil
 	}
 	c.listing = c.id
-	return listMentionFiles(c.lists, c.id, c.now)
+	return listMentionFiles(c.lists, c.id, c.query, c.now)
 }
 
 func (c *Composer) closePopup() {
@@ -473,7 +485,7 @@ func (c *Composer) pruneChips() {
 }
 
 // FilesListed gives the composer the files listed for a chat's @ popup.
-func (p *ChatPane) FilesListed(msg mentionFilesMsg) { p.input.FilesListed(msg) }
+func (p *ChatPane) FilesListed(msg mentionFilesMsg) tea.Cmd { return p.input.FilesListed(msg) }
 
 // The popup's keys as the help bar names them.
 var (

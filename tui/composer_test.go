@@ -428,22 +428,67 @@ func (h oneChatLists) Chat(id string) (sessions.Entry, error) {
 	return sessions.Entry{ID: id, Meta: h.meta}, nil
 }
 
-// TestComposerMentionOfAnotherHostOffersItsOwnFiles: a chat of another
-// host has its folders there; only its single files are offered, and the
-// popup says so.
-func TestComposerMentionOfAnotherHostOffersItsOwnFiles(t *testing.T) {
+// hostFilesLists is a store of one chat whose host's server lists files:
+// it answers res and records each query.
+type hostFilesLists struct {
+	oneChatLists
+	res     proto.FilesResult
+	queries *[]string
+}
+
+func (h hostFilesLists) Files(id, query string, limit int) (proto.FilesResult, error) {
+	*h.queries = append(*h.queries, fmt.Sprintf("%s %q %d", id, query, limit))
+	return h.res, nil
+}
+
+// TestComposerMentionOfAnotherHost: a chat of another host has its files
+// there: its host's server lists the best matches of the query (the whole
+// id asked, the most files), a path that is not absolute is dropped, and a
+// partial listing is asked again for a new query, a whole one only for a
+// query it does not extend. A store that cannot ask says so.
+func TestComposerMentionOfAnotherHost(t *testing.T) {
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	n := mentionTree(t, root)
-	lists := oneChatLists{meta: &sessions.Meta{Cwd: n.Cwd, AdditionalDirectories: n.AdditionalDirectories, AdditionalFiles: n.AdditionalFiles}}
-	msg := listMentionFiles(lists, "box:k3x9q2", time.Now)().(mentionFilesMsg)
-	if len(msg.files) != 1 || msg.files[0].Path != n.AdditionalFiles[0] || !strings.Contains(msg.note, "host box are not listed") {
-		t.Fatalf("files %+v, note %q", msg.files, msg.note)
+	var queries []string
+	lists := hostFilesLists{oneChatLists: oneChatLists{meta: &sessions.Meta{Cwd: n.Cwd, AdditionalDirectories: n.AdditionalDirectories, AdditionalFiles: n.AdditionalFiles}}, queries: &queries,
+		res: proto.FilesResult{Truncated: true, Note: "from the host", Files: []proto.FileMatch{
+			{Path: "/far/notes.md", Name: "/far/notes.md", Own: true},
+			{Path: "/far/proj/src/parser.go", Name: "src/parser.go"},
+			{Path: "relative/evil.go", Name: "evil.go"},
+		}}}
+	msg := listMentionFiles(lists, "box:k3x9q2", "pa", time.Now)().(mentionFilesMsg)
+	if fmt.Sprint(queries) != `[box:k3x9q2 "pa" 200]` {
+		t.Fatalf("asked the host %v", queries)
 	}
-	local := listMentionFiles(lists, "k3x9q2", time.Now)().(mentionFilesMsg)
-	if len(local.files) != 7 || local.note != "" {
+	if len(msg.files) != 2 || !msg.files[0].Own || msg.files[0].Match != "far/notes.md" || msg.files[1].Label != "src/parser.go" ||
+		!msg.partial || msg.query != "pa" || msg.note != "from the host" {
+		t.Fatalf("listing %+v", msg)
+	}
+
+	comp := NewComposer(&Common{Styles: NewStyles(asciiRenderer(), false)}, lists, time.Now)
+	comp.SetChat("box:k3x9q2")
+	comp.FilesListed(msg)
+	for _, tc := range []struct {
+		query   string
+		partial bool
+		again   bool
+	}{{"pa", true, false}, {"par", true, true}, {"par", false, false}, {"pars", false, false}, {"p", false, true}} {
+		comp.listings["box:k3x9q2"] = mentionListing{query: msg.query, partial: tc.partial, at: time.Now()}
+		comp.listing, comp.query = "", tc.query
+		if got := comp.listFiles() != nil; got != tc.again {
+			t.Errorf("a listing of %q (partial %v), query %q: listed again %v", msg.query, tc.partial, tc.query, got)
+		}
+	}
+
+	msg = listMentionFiles(oneChatLists{meta: &sessions.Meta{}}, "box:k3x9q2", "", time.Now)().(mentionFilesMsg)
+	if len(msg.files) != 0 || !strings.Contains(msg.note, "host box are not listed") {
+		t.Fatalf("a store that cannot ask: %+v", msg)
+	}
+	local := listMentionFiles(lists, "k3x9q2", "pa", time.Now)().(mentionFilesMsg)
+	if len(local.files) != 7 || local.note != "" || local.partial {
 		t.Fatalf("a local chat's files: %d, note %q", len(local.files), local.note)
 	}
 }

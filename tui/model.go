@@ -371,8 +371,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		// setFiles): a running chat takes them at the end of its turn.
 		return m.reloadList("")
 	case mentionFilesMsg:
-		m.pane.FilesListed(msg)
-		return nil
+		return m.pane.FilesListed(msg)
 	case clipboardMsg:
 		// A copy from an ACP chat (ctrl+y, alt+y): the terminal's clipboard.
 		if msg.text == "" || m.opt.Emit == nil {
