@@ -82,6 +82,12 @@ func (m *Model) refreshSelected() {
 			startsFresh = !spec.Resumes()
 		}
 	}
+	// This client's table does not know a host's harnesses (one of the
+	// same name here may be another): the chat's server says how one runs
+	// once it has started it.
+	if t := m.sidebar.states[e.ID].Transport; t != "" && (transport == "" || hostOf(e.ID) != "") {
+		transport = t
+	}
 	name, harnessName := e.Name(), ""
 	if e.Meta != nil {
 		harnessName = e.Meta.Harness

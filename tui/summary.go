@@ -127,9 +127,12 @@ func (s *Summary) render() {
 		}
 		title += st.Dim.Render(" · " + origin)
 	}
-	h := m.Harness + " · " + info.Transport
+	h := m.Harness
 	if info.NotInstalled {
-		h = m.Harness + " (not installed) · " + info.Transport
+		h += " (not installed)"
+	}
+	if info.Transport != "" { // a host's chat not started here: its server knows
+		h += " · " + info.Transport
 	}
 	if info.State.AgentName != "" {
 		h += " · " + info.State.AgentName
