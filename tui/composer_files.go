@@ -97,6 +97,8 @@ func listHostFiles(lists ChatLists, id, h, query string, msg mentionFilesMsg) me
 	}
 	res, err := hf.Files(id, query, proto.FilesMost)
 	if err != nil {
+		// Asked again for the next query: the link may be back.
+		msg.partial = true
 		msg.note = "the files of host " + mention.Text(h) + " could not be listed: " + mention.Text(err.Error())
 		return msg
 	}

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -433,12 +434,13 @@ func (h oneChatLists) Chat(id string) (sessions.Entry, error) {
 type hostFilesLists struct {
 	oneChatLists
 	res     proto.FilesResult
+	err     error
 	queries *[]string
 }
 
 func (h hostFilesLists) Files(id, query string, limit int) (proto.FilesResult, error) {
 	*h.queries = append(*h.queries, fmt.Sprintf("%s %q %d", id, query, limit))
-	return h.res, nil
+	return h.res, h.err
 }
 
 // TestComposerMentionOfAnotherHost: a chat of another host has its files
@@ -483,6 +485,12 @@ func TestComposerMentionOfAnotherHost(t *testing.T) {
 		}
 	}
 
+	down := lists
+	down.err = errors.New("the link to host box is down")
+	if msg := listMentionFiles(down, "box:k3x9q2", "pa", time.Now)().(mentionFilesMsg); len(msg.files) != 0 || !msg.partial ||
+		!strings.Contains(msg.note, "could not be listed: the link to host box is down") {
+		t.Fatalf("a link down: %+v (asked again for the next query: partial)", msg)
+	}
 	msg = listMentionFiles(oneChatLists{meta: &sessions.Meta{}}, "box:k3x9q2", "", time.Now)().(mentionFilesMsg)
 	if len(msg.files) != 0 || !strings.Contains(msg.note, "host box are not listed") {
 		t.Fatalf("a store that cannot ask: %+v", msg)
