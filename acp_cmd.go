@@ -60,11 +60,39 @@ func (a *app) acp(name string) error {
 		}
 	}
 	// That connection has spoken _acpmux/*: the door needs a fresh one
-	// whose first call is initialize.
+	// whose first call is initialize (or the hand-over).
 	conn.Close()
-	sc, err := net.Dial("unix", proto.SocketPath(a.store.Home()))
+	dial := func() (net.Conn, error) {
+		sc, err := net.Dial("unix", proto.SocketPath(a.store.Home()))
+		if err != nil {
+			return nil, fmt.Errorf("connect to the server of %s: %w", a.store.Home(), err)
+		}
+		return sc, nil
+	}
+	sc, err := dial()
 	if err != nil {
-		return fmt.Errorf("connect to the server of %s: %w", a.store.Home(), err)
+		return err
+	}
+	if out, ok := a.stdout.(*os.File); ok && out == os.Stdout {
+		open, handed, err := doorHandOver(sc.(*net.UnixConn), name)
+		if err != nil {
+			sc.Close()
+			return fmt.Errorf("hand the ACP client to the server: %w", err)
+		}
+		if handed {
+			logger.Info("ACP door open on stdio, handed to the server", "harness", name, "pid", os.Getpid())
+			defer sc.Close()
+			err := awaitHandedDoor(sc.(*net.UnixConn), open, a.stdout, logger)
+			if err != nil {
+				logger.Warn("ACP door closed", "err", err)
+			}
+			return err
+		}
+		// A server older than the hand-over: this process copies.
+		sc.Close()
+		if sc, err = dial(); err != nil {
+			return err
+		}
 	}
 	logger.Info("ACP door open on stdio", "harness", name, "pid", os.Getpid())
 	err = acp.Bridge(os.Stdin, a.stdout, sc, acp.BridgeOptions{Harness: name, Logger: logger})

@@ -78,8 +78,13 @@ func handOver(nc *net.UnixConn) (bool, error) {
 	if _, _, err := nc.WriteMsgUnix([]byte(proto.AdoptLine), unix.UnixRights(int(os.Stdin.Fd()), int(os.Stdout.Fd())), nil); err != nil {
 		return false, err
 	}
-	// The answer, read a byte at a time: what follows it, when the server
-	// did not take the hand-over, is the copy's to read.
+	return adopted(nc)
+}
+
+// adopted reads the server's answer to a hand-over, a byte at a time:
+// what follows it, when the server did not take the hand-over, is the
+// caller's to read. It reports whether the server took it.
+func adopted(nc *net.UnixConn) (bool, error) {
 	var line []byte
 	b := make([]byte, 1)
 	for len(line) < 4096 {

@@ -159,8 +159,19 @@ func setMeta(line []byte, key, value string) ([]byte, error) {
 	if err := json.Unmarshal(line, &msg); err != nil {
 		return nil, err
 	}
+	params, err := WithMeta(msg["params"], key, value)
+	if err != nil {
+		return nil, err
+	}
+	msg["params"] = params
+	return json.Marshal(msg)
+}
+
+// WithMeta returns a request's params (an object, or nil when left out)
+// with _meta[key] set to value.
+func WithMeta(raw json.RawMessage, key, value string) (json.RawMessage, error) {
 	params := map[string]json.RawMessage{}
-	if raw, ok := msg["params"]; ok && string(raw) != "null" {
+	if len(raw) > 0 && string(raw) != "null" {
 		if err := json.Unmarshal(raw, &params); err != nil {
 			return nil, err
 		}
@@ -177,10 +188,7 @@ func setMeta(line []byte, key, value string) ([]byte, error) {
 	if params["_meta"], err = json.Marshal(meta); err != nil {
 		return nil, err
 	}
-	if msg["params"], err = json.Marshal(params); err != nil {
-		return nil, err
-	}
-	return json.Marshal(msg)
+	return json.Marshal(params)
 }
 
 // fromServer copies the server's lines to the client until the socket
@@ -219,13 +227,20 @@ func (b *bridge) answerPending(why error) {
 	clear(b.pending)
 	b.mu.Unlock()
 	for _, id := range ids {
-		b.writeError(json.RawMessage(id), CodeInternalError, fmt.Sprintf("Internal error: the acpmux-tui server went away (%v); the chat is kept: load it again", why))
+		b.writeError(json.RawMessage(id), CodeInternalError, GoneMessage(why))
 	}
 	b.o.Logger.Warn("the server went away under the ACP door", "err", why, "answered", len(ids))
 }
 
-// writeError writes an error answer of the bridge's own.
-func (b *bridge) writeError(id json.RawMessage, code int, message string) {
+// GoneMessage is the error message of the answer a client gets for a
+// request left open when the server went away (why).
+func GoneMessage(why error) string {
+	return fmt.Sprintf("Internal error: the acpmux-tui server went away (%v); the chat is kept: load it again", why)
+}
+
+// ErrorLine is the line of an error answer to id (null when nil), newline
+// included.
+func ErrorLine(id json.RawMessage, code int, message string) []byte {
 	if id == nil {
 		id = json.RawMessage("null")
 	}
@@ -235,11 +250,20 @@ func (b *bridge) writeError(id json.RawMessage, code int, message string) {
 		Error   any             `json:"error"`
 	}{"2.0", id, map[string]any{"code": code, "message": message}})
 	if err != nil {
+		return nil // an id that is not JSON
+	}
+	return append(line, '\n')
+}
+
+// writeError writes an error answer of the bridge's own.
+func (b *bridge) writeError(id json.RawMessage, code int, message string) {
+	line := ErrorLine(id, code, message)
+	if line == nil {
 		return
 	}
 	b.wmu.Lock()
 	defer b.wmu.Unlock()
-	b.out.Write(append(line, '\n'))
+	b.out.Write(line)
 }
 
 // errLineTooLong is a line over the limit.

@@ -119,12 +119,17 @@ func (c *conn) firstMessage() ([]byte, error) {
 		return nil, nil
 	}
 	buf := make([]byte, maxFirstRead)
-	oob := make([]byte, unix.CmsgSpace(2*4))
+	oob := make([]byte, unix.CmsgSpace(3*4)) // room for the most a hand-over sends
 	n, oobn, _, _, err := a.UnixConn.ReadMsgUnix(buf, oob)
 	n, oobn = max(n, 0), max(oobn, 0) // -1 with some errors
 	fds := rights(oob[:oobn])
 	if err == nil && len(fds) == 2 && lendsTerminal(buf[:n]) && c.keepTerminal(fds) {
 		return buf[:n], nil // the call reads as any other, and takes the terminal
+	}
+	if err == nil && len(fds) == 3 {
+		if harness, ok := adoptsDoor(buf[:n]); ok && c.adoptDoor(a, fds, harness) {
+			return nil, nil
+		}
 	}
 	if err != nil || !bytes.Equal(buf[:n], []byte(proto.AdoptLine)) || len(fds) != 2 || !c.adopt(a, fds) {
 		for _, fd := range fds {

@@ -67,6 +67,9 @@ type conn struct {
 	// terminal is the terminal the client handed over with its first
 	// message (proto.MethodAttachTerminal), until an attachment takes it.
 	terminal atomic.Pointer[stdio]
+	// stdioDoor is set when `acpmux-tui acp` handed over its client's
+	// stdio (adopt_door.go): the connection is the door on it.
+	stdioDoor *adoptedDoor
 	// door, set by the reader before the first call runs, makes the
 	// connection speak ACP: its first call was initialize (door.go).
 	door *acp.Door
@@ -118,6 +121,9 @@ func (c *conn) serve() {
 	}
 	close(c.out)
 	<-wrote
+	if c.stdioDoor != nil {
+		c.stdioDoor.ended()
+	}
 	c.nc.Close()
 	c.s.connDone(c)
 }
@@ -167,6 +173,9 @@ func (c *conn) handleLine(line []byte) {
 		if c.door != nil {
 			c.doorResponse(line)
 		}
+		return
+	}
+	if c.stdioDoor != nil && ok && !c.stdioDoor.gate(c, &req) {
 		return
 	}
 	if !c.called.Load() && acp.Starts(req.Method) {
@@ -302,6 +311,9 @@ func (c *conn) send(b []byte) uint64 {
 				c.drop("write: " + err.Error())
 				return 0
 			}
+			if c.stdioDoor != nil && len(rest) < len(b) {
+				c.stdioDoor.wrote(b) // what is left follows, in order
+			}
 			if len(rest) == 0 {
 				c.written.Add(1)
 				return n
@@ -330,6 +342,8 @@ func (c *conn) writeLoop() {
 			c.nc.SetWriteDeadline(time.Now().Add(c.s.opt.WriteTimeout))
 			if _, err := c.nc.Write(b); err != nil {
 				c.drop("write: " + err.Error())
+			} else if c.stdioDoor != nil {
+				c.stdioDoor.wrote(b)
 			}
 			// A deadline left set would fail the next write made at once.
 			c.nc.SetWriteDeadline(time.Time{})
