@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -36,9 +37,15 @@ const giveBackWait = time.Second
 type lentTerminal struct {
 	in, out *os.File
 	outFd   int // out's descriptor, polled without asking out for it (Fd would make it blocking)
-	modes   *termmodes.Modes
-	drawn   bool // something has been written since the terminal was lent
-	once    sync.Once
+	// spare is a copy of in's descriptor that the poller does not hold:
+	// once the keys' reader has ended, it makes the terminal blocking
+	// again, for the shell after us even when the client died first.
+	spare      int
+	readerDone chan struct{} // closed when readKeys ends; nil before it runs
+	inReader   atomic.Bool   // giveBack runs on readKeys' own goroutine
+	modes      *termmodes.Modes
+	drawn      bool // something has been written since the terminal was lent
+	once       sync.Once
 	// told is the modes' version the client was last told of (NotifyModes),
 	// and reset what it was told; the flusher's, under the attachment's lock.
 	told  uint64
@@ -81,13 +88,25 @@ func (s *Server) attachTerminal(c *conn, p proto.AttachParams) (struct{}, *Error
 		t.close()
 		return struct{}{}, failure(err)
 	}
+	inFd, err := fdOf(t.in)
+	if err != nil {
+		t.close()
+		return struct{}{}, failure(err)
+	}
+	spare, err := unix.Dup(inFd)
+	if err != nil {
+		t.close()
+		return struct{}{}, failure(err)
+	}
+	unix.CloseOnExec(spare)
 	a := newAttachment(s, c, p.ID, p.Cols, p.Rows)
 	modes := termmodes.New()
-	a.term = &lentTerminal{in: t.in, out: t.out, outFd: fd, modes: modes, reset: modes.Reset()}
+	a.term = &lentTerminal{in: t.in, out: t.out, outFd: fd, spare: spare, modes: modes, reset: modes.Reset()}
 	if err := s.startAttachment(a); err != nil {
 		a.giveBack()
 		return struct{}{}, err
 	}
+	a.term.readerDone = make(chan struct{})
 	go a.readKeys()
 	a.mu.Lock()
 	a.holding = false // the flusher draws the first redraw
@@ -167,12 +186,20 @@ func (a *attachment) giveBack() {
 			_, _ = t.out.Write(t.modes.Reset())
 		}
 		(&stdio{t.in, t.out}).close()
+		// Blocking again only once nothing of ours reads it: a blocking
+		// read under way would take the shell's next line.
+		if t.readerDone != nil && !t.inReader.Load() {
+			<-t.readerDone
+		}
+		_ = unix.SetNonblock(t.spare, false)
+		unix.Close(t.spare)
 	})
 }
 
 // readKeys sends what is typed on the terminal to the harness until the
 // detach key, or until the terminal ends (hung up, or given back).
 func (a *attachment) readKeys() {
+	defer close(a.term.readerDone)
 	buf := make([]byte, 4096)
 	for {
 		n, err := a.term.in.Read(buf)
@@ -186,6 +213,7 @@ func (a *attachment) readKeys() {
 		}
 		if i >= 0 || err != nil {
 			if a.c.attached.remove(a) {
+				a.term.inReader.Store(true)
 				a.close()
 				a.c.notify(proto.NotifyDetached, proto.DetachParams{ID: a.id})
 				a.s.opt.Logger.Info("client detached", "chat", a.id, "how", "terminal")

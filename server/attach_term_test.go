@@ -232,7 +232,7 @@ func TestLentTerminalHarnessEnds(t *testing.T) {
 
 // TestLentTerminalClientGone: a client that dies under a lent terminal
 // (its connection ends) leaves the server holding nothing of it, and the
-// terminal reset.
+// terminal reset and blocking again.
 func TestLentTerminalClientGone(t *testing.T) {
 	r := newRig(t, rigOpt{})
 	chat := newShellChat(r)
@@ -242,6 +242,14 @@ func TestLentTerminalClientGone(t *testing.T) {
 	lt.w.nc.Close()
 	wait.UntilShow(t, "the server to let go of the terminal of a client gone", func() bool { return !lt.heldByServer() }, lt.sent)
 	lt.waitReset()
+	// Blocking again, for the shell the dead client leaves it to.
+	fd, err := fdOf(lt.tty) // not Fd, which would make it blocking itself
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0); err != nil || fl&unix.O_NONBLOCK != 0 {
+		t.Fatalf("the terminal is left non-blocking (%v)", err)
+	}
 }
 
 // TestLentTerminalRefusals: the call without a terminal, or not as the
