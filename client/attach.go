@@ -78,18 +78,9 @@ func Attach(c *Conn, id string, in, out *os.File) (how string, err error) {
 // reader of in that outlives this attach, so a reconnected attach reads
 // on where this one stopped) instead of from in.
 func attach(c *Conn, id string, in, out *os.File, keys *keyPump) (how string, err error) {
-	cols, rows, err := term.GetSize(int(out.Fd()))
-	if err != nil {
-		cols, rows = defaultCols, defaultRows
-	}
-	// Caught before the terminal goes raw, so no fatal signal can end the
-	// process with the terminal left raw; released only once it is restored.
-	fatal := make(chan os.Signal, 1)
-	signal.Notify(fatal, fatalSignals...)
-	defer signal.Stop(fatal)
-	winch := make(chan os.Signal, 1)
-	signal.Notify(winch, syscall.SIGWINCH)
-	defer signal.Stop(winch)
+	cols, rows := terminalSize(int(out.Fd()))
+	fatal, winch, stop := attachSignals()
+	defer stop()
 
 	st := newAttachStream(id)
 	c.OnNotify(st.notified)
@@ -208,6 +199,31 @@ func attach(c *Conn, id string, in, out *os.File, keys *keyPump) (how string, er
 			typed.close()
 			return e.how, e.err
 		}
+	}
+}
+
+// terminalSize is the terminal's size, or the default when it does not
+// say.
+func terminalSize(fd int) (cols, rows int) {
+	cols, rows, err := term.GetSize(fd)
+	if err != nil {
+		return defaultCols, defaultRows
+	}
+	return cols, rows
+}
+
+// attachSignals catches the fatal signals and the terminal's resizes for
+// an attach until stop. Caught before the terminal goes raw, so no fatal
+// signal can end the process with the terminal left raw; stopped only once
+// it is restored (deferred before the restore).
+func attachSignals() (fatal, winch chan os.Signal, stop func()) {
+	fatal = make(chan os.Signal, 1)
+	signal.Notify(fatal, fatalSignals...)
+	winch = make(chan os.Signal, 1)
+	signal.Notify(winch, syscall.SIGWINCH)
+	return fatal, winch, func() {
+		signal.Stop(fatal)
+		signal.Stop(winch)
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/signal"
 	"sync"
 	"syscall"
 
@@ -44,16 +43,9 @@ func AttachTerminal(home, id string, in, out *os.File) (how string, err error) {
 	if !term.IsTerminal(inFd) || !term.IsTerminal(outFd) {
 		return "", ErrNotLent
 	}
-	cols, rows, err := term.GetSize(outFd)
-	if err != nil {
-		cols, rows = defaultCols, defaultRows
-	}
-	fatal := make(chan os.Signal, 1)
-	signal.Notify(fatal, fatalSignals...)
-	defer signal.Stop(fatal)
-	winch := make(chan os.Signal, 1)
-	signal.Notify(winch, syscall.SIGWINCH)
-	defer signal.Stop(winch)
+	cols, rows := terminalSize(outFd)
+	fatal, winch, stop := attachSignals()
+	defer stop()
 
 	nc, err := DialSocket(home)
 	if err != nil {

@@ -24,15 +24,7 @@ func TestE2EComposerCommandsAndMentions(t *testing.T) {
 		t.Fatal(err)
 	}
 	proj := c.dir("proj")
-	for _, f := range []string{"src/parser.go", "src/lexer.go", "README.md", ".git/HEAD"} {
-		p := filepath.Join(proj, f)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte("package src\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeProject(t, proj, "src/parser.go", "src/lexer.go", "README.md", ".git/HEAD")
 	chat := c.chat("new", "--harness", "fake", "--cwd", proj, "--name", "composer", "--json")
 
 	s := startTmux(t, 120, 40, append(c.env(), "TERM=xterm-256color"), []string{binary})
@@ -61,7 +53,28 @@ func TestE2EComposerCommandsAndMentions(t *testing.T) {
 	s.keys("Enter")
 	s.waitText("echo: /test @parser.go please")
 
-	sid := c.chat("show", chat.ID, "--json").AgentSessionID
+	wantOneLink(t, state, c.chat("show", chat.ID, "--json").AgentSessionID, filepath.Join(proj, "src/parser.go"))
+}
+
+// writeProject writes each file (a path under root) with a line of Go.
+func writeProject(t *testing.T, root string, files ...string) {
+	t.Helper()
+	for _, f := range files {
+		p := filepath.Join(root, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("package src\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// wantOneLink fails unless the fake ACP agent, keeping its record in
+// state, received exactly one resource link in session sid: the file at
+// path.
+func wantOneLink(t *testing.T, state, sid, path string) {
+	t.Helper()
 	b, err := os.ReadFile(filepath.Join(state, sid+".json"))
 	if err != nil {
 		t.Fatalf("the fake's record of session %q: %v", sid, err)
@@ -70,9 +83,9 @@ func TestE2EComposerCommandsAndMentions(t *testing.T) {
 	if err := json.Unmarshal(b, &rec); err != nil {
 		t.Fatal(err)
 	}
-	uri := (&url.URL{Scheme: "file", Path: filepath.Join(proj, "src/parser.go")}).String()
+	uri := (&url.URL{Scheme: "file", Path: path}).String()
 	// A link is "NAME URI MIMETYPE" in the record.
-	if len(rec.Links) != 1 || !strings.HasPrefix(rec.Links[0], "parser.go "+uri+" ") {
-		t.Fatalf("the agent received links %q, want parser.go at %s", rec.Links, uri)
+	if len(rec.Links) != 1 || !strings.HasPrefix(rec.Links[0], filepath.Base(path)+" "+uri+" ") {
+		t.Fatalf("the agent received links %q, want %s at %s", rec.Links, filepath.Base(path), uri)
 	}
 }

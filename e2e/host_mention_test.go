@@ -1,8 +1,6 @@
 package e2e
 
 import (
-	"encoding/json"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,15 +21,7 @@ func TestE2EComposerMentionsOnAnotherHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	proj := r.dir("far-proj")
-	for _, f := range []string{"src/parser.go", "src/lexer.go"} {
-		p := filepath.Join(proj, f)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte("package src\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeProject(t, proj, "src/parser.go", "src/lexer.go")
 	t.Cleanup(func() {
 		if t.Failed() {
 			b, _ := os.ReadFile(filepath.Join(r.remoteHome, "logs", "acpmux-tui.log"))
@@ -57,17 +47,5 @@ func TestE2EComposerMentionsOnAnotherHost(t *testing.T) {
 	s.keys("Enter")
 	s.waitText("echo: @parser.go look")
 
-	sid := r.chat("show", "--host", "test", chat.ID, "--json").AgentSessionID
-	b, err := os.ReadFile(filepath.Join(state, sid+".json"))
-	if err != nil {
-		t.Fatalf("the far agent's record of session %q: %v", sid, err)
-	}
-	var rec struct{ Links []string }
-	if err := json.Unmarshal(b, &rec); err != nil {
-		t.Fatal(err)
-	}
-	uri := (&url.URL{Scheme: "file", Path: filepath.Join(proj, "src/parser.go")}).String()
-	if len(rec.Links) != 1 || !strings.HasPrefix(rec.Links[0], "parser.go "+uri+" ") {
-		t.Fatalf("the far agent received links %q, want parser.go at %s", rec.Links, uri)
-	}
+	wantOneLink(t, state, r.chat("show", "--host", "test", chat.ID, "--json").AgentSessionID, filepath.Join(proj, "src/parser.go"))
 }
