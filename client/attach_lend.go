@@ -147,8 +147,11 @@ func AttachTerminal(home, id string, in, out *os.File) (how string, err error) {
 		case e := <-ended:
 			return e.how, e.err
 		case sig := <-fatal:
-			// The server gives the terminal back before it answers.
-			_ = callBounded(c, proto.MethodDetach, proto.DetachParams{ID: id}, nil)
+			// The server gives the terminal back before it answers; one
+			// that does not answer leaves it to us.
+			if callBounded(c, proto.MethodDetach, proto.DetachParams{ID: id}, nil) != nil {
+				restore(true)
+			}
 			return "", &SignalError{Signal: sig.(syscall.Signal)}
 		case <-winch:
 			if cols, rows, err := term.GetSize(outFd); err == nil {
