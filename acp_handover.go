@@ -31,11 +31,10 @@ import (
 // the server does not take them (one older than the hand-over; nc has
 // then made a call, and the bridge needs a fresh connection).
 func doorHandOver(nc *net.UnixConn, harness string) (open *os.File, handed bool, err error) {
-	fd, err := unix.MemfdCreate("acpmux-door-open", unix.MFD_CLOEXEC)
+	open, err = openRequestsFile()
 	if err != nil {
-		return nil, false, nil // no memfd here: the bridge copies
+		return nil, false, nil // no file for them here: the bridge copies
 	}
-	open = os.NewFile(uintptr(fd), "door open requests")
 	line, err := json.Marshal(struct {
 		JSONRPC string            `json:"jsonrpc"`
 		ID      string            `json:"id"`
@@ -46,7 +45,7 @@ func doorHandOver(nc *net.UnixConn, harness string) (open *os.File, handed bool,
 		open.Close()
 		return nil, false, err
 	}
-	if _, _, err := nc.WriteMsgUnix(append(line, '\n'), unix.UnixRights(int(os.Stdin.Fd()), int(os.Stdout.Fd()), fd), nil); err != nil {
+	if _, _, err := nc.WriteMsgUnix(append(line, '\n'), unix.UnixRights(int(os.Stdin.Fd()), int(os.Stdout.Fd()), int(open.Fd())), nil); err != nil {
 		open.Close()
 		return nil, false, err
 	}
