@@ -450,3 +450,16 @@ func readLine(r *bufio.Reader, buf []byte, max int) ([]byte, error) {
 		}
 	}
 }
+
+// Notify sends a notification: a call that is not answered.
+func (c *Conn) Notify(method string, params any) error {
+	line, err := json.Marshal(struct {
+		JSONRPC string `json:"jsonrpc"`
+		Method  string `json:"method"`
+		Params  any    `json:"params,omitempty"`
+	}{"2.0", method, params})
+	if err != nil {
+		return err
+	}
+	return c.writeLine(context.Background(), append(line, '\n'))
+}

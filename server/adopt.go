@@ -123,7 +123,7 @@ func (c *conn) firstMessage() ([]byte, error) {
 	n, oobn, _, _, err := a.UnixConn.ReadMsgUnix(buf, oob)
 	n, oobn = max(n, 0), max(oobn, 0) // -1 with some errors
 	fds := rights(oob[:oobn])
-	if err == nil && len(fds) == 2 && lendsTerminal(buf[:n]) && c.keepTerminal(fds) {
+	if err == nil && len(fds) == 2 && (lendsTerminal(buf[:n]) || lendsPane(buf[:n])) && c.keepTerminal(fds) {
 		return buf[:n], nil // the call reads as any other, and takes the terminal
 	}
 	if err == nil && len(fds) == 3 {

@@ -144,7 +144,11 @@ func (lt *lentTerm) notification(method string) json.RawMessage {
 func (lt *lentTerm) heldByServer() bool {
 	lt.t.Helper()
 	var own unix.Stat_t
-	if err := unix.Fstat(int(lt.tty.Fd()), &own); err != nil {
+	fd, err := fdOf(lt.tty) // not Fd, which would make the terminal blocking under the server
+	if err != nil {
+		lt.t.Fatal(err)
+	}
+	if err := unix.Fstat(fd, &own); err != nil {
 		lt.t.Fatal(err)
 	}
 	ents, err := os.ReadDir("/proc/self/fd")

@@ -67,6 +67,8 @@ type conn struct {
 	// terminal is the terminal the client handed over with its first
 	// message (proto.MethodAttachTerminal), until an attachment takes it.
 	terminal atomic.Pointer[stdio]
+	// pane is the TUI's chat pane lent on this connection (lend_pane.go).
+	pane atomic.Pointer[lentPane]
 	// stdioDoor is set when `acpmux-tui acp` handed over its client's
 	// stdio (adopt_door.go): the connection is the door on it.
 	stdioDoor *adoptedDoor
@@ -116,6 +118,9 @@ func (c *conn) serve() {
 	c.hosts.closeAll()
 	c.s.views.unwatch(c) // nothing is queued for it after this
 	c.attached.closeAll()
+	if lp := c.pane.Load(); lp != nil {
+		lp.end(nil, proto.PaneEndClosed, false)
+	}
 	if t := c.terminal.Swap(nil); t != nil {
 		t.close()
 	}
@@ -188,7 +193,7 @@ func (c *conn) handleLine(line []byte) {
 	if req.Method == proto.MethodHost && c.web.Load() && c.relayKeys(req) {
 		return // a key for a host: queued in order for its link (webhosts.go)
 	}
-	if req.Method == proto.MethodWrite || req.Method == proto.MethodAttachInput || c.door != nil && acp.Starts(req.Method) {
+	if req.Method == proto.MethodWrite || req.Method == proto.MethodAttachInput || req.Method == proto.MethodPaneDraw || c.door != nil && acp.Starts(req.Method) {
 		// Keys run here, in the order they came: the mux's write never
 		// waits (input a harness is not reading waits in a backlog), and
 		// handing a key to a goroutine of its own cost a tenth of its
@@ -227,7 +232,7 @@ func (c *conn) release() {
 // script that made its calls and keeps the socket open is quiet; a client
 // that is only waiting to be told something is not.
 func (c *conn) quiet() bool {
-	return c.busy.Load() == 0 && !c.watches.Load() && !c.attached.any()
+	return c.busy.Load() == 0 && !c.watches.Load() && !c.attached.any() && c.pane.Load() == nil
 }
 
 // run makes one call and sends its answer: a web caller's call passes the

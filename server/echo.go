@@ -27,6 +27,11 @@ func (h *viewHub) awaited(id string) bool {
 			return true
 		}
 	}
+	for _, lp := range h.lentPanes() {
+		if lp.awaits(id) {
+			return true
+		}
+	}
 	return false
 }
 

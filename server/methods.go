@@ -112,7 +112,11 @@ func init() {
 		proto.MethodAttachResize:   handleConn((*Server).attachResize),
 		proto.MethodDetach:         handleConn((*Server).detach),
 		proto.MethodAttachTerminal: handleConn((*Server).attachTerminal),
-		proto.MethodHook:           handleConn((*Server).hook),
+		// A TUI's chat pane lent (lend_pane.go).
+		proto.MethodLendPane: handleConn((*Server).lendPane),
+		proto.MethodPaneDraw: handleConn((*Server).paneDraw),
+		proto.MethodPaneBack: handleConn((*Server).paneBack),
+		proto.MethodHook:     handleConn((*Server).hook),
 	}
 }
 

@@ -59,6 +59,8 @@ type viewHub struct {
 	// mu guards viewers; it is never held across a read of the mux.
 	mu      sync.Mutex
 	viewers map[*conn]*viewer
+	// panes are the TUIs' chat panes lent to the server (lend_pane.go).
+	panes []*lentPane
 
 	// clock is what the viewers' budgets read (budget.go).
 	clock budgetClock
@@ -166,6 +168,9 @@ func (h *viewHub) drawnChangedLocked() {
 			return
 		}
 	}
+	for _, lp := range h.lentPanes() {
+		drawn[lp.p.ID] = struct{}{}
+	}
 	h.s.opt.Mux.SetDrawn(drawn)
 }
 
@@ -266,6 +271,13 @@ func (h *viewHub) publish(ids map[string]struct{}) {
 	}
 	if len(moved) > 0 {
 		h.s.poke()
+	}
+	// A lent pane first: it is the user's screen, the viewers' sockets
+	// are on their way to one.
+	for _, lp := range h.lentPanes() {
+		if cv, ok := views[lp.p.ID]; ok {
+			lp.changed(cv)
+		}
 	}
 	for _, v := range h.all() {
 		v.mark(views)
