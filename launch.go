@@ -9,16 +9,18 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/acpmux/acpmux-tui/client"
-	"github.com/acpmux/acpmux-tui/harness"
-	"github.com/acpmux/acpmux-tui/internal/quietterm"
-	"github.com/acpmux/acpmux-tui/sessions"
-	"github.com/acpmux/acpmux-tui/tui"
-	"github.com/acpmux/acpmux-tui/tui/frame"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 	"golang.org/x/term"
+
+	"github.com/acpmux/acpmux-tui/client"
+	"github.com/acpmux/acpmux-tui/harness"
+	"github.com/acpmux/acpmux-tui/internal/quietterm"
+	"github.com/acpmux/acpmux-tui/proto"
+	"github.com/acpmux/acpmux-tui/sessions"
+	"github.com/acpmux/acpmux-tui/tui"
+	"github.com/acpmux/acpmux-tui/tui/frame"
 )
 
 // The TUI draws the servers' muxes through a Router over Remotes.
@@ -124,6 +126,16 @@ func (a *app) launch(open *sessions.Entry) error {
 	// notifications and the bell go between its frames.
 	screen := frame.New(frame.Options{In: os.Stdin, Out: os.Stdout})
 	opt.Emit = screen.Emit
+	input := frame.OpenInput(os.Stdin)
+	if input != nil {
+		// The focused chat pane is lent to the server while its keys go
+		// to a pty chat here (tui/loan.go): tmux's way of a key.
+		home := a.paths.Home
+		input.Lend(screen, os.Stdout, func(p proto.LendPaneParams, in, out int) (frame.PaneLoan, error) {
+			return client.LendPane(home, p, in, out)
+		})
+		opt.Loans = input
+	}
 	// A server to start starts once the first frame is out: beside the
 	// reading of the files and the first frame it took the CPU they need
 	// (two cores: the frame came 10-15 ms later).
@@ -151,10 +163,12 @@ func (a *app) launch(open *sessions.Entry) error {
 	// them; this covers the rest).
 	defer screen.Stop()
 	opts := []tea.ProgramOption{tea.WithoutRenderer()}
-	if in := frame.OpenInput(os.Stdin); in != nil {
-		// Closed after the program ends, which ends its reader.
-		defer in.Close()
-		opts = append(opts, tea.WithInput(in))
+	if input != nil {
+		// Closed after the program ends, which ends its reader, and
+		// before the terminal is given back: a pane lent is taken back
+		// first.
+		defer input.Close()
+		opts = append(opts, tea.WithInput(input))
 	}
 	p := tea.NewProgram(screen.Wrap(model), opts...)
 	// A closed terminal (SIGHUP) ends the program cleanly; the harnesses

@@ -12,6 +12,7 @@ import (
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/internal/plaintext"
 	"github.com/acpmux/acpmux-tui/proto"
+	"github.com/acpmux/acpmux-tui/screen"
 	"github.com/acpmux/acpmux-tui/third_party/bubbles/key"
 	"github.com/acpmux/acpmux-tui/tui/transcript"
 )
@@ -266,47 +267,15 @@ func (p *ChatPane) fitAll(lines []string) {
 
 // drawCursor shows the harness's cursor as a reversed cell at col.
 func (p *ChatPane) drawCursor(line string, col int) string {
-	if col < 0 || col >= p.w {
-		return line
-	}
-	before, ch, seqs, after := splitCell(line, col)
-	if ch == "" {
-		ch = " "
-	}
+	return screen.WithCursor(line, col, p.w, p.cursorCellOf)
+}
+
+// cursorCellOf is ch drawn as the cursor's cell, kept for the next.
+func (p *ChatPane) cursorCellOf(ch string) string {
 	if ch != p.cursorCh {
 		p.cursorCh, p.cursorCell = ch, p.c.Styles.Cursor.Render(ch)
 	}
-	return before + "\x1b[0m" + p.cursorCell + seqs + after
-}
-
-// splitCell cuts a drawn line at the cell of column col, in one pass: the
-// text before it, the cell's text (a wide character that covers col is
-// the cell; "" when the line ends before col), the escape sequences up to
-// the cell's end (what styles the text after it), and the rest.
-func splitCell(line string, col int) (before, cell, seqs, after string) {
-	var state byte
-	var sb strings.Builder
-	x := 0
-	for i := 0; i < len(line); {
-		seq, width, n, next := ansi.DecodeSequence(line[i:], state, nil)
-		state = next
-		if n <= 0 {
-			break
-		}
-		if width == 0 {
-			if len(seq) > 0 && seq[0] == ansi.ESC {
-				sb.WriteString(seq)
-			}
-			i += n
-			continue
-		}
-		if x+width > col {
-			return line[:i], seq, sb.String(), line[i+n:]
-		}
-		x += width
-		i += n
-	}
-	return line, "", sb.String(), ""
+	return p.cursorCell
 }
 
 // placeholder is drawn for a chat whose harness has not drawn anything.

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/acpmux/acpmux-tui/screen"
 )
 
 // TestSplitCellCutsAtTheCursor: the line is cut at the cell of the
@@ -24,9 +26,9 @@ func TestSplitCellCutsAtTheCursor(t *testing.T) {
 		{"a wide character over the column", "a世b", 2, "a", "世", "b", ""},
 		{"past the end", "\x1b[33mab\x1b[0m", 5, "ab", "", "", "\x1b[33m\x1b[0m"},
 	} {
-		before, cell, seqs, after := splitCell(tc.line, tc.col)
+		before, cell, seqs, after := screen.SplitCell(tc.line, tc.col)
 		if ansi.Strip(before) != tc.before || cell != tc.cell || ansi.Strip(after) != tc.after || seqs != tc.seqs {
-			t.Errorf("%s: splitCell(%q, %d) = %q, %q, %q, %q; want shown %q, %q, %q with %q",
+			t.Errorf("%s: SplitCell(%q, %d) = %q, %q, %q, %q; want shown %q, %q, %q with %q",
 				tc.name, tc.line, tc.col, before, cell, seqs, after, tc.before, tc.cell, tc.after, tc.seqs)
 		}
 		if tc.cell != "" && before+cell+after != tc.line && ansi.Strip(before+cell+after) != ansi.Strip(tc.line) {

@@ -75,6 +75,9 @@ type Options struct {
 	// title, a desktop notification, the bell (attention.go). nil writes
 	// nothing.
 	Emit func(seq string)
+	// Loans, when set, is told after each update which chat pane to lend
+	// the server (its terminal's rectangle), or none (loan.go).
+	Loans Loans
 	// Cwd is the TUI's own folder: an export goes there by default, and a
 	// relative path typed in the export or import dialog is resolved
 	// against it (the process's working folder when "").
@@ -155,6 +158,11 @@ type Model struct {
 	// selectListed is a chat to select as soon as a list read holds it
 	// (one just imported, whose file the server wrote).
 	selectListed string
+	// loanCursor, loanKeys and loanBytes are what loanable made last of
+	// the styles and the leave key (loan.go).
+	loanCursor *[2]string
+	loanKeys   []string
+	loanBytes  []byte
 }
 
 // New builds the app. Nothing is started until the program runs it.
@@ -249,6 +257,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	m.unchanged = m.footerKey == footer && m.drawsNothing(msg)
 	if attend := m.attend(); attend != nil {
 		cmd = tea.Batch(cmd, attend)
+	}
+	if m.opt.Loans != nil {
+		m.opt.Loans.Want(m.loanable())
 	}
 	return m, cmd
 }

@@ -79,6 +79,8 @@ type Renderer struct {
 	last     []string // the lines on the screen
 	repaint  bool     // the next frame draws every line
 	buf      bytes.Buffer
+	// lent is set while a rectangle of the screen is lent (Hold, LendTo).
+	lent *loanOut
 	// first is closed once a frame was written (FirstFrame).
 	first     chan struct{}
 	firstOnce sync.Once
@@ -157,7 +159,17 @@ func (r *Renderer) Emit(seq string) {
 	if !r.started || r.stopped || seq == "" {
 		return
 	}
-	_, _ = io.WriteString(r.opt.Out, seq)
+	r.writeLocked([]byte(seq))
+}
+
+// writeLocked writes b to the terminal, or to the loan while a rectangle
+// is lent; r.mu is held.
+func (r *Renderer) writeLocked(b []byte) {
+	if r.lent != nil {
+		r.lent.write(b)
+		return
+	}
+	_, _ = r.opt.Out.Write(b)
 }
 
 // setSize takes a new window size; the next frame repaints every line.
@@ -193,6 +205,11 @@ func (r *Renderer) drawLines(lines []string) bool {
 	if !r.started || r.stopped {
 		return false
 	}
+	return r.drawLinesLocked(lines)
+}
+
+// drawLinesLocked is drawLines with r.mu held.
+func (r *Renderer) drawLinesLocked(lines []string) bool {
 	if r.height > 0 && len(lines) > r.height {
 		// Lines past the window's foot would scroll the screen: the top
 		// ones go, as Bubble Tea's standard renderer drops them.
@@ -201,11 +218,21 @@ func (r *Renderer) drawLines(lines []string) bool {
 	b := &r.buf
 	b.Reset()
 	if r.repaint {
-		b.WriteString(ansi.ResetStyle + ansi.EraseEntireScreen)
+		if r.lent == nil {
+			b.WriteString(ansi.ResetStyle + ansi.EraseEntireScreen)
+		} // else every line is drawn whole, and the lent rectangle kept
 		r.last, r.repaint = nil, false
 	}
 	for i, line := range lines {
 		if i < len(r.last) && r.last[i] == line {
+			continue
+		}
+		if r.lent != nil && r.lent.hole.rows(i) {
+			old := ""
+			if i < len(r.last) {
+				old = r.last[i]
+			}
+			r.lent.around(b, i, line, old, r.width)
 			continue
 		}
 		b.WriteString(ansi.CursorPosition(1, i+1))
@@ -229,7 +256,7 @@ func (r *Renderer) drawLines(lines []string) bool {
 	if b.Len() == 0 {
 		return false
 	}
-	_, _ = r.opt.Out.Write(b.Bytes())
+	r.writeLocked(b.Bytes())
 	r.firstOnce.Do(func() { close(r.first) })
 	return true
 }

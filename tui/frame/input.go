@@ -1,11 +1,17 @@
 package frame
 
 import (
+	"errors"
 	"os"
 	"runtime"
 	"strconv"
+	"sync"
+	"time"
 
+	"golang.org/x/sys/unix"
 	"golang.org/x/term"
+
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // Input is the terminal's input opened again as a file of its own, which
@@ -22,9 +28,48 @@ import (
 // The terminal is opened again, not made non-blocking in place: the
 // non-blocking flag belongs to the open file, which the shell and the
 // programs after us share with standard input.
+//
+// Input also lends the chat pane to the server (Lend, Want): while a loan
+// lasts, the server reads the terminal and this reader waits; the keys it
+// hands back at the end are read here first.
 type Input struct {
-	f *os.File
+	f      *os.File
+	inPath string // the terminal's input, to open again for a loan
+
+	mu      sync.Mutex
+	r       *Renderer
+	lend    Lender
+	outPath string
+	// want is the pane the model would have lent (Want); lastLent the
+	// last that was, refused the last refused: neither is lent again
+	// until the model says it wants it after the end (fresh).
+	want, lastLent, refused *proto.LendPaneParams
+	fresh                   bool
+	loan                    PaneLoan
+	loanDone                chan struct{} // closed when loan has ended
+	reading                 bool          // Read waits on f
+	rest                    []byte        // handed back, read before f
+	closed                  bool
+	closing                 chan struct{} // closed by Close
 }
+
+// PaneLoan is a chat pane lent to the server (client.Loan).
+type PaneLoan interface {
+	// Ended hears the end, once the server neither reads nor writes.
+	Ended() <-chan proto.PaneEndedParams
+	// Draw has the server write b; it returns the drawing's number.
+	Draw(b []byte) uint64
+	// Sent is the number of the last drawing sent.
+	Sent() uint64
+	// Back asks for the pane back.
+	Back()
+	// Close ends the loan's connection.
+	Close()
+}
+
+// Lender lends the pane p with the terminal's descriptors in and out
+// (closed by the caller once it returns).
+type Lender func(p proto.LendPaneParams, in, out int) (PaneLoan, error)
 
 // OpenInput opens the terminal in reads again for Bubble Tea. It returns
 // nil when in is not a terminal or cannot be opened again (no /proc): the
@@ -33,15 +78,179 @@ func OpenInput(in *os.File) *Input {
 	if in == nil || runtime.GOOS != "linux" || !term.IsTerminal(int(in.Fd())) {
 		return nil
 	}
-	f, err := os.OpenFile("/proc/self/fd/"+strconv.Itoa(int(in.Fd())), os.O_RDONLY, 0)
+	path := "/proc/self/fd/" + strconv.Itoa(int(in.Fd()))
+	f, err := os.OpenFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil
 	}
-	return &Input{f: f}
+	return &Input{f: f, inPath: path, closing: make(chan struct{})}
 }
 
-// Read reads what the terminal has, parked in the poller until it has some.
-func (i *Input) Read(p []byte) (int, error) { return i.f.Read(p) }
+// Lend has panes lent through lend, the Renderer r leaving them alone
+// while they are, and out the terminal's output (a terminal, opened again
+// for each loan).
+func (i *Input) Lend(r *Renderer, out *os.File, lend Lender) {
+	if out == nil || !term.IsTerminal(int(out.Fd())) {
+		return
+	}
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	i.r, i.lend, i.outPath = r, lend, "/proc/self/fd/"+strconv.Itoa(int(out.Fd()))
+}
 
-// Close closes the terminal opened again; a Read under way returns.
-func (i *Input) Close() error { return i.f.Close() }
+// Want says which pane the model would have lent now, nil for none; the
+// model says it after each update. A loan of another pane, or of none, is
+// asked back; a pane not lent is lent when the reader next waits for keys
+// (now, when it waits already).
+func (i *Input) Want(p *proto.LendPaneParams) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if i.lend == nil || i.closed {
+		return
+	}
+	if p != nil {
+		cp := *p
+		p = &cp
+	}
+	i.want, i.fresh = p, true
+	if !sameLoan(p, i.refused) {
+		i.refused = nil // refused once, asked again when wanted again
+	}
+	if i.loan != nil {
+		if !sameLoan(p, i.lastLent) {
+			i.loan.Back()
+		}
+		return
+	}
+	if i.reading && i.lendableLocked() != nil {
+		_ = i.f.SetReadDeadline(time.Now()) // the reader lends it
+	}
+}
+
+// sameLoan reports whether two panes are one.
+func sameLoan(a, b *proto.LendPaneParams) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.ID == b.ID && a.X == b.X && a.Y == b.Y && a.Cols == b.Cols && a.Rows == b.Rows &&
+		a.CursorOn == b.CursorOn && a.CursorOff == b.CursorOff && string(a.HandBack) == string(b.HandBack)
+}
+
+// lendableLocked is the pane to lend now, or nil.
+func (i *Input) lendableLocked() *proto.LendPaneParams {
+	w := i.want
+	if w == nil || i.closed || sameLoan(w, i.refused) || sameLoan(w, i.lastLent) && !i.fresh {
+		return nil
+	}
+	return w
+}
+
+// Read reads what the terminal has, parked in the poller until it has
+// some: first what a loan handed back, and while a pane is lent, nothing
+// until the loan ends.
+func (i *Input) Read(p []byte) (int, error) {
+	for {
+		i.mu.Lock()
+		if len(i.rest) > 0 {
+			n := copy(p, i.rest)
+			i.rest = i.rest[n:]
+			i.mu.Unlock()
+			return n, nil
+		}
+		w := i.lendableLocked()
+		i.reading = w == nil
+		i.mu.Unlock()
+		if w != nil {
+			i.lendPane(*w)
+			continue
+		}
+		n, err := i.f.Read(p)
+		i.mu.Lock()
+		i.reading = false
+		i.mu.Unlock()
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			_ = i.f.SetReadDeadline(time.Time{})
+			if n > 0 {
+				return n, nil
+			}
+			continue
+		}
+		return n, err
+	}
+}
+
+// lendPane lends pane p and waits for the loan's end.
+func (i *Input) lendPane(p proto.LendPaneParams) {
+	refuse := func() {
+		i.mu.Lock()
+		i.refused = &p
+		i.mu.Unlock()
+	}
+	in, err := unix.Open(i.inPath, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+	if err != nil {
+		refuse()
+		return
+	}
+	out, err := unix.Open(i.outPath, unix.O_WRONLY|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+	if err != nil {
+		unix.Close(in)
+		refuse()
+		return
+	}
+	i.r.Hold(Hole{X: p.X, Y: p.Y, W: p.Cols, H: p.Rows})
+	loan, err := i.lend(p, in, out)
+	unix.Close(in) // the server holds its own now
+	unix.Close(out)
+	if err != nil {
+		i.r.Unlend(true)
+		refuse()
+		return
+	}
+	i.r.LendTo(func(b []byte) { loan.Draw(b) })
+	done := make(chan struct{})
+	defer close(done)
+	i.mu.Lock()
+	i.loan, i.loanDone, i.lastLent, i.refused, i.fresh = loan, done, &p, nil, false
+	if !sameLoan(i.want, &p) || i.closed {
+		loan.Back() // the model changed its mind meanwhile
+	}
+	i.mu.Unlock()
+	var e proto.PaneEndedParams
+	select {
+	case e = <-loan.Ended():
+	case <-i.closing:
+		e = proto.PaneEndedParams{Why: proto.PaneEndClosed, Lost: true}
+	}
+	loan.Close()
+	i.r.Unlend(e.Lost || e.Drawn != loan.Sent())
+	i.mu.Lock()
+	i.loan = nil
+	i.rest = append(i.rest, e.Rest...)
+	i.mu.Unlock()
+}
+
+// loanBackWait bounds how long Close waits for a loan to end.
+const loanBackWait = time.Second
+
+// Close closes the terminal opened again, after asking back any pane
+// lent (waiting for it within loanBackWait); a Read under way returns.
+func (i *Input) Close() error {
+	i.mu.Lock()
+	if i.closed {
+		i.mu.Unlock()
+		return nil
+	}
+	i.closed = true
+	loan, done := i.loan, i.loanDone
+	i.mu.Unlock()
+	if loan != nil {
+		loan.Back()
+		select {
+		case <-done:
+		case <-time.After(loanBackWait):
+			loan.Close() // a server that does not answer: its connection ends
+		}
+	}
+	close(i.closing)
+	return i.f.Close()
+}
