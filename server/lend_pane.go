@@ -426,6 +426,7 @@ func (h *viewHub) addPane(lp *lentPane, cv proto.ChatView) {
 	lp.changed(cv)
 	h.mu.Lock()
 	h.panes = append(h.panes, lp)
+	h.lentChangedLocked()
 	h.mu.Unlock()
 	h.drawnChangedLocked()
 }
@@ -434,10 +435,20 @@ func (h *viewHub) addPane(lp *lentPane, cv proto.ChatView) {
 func (h *viewHub) dropPane(lp *lentPane) {
 	h.mu.Lock()
 	h.panes = slices.DeleteFunc(h.panes, func(p *lentPane) bool { return p == lp })
+	h.lentChangedLocked()
 	h.mu.Unlock()
 	h.pub.Lock()
 	h.drawnChangedLocked()
 	h.pub.Unlock()
+}
+
+// lentChangedLocked sets the chats of the panes lent; h.mu is held.
+func (h *viewHub) lentChangedLocked() {
+	ids := make(map[string]struct{}, len(h.panes))
+	for _, lp := range h.panes {
+		ids[lp.p.ID] = struct{}{}
+	}
+	h.lent.Store(&ids)
 }
 
 // lentPanes returns the panes lent now, read under h.mu.

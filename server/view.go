@@ -59,8 +59,10 @@ type viewHub struct {
 	// mu guards viewers; it is never held across a read of the mux.
 	mu      sync.Mutex
 	viewers map[*conn]*viewer
-	// panes are the TUIs' chat panes lent to the server (lend_pane.go).
+	// panes are the TUIs' chat panes lent to the server (lend_pane.go);
+	// lent, their chats, read without a lock.
 	panes []*lentPane
+	lent  atomic.Pointer[map[string]struct{}]
 
 	// clock is what the viewers' budgets read (budget.go).
 	clock budgetClock
@@ -306,6 +308,8 @@ func (v *viewer) mark(views map[string]proto.ChatView) {
 		return
 	}
 	drawn := false // a chat the client draws is among those marked now
+	unlent := false // one of them is not in a pane lent to the server
+	lent := v.c.s.views.lent.Load()
 	for id, cv := range views {
 		if _, shown := v.shown[id]; v.shown != nil && !shown {
 			// A chat the client does not draw: its screen's changes are
@@ -315,6 +319,11 @@ func (v *viewer) mark(views map[string]proto.ChatView) {
 			}
 		} else {
 			drawn = true
+			isLent := false
+			if lent != nil {
+				_, isLent = (*lent)[id]
+			}
+			unlent = unlent || !isLent
 		}
 		v.dirty[id] = cv
 		v.told[id] = cv.State
@@ -327,6 +336,15 @@ func (v *viewer) mark(views map[string]proto.ChatView) {
 		// with what was gathered.
 		v.cancelLocked()
 		v.flushLocked()
+		return
+	}
+	if drawn && !unlent {
+		// Drawn on the terminal by the server already (a lent pane): the
+		// client's own copy waits for the frame's end, and its wake-up
+		// stays off the way of the next key.
+		if v.flushAt == nil || v.flushSlow {
+			v.scheduleLocked(realClock{}.AfterFunc, v.c.s.views.frameLen(), false)
+		}
 		return
 	}
 	if v.flushAt != nil && !(drawn && v.flushSlow) {

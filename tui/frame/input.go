@@ -210,7 +210,7 @@ func (i *Input) lendPane(p proto.LendPaneParams) {
 	done := make(chan struct{})
 	defer close(done)
 	i.mu.Lock()
-	i.loan, i.loanDone, i.lastLent, i.refused, i.fresh = loan, done, &p, nil, false
+	i.loan, i.loanDone, i.lastLent, i.refused = loan, done, &p, nil
 	if !sameLoan(i.want, &p) || i.closed {
 		loan.Back() // the model changed its mind meanwhile
 	}
@@ -224,7 +224,10 @@ func (i *Input) lendPane(p proto.LendPaneParams) {
 	loan.Close()
 	i.r.Unlend(e.Lost || e.Drawn != loan.Sent())
 	i.mu.Lock()
-	i.loan = nil
+	// Not lent again before the model has had what came back: it says it
+	// wants the pane again after that (a Want made during the loan does
+	// not count).
+	i.loan, i.fresh = nil, false
 	i.rest = append(i.rest, e.Rest...)
 	i.mu.Unlock()
 }

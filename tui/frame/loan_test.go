@@ -244,6 +244,7 @@ func TestInputLendsThePaneWanted(t *testing.T) {
 	if l.p.ID != "c1" || l.p.Cols != 10 {
 		t.Fatalf("lent %+v", l.p)
 	}
+	g.in.Want(p) // said during the loan: not a want after its end
 	l.ended <- proto.PaneEndedParams{ID: "c1", Rest: []byte("\x1b[A"), Why: proto.PaneEndKey}
 	g.reads(t, "\x1b[A")
 	g.noLoan(t, "the pane was lent again before the model had read what came back")
