@@ -307,7 +307,7 @@ func (v *viewer) mark(views map[string]proto.ChatView) {
 	if v.closed || !v.watching {
 		return
 	}
-	drawn := false // a chat the client draws is among those marked now
+	drawn := false  // a chat the client draws is among those marked now
 	unlent := false // one of them is not in a pane lent to the server
 	lent := v.c.s.views.lent.Load()
 	for id, cv := range views {
