@@ -13,7 +13,7 @@ import (
 
 // lendWait bounds the loan's call: a server that does not answer it at
 // once leaves the TUI its pane.
-const lendWait = 2 * time.Second
+const lendWait = 10 * time.Second
 
 // Loan is a TUI's chat pane lent to the agent home's server
 // (proto.MethodLendPane): until it ends, the server reads the terminal

@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -47,6 +48,12 @@ func TestE2ETUILendsItsPane(t *testing.T) {
 	if err := os.WriteFile(c.config, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			log, _ := os.ReadFile(filepath.Join(c.home, "logs", "acpmux-tui.log"))
+			t.Logf("the log:\n%s", log)
+		}
+	})
 	s := startTmux(t, 120, 40, append(c.env(), "TERM=xterm-256color"), []string{binary, "--harness", "bash"})
 	s.waitText("lent$", "keys go to bash")
 	tty := strings.TrimSpace(s.tmux("display-message", "-p", "-t", "e2e", "#{pane_tty}"))

@@ -29,6 +29,13 @@ import (
 // again itself.
 const maxPaneBehind = 1 << 20
 
+// readerStopWait bounds the wait for the keys' reader to stop at the end
+// of a loan. Its read ends at once (a deadline, through the poller); the
+// bound is for a terminal someone made blocking, and is long, as a key the
+// reader takes after the end is told is lost, and a loaded machine may run
+// the reader late.
+const readerStopWait = 10 * time.Second
+
 // lentPane is a TUI's chat pane lent to the server.
 type lentPane struct {
 	s       *Server
@@ -379,6 +386,9 @@ func (lp *lentPane) flush(done chan struct{}) {
 func (lp *lentPane) end(rest []byte, why string, fromReader bool) {
 	lp.mu.Lock()
 	if lp.ending {
+		// Ended meanwhile by another: what the reader hands back goes
+		// with that end, which waits for the reader before it tells.
+		lp.rest = append(lp.rest, rest...)
 		lp.mu.Unlock()
 		return
 	}
@@ -391,10 +401,10 @@ func (lp *lentPane) end(rest []byte, why string, fromReader bool) {
 		_ = lp.in.SetReadDeadline(time.Now())
 		select {
 		case <-lp.readerDone:
-		case <-time.After(giveBackWait):
+		case <-time.After(readerStopWait):
 			// A terminal made blocking under us (by another holder of
-			// its open file) is read by a read no deadline ends: the
-			// loan ends without it, which hands back what it reads.
+			// its open file: the TUI opens one for the loan alone) is
+			// read by a read no deadline ends: the loan ends without it.
 			lp.s.opt.Logger.Warn("a lent pane's terminal did not stop being read", "chat", lp.p.ID)
 		}
 	}

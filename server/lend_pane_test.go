@@ -234,3 +234,33 @@ func TestLentPaneRefusals(t *testing.T) {
 		}
 	}
 }
+
+// TestLentPaneKeysReadAsItEndsGoBack: keys the reader reads as another
+// end of the loan begins (the chat's, the TUI's) are not lost: they go
+// back with that end, which waits for the reader before it tells.
+func TestLentPaneKeysReadAsItEndsGoBack(t *testing.T) {
+	r := newRig(t, rigOpt{})
+	chat := startedShell(t, r)
+	lt := lendPaneOf(t, r, chat.ID)
+	lt.waitRow(0, "ready>")
+	lp := r.srv.views.lentPanes()[0]
+	// Another end has begun, as the reader meets the leave key.
+	lp.mu.Lock()
+	lp.ending = true
+	lp.mu.Unlock()
+	lp.end([]byte("\x1dj"), proto.PaneEndKey, true)
+	lp.mu.Lock()
+	got := string(lp.rest)
+	lp.mu.Unlock()
+	if got != "\x1dj" {
+		t.Errorf("the keys read as the loan ended were dropped: rest %q", got)
+	}
+	// The end begun above, carried out: the keys go back with it.
+	lp.mu.Lock()
+	lp.ending = false
+	lp.mu.Unlock()
+	lp.end(nil, proto.PaneEndBack, false)
+	if e := lt.paneEnded(); string(e.Rest) != "\x1dj" {
+		t.Errorf("the end handed back %q", e.Rest)
+	}
+}
