@@ -133,7 +133,7 @@ func (a *app) launch(open *sessions.Entry) error {
 		home := a.paths.Home
 		input.Lend(screen, os.Stdout, func(p proto.LendPaneParams, in, out int) (frame.PaneLoan, error) {
 			return client.LendPane(home, p, in, out)
-		})
+		}, func() { _ = local.Sync() })
 		opt.Loans = input
 	}
 	// A server to start starts once the first frame is out: beside the

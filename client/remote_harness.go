@@ -147,3 +147,13 @@ func (r *Remote) Cancel(id string) error {
 func (r *Remote) AnswerPermission(id, optionID string) error {
 	return r.call(proto.MethodAnswerPermission, proto.AnswerPermissionParams{ID: id, OptionID: optionID}, nil)
 }
+
+// Sync returns once everything the server sent before now has been read:
+// a call's answer comes after it on the connection (a screen the server
+// sent as a lent pane ended is then this Remote's). Bounded by
+// PullTimeout; an error says nothing was waited for.
+func (r *Remote) Sync() error {
+	ctx, cancel := context.WithTimeout(context.Background(), PullTimeout)
+	defer cancel()
+	return r.callCtx(ctx, proto.MethodHello, struct{}{}, nil)
+}

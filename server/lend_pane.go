@@ -397,6 +397,10 @@ func (lp *lentPane) end(rest []byte, why string, fromReader bool) {
 	lp.forgetEchoLocked()
 	lp.mu.Unlock()
 	lp.s.views.dropPane(lp)
+	// The TUI's own copy of the chat waited for frames while the pane was
+	// lent: it goes now, before the end is told, so the TUI that syncs
+	// after the end draws the pane as the server last did.
+	lp.s.views.flushChat(lp.p.ID)
 	if !fromReader {
 		_ = lp.in.SetReadDeadline(time.Now())
 		select {
@@ -450,6 +454,19 @@ func (h *viewHub) dropPane(lp *lentPane) {
 	h.pub.Lock()
 	h.drawnChangedLocked()
 	h.pub.Unlock()
+}
+
+// flushChat sends every watcher what waits of chat id (and the rest that
+// waits with it) now.
+func (h *viewHub) flushChat(id string) {
+	for _, v := range h.all() {
+		v.mu.Lock()
+		if _, waiting := v.dirty[id]; waiting && !v.closed && v.watching {
+			v.cancelLocked()
+			v.flushLocked()
+		}
+		v.mu.Unlock()
+	}
 }
 
 // lentChangedLocked sets the chats of the panes lent; h.mu is held.

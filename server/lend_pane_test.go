@@ -264,3 +264,42 @@ func TestLentPaneKeysReadAsItEndsGoBack(t *testing.T) {
 		t.Errorf("the end handed back %q", e.Rest)
 	}
 }
+
+// TestLentPaneEndSendsTheTUIsCopyFirst: while a pane is lent, the TUI's
+// own copy of the chat waits for the frame; as the loan ends it is sent at
+// once, before the end is told, so a TUI that makes a call after the end
+// has the screen the server drew last before the answer.
+func TestLentPaneEndSendsTheTUIsCopyFirst(t *testing.T) {
+	r := newRig(t, rigOpt{})
+	chat := startedShell(t, r)
+	chatShows(t, r, chat.ID, "ready>")
+	// From here a frame long enough that only the end's flush can bring
+	// the echo before the answer below.
+	r.srv.views.frame.Store(int64(time.Hour))
+	tui := r.dial()
+	tui.ok(proto.MethodWatch, proto.SizeParams{Cols: testPane.Cols, Rows: testPane.Rows}, nil)
+	tui.ok(proto.MethodShow, proto.ShowParams{IDs: []string{chat.ID}}, nil)
+	lt := lendPaneOf(t, r, chat.ID)
+	lt.waitRow(0, "ready>")
+	lt.typeKeys("z")
+	lt.waitRow(0, "ready>z")
+	lt.w.send(`{"jsonrpc":"2.0","method":"` + proto.MethodPaneBack + `"}`)
+	lt.paneEnded()
+
+	tui.send(`{"jsonrpc":"2.0","id":99,"method":"` + proto.MethodHello + `"}`)
+	var before strings.Builder
+	for {
+		tui.nc.SetReadDeadline(time.Now().Add(hangDeadline))
+		line, err := tui.r.ReadBytes('\n')
+		if err != nil {
+			t.Fatalf("no answer to hello: %v", err)
+		}
+		if strings.Contains(string(line), `"id":99`) {
+			break
+		}
+		before.Write(line)
+	}
+	if !strings.Contains(before.String(), "ready>z") {
+		t.Fatalf("the TUI's copy of the chat did not come before the answer after the end:\n%s", before.String())
+	}
+}

@@ -39,6 +39,7 @@ type Input struct {
 	mu      sync.Mutex
 	r       *Renderer
 	lend    Lender
+	settle  func()
 	outPath string
 	// want is the pane the model would have lent (Want); lastLent the
 	// last that was, refused the last refused: neither is lent again
@@ -88,14 +89,16 @@ func OpenInput(in *os.File) *Input {
 
 // Lend has panes lent through lend, the Renderer r leaving them alone
 // while they are, and out the terminal's output (a terminal, opened again
-// for each loan).
-func (i *Input) Lend(r *Renderer, out *os.File, lend Lender) {
+// for each loan). settle, when set, runs as a loan ends, before the keys
+// handed back are read: it waits until the model's source has what the
+// server drew last (client.Remote.Sync).
+func (i *Input) Lend(r *Renderer, out *os.File, lend Lender, settle func()) {
 	if out == nil || !term.IsTerminal(int(out.Fd())) {
 		return
 	}
 	i.mu.Lock()
 	defer i.mu.Unlock()
-	i.r, i.lend, i.outPath = r, lend, "/proc/self/fd/"+strconv.Itoa(int(out.Fd()))
+	i.r, i.lend, i.settle, i.outPath = r, lend, settle, "/proc/self/fd/"+strconv.Itoa(int(out.Fd()))
 }
 
 // Want says which pane the model would have lent now, nil for none; the
@@ -222,6 +225,9 @@ func (i *Input) lendPane(p proto.LendPaneParams) {
 		e = proto.PaneEndedParams{Why: proto.PaneEndClosed, Lost: true}
 	}
 	loan.Close()
+	if i.settle != nil && !e.Lost {
+		i.settle()
+	}
 	i.r.Unlend(e.Lost || e.Drawn != loan.Sent())
 	i.mu.Lock()
 	// Not lent again before the model has had what came back: it says it
