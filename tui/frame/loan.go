@@ -88,26 +88,30 @@ func (r *Renderer) LendTo(draw func([]byte)) {
 	}
 }
 
-// Unlend takes the hole back, its writer having stopped. The hole shows
-// what that writer drew last, the chat as it is, which the model's next
-// frames write over row by row as its own rows change: a model a moment
-// behind draws nothing older over it. With whole set (something of the
-// Renderer's may not have been written), every row is drawn again at once
-// from the last frame.
+// Unlend takes the hole back, its writer having stopped: the hole's rows
+// are drawn again at once from the last frame (frames drawn while lent
+// left them alone, so the screen may hold rows the model has changed
+// since), and every row when whole is set (something of the Renderer's
+// may not have been written).
 func (r *Renderer) Unlend(whole bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.lent == nil {
+	l := r.lent
+	if l == nil {
 		return
 	}
 	r.lent = nil
-	if !whole || !r.started || r.stopped {
+	if !r.started || r.stopped {
 		return
 	}
 	lines := r.last
 	r.last = make([]string, len(lines))
-	for i := range r.last {
-		r.last[i] = "\x00" // no line is this: drawn again
+	for i := range lines {
+		if whole || l.hole.rows(i) {
+			r.last[i] = "\x00" // no line is this: drawn again
+		} else {
+			r.last[i] = lines[i]
+		}
 	}
 	r.drawLinesLocked(lines)
 }
