@@ -439,8 +439,8 @@ func (h *viewHub) addPane(lp *lentPane, cv proto.ChatView) {
 	// The whole pane first: what the TUI drew there may be a moment old.
 	lp.changed(cv)
 	h.mu.Lock()
-	h.panes = append(h.panes, lp)
-	h.lentChangedLocked()
+	panes := append(slices.Clone(h.lentPanes()), lp)
+	h.panes.Store(&panes)
 	h.mu.Unlock()
 	h.drawnChangedLocked()
 }
@@ -448,8 +448,8 @@ func (h *viewHub) addPane(lp *lentPane, cv proto.ChatView) {
 // dropPane forgets a pane whose loan ends.
 func (h *viewHub) dropPane(lp *lentPane) {
 	h.mu.Lock()
-	h.panes = slices.DeleteFunc(h.panes, func(p *lentPane) bool { return p == lp })
-	h.lentChangedLocked()
+	panes := slices.DeleteFunc(slices.Clone(h.lentPanes()), func(p *lentPane) bool { return p == lp })
+	h.panes.Store(&panes)
 	h.mu.Unlock()
 	h.pub.Lock()
 	h.drawnChangedLocked()
@@ -469,21 +469,10 @@ func (h *viewHub) flushChat(id string) {
 	}
 }
 
-// lentChangedLocked sets the chats of the panes lent; h.mu is held.
-func (h *viewHub) lentChangedLocked() {
-	ids := make(map[string]struct{}, len(h.panes))
-	for _, lp := range h.panes {
-		ids[lp.p.ID] = struct{}{}
-	}
-	h.lent.Store(&ids)
-}
-
-// lentPanes returns the panes lent now, read under h.mu.
+// lentPanes returns the panes lent now: a slice not to be changed.
 func (h *viewHub) lentPanes() []*lentPane {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if len(h.panes) == 0 {
-		return nil
+	if p := h.panes.Load(); p != nil {
+		return *p
 	}
-	return slices.Clone(h.panes)
+	return nil
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -59,10 +60,10 @@ type viewHub struct {
 	// mu guards viewers; it is never held across a read of the mux.
 	mu      sync.Mutex
 	viewers map[*conn]*viewer
-	// panes are the TUIs' chat panes lent to the server (lend_pane.go);
-	// lent, their chats, read without a lock.
-	panes []*lentPane
-	lent  atomic.Pointer[map[string]struct{}]
+	// panes are the TUIs' chat panes lent to the server (lend_pane.go):
+	// a slice replaced whole under mu, read without a lock on every
+	// publication and echo.
+	panes atomic.Pointer[[]*lentPane]
 
 	// clock is what the viewers' budgets read (budget.go).
 	clock budgetClock
@@ -309,7 +310,7 @@ func (v *viewer) mark(views map[string]proto.ChatView) {
 	}
 	drawn := false  // a chat the client draws is among those marked now
 	unlent := false // one of them is not in a pane lent to the server
-	lent := v.c.s.views.lent.Load()
+	lent := v.c.s.views.lentPanes()
 	for id, cv := range views {
 		if _, shown := v.shown[id]; v.shown != nil && !shown {
 			// A chat the client does not draw: its screen's changes are
@@ -319,11 +320,7 @@ func (v *viewer) mark(views map[string]proto.ChatView) {
 			}
 		} else {
 			drawn = true
-			isLent := false
-			if lent != nil {
-				_, isLent = (*lent)[id]
-			}
-			unlent = unlent || !isLent
+			unlent = unlent || !slices.ContainsFunc(lent, func(lp *lentPane) bool { return lp.p.ID == id })
 		}
 		v.dirty[id] = cv
 		v.told[id] = cv.State
