@@ -170,6 +170,11 @@ func (i *Input) Read(p []byte) (int, error) {
 		n, err := i.f.Read(p)
 		i.mu.Lock()
 		i.reading = false
+		if n > 0 {
+			// Keys read here go their own way to the chat: no loan before
+			// the model has had them and said it wants one after.
+			i.fresh = false
+		}
 		i.mu.Unlock()
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			_ = i.f.SetReadDeadline(time.Time{})
@@ -199,6 +204,9 @@ func (i *Input) lendPane(p proto.LendPaneParams) {
 		unix.Close(in)
 		refuse()
 		return
+	}
+	if i.settle != nil {
+		i.settle() // the keys the model sent its own way reach the chat first
 	}
 	i.r.Hold(Hole{X: p.X, Y: p.Y, W: p.Cols, H: p.Rows})
 	loan, err := i.lend(p, in, out)

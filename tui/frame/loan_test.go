@@ -248,8 +248,8 @@ func TestInputLendsThePaneWanted(t *testing.T) {
 	g.in.Want(p) // said during the loan: not a want after its end
 	l.ended <- proto.PaneEndedParams{ID: "c1", Rest: []byte("\x1b[A"), Why: proto.PaneEndKey}
 	g.reads(t, "\x1b[A")
-	if len(g.settles) != 1 {
-		t.Errorf("the keys came back before the loan's end was settled (%d settles)", len(g.settles))
+	if len(g.settles) != 2 {
+		t.Errorf("the loan was not settled before it was made and at its end (%d settles)", len(g.settles))
 	}
 	g.noLoan(t, "the pane was lent again before the model had read what came back")
 
