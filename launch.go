@@ -171,6 +171,11 @@ func (a *app) launch(open *sessions.Entry) error {
 		opts = append(opts, tea.WithInput(input))
 	}
 	p := tea.NewProgram(screen.Wrap(model), opts...)
+	if input != nil {
+		// Before a pane is lent, the keys the TUI read itself go through
+		// the model and reach the chat: the ones typed next go by the loan.
+		input.Barrier(func(done func()) { p.Send(tui.LoanBarrier{Done: done}) })
+	}
 	// A closed terminal (SIGHUP) ends the program cleanly; the harnesses
 	// keep running in the server.
 	hup := make(chan os.Signal, 1)

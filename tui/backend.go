@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -245,6 +246,9 @@ type inputWriter struct {
 	// busy counts the writes queued or not yet answered: one goes at once
 	// only when it is 0, so no key overtakes another.
 	busy atomic.Int64
+	// idle runs once busy is 0 again (whenIdle).
+	mu   sync.Mutex
+	idle []func()
 }
 
 // nowWriter is a Mux that can send input at once (client.Router).
@@ -275,7 +279,7 @@ func newInputWriter(m Mux, before func(), ready func() bool) *inputWriter {
 		for req := range w.queue {
 			before()
 			w.report(req.id, m.Write(req.id, req.b))
-			w.busy.Add(-1)
+			w.answered()
 		}
 	}()
 	return w
@@ -299,21 +303,49 @@ func (w *inputWriter) send(id string, b []byte) bool {
 	if w.now != nil && len(b) <= maxNow && w.ready() && w.busy.CompareAndSwap(0, 1) {
 		err := w.now(id, b, func(err error) {
 			w.report(id, err)
-			w.busy.Add(-1)
+			w.answered()
 		})
 		if err == nil {
 			return true
 		}
-		w.busy.Add(-1) // not sent: the queue takes it
+		// Not sent: the queue takes it, counted already.
+	} else {
+		w.busy.Add(1)
 	}
-	w.busy.Add(1)
 	select {
 	case w.queue <- writeReq{id, b}:
 		return true
 	default:
-		w.busy.Add(-1)
+		w.answered()
 		return false
 	}
+}
+
+// answered counts a write off busy, and runs what waited for none.
+func (w *inputWriter) answered() {
+	if w.busy.Add(-1) != 0 {
+		return
+	}
+	w.mu.Lock()
+	idle := w.idle
+	w.idle = nil
+	w.mu.Unlock()
+	for _, f := range idle {
+		f()
+	}
+}
+
+// whenIdle runs f once every write sent so far has been answered: now,
+// when none is on its way.
+func (w *inputWriter) whenIdle(f func()) {
+	w.mu.Lock()
+	if w.busy.Load() != 0 {
+		w.idle = append(w.idle, f)
+		w.mu.Unlock()
+		return
+	}
+	w.mu.Unlock()
+	f()
 }
 
 func (w *inputWriter) close() { close(w.queue) }

@@ -18,6 +18,12 @@ type Loans interface {
 	Want(p *proto.LendPaneParams)
 }
 
+// LoanBarrier goes through the model before a pane is lent
+// (frame.Input.Barrier): its update comes after every key read before it,
+// and Done runs once every key those sent the chat has been answered, so
+// a key typed into the loan never overtakes one the TUI read itself.
+type LoanBarrier struct{ Done func() }
+
 // loanable is the pane to lend now, or nil: the focused chat pane of a
 // live pty chat of this machine, drawn as the chat is (not scrolled back,
 // at the chat's size, with no dialog over it and the server there).

@@ -3,11 +3,13 @@ package tui
 import (
 	"bytes"
 	"testing"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/acpmux/acpmux-tui/config"
+	"github.com/acpmux/acpmux-tui/internal/testharness/wait"
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
@@ -100,5 +102,46 @@ func TestThePaneLentKeepsTheConfigsLeaveKey(t *testing.T) {
 	r.m.Update(chatsChangedMsg{ids: []string{a.ID}})
 	if w := loans.last(); w != nil {
 		t.Errorf("a chat that exited is lent: %+v", w)
+	}
+}
+
+// The barrier a reader sends before it lends the pane runs its Done only
+// once the keys the model sent the chat have been answered: a key typed
+// into the loan cannot overtake them.
+func TestTheLoanBarrierWaitsForTheKeysSent(t *testing.T) {
+	r := newRig(t, nil)
+	r.create(sessions.NewChat{Name: "a"})
+	n := &nowMux{fakeMux: r.fake}
+	r.open(Options{Mux: n, Loans: &loanRecorder{}})
+	r.key(keyEnter)
+	waitIdle(t, r.m.in)
+
+	passed := make(chan struct{})
+	r.m.Update(LoanBarrier{Done: func() { close(passed) }})
+	select {
+	case <-passed:
+	default:
+		t.Fatal("with no key on its way, the barrier did not pass at once")
+	}
+
+	r.typeText("xy")
+	if n.unanswered() != 1 {
+		t.Fatalf("%d keys sent at once, want x alone", n.unanswered())
+	}
+	passed = make(chan struct{})
+	r.m.Update(LoanBarrier{Done: func() { close(passed) }})
+	select {
+	case <-passed:
+		t.Fatal("the barrier passed with x unanswered")
+	default:
+	}
+	if got := string(r.nextWrite().b) + string(r.nextWrite().b); got != "xy" {
+		t.Fatalf("the chat got %q, want xy", got)
+	}
+	n.answer(nil)
+	select {
+	case <-passed:
+	case <-time.After(wait.Hang):
+		t.Fatal("the barrier did not pass once the keys were answered")
 	}
 }

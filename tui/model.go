@@ -272,6 +272,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.key(msg)
 	case tea.MouseMsg:
 		return m.mouse(msg)
+	case LoanBarrier:
+		m.in.whenIdle(msg.Done)
+		m.quiet = true
+		return nil
 	case tea.FocusMsg:
 		// The user is back from elsewhere, where folders may have been
 		// deleted or restored.

@@ -40,6 +40,7 @@ type Input struct {
 	r       *Renderer
 	lend    Lender
 	settle  func()
+	barrier func(done func())
 	outPath string
 	// want is the pane the model would have lent (Want); lastLent the
 	// last that was, refused the last refused: neither is lent again
@@ -100,6 +101,21 @@ func (i *Input) Lend(r *Renderer, out *os.File, lend Lender, settle func()) {
 	defer i.mu.Unlock()
 	i.r, i.lend, i.settle, i.outPath = r, lend, settle, "/proc/self/fd/"+strconv.Itoa(int(out.Fd()))
 }
+
+// Barrier has the reader, before it lends a pane, wait until b's done has
+// run: b sends a message through the model that calls done once every key
+// read before it has reached the chat (tui.LoanBarrier), so a key typed
+// into the loan never overtakes one read here. Set it before the program
+// reads.
+func (i *Input) Barrier(b func(done func())) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	i.barrier = b
+}
+
+// barrierWait bounds the wait for the barrier: a model that does not
+// answer has the pane not lent (refused) rather than the keys unread.
+const barrierWait = 10 * time.Second
 
 // Want says which pane the model would have lent now, nil for none; the
 // model says it after each update. A loan of another pane, or of none, is
@@ -164,7 +180,9 @@ func (i *Input) Read(p []byte) (int, error) {
 		i.reading = w == nil
 		i.mu.Unlock()
 		if w != nil {
-			i.lendPane(*w)
+			if i.passBarrier(*w) {
+				i.lendPane(*w)
+			}
 			continue
 		}
 		n, err := i.f.Read(p)
@@ -187,6 +205,36 @@ func (i *Input) Read(p []byte) (int, error) {
 	}
 }
 
+// passBarrier waits for the barrier, and reports whether p is still the
+// pane to lend after it.
+func (i *Input) passBarrier(p proto.LendPaneParams) bool {
+	i.mu.Lock()
+	b := i.barrier
+	i.mu.Unlock()
+	if b == nil {
+		return true
+	}
+	done := make(chan struct{})
+	var once sync.Once
+	b(func() { once.Do(func() { close(done) }) })
+	timeout := time.NewTimer(barrierWait)
+	defer timeout.Stop()
+	select {
+	case <-done:
+	case <-i.closing:
+		return false
+	case <-timeout.C:
+		i.mu.Lock()
+		i.refused = &p
+		i.mu.Unlock()
+		return false
+	}
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	w := i.lendableLocked()
+	return w != nil && sameLoan(w, &p) && len(i.rest) == 0
+}
+
 // lendPane lends pane p and waits for the loan's end.
 func (i *Input) lendPane(p proto.LendPaneParams) {
 	refuse := func() {
@@ -204,9 +252,6 @@ func (i *Input) lendPane(p proto.LendPaneParams) {
 		unix.Close(in)
 		refuse()
 		return
-	}
-	if i.settle != nil {
-		i.settle() // the keys the model sent its own way reach the chat first
 	}
 	i.r.Hold(Hole{X: p.X, Y: p.Y, W: p.Cols, H: p.Rows})
 	loan, err := i.lend(p, in, out)

@@ -248,8 +248,8 @@ func TestInputLendsThePaneWanted(t *testing.T) {
 	g.in.Want(p) // said during the loan: not a want after its end
 	l.ended <- proto.PaneEndedParams{ID: "c1", Rest: []byte("\x1b[A"), Why: proto.PaneEndKey}
 	g.reads(t, "\x1b[A")
-	if len(g.settles) != 2 {
-		t.Errorf("the loan was not settled before it was made and at its end (%d settles)", len(g.settles))
+	if len(g.settles) != 1 {
+		t.Errorf("the loan was not settled at its end (%d settles)", len(g.settles))
 	}
 	g.noLoan(t, "the pane was lent again before the model had read what came back")
 
@@ -285,4 +285,41 @@ func TestInputLendsThePaneWanted(t *testing.T) {
 	if l := g.loan(t, "another pane after a refusal"); l.p.Rows != 3 {
 		t.Fatalf("lent %+v", l.p)
 	}
+}
+
+// Before it lends a pane, the reader waits for the barrier through the
+// model, and lends only the pane the model still wants after it.
+func TestInputLendsOnlyPastTheBarrier(t *testing.T) {
+	g := newLendRig(t)
+	barriers := make(chan func(), 4)
+	g.in.Barrier(func(done func()) { barriers <- done })
+	next := func(what string) func() {
+		t.Helper()
+		select {
+		case done := <-barriers:
+			return done
+		case <-time.After(wait.Hang):
+			t.Fatalf("no barrier was sent: %s", what)
+			return nil
+		}
+	}
+	p := &proto.LendPaneParams{ID: "c1", X: 5, Y: 1, Cols: 10, Rows: 2}
+	g.in.Want(p)
+	done := next("the pane wanted")
+	select {
+	case l := <-g.loans:
+		t.Fatalf("lent %+v before the barrier passed", l.p)
+	default:
+	}
+	done()
+	l := g.loan(t, "the barrier passed")
+	l.ended <- proto.PaneEndedParams{ID: "c1", Rest: []byte("r"), Why: proto.PaneEndKey}
+	g.reads(t, "r")
+
+	// The model no longer wants the pane when the barrier passes.
+	g.in.Want(p)
+	done = next("the pane wanted again")
+	g.in.Want(nil)
+	done()
+	g.noLoan(t, "the pane no longer wanted after the barrier")
 }
