@@ -58,8 +58,22 @@ func startTmuxIn(t testing.TB, dir string, cols, rows int, env, argv []string) *
 	}
 	args = append(append(append(args, "env"), env...), argv...)
 	s.tmux(args...)
-	t.Cleanup(func() { _ = exec.Command("tmux", "-S", s.sock, "kill-server").Run() })
+	t.Cleanup(s.kill)
 	return s
+}
+
+// kill ends the session's tmux server and waits until the programs of its
+// panes have ended: tmux hangs them up and does not wait, and a TUI still
+// ending could start a server in the test's agent home after the test's
+// own kill-server, and write there as its folder is removed.
+func (s *tmuxSession) kill() {
+	out, _ := exec.Command("tmux", "-S", s.sock, "list-panes", "-a", "-F", "#{pane_pid}").Output()
+	_ = exec.Command("tmux", "-S", s.sock, "kill-server").Run()
+	for _, f := range strings.Fields(string(out)) {
+		if pid, err := strconv.Atoi(f); err == nil {
+			srvWaitFor(s.t, fmt.Sprintf("the pane's program (pid %d) to end after tmux's", pid), func() bool { return !srvProcessAlive(pid) })
+		}
+	}
 }
 
 func (s *tmuxSession) tmux(args ...string) string {
