@@ -155,8 +155,15 @@ func warmUp(k keyTyper) error {
 	return k.enter("w")
 }
 
+// keysReady is what the keys' chats print before cat reads: shown, the
+// client is up and draws the chat.
+const (
+	keysReady        = "keys-ready"
+	keysReadyCommand = "echo " + keysReady + "; exec /bin/cat"
+)
+
 func sshKeys(binary, dir, tmuxBin string, n int, gap time.Duration) error {
-	r, err := newSSHRig(binary, dir, map[string]config.HarnessConfig{"bench-keys": {Command: "/bin/cat"}})
+	r, err := newSSHRig(binary, dir, map[string]config.HarnessConfig{"bench-keys": {Command: "/bin/sh", Args: []string{"-c", keysReadyCommand}}})
 	if err != nil {
 		return err
 	}
@@ -171,8 +178,12 @@ func sshKeys(binary, dir, tmuxBin string, n int, gap time.Duration) error {
 		return err
 	}
 	defer direct.close()
+	// The chats run: this process stops watching the far server, whose
+	// news of each echo would wake it (the process that times the keys)
+	// and take a core from the keys' way, which tmux's row does not pay.
+	r.remote.unwatch()
 	tm := sshTmuxServer{bin: tmuxBin, sock: filepath.Join(dir, "tmux.sock")}
-	if err := tm.start(1, "/bin/cat", true); err != nil {
+	if err := tm.start(1, keysReadyCommand, true); err != nil {
 		return err
 	}
 	defer tm.kill()
@@ -181,6 +192,13 @@ func sshKeys(binary, dir, tmuxBin string, n int, gap time.Duration) error {
 		return err
 	}
 	defer theirs.close()
+	// A key typed before a client is up would be echoed by a terminal
+	// still cooked, here or over there, and reach the chat out of turn.
+	for _, p := range []*ptyClient{ours, theirs, direct} {
+		if err := p.waitScreen("showing "+keysReady, serverWait, func(text string) bool { return strings.Contains(text, keysReady) }); err != nil {
+			return err
+		}
+	}
 	if err := warmUp(ours); err != nil {
 		return fmt.Errorf("attach --host: %w", err)
 	}
