@@ -215,9 +215,19 @@ func (l *hostLink) attach(a *app, ref string) error {
 	if err != nil {
 		return err
 	}
-	dial := func(ctx context.Context) (*client.Conn, error) { return client.DialHost(ctx, l.host) }
 	notice := func(line string) { fmt.Fprintf(a.stderr, "\r\n[acpmux-tui: %s]\r\n", line) }
-	how, err := client.AttachFollow(l.conn, dial, c.ID, os.Stdin, os.Stdout, notice)
+	// In a terminal, ssh is handed it and runs attach over there: no
+	// process here is on a key's way, as with ssh -t HOST tmux attach.
+	// The far attach says how it ended.
+	how, err := client.AttachOverSSH(l.conn, l.host, c.ID, os.Stdin, os.Stdout, notice)
+	if errors.Is(err, client.ErrNotLent) {
+		dial := func(ctx context.Context) (*client.Conn, error) { return client.DialHost(ctx, l.host) }
+		how, err = client.AttachFollow(l.conn, dial, c.ID, os.Stdin, os.Stdout, notice)
+	}
+	var far *client.FarExitError
+	if errors.As(err, &far) && far.Code == exitUsage {
+		return usagef("%v", err)
+	}
 	if se, ok := err.(*client.SignalError); ok {
 		fmt.Fprintf(a.stderr, "\r\n[acpmux-tui: %s on %s: %v]\r\n", c.ID, l.name, se.Signal)
 		endBySignal(se.Signal)
@@ -226,7 +236,9 @@ func (l *hostLink) attach(a *app, ref string) error {
 	if err != nil {
 		return client.ServerError(err)
 	}
-	fmt.Fprintf(a.stderr, "\r\n[acpmux-tui: %s on %s %s]\r\n", c.ID, l.name, how)
+	if how != "" {
+		fmt.Fprintf(a.stderr, "\r\n[acpmux-tui: %s on %s %s]\r\n", c.ID, l.name, how)
+	}
 	return nil
 }
 

@@ -37,10 +37,16 @@ type Host struct {
 // SSHArgs is the argv that runs remote (a shell command line) on the host:
 // ssh [ssh_options] -T DEST -- remote.
 func (h Host) SSHArgs(extra []string, remote string) []string {
+	return h.sshArgv(extra, "-T", remote)
+}
+
+// sshArgv is ssh [ssh_options] [extra] TTY DEST -- remote, where tty is
+// -T (no terminal over there) or -t (one).
+func (h Host) sshArgv(extra []string, tty, remote string) []string {
 	args := []string{"ssh"}
 	args = append(args, h.SSHOptions...)
 	args = append(args, extra...)
-	return append(args, "-T", h.SSH, "--", remote)
+	return append(args, tty, h.SSH, "--", remote)
 }
 
 // RemoteLine is the shell command line run on the host for the
@@ -193,14 +199,25 @@ func (l *sshLink) explain(callErr error) error {
 }
 
 // ended says why the ssh process ended; call after l.exited.
-func (l *sshLink) ended() error {
-	h := l.host
-	code := l.state.ExitCode()
+func (l *sshLink) ended() error { return sshEnded(l.host, l.state, l.stderr.String(), "proxy") }
+
+// sshKilled is the signal that killed an ssh process, or 0.
+func sshKilled(state *os.ProcessState) syscall.Signal {
+	if ws, ok := state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return ws.Signal()
+	}
+	return 0
+}
+
+// sshEnded says why an ssh process that ran the acpmux-tui subcommand sub
+// on host h ended, given what it said on its stderr.
+func sshEnded(h Host, state *os.ProcessState, stderr, sub string) error {
+	code := state.ExitCode()
 	// What ssh said is partly what the host said (its login banner,
 	// the remote command's errors): cleaned as its answers are.
-	said := lastLines(plaintext.Foreign(l.stderr.String()))
-	if ws, ok := l.state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return fmt.Errorf("ssh was killed (%v)", ws.Signal())
+	said := lastLines(plaintext.Foreign(stderr))
+	if sig := sshKilled(state); sig != 0 {
+		return fmt.Errorf("ssh was killed (%v)", sig)
 	}
 	switch {
 	case code == 127 || strings.Contains(said, "command not found") || strings.Contains(said, "No such file or directory") && strings.Contains(said, h.RemoteCommand()):
@@ -210,7 +227,7 @@ func (l *sshLink) ended() error {
 	case code == 255:
 		return fmt.Errorf("ssh to host %s (%s) failed: %s", h.Name, h.SSH, orExit(said, code))
 	}
-	return fmt.Errorf("host %s: acpmux-tui proxy ended: %s", h.Name, orExit(said, code))
+	return fmt.Errorf("host %s: acpmux-tui %s ended: %s", h.Name, sub, orExit(said, code))
 }
 
 // orExit is what ssh said, else its exit status: for 255, ssh's own
