@@ -26,6 +26,11 @@ import (
 // agent FAKE) beside n sent to FAKE driven directly, a prompt of each in
 // turn so that a busy moment of the machine falls on both alike. It prints
 // p50, p99, mean and max of each, and the ratios of the p50s and p99s.
+//
+// A third side is the floor of any door with a process of its own on the
+// way: FAKE behind `benchtool relay`, which only copies the lines both
+// ways (the server is such a process: it reads each line from the client
+// and writes it to the agent, and back).
 func doorBench(binary, home, fake string, n int) error {
 	env, project, err := doorHome(home, fake)
 	if err != nil {
@@ -43,26 +48,63 @@ func doorBench(binary, home, fake string, n int) error {
 		return fmt.Errorf("the fake agent: %w", err)
 	}
 	defer direct.close()
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	relayed, err := startACP(exec.Command(self, "relay", fake), os.Environ(), project)
+	if err != nil {
+		return fmt.Errorf("the fake agent behind a relay: %w", err)
+	}
+	defer relayed.close()
 
-	var doorTimes, directTimes []time.Duration
+	peers := []*acpPeer{viaDoor, direct, relayed}
+	names := []string{"through the door", "to the fake agent", "through the relay"}
+	times := make([][]time.Duration, len(peers))
 	for i := 0; i < n; i++ {
 		text := fmt.Sprintf("prompt %d", i)
-		d, err := viaDoor.firstUpdate(text)
-		if err != nil {
-			return fmt.Errorf("prompt %d through the door: %w", i, err)
+		for j, p := range peers {
+			d, err := p.firstUpdate(text)
+			if err != nil {
+				return fmt.Errorf("prompt %d %s: %w", i, names[j], err)
+			}
+			times[j] = append(times[j], d)
 		}
-		doorTimes = append(doorTimes, d)
-		if d, err = direct.firstUpdate(text); err != nil {
-			return fmt.Errorf("prompt %d to the fake agent: %w", i, err)
-		}
-		directTimes = append(directTimes, d)
 	}
+	doorTimes, directTimes, relayTimes := times[0], times[1], times[2]
 	emit("prompts", n)
 	emitTimes("door", doorTimes)
 	emitTimes("direct", directTimes)
+	emitTimes("relay", relayTimes)
 	emit("p50_ratio", float64(percentile(doorTimes, 0.5))/float64(percentile(directTimes, 0.5)))
 	emit("p99_ratio", float64(percentile(doorTimes, 0.99))/float64(percentile(directTimes, 0.99)))
+	emit("relay_p50_ratio", float64(percentile(relayTimes, 0.5))/float64(percentile(directTimes, 0.5)))
+	emit("relay_p99_ratio", float64(percentile(relayTimes, 0.99))/float64(percentile(directTimes, 0.99)))
 	return nil
+}
+
+// relay runs name with args, copying this process's stdin to its stdin
+// and its stdout to this process's stdout as they come, until it ends.
+func relay(name string, args []string) error {
+	cmd := exec.Command(name, args...)
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go func() {
+		_, _ = io.Copy(in, os.Stdin)
+		in.Close()
+	}()
+	_, _ = io.Copy(os.Stdout, out)
+	return cmd.Wait()
 }
 
 // doorHome makes HOME a fresh home for the door benches: a config whose

@@ -38,6 +38,8 @@
 //	benchtool hook-loop BIN N FILE             hook's timing loop, run as a chat's harness
 //	benchtool door BIN HOME FAKE N             N prompts through `BIN acp` and N to the ACP agent FAKE directly,
 //	                                           time to the first session/update of each (door.go)
+//	benchtool relay CMD [ARG]...              CMD behind one more process that only copies its stdin and stdout
+//	                                           (the door's floor, door.go)
 //	benchtool door-web BIN HOME FAKE N         the same through the web door's WebSocket, beside `BIN acp` and FAKE directly,
 //	                                           a prompt of each in turn (door_web.go)
 //	benchtool door-replay BIN HOME FAKE N      session/load through `BIN acp` of a chat with N transcript entries
@@ -267,6 +269,8 @@ func runServer(cmd string, rest []string) error {
 			return doorWebBench(rest[0], rest[1], rest[2], n)
 		}
 		return doorBench(rest[0], rest[1], rest[2], n)
+	case cmd == "relay" && len(rest) >= 1:
+		return relay(rest[0], rest[1:])
 	case cmd == "sandbox" && (len(rest) == 3 || len(rest) == 4):
 		n, err := positive(rest[2])
 		if err != nil {
