@@ -12,7 +12,7 @@ import (
 // envCPUProfile names the file a CPU profile of this run is written to
 // (docs/cli.md, Environment): what `go tool pprof` reads to find where a
 // command's time goes. Package inits run before it starts; GODEBUG=inittrace=1
-// shows those.
+// shows those. A "%p" in it is the process's id, as in envTrace.
 const envCPUProfile = "ACPMUX_CPUPROFILE"
 
 // envTrace names the file an execution trace of this run is written to
@@ -52,7 +52,7 @@ func startCPUProfile(path string) (stop func()) {
 	if path == "" {
 		return func() {}
 	}
-	f, err := os.Create(path)
+	f, err := os.Create(withPid(path))
 	if err == nil {
 		if err = pprof.StartCPUProfile(f); err != nil {
 			f.Close()
@@ -77,8 +77,7 @@ func startTrace(path string) (stop func()) {
 	if path == "" {
 		return func() {}
 	}
-	path = strings.ReplaceAll(path, "%p", strconv.Itoa(os.Getpid()))
-	f, err := os.Create(path)
+	f, err := os.Create(withPid(path))
 	if err == nil {
 		if err = trace.Start(f); err != nil {
 			f.Close()
@@ -94,4 +93,10 @@ func startTrace(path string) (stop func()) {
 			fmt.Fprintf(os.Stderr, "acpmux-tui: %s: write the trace: %v\n", envTrace, err)
 		}
 	}
+}
+
+// withPid is path with each "%p" replaced by the process's id: a TUI, the
+// server it starts and a door write apart.
+func withPid(path string) string {
+	return strings.ReplaceAll(path, "%p", strconv.Itoa(os.Getpid()))
 }
