@@ -6,14 +6,13 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"runtime"
-	"strconv"
 	"syscall"
 	"time"
 
 	"golang.org/x/term"
 
 	"github.com/acpmux/acpmux-tui/internal/termmodes"
+	"github.com/acpmux/acpmux-tui/internal/ttyreopen"
 )
 
 // This file is `attach --host` in a terminal: ssh itself is handed the
@@ -36,7 +35,7 @@ import (
 // relays the chat. first, the link the chat was found on, is closed once
 // ssh is to run. notice writes a line on the terminal (cooked).
 func AttachOverSSH(first *Conn, h Host, id string, in, out *os.File, notice func(string)) (how string, err error) {
-	if runtime.GOOS != "linux" || !term.IsTerminal(int(in.Fd())) || !term.IsTerminal(int(out.Fd())) {
+	if !term.IsTerminal(int(in.Fd())) || !term.IsTerminal(int(out.Fd())) {
 		return "", ErrNotLent
 	}
 	fd := int(in.Fd())
@@ -44,7 +43,7 @@ func AttachOverSSH(first *Conn, h Host, id string, in, out *os.File, notice func
 	if err != nil {
 		return "", ErrNotLent
 	}
-	f, err := openKeys(in)
+	f, err := ttyreopen.Read(in)
 	if err != nil {
 		return "", ErrNotLent
 	}
@@ -143,26 +142,12 @@ func runSSHAttach(h Host, id string, in, out *os.File, sigs <-chan os.Signal) (*
 	return cmd.ProcessState, stderr.String(), sig, nil
 }
 
-// openKeys opens the terminal in again, as a file of its own read through
-// Go's poller, so that a read can be ended (its non-blocking flag is its
-// own, not the terminal's that ssh and the shell share).
-func openKeys(in *os.File) (*os.File, error) {
-	f, err := os.OpenFile("/proc/self/fd/"+strconv.Itoa(int(in.Fd())), os.O_RDONLY, 0)
-	if err != nil {
-		return nil, err
-	}
-	if err := f.SetReadDeadline(time.Time{}); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
-}
-
 // waitForHost dials the host until it answers (true) or ctrl+] is typed
-// (false), reading the terminal meanwhile (openKeys), and stops reading
-// it before it returns: the next ssh reads the keys typed after.
+// (false), reading the terminal meanwhile through a file of its own
+// (ttyreopen), and stops reading it before it returns: the next ssh reads
+// the keys typed after.
 func waitForHost(dial func(context.Context) (*Conn, error), in *os.File, notice func(string)) bool {
-	f, err := openKeys(in)
+	f, err := ttyreopen.Read(in)
 	if err != nil {
 		notice(fmt.Sprintf("cannot read the terminal while the link is down (%v): giving up", err))
 		return false

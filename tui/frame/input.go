@@ -3,14 +3,13 @@ package frame
 import (
 	"errors"
 	"os"
-	"runtime"
-	"strconv"
 	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
 	"golang.org/x/term"
 
+	"github.com/acpmux/acpmux-tui/internal/ttyreopen"
 	"github.com/acpmux/acpmux-tui/proto"
 )
 
@@ -77,15 +76,14 @@ type Lender func(p proto.LendPaneParams, in, out int) (PaneLoan, error)
 // nil when in is not a terminal or cannot be opened again (no /proc): the
 // program then reads in itself, as Bubble Tea does by default.
 func OpenInput(in *os.File) *Input {
-	if in == nil || runtime.GOOS != "linux" || !term.IsTerminal(int(in.Fd())) {
+	if in == nil || !term.IsTerminal(int(in.Fd())) {
 		return nil
 	}
-	path := "/proc/self/fd/" + strconv.Itoa(int(in.Fd()))
-	f, err := os.OpenFile(path, os.O_RDONLY, 0)
+	f, err := ttyreopen.Read(in)
 	if err != nil {
 		return nil
 	}
-	return &Input{f: f, inPath: path, closing: make(chan struct{})}
+	return &Input{f: f, inPath: ttyreopen.Path(in), closing: make(chan struct{})}
 }
 
 // Lend has panes lent through lend, the Renderer r leaving them alone
@@ -99,7 +97,7 @@ func (i *Input) Lend(r *Renderer, out *os.File, lend Lender, settle func()) {
 	}
 	i.mu.Lock()
 	defer i.mu.Unlock()
-	i.r, i.lend, i.settle, i.outPath = r, lend, settle, "/proc/self/fd/"+strconv.Itoa(int(out.Fd()))
+	i.r, i.lend, i.settle, i.outPath = r, lend, settle, ttyreopen.Path(out)
 }
 
 // Barrier has the reader, before it lends a pane, wait until b's done has
