@@ -96,3 +96,40 @@ func TestCrashAfterAFloodIsReadToTheEnd(t *testing.T) {
 		t.Fatalf("last output %q, want %q", st.LastOutput, lastWords)
 	}
 }
+
+// TestQuickCrashesFailHoweverSpread: runs that each crash soon after their
+// start fail the chat after MaxRespawns respawns even when the backoff
+// spreads the crashes over more than RespawnWindow of the clock (a real
+// agent that takes long to start and fail, on a loaded machine); runs that
+// last RespawnWindow start the count again.
+func TestQuickCrashesFailHoweverSpread(t *testing.T) {
+	r := newRig(t, "die-loud:1", func(_ *config.Config, o *Options) {
+		// Crashes at about 0, 2 and 6 s: never more than two in any 5 s.
+		o.MaxRespawns, o.RespawnWindow, o.BackoffBase = 2, 5*time.Second, 2*time.Second
+	})
+	m := r.create("shell", nil)
+	if err := r.mux.Start(m.ID, 60, 12); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the chat to fail after its third quick crash", func() bool { return r.mux.State(m.ID).Status == proto.StatusFailed })
+	if st := r.mux.State(m.ID); !strings.HasPrefix(st.Reason, "crashed 3 times in a row") || st.Restarts != 2 {
+		t.Fatalf("failed chat: reason %q after %d restarts; want 3 crashes in a row, 2 restarts", st.Reason, st.Restarts)
+	}
+
+	lasting := newRig(t, "die-loud:1", func(_ *config.Config, o *Options) {
+		// Every run lasts the window: none is a crash loop.
+		o.MaxRespawns, o.RespawnWindow, o.BackoffBase = 2, time.Nanosecond, time.Millisecond
+	})
+	m = lasting.create("shell", nil)
+	if err := lasting.mux.Start(m.ID, 60, 12); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "five respawns of runs that lasted", func() bool {
+		st := lasting.mux.State(m.ID)
+		if st.Status == proto.StatusFailed {
+			t.Fatalf("runs that lasted the window failed the chat: %s", st.Reason)
+		}
+		return st.Restarts >= 5
+	})
+	lasting.mux.Stop(m.ID)
+}

@@ -220,21 +220,22 @@ func (b *base) startedLocked(core *procCore, argv []string, transport string) {
 }
 
 // crashedLocked records a crash: respawn runs after a backoff that doubles
-// with each crash in the window, and past MaxRespawns crashes in the window
-// the chat is marked failed instead: never a fork loop.
+// with each crash counted, and past MaxRespawns crashes in a row of runs
+// shorter than RespawnWindow the chat is marked failed instead: never a
+// fork loop. The count is of runs, not of a span of the clock: a harness
+// that takes long to start and fail (a real agent offline, on a loaded
+// machine) still fails, where a count of crashes in the last minute would
+// respawn it for ever.
 func (b *base) crashedLocked(how string) {
 	now := time.Now()
-	kept := b.crashes[:0]
-	for _, t := range b.crashes {
-		if now.Sub(t) < b.m.opt.RespawnWindow {
-			kept = append(kept, t)
-		}
+	if started := b.state.Started; !started.IsZero() && now.Sub(started) >= b.m.opt.RespawnWindow {
+		b.crashes = b.crashes[:0] // this run lasted: not a crash loop
 	}
-	b.crashes = append(kept, now)
+	b.crashes = append(b.crashes, now)
 	b.state.LastError = how
 	if len(b.crashes) > b.m.opt.MaxRespawns {
 		b.state.Status = proto.StatusFailed
-		b.state.Reason = fmt.Sprintf("crashed %d times in %s; last: %s", len(b.crashes), b.m.opt.RespawnWindow, how)
+		b.state.Reason = fmt.Sprintf("crashed %d times in a row, each within %s of its start; last: %s", len(b.crashes), b.m.opt.RespawnWindow, how)
 		b.state.LastError = b.state.Reason
 		b.m.opt.Logger.Error("harness keeps crashing", "chat", b.id, "reason", b.state.Reason)
 		return

@@ -45,12 +45,14 @@ type Options struct {
 	// HoldFor is how long the output of a chat no one draws may wait to be
 	// told (SetDrawn; default DefaultHoldFor).
 	HoldFor time.Duration
-	// MaxRespawns is how many crashes in RespawnWindow are respawned before
-	// the chat is marked failed (default 5 in a minute).
+	// MaxRespawns is how many crashes in a row of runs shorter than
+	// RespawnWindow are respawned before the chat is marked failed (default
+	// 5, of runs under a minute); a run that lasts longer starts the count
+	// again.
 	MaxRespawns   int
 	RespawnWindow time.Duration
 	// BackoffBase is the delay before the first respawn; it doubles with each
-	// crash in the window (default 250 ms).
+	// crash counted (default 250 ms).
 	BackoffBase time.Duration
 	// Wire, when set, sees every message sent to an ACP agent, with the
 	// chat's id (tests validate them against the ACP schema).

@@ -431,7 +431,8 @@ func (c *ptyChat) quietElapsed() {
 }
 
 // exited records the end of a process and respawns a crashed harness with
-// backoff, up to MaxRespawns in RespawnWindow; past that the chat fails.
+// backoff, up to MaxRespawns quick crashes in a row; past that the chat
+// fails.
 // A clean exit (status 0) is left exited: the user ended it.
 func (c *ptyChat) exited(p *process, waitErr error) {
 	c.mu.Lock()
