@@ -275,7 +275,28 @@ func (b *Browser) Text(sel string) string {
 // centre with the mouse.
 func (b *Browser) Click(sel string) {
 	b.t.Helper()
-	b.do("a click on "+sel, chromedp.Click(chromedp.CSS(sel)))
+	ctx, cancel := context.WithTimeout(b.tab, wait.Hang)
+	defer cancel()
+	for {
+		err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(sel)))
+		if err == nil {
+			return
+		}
+		if !nodeGone(err) || ctx.Err() != nil {
+			b.fail("a click on "+sel, err)
+			return
+		}
+		// The page drew the node again between the query and the click
+		// (a list redrawn as news comes): the click goes to the new one.
+	}
+}
+
+// nodeGone reports whether err is DevTools saying the node an action
+// found is no longer in the page.
+func nodeGone(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "Could not find node with given id") || strings.Contains(msg, "Node is detached from document") ||
+		strings.Contains(msg, "No node with given id found")
 }
 
 // Eval evaluates the JavaScript expression expr in the page (a promise is
