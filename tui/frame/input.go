@@ -256,7 +256,7 @@ func (i *Input) lendPane(p proto.LendPaneParams) {
 	unix.Close(in) // the server holds its own now
 	unix.Close(out)
 	if err != nil {
-		i.r.Unlend(true)
+		i.r.Unlend(func() bool { return true })
 		refuse()
 		return
 	}
@@ -279,7 +279,7 @@ func (i *Input) lendPane(p proto.LendPaneParams) {
 	if i.settle != nil && !e.Lost {
 		i.settle()
 	}
-	i.r.Unlend(e.Lost || e.Drawn != loan.Sent())
+	i.r.Unlend(func() bool { return e.Lost || e.Drawn != loan.Sent() })
 	i.mu.Lock()
 	// Not lent again before the model has had what came back: it says it
 	// wants the pane again after that (a Want made during the loan does

@@ -91,9 +91,11 @@ func (r *Renderer) LendTo(draw func([]byte)) {
 // Unlend takes the hole back, its writer having stopped: the hole's rows
 // are drawn again at once from the last frame (frames drawn while lent
 // left them alone, so the screen may hold rows the model has changed
-// since), and every row when whole is set (something of the Renderer's
-// may not have been written).
-func (r *Renderer) Unlend(whole bool) {
+// since), and every row when lost reports that something of the
+// Renderer's may not have been written. lost is asked under the
+// Renderer's lock, after the last frame that went to the loan: a frame
+// drawn while Unlend waits for the lock is counted.
+func (r *Renderer) Unlend(lost func() bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	l := r.lent
@@ -101,6 +103,7 @@ func (r *Renderer) Unlend(whole bool) {
 		return
 	}
 	r.lent = nil
+	whole := lost != nil && lost()
 	if !r.started || r.stopped {
 		return
 	}

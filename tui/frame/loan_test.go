@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -73,7 +74,7 @@ func TestRendererWritesAroundTheLentHole(t *testing.T) {
 	}
 	mu.Unlock()
 
-	r.Unlend(false)
+	r.Unlend(nil)
 	back := out.take()
 	if got, want := shown(before, server, held, back), []string{"aaaaaaaaaaaaaaaaaaaa", "BBBBBxxxxxxxxxxBBBBB", "CCCCCCCCCCCCCCCCCCCC", "DDDDDDDDDDDDDDDDDDDD"}; !equalLines(got, want) {
 		t.Fatalf("given back, the hole's rows are not the last frame's:\n%q\nwant\n%q", got, want)
@@ -84,7 +85,7 @@ func TestRendererWritesAroundTheLentHole(t *testing.T) {
 
 	r.Hold(Hole{X: 5, Y: 1, W: 10, H: 2})
 	r.LendTo(func([]byte) {})
-	r.Unlend(true)
+	r.Unlend(func() bool { return true })
 	if got := out.take(); !strings.Contains(got, "aaaa") || !strings.Contains(got, "DDDD") {
 		t.Errorf("given back with something lost, not every row was drawn again: %q", got)
 	}
@@ -322,4 +323,46 @@ func TestInputLendsOnlyPastTheBarrier(t *testing.T) {
 	g.in.Want(nil)
 	done()
 	g.noLoan(t, "the pane no longer wanted after the barrier")
+}
+
+// Unlend asks whether something was lost only once it holds the lock, so
+// a drawing that went to the loan while it waited is counted, and every
+// row is drawn again (a frame the server never wrote, as the loan ended,
+// left the summary stale on a CI run).
+func TestUnlendCountsTheDrawingItWaitedFor(t *testing.T) {
+	c := &clock{t: time.Unix(0, 0)}
+	r, d, out := started(t, 20, 4, c)
+	c.advance(time.Second)
+	d.Update("aaaaaaaaaaaaaaaaaaaa\nbbbbbbbbbbbbbbbbbbbb\ncccccccccccccccccccc\ndddddddddddddddddddd")
+	out.take()
+	r.Hold(Hole{X: 5, Y: 1, W: 10, H: 2})
+
+	var sent atomic.Int64
+	var once sync.Once
+	drawing, release := make(chan struct{}), make(chan struct{})
+	r.LendTo(func([]byte) {
+		once.Do(func() { close(drawing) })
+		<-release // the loan's writer is slow: the Renderer's lock is held
+		sent.Add(1)
+	})
+	go r.Emit("\a")
+	<-drawing
+	asked := make(chan int64, 1)
+	unlent := make(chan struct{})
+	go func() {
+		defer close(unlent)
+		r.Unlend(func() bool { n := sent.Load(); asked <- n; return n != 0 })
+	}()
+	close(release)
+	select {
+	case <-unlent:
+	case <-time.After(wait.Hang):
+		t.Fatal("Unlend did not return once the drawing was sent")
+	}
+	if n := <-asked; n != 1 {
+		t.Fatalf("Unlend asked with %d drawings sent, before the one it waited for", n)
+	}
+	if got := out.take(); !strings.Contains(got, "aaaa") || !strings.Contains(got, "dddd") {
+		t.Errorf("with a drawing lost, not every row was drawn again: %q", got)
+	}
 }
