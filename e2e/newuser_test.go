@@ -58,7 +58,7 @@ func TestNewUserFailedChatShowsWhy(t *testing.T) {
 
 	shown := c.ok("show", chat.ID)
 	for _, row := range []string{
-		`failed +crashed \d+ times in 1m0s; last: exit status 3`,
+		`failed +crashed \d+ times in a row, each within 1m0s of its start; last: exit status 3`,
 		`reason +"` + regexp.QuoteMeta(said) + `"`,
 		`command +/bin/sh -c 'echo .*; exit 3'`,
 		`exit +exit status 3`,
@@ -141,6 +141,11 @@ func TestNewUserConfigTypoKeepsReadCommands(t *testing.T) {
 	// A server that read the good file keeps it in effect, "mine" in it.
 	writeText(t, c.config, good)
 	c.serve()
+	// The server has read the good file before the typo is written (a CI
+	// run once wrote it first, and the server held the defaults).
+	wait.Until(t, "show through the server to say folders via env", func() bool {
+		return regexp.MustCompile(`(?m)^folders via +env`).MatchString(c.run("show", keep.ID).stdout)
+	})
 	check(typos[0], gone[2], "the last good config the server holds", "env")
 }
 
