@@ -235,7 +235,7 @@ func (b *base) crashedLocked(how string) {
 	b.state.LastError = how
 	if len(b.crashes) > b.m.opt.MaxRespawns {
 		b.state.Status = proto.StatusFailed
-		b.state.Reason = fmt.Sprintf("crashed %d times in a row, each within %s of its start; last: %s", len(b.crashes), b.m.opt.RespawnWindow, how)
+		b.state.Reason = fmt.Sprintf("crashed %d times in a row; last: %s", len(b.crashes), how)
 		b.state.LastError = b.state.Reason
 		b.m.opt.Logger.Error("harness keeps crashing", "chat", b.id, "reason", b.state.Reason)
 		return

@@ -39,9 +39,9 @@ func TestSummaryQuotesWhatTheHarnessLastSaid(t *testing.T) {
 			"error", `"` + said + `" · exit status 1`},
 		{"respawned and running", proto.State{Status: proto.StatusRunning, Pid: 4242, LastError: "exit status 1", LastOutput: said},
 			"last err", `"` + said + `" · exit status 1`},
-		{"failed", proto.State{Status: proto.StatusFailed, ExitCode: 1, Reason: "crashed 6 times in 1m0s; last: exit status 1",
-			LastError: "crashed 6 times in 1m0s; last: exit status 1", LastOutput: said},
-			"error", `"` + said + `" · crashed 6 times in 1m0s; last: exit status 1`},
+		{"failed", proto.State{Status: proto.StatusFailed, ExitCode: 1, Reason: "crashed 6 times in a row; last: exit status 1",
+			LastError: "crashed 6 times in a row; last: exit status 1", LastOutput: said},
+			"error", `"` + said + `" · crashed 6 times in a row; last: exit status 1`},
 		{"nothing printed", proto.State{Status: proto.StatusFailed, Reason: "exit status 3", LastError: "exit status 3"},
 			"error", "exit status 3"},
 	} {
@@ -57,8 +57,8 @@ func TestSummaryQuotesWhatTheHarnessLastSaid(t *testing.T) {
 	}
 	// Narrow: the quote stays, the status is cut.
 	r.fake.mu.Lock()
-	r.fake.states[a.ID] = proto.State{Status: proto.StatusFailed, Reason: "crashed 6 times in 1m0s; last: exit status 1",
-		LastError: "crashed 6 times in 1m0s; last: exit status 1", LastOutput: said}
+	r.fake.states[a.ID] = proto.State{Status: proto.StatusFailed, Reason: "crashed 6 times in a row; last: exit status 1",
+		LastError: "crashed 6 times in a row; last: exit status 1", LastOutput: said}
 	r.fake.mu.Unlock()
 	r.run(func() tea.Msg { return tea.WindowSizeMsg{Width: 120, Height: 30} })
 	r.m.Update(chatsChangedMsg{ids: []string{a.ID}})
