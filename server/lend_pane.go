@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/acpmux/acpmux-tui/internal/rawwrite"
+	"github.com/acpmux/acpmux-tui/internal/rawio"
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/screen"
 )
@@ -54,10 +54,12 @@ type lentPane struct {
 	ending, ended bool
 	rest          []byte
 	why           string
-	// stamps and rows are the pane's rows as last drawn; curRow and
-	// curCol the cursor drawn (-1 for none).
+	// stamps and rows are the pane's rows as last drawn; shown each row
+	// as the terminal was sent it, the cursor included ("" before the
+	// first); curRow and curCol the cursor drawn (-1 for none).
 	stamps         []uint64
-	rows           []string
+	rows, shown    []string
+	change         []byte // AppendLineChange's, kept for the next row
 	curRow, curCol int
 	// pending waits to be written while writing is set (the flusher's);
 	// flushed is closed when that flusher ends.
@@ -181,8 +183,9 @@ func (s *Server) paneBack(c *conn, _ struct{}) (struct{}, *Error) {
 func (lp *lentPane) readKeys() {
 	defer close(lp.readerDone)
 	buf := make([]byte, 4096)
+	in := rawio.ReaderOf(lp.in)
 	for {
-		n, err := lp.in.Read(buf)
+		n, err := in.Read(buf)
 		chunk := buf[:max(n, 0)]
 		lp.mu.Lock()
 		ending := lp.ending
@@ -276,7 +279,7 @@ func (lp *lentPane) changed(cv proto.ChatView) {
 		return
 	}
 	if len(lp.rows) != len(stamps) {
-		lp.rows = make([]string, len(stamps))
+		lp.rows, lp.shown = make([]string, len(stamps)), make([]string, len(stamps))
 	}
 	moved := row != lp.curRow || col != lp.curCol
 	var b []byte
@@ -302,19 +305,38 @@ func (lp *lentPane) stampsNow() []uint64 {
 }
 
 // appendRow appends row i drawn at its place in the pane, with the cursor
-// when it is on that row, as the TUI draws it.
+// when it is on that row, as the TUI draws it: only the cells that changed
+// since it was last drawn (a key's echo is a cell or two of a wide row),
+// the whole row the first time.
 func (lp *lentPane) appendRow(b []byte, i, curRow, curCol int) []byte {
-	b = append(b, "\x1b["...)
-	b = strconv.AppendInt(b, int64(lp.p.Y+i+1), 10)
-	b = append(b, ';')
-	b = strconv.AppendInt(b, int64(lp.p.X+1), 10)
-	b = append(b, "H\x1b[0m"...)
 	line := lp.rows[i]
 	if i == curRow {
 		line = screen.WithCursor(line, curCol, lp.p.Cols, lp.cursor)
 	}
-	b = append(b, line...)
-	return append(b, "\x1b[0m"...)
+	old := lp.shown[i]
+	lp.shown[i] = line
+	if old == "" {
+		b = appendCUP(b, lp.p.Y+i, lp.p.X)
+		b = append(b, line...)
+		return append(b, "\x1b[0m"...)
+	}
+	change, col, changed := screen.AppendLineChange(lp.change[:0], old, line)
+	lp.change = change
+	if !changed {
+		return b
+	}
+	b = appendCUP(b, lp.p.Y+i, lp.p.X+col)
+	return append(b, change...)
+}
+
+// appendCUP moves the cursor to row y, column x of the terminal (from 0),
+// and resets the styles.
+func appendCUP(b []byte, y, x int) []byte {
+	b = append(b, "\x1b["...)
+	b = strconv.AppendInt(b, int64(y+1), 10)
+	b = append(b, ';')
+	b = strconv.AppendInt(b, int64(x+1), 10)
+	return append(b, "H\x1b[0m"...)
 }
 
 // emitLocked writes b to the terminal after what waits already: what the
@@ -340,7 +362,7 @@ func (lp *lentPane) emitLocked(b []byte) bool {
 		lp.pending = append(lp.pending, b...)
 		return true
 	}
-	rest, err := rawwrite.Now(lp.outRaw, b)
+	rest, err := rawio.WriteNow(lp.outRaw, b)
 	if err != nil {
 		lp.lost = true
 		go lp.end(nil, proto.PaneEndTerminal, false)
