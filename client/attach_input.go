@@ -5,7 +5,7 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/acpmux/acpmux-tui/internal/rawwrite"
+	"github.com/acpmux/acpmux-tui/internal/rawio"
 	"github.com/acpmux/acpmux-tui/proto"
 )
 
@@ -93,7 +93,7 @@ func (q *typedInput) sendNowLocked(p []byte) bool {
 		return false
 	}
 	line := inputLine(q.id, p)
-	rest, err := rawwrite.Now(q.raw, line)
+	rest, err := rawio.WriteNow(q.raw, line)
 	switch {
 	case err != nil:
 		q.c.wmu.Unlock()

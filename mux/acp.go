@@ -12,13 +12,15 @@ import (
 	"syscall"
 	"time"
 
+	acp "github.com/coder/acp-go-sdk"
+
 	"github.com/acpmux/acpmux-tui/acp/agent"
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/internal/plaintext"
+	"github.com/acpmux/acpmux-tui/internal/rawio"
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
-	acp "github.com/coder/acp-go-sdk"
 )
 
 // handshakeTimeout bounds session setup after initialize (initialize has
@@ -188,7 +190,9 @@ func (m *Mux) spawnACP(c *acpChat, l harness.Launch, roots agent.Roots) (*acpPro
 	if m.opt.Wire != nil {
 		opt.Wire = func(b []byte) { m.opt.Wire(c.id, b) }
 	}
-	p.conn = agent.NewConn(ctx, client, stdin, stdout, opt)
+	// Lines to and from the agent with bare read(2)s and write(2)s, which
+	// wake no monitor thread (internal/rawio).
+	p.conn = agent.NewConn(ctx, client, rawio.WriterOf(stdin), rawio.ReaderOf(stdout), opt)
 	go p.stopWhenSilent()
 	return p, nil
 }

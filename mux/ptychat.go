@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/acpmux/acpmux-tui/harness"
+	"github.com/acpmux/acpmux-tui/internal/rawio"
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sandbox"
 	"github.com/acpmux/acpmux-tui/screen"
@@ -273,7 +274,7 @@ func (c *ptyChat) pump(p *process) {
 	// screen takes it waits on its writes, as in a terminal.
 	read := p.ptmx.Read
 	if rc, err := p.ptmx.SyscallConn(); err == nil {
-		read = func(b []byte) (int, error) { return rawRead(rc, b) }
+		read = func(b []byte) (int, error) { return rawio.Read(rc, b) }
 	}
 	size := firstReadSize
 	buf := make([]byte, size)

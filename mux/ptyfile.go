@@ -2,10 +2,7 @@ package mux
 
 import (
 	"fmt"
-	"io"
 	"os"
-	"syscall"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -55,42 +52,4 @@ func setWinsize(f *os.File, cols, rows int) error {
 		return err
 	}
 	return ioErr
-}
-
-// rawRead reads a polled file (pollable) as its Read does, waiting on the
-// runtime's poller for data and honouring its read deadline, but with a
-// bare read(2): the file is non-blocking, so the read never blocks, and it
-// need not tell the scheduler it enters a system call. That telling wakes
-// the runtime's monitor thread (sysmon) from its sleep whenever every
-// processor is idle, that is at each line a quiet chat prints: a thread's
-// wake-up and its 20 µs sleeps after it, for each line (perf of the server
-// in scripts/bench scale-100: sysmon was a third of its CPU).
-func rawRead(rc syscall.RawConn, b []byte) (int, error) {
-	if len(b) == 0 {
-		return 0, nil
-	}
-	var n int
-	var errno unix.Errno
-	err := rc.Read(func(fd uintptr) bool {
-		for {
-			r, _, e := unix.RawSyscall(unix.SYS_READ, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
-			switch e {
-			case unix.EINTR:
-				continue
-			case unix.EAGAIN:
-				return false // wait on the poller
-			}
-			n, errno = int(r), e
-			return true
-		}
-	})
-	switch {
-	case err != nil:
-		return 0, err // the deadline passed, or the file closed
-	case errno != 0:
-		return 0, &os.PathError{Op: "read", Path: "/dev/ptmx", Err: errno}
-	case n == 0:
-		return 0, io.EOF
-	}
-	return n, nil
 }

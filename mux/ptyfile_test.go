@@ -9,6 +9,8 @@ import (
 
 	"github.com/creack/pty"
 	"golang.org/x/term"
+
+	"github.com/acpmux/acpmux-tui/internal/rawio"
 )
 
 // rawPty opens a pty whose harness side is raw (no echo, no line editing)
@@ -30,7 +32,7 @@ func rawPty(t *testing.T) (master, tty *os.File) {
 	return master, tty
 }
 
-// rawRead reads what the harness side wrote, waits on the poller for more
+// rawio.Read reads what the harness side wrote, waits on the poller for more
 // (a write that comes while it waits is read), honours the read deadline,
 // and ends with the error the end of a pty gives (EIO) once the harness
 // side closes, as os.File's Read does.
@@ -41,21 +43,21 @@ func TestRawReadReadsWaitsAndEnds(t *testing.T) {
 		t.Fatal(err)
 	}
 	buf := make([]byte, 64)
-	if n, err := rawRead(rc, buf[:0]); n != 0 || err != nil {
+	if n, err := rawio.Read(rc, buf[:0]); n != 0 || err != nil {
 		t.Fatalf("an empty read: %d, %v", n, err)
 	}
 
 	if _, err := tty.Write([]byte("first")); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := rawRead(rc, buf); err != nil || string(buf[:n]) != "first" {
+	if n, err := rawio.Read(rc, buf); err != nil || string(buf[:n]) != "first" {
 		t.Fatalf("read %q, %v; want \"first\"", buf[:n], err)
 	}
 
 	// Nothing to read: it waits on the poller, and a write wakes it.
 	got := make(chan string, 1)
 	go func() {
-		n, err := rawRead(rc, buf)
+		n, err := rawio.Read(rc, buf)
 		if err != nil {
 			got <- err.Error()
 			return
@@ -78,7 +80,7 @@ func TestRawReadReadsWaitsAndEnds(t *testing.T) {
 	if err := master.SetReadDeadline(time.Now().Add(10 * time.Millisecond)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rawRead(rc, buf); !errors.Is(err, os.ErrDeadlineExceeded) {
+	if _, err := rawio.Read(rc, buf); !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("past the deadline: %v, want os.ErrDeadlineExceeded", err)
 	}
 	if err := master.SetReadDeadline(time.Time{}); err != nil {
@@ -87,7 +89,7 @@ func TestRawReadReadsWaitsAndEnds(t *testing.T) {
 
 	// The harness side gone: the read ends with EIO.
 	tty.Close()
-	if _, err := rawRead(rc, buf); !errors.Is(err, syscall.EIO) {
+	if _, err := rawio.Read(rc, buf); !errors.Is(err, syscall.EIO) {
 		t.Fatalf("after the tty closed: %v, want EIO", err)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/acpmux/acpmux-tui/internal/rawwrite"
+	"github.com/acpmux/acpmux-tui/internal/rawio"
 )
 
 // maxInputBacklog bounds the input that waits for a harness that is not
@@ -80,7 +80,7 @@ func (in *ptyInput) write(b []byte) error {
 // writeNow writes what the pty takes of b without waiting, and returns the
 // rest.
 func (in *ptyInput) writeNow(b []byte) ([]byte, error) {
-	rest, err := rawwrite.Now(in.raw, b)
+	rest, err := rawio.WriteNow(in.raw, b)
 	var errno syscall.Errno
 	switch {
 	case err == nil:

@@ -45,7 +45,7 @@ func (s *Server) admit(nc *net.UnixConn, hookOnly bool) {
 		nc.Close()
 		return
 	}
-	c := newConn(s, &adoptable{UnixConn: nc})
+	c := newConn(s, newAdoptable(nc))
 	c.hookOnly = hookOnly
 	c.peerStart = s.peerStartOf(pid)
 	if s.enter(c, pid) {

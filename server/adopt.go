@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"io"
 	"net"
 	"os"
 	"sync/atomic"
@@ -10,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/acpmux/acpmux-tui/internal/rawio"
 	"github.com/acpmux/acpmux-tui/proto"
 )
 
@@ -35,7 +37,10 @@ const maxFirstRead = 4 << 10
 
 // stdio is a client's standard input and output, or its terminal's,
 // handed over.
-type stdio struct{ in, out *os.File }
+type stdio struct {
+	in, out *os.File
+	read    io.Reader // in, read with bare read(2)s where it can be
+}
 
 // close closes both.
 func (s *stdio) close() {
@@ -60,14 +65,19 @@ func nonblocking(fds []int) bool {
 // closed with them.
 type adoptable struct {
 	*net.UnixConn
-	io atomic.Pointer[stdio]
+	sock io.Reader // the socket, read with bare read(2)s
+	io   atomic.Pointer[stdio]
+}
+
+func newAdoptable(nc *net.UnixConn) *adoptable {
+	return &adoptable{UnixConn: nc, sock: rawio.ReaderOf(nc)}
 }
 
 func (a *adoptable) Read(b []byte) (int, error) {
 	if s := a.io.Load(); s != nil {
-		return s.in.Read(b)
+		return s.read.Read(b)
 	}
-	return a.UnixConn.Read(b)
+	return a.sock.Read(b)
 }
 
 func (a *adoptable) Write(b []byte) (int, error) {
@@ -175,6 +185,7 @@ func (c *conn) adopt(a *adoptable, fds []int) bool {
 	}
 	// A write that would wait goes to the writer.
 	s := &stdio{in: os.NewFile(uintptr(fds[0]), "client stdin"), out: os.NewFile(uintptr(fds[1]), "client stdout")}
+	s.read = rawio.ReaderOf(s.in)
 	c.raw = rawOf(s.out)
 	a.io.Store(s)
 	return true

@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/acpmux/acpmux-tui/internal/rawio"
 	"github.com/acpmux/acpmux-tui/internal/termmodes"
 	"github.com/acpmux/acpmux-tui/proto"
 )
@@ -185,7 +186,7 @@ func (a *attachment) giveBack() {
 			t.out.SetWriteDeadline(time.Now().Add(giveBackWait))
 			_, _ = t.out.Write(t.modes.Reset())
 		}
-		(&stdio{t.in, t.out}).close()
+		(&stdio{in: t.in, out: t.out}).close()
 		// Blocking again only once nothing of ours reads it: a blocking
 		// read under way would take the shell's next line.
 		if t.readerDone != nil && !t.inReader.Load() {
@@ -201,8 +202,9 @@ func (a *attachment) giveBack() {
 func (a *attachment) readKeys() {
 	defer close(a.term.readerDone)
 	buf := make([]byte, 4096)
+	in := rawio.ReaderOf(a.term.in)
 	for {
-		n, err := a.term.in.Read(buf)
+		n, err := in.Read(buf)
 		chunk := buf[:max(n, 0)]
 		i := bytes.IndexByte(chunk, proto.DetachKey)
 		if i >= 0 {

@@ -6,8 +6,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // This file watches the config file, so that an edit reaches every client

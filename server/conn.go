@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/acpmux/acpmux-tui/acp"
-	"github.com/acpmux/acpmux-tui/internal/rawwrite"
+	"github.com/acpmux/acpmux-tui/internal/rawio"
 	"github.com/acpmux/acpmux-tui/proto"
 )
 
@@ -311,7 +311,7 @@ func (c *conn) send(b []byte) uint64 {
 		if c.waiting.Load() == 0 {
 			// A key's echo goes out from here, with no hand-off to the
 			// writer goroutine.
-			rest, err := rawwrite.Now(c.raw, b)
+			rest, err := rawio.WriteNow(c.raw, b)
 			if err != nil {
 				c.drop("write: " + err.Error())
 				return 0

@@ -11,8 +11,9 @@ import (
 	"github.com/acpmux/acpmux-tui/acp/agent"
 	"github.com/acpmux/acpmux-tui/proto"
 
-	"github.com/acpmux/acpmux-tui/acp"
 	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/acpmux/acpmux-tui/acp"
 )
 
 // This file is the server's part in the door's modes, options and

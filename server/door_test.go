@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	sdk "github.com/coder/acp-go-sdk"
+
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/internal/acpschema"
@@ -18,7 +20,6 @@ import (
 	"github.com/acpmux/acpmux-tui/mux"
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
-	sdk "github.com/coder/acp-go-sdk"
 )
 
 // doorClient dials the rig's socket and speaks ACP on it with the SDK's

@@ -9,8 +9,9 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/acpmux/acpmux-tui/proto"
 	"golang.org/x/sys/unix"
+
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // This file holds what makes a server the one server of its agent home: the

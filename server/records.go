@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/acpmux/acpmux-tui/proto"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -14,8 +13,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/acpmux/acpmux-tui/sessions"
+	"github.com/acpmux/acpmux-tui/proto"
+
 	"golang.org/x/sys/unix"
+
+	"github.com/acpmux/acpmux-tui/sessions"
 )
 
 // This file keeps <agent home>/running/: one small file per harness the

@@ -1,0 +1,148 @@
+// Package rawio reads and writes descriptors the Go runtime polls with bare
+// system calls: the server reads a key, a line of a client or an agent,
+// and writes its echo or answer, on the goroutine that has it, without
+// telling the scheduler it enters a system call. The descriptors are
+// non-blocking, so no call here ever waits in the kernel: a read with
+// nothing to read waits on the poller (honouring the read deadline), and a
+// write leaves what does not fit at once to a caller that may wait.
+//
+// Telling the scheduler (entersyscall, as os.File and net.Conn do) wakes
+// its monitor thread, sysmon, from its sleep whenever every processor was
+// idle, that is at each key of a quiet chat: a thread's wake-up and its
+// 20 µs sleeps after it, on a machine whose two cores are also running the
+// harness and the terminal (perf of the server under scripts/bench
+// keys-tui: sysmon was over a quarter of its CPU).
+package rawio
+
+import (
+	"io"
+	"os"
+	"sync"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Read reads what the descriptor behind rc holds into b, waiting on the
+// runtime's poller while it holds nothing, until rc's read deadline. The
+// end of the descriptor is io.EOF; a failed read is an *os.SyscallError
+// (a pty whose harness side closed fails with EIO).
+func Read(rc syscall.RawConn, b []byte) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
+	var n int
+	var errno syscall.Errno
+	err := rc.Read(func(fd uintptr) bool {
+		for {
+			r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+			switch e {
+			case syscall.EINTR:
+				continue
+			case syscall.EAGAIN:
+				return false // wait on the poller
+			}
+			n, errno = int(r), e
+			return true
+		}
+	})
+	switch {
+	case err != nil:
+		return 0, err // the deadline passed, or the descriptor closed
+	case errno != 0:
+		return 0, os.NewSyscallError("read", errno)
+	case n == 0:
+		return 0, io.EOF
+	}
+	return n, nil
+}
+
+// ReaderOf reads r with Read when r is a non-blocking descriptor the
+// runtime polls (an *os.File of a pipe, a pty or a terminal, a
+// *net.UnixConn), and with r's own Read otherwise: a bare read(2) of a
+// blocking descriptor would hold a processor while it waits.
+func ReaderOf(r io.Reader) io.Reader {
+	if rc, ok := nonblocking(r); ok {
+		return reader{rc}
+	}
+	return r
+}
+
+type reader struct{ rc syscall.RawConn }
+
+func (r reader) Read(b []byte) (int, error) { return Read(r.rc, b) }
+
+// WriterOf writes to w, a descriptor as ReaderOf takes, with WriteNow
+// what it takes at once and with w's own Write (which waits on the poller)
+// the rest; a Write is written whole before another begins. Any other w
+// is returned as it is.
+func WriterOf(w io.Writer) io.Writer {
+	if rc, ok := nonblocking(w); ok {
+		return &writer{rc: rc, w: w}
+	}
+	return w
+}
+
+type writer struct {
+	mu sync.Mutex
+	rc syscall.RawConn
+	w  io.Writer
+}
+
+func (x *writer) Write(b []byte) (int, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	rest, err := WriteNow(x.rc, b)
+	if err != nil || len(rest) == 0 {
+		return len(b) - len(rest), err
+	}
+	n, err := x.w.Write(rest)
+	return len(b) - len(rest) + n, err
+}
+
+// nonblocking is v's raw connection when v has one and its descriptor is
+// non-blocking.
+func nonblocking(v any) (syscall.RawConn, bool) {
+	sc, ok := v.(syscall.Conn)
+	if !ok {
+		return nil, false
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return nil, false
+	}
+	flags := 0
+	var ferr error
+	if err := rc.Control(func(fd uintptr) { flags, ferr = unix.FcntlInt(fd, unix.F_GETFL, 0) }); err != nil || ferr != nil {
+		return nil, false
+	}
+	return rc, flags&unix.O_NONBLOCK != 0
+}
+
+// WriteNow writes what the descriptor behind raw takes of b at once and
+// returns the rest (all of b when it takes nothing). err is the write's
+// error, a syscall.Errno, or raw's own when the descriptor is closed.
+func WriteNow(raw syscall.RawConn, b []byte) (rest []byte, err error) {
+	var werr error
+	err = raw.Write(func(fd uintptr) bool {
+		for len(b) > 0 {
+			r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+			if e == syscall.EINTR {
+				continue
+			}
+			if e != 0 && e != syscall.EAGAIN {
+				werr = e
+			}
+			if e != 0 || r == 0 {
+				break
+			}
+			b = b[r:]
+		}
+		return true // done: never wait for the descriptor here
+	})
+	if werr != nil {
+		return b, werr
+	}
+	return b, err
+}
