@@ -86,8 +86,8 @@ type chatFeed struct {
 // turn is a prompt call under way in a chat.
 type turn struct {
 	owner *conn
-	// activity hears of each update of the turn (the quiet watch).
-	activity chan struct{}
+	// quiet hears of each update of the turn.
+	quiet *quietWatch
 }
 
 // feedFor returns the chat's feed, making it on first use, with the mux's
@@ -213,7 +213,13 @@ func (s *Server) prompt(c *conn, p proto.PromptParams) (proto.PromptResult, *Err
 	if err := s.refuseWhenClosing(); err != nil {
 		return proto.PromptResult{}, err
 	}
-	t := &turn{owner: c, activity: make(chan struct{}, 1)}
+	t := &turn{owner: c, quiet: newQuietWatch(proto.NoReplyAfter, func() {
+		// A permission request waiting for a client is not the agent
+		// being quiet.
+		if s.opt.Mux.State(p.ID).Permission == nil {
+			f.broadcast(proto.ObservedEntry{Entry: proto.Entry{Kind: proto.EntryNotice, Text: noReplyNotice, At: time.Now()}}, false)
+		}
+	})}
 	if !f.claim(t) {
 		return proto.PromptResult{}, errorf(proto.CodeFailed, "a turn is already running: wait for it or cancel it")
 	}
@@ -236,21 +242,9 @@ func (s *Server) prompt(c *conn, p proto.PromptParams) (proto.PromptResult, *Err
 	}
 	f.started(t, p.Text, p.Links)
 
-	quiet, stopQuiet := context.WithCancel(context.Background())
-	watched := make(chan struct{})
-	go func() {
-		defer close(watched)
-		watchQuiet(quiet, t.activity, func() <-chan time.Time { return time.After(proto.NoReplyAfter) }, func() {
-			// A permission request waiting for a client is not the agent
-			// being quiet.
-			if s.opt.Mux.State(p.ID).Permission == nil {
-				f.broadcast(proto.ObservedEntry{Entry: proto.Entry{Kind: proto.EntryNotice, Text: noReplyNotice, At: time.Now()}}, false)
-			}
-		})
-	}()
+	t.quiet.begin()
 	reason, err := s.opt.Mux.Prompt(context.Background(), p.ID, p.Text, p.Links...)
-	stopQuiet()
-	<-watched
+	t.quiet.stop()
 	if p.RefusePermissions {
 		_ = s.opt.Mux.SetPermissionPolicy(p.ID, nil)
 	}
@@ -285,27 +279,6 @@ func (s *Server) answerPermission(p proto.AnswerPermissionParams) (proto.EmptyRe
 		return proto.EmptyResult{}, failure(err)
 	}
 	return proto.EmptyResult{}, nil
-}
-
-// watchQuiet calls quiet when the turn has had no update for a spell (after
-// returns a channel that fires at its end), once per quiet spell, until ctx
-// ends: the next spell starts when activity is heard.
-func watchQuiet(ctx context.Context, activity <-chan struct{}, after func() <-chan time.Time, quiet func()) {
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-activity:
-			continue
-		case <-after():
-		}
-		quiet()
-		select {
-		case <-ctx.Done():
-			return
-		case <-activity:
-		}
-	}
 }
 
 // claim makes t the chat's running turn, unless one runs.
@@ -376,12 +349,7 @@ func (f *chatFeed) refuse(p proto.Permission) string {
 }
 
 // heard tells the quiet watch that the agent was heard from.
-func (t *turn) heard() {
-	select {
-	case t.activity <- struct{}{}:
-	default:
-	}
-}
+func (t *turn) heard() { t.quiet.heard() }
 
 func (f *chatFeed) broadcast(e proto.ObservedEntry, always bool) {
 	f.mu.Lock()

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -553,64 +552,82 @@ func (p *promptRig) watchers() int {
 }
 
 // TestWatchQuietSaysOncePerQuietSpell: "no reply yet" is said when a spell
-// passes with no update, once per quiet spell.
+// passes with no update, once per quiet spell; an update only moves the
+// spell's end (the timer, when it fires early, is armed for the rest);
+// nothing is said once the watch stopped, and stop waits for a saying
+// under way.
 func TestWatchQuietSaysOncePerQuietSpell(t *testing.T) {
-	activity := make(chan struct{}, 1)
-	said := make(chan struct{}, 16)
-	// The watcher's timers are the test's: each is handed over as it is
-	// armed, and fires when the test says.
-	timers := make(chan chan time.Time)
-	after := func() <-chan time.Time {
-		ch := make(chan time.Time, 1)
-		timers <- ch
-		return ch
+	const spell = 10 * time.Second
+	clock := newFakeClock()
+	entered, release := make(chan struct{}, 4), make(chan struct{}, 4)
+	said := 0
+	w := &quietWatch{spell: spell, clock: clock, quiet: func() {
+		said++
+		entered <- struct{}{}
+		<-release
+	}}
+	release <- struct{}{}
+	release <- struct{}{}
+	advance := func(d time.Duration) {
+		clock.mu.Lock()
+		clock.now = clock.now.Add(d)
+		clock.mu.Unlock()
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	watched := make(chan struct{})
-	go func() {
-		defer close(watched)
-		watchQuiet(ctx, activity, after, func() { said <- struct{}{} })
-	}()
+	w.heard() // before the turn began: nothing armed
+	if clock.fireNext() {
+		t.Fatal("a timer was armed before the watch began")
+	}
+	w.begin()
+	advance(4 * time.Second)
+	w.heard()
+	// The spell from the start ends: 4 s of the one since the update are
+	// left, and the timer waits for them.
+	if !clock.fireNext() || said != 0 {
+		t.Fatalf("at 10 s, 6 s after an update: said %d times, or no timer", said)
+	}
+	if !clock.fireNext() || said != 1 {
+		t.Fatalf("at 14 s, a spell after the update: said %d times, want 1", said)
+	}
+	<-entered
+	if clock.fireNext() {
+		t.Fatal("a timer is armed after the spell was said, before the agent was heard again")
+	}
+	advance(time.Second)
+	w.heard()
+	if !clock.fireNext() || said != 2 {
+		t.Fatalf("a spell after the next update: said %d times, want 2", said)
+	}
+	<-entered
+
+	// stop waits for a saying under way.
+	w.heard()
+	fired := make(chan struct{})
+	go func() { clock.fireNext(); close(fired) }()
 	deadline := time.NewTimer(hangDeadline)
 	defer deadline.Stop()
-	armed := func() chan time.Time {
-		t.Helper()
+	select {
+	case <-entered:
+	case <-deadline.C:
+		t.Fatal("the third spell was never said")
+	}
+	stopped := make(chan struct{})
+	go func() { w.stop(); close(stopped) }()
+	select {
+	case <-stopped:
+		t.Fatal("stop returned while the saying was under way")
+	default:
+	}
+	release <- struct{}{}
+	for _, ch := range []chan struct{}{fired, stopped} {
 		select {
-		case ch := <-timers:
-			return ch
+		case <-ch:
 		case <-deadline.C:
-			t.Fatal("the watcher never armed its timer")
-			return nil
+			t.Fatal("stop did not return once the saying had")
 		}
 	}
-	saidOnce := func() {
-		t.Helper()
-		select {
-		case <-said:
-		case <-deadline.C:
-			t.Fatal("never said")
-		}
-	}
-
-	// An update before the spell ends starts it again.
-	first := armed()
-	activity <- struct{}{}
-	second := armed()
-	first <- time.Now() // no longer listened to
-	second <- time.Now()
-	saidOnce()
-	// Said once: the next timer is armed only when the agent is heard
-	// from again.
-	activity <- struct{}{}
-	third := armed()
-	third <- time.Now()
-	saidOnce()
-	activity <- struct{}{}
-	armed()
-	cancel()
-	<-watched
-	if len(said) != 0 {
-		t.Fatalf("said %d more times", len(said))
+	w.heard()
+	if clock.fireNext() || said != 3 {
+		t.Fatalf("after stop: a timer armed, or said %d times (want 3)", said)
 	}
 }
 
