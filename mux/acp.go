@@ -12,8 +12,6 @@ import (
 	"syscall"
 	"time"
 
-	acp "github.com/coder/acp-go-sdk"
-
 	"github.com/acpmux/acpmux-tui/acp/agent"
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
@@ -21,6 +19,7 @@ import (
 	"github.com/acpmux/acpmux-tui/internal/rawio"
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
+	acp "github.com/coder/acp-go-sdk"
 )
 
 // handshakeTimeout bounds session setup after initialize (initialize has

@@ -8,10 +8,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/fsnotify/fsnotify"
-
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
+	"github.com/fsnotify/fsnotify"
 )
 
 // This file watches the chats folder, so that a chat file changed by hand

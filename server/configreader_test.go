@@ -9,14 +9,13 @@ import (
 	"testing"
 	"time"
 
-	sdk "github.com/coder/acp-go-sdk"
-
 	"github.com/acpmux/acpmux-tui/acp"
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/internal/acpschema"
 	"github.com/acpmux/acpmux-tui/mux"
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
+	sdk "github.com/coder/acp-go-sdk"
 )
 
 // configRig is a server whose config file the test writes.

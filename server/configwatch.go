@@ -6,9 +6,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/fsnotify/fsnotify"
-
 	"github.com/acpmux/acpmux-tui/proto"
+	"github.com/fsnotify/fsnotify"
 )
 
 // This file watches the config file, so that an edit reaches every client

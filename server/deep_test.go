@@ -7,10 +7,9 @@ import (
 	"testing"
 	"time"
 
-	sdk "github.com/coder/acp-go-sdk"
-
 	"github.com/acpmux/acpmux-tui/internal/testharness/doorclient"
 	"github.com/acpmux/acpmux-tui/proto"
+	sdk "github.com/coder/acp-go-sdk"
 )
 
 // deepDepth is how deep the hostile requests nest their params: with the

@@ -11,13 +11,12 @@ import (
 	"strings"
 	"time"
 
-	sdk "github.com/coder/acp-go-sdk"
-
 	"github.com/acpmux/acpmux-tui/acp"
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/internal/rpcline"
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
+	sdk "github.com/coder/acp-go-sdk"
 )
 
 // This file is where the server meets the ACP door (package acp): a

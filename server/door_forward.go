@@ -11,9 +11,8 @@ import (
 	"github.com/acpmux/acpmux-tui/acp/agent"
 	"github.com/acpmux/acpmux-tui/proto"
 
-	sdk "github.com/coder/acp-go-sdk"
-
 	"github.com/acpmux/acpmux-tui/acp"
+	sdk "github.com/coder/acp-go-sdk"
 )
 
 // This file is the server's part in the door's modes, options and

@@ -8,10 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	sdk "github.com/coder/acp-go-sdk"
-
 	"github.com/acpmux/acpmux-tui/internal/acpschema"
 	"github.com/acpmux/acpmux-tui/internal/testharness/doorclient"
+	sdk "github.com/coder/acp-go-sdk"
 )
 
 // modeUpdates are the current_mode_update ids a client heard for a session.

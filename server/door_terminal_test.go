@@ -11,11 +11,10 @@ import (
 	"testing"
 	"time"
 
-	sdk "github.com/coder/acp-go-sdk"
-
 	"github.com/acpmux/acpmux-tui/internal/acpschema"
 	"github.com/acpmux/acpmux-tui/internal/testharness/doorclient"
 	"github.com/acpmux/acpmux-tui/proto"
+	sdk "github.com/coder/acp-go-sdk"
 )
 
 // TestDoorForwardsTerminals: terminal/* of the agent goes to the prompting

@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	sdk "github.com/coder/acp-go-sdk"
-
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/internal/acpschema"
@@ -20,6 +18,7 @@ import (
 	"github.com/acpmux/acpmux-tui/mux"
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
+	sdk "github.com/coder/acp-go-sdk"
 )
 
 // doorClient dials the rig's socket and speaks ACP on it with the SDK's

@@ -9,9 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/acpmux/acpmux-tui/proto"
+	"golang.org/x/sys/unix"
 )
 
 // This file holds what makes a server the one server of its agent home: the

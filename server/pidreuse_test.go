@@ -16,10 +16,9 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/acpmux/acpmux-tui/internal/testharness/lockedbuf"
 	"github.com/acpmux/acpmux-tui/proto"
+	"golang.org/x/sys/unix"
 )
 
 // handedSocket is a connection made by one process (the connector,

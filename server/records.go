@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/acpmux/acpmux-tui/proto"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -13,11 +14,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/acpmux/acpmux-tui/proto"
-
-	"golang.org/x/sys/unix"
-
 	"github.com/acpmux/acpmux-tui/sessions"
+	"golang.org/x/sys/unix"
 )
 
 // This file keeps <agent home>/running/: one small file per harness the

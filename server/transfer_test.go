@@ -7,11 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/acpmux/acpmux-tui/internal/testharness/wait"
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
+	"golang.org/x/sys/unix"
 )
 
 // TestExportAndImportOverTheSocket: _acpmux/export writes a running pty

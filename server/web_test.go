@@ -10,12 +10,11 @@ import (
 	"strings"
 	"testing"
 
-	sdk "github.com/coder/acp-go-sdk"
-
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/internal/acpschema"
 	"github.com/acpmux/acpmux-tui/internal/testharness/doorclient"
 	"github.com/acpmux/acpmux-tui/proto"
+	sdk "github.com/coder/acp-go-sdk"
 )
 
 // These tests hold a web caller to its narrower rights. The connection is

@@ -8,11 +8,10 @@ import (
 	"slices"
 	"strings"
 
-	sdk "github.com/coder/acp-go-sdk"
-
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
+	sdk "github.com/coder/acp-go-sdk"
 )
 
 // This file is what a web caller may do: less than a local client. Every
