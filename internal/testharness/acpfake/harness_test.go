@@ -115,9 +115,13 @@ func start(t *testing.T, ctx context.Context, f files, env ...string) *proc {
 	outW.Close()
 	go func() {
 		p.err = p.cmd.Wait()
-		outR.Close()
 		close(p.done)
 	}()
+	// outR is not closed when the fake exits: its last lines (an update
+	// written just before a crash) may still be unread, and closing it
+	// would lose them. The fake's end closed with it, so the connection
+	// reads them and then EOF; the test's cleanup closes outR.
+	t.Cleanup(func() { outR.Close() })
 	p.conn = acp.NewClientSideConnection(p.client, inW, outR)
 	p.conn.SetLogger(slog.New(slog.NewTextHandler(p.log, nil)))
 	// t.Context() is already cancelled when cleanups run: stop with a
