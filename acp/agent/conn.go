@@ -67,8 +67,13 @@ func NewConn(life context.Context, client acp.Client, toAgent io.Writer, fromAge
 			log.Warn("answer a request over the message limit", "err", err)
 		}
 	}
+	// The SDK's reader starts at once and its logger is set after: it
+	// reads nothing until the logger is set.
+	setUp := make(chan struct{})
+	c.guard.setUp = setUp
 	c.ClientSideConnection = acp.NewClientSideConnection(client, w, c.guard)
 	c.ClientSideConnection.SetLogger(log)
+	close(setUp)
 	return c
 }
 

@@ -67,6 +67,11 @@ type wireGuard struct {
 	fileCap int64
 	// refused counts the oversized requests answered (tests).
 	refused atomic.Int64
+	// setUp, when set, is closed once the connection reading the guard is
+	// set up: its reader waits for that before its first read, so nothing
+	// it does (its logger, when the agent's output ends at once) comes
+	// before NewConn has finished with it.
+	setUp chan struct{}
 }
 
 // maxDiscardFactor bounds how much of an oversized line the guard reads to
@@ -99,6 +104,10 @@ func newWireGuard(r io.Reader, max int, bad func(reason string)) *wireGuard {
 }
 
 func (g *wireGuard) Read(p []byte) (int, error) {
+	if g.setUp != nil {
+		<-g.setUp
+		g.setUp = nil
+	}
 	for len(g.out) == 0 {
 		if g.done {
 			return 0, io.EOF

@@ -55,6 +55,7 @@ func Read(rc syscall.RawConn, b []byte) (int, error) {
 	case n == 0:
 		return 0, io.EOF
 	}
+	ioAcquire()
 	return n, nil
 }
 
@@ -124,6 +125,7 @@ func nonblocking(v any) (syscall.RawConn, bool) {
 // returns the rest (all of b when it takes nothing). err is the write's
 // error, a syscall.Errno, or raw's own when the descriptor is closed.
 func WriteNow(raw syscall.RawConn, b []byte) (rest []byte, err error) {
+	ioRelease()
 	var werr error
 	err = raw.Write(func(fd uintptr) bool {
 		for len(b) > 0 {
