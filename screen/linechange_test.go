@@ -9,10 +9,11 @@ import (
 
 // lineWords are what the random lines are made of: plain words, blanks,
 // colours (a background too: a blank in it is no blank), wide
-// characters and an emoji.
+// characters, an emoji, and letters with a combining accent (a cell of
+// two runes, whose first is a letter alone elsewhere).
 var lineWords = []string{
 	"a", "bc", "def", " ", "   ", "\x1b[31mred\x1b[0m", "\x1b[1;32mbold\x1b[0m", "\x1b[44m  \x1b[0m",
-	"日本", "🙂", "λ", "\x1b[7mrev\x1b[27m", "x\x1b[4mu\x1b[24my",
+	"日本", "🙂", "λ", "\x1b[7mrev\x1b[27m", "x\x1b[4mu\x1b[24my", "e\u0301", "e\u0301a",
 }
 
 // randomLine is a line of width cols as RenderRow draws it, from random
@@ -126,4 +127,31 @@ func TestLineChangeOfAKeyIsSmall(t *testing.T) {
 	if !strings.HasPrefix(change, "\x1b[1;34m") {
 		t.Errorf("the change %q does not set the style in force first", change)
 	}
+}
+
+// BenchmarkLineChange: the change of a key typed at the end of a line of
+// a 160-column pane (the cells after the first that differs are walked),
+// and of a line scrolled into place (drawn whole at once).
+func BenchmarkLineChange(b *testing.B) {
+	const cols = 160
+	cursor := func(c string) string { return "\x1b[7m" + c + "\x1b[27m" }
+	s := New(cols, 1, 0)
+	s.Write([]byte("$ go test \x1b[32m./...\x1b[0m -run TestSomething -count=1 and some more words"))
+	before := WithCursor(s.RenderRow(0), s.cur.x, cols, cursor)
+	s.Write([]byte("x"))
+	after := WithCursor(s.RenderRow(0), s.cur.x, cols, cursor)
+	other := New(cols, 1, 0)
+	other.Write([]byte("\x1b[34mfunc\x1b[0m main() { fmt.Println(\"hello, world\") } // a line of the flood"))
+	scrolled := other.RenderRow(0)
+	var buf []byte
+	b.Run("key", func(b *testing.B) {
+		for b.Loop() {
+			buf, _, _ = AppendLineChange(buf[:0], before, after)
+		}
+	})
+	b.Run("scrolled", func(b *testing.B) {
+		for b.Loop() {
+			buf, _, _ = AppendLineChange(buf[:0], before, scrolled)
+		}
+	})
 }
