@@ -26,9 +26,27 @@ func randomLine(rng *rand.Rand, cols int) string {
 	}
 	line := s.RenderRow(0)
 	if rng.IntN(2) == 0 {
-		line = WithCursor(line, rng.IntN(cols), cols, func(c string) string { return "\x1b[7m" + c + "\x1b[27m" })
+		line = WithCursor(line, rng.IntN(cols), cols, reverseCursor)
 	}
 	return line
+}
+
+// reverseCursor draws the cursor's cell in reverse, as the TUI does.
+func reverseCursor(c string) string { return "\x1b[7m" + c + "\x1b[27m" }
+
+// drawn is the screen's first row with its cursor, as a lent pane sends it.
+func drawn(s *Screen, cols int) string {
+	return WithCursor(s.RenderRow(0), s.cur.x, cols, reverseCursor)
+}
+
+// keyTyped is a line showing text, with the cursor after it, before and
+// after key is typed.
+func keyTyped(cols int, text, key string) (before, after string) {
+	s := New(cols, 1, 0)
+	s.Write([]byte(text))
+	before = drawn(s, cols)
+	s.Write([]byte(key))
+	return before, drawn(s, cols)
 }
 
 // typed is line with a few more keys typed at its end, or some taken back:
@@ -38,14 +56,13 @@ func typed(rng *rand.Rand, cols int, words []string) (before, after string) {
 	for _, w := range words {
 		s.Write([]byte(w))
 	}
-	before = WithCursor(s.RenderRow(0), s.cur.x, cols, func(c string) string { return "\x1b[7m" + c + "\x1b[27m" })
+	before = drawn(s, cols)
 	if rng.IntN(3) == 0 {
 		s.Write([]byte("\b\x1b[K"))
 	} else {
 		s.Write([]byte(lineWords[rng.IntN(3)]))
 	}
-	after = WithCursor(s.RenderRow(0), s.cur.x, cols, func(c string) string { return "\x1b[7m" + c + "\x1b[27m" })
-	return before, after
+	return before, drawn(s, cols)
 }
 
 // shown is what a terminal shows after it was sent draws, in turn.
@@ -97,12 +114,7 @@ func TestLineChangeDrawsWhatTheWholeLineWould(t *testing.T) {
 // pane, is drawn as the key and the cursor after it, not as the line.
 func TestLineChangeOfAKeyIsSmall(t *testing.T) {
 	const cols = 160
-	cursor := func(c string) string { return "\x1b[7m" + c + "\x1b[27m" }
-	s := New(cols, 1, 0)
-	s.Write([]byte("$ echo \x1b[32mhi\x1b[0m there"))
-	before := WithCursor(s.RenderRow(0), s.cur.x, cols, cursor)
-	s.Write([]byte("x"))
-	after := WithCursor(s.RenderRow(0), s.cur.x, cols, cursor)
+	before, after := keyTyped(cols, "$ echo \x1b[32mhi\x1b[0m there", "x")
 	change, changed := checkChange(t, cols, before, after)
 	if !changed {
 		t.Fatal("a key typed changed nothing")
@@ -119,7 +131,7 @@ func TestLineChangeOfAKeyIsSmall(t *testing.T) {
 		t.Error("a line drawn again as it is says it changed")
 	}
 	// A style in force where the change starts is set again first.
-	s = New(cols, 1, 0)
+	s := New(cols, 1, 0)
 	s.Write([]byte("\x1b[1;34mblue"))
 	before = s.RenderRow(0)
 	s.Write([]byte("r"))
@@ -134,12 +146,7 @@ func TestLineChangeOfAKeyIsSmall(t *testing.T) {
 // and of a line scrolled into place (drawn whole at once).
 func BenchmarkLineChange(b *testing.B) {
 	const cols = 160
-	cursor := func(c string) string { return "\x1b[7m" + c + "\x1b[27m" }
-	s := New(cols, 1, 0)
-	s.Write([]byte("$ go test \x1b[32m./...\x1b[0m -run TestSomething -count=1 and some more words"))
-	before := WithCursor(s.RenderRow(0), s.cur.x, cols, cursor)
-	s.Write([]byte("x"))
-	after := WithCursor(s.RenderRow(0), s.cur.x, cols, cursor)
+	before, after := keyTyped(cols, "$ go test \x1b[32m./...\x1b[0m -run TestSomething -count=1 and some more words", "x")
 	other := New(cols, 1, 0)
 	other.Write([]byte("\x1b[34mfunc\x1b[0m main() { fmt.Println(\"hello, world\") } // a line of the flood"))
 	scrolled := other.RenderRow(0)
