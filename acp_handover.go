@@ -86,7 +86,7 @@ func openRequests(f *os.File) []json.RawMessage {
 	}
 	var order []string
 	open := map[string]bool{}
-	for line := range bytes.Lines(data) {
+	for line := range bytes.Lines(proto.DoorLog(data)) {
 		line = bytes.TrimSuffix(line, []byte("\n"))
 		if len(line) < 2 || !json.Valid(line[1:]) {
 			continue // a line cut short as the server died

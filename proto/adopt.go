@@ -1,5 +1,7 @@
 package proto
 
+import "bytes"
+
 // MethodAdopt hands the server the client's standard input and output: a
 // connection's first message, exactly AdoptLine, with the two descriptors
 // (SCM_RIGHTS), standard input first. The server answers AdoptedLine on
@@ -43,8 +45,17 @@ const AdoptEndedLine = `{"jsonrpc":"2.0","method":"_acpmux/adoptEnded"}` + "\n"
 // The door's open requests, in the file handed over with its stdio: a
 // line DoorTook+ID as the server takes a request, DoorAnswered+ID once its
 // answer is written (ID as sent, JSON); the file is emptied whenever
-// nothing is open.
+// nothing is open. The lines end at the file's end or at its first NUL
+// (DoorLog): a server may keep the file longer than its lines.
 const (
 	DoorTook     = '+'
 	DoorAnswered = '-'
 )
+
+// DoorLog is the lines of the file of open requests whose content is data.
+func DoorLog(data []byte) []byte {
+	if i := bytes.IndexByte(data, 0); i >= 0 {
+		return data[:i]
+	}
+	return data
+}

@@ -2,7 +2,9 @@ package server
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -29,7 +31,7 @@ type adoptedDoor struct {
 	harness string
 
 	mu   sync.Mutex
-	log  *os.File                                // the door's file of open requests
+	log  *openLog                                // the door's file of open requests
 	open map[string]struct{}                     // ids taken and not answered
 	sock interface{ Write([]byte) (int, error) } // the door's socket, for AdoptEndedLine
 }
@@ -58,7 +60,7 @@ func (c *conn) adoptDoor(a *adoptable, fds []int, harness string) bool {
 	// The door is set up by the client's first call, initialize, as on
 	// the socket.
 	c.called.Store(false)
-	c.stdioDoor = &adoptedDoor{harness: harness, log: os.NewFile(uintptr(fds[2]), "door open requests"),
+	c.stdioDoor = &adoptedDoor{harness: harness, log: newOpenLog(os.NewFile(uintptr(fds[2]), "door open requests")),
 		open: map[string]struct{}{}, sock: a.UnixConn}
 	return true
 }
@@ -93,7 +95,7 @@ func (d *adoptedDoor) wrote(line []byte) {
 }
 
 // record writes one line of the open requests, emptying the file once
-// none is open. A write that fails only weakens what the door can answer
+// none is open. A line not kept only weakens what the door can answer
 // should the server die: it is not the client's error.
 func (d *adoptedDoor) record(how byte, id json.RawMessage) {
 	d.mu.Lock()
@@ -105,14 +107,13 @@ func (d *adoptedDoor) record(how byte, id json.RawMessage) {
 		}
 		delete(d.open, key)
 		if len(d.open) == 0 {
-			_ = d.log.Truncate(0)
-			_, _ = d.log.Seek(0, 0)
+			d.log.empty()
 			return
 		}
 	} else {
 		d.open[key] = struct{}{}
 	}
-	_, _ = d.log.Write(append(append([]byte{how}, id...), '\n'))
+	d.log.add(how, id, func() []string { return slices.Collect(maps.Keys(d.open)) })
 }
 
 // ended tells the door the connection ended by itself (the client went, or
@@ -122,5 +123,7 @@ func (d *adoptedDoor) ended() {
 		_ = w.SetWriteDeadline(time.Now().Add(time.Second))
 	}
 	_, _ = d.sock.Write([]byte(proto.AdoptEndedLine))
-	d.log.Close()
+	d.mu.Lock()
+	d.log.close()
+	d.mu.Unlock()
 }

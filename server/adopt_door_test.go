@@ -83,11 +83,11 @@ func (d *handedDoor) answer(id string) reply {
 
 func (d *handedDoor) openLog() string {
 	d.t.Helper()
-	b, err := io.ReadAll(io.NewSectionReader(d.open, 0, 1<<20))
+	b, err := io.ReadAll(io.NewSectionReader(d.open, 0, 1<<30))
 	if err != nil {
 		d.t.Fatal(err)
 	}
-	return string(b)
+	return string(proto.DoorLog(b))
 }
 
 // TestDoorHandedOver: an ACP client's stdio handed over is the door:
