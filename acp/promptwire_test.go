@@ -100,3 +100,14 @@ func FuzzTextPrompt(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkTextPrompt: the params of a one-line prompt, read straight.
+func BenchmarkTextPrompt(b *testing.B) {
+	raw := json.RawMessage(`{"sessionId":"1hj1lc","prompt":[{"type":"text","text":"prompt 5999: what does this function do?"}]}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok := textPrompt(raw); !ok {
+			b.Fatal("not read straight")
+		}
+	}
+}

@@ -17,6 +17,8 @@ import (
 // writes saw.
 type Conn struct {
 	*acp.ClientSideConnection
+	w           io.Writer   // to the agent, as the SDK writes
+	prompts     promptCalls // session/prompt sent beside the SDK (promptcall.go)
 	guard       *wireGuard
 	bad         atomic.Value // BadMessage: why the wire guard gave up
 	writeFailed atomic.Bool
@@ -55,6 +57,8 @@ func NewConn(life context.Context, client acp.Client, toAgent io.Writer, fromAge
 		}
 	})
 	c.guard.sink = &updateApplier{ctx: life, client: client, log: log.Warn}
+	c.guard.calls = &c.prompts
+	c.w = w
 	// A request over the message limit is answered beside the SDK's own
 	// writes: each is one Write of a whole line, and a write to the pipe
 	// holds the file's write lock throughout, so lines never interleave.

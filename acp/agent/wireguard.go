@@ -67,6 +67,9 @@ type wireGuard struct {
 	fileCap int64
 	// refused counts the oversized requests answered (tests).
 	refused atomic.Int64
+	// calls, when set, are the prompts sent beside the SDK, whose answers
+	// the guard takes (promptcall.go).
+	calls *promptCalls
 	// setUp, when set, is closed once the connection reading the guard is
 	// set up: its reader waits for that before its first read, so nothing
 	// it does (its logger, when the agent's output ends at once) comes
@@ -153,6 +156,11 @@ func (g *wireGuard) Read(p []byte) (int, error) {
 			g.notifications.Add(1)
 			g.sink.take(msg.Method, msg.Params)
 			continue
+		} else if msg.Method == "" && g.calls != nil {
+			g.flush() // what the agent sent before an answer comes first
+			if g.calls.answered(msg) {
+				continue
+			}
 		}
 		g.flush()
 		g.out = append(trimmed, '\n')
