@@ -143,14 +143,13 @@ func (g *wireGuard) Read(p []byte) (int, error) {
 		if len(trimmed) == 0 {
 			continue
 		}
-		var msg envelope
-		if err := json.Unmarshal(trimmed, &msg); err != nil {
-			if !json.Valid(trimmed) {
-				g.flush()
-				g.end()
-				g.refuse("sent invalid JSON", fmt.Sprintf("%.120q", trimmed))
-				return 0, io.EOF
-			}
+		if !json.Valid(trimmed) {
+			g.flush()
+			g.end()
+			g.refuse("sent invalid JSON", fmt.Sprintf("%.120q", trimmed))
+			return 0, io.EOF
+		}
+		if msg, ok := readEnvelope(trimmed); !ok {
 			// JSON but not a message: the SDK logs and skips it.
 		} else if g.sink != nil && msg.ID == nil && msg.Method != "" && msg.Method != cancelRequestMethod {
 			g.notifications.Add(1)
