@@ -41,20 +41,20 @@ func textPrompt(raw json.RawMessage) (p *sdk.PromptRequest, ok bool) {
 	if !isObject || !simple || session == nil || prompt == nil {
 		return nil, false
 	}
-	var blocks []json.RawMessage
-	if json.Unmarshal(prompt, &blocks) != nil {
+	id, ok := rpcline.Unquote(session)
+	if !ok {
 		return nil, false
 	}
-	p = &sdk.PromptRequest{Prompt: make([]sdk.ContentBlock, 0, len(blocks))}
-	if json.Unmarshal(session, &p.SessionId) != nil {
-		return nil, false
-	}
-	for _, b := range blocks {
-		text, ok := textBlock(b)
-		if !ok {
-			return nil, false
+	p = &sdk.PromptRequest{SessionId: sdk.SessionId(id), Prompt: []sdk.ContentBlock{}}
+	rpcline.Elements(prompt, func(b []byte) bool {
+		var text string
+		if text, ok = textBlock(b); ok {
+			p.Prompt = append(p.Prompt, sdk.TextBlock(text))
 		}
-		p.Prompt = append(p.Prompt, sdk.TextBlock(text))
+		return ok
+	})
+	if !ok {
+		return nil, false
 	}
 	return p, true
 }
@@ -78,10 +78,7 @@ func textBlock(raw json.RawMessage) (text string, ok bool) {
 	if !isObject || !simple || !bytes.Equal(kind, []byte(`"text"`)) || value == nil {
 		return "", false
 	}
-	if json.Unmarshal(value, &text) != nil {
-		return "", false
-	}
-	return text, true
+	return rpcline.Unquote(value)
 }
 
 // withFastDecode is h with its params tried first by fast, which returns

@@ -151,3 +151,32 @@ func skipValue(b []byte, i int) int {
 	}
 	return i
 }
+
+// Elements calls fn with each element of the array arr in order, raw,
+// until fn returns false. arr must be valid JSON; ok is false when it is
+// not an array.
+func Elements(arr []byte, fn func(value []byte) bool) (ok bool) {
+	i := skipSpace(arr, 0)
+	if i >= len(arr) || arr[i] != '[' {
+		return false
+	}
+	i++
+	for {
+		i = skipSpace(arr, i)
+		if i >= len(arr) || arr[i] == ']' {
+			return true
+		}
+		if arr[i] == ',' {
+			i++
+			continue
+		}
+		end := skipValue(arr, i)
+		if end <= i {
+			return true // not valid JSON: stop rather than loop
+		}
+		if !fn(arr[i:end]) {
+			return true
+		}
+		i = end
+	}
+}

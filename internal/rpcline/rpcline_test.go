@@ -77,3 +77,49 @@ func FuzzSplit(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, line []byte) { check(t, line) })
 }
+
+// checkElements: on valid JSON, Elements finds the elements encoding/json
+// finds, raw; on anything else, it does not panic.
+func checkElements(t *testing.T, arr []byte) {
+	t.Helper()
+	var got [][]byte
+	ok := Elements(arr, func(v []byte) bool { got = append(got, v); return true })
+	if !json.Valid(arr) {
+		return
+	}
+	var want []json.RawMessage
+	wantOK := json.Unmarshal(arr, &want) == nil && bytes.TrimSpace(arr)[0] == '['
+	if ok != wantOK {
+		t.Fatalf("%q: an array %v, encoding/json says %v", arr, ok, wantOK)
+	}
+	if !ok {
+		return
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%q: %d elements, want %d", arr, len(got), len(want))
+	}
+	for i := range got {
+		if !bytes.Equal(got[i], bytes.TrimSpace(want[i])) {
+			t.Fatalf("%q: element %d is %q, want %q", arr, i, got[i], want[i])
+		}
+	}
+}
+
+var arraySeeds = []string{
+	`[]`, ` [ ] `, `[1]`, `[ 1 , "a,b" , {"k":[2,3]} , [[]] , null , true ]`,
+	`[{"type":"text","text":"hi"},{"type":"text","text":"a\"]b"}]`, `{}`, `"[1]"`, `null`, `[1,`,
+}
+
+func TestElementsAgreesWithEncodingJSON(t *testing.T) {
+	for _, s := range arraySeeds {
+		checkElements(t, []byte(s))
+	}
+}
+
+// FuzzElements: Elements as encoding/json reads an array.
+func FuzzElements(f *testing.F) {
+	for _, s := range arraySeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, arr []byte) { checkElements(t, arr) })
+}
