@@ -92,16 +92,10 @@ func (c *Conn) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRespo
 	}
 	select {
 	case msg := <-answer:
-		var resp acp.PromptResponse
 		if msg.Error != nil {
-			return resp, msg.Error
+			return acp.PromptResponse{}, msg.Error
 		}
-		if len(msg.Result) > 0 {
-			if err := json.Unmarshal(msg.Result, &resp); err != nil {
-				return resp, acp.NewInternalError(map[string]any{"error": err.Error()})
-			}
-		}
-		return resp, nil
+		return promptResponse(msg.Result)
 	case <-c.Done():
 		c.prompts.drop(id)
 		return acp.PromptResponse{}, acp.NewInternalError(map[string]any{"error": "peer disconnected before response"})
@@ -120,6 +114,29 @@ func (c *Conn) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRespo
 		}
 		return acp.PromptResponse{}, acp.NewInternalError(map[string]any{"error": cause.Error()})
 	}
+}
+
+// promptResponse decodes the result of session/prompt as the SDK does;
+// the common {"stopReason": string} is read straight.
+func promptResponse(result json.RawMessage) (resp acp.PromptResponse, err error) {
+	var reason []byte
+	plain := json.Valid(result) && rpcline.Each(result, func(key, value []byte) bool {
+		if string(key) != `"stopReason"` || reason != nil || value[0] != '"' {
+			reason = nil
+			return false
+		}
+		reason = value
+		return true
+	})
+	if s, ok := rpcline.Unquote(reason); plain && ok {
+		return acp.PromptResponse{StopReason: acp.StopReason(s)}, nil
+	}
+	if len(result) > 0 {
+		if err := json.Unmarshal(result, &resp); err != nil {
+			return resp, acp.NewInternalError(map[string]any{"error": err.Error()})
+		}
+	}
+	return resp, nil
 }
 
 // appendPromptLine appends the line of session/prompt with id and p's

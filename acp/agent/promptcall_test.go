@@ -256,3 +256,38 @@ func TestWireGuardAppliesUpdatesBeforeAPromptsAnswer(t *testing.T) {
 		t.Fatal("the prompt's answer was not handed over")
 	}
 }
+
+var promptResults = []string{
+	`{"stopReason":"end_turn"}`, ` { "stopReason" : "cancelled" } `, `{"stopReason":"max_tokens","usage":{"inputTokens":3,"outputTokens":4,"totalTokens":7}}`,
+	`{"_meta":{"a":1},"stopReason":"refusal"}`, `{"stopReason":"a","stopReason":"b"}`, `{"StopReason":"end_turn"}`,
+	`{"stopReason":"\u0065nd_turn"}`, `{"stopReason":7}`, `{"stopReason":null}`, `{}`, `null`, `[]`, ``,
+}
+
+// checkPromptResponse: a result reads as the SDK's decoding reads it.
+func checkPromptResponse(t *testing.T, result []byte) {
+	t.Helper()
+	if len(result) > 0 && !json.Valid(result) {
+		return // refused by the guard before it comes here
+	}
+	var want acp.PromptResponse
+	wantErr := len(result) > 0 && json.Unmarshal(result, &want) != nil
+	got, err := promptResponse(result)
+	if (err != nil) != wantErr || err == nil && !reflect.DeepEqual(got, want) {
+		t.Fatalf("%q: read %+v (%v), the SDK reads %+v (error %v)", result, got, err, want, wantErr)
+	}
+}
+
+// TestPromptResponseReadsWhatTheSDKReads: the answer to a prompt, read
+// straight or not, is what the SDK decodes of it.
+func TestPromptResponseReadsWhatTheSDKReads(t *testing.T) {
+	for _, r := range promptResults {
+		checkPromptResponse(t, []byte(r))
+	}
+}
+
+func FuzzPromptResponse(f *testing.F) {
+	for _, r := range promptResults {
+		f.Add([]byte(r))
+	}
+	f.Fuzz(func(t *testing.T, result []byte) { checkPromptResponse(t, result) })
+}

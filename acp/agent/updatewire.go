@@ -68,16 +68,20 @@ func textChunk(params json.RawMessage) (n acp.SessionNotification, ok bool) {
 	}) || !bytes.Equal(typ, []byte(`"text"`)) || text == nil {
 		return n, false
 	}
-	block := acp.ContentBlockText{Type: "text"}
-	if json.Unmarshal(session, &n.SessionId) != nil || json.Unmarshal(text, &block.Text) != nil {
+	sessionID, ok1 := rpcline.Unquote(session)
+	chunk, ok2 := rpcline.Unquote(text)
+	if !ok1 || !ok2 {
 		return n, false
 	}
+	n.SessionId = acp.SessionId(sessionID)
+	block := acp.ContentBlockText{Type: "text", Text: chunk}
 	var id *string
 	if messageID != nil {
-		id = new(string)
-		if json.Unmarshal(messageID, id) != nil {
+		s, ok := rpcline.Unquote(messageID)
+		if !ok {
 			return n, false
 		}
+		id = &s
 	}
 	c := acp.ContentBlock{Text: &block}
 	switch string(kind) {
