@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -119,5 +120,24 @@ func TestOpenLogGrowsThenStartsAgainFromTheOpen(t *testing.T) {
 			}
 			return
 		}
+	}
+}
+
+// TestAdoptedDoorRecordsTheOpenRequests: the door's file lists each
+// request taken until its answer, and is emptied once none is open; an
+// answer to a request never taken (the server's own) writes nothing.
+func TestAdoptedDoorRecordsTheOpenRequests(t *testing.T) {
+	f, read := logFile(t)
+	d := &adoptedDoor{log: newOpenLog(f), open: map[string]struct{}{}}
+	d.record(proto.DoorTook, json.RawMessage(`"a"`))
+	d.record(proto.DoorTook, json.RawMessage(`7`))
+	d.record(proto.DoorAnswered, json.RawMessage(`"a"`))
+	d.record(proto.DoorAnswered, json.RawMessage(`"never-taken"`))
+	if got := read(); got != "+\"a\"\n+7\n-\"a\"\n" {
+		t.Fatalf("the open requests' file: %q", got)
+	}
+	d.record(proto.DoorAnswered, json.RawMessage(`7`))
+	if got := read(); got != "" {
+		t.Fatalf("the file once nothing is open: %q", got)
 	}
 }
