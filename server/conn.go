@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"time"
 
+	sdk "github.com/coder/acp-go-sdk"
+
 	"github.com/acpmux/acpmux-tui/acp"
 	"github.com/acpmux/acpmux-tui/internal/rawio"
 	"github.com/acpmux/acpmux-tui/proto"
@@ -111,9 +113,16 @@ func (c *conn) serve() {
 	wrote := make(chan struct{})
 	go func() { defer close(wrote); c.writeLoop() }()
 	if err == nil {
-		c.readLoop(first)
+		src := io.Reader(c.nc)
+		if len(first) > 0 {
+			src = io.MultiReader(bytes.NewReader(first), c.nc)
+		}
+		c.readLoop(newLineReader(src, proto.MaxLine))
+	} else {
+		close(c.gone)
 	}
-	close(c.gone)
+	// Reading may have gone on in another goroutine (conn_prompt.go).
+	<-c.gone
 	c.calls.Wait()
 	c.hosts.closeAll()
 	c.s.views.unwatch(c) // nothing is queued for it after this
@@ -133,55 +142,59 @@ func (c *conn) serve() {
 	c.s.connDone(c)
 }
 
-// readLoop reads the connection's lines, first those of first (what was
-// read of it already), and runs them.
-func (c *conn) readLoop(first []byte) {
-	src := io.Reader(c.nc)
-	if len(first) > 0 {
-		src = io.MultiReader(bytes.NewReader(first), c.nc)
-	}
-	lines := newLineReader(src, proto.MaxLine)
+// readLoop reads the connection's lines and runs them until the
+// connection's end, when it closes gone. It returns before that when the
+// reading went on in a goroutine of its own while it ran a prompt
+// (conn_prompt.go), once the prompt is answered.
+func (c *conn) readLoop(lines *lineReader) {
 	for {
 		line, err := lines.next()
 		if errors.Is(err, errLineTooLong) {
 			c.s.opt.Logger.Warn("client sent a line over the limit: closing its connection", "max", proto.MaxLine)
 			c.reply(nil, nil, errorf(proto.CodeInvalidRequest, "Invalid Request: a line over %d bytes; connection closed", proto.MaxLine))
+			close(c.gone)
 			return
 		}
 		if err != nil {
 			if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) && !errors.Is(err, os.ErrDeadlineExceeded) && !c.dropped.Load() {
 				c.s.opt.Logger.Debug("client read", "err", err)
 			}
+			close(c.gone)
 			return
 		}
-		c.handleLine(line)
+		if handedOn := c.handleLine(line, lines); handedOn {
+			return
+		}
 		if c.dropped.Load() {
+			close(c.gone)
 			return
 		}
 	}
 }
 
-func (c *conn) handleLine(line []byte) {
+// handleLine runs one line of the connection; handedOn reports that the
+// reading of lines went on in another goroutine meanwhile.
+func (c *conn) handleLine(line []byte, lines *lineReader) (handedOn bool) {
 	c.active.Store(time.Now().UnixNano())
 	req, ok, rpcErr := DecodeLine(line)
 	if rpcErr != nil {
 		c.reply(req.ID, nil, rpcErr)
-		return
+		return false
 	}
 	if c.hookOnly && ok && req.Method != proto.MethodHook && req.Method != proto.MethodHello {
 		if !req.Notification() {
 			c.reply(req.ID, nil, errorf(proto.CodeMethodNotFound, "Method not found: %q: this socket serves a sandboxed chat's hooks only", clipText(req.Method)))
 		}
-		return
+		return false
 	}
 	if !ok {
 		if c.door != nil {
 			c.doorResponse(line)
 		}
-		return
+		return false
 	}
 	if c.stdioDoor != nil && ok && !c.stdioDoor.gate(c, &req) {
-		return
+		return false
 	}
 	if !c.called.Load() && acp.Starts(req.Method) {
 		c.door = acp.NewDoor(&doorBackend{s: c.s, c: c}, c.s.opt.Version)
@@ -191,7 +204,7 @@ func (c *conn) handleLine(line []byte) {
 	}
 	c.called.Store(true)
 	if req.Method == proto.MethodHost && c.web.Load() && c.relayKeys(req) {
-		return // a key for a host: queued in order for its link (webhosts.go)
+		return false // a key for a host: queued in order for its link (webhosts.go)
 	}
 	if req.Method == proto.MethodWrite || req.Method == proto.MethodAttachInput || req.Method == proto.MethodPaneDraw || c.door != nil && acp.Starts(req.Method) {
 		// Keys run here, in the order they came: the mux's write never
@@ -200,7 +213,10 @@ func (c *conn) handleLine(line []byte) {
 		// echo's round trip. ACP's initialize runs here too: the calls
 		// after it find the door set up.
 		c.run(req)
-		return
+		return false
+	}
+	if c.door != nil && req.Method == sdk.AgentMethodSessionPrompt && c.s.promptsALiveAgent(req) {
+		return c.runPrompt(req, lines)
 	}
 	c.slots <- struct{}{}
 	c.hold()
@@ -209,6 +225,7 @@ func (c *conn) handleLine(line []byte) {
 		defer func() { <-c.slots }()
 		c.run(req)
 	}()
+	return false
 }
 
 // hold counts a call or a stream under way on the connection (a call's
