@@ -75,9 +75,16 @@ func configRefusals(t *testing.T, notes []map[string]json.RawMessage) []string {
 func TestConfigEditedWhileServerRuns(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "config.toml")
 	var recFile string
+	// Each edit lands whole, as an editor that saves by rename writes it:
+	// the server watches the file, and a read in the middle of a write
+	// would find a shorter config (without "added") good.
 	write := func(text string) {
 		t.Helper()
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		tmp := path + ".new"
+		if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, path); err != nil {
 			t.Fatal(err)
 		}
 	}
