@@ -90,15 +90,16 @@ func (c *Conn) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRespo
 		c.prompts.drop(id)
 		return acp.PromptResponse{}, acp.NewInternalError(map[string]any{"error": err.Error()})
 	}
+	var msg envelope
 	select {
-	case msg := <-answer:
-		if msg.Error != nil {
-			return acp.PromptResponse{}, msg.Error
-		}
-		return promptResponse(msg.Result)
+	case msg = <-answer:
 	case <-c.Done():
-		c.prompts.drop(id)
-		return acp.PromptResponse{}, acp.NewInternalError(map[string]any{"error": "peer disconnected before response"})
+		select {
+		case msg = <-answer: // it came before the end: the guard hands it over first
+		default:
+			c.prompts.drop(id)
+			return acp.PromptResponse{}, acp.NewInternalError(map[string]any{"error": "peer disconnected before response"})
+		}
 	case <-ctx.Done():
 		c.prompts.drop(id)
 		select {
@@ -114,6 +115,10 @@ func (c *Conn) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRespo
 		}
 		return acp.PromptResponse{}, acp.NewInternalError(map[string]any{"error": cause.Error()})
 	}
+	if msg.Error != nil {
+		return acp.PromptResponse{}, msg.Error
+	}
+	return promptResponse(msg.Result)
 }
 
 // promptResponse decodes the result of session/prompt as the SDK does;

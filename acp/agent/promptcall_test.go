@@ -291,3 +291,19 @@ func FuzzPromptResponse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, result []byte) { checkPromptResponse(t, result) })
 }
+
+// TestPromptAnswerBeforeTheEndIsTheAnswer: an agent that answers and then
+// ends its output at once (a crash, an exit) gave the answer: the prompt
+// ends with it, not with the end of the connection, every time.
+func TestPromptAnswerBeforeTheEndIsTheAnswer(t *testing.T) {
+	for i := range 50 {
+		r := newPromptRig(t)
+		done := r.prompt(context.Background(), "last words")
+		id := string(r.read(t)["id"])
+		r.write(t, `{"jsonrpc":"2.0","id":`+id+`,"result":{"stopReason":"refusal"}}`)
+		r.out.Close()
+		if e := r.ended(t, done); e.err != nil || e.resp.StopReason != acp.StopReasonRefusal {
+			t.Fatalf("round %d: %+v, %v; want the answer sent before the end", i, e.resp, e.err)
+		}
+	}
+}
