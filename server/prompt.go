@@ -81,6 +81,13 @@ type chatFeed struct {
 	// terminals are the door clients that made the agent's terminals, by
 	// terminal id (door_forward.go).
 	terminals map[string]*conn
+
+	// The feed's methods as the mux holds them, made once: feedFor sets
+	// them again at every call, and a method value made there would be an
+	// allocation each time, twice a prompt.
+	deliverFn       func(proto.Entry)
+	permissionFn    func(proto.Permission) func()
+	configChangedFn func()
 }
 
 // turn is a prompt call under way in a chat.
@@ -105,7 +112,8 @@ func (s *Server) feedFor(id string) (*chatFeed, *Error) {
 		// Made and observed before it is kept, so that an id that is no
 		// chat leaves nothing behind.
 		fresh := &chatFeed{s: s, id: id, watchers: map[*conn]*watcher{}}
-		if err := s.opt.Mux.Observe(id, fresh.deliver); err != nil {
+		fresh.deliverFn, fresh.permissionFn, fresh.configChangedFn = fresh.deliver, fresh.permission, fresh.sessionConfigChanged
+		if err := s.opt.Mux.Observe(id, fresh.deliverFn); err != nil {
 			return nil, failure(err)
 		}
 		h.mu.Lock()
@@ -119,15 +127,15 @@ func (s *Server) feedFor(id string) (*chatFeed, *Error) {
 	}
 	// Each caller's last word is the kept feed, so a race of two first
 	// calls ends with it observing.
-	if err := s.opt.Mux.Observe(id, f.deliver); err != nil {
+	if err := s.opt.Mux.Observe(id, f.deliverFn); err != nil {
 		return nil, failure(err)
 	}
-	if err := s.opt.Mux.OnPermission(id, f.permission); err != nil {
+	if err := s.opt.Mux.OnPermission(id, f.permissionFn); err != nil {
 		return nil, failure(err)
 	}
 	// The door's: modes and options to tell, requests to forward
 	// (door_forward.go).
-	if err := s.opt.Mux.OnSessionConfig(id, f.sessionConfigChanged); err != nil {
+	if err := s.opt.Mux.OnSessionConfig(id, f.configChangedFn); err != nil {
 		return nil, failure(err)
 	}
 	if err := s.opt.Mux.OnForward(id, feedForwarder{f}); err != nil {

@@ -7,3 +7,5 @@ package rawio
 func ioRelease() {}
 
 func ioAcquire() {}
+
+const raceEnabled = false

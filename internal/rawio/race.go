@@ -16,3 +16,7 @@ var ioSync atomic.Uint64
 func ioRelease() { ioSync.Add(1) }
 
 func ioAcquire() { ioSync.Load() }
+
+// raceEnabled is set in race builds, where sync.Pool keeps nothing for
+// sure.
+const raceEnabled = true

@@ -32,21 +32,12 @@ func Read(rc syscall.RawConn, b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
-	var n int
-	var errno syscall.Errno
-	err := rc.Read(func(fd uintptr) bool {
-		for {
-			r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
-			switch e {
-			case syscall.EINTR:
-				continue
-			case syscall.EAGAIN:
-				return false // wait on the poller
-			}
-			n, errno = int(r), e
-			return true
-		}
-	})
+	op := readOps.Get().(*readOp)
+	op.b = b
+	err := rc.Read(op.fn)
+	n, errno := op.n, op.errno
+	*op = readOp{fn: op.fn}
+	readOps.Put(op)
 	switch {
 	case err != nil:
 		return 0, err // the deadline passed, or the descriptor closed
@@ -57,6 +48,37 @@ func Read(rc syscall.RawConn, b []byte) (int, error) {
 	}
 	ioAcquire()
 	return n, nil
+}
+
+// readOp is one Read's state, and the function that RawConn.Read calls
+// with the descriptor, made once with it: a closure made at each call
+// would be an allocation at each key and each line, for the garbage
+// collector to come back for.
+type readOp struct {
+	b     []byte
+	n     int
+	errno syscall.Errno
+	fn    func(fd uintptr) bool
+}
+
+var readOps = sync.Pool{New: func() any {
+	op := &readOp{}
+	op.fn = op.read
+	return op
+}}
+
+func (op *readOp) read(fd uintptr) bool {
+	for {
+		r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&op.b[0])), uintptr(len(op.b)))
+		switch e {
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			return false // wait on the poller
+		}
+		op.n, op.errno = int(r), e
+		return true
+	}
 }
 
 // ReaderOf reads r with Read when r is a non-blocking descriptor the
@@ -126,25 +148,44 @@ func nonblocking(v any) (syscall.RawConn, bool) {
 // error, a syscall.Errno, or raw's own when the descriptor is closed.
 func WriteNow(raw syscall.RawConn, b []byte) (rest []byte, err error) {
 	ioRelease()
-	var werr error
-	err = raw.Write(func(fd uintptr) bool {
-		for len(b) > 0 {
-			r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
-			if e == syscall.EINTR {
-				continue
-			}
-			if e != 0 && e != syscall.EAGAIN {
-				werr = e
-			}
-			if e != 0 || r == 0 {
-				break
-			}
-			b = b[r:]
-		}
-		return true // done: never wait for the descriptor here
-	})
+	op := writeOps.Get().(*writeOp)
+	op.b = b
+	err = raw.Write(op.fn)
+	rest, werr := op.b, op.err
+	*op = writeOp{fn: op.fn}
+	writeOps.Put(op)
 	if werr != nil {
-		return b, werr
+		return rest, werr
 	}
-	return b, err
+	return rest, err
+}
+
+// writeOp is one WriteNow's state and its function, as readOp is Read's.
+type writeOp struct {
+	b   []byte
+	err error
+	fn  func(fd uintptr) bool
+}
+
+var writeOps = sync.Pool{New: func() any {
+	op := &writeOp{}
+	op.fn = op.write
+	return op
+}}
+
+func (op *writeOp) write(fd uintptr) bool {
+	for len(op.b) > 0 {
+		r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&op.b[0])), uintptr(len(op.b)))
+		if e == syscall.EINTR {
+			continue
+		}
+		if e != 0 && e != syscall.EAGAIN {
+			op.err = e
+		}
+		if e != 0 || r == 0 {
+			break
+		}
+		op.b = op.b[r:]
+	}
+	return true // done: never wait for the descriptor here
 }

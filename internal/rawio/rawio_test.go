@@ -146,3 +146,30 @@ func fdOf(t *testing.T, f *os.File) uintptr {
 	rc.Control(func(d uintptr) { fd = d })
 	return fd
 }
+
+// TestReadsAndWritesAllocateNothing: a key's read and its echo's write
+// leave nothing for the garbage collector.
+func TestReadsAndWritesAllocateNothing(t *testing.T) {
+	a, b := socketPair(t, false)
+	ra, err := a.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb, err := b.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 64)
+	key := []byte("k")
+	allocs := testing.AllocsPerRun(200, func() {
+		if rest, err := WriteNow(ra, key); err != nil || len(rest) != 0 {
+			t.Fatalf("write: %q left, %v", rest, err)
+		}
+		if n, err := Read(rb, buf); err != nil || n != 1 {
+			t.Fatalf("read: %d, %v", n, err)
+		}
+	})
+	if allocs != 0 && !raceEnabled {
+		t.Fatalf("a write and a read allocate %.1f times", allocs)
+	}
+}
