@@ -22,13 +22,7 @@ import (
 // handOnAfter is how long a prompt keeps the reading.
 const handOnAfter = 2 * time.Millisecond
 
-// handOn is the reading of a connection lent to a prompt.
-type handOn struct {
-	c     *conn
-	lines *lineReader
-	state atomic.Int32
-}
-
+// The reading's states while a prompt has it.
 const (
 	handOnLent int32 = iota // the prompt runs; the reading waits for it
 	handOnGone              // the reading went on in a goroutine of its own
@@ -41,16 +35,16 @@ const (
 func (c *conn) runPrompt(req Request, lines *lineReader) (handedOn bool) {
 	c.slots <- struct{}{}
 	c.hold()
-	h := &handOn{c: c, lines: lines}
+	var reading atomic.Int32 // handOnLent
 	timer := time.AfterFunc(handOnAfter, func() {
-		if h.state.CompareAndSwap(handOnLent, handOnGone) {
-			c.readLoop(h.lines)
+		if reading.CompareAndSwap(handOnLent, handOnGone) {
+			c.readLoop(lines)
 		}
 	})
 	c.run(req)
 	<-c.slots
 	c.release()
-	if h.state.CompareAndSwap(handOnLent, handOnBack) {
+	if reading.CompareAndSwap(handOnLent, handOnBack) {
 		timer.Stop()
 		return false
 	}

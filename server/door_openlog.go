@@ -112,8 +112,9 @@ func (l *openLog) empty() {
 }
 
 // restart writes the log again with only the ids open. It is the one
-// change a death in the middle of can lose requests by, and it comes only
-// after openLogMost bytes of lines with some request open throughout.
+// change that a death halfway through can lose open requests in, and it
+// comes only after openLogMost bytes of lines with some request open
+// throughout.
 func (l *openLog) restart(ids []string) {
 	l.empty()
 	for _, id := range ids {
