@@ -22,8 +22,12 @@ import (
 // Config watch timings.
 const (
 	// configSettle gathers an editor's truncate and write, or its write
-	// of a temporary file and rename, into one read.
-	configSettle = 100 * time.Millisecond
+	// of a temporary file and rename, into one read: the file is read once
+	// it has been quiet that long (an edit read halfway through might
+	// parse, and a shorter config be taken for good), but no later than
+	// configSettleMost after the first event, for a file written on and on.
+	configSettle     = 100 * time.Millisecond
+	configSettleMost = time.Second
 	// configPollEvery is how often the file is looked at when inotify
 	// cannot be had.
 	configPollEvery = time.Second
@@ -123,7 +127,11 @@ func (w *configWatch) arm() error {
 // inotify serves the watch until stop closes (true), or it can no longer
 // watch anything (false: polling takes over).
 func (w *configWatch) inotify(stop <-chan struct{}) bool {
-	var settle <-chan time.Time
+	settle := time.NewTimer(configSettle)
+	settle.Stop()
+	defer settle.Stop()
+	var events settling
+	heard := func() { settle.Reset(events.heard(time.Now())) }
 	for {
 		select {
 		case <-stop:
@@ -135,20 +143,16 @@ func (w *configWatch) inotify(stop <-chan struct{}) bool {
 			if !w.names[filepath.Clean(ev.Name)] && !w.watched[filepath.Clean(ev.Name)] {
 				continue
 			}
-			if settle == nil {
-				settle = time.After(configSettle)
-			}
+			heard()
 		case err, ok := <-w.fw.Errors:
 			if !ok {
 				return false
 			}
 			// The kernel's queue overflowed: read the file again.
 			w.s.opt.Logger.Warn("config file watch", "err", err)
-			if settle == nil {
-				settle = time.After(configSettle)
-			}
-		case <-settle:
-			settle = nil
+			heard()
+		case <-settle.C:
+			events.read()
 			if err := w.arm(); err != nil {
 				return false
 			}
@@ -156,6 +160,22 @@ func (w *configWatch) inotify(stop <-chan struct{}) bool {
 		}
 	}
 }
+
+// settling is when the file is read after its events: once it has been
+// quiet for configSettle, and no later than configSettleMost after the
+// first event since it was last read.
+type settling struct{ first time.Time }
+
+// heard notes an event at now and returns how long to wait before reading.
+func (s *settling) heard(now time.Time) time.Duration {
+	if s.first.IsZero() {
+		s.first = now
+	}
+	return min(configSettle, s.first.Add(configSettleMost).Sub(now))
+}
+
+// read notes that the file is read: the next event starts a new wait.
+func (s *settling) read() { s.first = time.Time{} }
 
 // poll looks at the file every configPollEvery until stop closes, and
 // reads it again when its size, times or inode changed.
