@@ -50,6 +50,7 @@ func FuzzMatchRaw(f *testing.F) {
 	f.Add("ze\u202ebra", "zebra")
 	f.Add("ze\x1b]0;\nx\x07bra", "zebra")
 	f.Add("caf\u00e9 <b>", "caf")
+	f.Add("ze\rbra ze\fbra ze\bbra", "zebra") // short escapes of controls Clean drops
 	f.Fuzz(func(t *testing.T, text, word string) {
 		q, err := Parse(Fields(word))
 		if err != nil {

@@ -166,11 +166,13 @@ func (q Query) MatchRaw(line []byte) bool {
 
 // mayHide reports whether a line of JSON may hold, inside a string, what
 // Clean takes out of the text and so joins what was around it: an escape
-// (\u001b, or any \u: it may be a control or a bidirectional one), a DEL,
-// a C1 control or a bidirectional control written as UTF-8. A raw control
+// of a control Clean drops (\b, \f and \r, which encoding/json writes
+// so, or any \u: \u001b, or a bidirectional control), a DEL, a C1
+// control or a bidirectional control written as UTF-8. A raw control
 // byte is not looked for: JSON with one does not decode.
 func mayHide(line []byte) bool {
-	if bytes.Contains(line, []byte(`\u`)) || bytes.IndexByte(line, 0x7f) >= 0 {
+	if bytes.Contains(line, []byte(`\u`)) || bytes.Contains(line, []byte(`\b`)) || bytes.Contains(line, []byte(`\f`)) ||
+		bytes.Contains(line, []byte(`\r`)) || bytes.IndexByte(line, 0x7f) >= 0 {
 		return true
 	}
 	return hasLead(line, 0xc2, func(b []byte) bool { return len(b) > 1 && b[1] >= 0x80 && b[1] <= 0x9f }) || // C1
