@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 
 	"github.com/acpmux/acpmux-tui/internal/rpcline"
 )
@@ -13,7 +14,7 @@ import (
 // rpcline, its raw values copied; one that names a member in other case
 // (json.Unmarshal matches "ID" and "Method" to the fields too) or holds a
 // value of another type, and any error member, is left to json.Unmarshal.
-// Every line from an agent is read here, a key's worth of work on each.
+// Every line from an agent is read here.
 func readEnvelope(line []byte) (msg envelope, ok bool) {
 	straight := true
 	var jsonrpc, id, method, params, result []byte
@@ -52,7 +53,7 @@ func envelopeMember(key []byte) bool {
 		return true
 	}
 	for _, m := range []string{"jsonrpc", "id", "method", "params", "result", "error"} {
-		if bytes.EqualFold([]byte(name), []byte(m)) {
+		if strings.EqualFold(name, m) {
 			return true
 		}
 	}
