@@ -243,7 +243,8 @@ func (b *doorBackend) Prompt(id, text string, links []proto.Link) (string, error
 		return "", rpcErr
 	}
 	f.observe(b.c)
-	res, rpcErr := b.s.prompt(b.c, proto.PromptParams{ID: id, Text: text, Links: links})
+	// Door.prompt checked the links where they entered.
+	res, rpcErr := b.s.runTurn(f, b.c, proto.PromptParams{ID: id, Text: text, Links: links})
 	if rpcErr != nil {
 		return "", rpcErr
 	}

@@ -218,6 +218,12 @@ func (s *Server) prompt(c *conn, p proto.PromptParams) (proto.PromptResult, *Err
 	if rpcErr != nil {
 		return proto.PromptResult{}, rpcErr
 	}
+	return s.runTurn(f, c, p)
+}
+
+// runTurn is prompt in the chat's feed f, which the caller has from
+// feedFor (the door has it already, to observe the chat first).
+func (s *Server) runTurn(f *chatFeed, c *conn, p proto.PromptParams) (proto.PromptResult, *Error) {
 	if err := s.refuseWhenClosing(); err != nil {
 		return proto.PromptResult{}, err
 	}
