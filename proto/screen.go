@@ -63,6 +63,10 @@ func (p *WriteParams) DecodeJSON(b []byte) bool {
 	if !ok || bytes.IndexByte(data, '"') >= 0 {
 		return false
 	}
+	// base64 skips a raw CR or LF, which a JSON string may not hold.
+	if bytes.IndexByte(data, '\r') >= 0 || bytes.IndexByte(data, '\n') >= 0 {
+		return false
+	}
 	out := make([]byte, base64.StdEncoding.DecodedLen(len(data)))
 	n, err := base64.StdEncoding.Decode(out, data)
 	if err != nil {
