@@ -58,8 +58,12 @@ type acpChat struct {
 type acpProcess struct {
 	procCore
 	stdout *os.File // the agent's messages, read by the connection
-	conn   *agent.Conn
-	roots  agent.Roots
+	// stderrRead is read into stderr until it ends (readStderr), and
+	// stderrDone closed then.
+	stderrRead *os.File
+	stderrDone chan struct{}
+	conn       *agent.Conn
+	roots      agent.Roots
 	// bounded is set when the agent runs sandboxed: its bound is the
 	// folders it started with, so a change waits for a new process.
 	bounded bool
@@ -146,11 +150,7 @@ func (m *Mux) spawnACP(c *acpChat, l harness.Launch, roots agent.Roots) (*acpPro
 		attr = &syscall.SysProcAttr{}
 	}
 	attr.Setpgid = true
-	cmd := &exec.Cmd{Path: path, Args: argv, Env: l.Env, Dir: l.Dir,
-		SysProcAttr: attr,
-		// A grandchild holding stderr open must not keep Wait waiting
-		// (nor make stopWhenSilent stop an agent that has exited).
-		WaitDelay: lingerGrace / 2}
+	cmd := &exec.Cmd{Path: path, Args: argv, Env: l.Env, Dir: l.Dir, SysProcAttr: attr}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -162,16 +162,30 @@ func (m *Mux) spawnACP(c *acpChat, l harness.Launch, roots agent.Roots) (*acpPro
 		return nil, err
 	}
 	cmd.Stdout = childOut
-	cmd.Stderr = io.MultiWriter(stderr, &stderrTap{chat: c}) // the log, and the prompt command
-	err = m.fork(cmd, cmd.Start)
-	childOut.Close()
+	// Stderr too: os/exec would copy it with os.File's reads, each of
+	// which wakes the runtime's monitor thread when the server was idle,
+	// on every line an agent logs (a turn's, for some); ours are bare
+	// (internal/rawio).
+	stderrRead, childErr, err := os.Pipe()
 	if err != nil {
 		stdout.Close()
+		childOut.Close()
+		return nil, err
+	}
+	cmd.Stderr = childErr
+	err = m.fork(cmd, cmd.Start)
+	childOut.Close()
+	childErr.Close()
+	if err != nil {
+		stdout.Close()
+		stderrRead.Close()
 		return nil, fmt.Errorf("start %s: %w", l.Path, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &acpProcess{procCore: procCore{cmd: cmd, done: make(chan struct{})}, stdout: stdout, ready: make(chan struct{}),
-		ctx: ctx, cancel: cancel, stderr: stderr, exited: make(chan struct{}), roots: roots}
+		ctx: ctx, cancel: cancel, stderr: stderr, exited: make(chan struct{}), roots: roots,
+		stderrRead: stderrRead, stderrDone: make(chan struct{})}
+	go p.readStderr(io.MultiWriter(stderr, &stderrTap{chat: c})) // the log, and the prompt command
 	log := m.opt.Logger.With("chat", c.id)
 	client := agent.NewClient(agentSide{c}, roots, ctx, c.maxFileBytes, log)
 	opt := agent.ConnOptions{
@@ -405,10 +419,31 @@ func (c *acpChat) note(text string) {
 	c.m.notify(c)
 }
 
+// readStderr copies the agent's stderr to w until it ends.
+func (p *acpProcess) readStderr(w io.Writer) {
+	defer close(p.stderrDone)
+	_, _ = io.Copy(w, rawio.ReaderOf(p.stderrRead))
+}
+
+// stderrEnded waits, once the agent has exited, for the last of its
+// stderr to be read (its last lines explain an exit), lingerGrace/2 at
+// most: a grandchild holding the pipe open must not keep reap waiting
+// (nor make stopWhenSilent stop an agent that has exited).
+func (p *acpProcess) stderrEnded() {
+	t := time.NewTimer(lingerGrace / 2)
+	defer t.Stop()
+	select {
+	case <-p.stderrDone:
+	case <-t.C:
+	}
+	p.stderrRead.Close()
+}
+
 // reap waits for the process, then records how it ended; a harness that died
 // is started again on the next prompt or with backoff, as a pty one is.
 func (c *acpChat) reap(p *acpProcess) {
 	err := waitPolled(p.cmd)
+	p.stderrEnded()
 	p.exitHow, p.exitSignaled = agent.DescribeExit(p.cmd, err)
 	close(p.exited)
 	// Its last messages are still read; a grandchild holding the pipe open
@@ -472,10 +507,8 @@ func (c *acpChat) ready(ctx context.Context) (*acpProcess, error) {
 	}
 	p := c.proc
 	c.mu.Unlock()
-	select {
-	case <-p.ready:
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	if err := agent.Await(ctx, p.ready); err != nil {
+		return nil, err
 	}
 	if p.err != nil {
 		return nil, p.err
