@@ -117,10 +117,8 @@ func (c *acpChat) prompt(ctx context.Context, text string, links []proto.Link) (
 		return "", err
 	}
 	// A chat's capsule is its first turn: a prompt waits for it to end.
-	select {
-	case <-p.capsuleTurn:
-	case <-ctx.Done():
-		return "", ctx.Err()
+	if err := agent.Await(ctx, p.capsuleTurn); err != nil {
+		return "", err
 	}
 	return c.turn(ctx, p, text, links...)
 }

@@ -61,6 +61,9 @@ type conn struct {
 	dropOnce        sync.Once
 	calls           sync.WaitGroup
 	slots           chan struct{} // one per call in flight
+	// prompting is the session/prompt that has the reading, while it runs
+	// (conn_prompt.go).
+	prompting atomic.Pointer[lentPrompt]
 	// gone is closed once reading has stopped: streams to the connection
 	// (prompt.go's watchers, which count as calls) end then.
 	gone chan struct{}
@@ -215,8 +218,10 @@ func (c *conn) handleLine(line []byte, lines *lineReader) (handedOn bool) {
 		c.run(req)
 		return false
 	}
-	if c.door != nil && req.Method == sdk.AgentMethodSessionPrompt && c.s.promptsALiveAgent(req) {
-		return c.runPrompt(req, lines)
+	if c.door != nil && req.Method == sdk.AgentMethodSessionPrompt {
+		if chat, live := c.s.promptsALiveAgent(req); live {
+			return c.runPrompt(req, chat, lines)
+		}
 	}
 	c.slots <- struct{}{}
 	c.hold()
@@ -261,7 +266,11 @@ func (c *conn) quiet() bool {
 // door sees the table a moment-old edit made. A refusal is told to the
 // watchers; the ACP client hears nothing it does not speak, and the last
 // good config serves it.
-func (c *conn) run(req Request) {
+func (c *conn) run(req Request) { c.runCall(req, false) }
+
+// runCall is run; live says req is a session/prompt to a chat whose agent
+// runs (promptsALiveAgent said so just now).
+func (c *conn) runCall(req Request, live bool) {
 	if c.web.Load() {
 		if rpcErr := c.s.webRefusal(req); rpcErr != nil {
 			if !req.Notification() {
@@ -271,7 +280,12 @@ func (c *conn) run(req Request) {
 		}
 	}
 	if c.door != nil && !proto.Extension(req.Method) {
-		if acp.Starts(req.Method) || acp.StartsHarness(req.Method) && !c.s.promptsALiveAgent(req) {
+		reads := acp.Starts(req.Method)
+		if !reads && acp.StartsHarness(req.Method) && !live {
+			_, live = c.s.promptsALiveAgent(req)
+			reads = !live
+		}
+		if reads {
 			c.s.configBeforeCall(nil)
 		}
 		c.runDoor(req)

@@ -27,12 +27,12 @@ func TestPromptToALiveAgentSkipsTheConfig(t *testing.T) {
 		return Request{Method: sdk.AgentMethodSessionPrompt, Params: params}
 	}
 	waitFor(t, "the chat's agent running", func() bool { return p.srv.opt.Mux.State(id).Status.Live() })
-	if !p.srv.promptsALiveAgent(prompt(id)) {
-		t.Fatal("a prompt to a running agent reads the config again")
+	if chat, live := p.srv.promptsALiveAgent(prompt(id)); !live || chat != id {
+		t.Fatalf("a prompt to a running agent reads the config again (chat %q, live %v)", chat, live)
 	}
 	p.srv.opt.Mux.Stop(id)
 	waitFor(t, "the chat's agent stopped", func() bool { return !p.srv.opt.Mux.State(id).Status.Live() })
-	if p.srv.promptsALiveAgent(prompt(id)) {
+	if _, live := p.srv.promptsALiveAgent(prompt(id)); live {
 		t.Fatal("a prompt that may start the agent skips the config")
 	}
 	for _, req := range []Request{
@@ -41,7 +41,7 @@ func TestPromptToALiveAgentSkipsTheConfig(t *testing.T) {
 		{Method: sdk.AgentMethodSessionPrompt, Params: json.RawMessage(`{"sessionId":7}`)},
 		prompt("nosuchchat"),
 	} {
-		if p.srv.promptsALiveAgent(req) {
+		if _, live := p.srv.promptsALiveAgent(req); live {
 			t.Errorf("%s %s skips the config", req.Method, req.Params)
 		}
 	}

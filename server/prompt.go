@@ -239,9 +239,18 @@ func (s *Server) runTurn(f *chatFeed, c *conn, p proto.PromptParams) (proto.Prom
 	}
 	s.track(p.ID)
 	s.opt.Records.Used(p.ID)
+	ctx := context.Background()
+	if lent := c.prompting.Load(); lent != nil && lent.chat == p.ID {
+		// The door's reader runs this turn, and hands the reading on
+		// once the turn has waited a while (conn_prompt.go). Another
+		// goroutine's turn in the chat at this moment (which the
+		// reader's then fails to claim) may tell it too: the reading
+		// only goes on sooner, or, once the prompt is done, not at all.
+		ctx = agent.WithWaiting(ctx, lent.waits)
+	}
 	// Ready first, so that a loaded session's replay comes before the
 	// turn's mark and is not taken for its reply.
-	if err := s.opt.Mux.WaitReady(context.Background(), p.ID); err != nil {
+	if err := s.opt.Mux.WaitReady(ctx, p.ID); err != nil {
 		f.release(t, nil)
 		f.waitSent(c)
 		return proto.PromptResult{}, failure(err)
@@ -257,7 +266,7 @@ func (s *Server) runTurn(f *chatFeed, c *conn, p proto.PromptParams) (proto.Prom
 	f.started(t, p.Text, p.Links)
 
 	t.quiet.begin()
-	reason, err := s.opt.Mux.Prompt(context.Background(), p.ID, p.Text, p.Links...)
+	reason, err := s.opt.Mux.Prompt(ctx, p.ID, p.Text, p.Links...)
 	t.quiet.stop()
 	if p.RefusePermissions {
 		_ = s.opt.Mux.SetPermissionPolicy(p.ID, nil)

@@ -90,6 +90,7 @@ func (c *Conn) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptRespo
 		c.prompts.drop(id)
 		return acp.PromptResponse{}, acp.NewInternalError(map[string]any{"error": err.Error()})
 	}
+	Waiting(ctx)
 	var msg envelope
 	select {
 	case msg = <-answer:

@@ -307,3 +307,29 @@ func TestPromptAnswerBeforeTheEndIsTheAnswer(t *testing.T) {
 		}
 	}
 }
+
+// TestPromptWaitsOnceItsLineIsOut: a prompt tells its caller it waits
+// (Waiting) once the agent has its line, not before: the rig's pipe takes
+// a write only as the agent reads it.
+func TestPromptWaitsOnceItsLineIsOut(t *testing.T) {
+	r := newPromptRig(t)
+	told := make(chan struct{})
+	done := r.prompt(WithWaiting(context.Background(), func() { close(told) }), "hello")
+	select {
+	case <-told:
+		t.Fatal("the prompt said it waits before the agent read its line")
+	case <-done:
+		t.Fatal("the prompt ended before the agent read its line")
+	default:
+	}
+	id := string(r.read(t)["id"])
+	select {
+	case <-told:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the prompt had not said it waits 10s after the agent read its line")
+	}
+	r.write(t, `{"jsonrpc":"2.0","id":`+id+`,"result":{"stopReason":"end_turn"}}`)
+	if e := r.ended(t, done); e.err != nil {
+		t.Fatal(e.err)
+	}
+}
