@@ -107,10 +107,13 @@ type Backend interface {
 	// then streams the chat's updates to this connection (Updates), the
 	// whole transcript first when replay is set, before it returns.
 	Open(id string, replay bool) error
-	// Prompt runs one turn with text and the files it links
-	// (resource_link blocks, checked) and answers its stop reason once
-	// every update of it has been queued for this connection.
-	Prompt(id, text string, links []proto.Link) (string, error)
+	// PromptThen runs one turn with text and the files it links
+	// (resource_link blocks, checked), and then hears its stop reason (or
+	// error) once every update of it has been queued for this connection.
+	// It returns once the prompt is on its way to the agent; then may be
+	// called on the goroutine that read the agent's answer, which it must
+	// not keep waiting.
+	PromptThen(id, text string, links []proto.Link, then func(reason string, err error))
 	// Cancel cancels the chat's running turn.
 	Cancel(id string) error
 	// Fork makes the TUI's fork of a chat (its folders, its own folder
@@ -233,23 +236,55 @@ func StartsHarness(method string) bool {
 
 // Call answers one request (or notification) of the connection.
 func (d *Door) Call(method string, params json.RawMessage) (any, error) {
+	h, p, err := d.decode(method, params)
+	if err != nil {
+		return nil, err
+	}
+	return h.call(d, p)
+}
+
+// CallThen is Call, whose answer then hears; a session/prompt returns once
+// the prompt is on its way to the agent, and then hears the answer as
+// Backend.PromptThen tells it. Any other call is answered before CallThen
+// returns.
+func (d *Door) CallThen(method string, params json.RawMessage, then func(any, error)) {
+	h, p, err := d.decode(method, params)
+	if err != nil {
+		then(nil, err)
+		return
+	}
+	if method != sdk.AgentMethodSessionPrompt {
+		then(h.call(d, p))
+		return
+	}
+	d.promptThen(*p.(*sdk.PromptRequest), func(resp sdk.PromptResponse, err error) {
+		if err != nil {
+			then(nil, err)
+			return
+		}
+		then(resp, nil)
+	})
+}
+
+// decode finds method's handler and reads params for it.
+func (d *Door) decode(method string, params json.RawMessage) (handler, any, error) {
 	h, ok := methods[method]
 	if !ok {
-		return nil, errorf(CodeMethodNotFound, "Method not found: %q", clip(method))
+		return handler{}, nil, errorf(CodeMethodNotFound, "Method not found: %q", clip(method))
 	}
 	if method != sdk.AgentMethodInitialize {
 		d.mu.Lock()
 		inited := d.inited
 		d.mu.Unlock()
 		if !inited {
-			return nil, errorf(CodeInvalidRequest, "Invalid Request: initialize first")
+			return handler{}, nil, errorf(CodeInvalidRequest, "Invalid Request: initialize first")
 		}
 	}
 	p, err := h.decode(params)
 	if err != nil {
-		return nil, err
+		return handler{}, nil, err
 	}
-	return h.call(d, p)
+	return h, p, nil
 }
 
 // decodeParams decodes params into v; params left out decode as {}.

@@ -231,14 +231,44 @@ func (d *Door) forkSession(p sdk.UnstableForkSessionRequest) (sdk.UnstableForkSe
 // (checked as every prompt's links are: agent.CheckLinks); the other block
 // types are refused, as initialize did not advertise them.
 func (d *Door) prompt(p sdk.PromptRequest) (sdk.PromptResponse, error) {
+	type end struct {
+		resp sdk.PromptResponse
+		err  error
+	}
+	ended := make(chan end, 1)
+	d.promptThen(p, func(resp sdk.PromptResponse, err error) { ended <- end{resp, err} })
+	e := <-ended
+	return e.resp, e.err
+}
+
+// promptThen is prompt without waiting for the turn's end: then hears it
+// (Backend.PromptThen).
+func (d *Door) promptThen(p sdk.PromptRequest, then func(sdk.PromptResponse, error)) {
+	text, links, err := promptInput(p)
+	if err != nil {
+		then(sdk.PromptResponse{}, err)
+		return
+	}
+	d.b.PromptThen(string(p.SessionId), text, links, func(reason string, err error) {
+		if err != nil {
+			then(sdk.PromptResponse{}, err)
+			return
+		}
+		then(sdk.PromptResponse{StopReason: sdk.StopReason(reason)}, nil)
+	})
+}
+
+// promptInput is what a prompt asks: its text blocks joined, and the files
+// its resource_link blocks link (checked); any other block, no text and
+// no link, or a link refused, is invalid params.
+func promptInput(p sdk.PromptRequest) (text string, links []proto.Link, err error) {
 	if p.SessionId == "" {
-		return sdk.PromptResponse{}, errorf(CodeInvalidParams, "Invalid params: sessionId is required")
+		return "", nil, errorf(CodeInvalidParams, "Invalid params: sessionId is required")
 	}
 	if len(p.Prompt) > maxPromptBlocks {
-		return sdk.PromptResponse{}, errorf(CodeInvalidParams, "Invalid params: more than %d content blocks", maxPromptBlocks)
+		return "", nil, errorf(CodeInvalidParams, "Invalid params: more than %d content blocks", maxPromptBlocks)
 	}
 	var parts []string
-	var links []proto.Link
 	for i, b := range p.Prompt {
 		switch {
 		case b.Text != nil:
@@ -246,21 +276,17 @@ func (d *Door) prompt(p sdk.PromptRequest) (sdk.PromptResponse, error) {
 		case b.ResourceLink != nil:
 			links = append(links, proto.Link{URI: b.ResourceLink.Uri, Name: b.ResourceLink.Name})
 		default:
-			return sdk.PromptResponse{}, errorf(CodeInvalidParams, "Invalid params: prompt[%d]: only text and resource_link blocks are supported (promptCapabilities)", i)
+			return "", nil, errorf(CodeInvalidParams, "Invalid params: prompt[%d]: only text and resource_link blocks are supported (promptCapabilities)", i)
 		}
 	}
-	text := strings.Join(parts, "\n")
+	text = strings.Join(parts, "\n")
 	if strings.TrimSpace(text) == "" && len(links) == 0 {
-		return sdk.PromptResponse{}, errorf(CodeInvalidParams, "Invalid params: the prompt has no text")
+		return "", nil, errorf(CodeInvalidParams, "Invalid params: the prompt has no text")
 	}
 	if err := agent.CheckLinks(links); err != nil {
-		return sdk.PromptResponse{}, errorf(CodeInvalidParams, "Invalid params: resource_link %v", err)
+		return "", nil, errorf(CodeInvalidParams, "Invalid params: resource_link %v", err)
 	}
-	reason, err := d.b.Prompt(string(p.SessionId), text, links)
-	if err != nil {
-		return sdk.PromptResponse{}, err
-	}
-	return sdk.PromptResponse{StopReason: sdk.StopReason(reason)}, nil
+	return text, links, nil
 }
 
 // cancel cancels the chat's running turn (a notification: no answer).

@@ -62,15 +62,27 @@ func (m *Mux) acpChat(id string) (*acpChat, error) {
 // returns the stop reason when the turn ends. The transcript streams
 // through Changes meanwhile.
 func (m *Mux) Prompt(ctx context.Context, id, text string, links ...proto.Link) (string, error) {
+	reason, err := waitTurn(ctx, func(then turnThen) { m.PromptThen(ctx, id, text, links, then) })
+	return string(reason), err
+}
+
+// PromptThen is Prompt without waiting for the turn's end: it returns once
+// the prompt is on its way to the agent (or refused), and then hears the
+// end, once: on the goroutine that read the agent's answer, which it must
+// not keep waiting, or on this one for a turn that never started. Before
+// anything on the way blocks (the harness or its session starting), it
+// tells ctx's caller (agent.Waiting).
+func (m *Mux) PromptThen(ctx context.Context, id, text string, links []proto.Link, then func(acp.StopReason, error)) {
 	if err := agent.CheckLinks(links); err != nil {
-		return "", err
+		then("", err)
+		return
 	}
 	c, err := m.acpChat(id)
 	if err != nil {
-		return "", err
+		then("", err)
+		return
 	}
-	reason, err := c.prompt(ctx, text, links)
-	return string(reason), err
+	c.promptThen(ctx, text, links, then)
 }
 
 // Cancel cancels the chat's running ACP turn (session/cancel).

@@ -106,34 +106,62 @@ func RefuseAll(p proto.Permission) string {
 	return ""
 }
 
-// prompt runs one turn: a resource_link block per single file the
+// turnThen hears how a turn ended.
+type turnThen func(acp.StopReason, error)
+
+// waitTurn starts a turn with start and waits for its end.
+func waitTurn(ctx context.Context, start func(turnThen)) (acp.StopReason, error) {
+	type end struct {
+		reason acp.StopReason
+		err    error
+	}
+	ended := make(chan end, 1)
+	start(func(reason acp.StopReason, err error) { ended <- end{reason, err} })
+	agent.Waiting(ctx)
+	e := <-ended
+	return e.reason, e.err
+}
+
+// promptThen runs one turn: a resource_link block per single file the
 // conversation has not been given, the folder note when it is due, the
-// user's text, a resource_link block per file the prompt links, and waits
-// for the turn to end. The turn leaves one mark in the transcript when it
-// ends other than normally (see transcript.endTurn).
-func (c *acpChat) prompt(ctx context.Context, text string, links []proto.Link) (acp.StopReason, error) {
+// user's text, a resource_link block per file the prompt links. It returns
+// once the prompt is on its way to the agent (or refused), and then hears
+// the end, once, on the goroutine that read the agent's answer, which
+// must not wait (or on this one, for a turn that never started). The turn
+// leaves one mark in the transcript when it ends other than normally (see
+// transcript.endTurn).
+func (c *acpChat) promptThen(ctx context.Context, text string, links []proto.Link, then turnThen) {
 	p, err := c.ready(ctx)
 	if err != nil {
-		return "", err
+		then("", err)
+		return
 	}
 	// A chat's capsule is its first turn: a prompt waits for it to end.
 	if err := agent.Await(ctx, p.capsuleTurn); err != nil {
-		return "", err
+		then("", err)
+		return
 	}
-	return c.turn(ctx, p, text, links...)
+	c.turnThen(ctx, p, text, links, then)
 }
 
 // turn runs one turn with text and links on the set-up process p.
 func (c *acpChat) turn(ctx context.Context, p *acpProcess, text string, links ...proto.Link) (acp.StopReason, error) {
+	return waitTurn(ctx, func(then turnThen) { c.turnThen(ctx, p, text, links, then) })
+}
+
+// turnThen is turn without waiting for its end (promptThen).
+func (c *acpChat) turnThen(ctx context.Context, p *acpProcess, text string, links []proto.Link, then turnThen) {
 	c.mu.Lock()
 	if c.proc != p {
 		// It ended while this prompt waited for the capsule's turn.
 		c.mu.Unlock()
-		return "", errors.New("the agent exited before the prompt was sent: send it again")
+		then("", errors.New("the agent exited before the prompt was sent: send it again"))
+		return
 	}
 	if c.state.TurnActive {
 		c.mu.Unlock()
-		return "", errors.New("a turn is already running: wait for it or cancel it")
+		then("", errors.New("a turn is already running: wait for it or cancel it"))
+		return
 	}
 	blocks := []acp.ContentBlock{}
 	due := c.linksDueLocked(p)
@@ -159,11 +187,20 @@ func (c *acpChat) turn(ctx context.Context, p *acpProcess, text string, links ..
 	c.mu.Unlock()
 	c.m.notify(c)
 
-	resp, err := p.conn.Prompt(turnCtx, acp.PromptRequest{SessionId: p.sessionID, Prompt: blocks})
-	cancel()
-	if err != nil {
-		err = c.explain("session/prompt", err, nil)
-	}
+	p.conn.PromptThen(turnCtx, acp.PromptRequest{SessionId: p.sessionID, Prompt: blocks}, func(resp acp.PromptResponse, err error) {
+		cancel()
+		if err != nil {
+			// Explaining an error may wait for the agent's exit (its
+			// status, its last stderr lines): not on the agent's reader.
+			go func() { c.turnEnded(p, resp, c.explain("session/prompt", err, nil), then) }()
+			return
+		}
+		c.turnEnded(p, resp, nil, then)
+	})
+}
+
+// turnEnded records the end of a turn on p and tells then.
+func (c *acpChat) turnEnded(p *acpProcess, resp acp.PromptResponse, err error, then turnThen) {
 	c.mu.Lock()
 	if c.proc == p {
 		c.state.TurnActive = false
@@ -174,9 +211,10 @@ func (c *acpChat) turn(ctx context.Context, p *acpProcess, text string, links ..
 	c.mu.Unlock()
 	c.m.notify(c)
 	if err != nil {
-		return "", err
+		then("", err)
+		return
 	}
-	return resp.StopReason, nil
+	then(resp.StopReason, nil)
 }
 
 // cancelTurn sends session/cancel for the running turn. Every permission

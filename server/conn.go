@@ -266,23 +266,14 @@ func (c *conn) quiet() bool {
 // door sees the table a moment-old edit made. A refusal is told to the
 // watchers; the ACP client hears nothing it does not speak, and the last
 // good config serves it.
-func (c *conn) run(req Request) { c.runCall(req, false) }
-
-// runCall is run; live says req is a session/prompt to a chat whose agent
-// runs (promptsALiveAgent said so just now).
-func (c *conn) runCall(req Request, live bool) {
-	if c.web.Load() {
-		if rpcErr := c.s.webRefusal(req); rpcErr != nil {
-			if !req.Notification() {
-				c.reply(req.ID, nil, rpcErr)
-			}
-			return
-		}
+func (c *conn) run(req Request) {
+	if c.webRefused(req) {
+		return
 	}
 	if c.door != nil && !proto.Extension(req.Method) {
 		reads := acp.Starts(req.Method)
-		if !reads && acp.StartsHarness(req.Method) && !live {
-			_, live = c.s.promptsALiveAgent(req)
+		if !reads && acp.StartsHarness(req.Method) {
+			_, live := c.s.promptsALiveAgent(req)
 			reads = !live
 		}
 		if reads {
@@ -303,6 +294,22 @@ func (c *conn) runCall(req Request, live bool) {
 		// connection.
 		c.s.requestKill()
 	}
+}
+
+// webRefused reports whether req, from a web caller, is refused by the
+// web's rules (webpolicy.go), and answers it so.
+func (c *conn) webRefused(req Request) bool {
+	if !c.web.Load() {
+		return false
+	}
+	rpcErr := c.s.webRefusal(req)
+	if rpcErr == nil {
+		return false
+	}
+	if !req.Notification() {
+		c.reply(req.ID, nil, rpcErr)
+	}
+	return true
 }
 
 // reply queues one answer.

@@ -1,12 +1,17 @@
 package server
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/acpmux/acpmux-tui/internal/acpschema"
+	"github.com/acpmux/acpmux-tui/proto"
 )
 
 // TestDoorReadsOnWhileAPromptRuns: a prompt runs on the goroutine that
@@ -59,5 +64,71 @@ func TestDoorReadsOnWhileAPromptRuns(t *testing.T) {
 	}
 	if got := c.Text(id, "agent"); !strings.Contains(got, "echo: three") {
 		t.Fatalf("the agent said %q", got)
+	}
+}
+
+// TestDoorReadsOnWhileAPromptWaitsForItsAgent: a prompt to a chat whose
+// agent is starting (held in initialize) waits on the reader's goroutine
+// only until it must wait for the agent: the reading goes on then, so a
+// call of the same client is answered meanwhile, and the prompt is
+// answered once the agent is up.
+func TestDoorReadsOnWhileAPromptWaitsForItsAgent(t *testing.T) {
+	gate := filepath.Join(t.TempDir(), "gate")
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := newDoorRig(t, map[string]string{"ACPMUX_FAKE_INIT_GATE": gate})
+	c := r.doorClient(acpschema.ForTest(t))
+	initDoor(t, c)
+	resp, err := c.NewSession(hangCtx(t), sdk.NewSessionRequest{Cwd: t.TempDir(), McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := string(resp.SessionId)
+	// The agent dies; the one started in its place is held in initialize.
+	if err := os.Remove(gate); err != nil {
+		t.Fatal(err)
+	}
+	pid := r.srv.opt.Mux.State(id).Pid
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the chat's agent started again, held in initialize", func() bool {
+		st := r.srv.opt.Mux.State(id)
+		return st.Status == proto.StatusStarting && st.Pid != 0 && st.Pid != pid
+	})
+
+	answered := make(chan error, 1)
+	go func() {
+		r, err := c.Prompt(hangCtx(t), sdk.PromptRequest{SessionId: resp.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("hello")}})
+		if err == nil && r.StopReason != sdk.StopReasonEndTurn {
+			err = fmt.Errorf("ended %q", r.StopReason)
+		}
+		answered <- err
+	}()
+	waitFor(t, "the prompt's turn to be claimed", func() bool {
+		f, _ := r.srv.feedFor(id)
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.turn != nil
+	})
+	if _, err := c.ListSessions(hangCtx(t), sdk.ListSessionsRequest{}); err != nil {
+		t.Fatalf("session/list while a prompt waits for its agent: %v", err)
+	}
+	select {
+	case err := <-answered:
+		t.Fatalf("the prompt was answered (%v) while its agent was held in initialize", err)
+	default:
+	}
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-answered:
+		if err != nil {
+			t.Fatalf("the prompt once the agent was up: %v", err)
+		}
+	case <-hangCtx(t).Done():
+		t.Fatal("the prompt was not answered once its agent was up")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/acpmux/acpmux-tui/acp"
@@ -32,11 +33,40 @@ import (
 // answered as an internal error and logged, as for the _acpmux/* calls.
 func (c *conn) runDoor(req Request) {
 	result, rpcErr := c.callDoor(req)
+	c.answerDoor(req, result, rpcErr)
+}
+
+// answerDoor sends the answer of req, an ACP call.
+func (c *conn) answerDoor(req Request, result any, rpcErr *Error) {
 	if !req.Notification() {
 		c.reply(req.ID, result, rpcErr)
 	} else if rpcErr != nil {
 		c.s.opt.Logger.Info("ACP notification refused", "method", clipText(req.Method), "err", rpcErr.Message)
 	}
+}
+
+// runDoorThen is runDoor, whose answer may come after it returns (a
+// session/prompt: Door.CallThen); done runs once the answer is sent.
+func (c *conn) runDoorThen(req Request, done func()) {
+	var answered atomic.Bool
+	answer := func(result any, err error) {
+		if !answered.CompareAndSwap(false, true) {
+			return
+		}
+		var rpcErr *Error
+		if err != nil {
+			rpcErr = doorError(err)
+		}
+		c.answerDoor(req, result, rpcErr)
+		done()
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			c.s.opt.Logger.Error("panic in an ACP call", "method", req.Method, "panic", r, "stack", string(debug.Stack()))
+			answer(nil, errorf(proto.CodeInternalError, "Internal error: %v", r))
+		}
+	}()
+	c.door.CallThen(req.Method, req.Params, answer)
 }
 
 func (c *conn) callDoor(req Request) (result any, rpcErr *Error) {
@@ -237,18 +267,21 @@ func (b *doorBackend) Open(id string, replay bool) error {
 	return nil
 }
 
-func (b *doorBackend) Prompt(id, text string, links []proto.Link) (string, error) {
+func (b *doorBackend) PromptThen(id, text string, links []proto.Link, then func(string, error)) {
 	f, rpcErr := b.s.feedFor(id)
 	if rpcErr != nil {
-		return "", rpcErr
+		then("", rpcErr)
+		return
 	}
 	f.observe(b.c)
 	// Door.prompt checked the links where they entered.
-	res, rpcErr := b.s.runTurn(f, b.c, proto.PromptParams{ID: id, Text: text, Links: links})
-	if rpcErr != nil {
-		return "", rpcErr
-	}
-	return res.StopReason, nil
+	b.s.runTurnThen(f, b.c, proto.PromptParams{ID: id, Text: text, Links: links}, func(res proto.PromptResult, rpcErr *Error) {
+		if rpcErr != nil {
+			then("", rpcErr)
+			return
+		}
+		then(res.StopReason, nil)
+	})
 }
 
 func (b *doorBackend) Cancel(id string) error {

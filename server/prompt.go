@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	sdk "github.com/coder/acp-go-sdk"
+
 	"github.com/acpmux/acpmux-tui/acp/agent"
 	"github.com/acpmux/acpmux-tui/internal/plaintext"
 	"github.com/acpmux/acpmux-tui/mux"
@@ -224,8 +226,26 @@ func (s *Server) prompt(c *conn, p proto.PromptParams) (proto.PromptResult, *Err
 // runTurn is prompt in the chat's feed f, which the caller has from
 // feedFor (the door has it already, to observe the chat first).
 func (s *Server) runTurn(f *chatFeed, c *conn, p proto.PromptParams) (proto.PromptResult, *Error) {
+	type end struct {
+		res proto.PromptResult
+		err *Error
+	}
+	ended := make(chan end, 1)
+	s.runTurnThen(f, c, p, func(res proto.PromptResult, err *Error) { ended <- end{res, err} })
+	e := <-ended
+	return e.res, e.err
+}
+
+// runTurnThen is runTurn without waiting for the turn's end: it returns
+// once the prompt is on its way to the agent (or refused), and then hears
+// the answer, once everything the turn said has been queued for c: on the
+// goroutine that read the agent's answer (it must not wait), on this one
+// for a turn that never started, or on one of its own when c's updates
+// are still queued.
+func (s *Server) runTurnThen(f *chatFeed, c *conn, p proto.PromptParams, then func(proto.PromptResult, *Error)) {
 	if err := s.refuseWhenClosing(); err != nil {
-		return proto.PromptResult{}, err
+		then(proto.PromptResult{}, err)
+		return
 	}
 	t := &turn{owner: c, quiet: newQuietWatch(proto.NoReplyAfter, func() {
 		// A permission request waiting for a client is not the agent
@@ -235,25 +255,26 @@ func (s *Server) runTurn(f *chatFeed, c *conn, p proto.PromptParams) (proto.Prom
 		}
 	})}
 	if !f.claim(t) {
-		return proto.PromptResult{}, errorf(proto.CodeFailed, "a turn is already running: wait for it or cancel it")
+		then(proto.PromptResult{}, errorf(proto.CodeFailed, "a turn is already running: wait for it or cancel it"))
+		return
 	}
 	s.track(p.ID)
 	s.opt.Records.Used(p.ID)
 	ctx := context.Background()
 	if lent := c.prompting.Load(); lent != nil && lent.chat == p.ID {
-		// The door's reader runs this turn, and hands the reading on
-		// once the turn has waited a while (conn_prompt.go). Another
-		// goroutine's turn in the chat at this moment (which the
-		// reader's then fails to claim) may tell it too: the reading
-		// only goes on sooner, or, once the prompt is done, not at all.
+		// The door's reader runs this turn until its prompt is sent, and
+		// hands the reading on if the turn blocks before (conn_prompt.go).
+		// Another goroutine's turn in the chat at this moment (which the
+		// reader's then fails to claim) may tell it too: the reading only
+		// goes on sooner, or, once the prompt is sent, not at all.
 		ctx = agent.WithWaiting(ctx, lent.waits)
 	}
 	// Ready first, so that a loaded session's replay comes before the
 	// turn's mark and is not taken for its reply.
 	if err := s.opt.Mux.WaitReady(ctx, p.ID); err != nil {
 		f.release(t, nil)
-		f.waitSent(c)
-		return proto.PromptResult{}, failure(err)
+		f.sentThen(c, func() { then(proto.PromptResult{}, failure(err)) })
+		return
 	}
 	var policy mux.PermissionPolicy
 	if p.RefusePermissions {
@@ -261,27 +282,32 @@ func (s *Server) runTurn(f *chatFeed, c *conn, p proto.PromptParams) (proto.Prom
 	}
 	if err := s.opt.Mux.SetPermissionPolicy(p.ID, policy); err != nil {
 		f.release(t, nil)
-		return proto.PromptResult{}, failure(err)
+		then(proto.PromptResult{}, failure(err))
+		return
 	}
 	f.started(t, p.Text, p.Links)
 
 	t.quiet.begin()
-	reason, err := s.opt.Mux.Prompt(ctx, p.ID, p.Text, p.Links...)
-	t.quiet.stop()
-	if p.RefusePermissions {
-		_ = s.opt.Mux.SetPermissionPolicy(p.ID, nil)
-	}
-	end := proto.ObservedEntry{Entry: proto.Entry{Kind: proto.EntryTurnEnded}, StopReason: reason}
-	if err != nil {
-		end.Error = err.Error()
-	}
-	f.release(t, &end)
-	s.poke()
-	f.waitSent(c)
-	if err != nil {
-		return proto.PromptResult{}, failure(err)
-	}
-	return proto.PromptResult{StopReason: reason}, nil
+	s.opt.Mux.PromptThen(ctx, p.ID, p.Text, p.Links, func(stop sdk.StopReason, err error) {
+		t.quiet.stop()
+		if p.RefusePermissions {
+			_ = s.opt.Mux.SetPermissionPolicy(p.ID, nil)
+		}
+		reason := string(stop)
+		end := proto.ObservedEntry{Entry: proto.Entry{Kind: proto.EntryTurnEnded}, StopReason: reason}
+		if err != nil {
+			end.Error = err.Error()
+		}
+		f.release(t, &end)
+		s.poke()
+		f.sentThen(c, func() {
+			if err != nil {
+				then(proto.PromptResult{}, failure(err))
+				return
+			}
+			then(proto.PromptResult{StopReason: reason}, nil)
+		})
+	})
 }
 
 // answerPermission answers the chat's pending permission request with one
@@ -424,15 +450,49 @@ func (f *chatFeed) forget(w *watcher) {
 // c no longer observes the chat, or has gone): an answer queued after it
 // reaches the client after them.
 func (f *chatFeed) waitSent(c *conn) {
+	if wait := f.unsent(c); wait != nil {
+		wait()
+	}
+}
+
+// sentThen calls fn once what waitSent waits for is done: at once when it
+// is, else on a goroutine of its own that waits.
+func (f *chatFeed) sentThen(c *conn, fn func()) {
+	wait := f.unsent(c)
+	if wait == nil {
+		fn()
+		return
+	}
+	go func() {
+		wait()
+		fn()
+	}()
+}
+
+// unsent returns what waits until everything queued for c has been sent
+// (or c or its watcher has gone); nil when there is nothing to wait for.
+func (f *chatFeed) unsent(c *conn) (wait func()) {
 	f.mu.Lock()
 	w := f.watchers[c]
 	f.mu.Unlock()
 	if w == nil {
-		return
+		return nil
 	}
+	sent := w.sent()
 	select {
-	case <-w.sent():
+	case <-sent:
+		return nil
 	case <-w.stop:
+		return nil
 	case <-c.gone:
+		return nil
+	default:
+	}
+	return func() {
+		select {
+		case <-sent:
+		case <-w.stop:
+		case <-c.gone:
+		}
 	}
 }

@@ -78,6 +78,10 @@ func NewConn(life context.Context, client acp.Client, toAgent io.Writer, fromAge
 	c.ClientSideConnection = acp.NewClientSideConnection(client, w, c.guard)
 	c.ClientSideConnection.SetLogger(log)
 	close(setUp)
+	go func() {
+		<-c.Done()
+		c.prompts.end()
+	}()
 	return c
 }
 

@@ -30,45 +30,89 @@ const promptIDBase = 1 << 52
 type promptCalls struct {
 	mu      sync.Mutex
 	next    uint64
-	waiting map[string]chan envelope // by id as written
+	waiting map[string]*promptCall // by id as written
+	ended   bool                   // the connection is done: nothing more is answered
 }
 
-// open registers a new prompt and returns its id and where its answer
-// comes.
-func (p *promptCalls) open() (string, chan envelope) {
+// A promptCall is a prompt sent and not yet answered: then hears how it
+// ended, once.
+type promptCall struct {
+	then func(acp.PromptResponse, error)
+	stop func() bool // the watch of its context
+}
+
+// open registers a new prompt, which then hears the end of, and returns
+// its id; false when the connection is done.
+func (p *promptCalls) open(then func(acp.PromptResponse, error)) (string, *promptCall, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.ended {
+		return "", nil, false
+	}
 	p.next++
 	id := strconv.FormatUint(promptIDBase+p.next, 10)
-	ch := make(chan envelope, 1)
+	call := &promptCall{then: then}
 	if p.waiting == nil {
-		p.waiting = map[string]chan envelope{}
+		p.waiting = map[string]*promptCall{}
 	}
-	p.waiting[id] = ch
-	return id, ch
+	p.waiting[id] = call
+	return id, call, true
 }
 
-// drop forgets a prompt that is no longer waited for.
-func (p *promptCalls) drop(id string) {
+// take removes the prompt id and returns it; false when it has ended
+// already (answered, cancelled, or its connection done): whoever takes it
+// tells its end.
+func (p *promptCalls) take(id string) (promptCall, bool) {
 	p.mu.Lock()
+	defer p.mu.Unlock()
+	call, ok := p.waiting[id]
+	if !ok {
+		return promptCall{}, false
+	}
 	delete(p.waiting, id)
-	p.mu.Unlock()
+	return *call, true
 }
 
 // answered reports whether msg, a response, answers a prompt sent here,
-// and hands it over if so.
+// and tells the prompt if so, on the guard's goroutine: every update the
+// agent sent before it has been applied.
 func (p *promptCalls) answered(msg envelope) bool {
 	if msg.ID == nil {
 		return false
 	}
-	p.mu.Lock()
-	ch, ok := p.waiting[string(*msg.ID)]
-	delete(p.waiting, string(*msg.ID))
-	p.mu.Unlock()
-	if ok {
-		ch <- msg
+	call, ok := p.take(string(*msg.ID))
+	if !ok {
+		return false
 	}
-	return ok
+	if call.stop != nil {
+		call.stop()
+	}
+	if msg.Error != nil {
+		call.then(acp.PromptResponse{}, msg.Error)
+	} else {
+		call.then(promptResponse(msg.Result))
+	}
+	return true
+}
+
+// end tells every prompt still waiting that the connection is done, and
+// any opened later at once.
+func (p *promptCalls) end() {
+	p.mu.Lock()
+	calls := p.waiting
+	p.waiting, p.ended = nil, true
+	p.mu.Unlock()
+	for _, call := range calls {
+		if call.stop != nil {
+			call.stop()
+		}
+		call.then(acp.PromptResponse{}, errDisconnected())
+	}
+}
+
+// errDisconnected is the SDK's error for a call whose connection ended.
+func errDisconnected() error {
+	return acp.NewInternalError(map[string]any{"error": "peer disconnected before response"})
 }
 
 // Prompt runs session/prompt as the SDK's ClientSideConnection.Prompt
@@ -78,48 +122,72 @@ func (p *promptCalls) answered(msg envelope) bool {
 // an internal error. A request with fields of its own besides the session
 // and its blocks goes through the SDK.
 func (c *Conn) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResponse, error) {
-	if p.Meta != nil || p.MessageId != nil {
-		return c.ClientSideConnection.Prompt(ctx, p)
+	type end struct {
+		resp acp.PromptResponse
+		err  error
 	}
-	id, answer := c.prompts.open()
+	ended := make(chan end, 1)
+	c.PromptThen(ctx, p, func(resp acp.PromptResponse, err error) { ended <- end{resp, err} })
+	Waiting(ctx)
+	e := <-ended
+	return e.resp, e.err
+}
+
+// PromptThen is Prompt without waiting: it returns once the prompt is on
+// its way to the agent, and then hears its answer or error, once, on the
+// goroutine that read the answer (the guard's: it must not wait), or on
+// this one when it could not be sent.
+func (c *Conn) PromptThen(ctx context.Context, p acp.PromptRequest, then func(acp.PromptResponse, error)) {
+	if p.Meta != nil || p.MessageId != nil {
+		go func() { then(c.ClientSideConnection.Prompt(ctx, p)) }()
+		return
+	}
+	id, call, ok := c.prompts.open(then)
+	if !ok {
+		then(acp.PromptResponse{}, errDisconnected())
+		return
+	}
 	line, err := appendPromptLine(nil, id, p)
 	if err == nil {
 		_, err = c.w.Write(line)
 	}
 	if err != nil {
-		c.prompts.drop(id)
-		return acp.PromptResponse{}, acp.NewInternalError(map[string]any{"error": err.Error()})
+		if _, ok := c.prompts.take(id); ok {
+			then(acp.PromptResponse{}, acp.NewInternalError(map[string]any{"error": err.Error()}))
+		}
+		return
 	}
-	Waiting(ctx)
-	var msg envelope
+	if ctx.Done() == nil {
+		return
+	}
+	stop := context.AfterFunc(ctx, func() { c.cancelPrompt(ctx, id, p.SessionId) })
+	c.prompts.mu.Lock()
+	call.stop = stop
+	c.prompts.mu.Unlock()
+}
+
+// cancelPrompt ends prompt id, whose ctx is done, unless it has ended: the
+// agent is told ($/cancel_request and session/cancel), and the prompt
+// hears the ctx's cause.
+func (c *Conn) cancelPrompt(ctx context.Context, id string, session acp.SessionId) {
+	call, ok := c.prompts.take(id)
+	if !ok {
+		return
+	}
 	select {
-	case msg = <-answer:
 	case <-c.Done():
-		select {
-		case msg = <-answer: // it came before the end: the guard hands it over first
-		default:
-			c.prompts.drop(id)
-			return acp.PromptResponse{}, acp.NewInternalError(map[string]any{"error": "peer disconnected before response"})
-		}
-	case <-ctx.Done():
-		c.prompts.drop(id)
-		select {
-		case <-c.Done():
-			return acp.PromptResponse{}, acp.NewInternalError(map[string]any{"error": "peer disconnected before response"})
-		default:
-		}
-		_, _ = c.w.Write([]byte(`{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":` + id + "}}\n"))
-		_ = c.Cancel(context.Background(), acp.CancelNotification{SessionId: p.SessionId})
-		cause := context.Cause(ctx)
-		if errors.Is(cause, context.Canceled) {
-			return acp.PromptResponse{}, acp.NewRequestCancelled(map[string]any{"error": cause.Error()})
-		}
-		return acp.PromptResponse{}, acp.NewInternalError(map[string]any{"error": cause.Error()})
+		call.then(acp.PromptResponse{}, errDisconnected())
+		return
+	default:
 	}
-	if msg.Error != nil {
-		return acp.PromptResponse{}, msg.Error
+	_, _ = c.w.Write([]byte(`{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":` + id + "}}\n"))
+	_ = c.Cancel(context.Background(), acp.CancelNotification{SessionId: session})
+	cause := context.Cause(ctx)
+	if errors.Is(cause, context.Canceled) {
+		call.then(acp.PromptResponse{}, acp.NewRequestCancelled(map[string]any{"error": cause.Error()}))
+		return
 	}
-	return promptResponse(msg.Result)
+	call.then(acp.PromptResponse{}, acp.NewInternalError(map[string]any{"error": cause.Error()}))
 }
 
 // promptResponse decodes the result of session/prompt as the SDK does;

@@ -215,7 +215,7 @@ func TestPromptBesideTheSDK(t *testing.T) {
 // answer has been handed over.
 type orderSink struct {
 	t      *testing.T
-	answer chan envelope
+	answer chan acp.PromptResponse
 	held   int
 }
 
@@ -234,7 +234,13 @@ func (s *orderSink) flush() {
 // reaches the SDK; an answer to any other id still does.
 func TestWireGuardAppliesUpdatesBeforeAPromptsAnswer(t *testing.T) {
 	calls := &promptCalls{}
-	id, answer := calls.open()
+	answer := make(chan acp.PromptResponse, 1)
+	id, _, _ := calls.open(func(resp acp.PromptResponse, err error) {
+		if err != nil {
+			t.Errorf("the prompt heard %v", err)
+		}
+		answer <- resp
+	})
 	other := `{"jsonrpc":"2.0","id":7,"result":{}}` + "\n"
 	in := updateLine(1) + `{"jsonrpc":"2.0","id":` + id + `,"result":{"stopReason":"end_turn"}}` + "\n" + other
 	g := newWireGuard(strings.NewReader(in), maxMessageBytes, func(r string) { t.Errorf("bad: %s", r) })
@@ -248,9 +254,9 @@ func TestWireGuardAppliesUpdatesBeforeAPromptsAnswer(t *testing.T) {
 		t.Fatalf("passed on to the SDK: %q, want only the answer of another id", passed)
 	}
 	select {
-	case msg := <-answer:
-		if string(msg.Result) != `{"stopReason":"end_turn"}` {
-			t.Fatalf("the answer handed over: %s", msg.Result)
+	case resp := <-answer:
+		if resp.StopReason != acp.StopReasonEndTurn {
+			t.Fatalf("the answer handed over: %+v", resp)
 		}
 	default:
 		t.Fatal("the prompt's answer was not handed over")
@@ -331,5 +337,48 @@ func TestPromptWaitsOnceItsLineIsOut(t *testing.T) {
 	r.write(t, `{"jsonrpc":"2.0","id":`+id+`,"result":{"stopReason":"end_turn"}}`)
 	if e := r.ended(t, done); e.err != nil {
 		t.Fatal(e.err)
+	}
+}
+
+// TestPromptThenReturnsOnceSent: PromptThen returns with its prompt on the
+// wire and its answer to come, heard once on the guard's goroutine; a
+// prompt to a connection that has ended hears so at once, not never.
+func TestPromptThenReturnsOnceSent(t *testing.T) {
+	r := newPromptRig(t)
+	heard := make(chan promptEnd, 2)
+	sent := make(chan struct{})
+	go func() {
+		r.conn.PromptThen(context.Background(), acp.PromptRequest{SessionId: "s1", Prompt: []acp.ContentBlock{acp.TextBlock("hi")}},
+			func(resp acp.PromptResponse, err error) { heard <- promptEnd{resp, err} })
+		close(sent)
+	}()
+	id := string(r.read(t)["id"])
+	select {
+	case <-sent:
+	case <-time.After(10 * time.Second):
+		t.Fatal("PromptThen had not returned 10s after the agent read its line")
+	}
+	if len(heard) != 0 {
+		t.Fatal("the prompt heard an end before the agent answered")
+	}
+	r.write(t, `{"jsonrpc":"2.0","id":`+id+`,"result":{"stopReason":"end_turn"}}`)
+	if e := r.ended(t, heard); e.err != nil || e.resp.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("the answer: %+v, %v", e.resp, e.err)
+	}
+
+	r.out.Close()
+	select {
+	case <-r.conn.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the connection had not ended 10s after the agent's output")
+	}
+	go func() { _, _ = io.Copy(io.Discard, r.lines) }() // the agent still reads
+	r.conn.PromptThen(context.Background(), acp.PromptRequest{SessionId: "s1", Prompt: []acp.ContentBlock{acp.TextBlock("late")}},
+		func(resp acp.PromptResponse, err error) { heard <- promptEnd{resp, err} })
+	if e := r.ended(t, heard); e.err == nil || !strings.Contains(e.err.Error(), "peer disconnected") {
+		t.Fatalf("a prompt after the end: %v", e.err)
+	}
+	if len(heard) != 0 {
+		t.Fatal("a prompt heard its end twice")
 	}
 }
