@@ -486,7 +486,8 @@ func TestACPStderrGoesToTheLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.ready(m.ID)
-	waitFor(t, "stderr in the log", func() bool { return strings.Contains(r.logBuf.String(), "harness stderr") })
+	want := `msg="harness stderr" chat=` + m.ID + ` line="acpfake: starting pid`
+	waitFor(t, "stderr in the log, with its chat and line", func() bool { return strings.Contains(r.logBuf.String(), want) })
 	for _, line := range r.mux.PlainLines(m.ID) {
 		if strings.Contains(line, "acpfake") {
 			t.Fatalf("harness stderr reached the screen: %q", line)
