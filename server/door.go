@@ -500,9 +500,10 @@ func (w *watcher) sendNowLocked(e proto.ObservedEntry) bool {
 }
 
 // promptsALiveAgent reports whether req is a session/prompt to a chat
-// whose agent runs, and names the chat: it starts nothing, so the config need not be read
-// again before it (five system calls and some tens of microseconds on a
-// prompt's way to the agent). The session id is the chat's id.
+// whose agent runs, and names the chat: it starts nothing, so the config
+// need not be read again before it (five system calls and some tens of
+// microseconds on a prompt's way to the agent). The session id is the
+// chat's id.
 func (s *Server) promptsALiveAgent(req Request) (chat string, live bool) {
 	if req.Method != sdk.AgentMethodSessionPrompt {
 		return "", false

@@ -19,7 +19,9 @@ import (
 // through the ACP door that was a tenth of the server's time. Here the
 // request is written as one line from the blocks, and the wire guard takes
 // its answer before the SDK sees it, after every notification the agent
-// sent before it has been applied (as the SDK's own answer waits for them).
+// sent before it has been applied (as the SDK's own answer waits for them),
+// and hands it to the prompt's then on its own goroutine: no goroutine
+// waits for the answer unless the caller wants to (Prompt).
 
 // promptIDBase is where the ids of the prompts sent here start: far above
 // the SDK's own, which count from 1, and still exact as a JavaScript
@@ -41,8 +43,8 @@ type promptCall struct {
 	stop func() bool // the watch of its context
 }
 
-// open registers a new prompt, which then hears the end of, and returns
-// its id; false when the connection is done.
+// open registers a new prompt, whose end then hears, and returns its id;
+// false when the connection is done.
 func (p *promptCalls) open(then func(acp.PromptResponse, error)) (string, *promptCall, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
