@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/acpmux/acpmux-tui/acp/agent"
+	"github.com/acpmux/acpmux-tui/internal/await"
 	"github.com/acpmux/acpmux-tui/proto"
 	sdk "github.com/coder/acp-go-sdk"
 )
@@ -231,14 +232,7 @@ func (d *Door) forkSession(p sdk.UnstableForkSessionRequest) (sdk.UnstableForkSe
 // (checked as every prompt's links are: agent.CheckLinks); the other block
 // types are refused, as initialize did not advertise them.
 func (d *Door) prompt(p sdk.PromptRequest) (sdk.PromptResponse, error) {
-	type end struct {
-		resp sdk.PromptResponse
-		err  error
-	}
-	ended := make(chan end, 1)
-	d.promptThen(p, func(resp sdk.PromptResponse, err error) { ended <- end{resp, err} })
-	e := <-ended
-	return e.resp, e.err
+	return await.Result(func(done func(sdk.PromptResponse, error)) { d.promptThen(p, done) })
 }
 
 // promptThen is prompt without waiting for the turn's end: then hears it

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/acpmux/acpmux-tui/acp/agent"
+	"github.com/acpmux/acpmux-tui/internal/await"
 	"github.com/acpmux/acpmux-tui/internal/plaintext"
 	"github.com/acpmux/acpmux-tui/proto"
 	acp "github.com/coder/acp-go-sdk"
@@ -111,15 +112,10 @@ type turnThen func(acp.StopReason, error)
 
 // waitTurn starts a turn with start and waits for its end.
 func waitTurn(ctx context.Context, start func(turnThen)) (acp.StopReason, error) {
-	type end struct {
-		reason acp.StopReason
-		err    error
-	}
-	ended := make(chan end, 1)
-	start(func(reason acp.StopReason, err error) { ended <- end{reason, err} })
-	agent.Waiting(ctx)
-	e := <-ended
-	return e.reason, e.err
+	return await.Result(func(done func(acp.StopReason, error)) {
+		start(done)
+		agent.Waiting(ctx)
+	})
 }
 
 // promptThen runs one turn: a resource_link block per single file the

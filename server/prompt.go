@@ -9,6 +9,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/acpmux/acpmux-tui/acp/agent"
+	"github.com/acpmux/acpmux-tui/internal/await"
 	"github.com/acpmux/acpmux-tui/internal/plaintext"
 	"github.com/acpmux/acpmux-tui/mux"
 	"github.com/acpmux/acpmux-tui/proto"
@@ -226,14 +227,7 @@ func (s *Server) prompt(c *conn, p proto.PromptParams) (proto.PromptResult, *Err
 // runTurn is prompt in the chat's feed f, which the caller has from
 // feedFor (the door has it already, to observe the chat first).
 func (s *Server) runTurn(f *chatFeed, c *conn, p proto.PromptParams) (proto.PromptResult, *Error) {
-	type end struct {
-		res proto.PromptResult
-		err *Error
-	}
-	ended := make(chan end, 1)
-	s.runTurnThen(f, c, p, func(res proto.PromptResult, err *Error) { ended <- end{res, err} })
-	e := <-ended
-	return e.res, e.err
+	return await.Result(func(done func(proto.PromptResult, *Error)) { s.runTurnThen(f, c, p, done) })
 }
 
 // runTurnThen is runTurn without waiting for the turn's end: it returns

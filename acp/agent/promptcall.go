@@ -9,6 +9,7 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/acpmux/acpmux-tui/internal/await"
 	"github.com/acpmux/acpmux-tui/internal/rpcline"
 )
 
@@ -124,15 +125,10 @@ func errDisconnected() error {
 // an internal error. A request with fields of its own besides the session
 // and its blocks goes through the SDK.
 func (c *Conn) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResponse, error) {
-	type end struct {
-		resp acp.PromptResponse
-		err  error
-	}
-	ended := make(chan end, 1)
-	c.PromptThen(ctx, p, func(resp acp.PromptResponse, err error) { ended <- end{resp, err} })
-	Waiting(ctx)
-	e := <-ended
-	return e.resp, e.err
+	return await.Result(func(done func(acp.PromptResponse, error)) {
+		c.PromptThen(ctx, p, done)
+		Waiting(ctx)
+	})
 }
 
 // PromptThen is Prompt without waiting: it returns once the prompt is on
