@@ -48,15 +48,15 @@ func (c *conn) runPrompt(req Request, chat string, lines *lineReader) (handedOn 
 			go c.readLoop(lines)
 		}
 	}
-	c.prompting.Store(&lentPrompt{chat: chat, waits: waits})
-	if !c.webRefused(req) {
-		c.runDoorThen(req, func() {
-			<-c.slots
-			c.release()
-		})
-	} else {
+	done := func() {
 		<-c.slots
 		c.release()
+	}
+	c.prompting.Store(&lentPrompt{chat: chat, waits: waits})
+	if c.webRefused(req) {
+		done()
+	} else {
+		c.runDoorThen(req, done)
 	}
 	c.prompting.Store(nil)
 	return !reading.CompareAndSwap(handOnLent, handOnBack)
