@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/acpmux/acpmux-tui/harness"
@@ -28,11 +29,19 @@ const noticeCommandTimeout = 30 * time.Second
 
 // Needs carries the mux's reports of chats that need their user to the
 // server: give Heard to mux.Options.NeedsUser and Needs to Options.Needs.
-type Needs struct{ ch chan need }
+type Needs struct {
+	ch chan need
+	// pass, once the server announces, is its choice of the reports it
+	// announces, made in Heard: a report it turns away (most turns' ends:
+	// the chat had a notice a moment ago, or the config does not notify
+	// on them) wakes no goroutine on the way of the turn that made it.
+	pass atomic.Pointer[func(id string, s proto.Status) bool]
+}
 
 type need struct {
 	id     string
 	status proto.Status
+	passed bool // pass let it through already
 }
 
 // NewNeeds returns an empty Needs.
@@ -41,8 +50,15 @@ func NewNeeds() *Needs { return &Needs{ch: make(chan need, 256)} }
 // Heard takes one report; it never blocks (a report past a full queue is
 // dropped: hundreds of notices at once are not read one by one anyway).
 func (n *Needs) Heard(id string, s proto.Status) {
+	r := need{id: id, status: s}
+	if pass := n.pass.Load(); pass != nil {
+		if !(*pass)(id, s) {
+			return
+		}
+		r.passed = true
+	}
 	select {
-	case n.ch <- need{id, s}:
+	case n.ch <- r:
 	default:
 	}
 }
@@ -50,10 +66,13 @@ func (n *Needs) Heard(id string, s proto.Status) {
 // noticeLimit lets at most one notice per chat through in each interval.
 type noticeLimit struct {
 	every time.Duration
+	mu    sync.Mutex
 	last  map[string]time.Time
 }
 
 func (l *noticeLimit) allow(id string, now time.Time) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	if t, ok := l.last[id]; ok && now.Sub(t) < l.every {
 		return false
 	}
@@ -65,21 +84,28 @@ func (l *noticeLimit) allow(id string, now time.Time) bool {
 }
 
 // announce reads the mux's reports until stop closes, and announces each
-// one the config asks for and the limit lets through.
+// one the config asks for and the limit lets through. Reports made once
+// it runs are chosen where they are made (Needs.pass); those queued
+// before are chosen here.
 func (s *Server) announce(stop <-chan struct{}) {
-	if s.opt.Needs == nil {
+	needs := s.opt.Needs
+	if needs == nil {
 		return
 	}
-	limit := noticeLimit{every: s.opt.NoticeInterval}
+	limit := &noticeLimit{every: s.opt.NoticeInterval}
+	pass := func(id string, status proto.Status) bool {
+		return s.config().Notify.NotifiesOn(status.String()) && limit.allow(id, time.Now())
+	}
+	needs.pass.Store(&pass)
+	defer needs.pass.Store(nil)
 	var running sync.WaitGroup
 	defer running.Wait()
 	for {
 		select {
 		case <-stop:
 			return
-		case n := <-s.opt.Needs.ch:
-			status := n.status.String()
-			if !s.config().Notify.NotifiesOn(status) || !limit.allow(n.id, time.Now()) {
+		case n := <-needs.ch:
+			if !n.passed && !pass(n.id, n.status) {
 				continue
 			}
 			notice := s.noticeOf(n.id, n.status)

@@ -31,6 +31,26 @@ func TestNoticeLimit(t *testing.T) {
 	}
 }
 
+// A report the server would not announce is dropped where it is made,
+// with nothing queued for the announcing goroutine to wake for; one made
+// before the server chose is queued for it to choose.
+func TestNeedsHeardChoosesWhereReported(t *testing.T) {
+	n := NewNeeds()
+	n.Heard("early", proto.StatusWaiting)
+	pass := func(id string, _ proto.Status) bool { return id == "wanted" }
+	n.pass.Store(&pass)
+	n.Heard("unwanted", proto.StatusWaiting)
+	n.Heard("wanted", proto.StatusAsking)
+	var got []need
+	for len(n.ch) > 0 {
+		got = append(got, <-n.ch)
+	}
+	want := []need{{id: "early", status: proto.StatusWaiting}, {id: "wanted", status: proto.StatusAsking, passed: true}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("queued %+v, want %+v", got, want)
+	}
+}
+
 // noticeReader reads a watcher's lines and keeps the notices.
 func (w *wire) nextNotice() proto.Notice {
 	w.t.Helper()
