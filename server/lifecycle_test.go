@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"sync"
 	"testing"
@@ -149,4 +150,34 @@ func TestLinesDoNotAskTheIdleCheck(t *testing.T) {
 	}
 	a.ok(proto.MethodStop, proto.ChatParams{ID: c.ID}, nil)
 	waitFor(t, "the harness's end to reach the idle check", func() bool { return count() > before })
+}
+
+// TestTurnsDoNotAskTheIdleCheck: an ACP chat's turns ask the monitor's
+// idle check nothing either: a turn neither starts nor ends a harness, and
+// the connection that sent it counts as a client until it closes.
+func TestTurnsDoNotAskTheIdleCheck(t *testing.T) {
+	var mu sync.Mutex
+	pokes := 0
+	p := newPromptRig(t, func(s *Server) {
+		s.poked = func() {
+			mu.Lock()
+			pokes++
+			mu.Unlock()
+		}
+	})
+	count := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return pokes
+	}
+	b := p.stream()
+	b.observe()
+	b.prompt("first", true) // starts the agent
+	before := count()
+	for i := range 5 {
+		b.prompt(fmt.Sprintf("turn %d", i), true)
+	}
+	if got := count(); got != before {
+		t.Fatalf("5 turns asked the idle check %d times, want none", got-before)
+	}
 }

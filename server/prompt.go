@@ -91,14 +91,14 @@ type chatFeed struct {
 	deliverFn       func(proto.Entry)
 	permissionFn    func(proto.Permission) func()
 	configChangedFn func()
+
+	// quiet says when a turn's agent has been quiet for
+	// proto.NoReplyAfter; each turn begins and stops it.
+	quiet *quietWatch
 }
 
 // turn is a prompt call under way in a chat.
-type turn struct {
-	owner *conn
-	// quiet hears of each update of the turn.
-	quiet *quietWatch
-}
+type turn struct{ owner *conn }
 
 // feedFor returns the chat's feed, making it on first use, with the mux's
 // observer on it. The observer is set again on every call: a chat the mux
@@ -116,6 +116,7 @@ func (s *Server) feedFor(id string) (*chatFeed, *Error) {
 		// chat leaves nothing behind.
 		fresh := &chatFeed{s: s, id: id, watchers: map[*conn]*watcher{}}
 		fresh.deliverFn, fresh.permissionFn, fresh.configChangedFn = fresh.deliver, fresh.permission, fresh.sessionConfigChanged
+		fresh.quiet = newQuietWatch(proto.NoReplyAfter, fresh.sayQuiet)
 		if err := s.opt.Mux.Observe(id, fresh.deliverFn); err != nil {
 			return nil, failure(err)
 		}
@@ -241,13 +242,7 @@ func (s *Server) runTurnThen(f *chatFeed, c *conn, p proto.PromptParams, then fu
 		then(proto.PromptResult{}, err)
 		return
 	}
-	t := &turn{owner: c, quiet: newQuietWatch(proto.NoReplyAfter, func() {
-		// A permission request waiting for a client is not the agent
-		// being quiet.
-		if s.opt.Mux.State(p.ID).Permission == nil {
-			f.broadcast(proto.ObservedEntry{Entry: proto.Entry{Kind: proto.EntryNotice, Text: noReplyNotice, At: time.Now()}}, false)
-		}
-	})}
+	t := &turn{owner: c}
 	if !f.claim(t) {
 		then(proto.PromptResult{}, errorf(proto.CodeFailed, "a turn is already running: wait for it or cancel it"))
 		return
@@ -281,9 +276,9 @@ func (s *Server) runTurnThen(f *chatFeed, c *conn, p proto.PromptParams, then fu
 	}
 	f.started(t, p.Text, p.Links)
 
-	t.quiet.begin()
+	f.quiet.begin()
 	s.opt.Mux.PromptThen(ctx, p.ID, p.Text, p.Links, func(stop sdk.StopReason, err error) {
-		t.quiet.stop()
+		f.quiet.stop()
 		if p.RefusePermissions {
 			_ = s.opt.Mux.SetPermissionPolicy(p.ID, nil)
 		}
@@ -293,7 +288,6 @@ func (s *Server) runTurnThen(f *chatFeed, c *conn, p proto.PromptParams, then fu
 			end.Error = err.Error()
 		}
 		f.release(t, &end)
-		s.poke()
 		f.sentThen(c, func() {
 			if err != nil {
 				then(proto.PromptResult{}, failure(err))
@@ -367,7 +361,7 @@ func (f *chatFeed) deliver(e proto.Entry) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.turn != nil && e.Kind != proto.EntryStderr {
-		f.turn.heard()
+		f.quiet.heard()
 	}
 	f.broadcastLocked(proto.ObservedEntry{Entry: e}, false)
 }
@@ -383,7 +377,7 @@ func streamed(k proto.EntryKind) bool {
 func (f *chatFeed) refuse(p proto.Permission) string {
 	f.mu.Lock()
 	if f.turn != nil {
-		f.turn.heard()
+		f.quiet.heard()
 	}
 	f.broadcastLocked(proto.ObservedEntry{Entry: proto.Entry{Kind: proto.EntryRefused, Title: plaintext.Line(p.Title), At: time.Now()}}, false)
 	f.mu.Unlock()
@@ -391,8 +385,14 @@ func (f *chatFeed) refuse(p proto.Permission) string {
 	return mux.RefuseAll(p)
 }
 
-// heard tells the quiet watch that the agent was heard from.
-func (t *turn) heard() { t.quiet.heard() }
+// sayQuiet tells every observer that the running turn's agent has been
+// quiet for proto.NoReplyAfter. A permission request waiting for a client
+// is not the agent being quiet.
+func (f *chatFeed) sayQuiet() {
+	if f.s.opt.Mux.State(f.id).Permission == nil {
+		f.broadcast(proto.ObservedEntry{Entry: proto.Entry{Kind: proto.EntryNotice, Text: noReplyNotice, At: time.Now()}}, false)
+	}
+}
 
 func (f *chatFeed) broadcast(e proto.ObservedEntry, always bool) {
 	f.mu.Lock()

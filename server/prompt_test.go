@@ -66,12 +66,16 @@ type promptRig struct {
 	muxOpts mux.Options
 }
 
-func newPromptRig(t *testing.T) *promptRig {
+func newPromptRig(t *testing.T, server ...func(*Server)) *promptRig {
 	t.Helper()
 	fake := buildACPFake(t)
 	p := &promptRig{starts: filepath.Join(t.TempDir(), "acp-starts.jsonl")}
 	state := t.TempDir()
-	p.rig = newRig(t, rigOpt{opt: func(o *Options) {
+	p.rig = newRig(t, rigOpt{server: func(s *Server) {
+		for _, f := range server {
+			f(s)
+		}
+	}, opt: func(o *Options) {
 		cfg := config.Defaults()
 		cfg.DefaultHarness = "fake"
 		cfg.Harness = map[string]config.HarnessConfig{
@@ -628,6 +632,50 @@ func TestWatchQuietSaysOncePerQuietSpell(t *testing.T) {
 	w.heard()
 	if clock.fireNext() || said != 3 {
 		t.Fatalf("after stop: a timer armed, or said %d times (want 3)", said)
+	}
+}
+
+// Turns that follow each other within a spell arm no timer of their own:
+// the one an earlier turn armed fires, finds the spell since the later
+// turn began unspent and is armed for the rest; once no turn runs it ends.
+func TestQuietWatchTimerServesTheTurnsAfter(t *testing.T) {
+	const spell = 10 * time.Second
+	clock := newFakeClock()
+	said := 0
+	w := &quietWatch{spell: spell, clock: clock, quiet: func() { said++ }}
+	pending := func() int {
+		clock.mu.Lock()
+		defer clock.mu.Unlock()
+		n := 0
+		for _, tm := range clock.timers {
+			if !tm.stopped {
+				n++
+			}
+		}
+		return n
+	}
+	for range 3 {
+		w.begin()
+		clock.mu.Lock()
+		clock.now = clock.now.Add(3 * time.Second)
+		clock.mu.Unlock()
+		w.stop()
+	}
+	if n := pending(); n != 1 {
+		t.Fatalf("three turns within a spell left %d timers pending, want the first's alone", n)
+	}
+	w.begin() // at 9 s: the first turn's timer is due at 10 s
+	if !clock.fireNext() || said != 0 || pending() != 1 {
+		t.Fatalf("the first turn's timer, in the fourth turn's spell: said %d times, %d timers pending (want 0 and 1, the rest of the spell)", said, pending())
+	}
+	if !clock.fireNext() || said != 1 {
+		t.Fatalf("a spell after the fourth turn began: said %d times, want 1", said)
+	}
+	w.stop()
+	w.begin()
+	w.stop()
+	if !clock.fireNext() || said != 1 || pending() != 0 {
+		t.Fatalf("a timer firing with no turn running: said %d times (want 1), %d timers pending (want none)", said, pending())
 	}
 }
 
