@@ -10,6 +10,8 @@ import (
 	"testing"
 	"testing/iotest"
 
+	sdk "github.com/coder/acp-go-sdk"
+
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
 	"github.com/acpmux/acpmux-tui/mux"
@@ -203,6 +205,30 @@ func FuzzChatMethods(f *testing.F) {
 			if _, err := store.ValidateFolders(c.Cwd, c.AdditionalDirectories); err != nil && len(sessions.CheckStoredFolders(c.Cwd, c.AdditionalDirectories)) == 0 {
 				t.Fatalf("%s %s left folders the validator refuses: %v", name, params, err)
 			}
+		}
+	})
+}
+
+// FuzzPromptAnswer: a door's prompt's answer is the line the encoder
+// writes, for any id and stop reason.
+func FuzzPromptAnswer(f *testing.F) {
+	for _, seed := range []struct{ id, reason string }{
+		{"1", "end_turn"}, {"42", "cancelled"}, {`"abc"`, "end_turn"}, {"7", `a "quoted" \ reason`},
+		{"7", "<html> & é \u2028"}, {"7", "\x01\xff"}, {"-1", ""},
+	} {
+		f.Add(seed.id, seed.reason)
+	}
+	f.Fuzz(func(t *testing.T, id, reason string) {
+		if !json.Valid([]byte(id)) {
+			return // ids come from a line that was read as JSON
+		}
+		r := sdk.PromptResponse{StopReason: sdk.StopReason(reason)}
+		got, err := encodeResponse(json.RawMessage(id), r, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := encoded(t, id, r); !bytes.Equal(got, want) {
+			t.Fatalf("id %s, reason %q: answered %q, the encoder writes %q", id, reason, got, want)
 		}
 	})
 }

@@ -9,6 +9,8 @@ import (
 	"io"
 	"strings"
 
+	sdk "github.com/coder/acp-go-sdk"
+
 	"github.com/acpmux/acpmux-tui/internal/rpcline"
 	"github.com/acpmux/acpmux-tui/proto"
 )
@@ -221,12 +223,26 @@ func encodeResponse(id json.RawMessage, result any, rpcErr *Error) ([]byte, erro
 	if id == nil {
 		id = json.RawMessage("null")
 	}
-	if _, empty := result.(struct{}); empty && rpcErr == nil && isNumber(id) {
-		// A key's answer, as the encoder below writes it, without it.
-		b := make([]byte, 0, 40+len(id))
-		b = append(b, `{"jsonrpc":"2.0","id":`...)
-		b = append(b, id...)
-		return append(b, `,"result":{}}`+"\n"...), nil
+	if rpcErr == nil && isNumber(id) {
+		// A key's answer and a door's prompt's, the two answered most
+		// often, as the encoder below writes them, without it (its look-up
+		// and walk of the types was a fifth of a door turn's end).
+		switch r := result.(type) {
+		case struct{}:
+			b := make([]byte, 0, 40+len(id))
+			b = append(b, `{"jsonrpc":"2.0","id":`...)
+			b = append(b, id...)
+			return append(b, `,"result":{}}`+"\n"...), nil
+		case sdk.PromptResponse:
+			if r.Meta == nil && r.Usage == nil && r.UserMessageId == nil && plainJSONString(string(r.StopReason)) {
+				b := make([]byte, 0, 64+len(id)+len(r.StopReason))
+				b = append(b, `{"jsonrpc":"2.0","id":`...)
+				b = append(b, id...)
+				b = append(b, `,"result":{"stopReason":"`...)
+				b = append(b, r.StopReason...)
+				return append(b, `"}}`+"\n"...), nil
+			}
+		}
 	}
 	r := response{JSONRPC: "2.0", ID: id, Error: rpcErr}
 	if rpcErr == nil {
@@ -242,6 +258,17 @@ func encodeResponse(id json.RawMessage, result any, rpcErr *Error) ([]byte, erro
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// plainJSONString reports whether s is written in JSON as it is, between
+// quotes: printable ASCII with no quote or backslash.
+func plainJSONString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // isNumber reports whether an id is a JSON integer as clients write them:
