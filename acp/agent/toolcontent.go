@@ -173,8 +173,8 @@ func (t *Transcript) TerminalOutput(terminalID, output string) *proto.Entry {
 	budget := &textBudget{left: proto.MaxToolContentText}
 	text, cut := budget.text(output, 0)
 	var changed *proto.Entry
-	for i := len(t.entries) - 1; i >= max(len(t.entries)-terminalLookBack, 0); i-- {
-		e := &t.entries[i]
+	for i := t.count() - 1; i >= max(t.count()-terminalLookBack, 0); i-- {
+		e := t.entry(i)
 		if e.Kind != proto.EntryTool {
 			continue
 		}

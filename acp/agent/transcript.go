@@ -16,14 +16,12 @@ import (
 const NoteCancelled = "turn cancelled"
 
 // MaxTranscriptEntries bounds an ACP chat's transcript in memory; older
-// entries are dropped (the agent keeps the full history). The transcript
-// grows to transcriptSlack past it and is then cut back to it at once, so
-// a long replay (a session/load of 10,000 entries) copies the kept entries
-// once per transcriptSlack added, not once per entry.
-const (
-	MaxTranscriptEntries = 5000
-	transcriptSlack      = MaxTranscriptEntries / 4
-)
+// entries are dropped (the agent keeps the full history). Past it each new
+// entry takes the place of the oldest, in a ring: nothing is copied or
+// made. Cutting the front at once, as it was, copied the 5,000 kept
+// entries (1.4 MB, into memory fresh from the kernel) on the way of the
+// update that came past the bound, every 1,250 entries.
+const MaxTranscriptEntries = 5000
 
 // maxEntryText bounds one entry's text.
 const maxEntryText = 1 << 20
@@ -38,10 +36,13 @@ const (
 // Transcript is an ACP chat's conversation as streamed by the agent, and
 // where its running turn stands.
 type Transcript struct {
-	entries []proto.Entry
-	// stamps[i] is when entries[i] last changed, counted in changes
-	// (seq): a drawing client asks for what changed since the last change
-	// it saw (Since). dropped counts the entries cut from the front, so an
+	// ring holds the entries, the oldest at head once it is full
+	// (MaxTranscriptEntries): entry(i) is the i-th kept, oldest first.
+	ring []proto.Entry
+	head int
+	// stamps[j] is when ring[j] last changed, counted in changes (seq): a
+	// drawing client asks for what changed since the last change it saw
+	// (Since). dropped counts the entries dropped from the front, so an
 	// entry's place in the whole conversation is dropped + i. epoch names
 	// this transcript: a client's count of another one's changes means
 	// nothing here.
@@ -77,22 +78,40 @@ func (t *Transcript) Add(e proto.Entry) {
 	if e.At.IsZero() {
 		e.At = time.Now()
 	}
-	t.entries = append(t.entries, e)
-	t.stamps = append(t.stamps, 0)
-	t.changed(len(t.entries) - 1)
-	if len(t.entries) > MaxTranscriptEntries+transcriptSlack {
-		cut := len(t.entries) - MaxTranscriptEntries
-		t.entries = append(t.entries[:0:0], t.entries[cut:]...)
-		t.stamps = append(t.stamps[:0:0], t.stamps[cut:]...)
-		t.dropped += int64(cut)
+	if len(t.ring) < MaxTranscriptEntries {
+		t.ring = append(t.ring, e)
+		t.stamps = append(t.stamps, 0)
+	} else {
+		t.ring[t.head] = e // the oldest goes
+		t.head++
+		if t.head == len(t.ring) {
+			t.head = 0
+		}
+		t.dropped++
 	}
+	t.changed(t.count() - 1)
 }
+
+// count is how many entries are kept.
+func (t *Transcript) count() int { return len(t.ring) }
+
+// slot is where the i-th entry kept (oldest first) is in the ring.
+func (t *Transcript) slot(i int) int {
+	j := t.head + i
+	if j >= len(t.ring) {
+		j -= len(t.ring)
+	}
+	return j
+}
+
+// entry is the i-th entry kept, oldest first.
+func (t *Transcript) entry(i int) *proto.Entry { return &t.ring[t.slot(i)] }
 
 // changed stamps entry i as changed now: every change to an entry already
 // kept goes through it, so Since tells it.
 func (t *Transcript) changed(i int) {
 	t.seq++
-	t.stamps[i] = t.seq
+	t.stamps[t.slot(i)] = t.seq
 }
 
 // AppendText adds a streamed chunk to the message it belongs to, else starts
@@ -107,8 +126,8 @@ func (t *Transcript) changed(i int) {
 // counted, not kept: Size is then the bytes the agent sent in all. It
 // returns the part of text kept (cleaned) and the message's Size.
 func (t *Transcript) AppendText(kind proto.EntryKind, text, messageID string) (kept string, size int64) {
-	if n := len(t.entries); n > 0 {
-		e := &t.entries[n-1]
+	if n := t.count(); n > 0 {
+		e := t.entry(n - 1)
 		// A user message's links may come before its text (a replay of
 		// a prompt that linked files): the text joins them.
 		linksOnly := kind == proto.EntryUser && e.Text == "" && len(e.Links) > 0
@@ -129,7 +148,7 @@ func (t *Transcript) AppendText(kind proto.EntryKind, text, messageID string) (k
 		}
 	}
 	t.Add(proto.Entry{Kind: kind, Text: text, MessageID: messageID})
-	e := t.entries[len(t.entries)-1]
+	e := t.entry(t.count() - 1)
 	return e.Text, e.Size
 }
 
@@ -139,8 +158,8 @@ func (t *Transcript) AppendText(kind proto.EntryKind, text, messageID string) (k
 // replace the call's when not nil, as ACP's tool_call_update says; the
 // locations' paths join the call's Paths.
 func (t *Transcript) Tool(u proto.Entry) {
-	for i := len(t.entries) - 1; i >= 0; i-- {
-		e := &t.entries[i]
+	for i := t.count() - 1; i >= 0; i-- {
+		e := t.entry(i)
 		if e.Kind == proto.EntryTool && e.ToolCallID == u.ToolCallID {
 			if u.Title != "" {
 				e.Title = cleanLine(u.Title)
@@ -199,8 +218,8 @@ func addEntryPath(e *proto.Entry, p string) {
 // latest tool call of the running turn (the one that Wrote it), else as a
 // tool entry of its own.
 func (t *Transcript) Wrote(path string) {
-	for i := len(t.entries) - 1; i >= 0; i-- {
-		e := &t.entries[i]
+	for i := t.count() - 1; i >= 0; i-- {
+		e := t.entry(i)
 		if e.Kind == proto.EntryUser {
 			break
 		}
@@ -216,15 +235,15 @@ func (t *Transcript) Wrote(path string) {
 // Plan keeps a plan: an agent sends the whole plan each time, which
 // replaces the plan just before it.
 func (t *Transcript) Plan(items []string, whole []proto.PlanItem) {
-	if n := len(t.entries); n > 0 && t.entries[n-1].Kind == proto.EntryPlan {
+	if n := t.count(); n > 0 && t.entry(n-1).Kind == proto.EntryPlan {
 		for i, p := range items {
 			items[i] = cleanLine(p)
 		}
 		for i := range whole {
 			whole[i].Content = cleanLine(whole[i].Content)
 		}
-		t.entries[n-1].Plan, t.entries[n-1].PlanItems = items, whole
-		t.entries[n-1].At = time.Now()
+		last := t.entry(n - 1)
+		last.Plan, last.PlanItems, last.At = items, whole, time.Now()
 		t.changed(n - 1)
 		return
 	}
@@ -257,8 +276,8 @@ func (t *Transcript) EndTurn(reason string, err error) {
 }
 
 func (t *Transcript) HasUserMessage() bool {
-	for _, e := range t.entries {
-		if e.Kind == proto.EntryUser {
+	for i := range t.count() {
+		if t.entry(i).Kind == proto.EntryUser {
 			return true
 		}
 	}
@@ -266,9 +285,9 @@ func (t *Transcript) HasUserMessage() bool {
 }
 
 func (t *Transcript) Entries() []proto.Entry {
-	out := make([]proto.Entry, len(t.entries))
+	out := make([]proto.Entry, t.count())
 	for i := range out {
-		out[i] = entryCopy(t.entries[i])
+		out[i] = entryCopy(*t.entry(i))
 	}
 	return out
 }
@@ -296,17 +315,17 @@ func (t *Transcript) Since(epoch, since uint64) proto.TranscriptResult {
 	if t.epoch == 0 {
 		t.epoch = rand.Uint64() | 1
 	}
-	res := proto.TranscriptResult{Epoch: t.epoch, Seq: t.seq, Base: t.dropped, Len: t.dropped + int64(len(t.entries))}
+	res := proto.TranscriptResult{Epoch: t.epoch, Seq: t.seq, Base: t.dropped, Len: t.dropped + int64(t.count())}
 	if epoch != t.epoch || since == 0 || since > t.seq {
 		res.Entries = t.Entries()
 		return res
 	}
 	res.Delta = true
-	for i := len(t.entries) - 1; i >= 0; i-- {
-		if t.stamps[i] <= since {
+	for i := t.count() - 1; i >= 0; i-- {
+		if t.stamps[t.slot(i)] <= since {
 			continue
 		}
-		res.Changed = append(res.Changed, proto.PlacedEntry{At: t.dropped + int64(i), Entry: entryCopy(t.entries[i])})
+		res.Changed = append(res.Changed, proto.PlacedEntry{At: t.dropped + int64(i), Entry: entryCopy(*t.entry(i))})
 	}
 	slices.Reverse(res.Changed)
 	return res
@@ -388,8 +407,8 @@ func (t *Transcript) userLink(l proto.Link, messageID *string) *proto.Entry {
 	if messageID != nil {
 		e.MessageID = *messageID
 	}
-	if n := len(t.entries); n > 0 {
-		last := &t.entries[n-1]
+	if n := t.count(); n > 0 {
+		last := t.entry(n - 1)
 		if last.Kind == proto.EntryUser && last.MessageID == e.MessageID && len(last.Links) < proto.MaxPromptLinks {
 			last.Links = append(last.Links, l)
 			last.At = time.Now()

@@ -75,7 +75,7 @@ func TestSinceTellsEveryChange(t *testing.T) {
 	pull("the end")
 	// Past the bound, entries are cut from the front: a client that
 	// pulls now and then follows.
-	for i := range MaxTranscriptEntries + 2*transcriptSlack {
+	for i := range MaxTranscriptEntries + MaxTranscriptEntries/2 {
 		tr.StartTurn(fmt.Sprint("prompt ", i))
 		if i%997 == 0 {
 			pull(fmt.Sprintf("add %d", i))

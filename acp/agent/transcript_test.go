@@ -12,24 +12,38 @@ import (
 )
 
 // TestTranscriptKeepsItsLatestEntries: a transcript fed far past its bound
-// holds at most the bound and its slack, the latest entries in order.
+// holds the bound, the latest entries in order, each change stamped where
+// Since finds it, and counts those it dropped; past the bound an entry
+// takes the oldest's place, with nothing copied or made.
 func TestTranscriptKeepsItsLatestEntries(t *testing.T) {
 	var tr Transcript
 	const n = 4*MaxTranscriptEntries + 17
 	for i := range n {
 		tr.Add(proto.Entry{Kind: proto.EntryUser, Text: fmt.Sprint(i)})
-		if len(tr.entries) > MaxTranscriptEntries+transcriptSlack {
-			t.Fatalf("after %d adds the transcript holds %d entries", i+1, len(tr.entries))
+		if tr.count() > MaxTranscriptEntries {
+			t.Fatalf("after %d adds the transcript holds %d entries", i+1, tr.count())
 		}
 	}
-	if len(tr.entries) < MaxTranscriptEntries {
-		t.Fatalf("it keeps %d entries, want at least %d", len(tr.entries), MaxTranscriptEntries)
+	if tr.count() != MaxTranscriptEntries || tr.dropped != n-MaxTranscriptEntries {
+		t.Fatalf("it keeps %d entries and dropped %d, want %d and %d", tr.count(), tr.dropped, MaxTranscriptEntries, n-MaxTranscriptEntries)
 	}
-	first := n - len(tr.entries)
-	for i, e := range tr.entries {
+	entries := tr.Entries()
+	first := n - len(entries)
+	for i, e := range entries {
 		if e.Text != fmt.Sprint(first+i) {
 			t.Fatalf("entry %d is %q, want %d: the latest entries in order", i, e.Text, first+i)
 		}
+	}
+	// The oldest kept changes: Since finds it at its place.
+	before := tr.seq
+	tr.entry(0).Text = "changed"
+	tr.changed(0)
+	res := tr.Since(tr.Since(0, 0).Epoch, before)
+	if len(res.Changed) != 1 || res.Changed[0].At != tr.dropped || res.Changed[0].Entry.Text != "changed" {
+		t.Fatalf("the change of the oldest entry kept: %+v, want it alone at %d", res.Changed, tr.dropped)
+	}
+	if allocs := testing.AllocsPerRun(100, func() { tr.Add(proto.Entry{Kind: proto.EntryAgent}) }); allocs != 0 {
+		t.Fatalf("an entry past the bound made %v allocations, want none", allocs)
 	}
 }
 
@@ -58,7 +72,7 @@ func TestTranscriptTurnMarks(t *testing.T) {
 			}
 			tr.EndTurn(tc.reason, tc.err)
 			var got []string
-			for _, e := range tr.entries[1:] {
+			for _, e := range tr.Entries()[1:] {
 				got = append(got, e.Text)
 			}
 			if len(got) != len(tc.want) || len(got) == 1 && got[0] != tc.want[0] {
