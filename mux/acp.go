@@ -59,13 +59,11 @@ type acpProcess struct {
 	procCore
 	stdout *os.File // the agent's messages, read by the connection
 	// stderrRead is read into stderr until it ends (readStderr), and
-	// stderrDone closed then; stderrHurry, closed once the agent has
-	// exited, ends the reader's rests.
-	stderrRead  *os.File
-	stderrDone  chan struct{}
-	stderrHurry chan struct{}
-	conn        *agent.Conn
-	roots       agent.Roots
+	// stderrDone closed then.
+	stderrRead *os.File
+	stderrDone chan struct{}
+	conn       *agent.Conn
+	roots      agent.Roots
 	// bounded is set when the agent runs sandboxed: its bound is the
 	// folders it started with, so a change waits for a new process.
 	bounded bool
@@ -186,7 +184,7 @@ func (m *Mux) spawnACP(c *acpChat, l harness.Launch, roots agent.Roots) (*acpPro
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &acpProcess{procCore: procCore{cmd: cmd, done: make(chan struct{})}, stdout: stdout, ready: make(chan struct{}),
 		ctx: ctx, cancel: cancel, stderr: stderr, exited: make(chan struct{}), roots: roots,
-		stderrRead: stderrRead, stderrDone: make(chan struct{}), stderrHurry: make(chan struct{})}
+		stderrRead: stderrRead, stderrDone: make(chan struct{})}
 	go p.readStderr(io.MultiWriter(stderr, &stderrTap{chat: c})) // the log, and the prompt command
 	log := m.opt.Logger.With("chat", c.id)
 	client := agent.NewClient(agentSide{c}, roots, ctx, c.maxFileBytes, log)
@@ -421,40 +419,10 @@ func (c *acpChat) note(text string) {
 	c.m.notify(c)
 }
 
-// stderrRest is how long an agent's stderr rests after a read that did
-// not fill the buffer, before it is read again. The lines written
-// meanwhile are read together, at the next read or the first line after
-// it: an agent that logs a line at each message wrote it beside the
-// message, and the two reads, ready at once, woke a second thread of the
-// server on the message's way to its client. A log line may reach the
-// log and the observers this much later; once the agent has exited, the
-// rest is read without a rest.
-const stderrRest = 20 * time.Millisecond
-
 // readStderr copies the agent's stderr to w until it ends.
 func (p *acpProcess) readStderr(w io.Writer) {
 	defer close(p.stderrDone)
-	r := rawio.ReaderOf(p.stderrRead)
-	buf := make([]byte, 32<<10)
-	rest := time.NewTimer(stderrRest)
-	rest.Stop()
-	for {
-		n, err := r.Read(buf)
-		if n > 0 {
-			_, _ = w.Write(buf[:n])
-		}
-		if err != nil {
-			return
-		}
-		if n < len(buf) {
-			rest.Reset(stderrRest)
-			select {
-			case <-rest.C:
-			case <-p.stderrHurry:
-				rest.Stop()
-			}
-		}
-	}
+	_, _ = io.Copy(w, rawio.ReaderOf(p.stderrRead))
 }
 
 // stderrEnded waits, once the agent has exited, for the last of its
@@ -462,7 +430,6 @@ func (p *acpProcess) readStderr(w io.Writer) {
 // most: a grandchild holding the pipe open must not keep reap waiting
 // (nor make stopWhenSilent stop an agent that has exited).
 func (p *acpProcess) stderrEnded() {
-	close(p.stderrHurry)
 	t := time.NewTimer(lingerGrace / 2)
 	defer t.Stop()
 	select {
