@@ -114,25 +114,35 @@ func TestKillStopsEveryHarnessAndTheServer(t *testing.T) {
 	}
 }
 
+// pokeCounter counts a server's requests to the monitor's idle check.
+type pokeCounter struct {
+	mu sync.Mutex
+	n  int
+}
+
+// hook counts s's requests from now on.
+func (p *pokeCounter) hook(s *Server) {
+	s.poked = func() {
+		p.mu.Lock()
+		p.n++
+		p.mu.Unlock()
+	}
+}
+
+func (p *pokeCounter) count() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.n
+}
+
 // TestLinesDoNotAskTheIdleCheck: a chat printing line after line asks the
 // monitor's idle check nothing (its harness neither starts nor ends); its
 // harness's end does. It counts the requests to look again, not the looks,
 // which coalesce: every request a start makes precedes its first screen.
 func TestLinesDoNotAskTheIdleCheck(t *testing.T) {
-	var mu sync.Mutex
-	pokes := 0
-	r := newRig(t, rigOpt{server: func(s *Server) {
-		s.poked = func() {
-			mu.Lock()
-			pokes++
-			mu.Unlock()
-		}
-	}})
-	count := func() int {
-		mu.Lock()
-		defer mu.Unlock()
-		return pokes
-	}
+	var pokes pokeCounter
+	r := newRig(t, rigOpt{server: pokes.hook})
+	count := pokes.count
 	a := newViewClient(r)
 	c := a.started(80, 24, "")[0]
 	a.waitScreen(c.ID, "ready>")
@@ -156,20 +166,9 @@ func TestLinesDoNotAskTheIdleCheck(t *testing.T) {
 // idle check nothing either: a turn neither starts nor ends a harness, and
 // the connection that sent it counts as a client until it closes.
 func TestTurnsDoNotAskTheIdleCheck(t *testing.T) {
-	var mu sync.Mutex
-	pokes := 0
-	p := newPromptRig(t, func(s *Server) {
-		s.poked = func() {
-			mu.Lock()
-			pokes++
-			mu.Unlock()
-		}
-	})
-	count := func() int {
-		mu.Lock()
-		defer mu.Unlock()
-		return pokes
-	}
+	var pokes pokeCounter
+	p := newPromptRig(t, pokes.hook)
+	count := pokes.count
 	b := p.stream()
 	b.observe()
 	b.prompt("first", true) // starts the agent
