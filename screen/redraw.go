@@ -145,11 +145,14 @@ func appendCharsets(b []byte, sets [2]byte, gl uint8) []byte {
 	return b
 }
 
-// appendPrintable appends s without control characters (C0, DEL, C1), which
-// could end or escape the string s is sent in.
+// appendPrintable appends s without control characters (C0, DEL, C1),
+// which could end or escape the string s is sent in, and without invalid
+// UTF-8; a U+FFFD that s holds as a character is kept.
 func appendPrintable(b []byte, s string) []byte {
-	for _, r := range s {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == utf8.RuneError {
+	for len(s) > 0 {
+		r, size := utf8.DecodeRuneInString(s)
+		s = s[size:]
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == utf8.RuneError && size == 1 {
 			continue
 		}
 		b = utf8.AppendRune(b, r)

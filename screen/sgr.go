@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 )
@@ -218,12 +217,14 @@ func conEmuCommand(b []byte) bool {
 	return i > 0 && (i == len(b) || b[i] == ';')
 }
 
-// validUTF8 returns b as a string with invalid UTF-8 and control characters
-// replaced.
+// validUTF8 returns b as a string with invalid UTF-8 replaced (U+FFFD for
+// each run of it) and control characters (C0, DEL, and C1 however it is
+// encoded) dropped. A redraw writes the result back as it is
+// (appendPrintable keeps all of it).
 func validUTF8(b []byte) string {
-	clean := utf8.Valid(b)
+	clean := true
 	for _, c := range b {
-		if c < 0x20 || c == 0x7f {
+		if c < 0x20 || c >= 0x7f {
 			clean = false
 			break
 		}
