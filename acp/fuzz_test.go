@@ -196,20 +196,3 @@ func isInitialize(line []byte) bool {
 	method, ok := rpcline.Unquote(m.Method)
 	return ok && method == "initialize"
 }
-
-// FuzzAppendString: a string is written as encoding/json writes it,
-// whether it goes straight or through the encoder.
-func FuzzAppendString(f *testing.F) {
-	for _, seed := range []string{"", "hello", "<b>&amp;</b>", `"quoted" \ `, "é \u2028\u2029", "\x01\x1b[31m", "\xff\xfe", "\ufffd", "tab\there\nnew line", "\x7f"} {
-		f.Add(seed)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		want, err := json.Marshal(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := appendString([]byte("x"), s); !bytes.Equal(got[1:], want) || got[0] != 'x' {
-			t.Fatalf("appendString(%q) = %q, encoding/json writes %q", s, got[1:], want)
-		}
-	})
-}

@@ -3,9 +3,10 @@ package acp
 import (
 	"bytes"
 	"encoding/json"
-	"unicode/utf8"
 
 	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/acpmux/acpmux-tui/internal/rpcline"
 )
 
 // This file writes a session/update notification as the line a connection
@@ -71,57 +72,16 @@ func textChunkLine(n sdk.SessionNotification) (line []byte, ok bool) {
 	}
 	b := make([]byte, 0, len(text.Text)+len(n.SessionId)+160)
 	b = append(b, `{"jsonrpc":"2.0","method":"`+MethodUpdate+`","params":{"sessionId":`...)
-	b = appendString(b, string(n.SessionId))
+	b = rpcline.AppendString(b, string(n.SessionId))
 	b = append(b, `,"update":{"content":{"text":`...)
-	b = appendString(b, text.Text)
+	b = rpcline.AppendString(b, text.Text)
 	b = append(b, `,"type":"text"}`...)
 	if messageID != nil {
 		b = append(b, `,"messageId":`...)
-		b = appendString(b, *messageID)
+		b = rpcline.AppendString(b, *messageID)
 	}
 	b = append(b, `,"sessionUpdate":"`...)
 	b = append(b, kind...)
 	b = append(b, "\"}}}\n"...)
 	return b, true
-}
-
-// appendString appends s as a JSON string, escaped as encoding/json
-// escapes it (invalid UTF-8 as U+FFFD, and <, > and & too): as it is,
-// between quotes, when nothing in it is escaped, as in most of an agent's
-// words (json.Marshal's look-up of the string's encoder and its buffer
-// were a tenth of an update's way through the server).
-func appendString(b []byte, s string) []byte {
-	if plainString(s) {
-		b = append(b, '"')
-		b = append(b, s...)
-		return append(b, '"')
-	}
-	q, err := json.Marshal(s)
-	if err != nil {
-		// A string always encodes; this keeps the line valid regardless.
-		return append(b, `""`...)
-	}
-	return append(b, q...)
-}
-
-// plainString reports whether encoding/json writes s as it is: valid
-// UTF-8 with no control character, quote, backslash, <, >, &, U+2028 or
-// U+2029.
-func plainString(s string) bool {
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-				return false
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
-			return false
-		}
-		i += size
-	}
-	return true
 }
