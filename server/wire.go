@@ -234,13 +234,13 @@ func encodeResponse(id json.RawMessage, result any, rpcErr *Error) ([]byte, erro
 			b = append(b, id...)
 			return append(b, `,"result":{}}`+"\n"...), nil
 		case sdk.PromptResponse:
-			if r.Meta == nil && r.Usage == nil && r.UserMessageId == nil && plainJSONString(string(r.StopReason)) {
+			if r.Meta == nil && r.Usage == nil && r.UserMessageId == nil {
 				b := make([]byte, 0, 64+len(id)+len(r.StopReason))
 				b = append(b, `{"jsonrpc":"2.0","id":`...)
 				b = append(b, id...)
-				b = append(b, `,"result":{"stopReason":"`...)
-				b = append(b, r.StopReason...)
-				return append(b, `"}}`+"\n"...), nil
+				b = append(b, `,"result":{"stopReason":`...)
+				b = rpcline.AppendString(b, string(r.StopReason))
+				return append(b, "}}\n"...), nil
 			}
 		}
 	}
@@ -258,17 +258,6 @@ func encodeResponse(id json.RawMessage, result any, rpcErr *Error) ([]byte, erro
 		return nil, err
 	}
 	return buf.Bytes(), nil
-}
-
-// plainJSONString reports whether s is written in JSON as it is, between
-// quotes: printable ASCII with no quote or backslash.
-func plainJSONString(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
-			return false
-		}
-	}
-	return true
 }
 
 // isNumber reports whether an id is a JSON integer as clients write them:

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"testing"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -38,18 +39,39 @@ func TestEmptyAnswerIsWhatTheEncoderWrites(t *testing.T) {
 	}
 }
 
-// TestPromptAnswerIsWhatTheEncoderWrites: a door's prompt's answer is
-// written without the encoder when it is a plain stop reason, and is the
-// encoder's line for every id and reason; a reason the encoder escapes,
-// and an answer with more than a reason, go through it.
-func TestPromptAnswerIsWhatTheEncoderWrites(t *testing.T) {
+// sameAnswer fails unless got is one line that says what the encoder's
+// line for id and r says.
+func sameAnswer(t *testing.T, id string, r sdk.PromptResponse, got []byte) {
+	t.Helper()
+	want := encoded(t, id, r)
+	if !bytes.HasSuffix(got, []byte("\n")) || bytes.Count(got, []byte("\n")) != 1 {
+		t.Fatalf("id %s, %+v: not one line: %q", id, r, got)
+	}
+	var g, w any
+	if err := json.Unmarshal(got, &g); err != nil {
+		t.Fatalf("id %s, %+v: answered %q: %v", id, r, got, err)
+	}
+	if err := json.Unmarshal(want, &w); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(g, w) {
+		t.Fatalf("id %s, %+v: answered %q, the encoder writes %q", id, r, got, want)
+	}
+}
+
+// TestPromptAnswerSaysWhatTheEncoderWrites: a door's prompt's answer is
+// written without the encoder when it has a stop reason alone, and says
+// what the encoder's line says for every id and reason (invalid UTF-8
+// read back as U+FFFD by both); an answer with more than a reason goes
+// through the encoder.
+func TestPromptAnswerSaysWhatTheEncoderWrites(t *testing.T) {
 	msg := "m1"
 	reasons := []sdk.PromptResponse{
 		{StopReason: sdk.StopReasonEndTurn},
 		{StopReason: sdk.StopReasonCancelled},
 		{StopReason: ""},
 		{StopReason: `a "quoted" \ reason`},
-		{StopReason: "tab\there, line\nbreak"},
+		{StopReason: "tab\there, line\nbreak \x01 \xff"},
 		{StopReason: "<html> & é \u2028"},
 		{StopReason: "end_turn", UserMessageId: &msg},
 		{StopReason: "end_turn", Meta: map[string]any{"k": 1}},
@@ -61,9 +83,7 @@ func TestPromptAnswerIsWhatTheEncoderWrites(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := encoded(t, id, r); !bytes.Equal(got, want) {
-				t.Errorf("id %s, %+v: answered %q, the encoder writes %q", id, r, got, want)
-			}
+			sameAnswer(t, id, r, got)
 		}
 	}
 }
