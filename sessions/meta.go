@@ -209,16 +209,20 @@ func decodeTOML(data []byte) (*Meta, error) {
 // oneSpellingEach refuses two keys that differ only in case (`iD` and
 // `id`): the TOML parser fills Meta's fields without regard to case, in an
 // order of its own, so which of the two a field held would change from one
-// read of the file to the next.
+// read of the file to the next. A table a dotted key or header makes
+// without naming it (`re` of `[re.p]`) counts as a key: a rewrite names
+// it, and would then clash with a `[Re]` the file had.
 func oneSpellingEach(keys []toml.Key) error {
 	seen := make(map[string]string, len(keys))
 	for _, k := range keys {
-		key := k.String()
-		folded := strings.ToLower(key)
-		if prev, ok := seen[folded]; ok && prev != key {
-			return fmt.Errorf("keys %q and %q differ only in case: one of them must go", prev, key)
+		for n := 1; n <= len(k); n++ {
+			key := k[:n].String()
+			folded := strings.ToLower(key)
+			if prev, ok := seen[folded]; ok && prev != key {
+				return fmt.Errorf("keys %q and %q differ only in case: one of them must go", prev, key)
+			}
+			seen[folded] = key
 		}
-		seen[folded] = key
 	}
 	return nil
 }

@@ -44,6 +44,7 @@ func TestParseMetaRefusals(t *testing.T) {
 		// own: which id the chat had changed from read to read.
 		{"keys differing in case", validChat + "iD = \"b\"\n", `keys "id" and "iD" differ only in case`},
 		{"keys differing in case, the other first", "iD = \"b\"\n" + validChat, `keys "iD" and "id" differ only in case`},
+		{"a table and one a header makes, differing in case", validChat + "[Re]\ne = \"\"\n[re.p]\nn = 1\n", `keys "Re" and "re" differ only in case`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
