@@ -257,6 +257,7 @@ func (c *acpChat) setup(p *acpProcess, spec harness.Spec, meta *sessions.Meta) {
 	if c.proc == p {
 		if err != nil {
 			c.state.Status, c.state.Reason, c.state.LastError = proto.StatusFailed, err.Error(), err.Error()
+			c.endingLocked(&p.procCore) // killed below
 		} else {
 			c.setStatusLocked(proto.StatusWaiting)
 			c.turnEndedLocked() // a change made while it started
@@ -443,6 +444,9 @@ func (p *acpProcess) stderrEnded() {
 // is started again on the next prompt or with backoff, as a pty one is.
 func (c *acpChat) reap(p *acpProcess) {
 	err := waitPolled(p.cmd)
+	c.mu.Lock()
+	c.endingLocked(&p.procCore)
+	c.mu.Unlock()
 	p.stderrEnded()
 	p.exitHow, p.exitSignaled = agent.DescribeExit(p.cmd, err)
 	close(p.exited)

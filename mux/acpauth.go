@@ -438,10 +438,6 @@ func (m *Mux) signInEnded(id, how string) bool {
 		if c, err := m.chat(run.acp); err == nil {
 			if a, ok := c.(*acpChat); ok {
 				a.note("the sign-in terminal chat " + id + " ended (" + how + "): starting again")
-				// The agent that asked for the sign-in may not be gone
-				// yet (its stderr's last lines, its group's end): a start
-				// meanwhile would find it and start nothing.
-				a.waitExit()
 			}
 		}
 		if err := m.Start(run.acp, 0, 0); err != nil {

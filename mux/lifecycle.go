@@ -13,11 +13,16 @@ import (
 )
 
 // procCore is what every harness process has, whatever its transport: its
-// command, and a channel closed once it has been reaped (and its output
-// read to the end).
+// command, a channel closed once it has been reaped (and its output read
+// to the end), and whether it is on its way out.
 type procCore struct {
 	cmd  *exec.Cmd
 	done chan struct{}
+	// ending (guarded by the runner's mu) is set once the process has
+	// exited or been told to (a stop, a failed setup) but is not yet
+	// reaped: a start then waits for it rather than take it for a
+	// running one.
+	ending bool
 }
 
 // base is what every chat runner shares, whatever its transport: identity,
@@ -87,14 +92,33 @@ func newBase(m *Mux, id string, spawn func() error, polite ...syscall.Signal) ba
 
 // start spawns the harness unless one runs, in a pane of cols x rows; a
 // restart on request forgets earlier crashes.
+//
+// A process still running is left to run. One on its way out (exited, or
+// told to end, but not yet reaped: its last output read, its group ended)
+// is waited for first, so the start is made, not lost to a process that
+// a moment later is gone.
 func (b *base) start(cols, rows int, restart bool) error {
 	b.mu.Lock()
+	for b.core != nil && b.core.ending {
+		done := b.core.done
+		b.mu.Unlock()
+		<-done
+		b.mu.Lock()
+	}
 	defer b.mu.Unlock()
 	if b.core != nil {
 		return nil
 	}
 	b.prepareStartLocked(cols, rows, restart)
 	return b.spawn()
+}
+
+// endingLocked marks core, if it is still the chat's process, as on its
+// way out (see procCore.ending).
+func (b *base) endingLocked(core *procCore) {
+	if b.core == core {
+		core.ending = true
+	}
 }
 
 // waitExit blocks until the current process has ended.
@@ -259,6 +283,9 @@ func (b *base) mayRespawnLocked() bool {
 func (b *base) stopRequestedLocked() {
 	b.stopping = true
 	b.cancelRespawnLocked()
+	if b.core != nil {
+		b.core.ending = true
+	}
 	if b.core == nil {
 		// No exit will report it: a respawn that was due is off.
 		b.reportEndedLocked()

@@ -259,6 +259,9 @@ func (c *ptyChat) pump(p *process) {
 	var gone atomic.Bool // the harness has been reaped
 	go func() {
 		err := waitPolled(p.cmd)
+		c.mu.Lock()
+		c.endingLocked(&p.procCore)
+		c.mu.Unlock()
 		// Output still buffered is read to the end; a grandchild holding
 		// the pty open must not keep us reading forever (see drainIdle).
 		gone.Store(true)
