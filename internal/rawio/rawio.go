@@ -4,7 +4,8 @@
 // telling the scheduler it enters a system call. The descriptors are
 // non-blocking, so no call here ever waits in the kernel: a read with
 // nothing to read waits on the poller (honouring the read deadline), and a
-// write leaves what does not fit at once to a caller that may wait.
+// write leaves what does not fit at once to a caller that may wait, or to
+// a goroutine of its own (QueueOf).
 //
 // Telling the scheduler (entersyscall, as os.File and net.Conn do) wakes
 // its monitor thread, sysmon, from its sleep whenever every processor was
@@ -15,6 +16,7 @@
 package rawio
 
 import (
+	"errors"
 	"io"
 	"os"
 	"sync"
@@ -96,32 +98,102 @@ type reader struct{ rc syscall.RawConn }
 
 func (r reader) Read(b []byte) (int, error) { return Read(r.rc, b) }
 
-// WriterOf writes to w, a descriptor as ReaderOf takes, with WriteNow
-// what it takes at once and with w's own Write (which waits on the poller)
-// the rest; a Write is written whole before another begins. Any other w
-// is returned as it is.
-func WriterOf(w io.Writer) io.Writer {
+// ErrBacklog is a Write refused because what waits to be written would
+// pass the queue's limit: the reader has stopped reading.
+var ErrBacklog = errors.New("the reader has not taken what was written before: too much waits")
+
+// QueueOf writes to w, a descriptor as ReaderOf takes, and never makes a
+// caller wait for the reader: a Write writes what the descriptor takes at
+// once (WriteNow) and leaves the rest, and every Write after it until the
+// backlog is written, to a goroutine that writes them as the reader makes
+// room. Writes reach the reader whole and in the order they were made, so
+// lines never interleave. The backlog is bounded: a Write that would take
+// it past limit bytes is refused with ErrBacklog and writes nothing (the
+// rest of the Write that starts a backlog is always taken, so no Write is
+// cut short). A failed write fails the Write that meets it, or the next
+// one when the goroutine met it, and every Write after. Any other w is
+// returned as it is: a blocking descriptor's Write waits in the kernel.
+func QueueOf(w io.Writer, limit int) io.Writer {
 	if rc, ok := nonblocking(w); ok {
-		return &writer{rc: rc, w: w}
+		return &Queue{rc: rc, w: w, limit: limit}
 	}
 	return w
 }
 
-type writer struct {
-	mu sync.Mutex
-	rc syscall.RawConn
-	w  io.Writer
+// Queue is the writer QueueOf returns.
+type Queue struct {
+	rc    syscall.RawConn
+	w     io.Writer // the descriptor's own Write, which waits on the poller
+	limit int
+
+	mu       sync.Mutex
+	backlog  []byte
+	writing  int   // bytes taken from the backlog, being written
+	draining bool  // a goroutine writes the backlog
+	err      error // the write that failed; every Write after fails so
 }
 
-func (x *writer) Write(b []byte) (int, error) {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	rest, err := WriteNow(x.rc, b)
-	if err != nil || len(rest) == 0 {
+func (q *Queue) Write(b []byte) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.err != nil {
+		return 0, q.err
+	}
+	if q.draining {
+		if len(q.backlog)+len(b) > q.limit {
+			return 0, ErrBacklog
+		}
+		q.backlog = append(q.backlog, b...)
+		return len(b), nil
+	}
+	rest, err := WriteNow(q.rc, b)
+	if err != nil {
+		q.err = err
 		return len(b) - len(rest), err
 	}
-	n, err := x.w.Write(rest)
-	return len(b) - len(rest) + n, err
+	if len(rest) > 0 {
+		q.backlog = append(q.backlog, rest...)
+		q.draining = true
+		go q.drain()
+	}
+	return len(b), nil
+}
+
+// Waiting is how many bytes wait to be written: none once all that was
+// written is, or a write failed.
+func (q *Queue) Waiting() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.backlog) + q.writing
+}
+
+// drain writes the backlog as the reader takes it, waiting on the poller,
+// until it is empty or a write fails.
+func (q *Queue) drain() {
+	for {
+		q.mu.Lock()
+		b := q.backlog
+		q.backlog, q.writing = nil, len(b)
+		if len(b) == 0 {
+			q.draining = false
+			q.mu.Unlock()
+			return
+		}
+		q.mu.Unlock()
+		// Writes that come meanwhile join the backlog, behind b.
+		_, err := q.w.Write(b)
+		q.mu.Lock()
+		q.writing = 0
+		if err != nil {
+			q.err, q.backlog, q.draining = err, nil, false
+			q.mu.Unlock()
+			return
+		}
+		q.mu.Unlock()
+	}
 }
 
 // nonblocking is v's raw connection when v has one and its descriptor is

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/acpmux/acpmux-tui/internal/testharness/wait"
 )
 
 // socketPair is a connected pair of unix stream sockets as files, both
@@ -83,8 +85,8 @@ func TestBlockingDescriptorsKeepTheirOwnCalls(t *testing.T) {
 	if r := ReaderOf(a); r != io.Reader(a) {
 		t.Error("ReaderOf a blocking socket reads it with bare read(2)s")
 	}
-	if w := WriterOf(a); w != io.Writer(a) {
-		t.Error("WriterOf a blocking socket writes it with bare write(2)s")
+	if w := QueueOf(a, 1<<20); w != io.Writer(a) {
+		t.Error("QueueOf a blocking socket writes it with bare write(2)s")
 	}
 	var buf bytes.Buffer
 	if r := ReaderOf(&buf); r != io.Reader(&buf) {
@@ -92,13 +94,9 @@ func TestBlockingDescriptorsKeepTheirOwnCalls(t *testing.T) {
 	}
 }
 
-// WriteNow writes what the socket takes and hands back the rest; WriterOf
-// writes every Write whole, the rest once the reader makes room.
-func TestWritesNowAndWhole(t *testing.T) {
-	a, b := socketPair(t, false)
-	if err := syscall.SetsockoptInt(int(fdOf(t, a)), syscall.SOL_SOCKET, syscall.SO_SNDBUF, 4096); err != nil {
-		t.Fatal(err)
-	}
+// WriteNow writes what the socket takes and hands back the rest.
+func TestWriteNowWritesWhatFits(t *testing.T) {
+	a, b := smallSocketPair(t)
 	rc, err := a.SyscallConn()
 	if err != nil {
 		t.Fatal(err)
@@ -111,29 +109,100 @@ func TestWritesNowAndWhole(t *testing.T) {
 	if _, err := io.ReadFull(b, make([]byte, len(big)-len(rest))); err != nil {
 		t.Fatal(err)
 	}
+}
 
-	// A Write larger than the socket takes: the rest is written once the
-	// reader makes room, and Write returns with all of it written.
-	w := WriterOf(a)
-	if w == io.Writer(a) {
-		t.Fatal("WriterOf a polled socket is the file's own Write")
-	}
-	got := make(chan []byte, 1)
-	go func() {
-		all, _ := io.ReadAll(io.LimitReader(b, int64(len(big))))
-		got <- all
-	}()
+// A queue never makes its caller wait for a reader that does not read:
+// what does not fit waits, in order, with every Write after it, up to the
+// limit; the reader then gets every byte in the order written, and once
+// nothing waits a Write goes straight to the socket again.
+func TestQueueNeverWaitsForTheReader(t *testing.T) {
+	a, b := smallSocketPair(t)
+	const limit = 1 << 20
+	q := queueOf(t, a, limit)
+	big := bytes.Repeat([]byte("x"), 1<<20)
 	big[len(big)-1] = 'y'
-	if n, err := w.Write(big); err != nil || n != len(big) {
-		t.Fatalf("Write of 1 MiB: %d, %v", n, err)
+	var want []byte
+	for _, w := range [][]byte{big, []byte("a\n"), []byte("b\n")} {
+		mustWriteAtOnce(t, q, w)
+		want = append(want, w...)
 	}
+	if n, err := q.Write(make([]byte, limit)); !errors.Is(err, ErrBacklog) || n != 0 {
+		t.Fatalf("a Write past the limit: %d, %v; want 0, ErrBacklog", n, err)
+	}
+	got := make([]byte, len(want))
+	if _, err := io.ReadFull(b, got); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("the reader got %d bytes that are not the %d written, in order", len(got), len(want))
+	}
+	wait.Until(t, "the queue to have written all that waited", func() bool { return q.Waiting() == 0 })
+	mustWriteAtOnce(t, q, []byte("c\n"))
+	line := make([]byte, 2)
+	if _, err := io.ReadFull(b, line); err != nil || string(line) != "c\n" {
+		t.Fatalf("after the queue emptied: read %q, %v", line, err)
+	}
+}
+
+// A reader that goes away fails the Write that meets it, or, when the
+// queue's goroutine met it, the next Write; and every Write after.
+func TestQueueFailsOnceTheReaderIsGone(t *testing.T) {
+	a, b := smallSocketPair(t)
+	q := queueOf(t, a, 1<<20)
+	mustWriteAtOnce(t, q, bytes.Repeat([]byte("x"), 1<<20))
+	b.Close()
+	wait.Until(t, "the queue's goroutine to meet the closed reader", func() bool { return q.Waiting() == 0 })
+	for i := range 2 {
+		if _, err := q.Write([]byte("late\n")); !errors.Is(err, syscall.EPIPE) {
+			t.Fatalf("Write %d after the reader closed: %v, want EPIPE", i+1, err)
+		}
+	}
+
+	a, b = smallSocketPair(t)
+	q = queueOf(t, a, 1<<20)
+	b.Close()
+	if _, err := q.Write([]byte("first\n")); !errors.Is(err, syscall.EPIPE) {
+		t.Fatalf("a Write to a closed reader: %v, want EPIPE", err)
+	}
+}
+
+// smallSocketPair is socketPair, polled, with a's send buffer as small as
+// the kernel allows, so a large Write does not fit.
+func smallSocketPair(t *testing.T) (a, b *os.File) {
+	a, b = socketPair(t, false)
+	if err := syscall.SetsockoptInt(int(fdOf(t, a)), syscall.SOL_SOCKET, syscall.SO_SNDBUF, 4096); err != nil {
+		t.Fatal(err)
+	}
+	return a, b
+}
+
+func queueOf(t *testing.T, f *os.File, limit int) *Queue {
+	q, ok := QueueOf(f, limit).(*Queue)
+	if !ok {
+		t.Fatal("QueueOf a polled socket is the file's own Write")
+	}
+	return q
+}
+
+// mustWriteAtOnce writes b, failing when the Write fails or waits (for a
+// reader that is not reading, a wait would never end).
+func mustWriteAtOnce(t *testing.T, q *Queue, b []byte) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() {
+		n, err := q.Write(b)
+		if err == nil && n != len(b) {
+			err = fmt.Errorf("wrote %d of %d bytes", n, len(b))
+		}
+		done <- err
+	}()
 	select {
-	case all := <-got:
-		if !bytes.Equal(all, big) {
-			t.Fatalf("the reader got %d bytes, not the 1 MiB written", len(all))
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Write of %d bytes: %v", len(b), err)
 		}
 	case <-time.After(time.Minute):
-		t.Fatal("the reader did not get the 1 MiB within a minute")
+		t.Fatalf("a Write of %d bytes waited a minute for a reader that does not read", len(b))
 	}
 }
 
