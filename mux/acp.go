@@ -29,6 +29,12 @@ const handshakeTimeout = 2 * time.Minute
 // recentProcs is how many of a chat's latest processes explain looks at.
 const recentProcs = 3
 
+// agentInputBacklog bounds what may wait for an agent that does not read
+// its stdin, beyond the line that began the wait: four of the longest
+// lines an agent may send. A write past it fails, as a write to an agent
+// that has stopped reading.
+const agentInputBacklog = 4 * config.MaxAgentMessageBytes
+
 // acpChat is one chat whose harness speaks ACP over stdio: one harness
 // process per chat, one session in it.
 type acpChat struct {
@@ -204,8 +210,11 @@ func (m *Mux) spawnACP(c *acpChat, l harness.Launch, roots agent.Roots) (*acpPro
 		opt.Wire = func(b []byte) { m.opt.Wire(c.id, b) }
 	}
 	// Lines to and from the agent with bare read(2)s and write(2)s, which
-	// wake no monitor thread (internal/rawio).
-	p.conn = agent.NewConn(ctx, client, rawio.WriterOf(stdin), rawio.ReaderOf(stdout), opt)
+	// wake no monitor thread (internal/rawio). A line the agent does not
+	// take at once waits in a queue, so no caller waits on an agent that
+	// has stopped reading: a door's reader goes on to its client's next
+	// line (a cancel, another chat's prompt).
+	p.conn = agent.NewConn(ctx, client, rawio.QueueOf(stdin, agentInputBacklog), rawio.ReaderOf(stdout), opt)
 	go p.stopWhenSilent()
 	return p, nil
 }

@@ -132,3 +132,58 @@ func TestDoorReadsOnWhileAPromptWaitsForItsAgent(t *testing.T) {
 		t.Fatal("the prompt was not answered once its agent was up")
 	}
 }
+
+// TestDoorReadsOnWhileItsAgentDoesNotRead: a prompt larger than an agent's
+// stdin holds, to an agent that has stopped reading, waits in the chat's
+// queue, not on the reader: a call of the same client is answered
+// meanwhile, and once the agent reads again it gets the whole prompt.
+func TestDoorReadsOnWhileItsAgentDoesNotRead(t *testing.T) {
+	gate := filepath.Join(t.TempDir(), "gate")
+	r := newDoorRig(t, map[string]string{"ACPMUX_FAKE_DEAF_GATE": gate})
+	c := r.doorClient(acpschema.ForTest(t))
+	initDoor(t, c)
+	resp, err := c.NewSession(hangCtx(t), sdk.NewSessionRequest{Cwd: t.TempDir(), McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := string(resp.SessionId)
+	// The agent stopped reading once it answered its session/new; a pipe
+	// holds 64 KiB.
+	text := strings.Repeat("x", 2<<20) + "\nsize"
+	answered := make(chan error, 1)
+	go func() {
+		r, err := c.Prompt(hangCtx(t), sdk.PromptRequest{SessionId: resp.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock(text)}})
+		if err == nil && r.StopReason != sdk.StopReasonEndTurn {
+			err = fmt.Errorf("ended %q", r.StopReason)
+		}
+		answered <- err
+	}()
+	waitFor(t, "the prompt's turn to be claimed", func() bool {
+		f, _ := r.srv.feedFor(id)
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.turn != nil
+	})
+	if _, err := c.ListSessions(hangCtx(t), sdk.ListSessionsRequest{}); err != nil {
+		t.Fatalf("session/list while the prompt waits for its agent to read: %v", err)
+	}
+	select {
+	case err := <-answered:
+		t.Fatalf("the prompt was answered (%v) while its agent did not read", err)
+	default:
+	}
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-answered:
+		if err != nil {
+			t.Fatalf("the prompt once the agent read again: %v", err)
+		}
+	case <-hangCtx(t).Done():
+		t.Fatal("the prompt was not answered once its agent read again")
+	}
+	if got, want := c.Text(id, "agent"), fmt.Sprintf("size: %d", len(text)); !strings.Contains(got, want) {
+		t.Fatalf("the agent said %q, want %q: the whole prompt", got, want)
+	}
+}

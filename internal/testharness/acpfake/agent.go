@@ -24,6 +24,7 @@ type fakeAgent struct {
 	store         *store
 	authenticated atomic.Bool
 	toolCalls     atomic.Int64
+	deaf          *deafReader // stdin, which stops after a session/new (ACPMUX_FAKE_DEAF_GATE)
 }
 
 var (
@@ -118,6 +119,9 @@ func (a *fakeAgent) NewSession(_ context.Context, p acp.NewSessionRequest) (acp.
 	}
 	modes, opts := a.sessionConfig(ss)
 	a.offerCommands(ss.ID)
+	if a.deaf != nil {
+		a.deaf.stop()
+	}
 	return acp.NewSessionResponse{SessionId: acp.SessionId(ss.ID), Modes: modes, ConfigOptions: opts}, nil
 }
 

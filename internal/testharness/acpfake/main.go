@@ -60,6 +60,9 @@
 //	                         "../x", escape sequences); a session whose id is not
 //	                         [A-Za-z0-9_-]{1,128} is kept in memory only, never in
 //	                         ACPMUX_FAKE_STATE
+//	ACPMUX_FAKE_DEAF_GATE=FILE  once a session/new is answered, stop reading
+//	                         stdin until FILE exists (looked for every 10 ms):
+//	                         an agent busy elsewhere, whose stdin fills up
 //
 // A prompt's text blocks are joined with newlines. The agent replies with an
 // agent_message_chunk "echo: <prompt text>" and stopReason end_turn, unless
@@ -69,6 +72,7 @@
 //	                  allow_once "Allow", reject_once "Reject"), then the reply
 //	                  "permission: <optionId>" or "permission: cancelled"
 //	permission always the same, with allow_always "Always allow" offered too
+//	size              "size: N", N the bytes of the prompt's text (joined)
 //	links             "links: " and every resource_link the session has been
 //	                  sent, in order, "NAME URI MIMETYPE" each ("-" for no
 //	                  mimeType), joined with " | "
@@ -165,6 +169,8 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/acpmux/acpmux-tui/internal/testharness/startrecord"
 	"github.com/coder/acp-go-sdk"
@@ -218,12 +224,15 @@ func main() {
 	if path := os.Getenv("ACPMUX_FAKE_WIRE"); path != "" {
 		in = &lineTee{r: os.Stdin, path: path}
 	}
+	deaf := &deafReader{r: in, gate: os.Getenv("ACPMUX_FAKE_DEAF_GATE")}
+	in = deaf
 	out := &stdout{w: os.Stdout}
 	if path := os.Getenv("ACPMUX_FAKE_SENT"); path != "" {
 		out.sent = path
 	}
 
 	ag := newAgent(cfg, out)
+	ag.deaf = deaf
 	conn := acp.NewAgentSideConnection(ag, out, in)
 	conn.SetLogger(logger)
 	ag.conn = conn
@@ -282,6 +291,36 @@ func (t *lineTee) Read(p []byte) (int, error) {
 		t.pending = nil
 	}
 	return n, err
+}
+
+// deafReader stops reading, once told to (stop), until the file gate
+// exists; with no gate it reads on.
+type deafReader struct {
+	r       io.Reader
+	gate    string
+	stopped atomic.Bool
+}
+
+// stop makes the next Read wait for the gate.
+func (d *deafReader) stop() {
+	if d.gate != "" {
+		d.stopped.Store(true)
+	}
+}
+
+func (d *deafReader) Read(p []byte) (int, error) {
+	if d.stopped.Load() {
+		logf("acpfake: deaf until %s exists", d.gate)
+		for {
+			if _, err := os.Stat(d.gate); err == nil {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		d.stopped.Store(false)
+		logf("acpfake: reading again")
+	}
+	return d.r.Read(p)
 }
 
 // stdout serialises the SDK's writes (one whole message per Write) with the

@@ -125,6 +125,8 @@ func (t *turnRun) run(text string) (acp.StopReason, error) {
 		return t.permission(false)
 	case line == "permission always":
 		return t.permission(true)
+	case line == "size":
+		return t.stopReason(), t.say("size: " + strconv.Itoa(len(text)))
 	case line == "links":
 		return t.stopReason(), t.say("links: " + strings.Join(t.links, " | "))
 	case cmd == "mode" && arg != "" && t.a.cfg.modes:
