@@ -220,11 +220,18 @@ var (
 // line, never a silent default.
 func Load(path string) (*Config, error) {
 	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return Defaults(), nil
-	}
-	if err != nil {
+	missing := errors.Is(err, fs.ErrNotExist)
+	if err != nil && !missing {
 		return nil, fmt.Errorf("read config: %w", err)
+	}
+	return FromFile(path, data, missing)
+}
+
+// FromFile is the config of what the file at path held when it was read:
+// data, or the defaults when there was no file (missing).
+func FromFile(path string, data []byte, missing bool) (*Config, error) {
+	if missing {
+		return Defaults(), nil
 	}
 	c, err := Parse(data)
 	if err != nil {

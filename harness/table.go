@@ -180,6 +180,21 @@ func Load(path string) (*config.Config, *Table, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	return withTable(path, cfg)
+}
+
+// FromFile is Load of what the file held when it was read
+// (config.FromFile): a caller that compares the bytes it read parses
+// those, not the file again.
+func FromFile(path string, data []byte, missing bool) (*config.Config, *Table, error) {
+	cfg, err := config.FromFile(path, data, missing)
+	if err != nil {
+		return nil, nil, err
+	}
+	return withTable(path, cfg)
+}
+
+func withTable(path string, cfg *config.Config) (*config.Config, *Table, error) {
 	t, err := NewTable(cfg)
 	if err != nil {
 		return nil, nil, fmt.Errorf("config %s: %w", path, err)

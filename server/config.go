@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/harness"
@@ -54,6 +55,33 @@ type configFile struct {
 	missing bool
 	data    []byte
 	refused error // the refusal of the file as it was last read, or nil
+
+	// now and sleep, when set (tests), stand for time.Now and time.Sleep
+	// in the wait for a file being written (awaitSettled).
+	now   func() time.Time
+	sleep func(time.Duration)
+}
+
+// awaitSettled waits, when the config file changed less than configSettle
+// ago, until it has been quiet that long (configSettleMost in all at
+// most), as the watch does: a call made while an editor writes the file in
+// place (truncated, then written) reads what it saved, not an empty or
+// half-written file that might parse, with the defaults or fewer harnesses
+// taken for good.
+func (f *configFile) awaitSettled(path string) {
+	now, sleep := f.now, f.sleep
+	if now == nil {
+		now, sleep = time.Now, time.Sleep
+	}
+	var waited time.Duration
+	for {
+		d := settleFor(changedAt(path), now(), waited)
+		if d <= 0 {
+			return
+		}
+		sleep(d)
+		waited += d
+	}
 }
 
 // config returns the config in effect.
@@ -80,6 +108,7 @@ func (s *Server) readConfig() (fresh bool, refused error) {
 		return false, nil
 	}
 	f := &s.cfgFile
+	f.awaitSettled(path)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	data, err := os.ReadFile(path)
@@ -94,7 +123,7 @@ func (s *Server) readConfig() (fresh bool, refused error) {
 		return false, f.refused
 	}
 	f.read, f.missing, f.data = true, missing, data
-	cfg, table, err := harness.Load(path)
+	cfg, table, err := harness.FromFile(path, data, missing)
 	if err != nil {
 		f.refused = err
 		s.opt.Logger.Warn("config refused; the last good one stays in effect", "config", path, "err", err)

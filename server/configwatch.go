@@ -195,6 +195,35 @@ func (w *configWatch) poll(stop <-chan struct{}) {
 	}
 }
 
+// settleFor is how long to wait before reading a file that last changed
+// at changed, at now, having waited already: none once it has been quiet
+// for configSettle, nor when its time is ahead of now (a clock not to be
+// trusted), nor past configSettleMost in all.
+func settleFor(changed, now time.Time, waited time.Duration) time.Duration {
+	quiet := now.Sub(changed)
+	if changed.IsZero() || quiet < 0 || quiet >= configSettle || waited >= configSettleMost {
+		return 0
+	}
+	return min(configSettle-quiet, configSettleMost-waited)
+}
+
+// changedAt is when the file at path (followed through a link) last
+// changed, its contents or its inode (a truncation); the zero time when
+// it is not there.
+func changedAt(path string) time.Time {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return time.Time{}
+	}
+	t := fi.ModTime()
+	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
+		if c := time.Unix(0, ctimeNano(sys)); c.After(t) {
+			t = c
+		}
+	}
+	return t
+}
+
 // statOf is what polling compares of a file (followed through a link)
 // without reading it; the zero value for a file that is not there.
 func statOf(path string) fileStat {
