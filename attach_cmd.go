@@ -19,6 +19,11 @@ import (
 // attach shows a pty chat in this terminal through the server (started in
 // the background when none runs): ctrl+] detaches and leaves it running.
 func (a *app) attach(ref string) error {
+	// Keys typed while attach starts (the server may be starting) wait,
+	// undrawn, for the chat. Not over ssh (hostLink.attach), which may ask
+	// for a password or a host key on this terminal.
+	release := client.HoldKeys(os.Stdin)
+	defer release()
 	e, err := a.resolve(ref)
 	if err != nil {
 		return err
@@ -48,6 +53,7 @@ func (a *app) attach(ref string) error {
 	}
 	if se, ok := err.(*client.SignalError); ok {
 		conn.Close()
+		release()
 		fmt.Fprintf(a.stderr, "\r\n[acpmux-tui: %s: %v]\r\n", e.ID, se.Signal)
 		endBySignal(se.Signal)
 		return err

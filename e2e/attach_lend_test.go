@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -75,4 +76,44 @@ func TestE2EAttachLentTerminalFollowsItsSize(t *testing.T) {
 	s.waitLongText("size=25 90")
 	s.keys("C-]")
 	s.waitLongText("detached]", "attach-exit=0")
+}
+
+// TestE2EAttachHoldsKeysTypedWhileItStarts: while attach waits for its
+// server (stopped here, so the wait lasts), the terminal neither echoes
+// typed keys over the screen nor holds them for a newline: they wait for
+// the chat, which gets them once the server answers.
+func TestE2EAttachHoldsKeysTypedWhileItStarts(t *testing.T) {
+	c, id, _ := attachWorld(t, false)
+	c.serve()
+	var hello proto.HelloResult
+	srvCall(t, c.home, proto.MethodHello, nil, &hello)
+	if hello.Pid <= 0 {
+		t.Fatalf("no server to stop (pid %d)", hello.Pid)
+	}
+	if err := syscall.Kill(hello.Pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	resumed := false
+	resume := func() {
+		if !resumed {
+			resumed = true
+			_ = syscall.Kill(hello.Pid, syscall.SIGCONT)
+		}
+	}
+	t.Cleanup(resume)
+
+	s := attachPane(t, c, 100, 30)
+	tty := strings.TrimSpace(s.tmux("display-message", "-p", "-t", "e2e", "#{pane_tty}"))
+	var modes string
+	s.waitLong("attach to hold the terminal's keys (-icanon -echo) while its server does not answer", func() bool {
+		out, err := exec.Command("stty", "-F", tty, "-a").CombinedOutput()
+		modes = string(out)
+		return err == nil && strings.Contains(modes, "-icanon") && strings.Contains(modes, "-echo ")
+	}, func() string { return modes })
+	s.text("typed ahead")
+	s.keys("Enter")
+	resume()
+	s.waitLongText("echo: typed ahead")
+	s.keys("C-]")
+	s.waitLongText("[acpmux-tui: "+id+" detached]", "attach-exit=0")
 }

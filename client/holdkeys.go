@@ -1,0 +1,36 @@
+package client
+
+import (
+	"os"
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
+
+// HoldKeys turns the terminal in's echo and line editing off until release
+// is called, which gives it back its settings as found (once; later calls
+// do nothing). attach calls it first thing: a key typed while it starts
+// (finding the chat, starting the server) is neither drawn by the
+// terminal over the screen, as a cooked terminal echoes it, nor held for
+// a newline, but waits in the terminal for the chat, which reads it once
+// the attachment begins. Signals (ctrl+c) and output processing stay as
+// they were, so an error said before then reads as ever. A descriptor that
+// is not a terminal is left alone.
+func HoldKeys(in *os.File) (release func()) {
+	fd := int(in.Fd())
+	saved, err := unix.IoctlGetTermios(fd, ioctlGetTermios)
+	if err != nil {
+		return func() {}
+	}
+	held := *saved
+	held.Lflag &^= unix.ECHO | unix.ECHONL | unix.ICANON
+	held.Cc[unix.VMIN], held.Cc[unix.VTIME] = 1, 0
+	// Set without a flush: what was typed stays in the terminal.
+	if unix.IoctlSetTermios(fd, ioctlSetTermios, &held) != nil {
+		return func() {}
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() { _ = unix.IoctlSetTermios(fd, ioctlSetTermios, saved) })
+	}
+}

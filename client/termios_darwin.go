@@ -1,0 +1,9 @@
+package client
+
+import "golang.org/x/sys/unix"
+
+// The requests that read and set a terminal's settings (HoldKeys).
+const (
+	ioctlGetTermios = unix.TIOCGETA
+	ioctlSetTermios = unix.TIOCSETA
+)
