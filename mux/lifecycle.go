@@ -285,8 +285,7 @@ func (b *base) stopRequestedLocked() {
 	b.cancelRespawnLocked()
 	if b.core != nil {
 		b.core.ending = true
-	}
-	if b.core == nil {
+	} else {
 		// No exit will report it: a respawn that was due is off.
 		b.reportEndedLocked()
 	}
