@@ -64,8 +64,16 @@ func TestE2EConfigEditedWhileServerRuns(t *testing.T) {
 	write(table("claude", "v2") + table("added", "added-1"))
 	s.keys("n")
 	s.waitText("←/→ harness")
-	s.keys("Left") // the added harness is last in the table
-	s.waitText("added")
+	// The dialog takes the config the server reads as it opens, a moment
+	// after the file settles: step left (the added harness is last in the
+	// table, and the list wraps) until it is offered.
+	s.waitFor("the added harness offered in the dialog", func(scr string) bool {
+		if strings.Contains(scr, "‹ added ›") {
+			return true
+		}
+		s.keys("Left")
+		return false
+	})
 	s.keys("C-s")
 	recs := waitStarts(s, 2)
 	if mark(recs[1]) != "added-1" {
