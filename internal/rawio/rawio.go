@@ -162,9 +162,9 @@ func (q *Queue) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// Waiting is how many bytes wait to be written: none once all that was
+// waiting is how many bytes wait to be written: none once all that was
 // written is, or a write failed.
-func (q *Queue) Waiting() int {
+func (q *Queue) waiting() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return len(q.backlog) + q.writing

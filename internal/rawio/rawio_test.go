@@ -136,7 +136,7 @@ func TestQueueNeverWaitsForTheReader(t *testing.T) {
 	if !bytes.Equal(got, want) {
 		t.Fatalf("the reader got %d bytes that are not the %d written, in order", len(got), len(want))
 	}
-	wait.Until(t, "the queue to have written all that waited", func() bool { return q.Waiting() == 0 })
+	wait.Until(t, "the queue to have written all that waited", func() bool { return q.waiting() == 0 })
 	mustWriteAtOnce(t, q, []byte("c\n"))
 	line := make([]byte, 2)
 	if _, err := io.ReadFull(b, line); err != nil || string(line) != "c\n" {
@@ -151,7 +151,7 @@ func TestQueueFailsOnceTheReaderIsGone(t *testing.T) {
 	q := queueOf(t, a, 1<<20)
 	mustWriteAtOnce(t, q, bytes.Repeat([]byte("x"), 1<<20))
 	b.Close()
-	wait.Until(t, "the queue's goroutine to meet the closed reader", func() bool { return q.Waiting() == 0 })
+	wait.Until(t, "the queue's goroutine to meet the closed reader", func() bool { return q.waiting() == 0 })
 	for i := range 2 {
 		if _, err := q.Write([]byte("late\n")); !errors.Is(err, syscall.EPIPE) {
 			t.Fatalf("Write %d after the reader closed: %v, want EPIPE", i+1, err)
