@@ -115,13 +115,13 @@ var ErrBacklog = errors.New("the reader has not taken what was written before: t
 // returned as it is: a blocking descriptor's Write waits in the kernel.
 func QueueOf(w io.Writer, limit int) io.Writer {
 	if rc, ok := nonblocking(w); ok {
-		return &Queue{rc: rc, w: w, limit: limit}
+		return &queue{rc: rc, w: w, limit: limit}
 	}
 	return w
 }
 
-// Queue is the writer QueueOf returns.
-type Queue struct {
+// queue is the writer QueueOf returns.
+type queue struct {
 	rc    syscall.RawConn
 	w     io.Writer // the descriptor's own Write, which waits on the poller
 	limit int
@@ -133,7 +133,7 @@ type Queue struct {
 	err      error // the write that failed; every Write after fails so
 }
 
-func (q *Queue) Write(b []byte) (int, error) {
+func (q *queue) Write(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
@@ -164,7 +164,7 @@ func (q *Queue) Write(b []byte) (int, error) {
 
 // waiting is how many bytes wait to be written: none once all that was
 // written is, or a write failed.
-func (q *Queue) waiting() int {
+func (q *queue) waiting() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return len(q.backlog) + q.writing
@@ -172,7 +172,7 @@ func (q *Queue) waiting() int {
 
 // drain writes the backlog as the reader takes it, waiting on the poller,
 // until it is empty or a write fails.
-func (q *Queue) drain() {
+func (q *queue) drain() {
 	for {
 		q.mu.Lock()
 		b := q.backlog

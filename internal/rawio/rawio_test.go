@@ -176,8 +176,8 @@ func smallSocketPair(t *testing.T) (a, b *os.File) {
 	return a, b
 }
 
-func queueOf(t *testing.T, f *os.File, limit int) *Queue {
-	q, ok := QueueOf(f, limit).(*Queue)
+func queueOf(t *testing.T, f *os.File, limit int) *queue {
+	q, ok := QueueOf(f, limit).(*queue)
 	if !ok {
 		t.Fatal("QueueOf a polled socket is the file's own Write")
 	}
@@ -186,7 +186,7 @@ func queueOf(t *testing.T, f *os.File, limit int) *Queue {
 
 // mustWriteAtOnce writes b, failing when the Write fails or waits (for a
 // reader that is not reading, a wait would never end).
-func mustWriteAtOnce(t *testing.T, q *Queue, b []byte) {
+func mustWriteAtOnce(t *testing.T, q *queue, b []byte) {
 	t.Helper()
 	done := make(chan error, 1)
 	go func() {
