@@ -2,11 +2,7 @@ package mux
 
 import (
 	"context"
-	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -19,31 +15,13 @@ import (
 // its stderr, so the reap waits a while for the pipe's end) is made once
 // that agent is gone, not taken as done because a process was there.
 func TestStartWaitsForAnAgentOnItsWayOut(t *testing.T) {
-	dir := t.TempDir()
-	pidFile := filepath.Join(dir, "grandchild.pid")
-	failedOnce := filepath.Join(dir, "failed-once")
-	script := filepath.Join(dir, "agent.sh")
+	failedOnce := filepath.Join(t.TempDir(), "failed-once")
 	// The first run leaves a process of another session holding its
 	// stderr, then never answers initialize, so setup gives up on it and
 	// kills it; later runs are the plain fake agent.
-	body := "#!/bin/sh\nif [ ! -e " + failedOnce + " ]; then\n" +
-		"  : > " + failedOnce + "\n" +
-		"  setsid sleep 600 </dev/null >/dev/null &\n  echo $! > " + pidFile + "\n" +
+	run := "if [ ! -e " + failedOnce + " ]; then\n  : > " + failedOnce + "\n  hold_stderr\n" +
 		"  ACPMUX_FAKE_INIT=mute exec " + fakeACP + "\nfi\nexec " + fakeACP + "\n"
-	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if b, err := os.ReadFile(pidFile); err == nil {
-			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
-				_ = syscall.Kill(pid, syscall.SIGKILL)
-			}
-		}
-	})
-	r := newACPRigTweaked(t, nil, func(cfg *config.Config) {
-		h := cfg.Harness["fake"]
-		h.Command = script
-		cfg.Harness["fake"] = h
+	r := scriptAgentRig(t, run, func(cfg *config.Config) {
 		cfg.ACP.InitTimeout = config.Duration{Duration: time.Second}
 	})
 	m := r.create("fake", nil)

@@ -11,6 +11,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/acpmux/acpmux-tui/internal/acpschema"
+	"github.com/acpmux/acpmux-tui/internal/testharness/doorclient"
 	"github.com/acpmux/acpmux-tui/proto"
 )
 
@@ -77,14 +78,8 @@ func TestDoorReadsOnWhileAPromptWaitsForItsAgent(t *testing.T) {
 	if err := os.WriteFile(gate, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := newDoorRig(t, map[string]string{"ACPMUX_FAKE_INIT_GATE": gate})
-	c := r.doorClient(acpschema.ForTest(t))
-	initDoor(t, c)
-	resp, err := c.NewSession(hangCtx(t), sdk.NewSessionRequest{Cwd: t.TempDir(), McpServers: []sdk.McpServer{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := string(resp.SessionId)
+	r, c, sid := doorSessionWith(t, map[string]string{"ACPMUX_FAKE_INIT_GATE": gate})
+	id := string(sid)
 	// The agent dies; the one started in its place is held in initialize.
 	if err := os.Remove(gate); err != nil {
 		t.Fatal(err)
@@ -98,26 +93,49 @@ func TestDoorReadsOnWhileAPromptWaitsForItsAgent(t *testing.T) {
 		return st.Status == proto.StatusStarting && st.Pid != 0 && st.Pid != pid
 	})
 
+	readsOnWhileHeld(t, r, c, sid, "hello", "its agent is held in initialize", gate)
+}
+
+// doorSessionWith is a door rig whose fake agent has env, a client of its
+// door that has called initialize, and a session the client made.
+func doorSessionWith(t *testing.T, env map[string]string) (*rig, *doorclient.Client, sdk.SessionId) {
+	t.Helper()
+	r := newDoorRig(t, env)
+	c := r.doorClient(acpschema.ForTest(t))
+	initDoor(t, c)
+	resp, err := c.NewSession(hangCtx(t), sdk.NewSessionRequest{Cwd: t.TempDir(), McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, c, resp.SessionId
+}
+
+// readsOnWhileHeld prompts text on session sid and checks that the door
+// reads on while the agent holds the prompt (held says how), until the
+// file gate is written: once the prompt's turn is claimed, session/list is
+// answered and the prompt is not; after the gate, the turn ends.
+func readsOnWhileHeld(t *testing.T, r *rig, c *doorclient.Client, sid sdk.SessionId, text, held, gate string) {
+	t.Helper()
 	answered := make(chan error, 1)
 	go func() {
-		r, err := c.Prompt(hangCtx(t), sdk.PromptRequest{SessionId: resp.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("hello")}})
+		r, err := c.Prompt(hangCtx(t), sdk.PromptRequest{SessionId: sid, Prompt: []sdk.ContentBlock{sdk.TextBlock(text)}})
 		if err == nil && r.StopReason != sdk.StopReasonEndTurn {
 			err = fmt.Errorf("ended %q", r.StopReason)
 		}
 		answered <- err
 	}()
 	waitFor(t, "the prompt's turn to be claimed", func() bool {
-		f, _ := r.srv.feedFor(id)
+		f, _ := r.srv.feedFor(string(sid))
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		return f.turn != nil
 	})
 	if _, err := c.ListSessions(hangCtx(t), sdk.ListSessionsRequest{}); err != nil {
-		t.Fatalf("session/list while a prompt waits for its agent: %v", err)
+		t.Fatalf("session/list while a prompt waits because %s: %v", held, err)
 	}
 	select {
 	case err := <-answered:
-		t.Fatalf("the prompt was answered (%v) while its agent was held in initialize", err)
+		t.Fatalf("the prompt was answered (%v) while %s", err, held)
 	default:
 	}
 	if err := os.WriteFile(gate, nil, 0o644); err != nil {
@@ -126,10 +144,10 @@ func TestDoorReadsOnWhileAPromptWaitsForItsAgent(t *testing.T) {
 	select {
 	case err := <-answered:
 		if err != nil {
-			t.Fatalf("the prompt once the agent was up: %v", err)
+			t.Fatalf("the prompt once the agent took it: %v", err)
 		}
 	case <-hangCtx(t).Done():
-		t.Fatal("the prompt was not answered once its agent was up")
+		t.Fatalf("the prompt was not answered once the agent took it (it was held because %s)", held)
 	}
 }
 
@@ -139,51 +157,12 @@ func TestDoorReadsOnWhileAPromptWaitsForItsAgent(t *testing.T) {
 // meanwhile, and once the agent reads again it gets the whole prompt.
 func TestDoorReadsOnWhileItsAgentDoesNotRead(t *testing.T) {
 	gate := filepath.Join(t.TempDir(), "gate")
-	r := newDoorRig(t, map[string]string{"ACPMUX_FAKE_DEAF_GATE": gate})
-	c := r.doorClient(acpschema.ForTest(t))
-	initDoor(t, c)
-	resp, err := c.NewSession(hangCtx(t), sdk.NewSessionRequest{Cwd: t.TempDir(), McpServers: []sdk.McpServer{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := string(resp.SessionId)
+	r, c, sid := doorSessionWith(t, map[string]string{"ACPMUX_FAKE_DEAF_GATE": gate})
 	// The agent stopped reading once it answered its session/new; a pipe
 	// holds 64 KiB.
 	text := strings.Repeat("x", 2<<20) + "\nsize"
-	answered := make(chan error, 1)
-	go func() {
-		r, err := c.Prompt(hangCtx(t), sdk.PromptRequest{SessionId: resp.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock(text)}})
-		if err == nil && r.StopReason != sdk.StopReasonEndTurn {
-			err = fmt.Errorf("ended %q", r.StopReason)
-		}
-		answered <- err
-	}()
-	waitFor(t, "the prompt's turn to be claimed", func() bool {
-		f, _ := r.srv.feedFor(id)
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		return f.turn != nil
-	})
-	if _, err := c.ListSessions(hangCtx(t), sdk.ListSessionsRequest{}); err != nil {
-		t.Fatalf("session/list while the prompt waits for its agent to read: %v", err)
-	}
-	select {
-	case err := <-answered:
-		t.Fatalf("the prompt was answered (%v) while its agent did not read", err)
-	default:
-	}
-	if err := os.WriteFile(gate, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-answered:
-		if err != nil {
-			t.Fatalf("the prompt once the agent read again: %v", err)
-		}
-	case <-hangCtx(t).Done():
-		t.Fatal("the prompt was not answered once its agent read again")
-	}
-	if got, want := c.Text(id, "agent"), fmt.Sprintf("size: %d", len(text)); !strings.Contains(got, want) {
+	readsOnWhileHeld(t, r, c, sid, text, "its agent does not read", gate)
+	if got, want := c.Text(string(sid), "agent"), fmt.Sprintf("size: %d", len(text)); !strings.Contains(got, want) {
 		t.Fatalf("the agent said %q, want %q: the whole prompt", got, want)
 	}
 }
