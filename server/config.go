@@ -57,7 +57,7 @@ type configFile struct {
 	refused error // the refusal of the file as it was last read, or nil
 
 	// now and sleep, when set (tests), stand for time.Now and time.Sleep
-	// in the wait for a file being written (awaitSettled).
+	// in the waits for a file being saved (awaitSettled, readLocked).
 	now   func() time.Time
 	sleep func(time.Duration)
 }
@@ -69,19 +69,43 @@ type configFile struct {
 // half-written file that might parse, with the defaults or fewer harnesses
 // taken for good.
 func (f *configFile) awaitSettled(path string) {
-	now, sleep := f.now, f.sleep
-	if now == nil {
-		now, sleep = time.Now, time.Sleep
-	}
 	var waited time.Duration
 	for {
-		d := settleFor(changedAt(path), now(), waited)
+		d := settleFor(changedAt(path), f.clock(), waited)
 		if d <= 0 {
 			return
 		}
-		sleep(d)
+		f.pause(d)
 		waited += d
 	}
+}
+
+// readLocked reads the file at path. A file that is not there, but was
+// when last read, is looked for again once, configSettle later: an editor
+// that deletes the file before it puts the new one in its place is not
+// taken for a config removed (the defaults put in effect).
+func (f *configFile) readLocked(path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) && f.read && !f.missing {
+		f.pause(configSettle)
+		data, err = os.ReadFile(path)
+	}
+	return data, err
+}
+
+func (f *configFile) clock() time.Time {
+	if f.now != nil {
+		return f.now()
+	}
+	return time.Now()
+}
+
+func (f *configFile) pause(d time.Duration) {
+	if f.sleep != nil {
+		f.sleep(d)
+		return
+	}
+	time.Sleep(d)
 }
 
 // config returns the config in effect.
@@ -111,7 +135,7 @@ func (s *Server) readConfig() (fresh bool, refused error) {
 	f.awaitSettled(path)
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	data, err := os.ReadFile(path)
+	data, err := f.readLocked(path)
 	missing := errors.Is(err, fs.ErrNotExist)
 	if err != nil && !missing {
 		// Unreadable now (a permission, an editor's swap): the last good

@@ -79,3 +79,46 @@ func TestACallDuringAnInPlaceSaveReadsWhatWasSaved(t *testing.T) {
 		t.Fatalf("%d configs put in effect by the save, want 1: another was taken halfway", got-gen)
 	}
 }
+
+// TestACallDuringADeleteAndRenameSaveReadsWhatWasSaved: a call that reads
+// the config while an editor saves it by deleting the file and then
+// renaming the new one into its place looks again a moment later, and
+// puts in effect what was saved: never the defaults of a missing file.
+func TestACallDuringADeleteAndRenameSaveReadsWhatWasSaved(t *testing.T) {
+	c := newConfigRig(t, c0(), false)
+	c.write(t, c0()+c.acpTable("before"))
+	if err := c.srv.reloadConfig(); err != nil {
+		t.Fatal(err)
+	}
+	gen := c.srv.live.Load().gen
+	if err := os.Remove(c.path); err != nil {
+		t.Fatal(err)
+	}
+	saved := false
+	f := &c.srv.cfgFile
+	f.sleep = func(time.Duration) {
+		if saved {
+			return
+		}
+		saved = true
+		tmp := c.path + ".new"
+		if err := os.WriteFile(tmp, []byte(c0()+c.acpTable("after")), 0o644); err != nil {
+			t.Error(err)
+		}
+		if err := os.Rename(tmp, c.path); err != nil {
+			t.Error(err)
+		}
+	}
+	if err := c.srv.reloadConfig(); err != nil {
+		t.Fatalf("the call's read of the config: %v", err)
+	}
+	if !saved {
+		t.Fatal("the call took the missing file at once for a config removed")
+	}
+	if _, ok := c.srv.table().Get("after"); !ok {
+		t.Fatalf("the config in effect has harnesses %v, want the one saved", c.srv.table().Names())
+	}
+	if got := c.srv.live.Load().gen; got != gen+1 {
+		t.Fatalf("%d configs put in effect by the save, want 1", got-gen)
+	}
+}
