@@ -39,45 +39,19 @@ func TestSettleFor(t *testing.T) {
 // written) waits for the file to settle and puts in effect what was
 // saved: never the defaults an empty file parses as.
 func TestACallDuringAnInPlaceSaveReadsWhatWasSaved(t *testing.T) {
-	c := newConfigRig(t, c0(), false)
-	c.write(t, c0()+c.acpTable("before"))
-	if err := c.srv.reloadConfig(); err != nil {
-		t.Fatal(err)
-	}
-	gen := c.srv.live.Load().gen
-	saving, err := os.OpenFile(c.path, os.O_WRONLY|os.O_TRUNC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer saving.Close()
-	// The clock stands still at the file's last change, plus what the
-	// wait slept: the file looks written a moment ago however slow the
-	// machine is. The first sleep is when the editor's write lands.
-	var slept time.Duration
-	saved := false
-	f := &c.srv.cfgFile
-	f.now = func() time.Time { return changedAt(c.path).Add(slept) }
-	f.sleep = func(d time.Duration) {
-		if !saved {
-			if _, err := saving.WriteString(c0() + c.acpTable("after")); err != nil {
-				t.Error(err)
+	callDuringSave(t, "read the config without waiting for the file, written a moment ago, to settle",
+		func(c *configRig, saved string) func() {
+			saving, err := os.OpenFile(c.path, os.O_WRONLY|os.O_TRUNC, 0)
+			if err != nil {
+				t.Fatal(err)
 			}
-			saved = true
-		}
-		slept += d
-	}
-	if err := c.srv.reloadConfig(); err != nil {
-		t.Fatalf("the call's read of the config: %v", err)
-	}
-	if !saved {
-		t.Fatal("the call read the config without waiting for the file, written a moment ago, to settle")
-	}
-	if _, ok := c.srv.table().Get("after"); !ok {
-		t.Fatalf("the config in effect has harnesses %v, want the one saved", c.srv.table().Names())
-	}
-	if got := c.srv.live.Load().gen; got != gen+1 {
-		t.Fatalf("%d configs put in effect by the save, want 1: another was taken halfway", got-gen)
-	}
+			t.Cleanup(func() { saving.Close() })
+			return func() {
+				if _, err := saving.WriteString(saved); err != nil {
+					t.Error(err)
+				}
+			}
+		})
 }
 
 // TestACallDuringADeleteAndRenameSaveReadsWhatWasSaved: a call that reads
@@ -85,40 +59,61 @@ func TestACallDuringAnInPlaceSaveReadsWhatWasSaved(t *testing.T) {
 // renaming the new one into its place looks again a moment later, and
 // puts in effect what was saved: never the defaults of a missing file.
 func TestACallDuringADeleteAndRenameSaveReadsWhatWasSaved(t *testing.T) {
+	callDuringSave(t, "took the missing file at once for a config removed",
+		func(c *configRig, saved string) func() {
+			if err := os.Remove(c.path); err != nil {
+				t.Fatal(err)
+			}
+			return func() {
+				tmp := c.path + ".new"
+				if err := os.WriteFile(tmp, []byte(saved), 0o644); err != nil {
+					t.Error(err)
+				}
+				if err := os.Rename(tmp, c.path); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+}
+
+// callDuringSave puts a config with a harness "before" in effect, begins
+// an editor's save of one with a harness "after" (begin, which returns
+// the rest of the save), and makes a call's read of the config, whose
+// first wait is when the rest of the save lands. The call must have
+// waited (else it missed, said so), and put in effect the config saved,
+// and no other. The clock stands still at the file's last change, plus
+// what the waits slept: the file looks changed a moment ago however slow
+// the machine is.
+func callDuringSave(t *testing.T, missed string, begin func(c *configRig, saved string) (land func())) {
+	t.Helper()
 	c := newConfigRig(t, c0(), false)
 	c.write(t, c0()+c.acpTable("before"))
 	if err := c.srv.reloadConfig(); err != nil {
 		t.Fatal(err)
 	}
 	gen := c.srv.live.Load().gen
-	if err := os.Remove(c.path); err != nil {
-		t.Fatal(err)
-	}
-	saved := false
+	land := begin(c, c0()+c.acpTable("after"))
+	var slept time.Duration
+	landed := false
 	f := &c.srv.cfgFile
-	f.sleep = func(time.Duration) {
-		if saved {
-			return
+	f.now = func() time.Time { return changedAt(c.path).Add(slept) }
+	f.sleep = func(d time.Duration) {
+		if !landed {
+			land()
+			landed = true
 		}
-		saved = true
-		tmp := c.path + ".new"
-		if err := os.WriteFile(tmp, []byte(c0()+c.acpTable("after")), 0o644); err != nil {
-			t.Error(err)
-		}
-		if err := os.Rename(tmp, c.path); err != nil {
-			t.Error(err)
-		}
+		slept += d
 	}
 	if err := c.srv.reloadConfig(); err != nil {
 		t.Fatalf("the call's read of the config: %v", err)
 	}
-	if !saved {
-		t.Fatal("the call took the missing file at once for a config removed")
+	if !landed {
+		t.Fatalf("the call %s", missed)
 	}
 	if _, ok := c.srv.table().Get("after"); !ok {
 		t.Fatalf("the config in effect has harnesses %v, want the one saved", c.srv.table().Names())
 	}
 	if got := c.srv.live.Load().gen; got != gen+1 {
-		t.Fatalf("%d configs put in effect by the save, want 1", got-gen)
+		t.Fatalf("%d configs put in effect by the save, want 1: another was taken halfway", got-gen)
 	}
 }
