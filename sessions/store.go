@@ -73,7 +73,14 @@ func OpenStore(home string) (*Store, error) {
 	if home == "" || !filepath.IsAbs(home) {
 		return nil, fmt.Errorf("open agent home %q: not an absolute path", home)
 	}
-	for _, d := range []string{home, filepath.Join(home, "chats"), filepath.Join(home, "homes")} {
+	// A home made here is the owner's alone from the start (as the XDG
+	// spec asks of a data folder made on the way), so that no command run
+	// before the first server, `harnesses` or `ls`, leaves one that
+	// `doctor` warns of; the server tightens a home made otherwise.
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return nil, fmt.Errorf("open agent home: %w", err)
+	}
+	for _, d := range []string{filepath.Join(home, "chats"), filepath.Join(home, "homes")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, fmt.Errorf("open agent home: %w", err)
 		}

@@ -665,6 +665,39 @@ func TestOpenStore(t *testing.T) {
 	}
 }
 
+// TestOpenStoreMakesAHomeOfTheOwnersAlone: an agent home that OpenStore
+// makes, and the folders it makes on the way to it, are mode 0700; a home
+// that was there keeps its mode (the server tightens it, TightenHome).
+func TestOpenStoreMakesAHomeOfTheOwnersAlone(t *testing.T) {
+	base := t.TempDir()
+	home := filepath.Join(base, "share", "acpmux")
+	if _, err := OpenStore(home); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{filepath.Join(base, "share"), home} {
+		fi, err := os.Stat(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != 0o700 {
+			t.Errorf("%s made mode %v, want 0700", d, fi.Mode().Perm())
+		}
+	}
+	open := filepath.Join(base, "open")
+	if err := os.Mkdir(open, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(open, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenStore(open); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(open); err != nil || fi.Mode().Perm() != 0o755 {
+		t.Errorf("a home that was there: %v, %v; want its mode 0755 kept", fi.Mode().Perm(), err)
+	}
+}
+
 // NoProject compares a chat's cwd with its home folder without building
 // the path: it must say what comparing with HomeDir says, for a home given
 // unclean and for cwds that are near misses.
