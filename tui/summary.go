@@ -444,6 +444,18 @@ func (s *Summary) pathLines(row func(string, string) string, vw, n int, label st
 			order = append(order, i)
 		}
 	}
+	if n == 1 && len(order) > 1 {
+		// One line for several: the first of them, and how many more,
+		// rather than a count alone that shows none of them.
+		missing := 0
+		for _, j := range order {
+			if _, bad := bad[j]; bad {
+				missing++
+			}
+		}
+		_, firstMissing := bad[order[0]]
+		return []string{row(label, s.crowdedLine(vw, paths[order[0]], firstMissing, len(order)-1, missing, removeKey))}
+	}
 	var out []string
 	for k, i := range order {
 		d := paths[i]
@@ -487,6 +499,26 @@ func (s *Summary) pathLines(row func(string, string) string, vw, n int, label st
 		out = append(out, row(l, text))
 	}
 	return out
+}
+
+// crowdedLine is pathLines' one line for several paths: first (flagged
+// when it is missing), then "… K more", with how many of all are missing
+// and the key that removes them; the path keeps at least half the width.
+func (s *Summary) crowdedLine(vw int, first string, firstMissing bool, more, missing int, removeKey string) string {
+	st := s.c.Styles
+	note := fmt.Sprintf("… %d more", more)
+	if missing > 0 {
+		note += fmt.Sprintf(" (%d missing: %s removes them)", missing, removeKey)
+	}
+	path := truncPlain(first, min(ansi.StringWidth(first), max(vw-ansi.StringWidth(note)-2, vw/2)))
+	text := path
+	if firstMissing {
+		text = st.Warn.Render(path)
+	}
+	if rest := vw - ansi.StringWidth(path) - 2; rest > 3 {
+		text += "  " + st.Dim.Render(truncPlain(note, rest))
+	}
+	return text
 }
 
 // Meta returns the chat's metadata; only called for chats that parse.

@@ -1,0 +1,49 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acpmux/acpmux-tui/config"
+	"github.com/acpmux/acpmux-tui/proto"
+	"github.com/acpmux/acpmux-tui/sessions"
+)
+
+// TestSummaryShowsAFolderWhenTheyDoNotFit: a summary with room for one
+// folder line and several folders shows the first of them and how many
+// more, not a count alone; a missing one comes first, flagged with how
+// many are missing and the key that removes them. With room for two, the
+// second line is the count.
+func TestSummaryShowsAFolderWhenTheyDoNotFit(t *testing.T) {
+	c := &Common{Styles: NewStyles(asciiRenderer(), false), Keys: config.Defaults().KeyMap()}
+	dirs := []string{"/src/lib", "/notes", "/gone"}
+	meta := &sessions.Meta{Version: 1, ID: "k3x9q2", Name: "fix", Harness: "shell", Cwd: "/src/app", AdditionalDirectories: dirs}
+	summary := func(h int, problems []proto.FolderProblem) []string {
+		t.Helper()
+		s := NewSummary(c)
+		s.SetSize(80, h)
+		s.Set(ChatInfo{Entry: sessions.Entry{ID: meta.ID, Meta: meta}, State: proto.State{Status: proto.StatusStopped}, Problems: problems}, true, time.Now())
+		var rows []string
+		for _, l := range s.View() {
+			if strings.Contains(l, "/src/lib") || strings.Contains(l, "/notes") || strings.Contains(l, "/gone") || strings.Contains(l, "more") {
+				rows = append(rows, strings.TrimSpace(l))
+			}
+		}
+		return rows
+	}
+	// The title, cwd and process lines, and one for the folders.
+	rows := summary(4, nil)
+	if len(rows) != 1 || !strings.Contains(rows[0], "/src/lib") || !strings.Contains(rows[0], "… 2 more") {
+		t.Errorf("one folder line: %q, want /src/lib and … 2 more", rows)
+	}
+	rows = summary(4, []proto.FolderProblem{{Index: 2, Reason: "does not exist"}})
+	removeKey := c.Keys.RemoveMissing.Help().Key
+	if len(rows) != 1 || !strings.Contains(rows[0], "/gone") || !strings.Contains(rows[0], "… 2 more (1 missing: "+removeKey+" removes them)") {
+		t.Errorf("one folder line, one missing: %q, want /gone first and the count of missing", rows)
+	}
+	rows = summary(5, nil)
+	if len(rows) != 2 || !strings.Contains(rows[0], "/src/lib") || strings.Contains(rows[0], "more") || !strings.Contains(rows[1], "… 2 more") {
+		t.Errorf("two folder lines: %q, want /src/lib, then … 2 more", rows)
+	}
+}
