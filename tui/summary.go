@@ -258,9 +258,10 @@ func (s *Summary) render() {
 			optional++
 		}
 	}
-	// The process line, one folder line, and the files: a chat's files
-	// and how they reach it come before its session and command lines.
-	room := s.h - len(head) - 2 - s.fileRows()
+	// The process line, two folder lines (one when there is one), and the
+	// files: a chat's folders, its files and how they reach it come before
+	// its session and command lines.
+	room := s.h - len(head) - 1 - min(max(len(m.AdditionalDirectories), 1), 2) - s.fileRows()
 	if optional > room && command != "" {
 		command, optional = "", optional-1
 	}

@@ -14,7 +14,8 @@ import (
 // folder line and several folders shows the first of them and how many
 // more, not a count alone; a missing one comes first, flagged with how
 // many are missing and the key that removes them. With room for two, the
-// second line is the count.
+// second line is the count; a second folder line comes before the
+// command line.
 func TestSummaryShowsAFolderWhenTheyDoNotFit(t *testing.T) {
 	c := &Common{Styles: NewStyles(asciiRenderer(), false), Keys: config.Defaults().KeyMap()}
 	dirs := []string{"/src/lib", "/notes", "/gone"}
@@ -24,13 +25,7 @@ func TestSummaryShowsAFolderWhenTheyDoNotFit(t *testing.T) {
 		s := NewSummary(c)
 		s.SetSize(80, h)
 		s.Set(ChatInfo{Entry: sessions.Entry{ID: meta.ID, Meta: meta}, State: proto.State{Status: proto.StatusStopped}, Problems: problems}, true, time.Now())
-		var rows []string
-		for _, l := range s.View() {
-			if strings.Contains(l, "/src/lib") || strings.Contains(l, "/notes") || strings.Contains(l, "/gone") || strings.Contains(l, "more") {
-				rows = append(rows, strings.TrimSpace(l))
-			}
-		}
-		return rows
+		return folderRows(s)
 	}
 	// The title, cwd and process lines, and one for the folders.
 	rows := summary(4, nil)
@@ -46,4 +41,30 @@ func TestSummaryShowsAFolderWhenTheyDoNotFit(t *testing.T) {
 	if len(rows) != 2 || !strings.Contains(rows[0], "/src/lib") || strings.Contains(rows[0], "more") || !strings.Contains(rows[1], "… 2 more") {
 		t.Errorf("two folder lines: %q, want /src/lib, then … 2 more", rows)
 	}
+
+	// A running chat with a session line and a command line: its second
+	// folder line comes before its command.
+	s := NewSummary(c)
+	s.SetSize(80, 6)
+	s.Set(ChatInfo{Entry: sessions.Entry{ID: meta.ID, Meta: meta}, StartsFresh: true,
+		State: proto.State{Status: proto.StatusRunning, Pid: 42, Argv: []string{"/bin/bash"}}}, true, time.Now())
+	view := strings.Join(s.View(), "\n")
+	if rows := folderRows(s); len(rows) != 2 || !strings.Contains(view, "session") || strings.Contains(view, "/bin/bash") {
+		t.Errorf("a running chat at 6 rows: folders %q; want two folder lines, the session line, no command:\n%s", rows, view)
+	}
+	s.SetSize(80, 7)
+	if view := strings.Join(s.View(), "\n"); !strings.Contains(view, "/bin/bash") {
+		t.Errorf("a running chat at 7 rows: want the command back:\n%s", view)
+	}
+}
+
+// folderRows are the summary's lines that list the test's folders.
+func folderRows(s *Summary) []string {
+	var rows []string
+	for _, l := range s.View() {
+		if strings.Contains(l, "/src/lib") || strings.Contains(l, "/notes") || strings.Contains(l, "/gone") || strings.Contains(l, "more") {
+			rows = append(rows, strings.TrimSpace(l))
+		}
+	}
+	return rows
 }
