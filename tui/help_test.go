@@ -64,3 +64,26 @@ func TestHelpShowsEveryKey(t *testing.T) {
 		}
 	}
 }
+
+// TestFooterLeavesOutWhatDoesNotFit: at every width the help line ends
+// with a whole key and what it does, or with "…": never with a
+// separator whose key was cut off.
+func TestFooterLeavesOutWhatDoesNotFit(t *testing.T) {
+	r := newRig(t, nil)
+	r.open(Options{})
+	bindings := r.m.shortHelp()
+	last := bindings[len(bindings)-1].Help()
+	for w := 30; w <= 120; w++ {
+		r.m.lay.width = w
+		line := strings.TrimRight(ansi.Strip(r.m.footer(bindings)), " ")
+		if ansi.StringWidth(line) > w {
+			t.Fatalf("width %d: a line of %d cells: %q", w, ansi.StringWidth(line), line)
+		}
+		if strings.HasSuffix(line, "•") {
+			t.Errorf("width %d: the line ends with a separator: %q", w, line)
+		}
+		if strings.Contains(line, last.Key+" ") && !strings.HasSuffix(line, last.Desc) {
+			t.Errorf("width %d: the last key's help is cut: %q", w, line)
+		}
+	}
+}

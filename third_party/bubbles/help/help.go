@@ -219,13 +219,15 @@ func (m Model) FullHelpView(groups [][]key.Binding) string {
 }
 
 func (m Model) shouldAddItem(totalWidth, width int) (tail string, ok bool) {
-	// If there's room for an ellipsis, print that.
+	// If there's room for an ellipsis, print that; an item that does not
+	// fit is left out either way.
 	if m.Width > 0 && totalWidth+width > m.Width {
 		tail = " " + m.Styles.Ellipsis.Inline(true).Render(m.Ellipsis)
 
 		if totalWidth+lipgloss.Width(tail) < m.Width {
 			return tail, false
 		}
+		return "", false
 	}
 	return "", true
 }
