@@ -80,16 +80,25 @@ func withCapsule(chat proto.ChatJSON, text string) chatWithCapsule {
 }
 
 // capsuleStored tells on stderr, before any start sends it, where a new
-// chat's capsule is and what was redacted in it: a capsule the user did
-// not review (no --edit) is never handed on unseen. stdout stays what
-// --json scripts read.
-func (t *target) capsuleStored(id, text string) {
-	where := fmt.Sprintf("kept with chat %s on host %s", id, t.host)
-	if t.host == "" {
-		where = t.a.store.HandoffPath(id)
+// chat's capsule is, what was redacted in it, and whether a start sends it
+// (as `show` says it): a capsule the user did not review (no --edit) is
+// never handed on unseen. stdout stays what --json scripts read. A host's
+// chat is told as sent: the host's table decides, and its `show` says.
+func (t *target) capsuleStored(m *sessions.Meta, text string) {
+	where, fate := t.a.store.HandoffPath(m.ID), "sent as its first message at its first start"
+	if t.host != "" {
+		where = fmt.Sprintf("kept with chat %s on host %s", m.ID, t.host)
+	} else if t.a.neverSent(m) {
+		fate = "never sent: " + m.Harness + " takes no first message; it stays in that file"
 	}
-	fmt.Fprintf(t.a.stderr, "acpmux-tui: capsule: %s (%s), sent as its first message at its first start\n",
-		where, capsule.CountMarks(text))
+	fmt.Fprintf(t.a.stderr, "acpmux-tui: capsule: %s (%s), %s\n", where, capsule.CountMarks(text), fate)
+}
+
+// neverSent says whether m's harness takes no first message, so that its
+// capsule is never handed over (mux.claimCapsuleArgs).
+func (a *app) neverSent(m *sessions.Meta) bool {
+	spec, ok := a.table.Get(m.Harness)
+	return ok && !spec.TakesInitialPrompt()
 }
 
 // capsuleLine says in `show` where a chat's capsule is and whether it has
@@ -102,8 +111,7 @@ func (a *app) capsuleLine(m *sessions.Meta) string {
 	case sent:
 		return a.store.HandoffSentPath(m.ID) + "  (sent as its first message)"
 	}
-	if spec, ok := a.table.Get(m.Harness); ok && !spec.TakesInitialPrompt() {
-		// The mux never hands it over (mux.claimCapsuleArgs): say so.
+	if a.neverSent(m) {
 		return a.store.HandoffPath(m.ID) + "  (never sent: " + m.Harness + " takes no first message; it stays in this file)"
 	}
 	return a.store.HandoffPath(m.ID) + "  (sent as its first message at its first start)"

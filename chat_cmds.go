@@ -195,7 +195,7 @@ func deriveRun(a *app, o deriveOptions) error {
 		}
 		t.warnNotInstalled(m.Harness)
 		if d.Capsule != "" && !o.edit {
-			t.capsuleStored(m.ID, d.Capsule)
+			t.capsuleStored(m, d.Capsule)
 		}
 		return t.print(m, o.asJSON, d.Capsule)
 	})

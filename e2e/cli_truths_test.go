@@ -121,6 +121,24 @@ func TestCLISmallTruths(t *testing.T) {
 			noOut: []string{"at its first start"},
 		},
 		{
+			name: "handoff to a shell says at once the capsule is never sent",
+			setup: func(t *testing.T, c *cli) {
+				c.ok("new", "--name", "zap")
+			},
+			args: []string{"handoff", "zap", "--to", "shell"}, code: 0,
+			errs:  []string{".handoff.md (no redactions), never sent: shell takes no first message"},
+			noErr: []string{"at its first start"},
+		},
+		{
+			name: "handoff to a harness that takes a first message says it is sent",
+			setup: func(t *testing.T, c *cli) {
+				c.ok("new", "--name", "zap")
+			},
+			args: []string{"handoff", "zap", "--to", "claude"}, code: 0,
+			errs:  []string{".handoff.md (no redactions), sent as its first message at its first start"},
+			noErr: []string{"never sent"},
+		},
+		{
 			name: "a harness that takes a first message is sent the capsule",
 			setup: func(t *testing.T, c *cli) {
 				c.ok("new", "--name", "zap")
