@@ -276,7 +276,8 @@ func TestHandoffAndNewToAHarnessNotInstalledWarn(t *testing.T) {
 		t.Fatalf("the chooser lists %v, want %v", ch.items, want)
 	}
 	v := r.m.View()
-	if !strings.Contains(v, "gemini  pty · ✓ installed") || !strings.Contains(v, "claude  pty · not installed") {
+	// The notes start in one column, after the longest name (claude-acp).
+	if !strings.Contains(v, "gemini      pty · ✓ installed") || !strings.Contains(v, "claude      pty · not installed") {
 		t.Fatalf("the chooser does not mark what is installed:\n%s", v)
 	}
 	// Choosing claude is refused before any capsule is made, saying how

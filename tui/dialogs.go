@@ -179,14 +179,27 @@ func (d *Chooser) Refuse(refusals []string) *Chooser {
 // ErrText returns the refusal shown, if any.
 func (d *Chooser) ErrText() string { return d.errText }
 
+// row is item i as listed: its name, padded to the longest so that the
+// notes start in one column, and its note.
+func (d *Chooser) row(i int) (name, note string) {
+	width := 0
+	for _, it := range d.items {
+		width = max(width, ansi.StringWidth(it))
+	}
+	name = d.items[i]
+	if i < len(d.notes) && d.notes[i] != "" {
+		name += strings.Repeat(" ", width-ansi.StringWidth(name))
+		note = "  " + d.notes[i]
+	}
+	return name, note
+}
+
 // SetSize sets the screen size; the box fits its items.
 func (d *Chooser) SetSize(w, h int) {
 	rows := make([]string, len(d.items))
-	for i, it := range d.items {
-		rows[i] = "› " + it + "  "
-		if i < len(d.notes) {
-			rows[i] += d.notes[i]
-		}
+	for i := range d.items {
+		name, note := d.row(i)
+		rows[i] = "› " + name + note
 	}
 	d.sw = w
 	d.w = fitDialogW(w, d.title, rows...)
@@ -237,15 +250,12 @@ func (d *Chooser) ShortHelp() []key.Binding { return []key.Binding{keyMove, keyC
 func (d *Chooser) View() []string {
 	st := d.c.Styles
 	var lines []string
-	for i, it := range d.items {
-		note := ""
-		if i < len(d.notes) && d.notes[i] != "" {
-			note = "  " + d.notes[i]
-		}
+	for i := range d.items {
+		name, note := d.row(i)
 		if i == d.cur {
-			lines = append(lines, st.SelectedName.Render("› "+fitPlain(it+note, d.w-4)))
+			lines = append(lines, st.SelectedName.Render("› "+fitPlain(name+note, d.w-4)))
 		} else {
-			lines = append(lines, "  "+it+st.Dim.Render(note))
+			lines = append(lines, "  "+name+st.Dim.Render(note))
 		}
 	}
 	if d.errText != "" {

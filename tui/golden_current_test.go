@@ -38,7 +38,7 @@ func TestGoldenHandoffNotInstalled(t *testing.T) {
 			o.Harnesses = append(o.Harnesses, HarnessInfo{Name: s.Name, Transport: s.Transport, Installed: s.Name != "claude" && s.Name != "codex"})
 		}
 	})
-	runGolden(t, m, []string{"claude?", "codex  pty · not installed", "(not installed)"}, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("h")})
+	runGolden(t, m, []string{"claude?", "codex       pty · not installed", "(not installed)"}, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("h")})
 }
 
 // TestGoldenHandoffRefused: enter on a harness that is not installed keeps
