@@ -21,7 +21,8 @@ func TestE2EHandoffCapsuleIsTheServers(t *testing.T) {
 	s := startTmux(t, 160, 50, append(c.env(), "TERM=xterm-256color"), []string{binary})
 	s.waitText("chats 1")
 	s.keys("h")
-	s.waitText("hand parser off to", "shell       pty · ✓ installed") // the notes in one column, after claude-acp
+	// The notes start in one column, after the longest name (claude-acp).
+	s.waitText("hand parser off to", "shell       pty · ✓ installed")
 	s.keys("Enter") // shell: the one installed, offered first
 	scr := s.waitText("hand off to shell: the capsule", "# Handoff from chat \"parser\"")
 	if !strings.Contains(scr, claudeSessionGoal) {

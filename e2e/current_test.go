@@ -226,7 +226,8 @@ func TestE2EHandoffAndNewToAMissingHarnessWarn(t *testing.T) {
 	s := startTmux(t, 160, 50, append(c.env(), "TERM=xterm-256color"), []string{binary})
 	s.waitText("chats 1")
 	s.keys("h")
-	s.waitText("hand base off to", "claude      pty · not installed") // the notes in one column, after claude-acp
+	// The notes start in one column, after the longest name (claude-acp).
+	s.waitText("hand base off to", "claude      pty · not installed")
 	s.keys("Enter") // claude is first: none is installed
 	s.waitText(`claude is not installed: its command "claude" is not found on PATH`, "[harness.claude]")
 	s.keys("Escape")
