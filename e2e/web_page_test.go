@@ -410,6 +410,19 @@ func TestWebPageOnAPhone(t *testing.T) {
 	waitPageText(b, "body", "echo: from my phone")
 	waitPageText(b, ".status-pill", "waiting") // the turn over, the agent waits for the next prompt
 	b.Screenshot("phone chat")
+	// The chat's folder is too long for its chip here: the chip shows where
+	// the path ends (the folder's name), cut at its start.
+	chip := `document.querySelector('[data-role="source"][data-kind="folder"] .chip-path')`
+	if !b.Has(chip + ".scrollWidth > " + chip + ".clientWidth") {
+		t.Fatalf("the chat's folder %s fits its chip at a phone's width: the test needs a longer path", w.proj)
+	}
+	var edges struct{ PathLeft, PathRight, ChipLeft, ChipRight float64 }
+	b.Eval(`(() => { const el = `+chip+`, text = document.createRange(); text.selectNodeContents(el);
+		const c = el.getBoundingClientRect(), p = text.getBoundingClientRect();
+		return {PathLeft: p.left, PathRight: p.right, ChipLeft: c.left, ChipRight: c.right}; })()`, &edges)
+	if edges.PathRight > edges.ChipRight+1 || edges.PathLeft >= edges.ChipLeft {
+		t.Errorf("the chip cuts the path's end, not its start: path %.0f-%.0f in a chip %.0f-%.0f", edges.PathLeft, edges.PathRight, edges.ChipLeft, edges.ChipRight)
+	}
 	b.Click("button.back")
 	b.WaitVisible(pageRow(chat.ID))
 	b.WaitTrue("the chat to leave the screen", fmt.Sprintf(`!document.querySelector(%s) || document.querySelector(%s).offsetParent === null`, browser.Quote(composer), browser.Quote(composer)))

@@ -269,7 +269,7 @@ export class Composer {
 
   drawChips() {
     fill(this.chipsEl, this.chips.map((c) => h("li", { class: "chip chip-file", role: "chip", data: { path: c.path }, title: c.path },
-      h("span", { class: "chip-path path", text: c.token }),
+      h("span", { class: "chip-path path" }, h("bdi", { text: c.token })),
       button("×", { class: "chip-remove", attrs: { "aria-label": "Remove " + c.token }, on: { click: () => this.removeChip(c) } }))));
     this.chipsEl.hidden = this.chips.length === 0;
   }

@@ -20,7 +20,9 @@ export function chipList(items) {
       title: it.pending ? "Waiting: the chat takes it at the end of its turn" : it.path,
     },
     h("span", { class: "chip-label", text: it.label }),
-    h("span", { class: "chip-path path", text: it.path }),
+    // The path in an isolate, so that the chip's right-to-left box cuts
+    // its start, not its end (the end names the folder).
+    h("span", { class: "chip-path path" }, h("bdi", { text: it.path })),
     it.pending ? h("span", { class: "chip-pending", text: "pending" }) : null,
     it.onChoose && !it.chosen ? button("make it the chat's folder", { class: "chip-choose", on: { click: it.onChoose } }) : null,
     it.onRemove ? button("×", { class: "chip-remove", attrs: { "aria-label": "Remove " + it.path }, on: { click: it.onRemove } }) : null)));
