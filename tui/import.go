@@ -377,26 +377,6 @@ func (d *ImportDialog) listLines(name string, kept []string, dropped []proto.Dro
 	return rows
 }
 
-// truncPathLeft cuts a path from the left to w cells, so its end (the
-// file's name) stays: "…/bundles/fix-k3x9q2.acpmux.tgz".
-func truncPathLeft(p string, w int) string {
-	p = plainOneLine(p)
-	if ansi.StringWidth(p) <= w || w < 2 {
-		return truncPlain(p, w)
-	}
-	r := []rune(p)
-	i, used := len(r), 0
-	for i > 0 {
-		cw := ansi.StringWidth(string(r[i-1]))
-		if used+cw > w-1 {
-			break
-		}
-		used += cw
-		i--
-	}
-	return "…" + string(r[i:])
-}
-
 // conversationWords says how an imported chat's conversation came over.
 func conversationWords(how string) string {
 	switch how {

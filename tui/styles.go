@@ -276,6 +276,26 @@ func fitPlain(text string, w int) string {
 	return text + strings.Repeat(" ", max(w-tw, 0))
 }
 
+// truncPathLeft cuts a path from the left to w cells, so its end (the
+// file's name) stays: "…/bundles/fix-k3x9q2.acpmux.tgz".
+func truncPathLeft(p string, w int) string {
+	p = plainOneLine(p)
+	if ansi.StringWidth(p) <= w || w < 2 {
+		return truncPlain(p, w)
+	}
+	r := []rune(p)
+	i, used := len(r), 0
+	for i > 0 {
+		cw := ansi.StringWidth(string(r[i-1]))
+		if used+cw > w-1 {
+			break
+		}
+		used += cw
+		i--
+	}
+	return "…" + string(r[i:])
+}
+
 // truncPlain cuts plain text to at most w cells, ending a cut with "…".
 func truncPlain(text string, w int) string {
 	// Names, folders, session ids and reasons come from chat files and

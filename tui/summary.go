@@ -188,9 +188,10 @@ func (s *Summary) render() {
 	// room is short.
 	head = append(head, sandbox...)
 	if info.NoProject {
-		head = append(head, row("cwd", st.Dim.Render(truncPlain("no project · "+m.Cwd, vw))))
+		const noProject = "no project · "
+		head = append(head, row("cwd", st.Dim.Render(noProject+truncPathLeft(m.Cwd, max(vw-ansi.StringWidth(noProject), 1)))))
 	} else {
-		head = append(head, row("cwd", truncPlain(m.Cwd, vw)))
+		head = append(head, row("cwd", truncPathLeft(m.Cwd, vw)))
 	}
 	head = append(head, s.worktreeLines(row, vw)...)
 	switch {
@@ -483,15 +484,15 @@ func (s *Summary) pathLines(row func(string, string) string, vw, n int, label st
 		if !missing {
 			if label == "folders" && s.info.isGitFolder(d) {
 				const tag = " · git"
-				out = append(out, row(l, truncPlain(d, max(vw-len(tag), 1))+st.Dim.Render(tag)))
+				out = append(out, row(l, truncPathLeft(d, max(vw-len(tag), 1))+st.Dim.Render(tag)))
 				continue
 			}
-			out = append(out, row(l, truncPlain(d, vw)))
+			out = append(out, row(l, truncPathLeft(d, vw)))
 			continue
 		}
 		flag := "✗ " + reason + " · " + removeKey + " removes it"
 		pathW := min(ansi.StringWidth(d), max(vw-ansi.StringWidth(flag)-2, vw/2))
-		text := truncPlain(d, pathW)
+		text := truncPathLeft(d, pathW)
 		if rest := vw - ansi.StringWidth(text) - 2; rest > 3 {
 			text = st.Warn.Render(text) + "  " + st.Warn.Render(truncPlain(flag, rest))
 		} else {
@@ -511,7 +512,7 @@ func (s *Summary) crowdedLine(vw int, first string, firstMissing bool, more, mis
 	if missing > 0 {
 		note += fmt.Sprintf(" (%d missing: %s removes them)", missing, removeKey)
 	}
-	path := truncPlain(first, min(ansi.StringWidth(first), max(vw-ansi.StringWidth(note)-2, vw/2)))
+	path := truncPathLeft(first, min(ansi.StringWidth(first), max(vw-ansi.StringWidth(note)-2, vw/2)))
 	text := path
 	if firstMissing {
 		text = st.Warn.Render(path)

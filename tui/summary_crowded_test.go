@@ -68,3 +68,30 @@ func folderRows(s *Summary) []string {
 	}
 	return rows
 }
+
+// TestSummaryCutsLongPathsAtTheirStart: a cwd, folder or file too long
+// for the summary is cut at its start, so its end (the folder's or file's
+// own name) shows; a chat with no project keeps its "no project · ".
+func TestSummaryCutsLongPathsAtTheirStart(t *testing.T) {
+	c := &Common{Styles: NewStyles(asciiRenderer(), false), Keys: config.Defaults().KeyMap()}
+	deep := "/home/someone/a/rather/long/way/down/to/the/projects"
+	meta := &sessions.Meta{Version: 1, ID: "k3x9q2", Name: "fix", Harness: "shell", Cwd: deep + "/app",
+		AdditionalDirectories: []string{deep + "/lib"}, AdditionalFiles: []string{deep + "/notes.md"}}
+	for _, noProject := range []bool{false, true} {
+		s := NewSummary(c)
+		s.SetSize(50, 12)
+		s.Set(ChatInfo{Entry: sessions.Entry{ID: meta.ID, Meta: meta}, NoProject: noProject, State: proto.State{Status: proto.StatusStopped}}, true, time.Now())
+		view := strings.Join(s.View(), "\n")
+		for _, end := range []string{"…", "/projects/app", "/projects/lib", "/projects/notes.md"} {
+			if !strings.Contains(view, end) {
+				t.Errorf("no project %v: the summary lacks %q:\n%s", noProject, end, view)
+			}
+		}
+		if strings.Contains(view, "/home/someone") {
+			t.Errorf("no project %v: a long path kept its start:\n%s", noProject, view)
+		}
+		if noProject && !strings.Contains(view, "no project · …") {
+			t.Errorf("a chat with no project lost its words:\n%s", view)
+		}
+	}
+}
