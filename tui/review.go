@@ -6,6 +6,7 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/acpmux/acpmux-tui/internal/plaintext"
 	"github.com/acpmux/acpmux-tui/proto"
@@ -408,9 +409,13 @@ func (d *ReviewDialog) View() []string {
 			lines = append(lines, "  "+truncPlain(d.rows[i].text, iw-2))
 		}
 	}
-	_, path := d.Selected()
-	rule := "── " + truncPlain(path, max(iw-6, 1)) + " "
-	lines = append(lines, st.Dim.Render(rule+strings.Repeat("─", max(iw-len([]rune(rule)), 0))))
+	// The rule names the file shown below it (its name kept, a long path
+	// cut at its start), and is a plain rule when none is.
+	rule := ""
+	if _, path := d.Selected(); path != "" {
+		rule = "── " + truncPathLeft(path, max(iw-6, 1)) + " "
+	}
+	lines = append(lines, st.Dim.Render(rule+strings.Repeat("─", max(iw-ansi.StringWidth(rule), 0))))
 	dh := d.diffHeight()
 	for i := d.scroll; i < d.scroll+dh; i++ {
 		if i < len(d.diffLines) {

@@ -192,3 +192,31 @@ func TestGoldenReview(t *testing.T) {
 	}
 	teatest.RequireEqualOutput(t, []byte(view))
 }
+
+// TestReviewRuleNamesTheFileShown: the rule above the diff names the file
+// shown, a long path cut at its start so its name stays; with no file to
+// show it is a plain rule, not one with an empty name's gap.
+func TestReviewRuleNamesTheFileShown(t *testing.T) {
+	c := &Common{Styles: NewStyles(asciiRenderer(), false), Keys: config.Defaults().KeyMap()}
+	meta := &sessions.Meta{ID: "k3x9q2", Name: "fix", Harness: "shell", Cwd: "/nonexistent/app"}
+	rule := func(files []proto.ReviewFile) string {
+		t.Helper()
+		d := NewReviewDialog(c, 7, newFakeMux(nil), meta)
+		d.SetSize(60, 20)
+		d.Update(reviewComputedMsg{owner: 7, sections: []proto.ReviewSection{{Folder: "/nonexistent/app", Kind: proto.ReviewGit, Files: files}}})
+		for _, l := range d.View() {
+			if inner := strings.Trim(l, "│ "); strings.HasPrefix(l, "│") && strings.HasPrefix(inner, "──") {
+				return inner
+			}
+		}
+		t.Fatalf("no rule in the pane:\n%s", strings.Join(d.View(), "\n"))
+		return ""
+	}
+	if got := rule(nil); strings.Trim(got, "─") != "" {
+		t.Errorf("with no file, the rule is %q, want a plain rule", got)
+	}
+	deep := "internal/a/rather/long/way/down/to/where/the/code/lives/parser.go"
+	if got := rule([]proto.ReviewFile{{Path: deep, Status: proto.ReviewModified, Added: 1}}); !strings.HasPrefix(got, "── …") || !strings.Contains(got, "/lives/parser.go ─") {
+		t.Errorf("with %s, the rule is %q, want its end, cut at its start", deep, got)
+	}
+}
