@@ -179,27 +179,30 @@ func (d *Chooser) Refuse(refusals []string) *Chooser {
 // ErrText returns the refusal shown, if any.
 func (d *Chooser) ErrText() string { return d.errText }
 
-// row is item i as listed: its name, padded to the longest so that the
-// notes start in one column, and its note.
-func (d *Chooser) row(i int) (name, note string) {
+// listed are the items as listed: each name, padded to the longest so
+// that the notes start in one column, and its note ("" for none).
+func (d *Chooser) listed() (names, notes []string) {
 	width := 0
 	for _, it := range d.items {
 		width = max(width, ansi.StringWidth(it))
 	}
-	name = d.items[i]
-	if i < len(d.notes) && d.notes[i] != "" {
-		name += strings.Repeat(" ", width-ansi.StringWidth(name))
-		note = "  " + d.notes[i]
+	names, notes = make([]string, len(d.items)), make([]string, len(d.items))
+	for i, it := range d.items {
+		names[i] = it
+		if i < len(d.notes) && d.notes[i] != "" {
+			names[i] += strings.Repeat(" ", width-ansi.StringWidth(it))
+			notes[i] = "  " + d.notes[i]
+		}
 	}
-	return name, note
+	return names, notes
 }
 
 // SetSize sets the screen size; the box fits its items.
 func (d *Chooser) SetSize(w, h int) {
+	names, notes := d.listed()
 	rows := make([]string, len(d.items))
 	for i := range d.items {
-		name, note := d.row(i)
-		rows[i] = "› " + name + note
+		rows[i] = "› " + names[i] + notes[i]
 	}
 	d.sw = w
 	d.w = fitDialogW(w, d.title, rows...)
@@ -250,12 +253,12 @@ func (d *Chooser) ShortHelp() []key.Binding { return []key.Binding{keyMove, keyC
 func (d *Chooser) View() []string {
 	st := d.c.Styles
 	var lines []string
+	names, notes := d.listed()
 	for i := range d.items {
-		name, note := d.row(i)
 		if i == d.cur {
-			lines = append(lines, st.SelectedName.Render("› "+fitPlain(name+note, d.w-4)))
+			lines = append(lines, st.SelectedName.Render("› "+fitPlain(names[i]+notes[i], d.w-4)))
 		} else {
-			lines = append(lines, "  "+name+st.Dim.Render(note))
+			lines = append(lines, "  "+names[i]+st.Dim.Render(notes[i]))
 		}
 	}
 	if d.errText != "" {

@@ -451,7 +451,7 @@ func (s *Summary) pathLines(row func(string, string) string, vw, n int, label st
 		// rather than a count alone that shows none of them.
 		missing := 0
 		for _, j := range order {
-			if _, bad := bad[j]; bad {
+			if _, gone := bad[j]; gone {
 				missing++
 			}
 		}
