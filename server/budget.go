@@ -161,7 +161,7 @@ func (v *viewer) screenOf(id string, cv *proto.ChatView) (proto.ScreenUpdate, bo
 		told = &toldScreen{}
 		v.screens[id] = told
 	}
-	patch := told.update(v.c.s.opt.Mux, id)
+	patch := told.update(v.c.s.opt.Mux, id, &cv.Terminal)
 	screenOnly := told.sent && told.state.Equal(cv.State) && sameBesidesCursor(told.terminal, cv.Terminal)
 	told.sent, told.state, told.terminal = true, cv.State, cv.Terminal
 	if screenOnly {

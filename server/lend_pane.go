@@ -264,14 +264,16 @@ func (lp *lentPane) changed(cv proto.ChatView) {
 		go lp.end(nil, proto.PaneEndChat, false)
 		return
 	}
-	stamps, fresh, ok := lp.s.opt.Mux.ScreenRows(lp.p.ID, lp.stampsNow())
+	// The cursor read with the rows, not cv's: more output may have come
+	// since cv was made, and the rows show it.
+	stamps, fresh, cursor, ok := lp.s.opt.Mux.ScreenRows(lp.p.ID, lp.stampsNow())
 	if !ok || len(stamps) != lp.p.Rows {
 		go lp.end(nil, proto.PaneEndChat, false)
 		return
 	}
 	row, col := -1, -1
-	if t.CursorVisible {
-		row, col = t.CursorRow, t.CursorCol
+	if cursor.Visible {
+		row, col = cursor.Row, cursor.Col
 	}
 	lp.mu.Lock()
 	defer lp.mu.Unlock()

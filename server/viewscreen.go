@@ -31,10 +31,13 @@ type toldScreen struct {
 // update reads the chat's screen and returns what the client needs to have
 // it now: the lines that changed since the last screen it was told, or the
 // whole screen. Of a pty chat only the rows whose stamps changed are
-// rendered.
-func (t *toldScreen) update(m *mux.Mux, id string) *proto.ScreenPatch {
+// rendered, and term's cursor is set to where it was as they were read.
+func (t *toldScreen) update(m *mux.Mux, id string, term *proto.Terminal) *proto.ScreenPatch {
 	last, lastStamps := t.rows, t.stamps
-	stamps, fresh, ok := m.ScreenRows(id, lastStamps)
+	stamps, fresh, cursor, ok := m.ScreenRows(id, lastStamps)
+	if ok {
+		term.CursorCol, term.CursorRow, term.CursorVisible = cursor.Col, cursor.Row, cursor.Visible
+	}
 	var rows []string
 	if ok {
 		rows = make([]string, len(stamps))
