@@ -280,7 +280,9 @@ func addTickers(r *serverRig, ours *tuiProcess, tm tmuxServer, theirs *tuiProces
 		if i > 0 {
 			args = append(args, ";")
 		}
-		args = append(args, "new-window", "-d", command)
+		// Named, so the status line holds all eleven whatever this
+		// program is called (tmux names a window after its command).
+		args = append(args, "new-window", "-d", "-n", "tick", command)
 	}
 	if out, err := tm.command(args...).CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("tmux new-window: %w: %s", err, out)
