@@ -6,7 +6,6 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/proto"
 )
 
@@ -50,7 +49,7 @@ func runDialog(d *ExportDialog, cmd tea.Cmd) {
 // behind and names it (not the other chats that run there); for a chat
 // without a worktree it asks nothing.
 func TestExportDialogSaysTheWorktreesWorkStaysBehind(t *testing.T) {
-	c := &Common{Styles: NewStyles(asciiRenderer(), false), Keys: config.Defaults().KeyMap()}
+	c := plainCommon()
 	mx := &workMux{fakeMux: newFakeMux(nil), rep: proto.RemoveReport{ID: "c1", Branch: "acpmux/wt-c1",
 		WorktreeWork: []string{"?? notes.txt", "abc1234 add the parser", "chat zz9 runs in it"}}}
 	d := NewExportDialog(c, mx, 7, "c1", "wt", t.TempDir(), t.TempDir()).ForWorktree()

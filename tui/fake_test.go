@@ -252,6 +252,12 @@ type rig struct {
 	quit  bool // the model asked to quit
 }
 
+// plainCommon is the app's styles without colour and its default keys,
+// for a test that draws one view.
+func plainCommon() *Common {
+	return &Common{Styles: NewStyles(asciiRenderer(), false), Keys: config.Defaults().KeyMap()}
+}
+
 // asciiRenderer draws with no colour or attributes, for stable text.
 func asciiRenderer() *lipgloss.Renderer {
 	r := lipgloss.NewRenderer(nil)

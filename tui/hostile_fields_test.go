@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
@@ -28,7 +27,7 @@ func rawControl(s string) rune {
 // transcripts are.
 func TestSummaryAndSidebarShowNoRawEscapes(t *testing.T) {
 	const osc = "\x1b]0;X\a"
-	c := &Common{Styles: NewStyles(asciiRenderer(), false), Keys: config.Defaults().KeyMap()}
+	c := plainCommon()
 	meta := &sessions.Meta{Version: 1, ID: "k3x9q2", Name: "fix", Harness: "fake" + osc,
 		Cwd: "/tmp/x" + osc, AdditionalDirectories: []string{"/tmp/y\u009b2J" + osc},
 		Origin: sessions.OriginFork, Parent: "p" + osc, AgentSessionID: "sid" + osc}

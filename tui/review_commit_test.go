@@ -7,7 +7,6 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
@@ -36,7 +35,7 @@ func keyRunes(s string) tea.KeyMsg { return tea.KeyMsg{Type: tea.KeyRunes, Runes
 func TestReviewPaneGitKeys(t *testing.T) {
 	r := newRig(t, nil)
 	g := &gitFake{fakeMux: r.fake}
-	c := &Common{Styles: NewStyles(asciiRenderer(), false), Keys: config.Defaults().KeyMap()}
+	c := plainCommon()
 	meta := &sessions.Meta{ID: "c1", Name: "wt chat", Title: "Fix the parser", Cwd: r.dir("wt"),
 		Worktree: &sessions.Worktree{Path: r.dir("wt"), Branch: "acpmux/wt-chat-c1", Base: "abc", Repo: r.dir("repo")}}
 	d := NewReviewDialog(c, 3, g, meta)

@@ -11,7 +11,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/teatest"
 
-	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
@@ -60,7 +59,7 @@ func TestReviewDialogUpdate(t *testing.T) {
 	writeT(t, filepath.Join(dir, "a.txt"), "one\n2\n")
 	writeT(t, filepath.Join(dir, "b.txt"), "new\n")
 
-	c := &Common{Styles: NewStyles(asciiRenderer(), false), Keys: config.Defaults().KeyMap()}
+	c := plainCommon()
 	d := NewReviewDialog(c, 7, r.fake, meta)
 	d.SetSize(100, 30)
 	cmd := runCmd(t, d, d.Init())
@@ -197,7 +196,7 @@ func TestGoldenReview(t *testing.T) {
 // shown, a long path cut at its start so its name stays; with no file to
 // show it is a plain rule, not one with an empty name's gap.
 func TestReviewRuleNamesTheFileShown(t *testing.T) {
-	c := &Common{Styles: NewStyles(asciiRenderer(), false), Keys: config.Defaults().KeyMap()}
+	c := plainCommon()
 	meta := &sessions.Meta{ID: "k3x9q2", Name: "fix", Harness: "shell", Cwd: "/nonexistent/app"}
 	rule := func(files []proto.ReviewFile) string {
 		t.Helper()

@@ -8,7 +8,6 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
@@ -66,7 +65,7 @@ func (r *rig) selectChat(id string) {
 // every width the row stays exactly the sidebar's width, selected or not,
 // and a chat that is not sandboxed has no mark.
 func TestSidebarMarksSandboxedChats(t *testing.T) {
-	c := &Common{Styles: NewStyles(asciiRenderer(), false), Keys: config.Defaults().KeyMap()}
+	c := plainCommon()
 	s := NewSidebar(c)
 	s.SetEntries([]sessions.Entry{
 		{ID: "sbx111", Meta: &sessions.Meta{ID: "sbx111", Name: "bounded work", Harness: "claude", Sandbox: true}},
@@ -91,7 +90,7 @@ func TestSidebarMarksSandboxedChats(t *testing.T) {
 // for its next start (or why that cannot hold); none for a chat that is
 // not sandboxed. A sandboxed Codex chat keeps its own sandbox under it.
 func TestSummarySandboxLine(t *testing.T) {
-	c := &Common{Styles: NewStyles(asciiRenderer(), false), Keys: config.Defaults().KeyMap()}
+	c := plainCommon()
 	meta := func(sandboxed bool, h string) sessions.Entry {
 		return sessions.Entry{ID: "k3x9q2", Meta: &sessions.Meta{ID: "k3x9q2", Name: "n", Harness: h, Cwd: "/src/app", Sandbox: sandboxed}}
 	}

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acpmux/acpmux-tui/config"
 	"github.com/acpmux/acpmux-tui/proto"
 	"github.com/acpmux/acpmux-tui/sessions"
 )
@@ -17,7 +16,7 @@ import (
 // second line is the count; a second folder line comes before the
 // command line.
 func TestSummaryShowsAFolderWhenTheyDoNotFit(t *testing.T) {
-	c := &Common{Styles: NewStyles(asciiRenderer(), false), Keys: config.Defaults().KeyMap()}
+	c := plainCommon()
 	dirs := []string{"/src/lib", "/notes", "/gone"}
 	meta := &sessions.Meta{Version: 1, ID: "k3x9q2", Name: "fix", Harness: "shell", Cwd: "/src/app", AdditionalDirectories: dirs}
 	summary := func(h int, problems []proto.FolderProblem) []string {
@@ -73,7 +72,7 @@ func folderRows(s *Summary) []string {
 // for the summary is cut at its start, so its end (the folder's or file's
 // own name) shows; a chat with no project keeps its "no project · ".
 func TestSummaryCutsLongPathsAtTheirStart(t *testing.T) {
-	c := &Common{Styles: NewStyles(asciiRenderer(), false), Keys: config.Defaults().KeyMap()}
+	c := plainCommon()
 	deep := "/home/someone/a/rather/long/way/down/to/the/projects"
 	meta := &sessions.Meta{Version: 1, ID: "k3x9q2", Name: "fix", Harness: "shell", Cwd: deep + "/app",
 		AdditionalDirectories: []string{deep + "/lib"}, AdditionalFiles: []string{deep + "/notes.md"}}
